@@ -1,0 +1,71 @@
+"""The command line: `cockpit [SESSION]` opens the TUI; subcommands are headless.
+
+Each subcommand module exposes `register(subparsers)` and sets `func` on its parser;
+`func(args) -> int` is the exit status. The TUI is imported lazily so the headless
+commands never load Textual.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from importlib import import_module
+
+# Modules that add subcommands; each owns its own parsers and handlers.
+_COMMAND_MODULES = (
+    "cockpit.cli.session_cmds",
+    "cockpit.cli.log_cmds",
+    "cockpit.cli.tail_cmd",
+    "cockpit.cli.gpu_cmds",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cockpit",
+        description="Headless commands of cockpit. Run `cockpit [SESSION.toml]` to open the TUI.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in _COMMAND_MODULES:
+        try:
+            module = import_module(name)
+        except ModuleNotFoundError as exc:  # a command module not written yet
+            if exc.name != name:
+                raise
+            continue
+        module.register(sub)
+    return parser
+
+
+def build_tui_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cockpit",
+        description="Open the cockpit TUI on SESSION (created if missing; the last used one if omitted).",
+        epilog="Headless commands: check, fmt, export, parse-log, tail, gpus, topo, add, bench (see `cockpit COMMAND -h`).",
+    )
+    parser.add_argument("session", nargs="?", help="session TOML file")
+    parser.add_argument("--demo", action="store_true", help="open the example session with live replayed panes")
+    parser.add_argument("--theme", help="theme name to start with (overrides the session's)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    commands = set(parser._subparsers._group_actions[0].choices) if parser._subparsers else set()  # noqa: SLF001
+    if argv and (argv[0] in commands or argv[0] in ("-h", "--help") and not commands):
+        args = parser.parse_args(argv)
+        try:
+            return int(args.func(args) or 0)
+        except KeyboardInterrupt:
+            return 130
+        except BrokenPipeError:
+            return 0
+    if argv and argv[0] in ("-h", "--help"):
+        build_tui_parser().print_help()
+        print("\ncommands: " + ", ".join(sorted(commands)))
+        return 0
+    args = build_tui_parser().parse_args(argv)
+    from cockpit.ui.launch import run_tui  # lazy: keeps Textual out of headless commands
+
+    return run_tui(args)
