@@ -1,0 +1,58 @@
+"""Cross-references a session must keep: unique ids, links that point somewhere."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pydantic_core import PydanticCustomError
+
+if TYPE_CHECKING:
+    from cockpit.model.session import Session
+
+# (collection, field with links, collection the links point into)
+LINKS = (
+    ("discoveries", "benchmarks", "benchmarks"),
+    ("discoveries", "files", "files"),
+    ("discoveries", "tasks", "tasks"),
+    ("tasks", "discoveries", "discoveries"),
+)
+HOST_FIELDS = ("files", "packages", "launch")
+
+
+def _fail(loc: str, message: str) -> None:
+    # The location travels in the message so the store can point at the line.
+    raise PydanticCustomError("integrity", "{loc}: {message}", {"loc": loc, "message": message})
+
+
+def check_integrity(session: "Session") -> None:
+    ids: dict[str, set[str]] = {}
+    for name in ("instructions", "discoveries", "tasks", "files", "packages", "launch", "benchmarks"):
+        seen: set[str] = set()
+        for index, item in enumerate(getattr(session, name)):
+            if item.id in seen:
+                _fail(f"{name}[{index}].id", f"duplicate id '{item.id}'")
+            seen.add(item.id)
+        ids[name] = seen
+    seen_targets: set[str] = set()
+    for index, target in enumerate(session.goal.targets):
+        if target.id in seen_targets:
+            _fail(f"goal.targets[{index}].id", f"duplicate id '{target.id}'")
+        seen_targets.add(target.id)
+    for source, field, dest in LINKS:
+        for index, item in enumerate(getattr(session, source)):
+            for pos, ref in enumerate(getattr(item, field)):
+                if ref not in ids[dest]:
+                    _fail(f"{source}[{index}].{field}[{pos}]", f"links to missing {dest} id '{ref}'")
+    for index, bench in enumerate(session.benchmarks):
+        if bench.profile is not None and bench.profile not in ids["launch"]:
+            _fail(f"benchmarks[{index}].profile", f"links to missing launch id '{bench.profile}'")
+    host_names: set[str] = set()
+    for index, host in enumerate(session.hosts):
+        if host.name in host_names:
+            _fail(f"hosts[{index}].name", f"duplicate host name '{host.name}'")
+        host_names.add(host.name)
+    if session.hosts:
+        for name in HOST_FIELDS:
+            for index, item in enumerate(getattr(session, name)):
+                if item.host is not None and item.host not in host_names:
+                    _fail(f"{name}[{index}].host", f"names unknown host '{item.host}'")

@@ -1,0 +1,259 @@
+"""What a session IS: the eight handoff sections plus what the live cockpit needs.
+
+Plain pydantic v2; no I/O, no Textual. Field order here is the canonical order of the
+TOML file, so keep related fields together and add new ones at the end of a model.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from cockpit.model.enums import (
+    Comparator,
+    DiscoveryStatus,
+    FileState,
+    GpuSource,
+    Metric,
+    ProfileStatus,
+    TaskStatus,
+)
+from cockpit.model.ids import ID_PATTERN
+
+SCHEMA_VERSION = 1
+
+Id = Annotated[str, Field(pattern=ID_PATTERN.pattern, description="short id such as t12")]
+Text = Annotated[str, Field(min_length=1)]
+
+# Key names that would carry a credential: refused wherever they appear.
+SECRET_KEY_NAMES = re.compile(r"(^|_)(password|passwd|passphrase|private_key|secret_key)$", re.I)
+PRIVATE_KEY_BLOCK = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")
+
+
+def now() -> datetime:
+    """The current time, to the second, in UTC (RFC 3339 with a zone when written)."""
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _refuse_secrets(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for key in data:
+                if isinstance(key, str) and SECRET_KEY_NAMES.search(key):
+                    raise ValueError(
+                        f"'{key}': cockpit never stores passwords, passphrases or keys; "
+                        "use ssh-agent or an IdentityFile in ~/.ssh/config"
+                    )
+            for value in data.values():
+                if isinstance(value, str) and PRIVATE_KEY_BLOCK.search(value):
+                    raise ValueError("private key material is never stored in a session")
+        return data
+
+
+class Target(Strict):
+    id: Id
+    metric: Metric
+    comparator: Comparator = Comparator.GE
+    value: float
+    unit: str | None = None
+    concurrency_min: int | None = Field(default=None, ge=1)
+    concurrency_max: int | None = Field(default=None, ge=1)
+    label: str | None = None
+
+    @model_validator(mode="after")
+    def _range_ordered(self) -> "Target":
+        if (
+            self.concurrency_min is not None
+            and self.concurrency_max is not None
+            and self.concurrency_min > self.concurrency_max
+        ):
+            raise ValueError("concurrency_min is above concurrency_max")
+        return self
+
+    def describe(self) -> str:
+        text = f"{self.metric} {self.comparator} {self.value:g}"
+        if self.unit:
+            text += f" {self.unit}"
+        if self.concurrency_min is not None or self.concurrency_max is not None:
+            lo = self.concurrency_min or 1
+            hi = self.concurrency_max
+            text += f" at concurrency {lo}..{hi}" if hi is not None else f" at concurrency >= {lo}"
+        return text
+
+
+class Goal(Strict):
+    summary: str = ""
+    model: str | None = None
+    hardware: str | None = None
+    targets: list[Target] = []
+
+
+class Instruction(Strict):
+    id: Id
+    text: Text
+
+
+class Discovery(Strict):
+    id: Id
+    claim: Text
+    status: DiscoveryStatus = DiscoveryStatus.HYPOTHESIS
+    evidence: str | None = None
+    tags: list[str] = []
+    benchmarks: list[Id] = []
+    files: list[Id] = []
+    tasks: list[Id] = []
+    created: AwareDatetime | None = None
+    updated: AwareDatetime | None = None
+
+
+class Task(Strict):
+    id: Id
+    title: Text
+    status: TaskStatus = TaskStatus.TODO
+    order: int = 0
+    notes: str | None = None
+    discoveries: list[Id] = []
+    review: bool = False
+    """Set when a linked discovery changed status; cleared when acknowledged."""
+    created: AwareDatetime | None = None
+    updated: AwareDatetime | None = None
+
+
+class FileChange(Strict):
+    id: Id
+    path: Text
+    host: str | None = None
+    lines: str | None = None
+    change: str | None = None
+    state: FileState = FileState.APPLIED
+
+
+class Package(Strict):
+    id: Id
+    name: Text
+    version: Text
+    host: str | None = None
+    captured: AwareDatetime | None = None
+
+
+class LaunchProfile(Strict):
+    id: Id
+    name: Text
+    command: Text
+    status: ProfileStatus = ProfileStatus.CANDIDATE
+    host: str | None = None
+    env: dict[str, str] = {}
+    notes: str | None = None
+
+
+class Benchmark(Strict):
+    id: Id
+    label: Text
+    profile: Id | None = None
+    concurrency: int | None = Field(default=None, ge=1)
+    input_len: int | None = Field(default=None, ge=0)
+    output_len: int | None = Field(default=None, ge=0)
+    total_tok_s: float | None = Field(default=None, ge=0)
+    output_tok_s: float | None = Field(default=None, ge=0)
+    output_tok_s_per_stream: float | None = Field(default=None, ge=0)
+    request_throughput: float | None = Field(default=None, ge=0)
+    ttft_ms: float | None = Field(default=None, ge=0)
+    itl_ms: float | None = Field(default=None, ge=0)
+    tpot_ms: float | None = Field(default=None, ge=0)
+    e2e_latency_ms: float | None = Field(default=None, ge=0)
+    when: AwareDatetime | None = None
+    notes: str | None = None
+
+    def metric(self, metric: Metric) -> float | None:
+        value = getattr(self, metric.value)
+        if value is None and metric is Metric.OUTPUT_TOK_S_PER_STREAM:
+            # Per-stream speed follows from output tok/s when the concurrency is known.
+            if self.output_tok_s is not None and self.concurrency:
+                return self.output_tok_s / self.concurrency
+        return value
+
+
+class LastAction(Strict):
+    text: Text
+    when: AwareDatetime | None = None
+    next_step: str | None = None
+    fallback: str | None = None
+
+
+class Host(Strict):
+    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
+    description: str | None = None
+    ssh: str | None = None
+    """An alias from ~/.ssh/config or [user@]host[:port]; empty for the local machine."""
+    jump: str | None = None
+    log_path: str | None = None
+    log_command: str | None = None
+    gpu_source: GpuSource = GpuSource.NONE
+    gpu_interval_s: float = Field(default=1.0, gt=0)
+
+
+class JournalEvent(Strict):
+    when: AwareDatetime
+    kind: Text
+    text: Text
+    ref: str | None = None
+
+
+class LogViewState(Strict):
+    follow: bool = True
+    filter: str | None = None
+    search: str | None = None
+    errors_only: bool = False
+    hide_batches: bool = False
+
+
+class UiState(Strict):
+    theme: str | None = None
+    active_tab: str | None = None
+    focused_pane: str | None = None
+    selection: dict[str, str] = {}
+    """Selected item id per list or board column (`tasks.todo` -> `t3`)."""
+    scroll: dict[str, int] = {}
+    log: LogViewState = LogViewState()
+    autosave: bool = True
+    autosave_delay_s: float = Field(default=2.0, ge=0)
+    log_buffer_lines: int = Field(default=50_000, ge=100)
+
+
+class Session(Strict):
+    schema_version: int = SCHEMA_VERSION
+    title: str = "untitled campaign"
+    created: AwareDatetime | None = None
+    goal: Goal = Goal()
+    instructions: list[Instruction] = []
+    discoveries: list[Discovery] = []
+    tasks: list[Task] = []
+    files: list[FileChange] = []
+    packages: list[Package] = []
+    launch: list[LaunchProfile] = []
+    benchmarks: list[Benchmark] = []
+    last_action: LastAction | None = None
+    hosts: list[Host] = []
+    journal: list[JournalEvent] = []
+    ui: UiState = UiState()
+
+    @field_validator("schema_version")
+    @classmethod
+    def _current_version(cls, value: int) -> int:
+        if value != SCHEMA_VERSION:
+            raise ValueError(f"schema_version {value} is not {SCHEMA_VERSION} (migrate it first)")
+        return value
+
+    @model_validator(mode="after")
+    def _ids_unique_and_links_resolve(self) -> "Session":
+        from cockpit.model.integrity import check_integrity
+
+        check_integrity(self)
+        return self
