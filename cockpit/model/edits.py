@@ -1,0 +1,246 @@
+"""Every change to a session goes through `SessionEditor`: recorded for undo, journaled.
+
+The TUI's actions and the headless `cockpit add` command call the same methods, so an
+edit means the same thing wherever it comes from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from cockpit.model.enums import TASK_COLUMNS, DiscoveryStatus, ProfileStatus, TaskStatus
+from cockpit.model.history import History
+from cockpit.model.ids import PREFIX, next_id
+from cockpit.model.integrity import check_integrity
+from cockpit.model.session import (
+    Benchmark,
+    Discovery,
+    JournalEvent,
+    LastAction,
+    Session,
+    Task,
+    now,
+)
+
+
+class EditError(ValueError):
+    """An edit that cannot apply (unknown id, invalid value); the session is unchanged."""
+
+
+class SessionEditor:
+    def __init__(self, session: Session, history_limit: int = 200) -> None:
+        self.session = session
+        self.history = History(history_limit)
+        self.revision = 0
+        """Bumped on every change (edit, undo, redo): the UI and autosave watch it."""
+
+    # ----- the one way in -------------------------------------------------------
+    def apply(self, label: str, change: Callable[[Session], Any], *, kind: str = "edit", ref: str | None = None) -> Any:
+        before = self.session
+        after = before.model_copy(deep=True)
+        try:
+            result = change(after)
+            check_integrity(after)
+        except (KeyError, IndexError) as exc:
+            raise EditError(str(exc)) from exc
+        after.journal.append(JournalEvent(when=now(), kind=kind, text=label, ref=ref))
+        self.session = after
+        self.history.record(label, before, after)
+        self.revision += 1
+        return result
+
+    def undo(self) -> str | None:
+        step = self.history.undo()
+        if step is None:
+            return None
+        self.session = step.before
+        self.revision += 1
+        return step.label
+
+    def redo(self) -> str | None:
+        step = self.history.redo()
+        if step is None:
+            return None
+        self.session = step.after
+        self.revision += 1
+        return step.label
+
+    def replace(self, session: Session) -> None:
+        """Take a session read from disk (an outside change), keeping undo possible."""
+        self.history.record("reload from disk", self.session, session)
+        self.session = session
+        self.revision += 1
+
+    # ----- lookups -----------------------------------------------------------------
+    @staticmethod
+    def _find(items: list[Any], ident: str) -> Any:
+        for item in items:
+            if getattr(item, "id", None) == ident:
+                return item
+        raise KeyError(f"no item with id '{ident}'")
+
+    @staticmethod
+    def column(session: Session, status: TaskStatus) -> list[Task]:
+        return sorted((t for t in session.tasks if t.status is status), key=lambda t: (t.order, t.id))
+
+    @classmethod
+    def _renumber(cls, session: Session, status: TaskStatus) -> None:
+        for index, task in enumerate(cls.column(session, status)):
+            task.order = index
+
+    def _new_id(self, session: Session, collection: str) -> str:
+        return next_id(PREFIX[collection], (item.id for item in getattr(session, collection)))
+
+    # ----- tasks -------------------------------------------------------------------
+    def add_task(self, title: str, status: TaskStatus = TaskStatus.TODO, notes: str | None = None,
+                 discoveries: list[str] | None = None) -> str:
+        def change(s: Session) -> str:
+            ident = self._new_id(s, "tasks")
+            order = len(self.column(s, status))
+            stamp = now()
+            s.tasks.append(Task(id=ident, title=title, status=status, order=order, notes=notes or None,
+                                discoveries=discoveries or [], created=stamp, updated=stamp))
+            return ident
+        return self.apply(f"task added: {title}", change, kind="task.added")
+
+    def edit_task(self, ident: str, **fields: Any) -> None:
+        def change(s: Session) -> None:
+            task = self._find(s.tasks, ident)
+            for key, value in fields.items():
+                setattr(task, key, value)
+            task.updated = now()
+        self.apply(f"task edited: {ident}", change, kind="task.edited", ref=ident)
+
+    def delete_task(self, ident: str) -> None:
+        def change(s: Session) -> None:
+            task = self._find(s.tasks, ident)
+            s.tasks.remove(task)
+            for disc in s.discoveries:
+                if ident in disc.tasks:
+                    disc.tasks = [t for t in disc.tasks if t != ident]
+            self._renumber(s, task.status)
+        self.apply(f"task deleted: {ident}", change, kind="task.deleted", ref=ident)
+
+    def move_task(self, ident: str, step: int) -> TaskStatus:
+        """Move a task `step` columns right (+1) or left (-1); it lands at the column's end."""
+        def change(s: Session) -> TaskStatus:
+            task = self._find(s.tasks, ident)
+            index = TASK_COLUMNS.index(task.status) + step
+            if not 0 <= index < len(TASK_COLUMNS):
+                raise EditError(f"{ident} is already in the {'last' if step > 0 else 'first'} column")
+            old = task.status
+            task.status = TASK_COLUMNS[index]
+            task.order = len(self.column(s, task.status))
+            task.updated = now()
+            self._renumber(s, old)
+            self._renumber(s, task.status)
+            return task.status
+        return self.apply(f"task {ident} moved", change, kind="task.moved", ref=ident)
+
+    def set_task_status(self, ident: str, status: TaskStatus) -> None:
+        current = self._find(self.session.tasks, ident).status
+        self.move_task(ident, TASK_COLUMNS.index(status) - TASK_COLUMNS.index(current))
+
+    def reorder_task(self, ident: str, step: int) -> None:
+        """Move a task up (-1) or down (+1) within its column."""
+        def change(s: Session) -> None:
+            task = self._find(s.tasks, ident)
+            col = self.column(s, task.status)
+            pos = col.index(task)
+            dest = pos + step
+            if not 0 <= dest < len(col):
+                raise EditError(f"{ident} is already at the {'bottom' if step > 0 else 'top'}")
+            col[pos], col[dest] = col[dest], col[pos]
+            for index, item in enumerate(col):
+                item.order = index
+        self.apply(f"task {ident} reordered", change, kind="task.reordered", ref=ident)
+
+    def link_task(self, task_id: str, discovery_id: str) -> None:
+        """Link (or unlink, if already linked) a task and a discovery, both directions."""
+        def change(s: Session) -> None:
+            task = self._find(s.tasks, task_id)
+            disc = self._find(s.discoveries, discovery_id)
+            if discovery_id in task.discoveries:
+                task.discoveries = [d for d in task.discoveries if d != discovery_id]
+                disc.tasks = [t for t in disc.tasks if t != task_id]
+            else:
+                task.discoveries = [*task.discoveries, discovery_id]
+                if task_id not in disc.tasks:
+                    disc.tasks = [*disc.tasks, task_id]
+        self.apply(f"task {task_id} linked to {discovery_id}", change, kind="task.linked", ref=task_id)
+
+    def acknowledge_review(self, ident: str) -> None:
+        def change(s: Session) -> None:
+            self._find(s.tasks, ident).review = False
+        self.apply(f"review acknowledged: {ident}", change, kind="task.reviewed", ref=ident)
+
+    # ----- discoveries ---------------------------------------------------------------
+    def add_discovery(self, claim: str, evidence: str | None = None,
+                      status: DiscoveryStatus = DiscoveryStatus.HYPOTHESIS, tags: list[str] | None = None) -> str:
+        def change(s: Session) -> str:
+            ident = self._new_id(s, "discoveries")
+            stamp = now()
+            s.discoveries.append(Discovery(id=ident, claim=claim, evidence=evidence or None, status=status,
+                                           tags=tags or [], created=stamp, updated=stamp))
+            return ident
+        return self.apply(f"discovery added: {claim}", change, kind="discovery.added")
+
+    def edit_discovery(self, ident: str, **fields: Any) -> None:
+        status = fields.pop("status", None)
+        def change(s: Session) -> None:
+            disc = self._find(s.discoveries, ident)
+            for key, value in fields.items():
+                setattr(disc, key, value)
+            if status is not None and status != disc.status:
+                self._set_discovery_status(s, disc, DiscoveryStatus(status))
+            disc.updated = now()
+        self.apply(f"discovery edited: {ident}", change, kind="discovery.edited", ref=ident)
+
+    def cycle_discovery_status(self, ident: str) -> DiscoveryStatus:
+        def change(s: Session) -> DiscoveryStatus:
+            disc = self._find(s.discoveries, ident)
+            self._set_discovery_status(s, disc, disc.status.cycled())
+            disc.updated = now()
+            return disc.status
+        return self.apply(f"discovery {ident} status changed", change, kind="discovery.status", ref=ident)
+
+    def _set_discovery_status(self, s: Session, disc: Discovery, status: DiscoveryStatus) -> None:
+        disc.status = status
+        # Tasks resting on a claim that flipped need a second look.
+        for task in s.tasks:
+            if disc.id in task.discoveries or task.id in disc.tasks:
+                task.review = True
+
+    # ----- the rest ---------------------------------------------------------------------
+    def add_benchmark(self, **fields: Any) -> str:
+        def change(s: Session) -> str:
+            ident = self._new_id(s, "benchmarks")
+            fields.setdefault("when", now())
+            s.benchmarks.append(Benchmark(id=ident, **fields))
+            return ident
+        return self.apply(f"benchmark added: {fields.get('label', '')}", change, kind="benchmark.added")
+
+    def delete_benchmark(self, ident: str) -> None:
+        def change(s: Session) -> None:
+            s.benchmarks.remove(self._find(s.benchmarks, ident))
+            for disc in s.discoveries:
+                disc.benchmarks = [b for b in disc.benchmarks if b != ident]
+        self.apply(f"benchmark deleted: {ident}", change, kind="benchmark.deleted", ref=ident)
+
+    def set_last_action(self, text: str, next_step: str | None = None, fallback: str | None = None) -> None:
+        def change(s: Session) -> None:
+            s.last_action = LastAction(text=text, when=now(), next_step=next_step or None, fallback=fallback or None)
+        self.apply(f"last action: {text}", change, kind="last_action.set")
+
+    def mark_profile_working(self, ident: str) -> None:
+        def change(s: Session) -> None:
+            chosen = self._find(s.launch, ident)
+            for profile in s.launch:
+                if profile.status is ProfileStatus.WORKING and profile is not chosen:
+                    profile.status = ProfileStatus.CANDIDATE
+            chosen.status = ProfileStatus.WORKING
+        self.apply(f"launch profile {ident} marked working", change, kind="launch.working", ref=ident)
+
+    def add_note(self, text: str) -> None:
+        self.apply(text, lambda s: None, kind="note")

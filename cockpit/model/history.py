@@ -1,0 +1,54 @@
+"""Undo / redo of session edits, by snapshots of the whole session.
+
+A session is a few hundred kB at most, so a snapshot per edit is simple and exact; the
+history is bounded so memory stays flat over days.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from cockpit.model.session import Session
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    label: str
+    before: Session
+    after: Session
+
+
+class History:
+    def __init__(self, limit: int = 200) -> None:
+        self._undo: deque[Step] = deque(maxlen=limit)
+        self._redo: list[Step] = []
+
+    def record(self, label: str, before: Session, after: Session) -> None:
+        self._undo.append(Step(label, before, after))
+        self._redo.clear()
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._undo)
+
+    @property
+    def can_redo(self) -> bool:
+        return bool(self._redo)
+
+    def undo(self) -> Step | None:
+        if not self._undo:
+            return None
+        step = self._undo.pop()
+        self._redo.append(step)
+        return step
+
+    def redo(self) -> Step | None:
+        if not self._redo:
+            return None
+        step = self._redo.pop()
+        self._undo.append(step)
+        return step
+
+    def __len__(self) -> int:
+        return len(self._undo)
