@@ -41,6 +41,14 @@ def now() -> datetime:
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
+    @field_validator("*", mode="before")
+    @classmethod
+    def _unix_newlines(cls, value: Any) -> Any:
+        # A session is a text file: CRLF pasted from a terminal is stored as LF.
+        if isinstance(value, str) and "\r\n" in value:
+            return value.replace("\r\n", "\n")
+        return value
+
     @model_validator(mode="before")
     @classmethod
     def _refuse_secrets(cls, data: Any) -> Any:

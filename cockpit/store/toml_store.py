@@ -11,12 +11,18 @@ from pathlib import Path
 from typing import Any
 
 import tomli_w
+import tomli_w._writer as _tomli_writer
 from pydantic import ValidationError
 
 from cockpit.model.session import Session
 from cockpit.store.errors import Problem, SessionFileError
 from cockpit.store.locate import locate
 from cockpit.store.migrations import MigrationError, migrate
+
+# tomli-w writes short arrays of tables inline and hoists them above every table, which
+# scrambles the canonical section order and makes diffs noisy. Sessions always use
+# `[[name]]` blocks; test_store pins this so a tomli-w upgrade cannot change it silently.
+_tomli_writer.is_suitable_inline_table = lambda obj, ctx: False
 
 _TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
 

@@ -1,0 +1,138 @@
+"""Headless commands on a session file: check, fmt, export, add."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from cockpit.model.edits import EditError, SessionEditor
+from cockpit.model.enums import DiscoveryStatus, TaskStatus
+from cockpit.store.errors import SessionFileError
+from cockpit.store.export_json import export_json
+from cockpit.store.handoff_md import render_handoff
+from cockpit.store.lock import session_lock
+from cockpit.store.toml_store import dumps_session, load_session, read_text, save_session
+
+
+def _report(exc: SessionFileError) -> int:
+    print(exc.render(), file=sys.stderr)
+    return 1
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    try:
+        session = load_session(args.session)
+    except SessionFileError as exc:
+        return _report(exc)
+    except OSError as exc:
+        print(f"{args.session}: {exc.strerror}", file=sys.stderr)
+        return 1
+    counts = ", ".join(
+        f"{len(getattr(session, name))} {name}" for name in ("tasks", "discoveries", "benchmarks", "files", "launch")
+    )
+    print(f"{args.session}: ok ({counts})")
+    return 0
+
+
+def cmd_fmt(args: argparse.Namespace) -> int:
+    status = 0
+    for name in args.sessions:
+        path = Path(name)
+        try:
+            with session_lock(path):
+                text = read_text(path)
+                canonical = dumps_session(load_session(path))
+                if text == canonical:
+                    continue
+                if args.check:
+                    print(f"{path}: would be reformatted", file=sys.stderr)
+                    status = 1
+                    continue
+                save_session(load_session(path), path)
+                print(f"{path}: reformatted")
+        except SessionFileError as exc:
+            status = _report(exc)
+        except OSError as exc:
+            print(f"{path}: {exc.strerror}", file=sys.stderr)
+            status = 1
+    return status
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    try:
+        session = load_session(args.session)
+    except SessionFileError as exc:
+        return _report(exc)
+    text = render_handoff(session) if args.format == "md" else export_json(session)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _edit(path: str, change) -> int:
+    """Load, change through the editor (journaled), save atomically, under the lock."""
+    try:
+        with session_lock(Path(path)):
+            editor = SessionEditor(load_session(path))
+            result = change(editor)
+            save_session(editor.session, path)
+    except SessionFileError as exc:
+        return _report(exc)
+    except (EditError, ValueError) as exc:
+        print(f"{path}: {exc}", file=sys.stderr)
+        return 1
+    if result:
+        print(result)
+    return 0
+
+
+def cmd_add(args: argparse.Namespace) -> int:
+    kind = args.kind
+    if kind == "task":
+        return _edit(args.session, lambda e: e.add_task(args.text, TaskStatus(args.status or "todo"), args.notes))
+    if kind == "discovery":
+        return _edit(
+            args.session,
+            lambda e: e.add_discovery(args.text, args.evidence, DiscoveryStatus(args.status or "hypothesis")),
+        )
+    if kind == "note":
+        return _edit(args.session, lambda e: e.add_note(args.text))
+    fields = {
+        key: getattr(args, key)
+        for key in ("profile", "concurrency", "input_len", "output_len", "total_tok_s", "output_tok_s", "ttft_ms", "itl_ms", "notes")
+        if getattr(args, key) is not None
+    }
+    return _edit(args.session, lambda e: e.add_benchmark(label=args.text, **fields))
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("check", help="validate a session file (errors as file:line:col)")
+    p.add_argument("session")
+    p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("fmt", help="rewrite session files in canonical form")
+    p.add_argument("sessions", nargs="+", metavar="SESSION")
+    p.add_argument("--check", action="store_true", help="exit 1 if a file would change; write nothing")
+    p.set_defaults(func=cmd_fmt)
+
+    p = sub.add_parser("export", help="the handoff document (Markdown) or the model (JSON)")
+    p.add_argument("session")
+    p.add_argument("--format", choices=("md", "json"), default="md")
+    p.add_argument("-o", "--output", help="write to FILE instead of stdout")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("add", help="add a task, discovery, benchmark or note (safe while the TUI is open)")
+    p.add_argument("kind", choices=("task", "discovery", "benchmark", "note"))
+    p.add_argument("session")
+    p.add_argument("text", help="task title, discovery claim, benchmark label or note text")
+    p.add_argument("--status", help="task: todo|doing|done|blocked; discovery: hypothesis|confirmed|refuted")
+    p.add_argument("--notes")
+    p.add_argument("--evidence")
+    p.add_argument("--profile", help="benchmark: launch profile id")
+    for flag, kind in (("--concurrency", int), ("--input-len", int), ("--output-len", int), ("--total-tok-s", float),
+                       ("--output-tok-s", float), ("--ttft-ms", float), ("--itl-ms", float)):
+        p.add_argument(flag, type=kind)
+    p.set_defaults(func=cmd_add)

@@ -1,0 +1,21 @@
+"""`--format json`: the validated model, with the same redaction as the Markdown."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from cockpit.model.session import Session
+from cockpit.store.redact import redact_env, redact_text
+
+
+def export_json(session: Session) -> str:
+    data: dict[str, Any] = session.model_dump(mode="json", exclude_none=True)
+    for profile in data.get("launch", []):
+        profile["command"] = redact_text(profile["command"])
+        if "env" in profile:
+            profile["env"] = redact_env(profile["env"])
+    for bench in data.get("benchmarks", []):
+        if "notes" in bench:
+            bench["notes"] = redact_text(bench["notes"])
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
