@@ -1,0 +1,119 @@
+"""One GPU at one instant: the `GpuSample` every GPU source produces.
+
+NVML (local) and `nvidia-smi --query-gpu` (remote, or a recorded stream) both end up
+here, so the panes never care where a figure came from. A figure that could not be
+read is `None`, and `notes[field]` says why (`"[N/A]"`, `"[Not Supported]"`,
+`"NVMLError_NotSupported"`, ...), which is what the "why is this N/A" tooltip shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from types import MappingProxyType
+from typing import Any
+
+Number = float | int
+
+# Bits of nvmlClocksEventReasons (alias: clocks_throttle_reasons / clocks_event_reasons
+# in nvidia-smi); the names are the `--query-gpu` suffixes, so both sources agree.
+CLOCK_EVENT_REASONS: tuple[tuple[int, str], ...] = (
+    (0x001, "gpu_idle"),
+    (0x002, "applications_clocks_setting"),
+    (0x004, "sw_power_cap"),
+    (0x008, "hw_slowdown"),
+    (0x010, "sync_boost"),
+    (0x020, "sw_thermal_slowdown"),
+    (0x040, "hw_thermal_slowdown"),
+    (0x080, "hw_power_brake_slowdown"),
+    (0x100, "display_clock_setting"),
+)
+
+
+def decode_clock_event_reasons(mask: int) -> tuple[str, ...]:
+    """Names of the set bits of a clocks-event (throttle) bitmask, known bits only."""
+    return tuple(name for bit, name in CLOCK_EVENT_REASONS if mask & bit)
+
+
+@dataclass(frozen=True, slots=True)
+class GpuSample:
+    """A frozen snapshot of one GPU; units are in the field names."""
+
+    index: int
+    name: str | None = None
+    uuid: str | None = None
+    power_w: Number | None = None
+    power_limit_w: Number | None = None
+    """The enforced cap (minimum of all limiters): the denominator of the power bar."""
+    util_gpu_pct: Number | None = None
+    util_mem_pct: Number | None = None
+    """Memory-controller busy time, not capacity used."""
+    mem_used_mib: Number | None = None
+    mem_total_mib: Number | None = None
+    temp_c: Number | None = None
+    sm_clock_mhz: Number | None = None
+    sm_clock_max_mhz: Number | None = None
+    pcie_gen: Number | None = None
+    pcie_gen_max: Number | None = None
+    pcie_width: Number | None = None
+    pcie_width_max: Number | None = None
+    pcie_rx_kbps: Number | None = None
+    pcie_tx_kbps: Number | None = None
+    numa_node: Number | None = None
+    """Nearest CPU NUMA node (first of the GPU's NUMA affinity)."""
+    cpu_affinity: str | None = None
+    """Linux cpulist of the CPUs nearest the GPU, e.g. ``"0-47,96-143"``."""
+    energy_mj: Number | None = None
+    """Energy since driver load, millijoules (Volta+)."""
+    throttle_reasons: tuple[str, ...] = ()
+    timestamp: float | None = None
+    """Seconds since the epoch when the figures were taken."""
+    host: str | None = None
+    """The host the GPU lives on; None for the local machine."""
+    notes: Mapping[str, str] = field(default_factory=dict, hash=False)
+    """field name -> why that field is None (the raw text or the NVML error name)."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.notes, MappingProxyType):
+            object.__setattr__(self, "notes", MappingProxyType(dict(self.notes)))
+        if not isinstance(self.throttle_reasons, tuple):
+            object.__setattr__(self, "throttle_reasons", tuple(self.throttle_reasons))
+
+    @property
+    def key(self) -> tuple[str | None, int]:
+        """Identity of the GPU across ticks: (host, index)."""
+        return (self.host, self.index)
+
+    @property
+    def power_fraction(self) -> float | None:
+        """Draw as a fraction of the enforced limit, or None when either is unknown."""
+        if self.power_w is None or not self.power_limit_w:
+            return None
+        return float(self.power_w) / float(self.power_limit_w)
+
+    @property
+    def mem_fraction(self) -> float | None:
+        if self.mem_used_mib is None or not self.mem_total_mib:
+            return None
+        return float(self.mem_used_mib) / float(self.mem_total_mib)
+
+    def to_json(self) -> dict[str, Any]:
+        """A plain dict (JSON-ready): every field, tuples as lists, notes as a dict."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "throttle_reasons":
+                value = list(value)
+            elif f.name == "notes":
+                value = dict(value)
+            out[f.name] = value
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> GpuSample:
+        """Inverse of `to_json`; unknown keys are ignored (recordings outlive versions)."""
+        known = {f.name for f in fields(cls)}
+        kwargs = {k: v for k, v in data.items() if k in known}
+        kwargs["throttle_reasons"] = tuple(kwargs.get("throttle_reasons") or ())
+        kwargs["notes"] = dict(kwargs.get("notes") or {})
+        return cls(**kwargs)
