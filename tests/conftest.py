@@ -9,3 +9,4 @@ os.environ.pop("NO_COLOR", None)
 os.environ.pop("TEXTUAL", None)
 
 sys.path.insert(0, str(Path(__file__).parent))
+from sshd_fixture import sshd  # noqa: E402,F401
