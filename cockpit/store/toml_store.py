@@ -72,6 +72,9 @@ def _problems_from_validation(exc: ValidationError, text: str) -> list[Problem]:
                 message = "unknown key"
             elif err["type"] == "enum":
                 message = f"{message} (got {err['input']!r})"
+            secret_key = re.match(r"'([^']+)': cockpit never stores", message)
+            if secret_key:
+                path = f"{path}.{secret_key.group(1)}"
         line, col = locate(text, path)
         problems.append(Problem(line, col, f"{path}: {message}" if path else message))
     return sorted(problems, key=lambda p: (p.line, p.col))

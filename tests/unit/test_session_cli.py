@@ -1,0 +1,54 @@
+"""check / fmt / add from a shell, as scripts and assistants use them."""
+
+import shutil
+import subprocess
+import sys
+
+from cockpit.store.toml_store import load_session
+from paths import DATA, EXAMPLE_SESSION
+
+
+def cockpit(*args):
+    return subprocess.run([sys.executable, "-m", "cockpit", *map(str, args)], capture_output=True, text=True)
+
+
+def test_check_accepts_the_example_and_fmt_check_finds_it_canonical():
+    assert cockpit("check", EXAMPLE_SESSION).returncode == 0
+    assert cockpit("fmt", "--check", EXAMPLE_SESSION).returncode == 0
+
+
+def test_check_reports_a_broken_file_with_position_and_exit_1(tmp_path):
+    path = tmp_path / "bad.toml"
+    shutil.copy(DATA / "broken" / "unknown_status.toml", path)
+    before = path.read_bytes()
+    done = cockpit("check", path)
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"{path}:11:1: tasks[1].status")
+    assert cockpit("fmt", path).returncode == 1
+    assert path.read_bytes() == before
+
+
+def test_fmt_normalises_a_hand_edited_file(tmp_path):
+    path = tmp_path / "hand.toml"
+    path.write_text('title = "hand"\nschema_version = 1\n[[tasks]]\ntitle = "x"\nid = "t1"\n', encoding="utf-8")
+    assert cockpit("fmt", "--check", path).returncode == 1
+    assert cockpit("fmt", path).returncode == 0
+    assert cockpit("fmt", "--check", path).returncode == 0
+    text = path.read_text(encoding="utf-8")
+    assert text.index("schema_version") < text.index("title") and text.index('id = "t1"') < text.index('title = "x"')
+
+
+def test_add_commands_edit_the_file_and_journal_it(tmp_path):
+    path = tmp_path / "s.toml"
+    shutil.copy(EXAMPLE_SESSION, path)
+    assert cockpit("add", "task", path, "bench trtllm at c=2", "--status", "doing").stdout.strip() == "t11"
+    assert cockpit("add", "discovery", path, "trtllm is faster", "--evidence", "b4").stdout.strip() == "d8"
+    assert cockpit("add", "benchmark", path, "trtllm c=2", "--concurrency", "2", "--output-tok-s", "230",
+                   "--profile", "l2").stdout.strip() == "b4"
+    assert cockpit("add", "note", path, "restarted the server").returncode == 0
+    session = load_session(path)
+    assert session.tasks[-1].status.value == "doing"
+    assert session.benchmarks[-1].profile == "l2"
+    assert [e.kind for e in session.journal] == ["task.added", "discovery.added", "benchmark.added", "note"]
+    bad = cockpit("add", "benchmark", path, "x", "--profile", "l9")
+    assert bad.returncode == 1 and "missing launch id 'l9'" in bad.stderr
