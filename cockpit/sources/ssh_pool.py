@@ -1,0 +1,482 @@
+"""SSH targets and the connection pool: one asyncssh connection per host, shared by its sources.
+
+The log tail and the GPU sampler of a host ask `await pool.connection(target)` and, after a
+failure on that connection, `pool.invalidate(target, conn)`. The pool owns the back-off of each
+host, so two sources of one host never hammer it twice, and it reports the host's state as
+`HostConnecting` / `HostConnected` / `HostDisconnected` events to its listeners.
+
+Host keys are always verified against known_hosts: asyncssh turns verification off for
+`known_hosts=None` or an ssh_config `UserKnownHostsFile none`; the pool never passes the
+former and overrides the latter. An unknown or changed key raises `HostKeyRejected`, whose
+message says how to accept the key after checking it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import re
+import shlex
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from cockpit.sources.host_events import HostConnected, HostConnecting, HostDisconnected, HostEvent
+
+if TYPE_CHECKING:  # asyncssh is imported lazily: ~0.2 s that local-only commands need not pay
+    import asyncssh
+
+__all__ = [
+    "AuthRejected", "Backoff", "HostConnected", "HostConnecting", "HostDisconnected", "HostEvent",
+    "HostKeyRejected", "HostUnavailable", "SshError", "SshPool", "SshTarget", "split_remote_path",
+]
+
+DEFAULT_KNOWN_HOSTS = "~/.ssh/known_hosts"
+
+
+class SshError(Exception):
+    """Base of the pool's errors; `target` is the SshTarget concerned."""
+
+    def __init__(self, target: SshTarget, message: str) -> None:
+        super().__init__(message)
+        self.target = target
+
+
+class HostUnavailable(SshError):
+    """A transient failure (refused, timed out, link lost): the pool retries after `retry_in_s`."""
+
+    def __init__(self, target: SshTarget, reason: str, retry_in_s: float) -> None:
+        super().__init__(target, f"{target.label}: {reason} (retry in {retry_in_s:.1f} s)")
+        self.reason, self.retry_in_s = reason, retry_in_s
+
+
+class HostKeyRejected(SshError):
+    """The host's key is unknown or differs from known_hosts. Needs a person, not a retry."""
+
+
+class AuthRejected(SshError):
+    """The server refused every key offered (agent and key files). Needs a person."""
+
+
+@dataclass(frozen=True, slots=True)
+class SshTarget:
+    """Where to connect. Fields left None come from ssh_config (aliases), then SSH defaults.
+
+    `config`: None reads ~/.ssh/config like ssh does; () reads no config file; else those files.
+    `client_keys`: None uses the agent and ~/.ssh/id_* (or the config's IdentityFile).
+    `known_hosts`: None uses the config's UserKnownHostsFile, else ~/.ssh/known_hosts.
+    `jump`: an explicit ProxyJump host; otherwise the config's ProxyJump (if any) is honoured.
+    """
+
+    host: str
+    port: int | None = None
+    user: str | None = None
+    jump: SshTarget | None = None
+    known_hosts: str | None = None
+    client_keys: tuple[str, ...] | None = None
+    config: tuple[str, ...] | None = None
+
+    @classmethod
+    def parse(cls, spec: str, **fields: Any) -> SshTarget:
+        """`[user@]host[:port]`, `[user@][v6addr]:port` or `ssh://[user@]host[:port]`.
+
+        A bare name may be an ssh_config alias: it is resolved when connecting, like ssh does.
+        Extra keyword fields (known_hosts, config, jump, ...) are passed through.
+        """
+        s = spec.strip()
+        if s.startswith("ssh://"):
+            s = s[len("ssh://"):].rstrip("/")
+        if not s:
+            raise ValueError("empty SSH target")
+        user = None
+        if "@" in s:
+            user, s = s.rsplit("@", 1)
+            if not user:
+                raise ValueError(f"empty user in SSH target {spec!r}")
+        port = None
+        m = re.fullmatch(r"\[([^\]]+)\](?::(\d+))?", s)
+        if m:  # [v6]:port (or [host]:port as written in known_hosts)
+            s, port = m.group(1), m.group(2)
+        elif s.count(":") == 1:
+            s, port = s.split(":")
+        if port is not None:
+            if not str(port).isdigit() or not 0 < int(port) < 65536:
+                raise ValueError(f"bad port in SSH target {spec!r}")
+            port = int(port)
+        if not s or any(c.isspace() for c in s):
+            raise ValueError(f"bad host in SSH target {spec!r}")
+        return cls(host=s, port=port, user=user, **fields)
+
+    @property
+    def label(self) -> str:
+        """How the target is shown: `user@host:port` with only the parts that were given."""
+        host = f"[{self.host}]" if ":" in self.host and self.port else self.host
+        text = (f"{self.user}@" if self.user else "") + host + (f":{self.port}" if self.port else "")
+        return text + (f" via {self.jump.label}" if self.jump else "")
+
+    def __str__(self) -> str:
+        return self.label
+
+    def connect_kwargs(self) -> dict[str, Any]:
+        """The asyncssh.connect() keywords for this target (only what was given)."""
+        kw: dict[str, Any] = {"host": self.host}
+        if self.port is not None:
+            kw["port"] = self.port
+        if self.user is not None:
+            kw["username"] = self.user
+        if self.client_keys is not None:
+            kw["client_keys"] = list(self.client_keys)
+        if self.config is not None:  # asyncssh: () = default ~/.ssh/config, None = no file
+            kw["config"] = list(self.config) if self.config else None
+        return kw
+
+
+def split_remote_path(spec: str) -> tuple[str, str] | None:
+    """`[user@]host:path` (scp's rule: a colon before any slash) -> (host part, path), else None.
+
+    `ssh://[user@]host[:port]/path` is accepted too (the path keeps its leading slash).
+    A spec that names an existing local file is always local.
+    """
+    if spec.startswith("ssh://"):
+        rest = spec[len("ssh://"):]
+        host, slash, path = rest.partition("/")
+        return (host, "/" + path) if slash and host and path else None
+    if os.path.exists(spec):
+        return None
+    if spec.startswith("["):  # [v6]:path or [host]:port:path is not scp syntax; keep it simple
+        end = spec.find("]:")
+        return (spec[1:end], spec[end + 2:]) if end > 0 and spec[end + 2:] else None
+    colon = spec.find(":")
+    if colon <= 0 or "/" in spec[:colon]:
+        return None
+    path = spec[colon + 1:]
+    return (spec[:colon], path) if path else None
+
+
+@dataclass(frozen=True, slots=True)
+class Backoff:
+    """Capped exponential back-off with jitter: base * factor**n, capped, times 1-jitter..1.
+
+    The jitter spreads the reconnects of many hosts after a shared network blip.
+    """
+
+    base_s: float = 0.5
+    cap_s: float = 30.0
+    factor: float = 2.0
+    jitter: float = 0.5
+
+    def delay(self, failures: int, rng: Callable[[], float] = random.random) -> float:
+        raw = min(self.cap_s, self.base_s * self.factor ** max(0, failures))
+        return raw * (1.0 - self.jitter * rng())
+
+
+@dataclass
+class _HostState:
+    conn: Any = None  # asyncssh.SSHClientConnection while up
+    task: asyncio.Task | None = None  # the connect in flight, shared by concurrent callers
+    failures: int = 0  # consecutive failures; reset once a connection stayed up `stable_after_s`
+    next_attempt: float = 0.0  # loop time before which no new attempt starts
+    connected_at: float = 0.0
+    closing: set = field(default_factory=set)  # ids of connections closed on purpose
+
+
+class SshPool:
+    """One connection per SshTarget (equal targets share it), reconnecting with back-off.
+
+    `on_event` (and listeners added with `add_listener`) receive HostEvent objects; they are
+    called synchronously from the event loop, so keep them short (or `queue.put_nowait`).
+    """
+
+    def __init__(
+        self,
+        on_event: Callable[[HostEvent], Any] | None = None,
+        *,
+        backoff: Backoff = Backoff(),
+        connect_timeout_s: float = 15.0,
+        keepalive_interval_s: float = 15.0,  # a dead link without RST is noticed in ~45 s
+        keepalive_count_max: int = 3,
+        stable_after_s: float = 10.0,
+        agent_path: Any = (),  # () = asyncssh's default (SSH_AUTH_SOCK); None = no agent
+    ) -> None:
+        self._listeners: list[Callable[[HostEvent], Any]] = [on_event] if on_event else []
+        self._hosts: dict[SshTarget, _HostState] = {}
+        self.backoff = backoff
+        self.connect_timeout_s = connect_timeout_s
+        self.keepalive_interval_s = keepalive_interval_s
+        self.keepalive_count_max = keepalive_count_max
+        self.stable_after_s = stable_after_s
+        self.agent_path = agent_path
+        self._closed = False
+
+    # -- events ------------------------------------------------------------------------------
+    def add_listener(self, callback: Callable[[HostEvent], Any]) -> Callable[[], None]:
+        """Subscribe to host events; returns the function that unsubscribes."""
+        self._listeners.append(callback)
+        return lambda: self._listeners.remove(callback) if callback in self._listeners else None
+
+    def events(self) -> asyncio.Queue[HostEvent]:
+        """A new queue that receives every host event from now on."""
+        q: asyncio.Queue[HostEvent] = asyncio.Queue()
+        self.add_listener(q.put_nowait)
+        return q
+
+    def _emit(self, event: HostEvent) -> None:
+        for cb in list(self._listeners):
+            cb(event)
+
+    # -- the pool ----------------------------------------------------------------------------
+    def retry_in(self, target: SshTarget) -> float:
+        """Seconds before the next connection attempt to `target` may start (0 if now)."""
+        h = self._hosts.get(target)
+        return max(0.0, h.next_attempt - asyncio.get_running_loop().time()) if h else 0.0
+
+    def is_connected(self, target: SshTarget) -> bool:
+        h = self._hosts.get(target)
+        return bool(h and h.conn is not None)
+
+    async def connection(self, target: SshTarget) -> asyncssh.SSHClientConnection:
+        """The live connection to `target`, connecting (after the back-off delay) if needed.
+
+        Raises HostUnavailable (transient: call again, the pool waits as needed),
+        HostKeyRejected or AuthRejected (need a person; retrying gives the same answer).
+        """
+        if self._closed:
+            raise RuntimeError("SshPool is closed")
+        h = self._hosts.setdefault(target, _HostState())
+        if h.conn is not None:
+            return h.conn
+        if h.task is None or h.task.done():
+            h.task = asyncio.get_running_loop().create_task(self._connect(target, h))
+            h.task.add_done_callback(_consume_exception)
+        # shield: one caller being cancelled must not cancel the connect the others wait on
+        return await asyncio.shield(h.task)
+
+    def invalidate(self, target: SshTarget, conn: Any = None, reason: str = "connection failed") -> None:
+        """Drop the host's connection after a failure on it; the next `connection()` reconnects.
+
+        Pass the `conn` that failed: if the pool already holds a newer one, it is kept.
+        """
+        h = self._hosts.get(target)
+        if h is None or h.conn is None or (conn is not None and conn is not h.conn):
+            return
+        old = h.conn
+        self._lost(target, h, old, reason)
+        h.closing.add(id(old))
+        old.close()
+
+    async def close(self) -> None:
+        """Close every connection (channels included); no events promise a retry afterwards."""
+        self._closed = True
+        conns = []
+        for target, h in self._hosts.items():
+            if h.task and not h.task.done():
+                h.task.cancel()
+            if h.conn is not None:
+                conns.append(h.conn)
+                h.closing.add(id(h.conn))
+                h.conn = None
+                self._emit(HostDisconnected(target.label, "closed", None))
+        for c in conns:
+            c.close()
+        for c in conns:
+            try:
+                await asyncio.wait_for(c.wait_closed(), 5)
+            except (asyncio.TimeoutError, OSError):
+                pass
+
+    async def __aenter__(self) -> SshPool:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # -- internals ---------------------------------------------------------------------------
+    def _lost(self, target: SshTarget, h: _HostState, conn: Any, reason: str) -> None:
+        if h.conn is not conn:
+            return
+        loop = asyncio.get_running_loop()
+        h.conn = None
+        if loop.time() - h.connected_at >= self.stable_after_s:
+            h.failures = 0
+        delay = self.backoff.delay(h.failures)
+        h.failures += 1
+        h.next_attempt = loop.time() + delay
+        self._emit(HostDisconnected(target.label, reason, None if self._closed else delay))
+
+    async def _connect(self, target: SshTarget, h: _HostState) -> Any:
+        import asyncssh
+
+        loop = asyncio.get_running_loop()
+        wait = h.next_attempt - loop.time()
+        if wait > 0:
+            await asyncio.sleep(wait)
+        self._emit(HostConnecting(target.label, attempt=h.failures + 1))
+        started = loop.time()
+        try:
+            conn = await self._open(target, h)
+        except asyncio.CancelledError:
+            raise
+        except SshError as exc:
+            fatal = not isinstance(exc, HostUnavailable)
+            delay = self._failed(h)
+            reason = str(exc) if fatal else f"via {exc.target.label}: {exc.reason}"
+            self._emit(HostDisconnected(target.label, reason, None if fatal else delay))
+            if fatal:
+                raise
+            raise HostUnavailable(target, reason, delay) from exc
+        except (OSError, asyncssh.Error, asyncio.TimeoutError, ValueError) as exc:
+            delay = self._failed(h)
+            reason = _describe(exc)
+            self._emit(HostDisconnected(target.label, reason, delay))
+            raise HostUnavailable(target, reason, delay) from exc
+        if self._closed:
+            conn.close()
+            raise RuntimeError("SshPool is closed")
+        h.conn, h.connected_at = conn, loop.time()
+        self._emit(HostConnected(target.label, elapsed_s=loop.time() - started))
+        return conn
+
+    def _failed(self, h: _HostState) -> float:
+        delay = self.backoff.delay(h.failures)
+        h.failures += 1
+        h.next_attempt = asyncio.get_running_loop().time() + delay
+        return delay
+
+    async def _open(self, target: SshTarget, h: _HostState) -> Any:
+        import asyncssh
+
+        kw = target.connect_kwargs()
+        opts = await asyncssh.SSHClientConnectionOptions.construct(**kw)
+        known_hosts, files = _load_known_hosts(target, opts.known_hosts)
+        tunnel: Any = ()
+        jump = target.jump or _config_jump(target, opts.tunnel)
+        if jump is not None:  # through the pool: shared, verified, and its state reported too
+            tunnel = await self.connection(jump)
+        pool, holder = self, {}
+
+        class _Watch(asyncssh.SSHClient):  # tells the pool when this connection goes away
+            def connection_lost(self, exc: Exception | None) -> None:
+                conn = holder.get("conn")
+                if conn is None or id(conn) in h.closing:
+                    h.closing.discard(id(conn))
+                    return
+                pool._lost(target, h, conn, _describe(exc) if exc else "connection closed by the server")
+
+        kw.update(
+            known_hosts=known_hosts, tunnel=tunnel, client_factory=_Watch,
+            connect_timeout=self.connect_timeout_s, keepalive_interval=self.keepalive_interval_s,
+            keepalive_count_max=self.keepalive_count_max,
+        )
+        if self.agent_path != ():
+            kw["agent_path"] = self.agent_path
+        try:
+            conn = await asyncssh.connect(**kw)
+        except asyncssh.HostKeyNotVerifiable as exc:
+            raise HostKeyRejected(target, await _key_howto(opts, known_hosts, files, tunnel)) from exc
+        except asyncssh.PermissionDenied as exc:
+            raise AuthRejected(
+                target,
+                f"{target.label}: the server refused the keys offered for user {opts.username!r} "
+                "(agent and key files). Check `ssh -v` to that host, the User, and IdentityFile.",
+            ) from exc
+        holder["conn"] = conn
+        return conn
+
+
+def _consume_exception(task: asyncio.Task) -> None:
+    if not task.cancelled():
+        task.exception()  # retrieved: no "never retrieved" warning when every caller gave up
+
+
+def _describe(exc: BaseException | None) -> str:
+    if exc is None:
+        return "connection closed"
+    if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
+        return "timed out"
+    if isinstance(exc, ConnectionRefusedError):
+        return "connection refused (is sshd running? right port?)"
+    if isinstance(exc, socket.gaierror):
+        return f"cannot resolve host name ({exc.strerror})"
+    text = str(exc) or type(exc).__name__
+    return text if isinstance(exc, OSError) else f"{text} ({type(exc).__name__})"
+
+
+def _config_jump(target: SshTarget, tunnel: Any) -> SshTarget | None:
+    """The config's `ProxyJump a,b` as a chain of SshTargets (same config and known_hosts)."""
+    if not isinstance(tunnel, str) or not tunnel or tunnel.lower() == "none":
+        return None
+    jump = None
+    for hop in tunnel.split(","):
+        jump = SshTarget.parse(hop, jump=jump, config=target.config, known_hosts=target.known_hosts)
+    return jump
+
+
+def _load_known_hosts(target: SshTarget, resolved: Any) -> tuple[Any, list[str]]:
+    """known_hosts as a loaded object, never None; plus the files it came from.
+
+    resolved: what asyncssh made of the target and its config: None means the config said
+    `UserKnownHostsFile none` (verification off), which cockpit does not allow.
+    """
+    import asyncssh
+
+    if target.known_hosts is not None:
+        files = [target.known_hosts]
+    elif isinstance(resolved, str):
+        files = [resolved]
+    elif isinstance(resolved, (list, tuple)) and resolved and all(isinstance(f, str) for f in resolved):
+        files = list(resolved)
+    else:
+        files = [DEFAULT_KNOWN_HOSTS]
+    files = [os.path.expanduser(f) for f in files]
+    existing = [f for f in files if os.path.isfile(f)]
+    kh = asyncssh.read_known_hosts(existing) if existing else asyncssh.import_known_hosts("")
+    return kh, files
+
+
+async def _key_howto(opts: Any, known_hosts: Any, files: list[str], tunnel: Any) -> str:
+    """The HostKeyRejected message: what is wrong and the commands that fix it."""
+    import asyncssh
+
+    host, port = opts.host, opts.port or 22
+    shown = f"[{host}]:{port}" if port != 22 else host
+    file = files[0] if files else os.path.expanduser(DEFAULT_KNOWN_HOSTS)
+    try:
+        recorded = asyncssh.match_known_hosts(known_hosts, host, host, port if port != 22 else None)[0]
+    except (ValueError, OSError):
+        recorded = []
+    offered = ""
+    if not tunnel:  # best effort: the fingerprint the server offers now, to compare out of band
+        try:
+            key = await asyncio.wait_for(asyncssh.get_server_host_key(host, port), 5)
+            if key is not None:
+                offered = f" The server offers {key.get_algorithm()} {key.get_fingerprint()}."
+        except (OSError, asyncssh.Error, asyncio.TimeoutError):
+            pass
+    user = f"{opts.username}@" if opts.username else ""
+    scan = f"ssh-keyscan -p {port} {shlex.quote(host)} >> {shlex.quote(file)}"
+    once = f"ssh {'-p %d ' % port if port != 22 else ''}{user}{host}"
+    if recorded:
+        return (
+            f"Host key for {shown} has CHANGED: it does not match {file}.{offered} Someone may be "
+            "intercepting the connection, or the host was reinstalled. After checking the new "
+            f"fingerprint with the host's owner: ssh-keygen -R {shlex.quote(shown)} -f {shlex.quote(file)}"
+            f" && {scan}"
+        )
+    return (
+        f"Host key for {shown} is unknown (not in {', '.join(files)}); cockpit never accepts a key by "
+        f"itself.{offered} Check the fingerprint (on the host: ssh-keygen -lf "
+        f"/etc/ssh/ssh_host_ed25519_key.pub), then accept it with: {scan}  (or connect once with "
+        f"`{once}` and answer yes)."
+    )
+
+
+def with_config(target: SshTarget, config: tuple[str, ...] | None, known_hosts: str | None) -> SshTarget:
+    """The target with the CLI's --ssh-config / --known-hosts applied (jumps included)."""
+    jump = with_config(target.jump, config, known_hosts) if target.jump else None
+    return replace(
+        target, jump=jump,
+        config=config if config is not None else target.config,
+        known_hosts=known_hosts if known_hosts is not None else target.known_hosts,
+    )
