@@ -35,6 +35,7 @@ from cockpit.sources.gpu_events import (
     GpuSourceUnavailable,
     GpuStreamInterrupted,
 )
+from cockpit.sources.ssh_pool import HostUnavailable, SshError
 
 BACKOFF_S: tuple[float, ...] = (1, 2, 4, 8, 16, 30)
 _INVALID_FIELD = re.compile(r'Field "([^"]+)" is not a valid field to query')
@@ -75,11 +76,12 @@ def swap_rejected_field(fields: Sequence[str], error_text: str) -> tuple[str, ..
     return tuple(f for f in out if f != bad)
 
 
-def _invalidate(pool: Any, target: Any) -> None:
+def _invalidate(pool: Any, target: Any, conn: Any, reason: str) -> None:
+    """Tell the pool the connection failed (SshPool.invalidate(target, conn, reason))."""
     invalidate = getattr(pool, "invalidate", None)
     if invalidate is not None:
         try:
-            invalidate(target)
+            invalidate(target, conn, reason)
         except Exception:
             pass
 
@@ -121,10 +123,12 @@ class NvsmiStream:
 
     async def events(self) -> AsyncIterator[GpuEvent]:
         failures = 0
+        stalls = 0
         field_swaps = 0
         while not self._closed:
             reason: str
-            proc = None
+            delay: float | None = None
+            proc = conn = None
             try:
                 conn = await self.pool.connection(self.target)
                 proc = await conn.create_process(
@@ -137,7 +141,7 @@ class NvsmiStream:
                         break
                     batch = parser.feed_line(line)
                     if batch:
-                        failures = 0
+                        failures = stalls = 0
                         yield GpuSamplesTaken(self.host, batch, self._clock())
                 if self._closed:
                     return
@@ -150,38 +154,52 @@ class NvsmiStream:
                 if swapped is not None and field_swaps < len(QUERY_FIELDS):
                     self.fields, field_swaps = swapped, field_swaps + 1
                     continue  # at once: the link is fine, the field list was not
-                if status == 127 or "nvidia-smi: not found" in text or "command not found" in text:
-                    yield GpuSourceUnavailable(f"{self.host}: nvidia-smi is not installed (or not on PATH).", host=self.host)
-                    return
-                if _NO_DRIVER.search(text):
-                    line1 = _NO_DRIVER.search(text).group(0)  # type: ignore[union-attr]
-                    yield GpuSourceUnavailable(f"{self.host}: nvidia-smi cannot read the GPUs ({line1}).", host=self.host)
+                unavailable = _unavailable(self.host, status, text)
+                if unavailable is not None:
+                    yield unavailable
                     return
                 if status is None:  # channel closed without an exit status: the link went
-                    _invalidate(self.pool, self.target)
                     reason = "the SSH channel closed"
+                    _invalidate(self.pool, self.target, conn, reason)
                 else:
                     last = (text.strip().splitlines() or ["no output"])[-1]
                     reason = f"nvidia-smi exited (status {status}): {last[:160]}"
             except asyncio.TimeoutError:
+                stalls += 1
                 reason = f"no data for {self.stall_timeout_s:g} s"
-                _invalidate(self.pool, self.target)
-            except GpuSourceUnavailable as exc:
-                yield exc
+                if stalls > 1:  # once may be nvidia-smi stuck; twice, suspect the link
+                    _invalidate(self.pool, self.target, conn, reason)
+            except HostUnavailable as exc:  # the pool owns the host's back-off and waits itself
+                reason, delay = exc.reason, exc.retry_in_s
+            except SshError as exc:  # host key or authentication refused: needs a person
+                yield GpuSourceUnavailable(str(exc), host=self.host)
                 return
             except Exception as exc:  # the link: asyncssh.Error, OSError, ConnectionLost...
                 reason = f"{type(exc).__name__}: {exc}".rstrip(": ")
-                _invalidate(self.pool, self.target)
+                _invalidate(self.pool, self.target, conn, reason)
             finally:
                 if proc is not None:
                     _close_process(proc)
             if self._closed:
                 return
+            self.restarts += 1
+            if delay is not None:
+                yield GpuStreamInterrupted(self.host, reason, delay)
+                continue
             delay = float(self.backoff_s[min(failures, len(self.backoff_s) - 1)])
             failures += 1
-            self.restarts += 1
             yield GpuStreamInterrupted(self.host, reason, delay)
             await asyncio.sleep(delay)
+
+
+def _unavailable(host: str, status: int | None, text: str) -> GpuSourceUnavailable | None:
+    """A final answer from the host: no nvidia-smi, or no working driver."""
+    if status == 127 or "nvidia-smi: not found" in text or "command not found" in text:
+        return GpuSourceUnavailable(f"{host}: nvidia-smi is not installed (or not on PATH).", host=host)
+    m = _NO_DRIVER.search(text)
+    if m is not None:
+        return GpuSourceUnavailable(f"{host}: nvidia-smi cannot read the GPUs ({m.group(0)}).", host=host)
+    return None
 
 
 async def _drain(reader: Any, timeout: float = 2.0) -> str:
