@@ -1,0 +1,72 @@
+"""The `sglang.bench_serving` result block: `label: value` rows between the header and
+the closing `=====` line, kept as label (as printed, typos included) -> number."""
+
+from __future__ import annotations
+
+import re
+
+from cockpit.parse.log_events import BenchResult, Number
+
+HEADER = "Serving Benchmark Result"
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def parse_number(text: str) -> Number | None:
+    """An int or float for a plain numeric value; None for text (`inf`, `not set`, `12%`)."""
+    text = text.strip()
+    if not _NUMBER.fullmatch(text):
+        return None
+    if text.lstrip("+-").isdigit():
+        return int(text)
+    return float(text)
+
+
+def _is_footer(stripped: str) -> bool:
+    return len(stripped) >= 3 and stripped.count("=") == len(stripped)
+
+
+class BenchBlockParser:
+    """Feed lines one at a time; `feed` returns a BenchResult when a block closes."""
+
+    __slots__ = ("active", "values", "backend", "first_line")
+
+    def __init__(self) -> None:
+        self.active = False
+        self.values: dict[str, Number] = {}
+        self.backend: str | None = None
+        self.first_line = ""
+
+    def feed(self, line: str) -> BenchResult | None:
+        if HEADER in line:
+            previous = self._result(complete=False) if self.active else None
+            self.active, self.values, self.backend, self.first_line = True, {}, None, line
+            return previous
+        if not self.active:
+            return None
+        stripped = line.strip()
+        if _is_footer(stripped):
+            self.active = False
+            return self._result(complete=True)
+        if stripped.startswith("---"):  # a section title centred in dashes
+            return None
+        label, sep, value = line.partition(":")
+        if not sep:
+            return None
+        label = label.strip()
+        number = parse_number(value)
+        if number is not None:
+            self.values[label] = number
+        elif label == "Backend":
+            self.backend = value.strip()
+        return None
+
+    def finish(self) -> BenchResult | None:
+        """Close an unterminated block (the excerpt or the stream ended inside it)."""
+        if not self.active:
+            return None
+        self.active = False
+        return self._result(complete=False)
+
+    def _result(self, complete: bool) -> BenchResult:
+        return BenchResult(line=self.first_line, values=dict(self.values), backend=self.backend,
+                           complete=complete)

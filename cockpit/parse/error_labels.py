@@ -1,0 +1,84 @@
+"""Error labels of a log line, exactly as the corpus README defines them.
+
+`line_error_labels` is the one definition, used by the event parser and, on candidate
+lines only, by the fast summary scan. `ANCHORS_BYTES` finds those candidate lines: every
+trigger contains one of its anchors, and the anchors start with bytes that are rare in
+batch and access lines, so one regex pass over a big buffer stays cheap.
+"""
+
+from __future__ import annotations
+
+import re
+
+# (label, literal substrings); a line gets the label if it contains any of them.
+_SUBSTRING_TRIGGERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("cuda_oom", ("CUDA out of memory", "CUDA error: out of memory", "OutOfMemoryError")),
+    ("npu_oom", ("NPU out of memory",)),
+    ("kv_pool_oom", ("Prefill out of memory. Try to lower", "Decode out of memory. Try to lower",
+                     "alloc_req_slots runs out of memory")),
+    ("retract", ("Decode out of memory happened", "KV cache pool is full. Retract requests")),
+    ("nccl", ("NCCL error", "ncclInternalError", "ncclSystemError", "ncclUnhandledCudaError",
+              "ncclRemoteError", "Watchdog caught collective operation timeout",
+              "NCCL communicator was aborted")),
+    ("traceback", ("Traceback (most recent call last)",)),
+    ("scheduler_exception", ("Scheduler hit an exception", "Exception in ModelTpServer",
+                             "Exception in ControllerSingle")),
+    ("watchdog_timeout", ("Watchdog timeout (self.watchdog_timeout=",
+                          "watchdog timeout (self.watchdog_timeout=")),
+    ("child_failed", ("Received sigquit from a child", "Child process unexpectedly failed")),
+    ("fatal_python_error", ("Fatal Python error",)),
+    ("cuda_error", ("illegal memory access",)),
+    ("memory_leak", ("memory leak detected",)),
+)
+# A Python frame line; faulthandler's `line N in func` (no comma) is deliberately not one.
+_FRAME = re.compile(r'^\s*File ".*", line \d+, in ')
+_CUDA_ERROR = re.compile(r"CUDA error: (?!out of memory)")
+
+# One cheap gate before the per-label checks: every trigger contains one of these words.
+_GATE = re.compile(r"memory|Memory|rror|Retract|Traceback|File|xception|atchdog|sigquit|"
+                   r"Child process|Killed|NCCL communicator")
+
+ALL_LABELS = tuple(sorted({label for label, _ in _SUBSTRING_TRIGGERS} | {"killed", "cuda_error"}))
+
+
+def line_error_labels(line: str) -> tuple[str, ...]:
+    """Sorted labels this one physical line triggers (empty for almost every line)."""
+    if _GATE.search(line) is None:
+        return ()
+    found = {label for label, subs in _SUBSTRING_TRIGGERS if any(s in line for s in subs)}
+    if "File" in line and _FRAME.match(line):
+        found.add("traceback")
+    if "CUDA error: " in line and _CUDA_ERROR.search(line):
+        found.add("cuda_error")
+    if line.rstrip("\r") == "Killed":
+        found.add("killed")
+    return tuple(sorted(found))
+
+
+# Anchors for the byte-level scan, grouped by first byte (sre tries the groups in turn).
+# Each trigger above contains at least one anchor (tests check this); the anchors'
+# first bytes (C E M U S R W K F B _ ( y g f) are uncommon in batch and access lines.
+_ANCHORS = (
+    "CUDA ", "CCL ", "Child process", "Error", "Exception in ", "MemoryError",
+    "U out of memory", "Scheduler hit", "Retract", "Received sigquit", "Watchdog ", "Killed",
+    "File \"", "Fatal Python", "Benchmark Result", "_req_slots runs", "(most recent",
+    "(self.watchdog_timeout=", "y. Try to lower", "y happened", "y leak detected",
+    "gal memory access", "fired up and ready",
+)
+
+
+def _grouped(anchors: tuple[str, ...]) -> bytes:
+    groups: dict[str, list[str]] = {}
+    for a in anchors:
+        groups.setdefault(a[0], []).append(a[1:])
+    return b"|".join(
+        re.escape(head.encode()) + b"(?:" + b"|".join(re.escape(t.encode()) for t in tails) + b")"
+        for head, tails in groups.items()
+    )
+
+
+ANCHORS_BYTES = re.compile(_grouped(_ANCHORS))
+ANCHORS_TEXT = re.compile(_grouped(_ANCHORS).decode())
+TRIGGER_EXAMPLES = tuple(s for _, subs in _SUBSTRING_TRIGGERS for s in subs) + (
+    '  File "x.py", line 1, in f', "CUDA error: unspecified launch failure", "Killed",
+)

@@ -1,0 +1,184 @@
+"""The `parse-log` summary of a whole log, computed fast over big byte buffers.
+
+No event objects here: a few regex passes per buffer (each with a literal prefix, so sre
+skips through the text quickly), then per-value work only on the captured bits:
+* one pass finds every prefill/decode/legacy batch line and captures the rest of it;
+* the rests are joined and scanned for `#running-req`, `#queue-req`, `gen throughput`;
+* one pass over rare anchor words finds candidate lines for error labels, readiness and
+  the bench block, and only those lines are decoded and checked exactly.
+The result equals folding LogParser's events with `cockpit.live.log_metrics.LogSummary`
+(tests check both on the corpus).
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import re
+from typing import BinaryIO
+
+from cockpit.parse.bench_serving import HEADER, BenchBlockParser
+from cockpit.parse.error_labels import ANCHORS_BYTES, line_error_labels
+from cockpit.parse.sanitize import strip_ansi_bytes
+
+_BATCH = re.compile(
+    rb" batch(?:(?<=Decode batch)([.,]| \[\d+\],)|(?<=Prefill batch)([.,]| \[\d+\],)"
+    rb"|(?<=new fill batch)(\.))([^\n]*)"
+)
+_RUNNING = re.compile(rb"#running-req: (\d+)")
+_QUEUE = re.compile(rb"#queue-req: (\d+)")
+_GEN = re.compile(rb"gen throughput \(token/s\): (\d+(?:\.\d+)?)")
+_LEGACY_RUNNING = re.compile(rb"#running_req: (\d+)")
+_LEGACY_QUEUE = re.compile(rb"#remaining_req: (\d+)")
+_READY = "The server is fired up and ready to roll"
+_HEADER_BYTES = HEADER.encode()
+CHUNK_BYTES = 32 << 20
+
+
+def _max_int(values: list[bytes], current: int | None) -> int | None:
+    if not values:
+        return current
+    best = max(map(int, set(values)))  # few distinct values: dedupe before converting
+    return best if current is None or best > current else current
+
+
+class SummaryScanner:
+    """Accumulates the summary over buffers of complete lines (`feed`), then `result()`."""
+
+    def __init__(self) -> None:
+        self.prefill_lines = 0
+        self.decode_lines = 0
+        self.last_gen: float | None = None
+        self.max_gen: float | None = None
+        self.max_running: int | None = None
+        self.max_queue: int | None = None
+        self.errors: set[str] = set()
+        self.ready = False
+        self._bench = BenchBlockParser()
+        self._bench_seen = False
+
+    def feed(self, data: bytes, start: int = 0, end: int | None = None) -> None:
+        """Scan data[start:end], which must end at a line boundary (or the stream's end)."""
+        end = len(data) if end is None else end
+        if data.find(b"\x1b", start, end) >= 0:  # colour codes: rare, so copy only then
+            data, start = strip_ansi_bytes(data[start:end]), 0
+            end = len(data)
+        if self._bench.active:
+            start_after = self._continue_bench(data, start, end)
+        else:
+            start_after = start
+        self._batches(data, start, end)
+        self._rare_lines(data, start_after, end)
+
+    def _batches(self, data: bytes, start: int, end: int) -> None:
+        found = _BATCH.findall(data, start, end)
+        if not found:
+            return
+        decode = [rest for d, p, l, rest in found if d]
+        prefill = [rest for d, p, l, rest in found if p]
+        legacy = [rest for d, p, l, rest in found if l]
+        self.decode_lines += len(decode)
+        self.prefill_lines += len(prefill) + len(legacy)
+        dtext = b"\n".join(decode)
+        both = dtext + b"\n" + b"\n".join(prefill)
+        running = _RUNNING.findall(both)
+        queue = _QUEUE.findall(both)
+        if legacy:
+            ltext = b"\n".join(legacy)
+            running += _LEGACY_RUNNING.findall(ltext)
+            queue += _LEGACY_QUEUE.findall(ltext)
+        self.max_running = _max_int(running, self.max_running)
+        self.max_queue = _max_int(queue, self.max_queue)
+        gen = _GEN.findall(dtext)
+        if gen:
+            self.last_gen = float(gen[-1])
+            best = max(map(float, set(gen)))
+            self.max_gen = best if self.max_gen is None or best > self.max_gen else self.max_gen
+
+    def _rare_lines(self, data: bytes, start: int, end: int) -> None:
+        done = start  # lines before this offset were already checked
+        for m in ANCHORS_BYTES.finditer(data, start, end):
+            pos = m.start()
+            if pos < done:
+                continue
+            line_start = data.rfind(b"\n", start, pos) + 1
+            line_end = data.find(b"\n", pos, end)
+            line_end = end if line_end < 0 else line_end
+            done = line_end + 1
+            line = data[line_start:line_end].decode("utf-8", "replace")
+            self.errors.update(line_error_labels(line))
+            if not self.ready and _READY in line:
+                self.ready = True
+            if HEADER in line:
+                self._bench.feed(line)
+                self._bench_seen = True
+                done = self._continue_bench(data, line_end + 1, end)
+
+    def _continue_bench(self, data: bytes, pos: int, end: int) -> int:
+        """Feed bench rows from `pos` until the block closes; returns where it stopped."""
+        while self._bench.active and pos < end:
+            nl = data.find(b"\n", pos, end)
+            nl = end if nl < 0 else nl
+            line = data[pos:nl].decode("utf-8", "replace")
+            if HEADER in line:
+                return pos  # a new block: let the anchor scan start it
+            self._bench.feed(line)
+            self.errors.update(line_error_labels(line))
+            pos = nl + 1
+        return pos
+
+    def result(self) -> dict:
+        # the last result block seen, complete or cut short; null if there was none
+        bench = dict(self._bench.values) if self._bench_seen else None
+        return {
+            "prefill_lines": self.prefill_lines,
+            "decode_lines": self.decode_lines,
+            "last_gen_throughput": self.last_gen,
+            "max_gen_throughput": self.max_gen,
+            "max_running_req": self.max_running,
+            "max_queue_req": self.max_queue,
+            "errors": sorted(self.errors),
+            "bench": bench,
+            "ready": self.ready,
+        }
+
+
+def summarize_bytes(data: bytes) -> dict:
+    scanner = SummaryScanner()
+    scanner.feed(data)
+    return scanner.result()
+
+
+def summarize_stream(stream: BinaryIO, chunk_bytes: int = CHUNK_BYTES) -> dict:
+    """Summary of a binary stream (a file or stdin), read in large chunks."""
+    fileno = _regular_fileno(stream)
+    if fileno is not None:  # a regular file: map it, no copies at all
+        size = os.fstat(fileno).st_size
+        if size > 0:
+            with mmap.mmap(fileno, 0, access=mmap.ACCESS_READ) as mapped:
+                return summarize_bytes(mapped)  # type: ignore[arg-type]
+    scanner = SummaryScanner()
+    carry = b""
+    while True:
+        chunk = stream.read(chunk_bytes)
+        if not chunk:
+            break
+        data = carry + chunk if carry else chunk
+        cut = data.rfind(b"\n") + 1
+        if cut:
+            scanner.feed(data, 0, cut)
+        carry = data[cut:]
+    if carry:
+        scanner.feed(carry)
+    return scanner.result()
+
+
+def _regular_fileno(stream: BinaryIO) -> int | None:
+    try:
+        fileno = stream.fileno()
+        import stat
+        if stream.tell() == 0 and stat.S_ISREG(os.fstat(fileno).st_mode):
+            return fileno
+    except (OSError, ValueError, AttributeError):
+        pass
+    return None
