@@ -13,6 +13,7 @@ import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from cockpit.parse.gpu_sample import GpuSample, decode_clock_event_reasons
@@ -99,6 +100,13 @@ def query_command(interval_ms: int | None = None, fields: Sequence[str] = QUERY_
 def parse_value(raw: str) -> tuple[float | int | None, str | None]:
     """A CSV cell -> (number, None), or (None, raw text) when it is not a number."""
     text = raw.strip()
+    if text.isdigit():
+        return int(text), None
+    if text[:1].isdigit() or text[:1] in "+-":
+        try:
+            return float(text), None
+        except ValueError:
+            pass  # a unit suffix: `120.50 W`
     m = _NUMBER.match(text)
     if m is None:
         return None, text or "(empty)"
@@ -148,41 +156,56 @@ def parse_query_line(
     `now` stamps the sample with the reader's clock (remote clocks differ); without it
     the line's own `timestamp` field is used when present.
     """
+    fields = tuple(fields)
     cells = _split_cells(line, len(fields), fields)
     if len(cells) != len(fields):
         raise QueryLineError(f"expected {len(fields)} fields, got {len(cells)}: {line.strip()[:120]!r}")
     values: dict[str, Any] = {}
     notes: dict[str, str] = {}
     timestamp: float | None = now
-    for name, raw in zip(fields, cells):
-        if name == "timestamp":
-            if now is None:
-                timestamp = parse_timestamp(raw)
-            continue
-        attr = FIELD_TO_ATTR.get(name)
-        if attr is None or attr in values:
-            continue
-        if attr in _STRING_ATTRS:
+    for at, attr, kind in _plan(fields):
+        raw = cells[at]
+        if kind == "num":
+            number, why = parse_value(raw)
+            values[attr] = number
+            if why is not None:
+                notes[attr] = why
+        elif kind == "str":
             if _is_missing_text(raw):
                 values[attr] = None
                 notes[attr] = raw or "(empty)"
             else:
                 values[attr] = raw
-        elif attr == "throttle_reasons":
+        elif kind == "hex":
             try:
                 values[attr] = decode_clock_event_reasons(int(raw, 16))
             except ValueError:
                 values[attr] = ()
                 notes[attr] = raw or "(empty)"
-        else:
-            number, why = parse_value(raw)
-            values[attr] = number
-            if why is not None:
-                notes[attr] = why
+        elif now is None:  # "ts"
+            timestamp = parse_timestamp(raw)
     index = values.pop("index", None)
     if not isinstance(index, int):
         raise QueryLineError(f"no GPU index in line: {line.strip()[:120]!r}")
     return GpuSample(index=index, timestamp=timestamp, host=host, notes=notes, **values)
+
+
+@lru_cache(maxsize=32)
+def _plan(fields: tuple[str, ...]) -> tuple[tuple[int, str, str], ...]:
+    """(cell position, GpuSample attribute, kind) per used field; first name per attribute wins."""
+    plan: list[tuple[int, str, str]] = []
+    seen: set[str] = set()
+    for at, name in enumerate(fields):
+        if name == "timestamp":
+            plan.append((at, "timestamp", "ts"))
+            continue
+        attr = FIELD_TO_ATTR.get(name)
+        if attr is None or attr in seen:
+            continue
+        seen.add(attr)
+        kind = "str" if attr in _STRING_ATTRS else "hex" if attr == "throttle_reasons" else "num"
+        plan.append((at, attr, kind))
+    return tuple(plan)
 
 
 def _is_missing_text(raw: str) -> bool:
@@ -251,10 +274,11 @@ class QueryStreamParser:
         line = line.rstrip("\r\n")
         if not line.strip():
             return None
-        found = header_fields(line)
-        if found is not None:
-            self.fields = found
-            return None
+        if line.lstrip()[:1].isalpha():  # sample lines start with a digit (timestamp, index)
+            found = header_fields(line)
+            if found is not None:
+                self.fields = found
+                return None
         now = self._clock() if self._clock is not None else None
         try:
             sample = parse_query_line(line, self.fields, host=self.host, now=now)
