@@ -1,0 +1,301 @@
+"""CockpitApp: wiring and lifecycle. Owns the SessionEditor, saving and the live feeds.
+
+* every edit goes through `apply_edit` -> SessionEditor (undo history, journal);
+* `save` writes the session with the `ui` table captured from the widgets; autosave is
+  debounced (`ui.autosave`, `ui.autosave_delay_s`);
+* the session file is polled for outside changes (`cockpit add` from a shell): with no
+  unsaved local edits the disk version is taken (undoable); with unsaved edits the local
+  ones are kept and the person is told, and the next save writes them over the file;
+* `sources` (LiveSources) are run as workers whose items go to the panes' `feed()`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+from textual.timer import Timer
+from textual.worker import Worker, WorkerState
+
+from cockpit.model.edits import SessionEditor
+from cockpit.model.session import Session
+from cockpit.store.errors import SessionFileError
+from cockpit.store.toml_store import load_session, save_session
+from cockpit.ui import ui_state
+from cockpit.ui.actions import ACTIONS
+from cockpit.ui.commands import CockpitCommands
+from cockpit.ui.messages import LiveFeedStopped, LiveItemReceived
+from cockpit.ui.screens.confirm_quit import ConfirmQuitScreen
+from cockpit.ui.screens.main import MainScreen
+from cockpit.ui.sources import LiveFeed, LiveSources
+from cockpit.ui.themes import DEFAULT_THEME, load_themes, role_defaults
+
+
+def _disk_signature(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return (stat.st_mtime_ns, stat.st_size)
+
+
+class CockpitApp(App[None]):
+    CSS_PATH = Path(__file__).with_name("global.tcss")
+    TITLE = "cockpit"
+    COMMANDS = App.COMMANDS | {CockpitCommands}
+    # A mode (not get_default_screen) so that the screen's CSS_PATH is loaded.
+    MODES = {"cockpit": MainScreen}
+    DEFAULT_MODE = "cockpit"
+    # ctrl+q goes through the same unsaved-edits question as q.
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
+                Binding("ctrl+c", "help_quit", show=False, system=True)]
+
+    def __init__(
+        self,
+        session: Session,
+        path: Path,
+        *,
+        sources: LiveSources | None = None,
+        clock: Callable[[], datetime] | None = None,
+        theme: str | None = None,
+        theme_dirs: list[Path] | None = None,
+        keymap: dict[str, str] | None = None,
+        watch_interval_s: float | None = 1.5,
+    ) -> None:
+        """`sources`: live feeds for the panes (demo replay, SSH tails, test fakes);
+        `clock`: what the header shows (tests freeze it); `watch_interval_s`: how often the
+        session file is checked for outside changes (None: never)."""
+        super().__init__()
+        self.editor = SessionEditor(session)
+        self.path = Path(path)
+        self.sources = sources or LiveSources()
+        self.clock = clock or (lambda: datetime.now(UTC).astimezone())
+        self.watch_interval_s = watch_interval_s
+        self.keymap = dict(keymap or {})
+        self.host_states: dict[str, str] = {host.name: "" for host in session.hosts}
+        self.saved_revision = 0
+        self.autosave = session.ui.autosave
+        self._autosave_timer: Timer | None = None
+        self._disk_sig = _disk_signature(self.path)
+        self._disk_conflict_sig: tuple[int, int] | None = None
+        themes, self.theme_problems = load_themes(theme_dirs)
+        for item in themes:
+            self.register_theme(item)
+        self.theme_names = [t.name for t in themes]
+        wanted = theme or session.ui.theme or DEFAULT_THEME
+        self.theme = wanted if wanted in self.available_themes else self._fallback_theme()
+        self._theme_missing = wanted if wanted not in self.available_themes else None
+
+    def _fallback_theme(self) -> str:
+        return DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        # Roles a theme leaves out (Textual's built-in ones) map onto its base colours.
+        return role_defaults(self.current_theme.to_color_system().generate())
+
+
+    @property
+    def main_screen(self) -> MainScreen:
+        screen = self.screen_stack[0]
+        assert isinstance(screen, MainScreen)
+        return screen
+
+    def on_mount(self) -> None:
+        if self.keymap:
+            self.set_keymap(self.keymap)
+        for problem in self.theme_problems:
+            self.notify(f"Theme file skipped: {problem}", severity="error", timeout=10)
+        if self._theme_missing:
+            self.notify(f"Theme '{self._theme_missing}' not found; using {self.theme}", severity="warning")
+        self.call_after_refresh(ui_state.apply, self.main_screen, self.editor.session.ui)
+        for name, feed in self.sources.items():
+            self._start_feed(name, feed)
+        if self.watch_interval_s:
+            self.watch_session_file()
+
+    # ----- edits --------------------------------------------------------------------------
+    @property
+    def unsaved_edits(self) -> int:
+        return abs(self.editor.revision - self.saved_revision)
+
+    def apply_edit(self, edit: Callable[[SessionEditor], Any], *, done: str | None = None) -> Any:
+        """Run one SessionEditor call; an edit that cannot apply is reported, not raised.
+
+        Returns the call's result, or False when it did not apply.
+        """
+        try:
+            result = edit(self.editor)
+        except ValueError as exc:  # EditError and pydantic's ValidationError
+            self.notify(str(exc).splitlines()[0], severity="warning", timeout=4)
+            return False
+        if done:
+            self.notify(done, timeout=3)
+        self.session_changed()
+        return result
+
+    def undo(self) -> None:
+        label = self.editor.undo()
+        self.notify(f"Undone: {label}" if label else "Nothing to undo", timeout=2)
+        if label:
+            self.session_changed()
+
+    def redo(self) -> None:
+        label = self.editor.redo()
+        self.notify(f"Redone: {label}" if label else "Nothing to redo", timeout=2)
+        if label:
+            self.session_changed()
+
+    def session_changed(self) -> None:
+        self.main_screen.show_session(self.editor.session)
+        self._schedule_autosave()
+
+    # ----- saving -------------------------------------------------------------------------
+    def current_ui(self) -> Any:
+        return ui_state.capture(self.main_screen, self.editor.session.ui.model_copy(update={"autosave": self.autosave}))
+
+    def save(self, *, announce: bool = False) -> bool:
+        session = self.editor.session.model_copy(update={"ui": self.current_ui()})
+        try:
+            save_session(session, self.path)
+        except OSError as exc:
+            self.notify(f"Could not save {self.path}: {exc}", severity="error", timeout=10)
+            return False
+        self.saved_revision = self.editor.revision
+        self._disk_sig = _disk_signature(self.path)
+        self._disk_conflict_sig = None
+        if self._autosave_timer is not None:
+            self._autosave_timer.stop()
+            self._autosave_timer = None
+        if announce:
+            self.notify(f"Saved {self.path.name}", timeout=2)
+        self.main_screen.refresh_header()
+        return True
+
+    def _schedule_autosave(self) -> None:
+        self.main_screen.refresh_header()
+        if not self.autosave or not self.unsaved_edits:
+            return
+        if self._autosave_timer is not None:
+            self._autosave_timer.stop()
+        self._autosave_timer = self.set_timer(self.editor.session.ui.autosave_delay_s, self._autosave)
+
+    def _autosave(self) -> None:
+        self._autosave_timer = None
+        if self.unsaved_edits and self._disk_conflict_sig is None:
+            self.save()
+
+    def toggle_autosave(self) -> None:
+        self.autosave = not self.autosave
+        self.notify(f"Autosave {'on' if self.autosave else 'off'}", timeout=2)
+        self._schedule_autosave()
+
+    # ----- quitting -----------------------------------------------------------------------
+    async def action_quit(self) -> None:
+        self.request_quit()
+
+    def request_quit(self) -> None:
+        if not self.unsaved_edits:
+            self._save_view_if_moved()
+            self.exit()
+            return
+
+        def choose(choice: str | None) -> None:
+            if choice == "save" and self.save():
+                self.exit()
+            elif choice == "discard":
+                self.exit()
+
+        self.push_screen(ConfirmQuitScreen(self.unsaved_edits), choose)
+
+    def _save_view_if_moved(self) -> None:
+        """No edits, but the view moved (tab, selection, theme): keep it for the reopen,
+        unless the file changed on disk since, which would be overwritten."""
+        if _disk_signature(self.path) != self._disk_sig:
+            return
+        if self.current_ui() != self.editor.session.ui:
+            self.save()
+
+    # ----- themes -------------------------------------------------------------------------
+    def next_theme(self) -> None:
+        names = self.theme_names or [self.theme]
+        index = names.index(self.theme) + 1 if self.theme in names else 0
+        self.theme = names[index % len(names)]
+        self.notify(f"Theme: {self.theme}", timeout=2)
+
+    def bound_key_displays(self) -> dict[str, str]:
+        """Binding id -> the key shown for it, after any keymap override."""
+        out = {}
+        for spec in ACTIONS:
+            binding = spec.binding()
+            if spec.id in self.keymap:
+                binding = binding.with_key(self.keymap[spec.id])
+            out[spec.id] = ", ".join(self.get_key_display(binding.with_key(key, binding.key_display if i == 0 else None))
+                                     for i, key in enumerate(binding.key.split(",")))
+        return out
+
+    # ----- live feeds and hosts ---------------------------------------------------------------
+    def set_host_state(self, host: str, state: str) -> None:
+        """What the header says about a host ("connected", "reconnecting in 8 s", ...)."""
+        self.host_states[host] = state
+        self.main_screen.refresh_header()
+
+    def _start_feed(self, name: str, feed: LiveFeed) -> None:
+        pane = self.main_screen.query_one(f"#{name}")
+        pane.set_state(feed.description)  # type: ignore[attr-defined]
+        self.run_worker(self._pump(name, feed), name=f"live-{name}", group=f"live-{name}",
+                        description=feed.description, exclusive=True, exit_on_error=False)
+
+    async def _pump(self, name: str, feed: LiveFeed) -> None:
+        async for item in feed.stream():
+            self.post_message(LiveItemReceived(name, item))
+        self.post_message(LiveFeedStopped(name, "ended"))
+
+    def on_live_item_received(self, message: LiveItemReceived) -> None:
+        self.main_screen.query_one(f"#{message.feed}").feed(message.item)  # type: ignore[attr-defined]
+
+    def on_live_feed_stopped(self, message: LiveFeedStopped) -> None:
+        self.main_screen.query_one(f"#{message.feed}").set_state(message.reason)  # type: ignore[attr-defined]
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # One place turns a failed worker into an on-screen state instead of a crash.
+        worker = event.worker
+        if event.state is WorkerState.ERROR and worker.group.startswith("live-"):
+            reason = f"source failed: {worker.error}"
+            self.post_message(LiveFeedStopped(worker.group.removeprefix("live-"), reason))
+
+    # ----- outside changes to the session file ----------------------------------------------------
+    @work(exclusive=True, group="session-watch", exit_on_error=False, description="watch the session file")
+    async def watch_session_file(self) -> None:
+        assert self.watch_interval_s
+        while True:
+            await asyncio.sleep(self.watch_interval_s)
+            await self.check_disk()
+
+    async def check_disk(self) -> None:
+        sig = _disk_signature(self.path)
+        if sig is None or sig == self._disk_sig or sig == self._disk_conflict_sig:
+            return
+        try:
+            session = await asyncio.to_thread(load_session, self.path)
+        except SessionFileError as exc:
+            self._disk_conflict_sig = sig
+            self.notify(f"The session file changed on disk but does not load; keeping yours.\n{exc.render()}",
+                        severity="error", timeout=15)
+            return
+        if self.unsaved_edits:
+            self._disk_conflict_sig = sig
+            self.notify("The session file changed on disk while you have unsaved edits: keeping yours. "
+                        "Saving (ctrl+s) writes them over the file.", severity="warning", timeout=15)
+            return
+        self.editor.replace(session)
+        self.saved_revision = self.editor.revision
+        self._disk_sig = sig
+        self.main_screen.show_session(self.editor.session)
+        self.notify("Reloaded: the session file changed on disk", timeout=4)
+

@@ -1,0 +1,39 @@
+"""The command palette: every registry action as "area: Verb", with its description and key."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from cockpit.ui.actions import ACTIONS, MODAL_SCOPES, ActionSpec
+
+
+def palette_actions() -> list[ActionSpec]:
+    return [spec for spec in ACTIONS if spec.scope not in MODAL_SCOPES]
+
+
+class CockpitCommands(Provider):
+    def _runner(self, spec: ActionSpec):  # noqa: ANN202
+        from cockpit.ui.screens.main import MainScreen
+
+        screen = self.screen
+        if not isinstance(screen, MainScreen):
+            return None
+        return partial(screen.run_registry_action, spec.id)
+
+    def _help(self, spec: ActionSpec) -> str:
+        keys = getattr(self.app, "bound_key_displays", lambda: {})().get(spec.id, spec.keys)
+        return f"{spec.description}  [{keys}]"
+
+    async def discover(self) -> Hits:
+        for spec in palette_actions():
+            if runner := self._runner(spec):
+                yield DiscoveryHit(spec.title, runner, help=self._help(spec))
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for spec in palette_actions():
+            score = matcher.match(spec.title)
+            if score > 0 and (runner := self._runner(spec)):
+                yield Hit(score, matcher.highlight(spec.title), runner, text=spec.title, help=self._help(spec))

@@ -1,0 +1,101 @@
+"""`cockpit [SESSION]`: find or create the session, load it strictly, run the TUI.
+
+* no SESSION: reopen the most recently used one, or offer to create one;
+* SESSION missing: create it (an empty campaign titled after the file);
+* SESSION broken: print its errors (file:line:col) to stderr, exit 1, file untouched;
+* `--demo`: built by `cockpit.sources.demo.build_demo(args) -> (session_path, LiveSources)`
+  once that module exists; until then "demo not available yet", exit 2.
+"""
+
+from __future__ import annotations
+
+import sys
+from importlib import import_module
+from pathlib import Path
+from typing import Any
+
+from cockpit.model.session import Session, now
+from cockpit.store.errors import SessionFileError
+from cockpit.store.toml_store import load_session, save_session
+from cockpit.ui import recent
+from cockpit.ui.sources import LiveSources
+
+DEFAULT_NEW = "cockpit-session.toml"
+
+
+def create_session(path: Path) -> Session:
+    session = Session(title=path.stem.replace("_", " ").replace("-", " "), created=now())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_session(session, path)
+    return session
+
+
+def _ask_for_new() -> Path | None:
+    if not sys.stdin.isatty():
+        print(f"cockpit: no session given and none used before; run `cockpit {DEFAULT_NEW}` to create one",
+              file=sys.stderr)
+        return None
+    answer = input(f"No session given and none used before. Create one? [path, default {DEFAULT_NEW}; n to stop] ")
+    answer = answer.strip()
+    if answer.lower() in ("n", "no", "q"):
+        return None
+    return Path(answer or DEFAULT_NEW)
+
+
+def resolve_session(arg: str | None) -> tuple[Path, Session] | int:
+    """The session to open, or an exit status."""
+    if arg is None:
+        path = recent.most_recent()
+        if path is None or not path.exists():
+            path = _ask_for_new()
+            if path is None:
+                return 2
+    else:
+        path = Path(arg)
+    if not path.exists():
+        try:
+            session = create_session(path)
+        except OSError as exc:
+            print(f"cockpit: cannot create {path}: {exc}", file=sys.stderr)
+            return 1
+        print(f"cockpit: created {path}", file=sys.stderr)
+        return path, session
+    try:
+        return path, load_session(path)
+    except SessionFileError as exc:
+        print(exc.render(), file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"cockpit: cannot read {path}: {exc}", file=sys.stderr)
+        return 1
+
+
+def _demo(args: Any) -> tuple[Path, LiveSources] | int:
+    try:
+        module = import_module("cockpit.sources.demo")
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("cockpit.sources.demo",):
+            raise
+        print("demo not available yet", file=sys.stderr)
+        return 2
+    return module.build_demo(args)  # type: ignore[no-any-return]
+
+
+def run_tui(args: Any, *, sources: LiveSources | None = None) -> int:
+    """Entry from the CLI: `args.session` (str | None), `args.demo`, `args.theme`."""
+    if getattr(args, "demo", False):
+        built = _demo(args)
+        if isinstance(built, int):
+            return built
+        session_path, sources = built
+        args.session = str(session_path)
+    resolved = resolve_session(getattr(args, "session", None))
+    if isinstance(resolved, int):
+        return resolved
+    path, session = resolved
+    recent.remember(path)
+    from cockpit.ui.app import CockpitApp  # Textual only once there is something to show
+
+    app = CockpitApp(session, path, sources=sources, theme=getattr(args, "theme", None))
+    app.run()
+    return 0

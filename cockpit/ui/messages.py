@@ -1,0 +1,116 @@
+"""Messages of the cockpit UI, named for what happened.
+
+Widgets post intents (`...Requested`) and never touch the session; the main screen
+turns each intent into one SessionEditor call. Live feeds post `LiveItemReceived`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from textual.message import Message
+
+from cockpit.model.enums import TaskStatus
+from cockpit.model.session import LogViewState
+
+
+# ----- task board ----------------------------------------------------------------------
+@dataclass
+class TaskAddRequested(Message):
+    status: TaskStatus
+
+
+@dataclass
+class TaskEditRequested(Message):
+    task_id: str
+
+
+@dataclass
+class TaskDeleteRequested(Message):
+    task_id: str
+
+
+@dataclass
+class TaskMoveRequested(Message):
+    task_id: str
+    step: int
+    """+1 = next column, -1 = previous column."""
+
+
+@dataclass
+class TaskReorderRequested(Message):
+    task_id: str
+    step: int
+    """-1 = up, +1 = down within its column."""
+
+
+@dataclass
+class TaskLinkRequested(Message):
+    task_id: str
+
+
+@dataclass
+class TaskReviewAcknowledged(Message):
+    task_id: str
+
+
+# ----- discoveries -----------------------------------------------------------------------
+@dataclass
+class DiscoveryAddRequested(Message):
+    pass
+
+
+@dataclass
+class DiscoveryEditRequested(Message):
+    discovery_id: str
+
+
+@dataclass
+class DiscoveryStatusCycleRequested(Message):
+    discovery_id: str
+
+
+# ----- benchmarks and launch profiles ------------------------------------------------------
+@dataclass
+class BenchmarkAddRequested(Message):
+    pass
+
+
+@dataclass
+class BenchmarkDeleteRequested(Message):
+    benchmark_id: str
+
+
+@dataclass
+class ProfileMarkWorkingRequested(Message):
+    profile_id: str
+
+
+@dataclass
+class ProfileCopyRequested(Message):
+    profile_id: str
+
+
+# ----- log view and live feeds ---------------------------------------------------------------
+@dataclass
+class LogViewChanged(Message):
+    """The log pane's follow/filter/search state changed (saved in the session's ui table)."""
+
+    state: LogViewState
+
+
+@dataclass
+class LiveItemReceived(Message):
+    """One item (a batch of lines, a GPU sample, a topology) from an injected live feed."""
+
+    feed: str
+    item: Any
+
+
+@dataclass
+class LiveFeedStopped(Message):
+    """A live feed ended or failed; the pane shows it instead of looking idle."""
+
+    feed: str
+    reason: str

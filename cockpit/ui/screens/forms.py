@@ -1,0 +1,187 @@
+"""The edit forms: task, discovery, benchmark, last action, and task -> discovery links.
+
+Each returns plain values (a dict or a list of ids); the main screen applies them through
+the SessionEditor. Validation that needs the session (ids that must exist) happens here,
+so the person sees the message under the field instead of an error after the fact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from rich.text import Text
+from textual.widget import Widget
+from textual.widgets import Input, Select, SelectionList, TextArea
+
+from cockpit.model.enums import DiscoveryStatus
+from cockpit.model.session import Discovery, LastAction, Session, Task
+from cockpit.ui.screens.form_base import FormInvalid, FormScreen, check_ids, parse_number
+
+
+def _input(value: str | None = "", placeholder: str = "") -> Input:
+    return Input(value or "", placeholder=placeholder, compact=True)
+
+
+def _area(value: str | None) -> TextArea:
+    return TextArea(value or "", soft_wrap=True, show_line_numbers=False, compact=True)
+
+
+class TaskForm(FormScreen[dict[str, Any]]):
+    """Title and notes; the column is chosen on the board."""
+
+    def __init__(self, task: Task | None = None, column: str = "todo") -> None:
+        super().__init__()
+        self.task_ = task
+        self.title_text = f"Edit task {task.id}" if task else f"New task in {column}"
+
+    def compose_fields(self) -> Iterable[Widget]:
+        yield from self.row("title", "Title", _input(self.task_.title if self.task_ else "",
+                                                      "what needs doing"))
+        yield from self.row("notes", "Notes", _area(self.task_.notes if self.task_ else ""))
+
+    def collect(self) -> dict[str, Any]:
+        title = self.text("title")
+        if not title:
+            raise FormInvalid({"title": "a task needs a title"})
+        return {"title": title, "notes": self.text("notes") or None}
+
+
+class DiscoveryForm(FormScreen[dict[str, Any]]):
+    """Claim, status, evidence, tags and links to benchmarks, files and tasks."""
+
+    def __init__(self, session: Session, discovery: Discovery | None = None) -> None:
+        super().__init__()
+        self.session = session
+        self.disc = discovery
+        self.title_text = f"Edit discovery {discovery.id}" if discovery else "New discovery"
+
+    def compose_fields(self) -> Iterable[Widget]:
+        d = self.disc
+        yield from self.row("claim", "Claim", _input(d.claim if d else "", "what you believe is true"))
+        yield from self.row("status", "Status", Select(
+            [(s.value, s.value) for s in DiscoveryStatus], allow_blank=False, compact=True,
+            value=(d.status.value if d else DiscoveryStatus.HYPOTHESIS.value)))
+        yield from self.row("evidence", "Evidence", _area(d.evidence if d else ""))
+        yield from self.row("tags", "Tags", _input(" ".join(d.tags) if d else "", "space separated"))
+        yield from self.row("benchmarks", "Benchmarks", _input(" ".join(d.benchmarks) if d else "", "b1 b2"))
+        yield from self.row("files", "Files", _input(" ".join(d.files) if d else "", "f1"))
+        yield from self.row("tasks", "Tasks", _input(" ".join(d.tasks) if d else "", "t1 t3"))
+
+    def collect(self) -> dict[str, Any]:
+        errors: dict[str, str] = {}
+        out: dict[str, Any] = {}
+        out["claim"] = self.text("claim")
+        if not out["claim"]:
+            errors["claim"] = "a discovery needs a claim"
+        status = self.query_one("#field-status", Select).value
+        out["status"] = DiscoveryStatus(str(status))
+        out["evidence"] = self.text("evidence") or None
+        out["tags"] = list(dict.fromkeys(self.text("tags").replace(",", " ").split()))
+        for name, collection, what in (("benchmarks", self.session.benchmarks, "benchmark"),
+                                       ("files", self.session.files, "file"),
+                                       ("tasks", self.session.tasks, "task")):
+            try:
+                out[name] = check_ids(self.text(name), (item.id for item in collection), what)
+            except ValueError as exc:
+                errors[name] = str(exc)
+        if errors:
+            raise FormInvalid(errors)
+        return out
+
+
+_BENCH_NUMBERS: tuple[tuple[str, str, bool], ...] = (
+    ("concurrency", "Concurrency", True),
+    ("input_len", "Input len", True),
+    ("output_len", "Output len", True),
+    ("total_tok_s", "Total tok/s", False),
+    ("output_tok_s", "Output tok/s", False),
+    ("ttft_ms", "TTFT ms", False),
+    ("itl_ms", "ITL ms", False),
+)
+
+
+class BenchmarkForm(FormScreen[dict[str, Any]]):
+    """A benchmark result as `bench_serving` reports it; the profile ties it to a launch."""
+
+    title_text = "New benchmark"
+
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+
+    def compose_fields(self) -> Iterable[Widget]:
+        yield from self.row("label", "Label", _input("", "e.g. c=64 random 1k/1k"))
+        working = next((p.id for p in self.session.launch if p.status.value == "working"), None)
+        yield from self.row("profile", "Profile", Select(
+            [(f"{p.id} {p.name}", p.id) for p in self.session.launch], compact=True,
+            prompt="(none)", value=working if working else Select.NULL))
+        for name, label, _integer in _BENCH_NUMBERS:
+            yield from self.row(name, label, _input(""))
+        yield from self.row("notes", "Notes", _input(""))
+
+    def collect(self) -> dict[str, Any]:
+        errors: dict[str, str] = {}
+        out: dict[str, Any] = {"label": self.text("label")}
+        if not out["label"]:
+            errors["label"] = "a benchmark needs a label"
+        profile = self.query_one("#field-profile", Select).value
+        if isinstance(profile, str):
+            out["profile"] = profile
+        for name, _label, integer in _BENCH_NUMBERS:
+            try:
+                value = parse_number(self.text(name), integer=integer, minimum=1 if name == "concurrency" else 0)
+            except ValueError as exc:
+                errors[name] = str(exc)
+                continue
+            if value is not None:
+                out[name] = value
+        if not errors and "total_tok_s" not in out and "output_tok_s" not in out:
+            errors["total_tok_s"] = "give total or output tok/s (or both)"
+        if self.text("notes"):
+            out["notes"] = self.text("notes")
+        if errors:
+            raise FormInvalid(errors)
+        return out
+
+
+class LastActionForm(FormScreen[dict[str, Any]]):
+    """What was just done, what comes next, and what to fall back to."""
+
+    title_text = "Last action"
+
+    def __init__(self, current: LastAction | None) -> None:
+        super().__init__()
+        self.current = current
+
+    def compose_fields(self) -> Iterable[Widget]:
+        c = self.current
+        yield from self.row("text", "Did", _input(c.text if c else "", "what you just did"))
+        yield from self.row("next_step", "Next", _input(c.next_step if c else "", "what to do next"))
+        yield from self.row("fallback", "Fallback", _input(c.fallback if c else "", "if that fails"))
+
+    def collect(self) -> dict[str, Any]:
+        text = self.text("text")
+        if not text:
+            raise FormInvalid({"text": "say what you did"})
+        return {"text": text, "next_step": self.text("next_step") or None,
+                "fallback": self.text("fallback") or None}
+
+
+class LinkForm(FormScreen[list[str]]):
+    """Tick the discoveries a task rests on (space toggles)."""
+
+    def __init__(self, session: Session, task: Task) -> None:
+        super().__init__()
+        self.session = session
+        self.task_ = task
+        self.title_text = f"Discoveries that {task.id} rests on"
+
+    def compose_fields(self) -> Iterable[Widget]:
+        linked = set(self.task_.discoveries) | {d.id for d in self.session.discoveries if self.task_.id in d.tasks}
+        yield from self.row("discoveries", "Discoveries", SelectionList[str](
+            *((Text(f"{d.id} [{d.status.value}] {d.claim}"), d.id, d.id in linked) for d in self.session.discoveries),
+            compact=True))
+
+    def collect(self) -> list[str]:
+        return list(self.query_one("#field-discoveries", SelectionList).selected)

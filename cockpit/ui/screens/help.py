@@ -1,0 +1,78 @@
+"""`?`: every key, generated from the live bindings, not written by hand.
+
+"Here" lists what the focused widget and its screen answer to right now
+(`Screen.active_bindings`); below, every registry action grouped by area, with the
+key actually bound (after any keymap override).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import ActiveBinding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from cockpit.ui.actions import ACTIONS, MODAL_SCOPES, bindings_for
+
+
+def key_text(app_display: str) -> Text:
+    return Text(app_display, style="bold")
+
+
+class HelpScreen(ModalScreen[None]):
+    CSS_PATH = Path(__file__).with_suffix(".tcss")
+    BINDINGS = bindings_for("help")
+
+    def __init__(self, active: dict[str, ActiveBinding], bound_keys: dict[str, str]) -> None:
+        """`active`: the bindings live where `?` was pressed; `bound_keys`: binding id -> key shown."""
+        super().__init__()
+        self.active = active
+        self.bound_keys = bound_keys
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Static("Keys", classes="form-title")
+            with VerticalScroll():
+                yield Static(self._here(), classes="help-here")
+                yield Static(self._everything(), classes="help-all")
+            yield Static("esc: close · ctrl+p: every action by name", classes="form-hint")
+
+    def _here(self) -> Table:
+        table = Table.grid(padding=(0, 2))
+        table.add_column(justify="right", min_width=8)
+        table.add_column()
+        table.add_row(Text("Here", style="bold underline"), "")
+        seen: set[str] = set()
+        for key, active in self.active.items():
+            binding = active.binding
+            if binding.system or not binding.description or binding.id in seen:
+                continue
+            seen.add(binding.id or key)
+            table.add_row(key_text(self.app.get_key_display(binding)),
+                          Text(f"{binding.description}" + ("" if active.enabled else " (not now)")))
+        return table
+
+    def _everything(self) -> Table:
+        groups: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        for spec in ACTIONS:
+            if spec.scope in MODAL_SCOPES:
+                continue
+            groups[spec.area].append((self.bound_keys.get(spec.id, spec.keys), f"{spec.verb}: {spec.description}"))
+        table = Table.grid(padding=(0, 2))
+        table.add_column(justify="right", min_width=8)
+        table.add_column()
+        for area, rows in groups.items():
+            table.add_row("", "")
+            table.add_row(Text(area, style="bold underline"), "")
+            for keys, what in rows:
+                table.add_row(key_text(keys), Text(what))
+        return table
+
+    def action_close(self) -> None:
+        self.dismiss(None)

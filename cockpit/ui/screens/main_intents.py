@@ -1,0 +1,194 @@
+"""What the main screen does with the views' intents: one SessionEditor call each.
+
+Forms collect and validate; `CockpitApp.apply_edit` runs the edit (reporting an edit that
+cannot apply instead of crashing) and re-renders; then the selection follows the item.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from cockpit.model.edits import SessionEditor
+from cockpit.model.session import Session
+from cockpit.ui import messages as msg
+from cockpit.ui.screens.forms import BenchmarkForm, DiscoveryForm, LastActionForm, LinkForm, TaskForm
+from cockpit.ui.widgets.banner import LeftOffBanner
+from cockpit.ui.widgets.benchmarks_view import BenchmarksView
+from cockpit.ui.widgets.discoveries_view import DiscoveriesView
+from cockpit.ui.widgets.profiles_view import full_command
+from cockpit.ui.widgets.task_board import TaskBoard
+
+if TYPE_CHECKING:
+    from cockpit.ui.app import CockpitApp
+
+
+def _find(items: list[Any], ident: str) -> Any:
+    return next((item for item in items if item.id == ident), None)
+
+
+class MainIntents:
+    app: CockpitApp
+
+    @property
+    def _session(self) -> Session:
+        return self.app.editor.session
+
+    def _select_task(self, task_id: str) -> None:
+        task = _find(self._session.tasks, task_id)
+        if task is not None:
+            self.query_one(TaskBoard).select_task(task_id, task.status)  # type: ignore[attr-defined]
+
+    # ----- tasks ------------------------------------------------------------------------
+    def on_task_add_requested(self, message: msg.TaskAddRequested) -> None:
+        def done(result: dict[str, Any] | None) -> None:
+            if result is None:
+                return
+            ident = self.app.apply_edit(lambda ed: ed.add_task(result["title"], message.status, result["notes"]))
+            if ident:
+                self._select_task(ident)
+
+        self.app.push_screen(TaskForm(column=message.status.value), done)
+
+    def on_task_edit_requested(self, message: msg.TaskEditRequested) -> None:
+        task = _find(self._session.tasks, message.task_id)
+        if task is None:
+            return
+
+        def done(result: dict[str, Any] | None) -> None:
+            if result is not None and (result["title"], result["notes"]) != (task.title, task.notes):
+                self.app.apply_edit(lambda ed: ed.edit_task(task.id, **result))
+                self._select_task(task.id)
+
+        self.app.push_screen(TaskForm(task), done)
+
+    def on_task_delete_requested(self, message: msg.TaskDeleteRequested) -> None:
+        self.app.apply_edit(lambda ed: ed.delete_task(message.task_id),
+                            done=f"Deleted {message.task_id} (u undoes)")
+
+    def on_task_move_requested(self, message: msg.TaskMoveRequested) -> None:
+        if self.app.apply_edit(lambda ed: ed.move_task(message.task_id, message.step)):
+            self._select_task(message.task_id)
+
+    def on_task_reorder_requested(self, message: msg.TaskReorderRequested) -> None:
+        self.app.apply_edit(lambda ed: ed.reorder_task(message.task_id, message.step))
+        self._select_task(message.task_id)
+
+    def on_task_link_requested(self, message: msg.TaskLinkRequested) -> None:
+        task = _find(self._session.tasks, message.task_id)
+        if task is None:
+            return
+        if not self._session.discoveries:
+            self.app.notify("No discoveries to link yet (3, then a)", severity="warning")
+            return
+
+        def done(chosen: list[str] | None) -> None:
+            if chosen is not None:
+                self.app.apply_edit(lambda ed: set_task_links(ed, task.id, chosen))
+                self._select_task(task.id)
+
+        self.app.push_screen(LinkForm(self._session, task), done)
+
+    def on_task_review_acknowledged(self, message: msg.TaskReviewAcknowledged) -> None:
+        task = _find(self._session.tasks, message.task_id)
+        if task is not None and not task.review:
+            self.app.notify(f"{task.id} is not flagged for review", timeout=2)
+            return
+        self.app.apply_edit(lambda ed: ed.acknowledge_review(message.task_id))
+        self._select_task(message.task_id)
+
+    # ----- discoveries ----------------------------------------------------------------------
+    def on_discovery_add_requested(self, _message: msg.DiscoveryAddRequested) -> None:
+        def done(result: dict[str, Any] | None) -> None:
+            if result is None:
+                return
+            links = {key: result.pop(key) for key in ("benchmarks", "files", "tasks")}
+            ident = self.app.apply_edit(lambda ed: ed.add_discovery(
+                result["claim"], result["evidence"], result["status"], result["tags"]))
+            if ident and any(links.values()):
+                self.app.apply_edit(lambda ed: ed.edit_discovery(ident, **links))
+            if ident:
+                self.query_one(DiscoveriesView).select(ident)  # type: ignore[attr-defined]
+
+        self.app.push_screen(DiscoveryForm(self._session), done)
+
+    def on_discovery_edit_requested(self, message: msg.DiscoveryEditRequested) -> None:
+        disc = _find(self._session.discoveries, message.discovery_id)
+        if disc is None:
+            return
+
+        def done(result: dict[str, Any] | None) -> None:
+            if result is None:
+                return
+            changed = {key: value for key, value in result.items() if getattr(disc, key) != value}
+            if changed:
+                self._edit_discovery(disc.id, changed)
+
+        self.app.push_screen(DiscoveryForm(self._session, disc), done)
+
+    def _edit_discovery(self, ident: str, changed: dict[str, Any]) -> None:
+        before = {t.id for t in self._session.tasks if t.review}
+        self.app.apply_edit(lambda ed: ed.edit_discovery(ident, **changed))
+        self._announce_flagged(ident, before)
+
+    def on_discovery_status_cycle_requested(self, message: msg.DiscoveryStatusCycleRequested) -> None:
+        before = {t.id for t in self._session.tasks if t.review}
+        status = self.app.apply_edit(lambda ed: ed.cycle_discovery_status(message.discovery_id))
+        if status:
+            self.app.notify(f"{message.discovery_id} is now {status.value}", timeout=3)
+            self._announce_flagged(message.discovery_id, before)
+
+    def _announce_flagged(self, ident: str, before: set[str]) -> None:
+        flagged = sorted({t.id for t in self._session.tasks if t.review} - before)
+        if flagged:
+            self.app.notify(f"Flagged for review: {', '.join(flagged)} (rest on {ident}; r on the board clears)",
+                            severity="warning", timeout=5)
+
+    # ----- benchmarks, profiles, last action ---------------------------------------------------
+    def on_benchmark_add_requested(self, _message: msg.BenchmarkAddRequested) -> None:
+        def done(result: dict[str, Any] | None) -> None:
+            if result is None:
+                return
+            ident = self.app.apply_edit(lambda ed: ed.add_benchmark(**result))
+            if ident:
+                self.query_one(BenchmarksView).select(ident)  # type: ignore[attr-defined]
+
+        self.app.push_screen(BenchmarkForm(self._session), done)
+
+    def on_benchmark_delete_requested(self, message: msg.BenchmarkDeleteRequested) -> None:
+        self.app.apply_edit(lambda ed: ed.delete_benchmark(message.benchmark_id),
+                            done=f"Deleted {message.benchmark_id} (u undoes)")
+
+    def on_profile_mark_working_requested(self, message: msg.ProfileMarkWorkingRequested) -> None:
+        self.app.apply_edit(lambda ed: ed.mark_profile_working(message.profile_id),
+                            done=f"{message.profile_id} is the working profile")
+
+    def on_profile_copy_requested(self, message: msg.ProfileCopyRequested) -> None:
+        profile = _find(self._session.launch, message.profile_id)
+        if profile is not None:
+            self.app.copy_to_clipboard(full_command(profile))
+            self.app.notify(f"Copied {profile.id}'s command (OSC 52; under tmux: set -s set-clipboard on)",
+                            timeout=4)
+
+    def action_set_last_action(self) -> None:
+        def done(result: dict[str, Any] | None) -> None:
+            if result is not None and self.app.apply_edit(lambda ed: ed.set_last_action(**result)) is not False:
+                banner = self.query_one(LeftOffBanner)  # type: ignore[attr-defined]
+                banner.show(self._session.last_action)
+                banner.display = not self.banner_dismissed  # type: ignore[attr-defined]
+
+        self.app.push_screen(LastActionForm(self._session.last_action), done)
+
+
+def set_task_links(editor: SessionEditor, task_id: str, chosen: list[str]) -> None:
+    """One undoable edit: the task rests on exactly `chosen`, kept in step on both sides."""
+
+    def change(s: Session) -> None:
+        task = next(t for t in s.tasks if t.id == task_id)
+        task.discoveries = list(chosen)
+        for disc in s.discoveries:
+            if disc.id in chosen and task_id not in disc.tasks:
+                disc.tasks = [*disc.tasks, task_id]
+            elif disc.id not in chosen and task_id in disc.tasks:
+                disc.tasks = [t for t in disc.tasks if t != task_id]
+
+    editor.apply(f"task {task_id} linked to {', '.join(chosen) or 'nothing'}", change, kind="task.linked", ref=task_id)

@@ -1,0 +1,38 @@
+"""A one-line question: returns the text, or None when cancelled."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+from cockpit.ui.actions import bindings_for
+
+
+class PromptScreen(ModalScreen[str | None]):
+    CSS_PATH = Path(__file__).with_suffix(".tcss")
+    BINDINGS = bindings_for("form")
+
+    def __init__(self, question: str, value: str = "") -> None:
+        super().__init__()
+        self.question = question
+        self.value = value
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Static(self.question, classes="form-title", markup=False)
+            yield Input(self.value, compact=True, id="answer")
+            yield Static("enter: ok · esc: cancel", classes="form-hint")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(event.value)
+
+    def action_submit(self) -> None:
+        self.dismiss(self.query_one(Input).value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,168 @@
+"""Theme files -> Textual themes with cockpit's named colour roles.
+
+Every `themes/*.toml` shipped with cockpit and every `$XDG_CONFIG_HOME/cockpit/themes/*.toml`
+is validated by `ThemeFile` and turned into a `textual.theme.Theme`. A broken file is
+reported (file and reason) and skipped; the app then falls back to the default theme.
+Widgets name roles (`$task-doing`, `role_style(app, "log-error")`), never colours.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from rich.style import Style
+from textual.color import Color, ColorParseError
+from textual.theme import Theme
+
+import cockpit
+
+DEFAULT_THEME = "cockpit-dark"
+
+ROLES: tuple[str, ...] = (
+    "power-starved", "power-ok", "power-near-limit",
+    "topo-x", "topo-nv", "topo-pix", "topo-pxb", "topo-phb", "topo-node", "topo-sys",
+    "task-todo", "task-doing", "task-done", "task-blocked", "task-review",
+    "log-error", "log-warn",
+    "target-met", "target-missed",
+)
+
+# For themes that do not name a role (Textual's built-in ones): which base colour stands in.
+ROLE_FALLBACK: dict[str, str] = {
+    "power-starved": "warning", "power-ok": "success", "power-near-limit": "error",
+    "topo-x": "foreground-muted", "topo-nv": "success", "topo-pix": "success",
+    "topo-pxb": "primary", "topo-phb": "accent", "topo-node": "warning", "topo-sys": "error",
+    "task-todo": "foreground-muted", "task-doing": "primary", "task-done": "success",
+    "task-blocked": "error", "task-review": "accent",
+    "log-error": "error", "log-warn": "warning",
+    "target-met": "success", "target-missed": "error",
+}
+
+_COLOUR_FIELDS = ("primary", "secondary", "warning", "error", "success", "accent",
+                  "foreground", "background", "surface", "panel", "boost")
+
+
+def _check_colour(value: str) -> str:
+    try:
+        Color.parse(value)
+    except ColorParseError as exc:
+        raise ValueError(f"{value!r} is not a colour") from exc
+    return value
+
+
+class ThemeFile(BaseModel):
+    """One theme file. Colours accept #RRGGBB, rgb(...), names and ansi_*."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    dark: bool = True
+    primary: str
+    secondary: str | None = None
+    warning: str | None = None
+    error: str | None = None
+    success: str | None = None
+    accent: str | None = None
+    foreground: str | None = None
+    background: str | None = None
+    surface: str | None = None
+    panel: str | None = None
+    boost: str | None = None
+    luminosity_spread: float = 0.15
+    text_alpha: float = 0.95
+    variables: dict[str, str] = {}
+
+    @field_validator(*_COLOUR_FIELDS)
+    @classmethod
+    def _colour(cls, value: str | None) -> str | None:
+        return None if value is None else _check_colour(value)
+
+    @field_validator("variables")
+    @classmethod
+    def _roles_are_colours(cls, value: dict[str, str]) -> dict[str, str]:
+        # Only cockpit's roles are checked: other Textual variables may be non-colours.
+        for key, item in value.items():
+            if key in ROLES:
+                try:
+                    _check_colour(item)
+                except ValueError as exc:
+                    raise ValueError(f"variables.{key}: {exc}") from None
+        return value
+
+    def to_theme(self) -> Theme:
+        fields = self.model_dump(exclude={"variables"})
+        return Theme(**fields, variables=dict(self.variables))
+
+
+@dataclass(frozen=True, slots=True)
+class ThemeProblem:
+    path: Path
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+def shipped_theme_dir() -> Path:
+    """`themes/` of a source checkout, else the copy packed into the wheel."""
+    package = Path(cockpit.__file__).parent
+    checkout = package.parent / "themes"
+    return checkout if checkout.is_dir() else package / "_data" / "themes"
+
+
+def user_theme_dir() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "cockpit" / "themes"
+
+
+def load_theme_file(path: Path) -> Theme:
+    """Read and validate one file; raises ValueError with a readable reason."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ValueError(str(exc)) from None
+    try:
+        return ThemeFile.model_validate(data).to_theme()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        message = first["msg"].removeprefix("Value error, ")
+        raise ValueError(f"{where}: {message}" if where else message) from None
+
+
+def load_themes(dirs: list[Path] | None = None) -> tuple[list[Theme], list[ThemeProblem]]:
+    """Themes from every folder, later folders overriding earlier names."""
+    themes: dict[str, Theme] = {}
+    problems: list[ThemeProblem] = []
+    for folder in dirs if dirs is not None else [shipped_theme_dir(), user_theme_dir()]:
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.glob("*.toml")):
+            try:
+                theme = load_theme_file(path)
+            except ValueError as exc:
+                problems.append(ThemeProblem(path, str(exc)))
+                continue
+            themes[theme.name] = theme
+    return list(themes.values()), problems
+
+
+def role_defaults(base: dict[str, str]) -> dict[str, str]:
+    """Role values for a theme that leaves them out, from its generated base colours."""
+    return {role: base.get(ROLE_FALLBACK[role], base.get("foreground", "")) for role in ROLES}
+
+
+def role_colour(variables: dict[str, str], role: str) -> Color:
+    value = variables.get(role) or variables.get(ROLE_FALLBACK.get(role, ""), "")
+    try:
+        return Color.parse(value)
+    except ColorParseError:
+        return Color.parse(variables.get("foreground", "white"))
+
+
+def role_style(variables: dict[str, str], role: str, *, bold: bool = False) -> Style:
+    """A Rich style for a role, for text built in Python (table cells, list prompts)."""
+    return Style(color=role_colour(variables, role).rich_color, bold=bold)

@@ -1,0 +1,93 @@
+"""The session's `ui` table <-> the widgets: written at save time, applied after mount.
+
+Keys: `ui.selection[state_key]` and `ui.scroll[state_key]` for every restorable list,
+`ui.selection["tasks"]` for the board's current column, `ui.selection["benchmarks.sort"]`
+for the table's sort, `ui.focused_pane` for the focused list's state key (or log / gpu /
+topology), `ui.active_tab`, `ui.theme` and `ui.log` (the log pane's view state).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from cockpit.model.enums import TASK_COLUMNS, TaskStatus
+from cockpit.model.session import UiState
+from cockpit.ui.widgets.benchmarks_view import BenchmarksView
+from cockpit.ui.widgets.gpu_pane import GpuPane
+from cockpit.ui.widgets.log_pane import LogPane
+from cockpit.ui.widgets.restorable import Restorable
+from cockpit.ui.widgets.task_board import TaskBoard
+from cockpit.ui.widgets.topology_pane import TopologyPane
+
+if TYPE_CHECKING:
+    from cockpit.ui.screens.main import MainScreen
+
+_PANES = {"log": LogPane, "gpu": GpuPane, "topology": TopologyPane}
+
+
+def _restorables(screen: MainScreen) -> list[Restorable]:
+    return [w for w in screen.query("*") if isinstance(w, Restorable)]  # type: ignore[misc]
+
+
+def focused_key(screen: MainScreen) -> str | None:
+    node = screen.focused
+    while node is not None and node is not screen:
+        if isinstance(node, Restorable) and node.state_key:
+            return node.state_key
+        for key, kind in _PANES.items():
+            if isinstance(node, kind):
+                return key
+        node = node.parent  # type: ignore[assignment]
+    return None
+
+
+def capture(screen: MainScreen, base: UiState) -> UiState:
+    selection: dict[str, str] = {}
+    scroll: dict[str, int] = {}
+    for widget in _restorables(screen):
+        ident = widget.selected_id()
+        if ident:
+            selection[widget.state_key] = ident
+        offset = int(round(widget.scroll_y))  # type: ignore[attr-defined]
+        if widget._pending_scroll is not None:  # hidden since it was restored: keep the saved one
+            offset = widget._pending_scroll
+        if offset:
+            scroll[widget.state_key] = offset
+    board = screen.query_one(TaskBoard)
+    selection["tasks"] = TASK_COLUMNS[board.column_index].value
+    selection["benchmarks.sort"] = screen.query_one(BenchmarksView).sort_state
+    return base.model_copy(update={
+        "theme": screen.app.theme,
+        "active_tab": screen.active_tab,
+        "focused_pane": focused_key(screen),
+        "selection": dict(sorted(selection.items())),
+        "scroll": dict(sorted(scroll.items())),
+        "log": screen.query_one(LogPane).view_state,
+    })
+
+
+def apply(screen: MainScreen, ui: UiState) -> None:
+    """Put the widgets where `ui` says; unknown ids and keys are ignored (items may be gone)."""
+    board = screen.query_one(TaskBoard)
+    column = ui.selection.get("tasks")
+    if column in {s.value for s in TASK_COLUMNS}:
+        board.column_index = TASK_COLUMNS.index(TaskStatus(column))
+    if sort := ui.selection.get("benchmarks.sort"):
+        screen.query_one(BenchmarksView).apply_sort_state(sort)
+    for widget in _restorables(screen):
+        if ident := ui.selection.get(widget.state_key):
+            widget.select_id(ident)
+        widget.restore_scroll(ui.scroll.get(widget.state_key, 0))
+    screen.query_one(LogPane).apply_view_state(ui.log)
+    tab = ui.active_tab or "main"
+    screen.action_show_tab(tab, focus=False)
+    focus = ui.focused_pane
+    if focus and focus.startswith("tasks."):
+        board.column_index = TASK_COLUMNS.index(TaskStatus(focus.removeprefix("tasks.")))
+        screen.focus_pane("board") if tab == "main" else None
+    elif focus in ("log", "gpu") and tab == "main":
+        screen.focus_pane(focus)
+    if screen.focused is None or tab != "main":
+        screen.focus_tab(tab)
+    if tab == "main" and focus is None:
+        screen.focus_pane("board")

@@ -1,0 +1,145 @@
+"""Benchmarks: a sortable table; the best row for each target is marked and coloured."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Static
+
+from cockpit.model.enums import Metric
+from cockpit.model.session import Benchmark, Session
+from cockpit.model.targets import TargetScore
+from cockpit.ui import messages as msg
+from cockpit.ui.actions import bindings_for
+from cockpit.ui.themes import role_style
+from cockpit.ui.widgets.restorable import RestorableTable
+
+
+def _num(value: float | int | None, fmt: str = "{:g}") -> Text:
+    return Text("—" if value is None else fmt.format(value), justify="right")
+
+
+_PER_STREAM = Metric.OUTPUT_TOK_S_PER_STREAM
+
+# (key, header, cell, sort value)
+COLUMNS: tuple[tuple[str, str, Callable[[Benchmark], Any], Callable[[Benchmark], Any]], ...] = (
+    ("id", "id", lambda b: Text(b.id), lambda b: (len(b.id), b.id)),
+    ("label", "label", lambda b: Text(b.label), lambda b: b.label.lower()),
+    ("profile", "profile", lambda b: Text(b.profile or "—"), lambda b: b.profile or ""),
+    ("concurrency", "conc", lambda b: _num(b.concurrency), lambda b: b.concurrency or 0),
+    ("io", "in/out", lambda b: Text(f"{b.input_len or '—'}/{b.output_len or '—'}"),
+     lambda b: (b.input_len or 0, b.output_len or 0)),
+    ("total_tok_s", "total tok/s", lambda b: _num(b.total_tok_s, "{:.1f}"), lambda b: b.total_tok_s or 0),
+    ("output_tok_s", "out tok/s", lambda b: _num(b.output_tok_s, "{:.1f}"), lambda b: b.output_tok_s or 0),
+    ("per_stream", "tok/s/str", lambda b: _num(b.metric(_PER_STREAM), "{:.1f}"),
+     lambda b: b.metric(_PER_STREAM) or 0),
+    ("ttft_ms", "TTFT ms", lambda b: _num(b.ttft_ms, "{:.0f}"), lambda b: b.ttft_ms or 0),
+    ("itl_ms", "ITL ms", lambda b: _num(b.itl_ms, "{:.1f}"), lambda b: b.itl_ms or 0),
+    ("when", "when", lambda b: Text(b.when.strftime("%m-%d %H:%M") if b.when else "—"),
+     lambda b: b.when.isoformat() if b.when else ""),
+)
+SORT_KEYS = [key for key, *_ in COLUMNS]
+
+
+class BenchTable(RestorableTable):
+    def __init__(self) -> None:
+        super().__init__(id="bench-table", cursor_type="row", zebra_stripes=True)
+        self.state_key = "benchmarks"
+
+
+class BenchmarksView(Vertical):
+    BINDINGS = bindings_for("benchmarks")
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.sort_key = "id"
+        self.sort_reverse = False
+        self._session: Session | None = None
+        self._scores: list[TargetScore] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="bench-caption")
+        yield BenchTable()
+
+    def on_mount(self) -> None:
+        table = self.query_one(BenchTable)
+        for key, header, *_ in COLUMNS:
+            table.add_column(header, key=key)
+        table.add_column("best", key="best")
+
+    @property
+    def sort_state(self) -> str:
+        return f"{self.sort_key}:{'desc' if self.sort_reverse else 'asc'}"
+
+    def apply_sort_state(self, state: str) -> None:
+        key, _, order = state.partition(":")
+        if key in SORT_KEYS:
+            self.sort_key, self.sort_reverse = key, order == "desc"
+            self._rebuild()
+
+    def show(self, session: Session, scores: list[TargetScore]) -> None:
+        self._session, self._scores = session, scores
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        if self._session is None or not self.is_mounted:
+            return
+        table = self.query_one(BenchTable)
+        keep = table.selected_id()
+        best: dict[str, list[TargetScore]] = {}
+        for score in self._scores:
+            if score.best is not None:
+                best.setdefault(score.best.id, []).append(score)
+        variables = self.app.theme_variables
+        sort_value = next(col[3] for col in COLUMNS if col[0] == self.sort_key)
+        rows = sorted(self._session.benchmarks, key=sort_value, reverse=self.sort_reverse)
+        table.clear()
+        for bench in rows:
+            cells = [cell(bench) for _key, _header, cell, _sort in COLUMNS]
+            marks = best.get(bench.id, [])
+            if marks:
+                role = "target-met" if all(s.met for s in marks) else "target-missed"
+                style = role_style(variables, role, bold=True)
+                for cell in cells:
+                    cell.stylize(style)
+                cells.append(Text("★ " + " ".join(s.target.id for s in marks), style=style))
+            else:
+                cells.append(Text(""))
+            table.add_row(*cells, key=bench.id)
+        if keep:
+            table.select_id(keep)
+        header = next(col[1] for col in COLUMNS if col[0] == self.sort_key)
+        arrow = "↓" if self.sort_reverse else "↑"
+        self.query_one("#bench-caption", Static).update(Content.assemble(
+            (f"{len(rows)} benchmarks", "bold"), (f" · sorted by {header} {arrow}", "$foreground-muted"),
+            (" · ★ best for a target (", "$foreground-muted"), ("met", "$target-met"), (" / ", "$foreground-muted"),
+            ("not yet", "$target-missed"), (")", "$foreground-muted")))
+
+    def focus_view(self) -> None:
+        self.query_one(BenchTable).focus()
+
+    def select(self, ident: str) -> None:
+        self.query_one(BenchTable).select_id(ident)
+
+    def action_add(self) -> None:
+        self.post_message(msg.BenchmarkAddRequested())
+
+    def action_delete(self) -> None:
+        ident = self.query_one(BenchTable).selected_id()
+        if ident is None:
+            self.notify("No benchmark selected", severity="warning", timeout=2)
+            return
+        self.post_message(msg.BenchmarkDeleteRequested(ident))
+
+    def action_sort(self) -> None:
+        self.sort_key = SORT_KEYS[(SORT_KEYS.index(self.sort_key) + 1) % len(SORT_KEYS)]
+        self._rebuild()
+
+    def action_reverse(self) -> None:
+        self.sort_reverse = not self.sort_reverse
+        self._rebuild()

@@ -1,0 +1,48 @@
+"""The top line: session title, each host's connection state, unsaved marker, clock."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.widgets import Static
+
+# Host state words -> the role they are drawn in.
+_STATE_STYLE = {
+    "connected": "$success",
+    "connecting": "$warning",
+    "reconnecting": "$warning",
+    "failed": "$error",
+    "disconnected": "$error",
+}
+
+
+class CockpitHeader(Horizontal):
+    def compose(self) -> ComposeResult:
+        yield Static("", id="header-title")
+        yield Static("", id="header-hosts")
+        yield Static("", id="header-dirty")
+        yield Static("", id="header-clock")
+
+    def show_title(self, title: str, path: str) -> None:
+        self.query_one("#header-title", Static).update(
+            Content.assemble(("cockpit ", "bold $primary"), (title, "bold"), (f"  {path}", "$foreground-muted")))
+
+    def show_hosts(self, states: dict[str, str]) -> None:
+        parts: list[str | tuple[str, str]] = []
+        for name, state in states.items():
+            word = state.split()[0] if state else "no source"
+            parts += [("● ", _STATE_STYLE.get(word, "$foreground-muted")), f"{name} ",
+                      (state or "no source", "$foreground-muted"), "  "]
+        self.query_one("#header-hosts", Static).update(Content.assemble(*parts))
+
+    def show_dirty(self, unsaved: int, autosave: bool) -> None:
+        widget = self.query_one("#header-dirty", Static)
+        widget.set_class(unsaved > 0, "-dirty")
+        auto = "" if autosave else " (autosave off)"
+        widget.update(f"● unsaved {unsaved}{auto}" if unsaved else f"saved{auto}")
+
+    def show_clock(self, when: datetime) -> None:
+        self.query_one("#header-clock", Static).update(when.strftime("%a %H:%M:%S"))

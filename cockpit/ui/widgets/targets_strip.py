@@ -1,0 +1,47 @@
+"""Each target's best-so-far against its goal, met or not, from the recorded benchmarks."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widgets import Static
+
+from cockpit.model.targets import TargetScore
+
+_SHORT = {
+    "total_tok_s": "total tok/s",
+    "output_tok_s": "out tok/s",
+    "output_tok_s_per_stream": "tok/s/stream",
+    "request_throughput": "req/s",
+    "ttft_ms": "TTFT ms",
+    "itl_ms": "ITL ms",
+    "tpot_ms": "TPOT ms",
+    "e2e_latency_ms": "e2e ms",
+}
+
+
+def describe(score: TargetScore) -> list[str | tuple[str, str]]:
+    target = score.target
+    name = target.label or _SHORT.get(target.metric.value, target.metric.value)
+    goal = f"{target.comparator.value}{target.value:g}"
+    if score.best_value is None:
+        return [("○ ", "$foreground-muted"), f"{name} {goal}: ", ("no data", "$foreground-muted")]
+    role = "$target-met" if score.met else "$target-missed"
+    mark = "✓ " if score.met else "✗ "
+    pct = f" {score.progress:.0%}" if score.progress is not None and not score.met else ""
+    best_id = score.best.id if score.best else "?"
+    return [(mark, f"bold {role}"), f"{name} {goal}: ", (f"{score.best_value:g}", f"bold {role}"),
+            (f"{pct} ({best_id})", "$foreground-muted")]
+
+
+class TargetsStrip(Static):
+    def show(self, scores: list[TargetScore]) -> None:
+        if not scores:
+            self.update(Content.styled("no targets yet (add them to [goal] in the session file)",
+                                       "$foreground-muted"))
+            return
+        parts: list[str | tuple[str, str]] = [("Targets ", "bold")]
+        for index, score in enumerate(scores):
+            if index:
+                parts.append(("  │ ", "$foreground-muted"))
+            parts += describe(score)
+        self.update(Content.assemble(*parts))

@@ -1,0 +1,113 @@
+"""Read-mostly tabs rendered from the session: goal & instructions, last action, handoff."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Markdown, Static
+
+from cockpit.model.session import Session
+from cockpit.model.targets import TargetScore
+from cockpit.ui.widgets.banner import when_text
+from cockpit.ui.widgets.restorable import Restorable
+from cockpit.ui.widgets.targets_strip import describe
+
+Parts = list[str | tuple[str, str]]
+
+
+class TextView(Restorable, VerticalScroll, can_focus=True):
+    """A scrollable text tab; its scroll offset is saved like a list's."""
+
+    def __init__(self, state_key: str, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.state_key = state_key
+
+    def compose(self) -> ComposeResult:
+        yield Static("", classes="text-body")
+
+    def selected_id(self) -> str | None:
+        return None
+
+    def select_id(self, ident: str) -> bool:
+        return False
+
+    def focus_view(self) -> None:
+        self.focus()
+
+    def put(self, content: Content) -> None:
+        self.query_one(".text-body", Static).update(content)
+
+
+class GoalView(TextView):
+    def show(self, session: Session, scores: list[TargetScore]) -> None:
+        goal = session.goal
+        parts: Parts = [("Goal", "bold underline $primary"), "\n", goal.summary or ("(no summary yet)", "$foreground-muted")]
+        for label, value in (("Model", goal.model), ("Hardware", goal.hardware)):
+            if value:
+                parts += ["\n", (f"{label}: ", "bold"), value]
+        parts += ["\n\n", ("Targets", "bold underline $primary")]
+        if not scores:
+            parts += ["\n", ("none yet", "$foreground-muted")]
+        for score in scores:
+            parts += ["\n", (f"{score.target.id} ", "$foreground-muted"), *describe(score),
+                      (f"   {score.target.describe()}", "$foreground-muted")]
+        parts += ["\n\n", ("Instructions", "bold underline $primary")]
+        if not session.instructions:
+            parts += ["\n", ("none recorded", "$foreground-muted")]
+        for index, item in enumerate(session.instructions, start=1):
+            parts += ["\n", (f"{index:>2}. ", "$foreground-muted"), item.text]
+        self.put(Content.assemble(*parts))
+
+
+class LastActionView(TextView):
+    def show(self, session: Session) -> None:
+        last = session.last_action
+        parts: Parts = [("Last action", "bold underline $primary"), "\n"]
+        if last is None:
+            parts.append(("nothing recorded yet: L sets it", "$foreground-muted"))
+        else:
+            parts += [(when_text(last), "$foreground-muted"), "\n", (last.text, "bold")]
+            parts += ["\n\n", ("Next step", "bold"), "\n", last.next_step or ("—", "$foreground-muted")]
+            parts += ["\n\n", ("Fallback", "bold"), "\n", last.fallback or ("—", "$foreground-muted")]
+        parts += ["\n\n", ("Journal (newest first)", "bold underline $primary")]
+        for event in reversed(session.journal[-30:]):
+            parts += ["\n", (event.when.strftime("%m-%d %H:%M "), "$foreground-muted"),
+                      (f"{event.kind:<18} ", "$accent"), event.text]
+        if not session.journal:
+            parts += ["\n", ("empty", "$foreground-muted")]
+        self.put(Content.assemble(*parts))
+
+
+class HandoffView(Restorable, VerticalScroll, can_focus=True):
+    """The Markdown handoff document, rendered; refreshed only when its tab is shown."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.state_key = "handoff"
+        self._source = ""
+
+    def compose(self) -> ComposeResult:
+        yield Markdown("", id="handoff-markdown")
+
+    def selected_id(self) -> str | None:
+        return None
+
+    def select_id(self, ident: str) -> bool:
+        return False
+
+    def focus_view(self) -> None:
+        self.focus()
+
+    def show(self, session: Session, now: datetime | None = None) -> None:
+        try:
+            from cockpit.store.handoff_md import render_handoff
+        except ImportError:
+            text = "# Handoff\n\n*The Markdown export (`cockpit.store.handoff_md`) is not available yet.*"
+        else:
+            text = render_handoff(session)
+        if text != self._source:
+            self._source = text
+            self.query_one(Markdown).update(text)
