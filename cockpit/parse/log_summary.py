@@ -18,7 +18,7 @@ import re
 from typing import BinaryIO
 
 from cockpit.parse.bench_serving import HEADER, BenchBlockParser
-from cockpit.parse.error_labels import ANCHORS_BYTES, line_error_labels
+from cockpit.parse.error_labels import ANCHORS_BYTES, NEEDLES, line_error_labels
 from cockpit.parse.sanitize import strip_ansi_bytes
 
 _BATCH = re.compile(
@@ -32,6 +32,7 @@ _LEGACY_RUNNING = re.compile(rb"#running_req: (\d+)")
 _LEGACY_QUEUE = re.compile(rb"#remaining_req: (\d+)")
 _READY = "The server is fired up and ready to roll"
 _HEADER_BYTES = HEADER.encode()
+_NEEDLES = tuple((n.encode(), label) for n, label in NEEDLES.items())
 CHUNK_BYTES = 32 << 20
 
 
@@ -96,25 +97,34 @@ class SummaryScanner:
             self.max_gen = best if self.max_gen is None or best > self.max_gen else self.max_gen
 
     def _rare_lines(self, data: bytes, start: int, end: int) -> None:
-        done = start  # lines before this offset were already checked
+        seen: set[int] = set()  # start offsets of lines already checked
         for m in ANCHORS_BYTES.finditer(data, start, end):
-            pos = m.start()
-            if pos < done:
-                continue
-            line_start = data.rfind(b"\n", start, pos) + 1
-            line_end = data.find(b"\n", pos, end)
-            line_end = end if line_end < 0 else line_end
-            done = line_end + 1
-            line = data[line_start:line_end].decode("utf-8", "replace")
-            self.errors.update(line_error_labels(line))
-            if not self.ready and _READY in line:
-                self.ready = True
-            if HEADER in line:
-                self._bench.feed(line)
-                self._bench_seen = True
-                done = self._continue_bench(data, line_end + 1, end)
+            self._candidate(data, m.start(), start, end, seen)
+        for needle, label in _NEEDLES:
+            pos = data.find(needle, start, end) if label not in self.errors else -1
+            while pos >= 0 and label not in self.errors:
+                pos = self._candidate(data, pos, start, end, seen)
+                pos = data.find(needle, pos, end) if pos < end else -1
 
-    def _continue_bench(self, data: bytes, pos: int, end: int) -> int:
+    def _candidate(self, data: bytes, pos: int, start: int, end: int, seen: set[int]) -> int:
+        """Check the line around `pos` once; returns the offset after it."""
+        line_start = data.rfind(b"\n", start, pos) + 1
+        line_end = data.find(b"\n", pos, end)
+        line_end = end if line_end < 0 else line_end
+        if line_start in seen:
+            return line_end + 1
+        seen.add(line_start)
+        line = data[line_start:line_end].decode("utf-8", "replace")
+        self.errors.update(line_error_labels(line))
+        if not self.ready and _READY in line:
+            self.ready = True
+        if HEADER in line:
+            self._bench.feed(line)
+            self._bench_seen = True
+            return self._continue_bench(data, line_end + 1, end, seen)
+        return line_end + 1
+
+    def _continue_bench(self, data: bytes, pos: int, end: int, seen: set[int] | None = None) -> int:
         """Feed bench rows from `pos` until the block closes; returns where it stopped."""
         while self._bench.active and pos < end:
             nl = data.find(b"\n", pos, end)
@@ -124,6 +134,8 @@ class SummaryScanner:
                 return pos  # a new block: let the anchor scan start it
             self._bench.feed(line)
             self.errors.update(line_error_labels(line))
+            if seen is not None:
+                seen.add(pos)
             pos = nl + 1
         return pos
 

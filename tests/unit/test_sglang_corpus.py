@@ -1,0 +1,66 @@
+"""Every real log excerpt in shared/corpus/sglang-logs: `parse-log --json` equals its
+NNN.expect.json, and the event path (LogParser + LogSummary) agrees with it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cockpit.cli import main
+from cockpit.live.log_metrics import LogSummary
+from cockpit.parse.sglang_log import LogParser
+
+REPO = Path(__file__).resolve().parents[2]
+CORPUS = REPO.parent / "shared" / "corpus" / "sglang-logs"
+LOGS = sorted(CORPUS.glob("*.log"))
+
+
+def _expected(log: Path) -> dict:
+    return json.loads(log.with_name(log.name.replace(".log", ".expect.json")).read_text())
+
+
+@pytest.mark.parametrize("log", LOGS, ids=[p.name for p in LOGS])
+def test_parse_log_matches_expect(log: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    expected = _expected(log)
+    assert main(["parse-log", str(log), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == expected
+
+    # the live path, fed in awkward pieces, must agree with the fast summary
+    data = log.read_bytes()
+    parser, summary = LogParser(), LogSummary()
+    for i in range(0, len(data), 97):
+        for event in parser.feed(data[i:i + 97]):
+            summary.apply(event)
+    for event in parser.end():
+        summary.apply(event)
+    assert summary.to_dict() == expected
+
+
+def test_corpus_present() -> None:
+    assert len(LOGS) >= 30, f"corpus not found at {CORPUS}"
+
+
+def test_parse_log_subprocess_file_and_stdin() -> None:
+    log = CORPUS / "063.log"
+    out = subprocess.run([sys.executable, "-m", "cockpit", "parse-log", str(log), "--json"],
+                         capture_output=True, check=True, cwd=REPO).stdout
+    assert json.loads(out) == _expected(log)
+    log = CORPUS / "049.log"
+    out = subprocess.run([sys.executable, "-m", "cockpit", "parse-log", "-", "--json"],
+                         input=log.read_bytes(), capture_output=True, check=True, cwd=REPO).stdout
+    assert json.loads(out) == _expected(log)
+
+
+def test_parse_log_human_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["parse-log", str(CORPUS / "014.log")]) == 0
+    out = capsys.readouterr().out
+    assert "decode lines" in out and "Max reqeuest concurrency" not in out
+    assert "Mean TTFT (ms)" in out
+
+
+def test_parse_log_missing_file() -> None:
+    assert main(["parse-log", str(CORPUS / "no-such.log"), "--json"]) == 2
