@@ -18,6 +18,7 @@ import asyncio
 import re
 import time
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
 from cockpit.parse.gpu_sample import GpuSample
@@ -130,7 +131,10 @@ class NvsmiStream:
             delay: float | None = None
             proc = conn = None
             try:
-                conn = await self.pool.connection(self.target)
+                try:
+                    conn = await self.pool.connection(self.target)
+                except RuntimeError:  # the pool was closed: the app is shutting down
+                    return
                 proc = await conn.create_process(
                     stream_command(self.interval_ms, self.fields), encoding="utf-8", errors="replace"
                 )
@@ -262,10 +266,8 @@ async def fetch_samples(
     if status != 0:
         why = (err.strip() or out.strip() or f"exit status {status}").splitlines()[-1]
         raise GpuSourceUnavailable(f"{host}: nvidia-smi failed: {why}", host=host)
-    now = time.time()
-    return tuple(
-        GpuSample.from_json({**s.to_json(), "timestamp": now}) for s in parse_query_csv(out, fields, host=host)
-    )
+    now = time.time()  # the reader's clock, as in the stream (remote clocks differ)
+    return tuple(replace(s, timestamp=now) for s in parse_query_csv(out, fields, host=host))
 
 
 # --- local text streams (recordings, the demo, benchmarks) ----------------------------------
@@ -293,8 +295,8 @@ async def replay_lines(
 ) -> AsyncIterator[str]:
     """Recorded CSV lines paced like `-lms`: a tick's lines at once, then `interval_s`.
 
-    A tick ends where a GPU index repeats (the first CSV cell after `timestamp` is
-    not assumed: the repeat of a whole line prefix is not needed, only the index).
+    A tick ends where a GPU index repeats (the index is the first all-digit cell among
+    the first two, so recordings with or without a leading `timestamp` both work).
     """
     recorded = [ln for ln in lines if ln.strip()]
     if not recorded:

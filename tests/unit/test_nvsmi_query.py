@@ -186,3 +186,13 @@ def test_samples_round_trip_through_json():
     data = json.loads(json.dumps(s.to_json()))
     assert GpuSample.from_json(data) == s
     assert decode_clock_event_reasons(0) == ()
+
+
+async def test_a_recorded_stream_replays_through_the_same_parser():
+    from cockpit.sources.nvsmi_stream import parse_lines, replay_lines
+
+    recorded = _stream(3, 4)
+    events = [e async for e in parse_lines(replay_lines(recorded, interval_s=0), host="demo", clock=lambda: 7.0)]
+    assert [len(e.samples) for e in events] == [4, 4, 4]
+    assert all(e.host == "demo" and e.taken_at == 7.0 for e in events)
+    assert [s.power_w for s in events[2].samples] == [102.0, 112.0, 122.0, 132.0]
