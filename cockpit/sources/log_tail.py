@@ -173,7 +173,9 @@ class ResumableTail:
         return self._gen
 
     async def aclose(self) -> None:
-        if self._gen is not None:
+        """Stop a tail that is not being iterated right now. To stop one that a task is
+        iterating, cancel that task: the cancellation closes the channel on its way out."""
+        if self._gen is not None and not getattr(self._gen, "ag_running", False):
             await self._gen.aclose()  # runs the finally blocks: channels closed
 
     async def __aenter__(self) -> ResumableTail:
