@@ -217,8 +217,8 @@ def render_samples(samples: Sequence[GpuSample], *, host: str | None = None) -> 
             f"{_fmt(s.util_gpu_pct)}%",
             f"{_fmt(s.mem_used_mib)}/{_fmt(s.mem_total_mib)}",
             f"{_fmt(s.temp_c)}C",
-            f"{_fmt(s.sm_clock_mhz)}/{_fmt(s.sm_clock_max_mhz)}",
-            f"gen{_fmt(s.pcie_gen)}x{_fmt(s.pcie_width)}",
+            "-" if s.sm_clock_mhz is None and s.sm_clock_max_mhz is None else f"{_fmt(s.sm_clock_mhz)}/{_fmt(s.sm_clock_max_mhz)}",
+            "-" if s.pcie_gen is None and s.pcie_width is None else f"gen{_fmt(s.pcie_gen)}x{_fmt(s.pcie_width)}",
             ",".join(s.throttle_reasons) or "-",
         ])
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
