@@ -13,7 +13,9 @@ from collections import deque
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from cockpit.parse.batch_lines import MARKER
 from cockpit.parse.error_labels import line_error_labels
+from cockpit.parse.log_summary import batch_line_figures
 from cockpit.parse.log_events import (
     BenchResult, DecodeBatch, ErrorBlock, ErrorLine, LogEvent, PrefillBatch,
 )
@@ -37,16 +39,20 @@ class LogSummary:
 
     def apply(self, event: LogEvent) -> None:
         if isinstance(event, (DecodeBatch, PrefillBatch)):
-            if isinstance(event, DecodeBatch):
+            # the summary counts by the README's substring rules (what grep sees), which
+            # can differ from the typed fields on mangled lines; recompute them here
+            m = MARKER.search(event.line)
+            kind = "decode" if isinstance(event, DecodeBatch) else "legacy" if event.legacy else "prefill"
+            r, q, gens = batch_line_figures(event.line[m.end():] if m else "", kind)
+            if kind == "decode":
                 self.decode_lines += 1
-                gen = event.gen_throughput
-                if gen is not None:
-                    self.last_gen_throughput = gen
-                    if self.max_gen_throughput is None or gen > self.max_gen_throughput:
-                        self.max_gen_throughput = gen
+                if gens:
+                    self.last_gen_throughput = gens[-1]
+                    top = max(gens)
+                    if self.max_gen_throughput is None or top > self.max_gen_throughput:
+                        self.max_gen_throughput = top
             else:
                 self.prefill_lines += 1
-            r, q = event.running_req, event.queue_req
             if r is not None and (self.max_running_req is None or r > self.max_running_req):
                 self.max_running_req = r
             if q is not None and (self.max_queue_req is None or q > self.max_queue_req):

@@ -28,12 +28,28 @@ _BATCH = re.compile(
 _RUNNING = re.compile(rb"#running-req: (\d+)")
 _QUEUE = re.compile(rb"#queue-req: (\d+)")
 _GEN = re.compile(rb"gen throughput \(token/s\): (\d+(?:\.\d+)?)")
-_LEGACY_RUNNING = re.compile(rb"#running_req: (\d+)")
-_LEGACY_QUEUE = re.compile(rb"#remaining_req: (\d+)")
+_LEGACY_RUNNING = re.compile(rb"#running[_-]req: (\d+)")
+_LEGACY_QUEUE = re.compile(rb"#(?:remaining_req|queue-req): (\d+)")
 _READY = "The server is fired up and ready to roll"
 _HEADER_BYTES = HEADER.encode()
 _NEEDLES = tuple((n.encode(), label) for n, label in NEEDLES.items())
 CHUNK_BYTES = 32 << 20
+_STR = {name: re.compile(rx.pattern.decode()) for name, rx in (
+    ("running", _RUNNING), ("queue", _QUEUE), ("gen", _GEN),
+    ("legacy_running", _LEGACY_RUNNING), ("legacy_queue", _LEGACY_QUEUE))}
+
+
+def batch_line_figures(rest: str, kind: str) -> tuple[int | None, int | None, list[float]]:
+    """(max #running-req, max #queue-req, gen throughputs) of the text after a batch
+    marker, by the same substring rules as the byte scan; `kind` is decode/prefill/legacy."""
+    legacy = kind == "legacy"
+    running = [int(v) for v in _STR["running"].findall(rest)] if not legacy else []
+    queue = [int(v) for v in _STR["queue"].findall(rest)] if not legacy else []
+    if legacy:
+        running += [int(v) for v in _STR["legacy_running"].findall(rest)]
+        queue += [int(v) for v in _STR["legacy_queue"].findall(rest)]
+    gens = [float(v) for v in _STR["gen"].findall(rest)] if kind == "decode" else []
+    return max(running, default=None), max(queue, default=None), gens
 
 
 def _max_int(values: list[bytes], current: int | None) -> int | None:
