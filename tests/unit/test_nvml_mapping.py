@@ -14,8 +14,7 @@ import pynvml
 import pytest
 
 from cockpit.sources.gpu_events import GpuSamplesTaken, GpuSourceUnavailable
-from cockpit.sources.nvml_sampler import (
-    NvmlSampler,
+from cockpit.sources.nvml_mapping import (
     bytes_to_mib,
     ids_to_cpulist,
     mask_to_list,
@@ -26,6 +25,7 @@ from cockpit.sources.nvml_sampler import (
     topology_cell,
     unavailable_message,
 )
+from cockpit.sources.nvml_sampler import NvmlSampler
 
 REPO = Path(__file__).resolve().parents[2]
 
