@@ -13,9 +13,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from cockpit.parse.batch_lines import MARKER
 from cockpit.parse.error_labels import line_error_labels
-from cockpit.parse.log_summary import batch_line_figures
+from cockpit.parse.log_summary import KIND_MARKERS, batch_line_figures
 from cockpit.parse.log_events import (
     BenchResult, DecodeBatch, ErrorBlock, ErrorLine, LogEvent, PrefillBatch,
 )
@@ -41,22 +40,10 @@ class LogSummary:
         if isinstance(event, (DecodeBatch, PrefillBatch)):
             # the summary counts by the README's substring rules (what grep sees), which
             # can differ from the typed fields on mangled lines; recompute them here
-            m = MARKER.search(event.line)
-            kind = "decode" if isinstance(event, DecodeBatch) else "legacy" if event.legacy else "prefill"
-            r, q, gens = batch_line_figures(event.line[m.end():] if m else "", kind)
-            if kind == "decode":
-                self.decode_lines += 1
-                if gens:
-                    self.last_gen_throughput = gens[-1]
-                    top = max(gens)
-                    if self.max_gen_throughput is None or top > self.max_gen_throughput:
-                        self.max_gen_throughput = top
-            else:
-                self.prefill_lines += 1
-            if r is not None and (self.max_running_req is None or r > self.max_running_req):
-                self.max_running_req = r
-            if q is not None and (self.max_queue_req is None or q > self.max_queue_req):
-                self.max_queue_req = q
+            for kind, marker in KIND_MARKERS:  # each kind counts once per line, as grep would
+                m = marker.search(event.line)
+                if m is not None:
+                    self._batch_figures(kind, event.line[m.end():])
             self.errors.update(line_error_labels(event.line))  # a trigger glued to a batch line
         elif isinstance(event, (ErrorLine, ErrorBlock)):
             self.errors.update(event.labels)
@@ -64,6 +51,22 @@ class LogSummary:
             self.bench = dict(event.values)
         if not self.ready and _READY_TEXT in event.line and not isinstance(event, (ErrorBlock, BenchResult)):
             self.ready = True
+
+    def _batch_figures(self, kind: str, rest: str) -> None:
+        r, q, gens = batch_line_figures(rest, kind)
+        if kind == "decode":
+            self.decode_lines += 1
+            if gens:
+                self.last_gen_throughput = gens[-1]
+                top = max(gens)
+                if self.max_gen_throughput is None or top > self.max_gen_throughput:
+                    self.max_gen_throughput = top
+        else:
+            self.prefill_lines += 1
+        if r is not None and (self.max_running_req is None or r > self.max_running_req):
+            self.max_running_req = r
+        if q is not None and (self.max_queue_req is None or q > self.max_queue_req):
+            self.max_queue_req = q
 
     def to_dict(self) -> dict:
         return {
