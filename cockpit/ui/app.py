@@ -26,6 +26,7 @@ from textual.worker import Worker, WorkerState
 from cockpit.model.edits import SessionEditor
 from cockpit.model.session import Session
 from cockpit.store.errors import SessionFileError
+from cockpit.store.lock import session_lock
 from cockpit.store.toml_store import load_session, save_session
 from cockpit.ui import ui_state
 from cockpit.ui.actions import ACTIONS
@@ -121,6 +122,11 @@ class CockpitApp(App[None]):
 
     # ----- edits --------------------------------------------------------------------------
     @property
+    def disk_conflict(self) -> bool:
+        """The file changed on disk while local edits were unsaved; local ones are kept."""
+        return self._disk_conflict_sig is not None
+
+    @property
     def unsaved_edits(self) -> int:
         return abs(self.editor.revision - self.saved_revision)
 
@@ -160,9 +166,17 @@ class CockpitApp(App[None]):
         return ui_state.capture(self.main_screen, self.editor.session.ui.model_copy(update={"autosave": self.autosave}))
 
     def save(self, *, announce: bool = False) -> bool:
+        """Write the session (with the view in `ui`) under the session lock.
+
+        If the file changed on disk since it was last read or written, and that change was
+        not taken in, an explicit save writes over it (the person was warned when it was
+        noticed) and an autosave stands back (`_autosave` checks first).
+        """
         session = self.editor.session.model_copy(update={"ui": self.current_ui()})
         try:
-            save_session(session, self.path)
+            with session_lock(self.path):
+                outside = _disk_signature(self.path) not in (self._disk_sig, None)
+                save_session(session, self.path)
         except OSError as exc:
             self.notify(f"Could not save {self.path}: {exc}", severity="error", timeout=10)
             return False
@@ -173,7 +187,8 @@ class CockpitApp(App[None]):
             self._autosave_timer.stop()
             self._autosave_timer = None
         if announce:
-            self.notify(f"Saved {self.path.name}", timeout=2)
+            note = " (over a change made outside cockpit)" if outside else ""
+            self.notify(f"Saved {self.path.name}{note}", timeout=3)
         self.main_screen.refresh_header()
         return True
 
@@ -187,6 +202,11 @@ class CockpitApp(App[None]):
 
     def _autosave(self) -> None:
         self._autosave_timer = None
+        if _disk_signature(self.path) not in (self._disk_sig, None) and self._disk_conflict_sig is None:
+            # Changed outside since the last look: let the watcher report it first.
+            self._schedule_autosave()
+            self.run_worker(self.check_disk(), group="session-check", exclusive=True)
+            return
         if self.unsaved_edits and self._disk_conflict_sig is None:
             self.save()
 
@@ -292,6 +312,7 @@ class CockpitApp(App[None]):
             self._disk_conflict_sig = sig
             self.notify("The session file changed on disk while you have unsaved edits: keeping yours. "
                         "Saving (ctrl+s) writes them over the file.", severity="warning", timeout=15)
+            self.main_screen.refresh_header()
             return
         self.editor.replace(session)
         self.saved_revision = self.editor.revision

@@ -22,6 +22,10 @@ from cockpit.ui.actions import bindings_for
 R = TypeVar("R")
 
 
+class FormBody(VerticalScroll, can_focus=False):
+    """Scrolls when the form is taller than the terminal; focus goes to the fields, not here."""
+
+
 class FormInvalid(Exception):
     def __init__(self, errors: dict[str, str]) -> None:
         super().__init__("; ".join(f"{k}: {v}" for k, v in errors.items()))
@@ -36,7 +40,7 @@ class FormScreen(ModalScreen[R | None], Generic[R]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Static(self.title_text, classes="form-title", markup=False)
-            with VerticalScroll(classes="form-body"):
+            with FormBody(classes="form-body"):
                 yield from self.compose_fields()
             yield Static("ctrl+s: save · enter (in a line): save · tab: next field · esc: cancel",
                          classes="form-hint")

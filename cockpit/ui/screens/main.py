@@ -111,7 +111,7 @@ class MainScreen(MainIntents, Screen[None]):
         header = self.query_one(CockpitHeader)
         header.show_title(app.editor.session.title, app.path.name)
         header.show_hosts(app.host_states)
-        header.show_dirty(app.unsaved_edits, app.autosave)
+        header.show_dirty(app.unsaved_edits, app.autosave, app.disk_conflict)
 
     def tick(self) -> None:
         self.query_one(CockpitHeader).show_clock(self.app.clock())

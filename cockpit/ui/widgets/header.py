@@ -22,13 +22,15 @@ _STATE_STYLE = {
 class CockpitHeader(Horizontal):
     def compose(self) -> ComposeResult:
         yield Static("", id="header-title")
+        yield Static("", id="header-path", markup=False)
         yield Static("", id="header-hosts")
-        yield Static("", id="header-dirty")
+        yield Static("", id="header-dirty", markup=False)
         yield Static("", id="header-clock")
 
     def show_title(self, title: str, path: str) -> None:
         self.query_one("#header-title", Static).update(
-            Content.assemble(("cockpit ", "bold $primary"), (title, "bold"), (f"  {path}", "$foreground-muted")))
+            Content.assemble(("cockpit ", "bold $primary"), (title, "bold")))
+        self.query_one("#header-path", Static).update(path)
 
     def show_hosts(self, states: dict[str, str]) -> None:
         parts: list[str | tuple[str, str]] = []
@@ -38,11 +40,12 @@ class CockpitHeader(Horizontal):
                       (state or "no source", "$foreground-muted"), "  "]
         self.query_one("#header-hosts", Static).update(Content.assemble(*parts))
 
-    def show_dirty(self, unsaved: int, autosave: bool) -> None:
+    def show_dirty(self, unsaved: int, autosave: bool, disk_changed: bool = False) -> None:
         widget = self.query_one("#header-dirty", Static)
-        widget.set_class(unsaved > 0, "-dirty")
+        widget.set_class(unsaved > 0 or disk_changed, "-dirty")
         auto = "" if autosave else " (autosave off)"
-        widget.update(f"● unsaved {unsaved}{auto}" if unsaved else f"saved{auto}")
+        text = f"● unsaved {unsaved}{auto}" if unsaved else f"saved{auto}"
+        widget.update(text + (" · file changed on disk" if disk_changed else ""))
 
     def show_clock(self, when: datetime) -> None:
         self.query_one("#header-clock", Static).update(when.strftime("%a %H:%M:%S"))

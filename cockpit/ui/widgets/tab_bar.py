@@ -15,10 +15,12 @@ class TabBar(Static):
 
     def render(self) -> Content:
         parts: list[str | tuple[str, str]] = []
+        # Narrow: one space between tabs so all ten fit in 80 columns.
+        pad = "" if self.narrow else " "
         for tab, label, short, key in TABS:
             name = short if self.narrow else label
             if tab == self.active:
-                parts.append((f" {key} {name} ", "bold reverse $primary"))
+                parts += [(f"{pad}{key} {name}{pad}", "bold reverse $primary"), " "]
             else:
-                parts += [(f" {key}", "$foreground-muted"), (f" {name} ", "")]
+                parts += [(f"{pad}{key}", "$foreground-muted"), (f" {name}{pad} ", "")]
         return Content.assemble(*parts)

@@ -1,0 +1,69 @@
+"""Helpers shared by the TUI tests: building the app, waiting, reading the screen."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from cockpit.model.enums import TaskStatus
+from cockpit.store.toml_store import load_session
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE = REPO / "sessions" / "glm5-nvfp4.toml"
+FROZEN = datetime(2026, 11, 29, 9, 30, tzinfo=UTC)
+
+
+def make_app(path: Path, **kwargs: Any):  # noqa: ANN201
+    """The app on `path` with the clock frozen and the file watcher off (tests call check_disk)."""
+    from cockpit.ui.app import CockpitApp
+
+    kwargs.setdefault("clock", lambda: FROZEN)
+    kwargs.setdefault("watch_interval_s", None)
+    return CockpitApp(load_session(path), path, **kwargs)
+
+
+async def until(predicate: Callable[[], bool], pilot, timeout: float = 5.0) -> None:  # noqa: ANN001
+    async def wait() -> None:
+        while not predicate():
+            await pilot.pause(0.02)
+
+    await asyncio.wait_for(wait(), timeout)
+
+
+def task(app, ident: str):  # noqa: ANN001, ANN201
+    return next((t for t in app.editor.session.tasks if t.id == ident), None)
+
+
+def status(app, ident: str) -> TaskStatus | None:  # noqa: ANN001
+    item = task(app, ident)
+    return item.status if item else None
+
+
+def column_ids(app, status: TaskStatus) -> list[str]:  # noqa: ANN001
+    from cockpit.model.edits import SessionEditor
+
+    return [t.id for t in SessionEditor.column(app.editor.session, status)]
+
+
+def screen_text(app) -> str:  # noqa: ANN001
+    """What a person sees, as plain text lines (from the compositor)."""
+    import io
+
+    from rich.console import Console
+
+    # The one place tests reach into Textual's privates: the same render export_screenshot uses.
+    console = Console(width=app.size.width, height=app.size.height, file=io.StringIO(), force_terminal=True,
+                      color_system="truecolor", record=True, legacy_windows=False, safe_box=False)
+    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
+    return console.export_text()
+
+
+def keys_for(text: str) -> list[str]:
+    """Pilot key names for literal text (space and punctuation have names)."""
+    names = {" ": "space", ">": "greater_than_sign", "<": "less_than_sign", "=": "equals_sign",
+             "-": "minus", ".": "full_stop", "/": "slash", "?": "question_mark", ",": "comma",
+             ":": "colon", "_": "underscore"}
+    return [names.get(ch, ch) for ch in text]
