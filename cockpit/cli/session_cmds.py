@@ -6,13 +6,20 @@ import argparse
 import sys
 from pathlib import Path
 
-from cockpit.model.edits import EditError, SessionEditor
-from cockpit.model.enums import DiscoveryStatus, TaskStatus
+from typing import TYPE_CHECKING
+
 from cockpit.store.errors import SessionFileError
-from cockpit.store.export_json import export_json
-from cockpit.store.handoff_md import render_handoff
 from cockpit.store.lock import session_lock
-from cockpit.store.toml_store import dumps_session, load_session, read_text, save_session
+
+if TYPE_CHECKING:
+    from cockpit.model.edits import SessionEditor
+
+
+def _store():
+    # Imported on use: `cockpit --help` and the other commands skip the model's imports.
+    from cockpit.store import toml_store
+
+    return toml_store
 
 
 def _report(exc: SessionFileError) -> int:
@@ -22,7 +29,7 @@ def _report(exc: SessionFileError) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     try:
-        session = load_session(args.session)
+        session = _store().load_session(args.session)
     except SessionFileError as exc:
         return _report(exc)
     except OSError as exc:
@@ -36,20 +43,21 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_fmt(args: argparse.Namespace) -> int:
+    store = _store()
     status = 0
     for name in args.sessions:
         path = Path(name)
         try:
             with session_lock(path):
-                text = read_text(path)
-                canonical = dumps_session(load_session(path))
+                text = store.read_text(path)
+                canonical = store.dumps_session(store.loads_session(text, path))
                 if text == canonical:
                     continue
                 if args.check:
                     print(f"{path}: would be reformatted", file=sys.stderr)
                     status = 1
                     continue
-                save_session(load_session(path), path)
+                store.save_session(store.loads_session(text, path), path)
                 print(f"{path}: reformatted")
         except SessionFileError as exc:
             status = _report(exc)
@@ -60,8 +68,11 @@ def cmd_fmt(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from cockpit.store.export_json import export_json
+    from cockpit.store.handoff_md import render_handoff
+
     try:
-        session = load_session(args.session)
+        session = _store().load_session(args.session)
     except SessionFileError as exc:
         return _report(exc)
     text = render_handoff(session) if args.format == "md" else export_json(session)
@@ -74,11 +85,14 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def _edit(path: str, change) -> int:
     """Load, change through the editor (journaled), save atomically, under the lock."""
+    from cockpit.model.edits import EditError, SessionEditor
+
+    store = _store()
     try:
         with session_lock(Path(path)):
-            editor = SessionEditor(load_session(path))
+            editor = SessionEditor(store.load_session(path))
             result = change(editor)
-            save_session(editor.session, path)
+            store.save_session(editor.session, path)
     except SessionFileError as exc:
         return _report(exc)
     except (EditError, ValueError) as exc:
@@ -90,6 +104,8 @@ def _edit(path: str, change) -> int:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
+    from cockpit.model.enums import DiscoveryStatus, TaskStatus
+
     kind = args.kind
     if kind == "task":
         return _edit(args.session, lambda e: e.add_task(args.text, TaskStatus(args.status or "todo"), args.notes))
@@ -136,3 +152,67 @@ def register(sub: argparse._SubParsersAction) -> None:
                        ("--output-tok-s", float), ("--ttft-ms", float), ("--itl-ms", float)):
         p.add_argument(flag, type=kind)
     p.set_defaults(func=cmd_add)
+
+    _register_bench(sub)
+
+
+# `sglang.bench_serving` row label -> Benchmark field. Both spellings of concurrency occur.
+BENCH_FIELDS = {
+    "Max request concurrency": "concurrency",
+    "Max reqeuest concurrency": "concurrency",
+    "Total token throughput (tok/s)": "total_tok_s",
+    "Output token throughput (tok/s)": "output_tok_s",
+    "Request throughput (req/s)": "request_throughput",
+    "Mean TTFT (ms)": "ttft_ms",
+    "Mean ITL (ms)": "itl_ms",
+    "Mean TPOT (ms)": "tpot_ms",
+    "Mean E2E Latency (ms)": "e2e_latency_ms",
+}
+
+
+def bench_fields(values: dict[str, float]) -> dict[str, float | int]:
+    """A bench_serving result's rows -> Benchmark fields (mean input/output lengths too)."""
+    out: dict[str, float | int] = {}
+    for label, name in BENCH_FIELDS.items():
+        if label in values:
+            out[name] = int(values[label]) if name == "concurrency" else float(values[label])
+    done = values.get("Successful requests")
+    if done:
+        for label, name in (("Total input tokens", "input_len"), ("Total generated tokens", "output_len")):
+            if label in values:
+                out[name] = round(values[label] / done)
+    return out
+
+
+def cmd_bench_import(args: argparse.Namespace) -> int:
+    from cockpit.parse.log_events import BenchResult
+    from cockpit.parse.sglang_log import parse_text
+
+    try:
+        data = Path(args.file).read_bytes() if args.file != "-" else sys.stdin.buffer.read()
+    except OSError as exc:
+        print(f"{args.file}: {exc.strerror}", file=sys.stderr)
+        return 1
+    results = [e for e in parse_text(data) if isinstance(e, BenchResult)]
+    if not results:
+        print(f"{args.file}: no 'Serving Benchmark Result' block found", file=sys.stderr)
+        return 1
+    fields = bench_fields(results[-1].values)
+    if args.profile:
+        fields["profile"] = args.profile
+    if args.notes:
+        fields["notes"] = args.notes
+    label = args.label or Path(args.file).stem
+    return _edit(args.session, lambda e: e.add_benchmark(label=label, **fields))
+
+
+def _register_bench(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("bench", help="benchmarks: import an sglang.bench_serving result")
+    inner = p.add_subparsers(dest="bench_command", metavar="import", required=True)
+    imp = inner.add_parser("import", help="add the result block of FILE (bench_serving output) to SESSION")
+    imp.add_argument("session")
+    imp.add_argument("file", metavar="FILE|-")
+    imp.add_argument("--label", help="benchmark label (default: the file name)")
+    imp.add_argument("--profile", help="launch profile id that produced it")
+    imp.add_argument("--notes")
+    imp.set_defaults(func=cmd_bench_import)

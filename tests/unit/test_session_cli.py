@@ -52,3 +52,19 @@ def test_add_commands_edit_the_file_and_journal_it(tmp_path):
     assert [e.kind for e in session.journal] == ["task.added", "discovery.added", "benchmark.added", "note"]
     bad = cockpit("add", "benchmark", path, "x", "--profile", "l9")
     assert bad.returncode == 1 and "missing launch id 'l9'" in bad.stderr
+
+
+def test_bench_import_reads_a_real_bench_serving_block(tmp_path):
+    from paths import CORPUS
+
+    path = tmp_path / "s.toml"
+    shutil.copy(EXAMPLE_SESSION, path)
+    done = cockpit("bench", "import", path, CORPUS / "sglang-logs" / "026.log", "--profile", "l2", "--label", "c=512 run")
+    assert (done.returncode, done.stdout.strip()) == (0, "b4"), done.stderr
+    bench = load_session(path).benchmarks[-1]
+    # 026.log: "Max reqeuest concurrency: 512" (sic), 456.37 output tok/s, 1,048,576 input tokens over 1024 requests
+    assert (bench.label, bench.profile, bench.concurrency) == ("c=512 run", "l2", 512)
+    assert bench.output_tok_s == 456.37 and bench.request_throughput == 3.57
+    assert bench.input_len == 1024
+    missing = cockpit("bench", "import", path, EXAMPLE_SESSION)
+    assert missing.returncode == 1 and "no 'Serving Benchmark Result' block" in missing.stderr
