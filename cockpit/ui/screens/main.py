@@ -82,7 +82,7 @@ class MainScreen(MainIntents, Screen[None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self.show_session(self.app.editor.session)
+        self.show_session(self.app.editor.session, every_tab=True)
         self.query_one(LeftOffBanner).show(self.app.editor.session.last_action)
         self.refresh_header()
         self.tick()
@@ -91,20 +91,40 @@ class MainScreen(MainIntents, Screen[None]):
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.on_theme_changed())
 
     # ----- rendering ------------------------------------------------------------------
-    def show_session(self, session: Session) -> None:
-        scores = score_all(session.goal.targets, session.benchmarks)
-        self.query_one(TargetsStrip).show(scores)
-        self.query_one(TaskBoard).show(session)
-        self.query_one(DiscoveriesView).show(session)
-        self.query_one(BenchmarksView).show(session, scores)
-        self.query_one(FilesTable).show(session)
-        self.query_one(PackagesTable).show(session)
-        self.query_one(ProfilesView).show(session)
-        self.query_one(GoalView).show(session, scores)
-        self.query_one(LastActionView).show(session)
-        if self.active_tab == "handoff":
-            self.query_one(HandoffView).show(session)
+    def show_session(self, session: Session, *, every_tab: bool = False) -> None:
+        """Render the session: always the targets and header, the active tab now, and the
+        other tabs when they are next shown (re-laying out hidden tabs on every key is slow)."""
+        self._shown = session
+        self._scores = score_all(session.goal.targets, session.benchmarks)
+        self._fresh: set[str] = set()
+        self.query_one(TargetsStrip).show(self._scores)
+        for tab in TAB_IDS if every_tab else [self.active_tab]:
+            self._render_tab(tab)
         self.refresh_header()
+
+    def _render_tab(self, tab: str) -> None:
+        if tab in self._fresh:
+            return
+        self._fresh.add(tab)
+        session, scores = self._shown, self._scores
+        if tab == "main":
+            self.query_one(TaskBoard).show(session)
+        elif tab == "goal":
+            self.query_one(GoalView).show(session, scores)
+        elif tab == "discoveries":
+            self.query_one(DiscoveriesView).show(session)
+        elif tab == "benchmarks":
+            self.query_one(BenchmarksView).show(session, scores)
+        elif tab == "files":
+            self.query_one(FilesTable).show(session)
+        elif tab == "packages":
+            self.query_one(PackagesTable).show(session)
+        elif tab == "launch":
+            self.query_one(ProfilesView).show(session)
+        elif tab == "last":
+            self.query_one(LastActionView).show(session)
+        elif tab == "handoff":
+            self.query_one(HandoffView).show(session)
 
     def refresh_header(self) -> None:
         app = self.app
@@ -118,7 +138,7 @@ class MainScreen(MainIntents, Screen[None]):
 
     def on_theme_changed(self) -> None:
         """Tables colour cells in Python from theme roles, so they re-render."""
-        self.show_session(self.app.editor.session)
+        self.show_session(self.app.editor.session, every_tab=True)
 
     # ----- tabs and panes -------------------------------------------------------------
     @property
@@ -128,10 +148,9 @@ class MainScreen(MainIntents, Screen[None]):
     def action_show_tab(self, tab: str, focus: bool = True) -> None:
         if tab not in TAB_IDS:
             return
+        self._render_tab(tab)
         self.query_one("#tabs", ContentSwitcher).current = tab
         self.query_one(TabBar).active = tab
-        if tab == "handoff":
-            self.query_one(HandoffView).show(self.app.editor.session)
         if focus:
             self.focus_tab(tab)
 

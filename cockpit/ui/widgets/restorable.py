@@ -59,7 +59,9 @@ class RestorableOptionList(Restorable, OptionList):
         """Swap the options, keeping the highlighted id (or position) where it can."""
         previous_id = self.selected_id()
         previous_index = self.highlighted
-        self.set_options(options)
+        previous_scroll = self.scroll_y
+        self.set_options(options)  # resets highlight and scroll
+        self.scroll_to(y=previous_scroll, animate=False, immediate=True)
         if previous_id is not None and self.select_id(previous_id):
             return
         if options:
