@@ -24,7 +24,7 @@ class CockpitCommands(Provider):
 
     def _help(self, spec: ActionSpec) -> str:
         keys = getattr(self.app, "bound_key_displays", lambda: {})().get(spec.id, spec.keys)
-        return f"{spec.description}  [{keys}]"
+        return f"{spec.description}  (key: {keys})"
 
     async def discover(self) -> Hits:
         for spec in palette_actions():

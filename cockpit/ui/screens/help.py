@@ -18,7 +18,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from cockpit.ui.actions import ACTIONS, MODAL_SCOPES, bindings_for
+from cockpit.ui.actions import ACTIONS, BY_ID, MODAL_SCOPES, bindings_for
 
 
 def key_text(app_display: str) -> Text:
@@ -44,18 +44,24 @@ class HelpScreen(ModalScreen[None]):
             yield Static("esc: close · ctrl+p: every action by name", classes="form-hint")
 
     def _here(self) -> Table:
+        """Registry actions live at the focus, each with all the keys that reach it."""
+        keys: dict[str, list[str]] = {}
+        enabled: dict[str, bool] = {}
+        for active in self.active.values():
+            binding = active.binding
+            if binding.id not in BY_ID:
+                continue
+            keys.setdefault(binding.id, []).append(self.app.get_key_display(binding))
+            enabled[binding.id] = enabled.get(binding.id, False) or active.enabled
         table = Table.grid(padding=(0, 2))
         table.add_column(justify="right", min_width=8)
         table.add_column()
         table.add_row(Text("Here", style="bold underline"), "")
-        seen: set[str] = set()
-        for key, active in self.active.items():
-            binding = active.binding
-            if binding.system or not binding.description or binding.id in seen:
-                continue
-            seen.add(binding.id or key)
-            table.add_row(key_text(self.app.get_key_display(binding)),
-                          Text(f"{binding.description}" + ("" if active.enabled else " (not now)")))
+        for ident, shown in keys.items():
+            spec = BY_ID[ident]
+            note = "" if enabled[ident] else " (not now)"
+            table.add_row(key_text(", ".join(dict.fromkeys(shown))), Text(f"{spec.title}{note}"))
+        table.add_row(key_text("^p"), Text("command palette: every action by name"))
         return table
 
     def _everything(self) -> Table:

@@ -1,0 +1,112 @@
+"""One registry drives bindings, footer, palette and help; no tmux prefix is taken."""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+
+from tui_support import keys_for, make_app, screen_text, task, until
+
+from cockpit.ui.actions import ACTIONS, FORBIDDEN_KEYS, MODAL_SCOPES
+from cockpit.ui.commands import CockpitCommands, palette_actions
+from cockpit.ui.screens.confirm_quit import ConfirmQuitScreen
+from cockpit.ui.screens.form_base import FormScreen
+from cockpit.ui.screens.help import HelpScreen
+from cockpit.ui.screens.main import MainScreen
+from cockpit.ui.widgets.benchmarks_view import BenchmarksView
+from cockpit.ui.widgets.discoveries_view import DiscoveriesView
+from cockpit.ui.widgets.log_pane import LogPane
+from cockpit.ui.widgets.profiles_view import ProfilesView
+from cockpit.ui.widgets.task_board import TaskBoard
+
+BOUND_ON = {
+    "screen": MainScreen, "tasks": TaskBoard, "discoveries": DiscoveriesView, "benchmarks": BenchmarksView,
+    "launch": ProfilesView, "log": LogPane, "form": FormScreen, "quit": ConfirmQuitScreen, "help": HelpScreen,
+}
+
+
+def test_every_registry_action_is_bound_where_its_scope_lives():
+    for spec in ACTIONS:
+        bindings = [b for b in BOUND_ON[spec.scope].BINDINGS if isinstance(b, Binding)]
+        assert any(b.id == spec.id and b.action == spec.action for b in bindings), spec.id
+
+
+def test_ids_are_unique_and_no_key_collides_within_a_scope():
+    assert len({spec.id for spec in ACTIONS}) == len(ACTIONS)
+    for scope in BOUND_ON:
+        keys = [key for spec in ACTIONS if spec.scope == scope for key in spec.keys.split(",")]
+        assert len(keys) == len(set(keys)), scope
+
+
+def test_no_binding_uses_a_tmux_prefix():
+    for spec in ACTIONS:
+        assert not FORBIDDEN_KEYS & set(spec.keys.split(",")), spec.id
+
+
+async def test_every_registry_action_is_in_the_palette(session_path):
+    app = make_app(session_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        provider = CockpitCommands(app.screen)
+        titles = [hit.text async for hit in provider.discover()]
+        expected = [spec.title for spec in ACTIONS if spec.scope not in MODAL_SCOPES]
+        assert titles == expected
+        assert all(":" in title for title in titles), "area: Verb"
+        found = [hit.text async for hit in provider.search("tasks move right")]
+        assert "tasks: Move right" in found
+
+
+async def test_a_palette_command_acts_where_its_key_would(session_path):
+    app = make_app(session_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("3")
+        await app.screen.run_registry_action("tasks.move-right")
+        await pilot.pause()
+        assert task(app, "t1").status.value == "doing"
+        assert app.screen.query_one("#tabs").current == "main"
+
+
+async def test_the_palette_opens_and_runs_an_action_from_the_keyboard(session_path):
+    app = make_app(session_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+p")
+        await pilot.press(*keys_for("view: show goal"))
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen.query_one("#tabs").current == "goal"
+
+
+async def test_help_lists_the_live_bindings(session_path):
+    app = make_app(session_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await until(lambda: "Here" in screen_text(app), pilot)
+        text = screen_text(app)
+        assert "Here" in text and "tasks: Move right" in text and "Cycle status" in text
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
+
+
+async def test_a_keymap_override_rebinds_by_id(session_path):
+    app = make_app(session_path, keymap={"tasks.move-right": "m"})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("m")
+        assert task(app, "t1").status.value == "doing"
+        assert app.bound_key_displays()["tasks.move-right"] == "m"
+
+
+async def test_the_footer_shows_save_and_help_at_80_columns(session_path):
+    app = make_app(session_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        footer = screen_text(app).splitlines()[-1]
+        assert "^s Save" in footer and "? Keys" in footer and "q Quit" in footer
+
+
+def test_palette_actions_exclude_only_dialog_scopes():
+    assert {spec.scope for spec in palette_actions()} == set(BOUND_ON) - MODAL_SCOPES
