@@ -1,0 +1,326 @@
+"""The log pane: fed from real files through LogFeed, driven by its keys, drawn inert."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.app import App, ComposeResult
+
+from cockpit.parse.sglang_log import parse_text
+from cockpit.sources.log_feed import LogBatch, LogFeed
+from cockpit.ui.themes import DEFAULT_THEME, load_themes, role_defaults, shipped_theme_dir
+from cockpit.ui.widgets.log_buffer import ERROR
+from cockpit.ui.widgets.log_pane import LogPane
+from paths import CORPUS
+
+LOGS = CORPUS / "sglang-logs"
+CUDA_OOM = [
+    "[2025-03-01 12:10:00 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+    '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 2100, in run_scheduler_process',
+    "    scheduler.event_loop_overlap()",
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.10 GiB",
+]
+HOSTILE = ("[2025-01-01 10:00:09 TP0] evil \x1b[2J\x1b]52;c;ZXZpbA==\x07\x1b]0;pwned\x07 "
+           "[bold red]markup[/] nul\x00 bidi\u202eevil\u202c end")
+
+
+def corpus_lines(*names: str) -> list[str]:
+    out: list[str] = []
+    for name in names:
+        out += (LOGS / f"{name}.log").read_text(encoding="utf-8").splitlines()
+    return out
+
+
+def decode_lines(n: int, start_s: int = 0, dp: int | None = None) -> list[str]:
+    tag = f" DP{dp} TP{dp}" if dp is not None else " TP0"
+    out = []
+    for i in range(n):
+        s = start_s + i * 2
+        out.append(f"[2025-03-01 12:{s // 60 % 60:02d}:{s % 60:02d}{tag}] Decode batch. #running-req: {10 + i % 7}, "
+                   f"#token: {5000 + 40 * i}, token usage: {0.1 + (i % 10) / 20:.2f}, "
+                   f"gen throughput (token/s): {800 + 37 * (i % 13):.2f}, #queue-req: {i % 4}")
+    return out
+
+
+class PaneApp(App[None]):
+    """The pane alone, on the cockpit themes, optionally pumping a LogFeed into it."""
+
+    def __init__(self, feed: LogFeed | None = None, max_lines: int = 50_000) -> None:
+        super().__init__()
+        themes, _ = load_themes([shipped_theme_dir()])
+        for theme in themes:
+            self.register_theme(theme)
+        self.theme = DEFAULT_THEME
+        self.log_feed = feed
+        self.max_lines = max_lines
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return role_defaults(self.current_theme.to_color_system().generate())
+
+    def compose(self) -> ComposeResult:
+        yield LogPane(id="log", max_lines=self.max_lines)
+
+    def on_mount(self) -> None:
+        pane = self.query_one(LogPane)
+        pane.focus()
+        if self.log_feed is not None:
+            pane.set_state(self.log_feed.description)
+            self.run_worker(self._pump(self.log_feed), exclusive=True, exit_on_error=False)
+
+    async def _pump(self, feed: LogFeed) -> None:
+        pane = self.query_one(LogPane)
+        async for item in feed.stream():
+            pane.feed(item)
+
+
+async def until(pilot, cond: Callable[[], bool], timeout: float = 15.0) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not cond():
+        assert loop.time() < end, "timed out waiting"
+        await pilot.pause(0.02)
+    await pilot.pause()
+
+
+def screen_rows(pane: LogPane) -> list[str]:
+    view = pane.view
+    return ["".join(seg.text for seg in view.render_line(y)).rstrip()
+            for y in range(view.scrollable_content_region.height)]
+
+
+def write(path: Path, lines: list[str], mode: str = "a") -> None:
+    with path.open(mode, encoding="utf-8", newline="\n") as f:
+        f.write("".join(line + "\n" for line in lines))
+
+
+def feed_app(path: Path, **kw) -> PaneApp:
+    return PaneApp(LogFeed.local(str(path), lines=50_000, max_delay_s=0.02), **kw)
+
+
+# ----- follow, pause, filter, toggles -------------------------------------------------------
+async def test_follow_shows_appended_lines_and_pause_holds_the_view(tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    write(log, corpus_lines("023") + decode_lines(100), "w")
+    app = feed_app(log)
+    async with app.run_test(size=(100, 30)) as pilot:
+        pane = app.query_one(LogPane)
+        await until(pilot, lambda: len(pane.buffer) >= len(corpus_lines("023")) + 100)
+        assert screen_rows(pane)[-1].startswith("[2025-03-01 12:03:18 TP0] Decode")  # the last line
+        await pilot.press("f")
+        assert pane.view_state.follow is False
+        top = pane.view.scroll_y
+        write(log, ["[2025-03-01 13:00:00 TP0] appended while paused"])
+        await until(pilot, lambda: "appended while paused" in pane.buffer.tail_texts(1)[0])
+        assert pane.view.scroll_y == top
+        assert not any("appended while paused" in row for row in screen_rows(pane))
+        await pilot.press("f")
+        await pilot.pause()
+        assert pane.view_state.follow is True
+        assert screen_rows(pane)[-1].endswith("appended while paused")
+
+
+async def test_scrolling_back_pauses_and_end_follows_again(tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    write(log, decode_lines(200), "w")
+    app = feed_app(log)
+    async with app.run_test(size=(100, 30)) as pilot:
+        pane = app.query_one(LogPane)
+        await until(pilot, lambda: len(pane.buffer) >= 200)
+        await pilot.press("pageup")
+        assert pane.view_state.follow is False
+        await pilot.press("end")
+        assert pane.view_state.follow is True
+
+
+async def test_search_jumps_to_newest_match_then_next_and_previous(tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    lines = decode_lines(300)
+    for k in (20, 150, 280):
+        lines[k] = f"[2025-03-01 12:00:00 TP0] needle number {k}"
+    write(log, lines, "w")
+    app = feed_app(log)
+    async with app.run_test(size=(100, 30)) as pilot:
+        pane = app.query_one(LogPane)
+        await until(pilot, lambda: len(pane.buffer) >= 300)
+        await pilot.press("slash")
+        await pilot.press(*"needle", "enter")
+        await pilot.pause()
+        assert pane.view_state.search == "needle" and pane.view_state.follow is False
+
+        def current() -> str:
+            return pane.buffer.line_at(pane.view.current_row).text
+
+        assert current().endswith("needle number 280")
+        assert any(row.endswith("needle number 280") for row in screen_rows(pane))
+        await pilot.press("N")
+        assert current().endswith("needle number 150")
+        assert any(row.endswith("needle number 150") for row in screen_rows(pane))
+        await pilot.press("N")
+        assert current().endswith("needle number 20")
+        await pilot.press("n")
+        assert current().endswith("needle number 150")
+
+
+async def test_filter_errors_only_and_hide_batches(tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    write(log, corpus_lines("023") + decode_lines(50) + corpus_lines("002") + decode_lines(20, 200), "w")
+    app = feed_app(log)
+    async with app.run_test(size=(120, 40)) as pilot:
+        pane = app.query_one(LogPane)
+        total = len(corpus_lines("023", "002")) + 70
+        await until(pilot, lambda: len(pane.buffer) >= total)
+        texts = lambda: [pane.buffer.line_at(r).text for r in range(pane.buffer.rows)]  # noqa: E731
+
+        await pilot.press("b")
+        assert pane.view_state.hide_batches
+        assert not any("Decode batch" in t for t in texts()) and texts()
+        await pilot.press("b")
+        assert pane.buffer.rows == total
+
+        await pilot.press("E")
+        assert pane.view_state.errors_only
+        shown = texts()
+        assert shown and all(pane.buffer.line_at(r).flags & 3 for r in range(pane.buffer.rows))
+        assert shown[-1].startswith("RuntimeError: NCCL error")  # the whole traceback, not one line
+        assert any(t.startswith("  File ") for t in shown)
+        await pilot.press("E")
+
+        await pilot.press("backslash")
+        await pilot.press(*"queue-req: 3", "enter")
+        await pilot.pause()
+        assert pane.view_state.filter == "queue-req: 3"
+        assert texts() and all("queue-req: 3" in t for t in texts())
+        assert pane.border_subtitle.endswith(f"of {total:,} lines")
+        saved = pane.view_state
+        assert saved.filter == "queue-req: 3" and not saved.errors_only
+
+
+async def test_view_state_restores(tmp_path: Path) -> None:
+    from cockpit.model.session import LogViewState
+
+    app = PaneApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        pane = app.query_one(LogPane)
+        pane.feed(LogBatch(parse_text("\n".join(decode_lines(30) + corpus_lines("002")) + "\n")))
+        state = LogViewState(follow=False, filter="NCCL", search="pynccl", errors_only=True, hide_batches=True)
+        pane.restore(state)
+        await pilot.pause()
+        assert pane.view_state == state
+        assert pane.buffer.rows > 0
+        assert all("NCCL" in pane.buffer.line_at(r).text for r in range(pane.buffer.rows))
+        assert pane.search_next()
+
+
+# ----- errors, hostile text, the ring ------------------------------------------------------
+async def test_an_error_burst_is_highlighted_with_its_labels(tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    write(log, decode_lines(10), "w")
+    app = feed_app(log)
+    async with app.run_test(size=(120, 40)) as pilot:
+        pane = app.query_one(LogPane)
+        await until(pilot, lambda: len(pane.buffer) >= 10)
+        burst = corpus_lines("002", "015", "013", "003") + CUDA_OOM
+        write(log, burst)
+        await until(pilot, lambda: len(pane.buffer) >= 10 + len(burst))
+        labels = {pane.buffer.line_at(r).label for r in range(pane.buffer.rows)}
+        joined = " ".join(labels)
+        for label in ("cuda_oom", "nccl", "traceback"):
+            assert label in joined, (label, labels)
+        errors = [pane.buffer.line_at(r) for r in range(pane.buffer.rows) if pane.buffer.line_at(r).flags & ERROR]
+        assert len(errors) > 10
+        await until(pilot, lambda: pane.metrics_idle)
+        assert pane.metrics.run_state == "error"
+        rows = screen_rows(pane)
+        assert any(" nccl " in row or " traceback " in row for row in rows)
+
+
+async def test_a_hostile_line_is_drawn_inert() -> None:
+    app = PaneApp()
+    async with app.run_test(size=(160, 20)) as pilot:
+        pane = app.query_one(LogPane)
+        pane.feed(LogBatch(parse_text(HOSTILE + "\n")))
+        await pilot.pause()
+        strip = pane.view.render_line(0)
+        text = "".join(seg.text for seg in strip)
+        for bad in ("\x1b", "\x07", "\x00", "\u202e", "\u202c"):
+            assert bad not in text
+        assert "[bold red]markup[/]" in text  # shown literally: never parsed as markup
+        assert "␛]52;c;ZXZpbA==" in text and "␛]0;pwned" in text and "␀" in text
+        assert "<U+202E>" in text
+        assert all(seg.style is None or not seg.style.bold or "markup" not in seg.text for seg in strip)
+
+
+async def test_the_ring_keeps_the_newest_lines() -> None:
+    app = PaneApp(max_lines=50_000)
+    async with app.run_test(size=(100, 30)) as pilot:
+        pane = app.query_one(LogPane)
+        lines = [f"[2025-03-01 12:00:00 TP0] line {i}" for i in range(60_000)]
+        for k in range(0, 60_000, 5000):
+            pane.feed(lines[k:k + 5000])
+        await pilot.pause()
+        assert len(pane.buffer) == 50_000
+        assert pane.buffer.line_at(0).text.endswith("line 10000")
+        assert pane.buffer.tail_texts(1)[0].endswith("line 59999")
+        assert screen_rows(pane)[-1].endswith("line 59999")
+        await pilot.press("E")  # filtered rows stay inside the ring too
+        await pilot.press("E")
+        assert pane.buffer.rows == 50_000
+
+
+async def test_rotation_and_truncation_show_as_notes(tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    write(log, decode_lines(5), "w")
+    app = feed_app(log)
+    async with app.run_test(size=(100, 30)) as pilot:
+        pane = app.query_one(LogPane)
+        await until(pilot, lambda: len(pane.buffer) >= 5)
+        log.rename(tmp_path / "server.log.1")
+        write(log, ["[2025-03-01 13:00:00 TP0] first line of the new file"], "w")
+        await until(pilot, lambda: "first line of the new file" in pane.buffer.tail_texts(1)[0])
+        assert any("rotated" in t for t in pane.buffer.tail_texts(3))
+
+
+async def test_throughput_series_and_message() -> None:
+    got: list[LogPane.ThroughputUpdated] = []
+
+    class Hooked(PaneApp):
+        def on_log_pane_throughput_updated(self, message: LogPane.ThroughputUpdated) -> None:
+            got.append(message)
+
+    app = Hooked()
+    async with app.run_test(size=(100, 30)) as pilot:
+        pane = app.query_one(LogPane)
+        pane.feed(LogBatch(parse_text("\n".join(decode_lines(10, dp=0) + decode_lines(10, dp=1)) + "\n")))
+        await until(pilot, lambda: pane.metrics_idle and bool(got))
+        series = pane.throughput_series()
+        assert series and got[-1].points == tuple(series)
+        assert max(v for _, v in series) > 1000  # two DP ranks summed
+        assert pane.metrics.dp_ranks == 2
+
+
+# ----- snapshots ----------------------------------------------------------------------------
+def _snapshot_text() -> str:
+    lines = (corpus_lines("023")[:12] + decode_lines(40, dp=0) + decode_lines(40, dp=1)
+             + [HOSTILE] + decode_lines(10, 120) + CUDA_OOM)
+    return "\n".join(lines) + "\n"
+
+
+async def _fill(pilot) -> None:
+    await pilot.pause()
+    pane = pilot.app.query_one(LogPane)
+    pane.set_state("tail gpu1:/var/log/sglang.log")
+    pane.feed(LogBatch(parse_text(_snapshot_text()), notes=["connected to gpu1 (42 ms)"]))
+    await until(pilot, lambda: pane.metrics_idle)
+
+
+def test_snapshot_80x24(snap_compare) -> None:
+    """Header with source and 'follow'; run state and four sparklines; the end of the log with
+    the OOM traceback in the error colour, its labels as badges; the hostile line literal."""
+    assert snap_compare(PaneApp(), terminal_size=(80, 24), run_before=_fill)
+
+
+def test_snapshot_120x40(snap_compare) -> None:
+    """The same at 120x40: more of the log above the traceback, wider sparklines."""
+    assert snap_compare(PaneApp(), terminal_size=(120, 40), run_before=_fill)

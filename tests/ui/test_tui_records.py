@@ -1,0 +1,83 @@
+"""Benchmarks move the targets strip; profiles are marked and copied; the last action is one key."""
+
+from __future__ import annotations
+
+from tui_support import keys_for, make_app, screen_text, until
+
+from cockpit.ui.screens.forms import BenchmarkForm, LastActionForm
+from cockpit.ui.widgets.benchmarks_view import BenchTable
+
+
+async def test_adding_a_benchmark_updates_the_targets_strip(session_path):
+    app = make_app(session_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert "✗ total tok/s >=1000: 788.9" in screen_text(app)
+        await pilot.press("4", "a")
+        form = app.screen
+        assert isinstance(form, BenchmarkForm)
+        await pilot.press(*keys_for("c=256 ep8"))
+        form.query_one("#field-concurrency").value = "256"
+        form.query_one("#field-total_tok_s").value = "fast"
+        await pilot.press("ctrl+s")
+        assert "a number, please" in screen_text(app)
+        form.query_one("#field-total_tok_s").value = "1043.5"
+        await pilot.press("ctrl+s")
+        bench = app.editor.session.benchmarks[-1]
+        assert (bench.id, bench.label, bench.concurrency, bench.total_tok_s, bench.profile) == (
+            "b4", "c=256 ep8", 256, 1043.5, "l1")
+        text = screen_text(app)
+        assert "✓ total tok/s >=1000: 1043.5" in text
+        assert "★ g1" in text, "the new best row is marked"
+        assert app.screen.query_one(BenchTable).selected_id() == "b4"
+
+
+async def test_benchmarks_sort_and_delete(session_path):
+    app = make_app(session_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("4")
+        table = app.screen.query_one(BenchTable)
+        order = lambda: [table.coordinate_to_cell_key((row, 0)).row_key.value for row in range(table.row_count)]  # noqa: E731
+        assert order() == ["b1", "b2", "b3"]
+        for _ in range(5):  # id, label, profile, conc, in/out -> total tok/s
+            await pilot.press("s")
+        assert "sorted by total tok/s ↑" in screen_text(app)
+        assert order() == ["b2", "b1", "b3"]
+        await pilot.press("S")
+        assert order() == ["b3", "b1", "b2"]
+        assert table.selected_id() == "b1", "the selection stays on its row through sorting"
+        await pilot.press("up", "up", "d")
+        assert [b.id for b in app.editor.session.benchmarks] == ["b1", "b2"]
+        assert "✗ total tok/s >=1000: 612.4" in screen_text(app)
+
+
+async def test_a_profile_is_marked_working_and_its_command_copied(session_path):
+    app = make_app(session_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("7", "down", "m")
+        assert [p.status.value for p in app.editor.session.launch] == ["candidate", "working"]
+        await pilot.press("up", "y")
+        assert app.clipboard == ("NCCL_P2P_LEVEL=SYS python -m sglang.launch_server "
+                                 "--model-path /models/GLM-5-NVFP4 --tp 8")
+
+
+async def test_one_key_sets_the_last_action_and_the_banner_shows_it(session_path):
+    app = make_app(session_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert "Where you left off" in screen_text(app)
+        await pilot.press("L")
+        form = app.screen
+        assert isinstance(form, LastActionForm)
+        assert form.query_one("#field-text").value.startswith("Benchmarked c=128")
+        form.query_one("#field-text").value = "Pinned NCCL to node 0"
+        form.query_one("#field-next_step").value = "rerun c=128"
+        await pilot.press("ctrl+s")
+        last = app.editor.session.last_action
+        assert (last.text, last.next_step, last.fallback) == (
+            "Pinned NCCL to node 0", "rerun c=128", "Go back to l1 (tp8 baseline)")
+        await until(lambda: "Pinned NCCL to node 0" in screen_text(app), pilot)
+        await pilot.press("x")
+        assert "Where you left off" not in screen_text(app)
