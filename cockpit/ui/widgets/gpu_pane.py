@@ -1,52 +1,215 @@
-"""The GPU pane: its place in the layout and its feed hook.
+"""The GPU pane: a row per GPU (power bar against the enforced limit, utilisation, memory,
+temperature, SM clock, PCIe link, NUMA node, a power sparkline), the total line and the
+footnotes that say why a figure is missing.
 
-The GPU sampler and its rendering (power bars against limit, clocks, PCIe, NUMA) are the
-GPU pane's own work; this widget fixes the public surface:
+Public surface (the app and the demo rely on it):
 
-* `update_samples(samples)`: the latest samples, one per GPU (any objects; shown as text
-  here until the real pane replaces this module);
-* `feed(item)`: an item from the injected `sources.gpu` feed; calls `update_samples`;
-* `set_state(text)`: the source's state in words; before any source, "no source configured".
+* `feed(item)`: an item of the `sources.gpu` feed: `GpuSamplesTaken` (a tick),
+  `GpuStreamInterrupted` ("reconnecting in N s"), `GpuSourceUnavailable` (one clear
+  message); a plain sequence of `GpuSample` is taken as a tick too;
+* `update_samples(samples)`: one tick of `GpuSample`s;
+* `set_state(text)`: the source's state in words; before any source, "no source configured";
+* `set_throughput(series)`: generation throughput `[(epoch s, tokens/s), ...]` from the log
+  pipeline; the total line then shows tokens per joule on the power's time axis;
+* `set_topology(matrix)`: fills the NUMA column for sources that do not report it.
+
+Items only update state; the pane redraws once per batch of items (one refresh per tick,
+never per GPU). The look lives in `gpu_pane.tcss`; colours come from theme roles.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from cockpit.live.power_history import PowerHistory
+from cockpit.parse.gpu_sample import GpuSample
+from cockpit.parse.nvsmi_topo import TopologyMatrix
+from cockpit.sources.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
+from cockpit.ui.widgets.gpu_render import (
+    SPARK_WINDOW_S,
+    Palette,
+    gpu_tooltip,
+    missing_reasons,
+    plan_layout,
+    render_header,
+    render_rows,
+    render_total,
+    short_name,
+)
+from cockpit.ui.widgets.gpu_spark import Point
+
 NO_SOURCE = "no source configured"
+WAITING = "waiting for the first GPU sample…"
+FULL_MIN_WIDTH = 100
+MAX_NOTES = 4
 
 
 class GpuPane(VerticalScroll, can_focus=True):
-    DEFAULT_CSS = """
-    GpuPane { border: round $panel-lighten-2; border-title-color: $foreground-muted; }
-    GpuPane:focus { border: round $primary; }
-    GpuPane > .gpu-state { color: $foreground-muted; }
-    """
+    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text(encoding="utf-8")
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, history_points: int = 900,
+                 spark_window_s: float = SPARK_WINDOW_S) -> None:
         super().__init__(id=id)
         self.border_title = "GPUs"
         self.state_text = NO_SOURCE
-        self.samples: list[Any] = []
+        """The source's own words (its description, or why it stopped)."""
+        self.samples: list[GpuSample] = []
+        """The latest sample of every GPU, in display order."""
+        self.history = PowerHistory(maxlen=history_points)
+        self.spark_window_s = spark_window_s
+        self.throughput: list[Point] | None = None
+        self.interrupted: GpuStreamInterrupted | None = None
+        self.unavailable: GpuSourceUnavailable | None = None
+        self.compact = True
+        """Set at each render: one line per GPU (short or narrow pane) or two."""
+        self._numa: dict[int, int] = {}
+        self._render_pending = False
 
     def compose(self) -> ComposeResult:
-        yield Static(self.state_text, classes="gpu-state")
-        yield Static("", classes="gpu-samples")
+        yield Static(self.state_text, classes="gpu-state", markup=False)
+        yield Static(WAITING, classes="gpu-header", markup=False)
+        yield Static("", classes="gpu-rows", markup=False)
+        yield Static("", classes="gpu-total", markup=False)
+        yield Static("", classes="gpu-notes", markup=False)
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._schedule_render())
+        self._schedule_render()
+
+    def on_resize(self) -> None:
+        self._schedule_render()
+
+    # ----- hooks for the live side ----------------------------------------------------
+    def feed(self, item: Any) -> None:
+        """One item of the GPU feed (see the module docstring)."""
+        if isinstance(item, GpuSamplesTaken):
+            self._take(item.samples, item.taken_at, item.host)
+        elif isinstance(item, GpuStreamInterrupted):
+            self.interrupted = item
+        elif isinstance(item, GpuSourceUnavailable):
+            self.unavailable = item
+            self.interrupted = None
+            self.history.forget(item.host)
+            self.samples = [s for s in self.samples if s.host != item.host]
+        elif isinstance(item, TopologyMatrix):
+            self.set_topology(item)
+            return
+        elif isinstance(item, Sequence) and not isinstance(item, str):
+            self.update_samples(item)
+            return
+        self._schedule_render()
 
     def update_samples(self, samples: Sequence[Any]) -> None:
-        self.samples = list(samples)
-        if self.is_mounted:
-            self.query_one(".gpu-samples", Static).update("\n".join(str(s) for s in self.samples))
-
-    def feed(self, item: Any) -> None:
-        self.update_samples(item if isinstance(item, Sequence) and not isinstance(item, str) else [item])
+        """One tick of `GpuSample`s (other objects are ignored)."""
+        batch = [s for s in samples if isinstance(s, GpuSample)]
+        stamps = [s.timestamp for s in batch if s.timestamp is not None]
+        self._take(batch, max(stamps) if stamps else time.time(), batch[0].host if batch else None)
 
     def set_state(self, text: str) -> None:
         self.state_text = text
-        if self.is_mounted:
-            self.query_one(".gpu-state", Static).update(text)
+        self._schedule_render()
+
+    def set_throughput(self, series: Sequence[Point] | None) -> None:
+        """Generation throughput (epoch s, tokens/s), or None to hide tokens per joule."""
+        self.throughput = None if series is None else sorted((float(t), float(v)) for t, v in series)
+        self._schedule_render()
+
+    def set_topology(self, matrix: TopologyMatrix) -> None:
+        """NUMA nodes from `topo -m` for GPUs whose samples do not carry one (nvidia-smi)."""
+        numa: dict[int, int] = {}
+        for name, value in (matrix.numa_affinity or {}).items():
+            first = (value or "").split("-")[0].split(",")[0]
+            if name.startswith("GPU") and name[3:].isdigit() and first.isdigit():
+                numa[int(name[3:])] = int(first)
+        self._numa = numa
+        self.samples = [self._with_numa(s) for s in self.samples]
+        self._schedule_render()
+
+    # ----- state --------------------------------------------------------------------------
+    def _with_numa(self, s: GpuSample) -> GpuSample:
+        if s.numa_node is None and s.index in self._numa and "numa_node" not in s.notes:
+            return replace(s, numa_node=self._numa[s.index])
+        return s
+
+    def _take(self, samples: Sequence[GpuSample], taken_at: float, host: str | None) -> None:
+        batch = [self._with_numa(s) for s in samples]
+        self.history.add(batch, t=taken_at)
+        if self.interrupted is not None and (host is None or self.interrupted.host == host):
+            self.interrupted = None
+        if self.unavailable is not None and self.unavailable.host == host:
+            self.unavailable = None
+        keys = {s.key for s in batch}
+        kept = [s for s in self.samples if s.key not in keys]
+        self.samples = sorted(kept + batch, key=lambda s: (s.host or "", s.index))
+        self._schedule_render()
+
+    def _schedule_render(self) -> None:
+        if self._render_pending or not self.is_mounted:
+            return
+        self._render_pending = True
+        self.call_after_refresh(self._redraw)
+
+    # ----- rendering ----------------------------------------------------------------------
+    def _state_line(self) -> tuple[str, str]:
+        if self.unavailable is not None and not self.samples:
+            return f"No GPU data: {self.unavailable.message}", "-error"
+        if self.interrupted is not None:
+            i = self.interrupted
+            return f"{i.host}: reconnecting in {i.retry_in_s:g} s ({i.reason}); figures below are stale", "-warning"
+        return self.state_text, ""
+
+    def _redraw(self) -> None:
+        self._render_pending = False
+        if not self.is_mounted:
+            return
+        state, state_class = self._state_line()
+        state_widget = self.query_one(".gpu-state", Static)
+        state_widget.update(state)
+        state_widget.set_classes(f"gpu-state {state_class}".strip())
+        header, rows, total, notes = (self.query_one(f".gpu-{n}", Static) for n in ("header", "rows", "total", "notes"))
+        rows.set_class(self.interrupted is not None, "-stale")
+        samples = self.samples
+        if not samples:
+            header.update("" if self.unavailable is not None else WAITING)
+            for w in (rows, total, notes):
+                w.update("")
+                w.display = False
+            self.border_title = "GPUs"
+            return
+        for w in (rows, total):
+            w.display = True
+        pal = Palette(self.app.theme_variables)
+        hosts = {s.host for s in samples}
+        multi_host = len(hosts) > 1
+        # one column kept free for the vertical scrollbar, which appears after the render
+        width = max(20, (self.scrollable_content_region.width or self.size.width) - 1)
+        height = self.scrollable_content_region.height or self.size.height
+        reasons = missing_reasons(samples, multi_host=multi_host)
+        n_notes = min(len(reasons), MAX_NOTES)
+        total_lines = 2 + (self.throughput is not None)
+        want_full = width >= FULL_MIN_WIDTH and height >= 2 + 2 * len(samples) + total_lines + n_notes
+        layout = plan_layout(width, samples, full=want_full, multi_host=multi_host)
+        self.compact = not layout.full
+        self.set_class(self.compact, "-compact")
+        header.update(render_header(layout, pal))
+        rows.update(render_rows(samples, self.history, layout, pal, multi_host=multi_host,
+                                window_s=self.spark_window_s))
+        rows.tooltip = gpu_tooltip(samples, multi_host=multi_host)
+        total.update(render_total(self.history, self.throughput, width, pal, full=layout.full,
+                                  window_s=self.spark_window_s))
+        shown = reasons[:MAX_NOTES] + ([f"… {len(reasons) - MAX_NOTES} more (hover the rows)"]
+                                       if len(reasons) > MAX_NOTES else [])
+        notes.update("\n".join(shown))
+        notes.display = bool(shown)
+        names = {short_name(s.name) for s in samples}
+        host_part = "" if multi_host or None in hosts else f" on {next(iter(hosts))}"
+        self.border_title = (f"GPUs{host_part} · {len(samples)}× {names.pop()}" if len(names) == 1
+                             else f"GPUs{host_part} · {len(samples)}")

@@ -38,25 +38,37 @@ def resample(series: Sequence[Point], width: int, *, window_s: float, t_end: flo
     return [s / c if c else None for s, c in zip(sums, counts)]
 
 
-def sparkline(values: Sequence[float | None], width: int, *, top: float | None = None, bottom: float = 0.0) -> str:
+def sparkline(values: Sequence[float | None], width: int, *, min_span: float = 0.0) -> str:
     """`values` as blocks, right-aligned in `width` columns (blank-padded on the left).
 
-    `top` fixes the scale (a power limit); without it the largest value is the top."""
+    The scale runs from the lowest to the highest value shown, widened to at least
+    `min_span` around their middle (never below 0), so small wobbles stay small."""
     if width <= 0:
         return ""
     vals = list(values)[-width:]
     known = [v for v in vals if v is not None]
-    hi = top if top is not None else (max(known) if known else 0.0)
-    span = hi - bottom
+    if not known:
+        return " " * width
+    lo, hi = min(known), max(known)
+    if hi - lo < min_span:
+        mid = (hi + lo) / 2
+        lo = max(0.0, mid - min_span / 2)
+        hi = lo + min_span
+    span = hi - lo
     out = []
     for v in vals:
         if v is None:
             out.append(" ")
             continue
-        frac = 0.0 if span <= 0 else (v - bottom) / span
-        frac = min(1.0, max(0.0, frac))
+        frac = 0.5 if span <= 0 else min(1.0, max(0.0, (v - lo) / span))
         out.append(BLOCKS[min(len(BLOCKS) - 1, int(frac * len(BLOCKS)))])
     return "".join(out).rjust(width)
+
+
+def span_of(values: Sequence[float | None]) -> tuple[float, float] | None:
+    """(lowest, highest) of the known values."""
+    known = [v for v in values if v is not None]
+    return (min(known), max(known)) if known else None
 
 
 def interpolate(series: Sequence[Point], t: float) -> float | None:

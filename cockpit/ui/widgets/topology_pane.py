@@ -1,51 +1,115 @@
-"""The topology pane: its place (the Topology tab) and its feed hook.
+"""The topology pane (the Topology tab): the `nvidia-smi topo -m` matrix coloured by
+distance class ($topo-x ... $topo-sys), CPU and NUMA affinity columns, NICs, the legend,
+and which GPU pairs cross the CPU socket link (SYS), which stand out.
 
-The `nvidia-smi topo -m` matrix coloured by distance ($topo-x ... $topo-sys) is the
-topology work's own; this widget fixes the public surface:
+Public surface:
 
-* `update_topology(topology)`: a parsed topology (any object; shown as text until the
-  real pane replaces this module);
-* `feed(item)`: an item from the injected `sources.topology` feed; calls `update_topology`;
+* `update_topology(topology)`: a `TopologyMatrix` (NVML or parsed `topo -m`);
+* `feed(item)`: an item of the `sources.topology` feed: a `TopologyMatrix`, or a
+  `GpuSourceUnavailable` (shown as one message);
 * `set_state(text)`: the source's state; before any source, "no source configured".
+
+The look lives in `topology_pane.tcss`; colours come from theme roles.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from cockpit.parse.nvsmi_topo import TopologyMatrix
+from cockpit.sources.gpu_events import GpuSourceUnavailable
+from cockpit.ui.widgets.gpu_render import Palette
+from cockpit.ui.widgets.topology_render import legend_tooltip, render_legend, render_matrix, render_summary
+
 NO_SOURCE = "no source configured"
+PLACEHOLDER = "No topology yet: it shows once `nvidia-smi topo -m` (or NVML) has been read."
 
 
 class TopologyPane(VerticalScroll, can_focus=True):
-    DEFAULT_CSS = """
-    TopologyPane { border: round $panel-lighten-2; border-title-color: $foreground-muted; }
-    TopologyPane:focus { border: round $primary; }
-    TopologyPane > .topo-state { color: $foreground-muted; }
-    """
+    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text(encoding="utf-8")
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.border_title = "Topology"
         self.state_text = NO_SOURCE
-        self.topology: Any = None
+        self.topology: TopologyMatrix | None = None
+        self.unavailable: GpuSourceUnavailable | None = None
+        self._render_pending = False
 
     def compose(self) -> ComposeResult:
-        yield Static(self.state_text, classes="topo-state")
-        yield Static("", classes="topo-matrix")
+        yield Static(self.state_text, classes="topo-state", markup=False)
+        yield Static(PLACEHOLDER, classes="topo-matrix", markup=False)
+        yield Static("", classes="topo-summary", markup=False)
+        yield Static("", classes="topo-legend", markup=False)
+        yield Static("", classes="topo-warnings", markup=False)
 
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._schedule_render())
+        self._schedule_render()
+
+    def on_resize(self) -> None:
+        self._schedule_render()
+
+    # ----- hooks for the live side ----------------------------------------------------
     def update_topology(self, topology: Any) -> None:
-        self.topology = topology
-        if self.is_mounted:
-            self.query_one(".topo-matrix", Static).update(str(topology))
+        if isinstance(topology, TopologyMatrix):
+            self.topology = topology
+            self.unavailable = None
+        self._schedule_render()
 
     def feed(self, item: Any) -> None:
-        self.update_topology(item)
+        if isinstance(item, GpuSourceUnavailable):
+            self.unavailable = item
+            self._schedule_render()
+        else:
+            self.update_topology(item)
 
     def set_state(self, text: str) -> None:
         self.state_text = text
-        if self.is_mounted:
-            self.query_one(".topo-state", Static).update(text)
+        self._schedule_render()
+
+    # ----- rendering ----------------------------------------------------------------------
+    def _schedule_render(self) -> None:
+        if self._render_pending or not self.is_mounted:
+            return
+        self._render_pending = True
+        self.call_after_refresh(self._redraw)
+
+    def _redraw(self) -> None:
+        self._render_pending = False
+        if not self.is_mounted:
+            return
+        state = self.query_one(".topo-state", Static)
+        matrix_w, summary, legend, warnings = (
+            self.query_one(f".topo-{n}", Static) for n in ("matrix", "summary", "legend", "warnings"))
+        topo = self.topology
+        if self.unavailable is not None and topo is None:
+            state.update(f"No topology: {self.unavailable.message}")
+            state.add_class("-error")
+        else:
+            state.update(self.state_text)
+            state.remove_class("-error")
+        if topo is None or not topo.gpus:
+            matrix_w.update("" if self.unavailable is not None else PLACEHOLDER)
+            matrix_w.add_class("-placeholder")
+            for w in (summary, legend, warnings):
+                w.display = False
+            self.border_title = "Topology"
+            return
+        pal = Palette(self.app.theme_variables)
+        width = max(20, self.scrollable_content_region.width or self.size.width)
+        matrix_w.remove_class("-placeholder")
+        matrix_w.update(render_matrix(topo, width, pal))
+        matrix_w.tooltip = legend_tooltip(topo)
+        summary.update(render_summary(topo, pal))
+        legend.update(render_legend(topo, width, pal))
+        warnings.update("\n".join(f"⚠ {w}" for w in topo.warnings[:3]))
+        summary.display = legend.display = True
+        warnings.display = bool(topo.warnings)
+        nics = f", {len(topo.nics)} NIC{'s' if len(topo.nics) != 1 else ''}" if topo.nics else ""
+        self.border_title = f"Topology · {len(topo.gpus)} GPU{'s' if len(topo.gpus) != 1 else ''}{nics}"
