@@ -1,0 +1,91 @@
+"""`cockpit [SESSION]`: reopen the last one, create a new one, refuse a broken one untouched."""
+
+from __future__ import annotations
+
+from argparse import Namespace
+
+import pytest
+
+from cockpit.store.toml_store import load_session
+from cockpit.ui import launch, recent
+from cockpit.ui.app import CockpitApp
+from cockpit.ui.sources import LiveSources
+
+
+@pytest.fixture
+def opened(monkeypatch):
+    """Record the app run_tui would run instead of running it."""
+    seen: list[CockpitApp] = []
+    monkeypatch.setattr(CockpitApp, "run", lambda self, *a, **k: seen.append(self))
+    return seen
+
+
+def args(session=None, demo=False, theme=None) -> Namespace:
+    return Namespace(session=session, demo=demo, theme=theme)
+
+
+def test_a_new_path_is_created_and_remembered(tmp_path, opened):
+    path = tmp_path / "new-campaign.toml"
+    assert launch.run_tui(args(str(path))) == 0
+    assert load_session(path).title == "new campaign"
+    assert recent.most_recent() == path.resolve()
+    assert opened[0].path == path
+
+
+def test_no_argument_reopens_the_most_recent(session_path, opened):
+    recent.remember(session_path)
+    assert launch.run_tui(args(theme="cockpit-light")) == 0
+    assert opened[0].path == session_path.resolve()
+    assert opened[0].theme == "cockpit-light"
+
+
+def test_no_argument_and_nothing_recent_without_a_terminal_says_how(capsys, opened, monkeypatch):
+    monkeypatch.setattr("sys.stdin.isatty", lambda: False)
+    assert launch.run_tui(args()) == 2
+    assert "cockpit cockpit-session.toml" in capsys.readouterr().err
+    assert opened == []
+
+
+def test_no_argument_offers_to_create_one(tmp_path, opened, monkeypatch):
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    monkeypatch.setattr("builtins.input", lambda prompt: str(tmp_path / "fresh.toml"))
+    assert launch.run_tui(args()) == 0
+    assert (tmp_path / "fresh.toml").exists()
+
+
+def test_a_broken_session_prints_file_line_col_and_is_not_touched(tmp_path, capsys, opened):
+    path = tmp_path / "broken.toml"
+    text = 'schema_version = 1\ntitle = "x"\n\n[[tasks]]\nid = "t1"\ntitle = "a"\nstatus = "later"\n'
+    path.write_text(text)
+    assert launch.run_tui(args(str(path))) == 1
+    err = capsys.readouterr().err
+    assert f"{path}:7:1: tasks[0].status" in err
+    assert path.read_text() == text and opened == []
+
+
+def test_demo_without_its_module_says_not_available(capsys, opened, monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_demo(name, *a, **k):  # noqa: ANN001, ANN202
+        if name == "cockpit.sources.demo":
+            raise ModuleNotFoundError(name=name)
+        return real_import(name, *a, **k)
+
+    monkeypatch.setattr(launch, "import_module", lambda name: no_demo(name))
+    assert launch.run_tui(args(demo=True)) == 2
+    assert "demo not available yet" in capsys.readouterr().err
+
+
+def test_demo_hook_injects_its_sources(session_path, opened, monkeypatch):
+    sources = LiveSources()
+
+    class Demo:
+        @staticmethod
+        def build_demo(_args):  # noqa: ANN205
+            return session_path, sources
+
+    monkeypatch.setattr(launch, "import_module", lambda name: Demo)
+    assert launch.run_tui(args(demo=True)) == 0
+    assert opened[0].sources is sources and opened[0].path == session_path

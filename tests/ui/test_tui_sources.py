@@ -1,0 +1,76 @@
+"""Live feeds injected into the app reach the panes; a failing feed becomes a state, not a crash."""
+
+from __future__ import annotations
+
+import asyncio
+
+from tui_support import make_app, until
+
+from cockpit.ui.sources import LiveSources
+from cockpit.ui.widgets.gpu_pane import GpuPane
+from cockpit.ui.widgets.log_pane import LogPane
+from cockpit.ui.widgets.topology_pane import TopologyPane
+
+
+class ListFeed:
+    def __init__(self, items, description="fake feed", fail: str | None = None) -> None:  # noqa: ANN001
+        self.items, self.description, self.fail = items, description, fail
+
+    async def stream(self):  # noqa: ANN201
+        for item in self.items:
+            await asyncio.sleep(0)
+            yield item
+        if self.fail:
+            raise ConnectionError(self.fail)
+
+
+async def test_items_from_each_feed_reach_their_pane(session_path):
+    received: dict[str, list] = {"log": [], "gpu": [], "topology": []}
+    for pane in (LogPane, GpuPane, TopologyPane):
+        name = {LogPane: "log", GpuPane: "gpu", TopologyPane: "topology"}[pane]
+        original = pane.feed
+
+        def spy(self, item, original=original, name=name):  # noqa: ANN001, ANN202
+            received[name].append(item)
+            return original(self, item)
+
+        pane.feed = spy  # type: ignore[method-assign]
+    try:
+        sources = LiveSources(log=ListFeed([["line 1", "line 2"]]), gpu=ListFeed([[]]),
+                              topology=ListFeed(["GPU0 X"]))
+        app = make_app(session_path, sources=sources)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(lambda: all(received.values()), pilot)
+    finally:
+        for pane in (LogPane, GpuPane, TopologyPane):
+            del pane.feed
+    assert received == {"log": [["line 1", "line 2"]], "gpu": [[]], "topology": ["GPU0 X"]}
+
+
+async def test_a_failing_feed_is_shown_in_its_pane(session_path):
+    seen: list[str] = []
+    original = TopologyPane.set_state
+
+    def spy(self, text):  # noqa: ANN001, ANN202
+        seen.append(text)
+        return original(self, text)
+
+    TopologyPane.set_state = spy  # type: ignore[method-assign]
+    try:
+        app = make_app(session_path, sources=LiveSources(topology=ListFeed([], fail="host unreachable")))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(lambda: any("host unreachable" in s for s in seen), pilot)
+            assert app.is_running
+    finally:
+        TopologyPane.set_state = original  # type: ignore[method-assign]
+
+
+async def test_host_state_shows_in_the_header(session_path):
+    from tui_support import screen_text
+
+    app = make_app(session_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        app.set_host_state("lxc", "reconnecting in 8 s")
+        await pilot.pause()
+        assert "lxc reconnecting in 8 s" in screen_text(app)
