@@ -138,6 +138,12 @@ ACTIONS: tuple[ActionSpec, ...] = (
     _A("log.search", "log", "slash", "search", "log", "Search", "Search the log", True, "/"),
     _A("log.filter", "log", "backslash", "filter", "log", "Filter", "Show only lines matching a pattern", True, "\\"),
     _A("log.errors-only", "log", "E", "toggle_errors", "log", "Errors only", "Show only error lines"),
+    _A("log.hide-batches", "log", "b", "toggle_batches", "log", "Hide batch lines",
+       "Hide or show the prefill/decode batch lines"),
+    _A("log.next-match", "log", "n", "search_next", "log", "Next match",
+       "Go to the next line matching the search (pauses follow)"),
+    _A("log.prev-match", "log", "N", "search_previous", "log", "Previous match",
+       "Go to the previous line matching the search (pauses follow)"),
     # modal dialogs: bound on the dialog, not offered in the palette (they act on the dialog)
     _A("form.save", "form", "ctrl+s", "submit", "form", "Save", "Check the form and apply it", True),
     _A("form.cancel", "form", "escape", "cancel", "form", "Cancel", "Close the form without changes", True, "esc"),

@@ -1,40 +1,69 @@
-"""The server-log pane: its place in the layout, its view state and its feed hook.
+"""The server-log pane: a live, bounded, filterable view of an SGLang log with its metrics.
 
-The live tail (SSH, rotation, parsing, sparklines) belongs to the log pane's own module
-work; this widget fixes the public surface the rest of the UI relies on:
+Public surface the rest of the UI relies on:
 
-* `feed(item)`: an item from the injected `sources.log` feed: a str or a list of str lines;
-* `set_state(text)`: the source's state in words ("tailing gpu1:/var/log/sglang.log",
-  "reconnecting in 8 s"); before any source it reads "no source configured";
-* `view_state` / `apply_view_state(state)`: follow, filter, search, errors-only, as
-  saved in the session's `ui.log` table.
+* `feed(item)`: an item from the injected `sources.log` feed: a `LogBatch`
+  (cockpit.sources.log_feed), a list of parsed events, a str or a list of str lines;
+* `set_state(text)`: the source's state in words ("tail gpu1:/var/log/sglang.log",
+  "gpu1: reconnecting in 8 s"); before any source it reads "no source configured";
+* `view_state` / `apply_view_state(state)` (alias `restore`): follow, filter, search,
+  errors-only, hide-batches, as saved in the session's `ui.log` table; a change made
+  in the pane posts `LogViewChanged`;
+* `throughput_series()`: (log time s, gen tokens/s summed over DP ranks) points, and the
+  `LogPane.ThroughputUpdated` message posted whenever they change (for tokens per joule).
+
+Lines live in a LogBuffer ring (`max_lines`, the session's `ui.log_buffer_lines`), drawn by
+a virtual LogLinesView; metrics are folded off the event loop by a MetricsFolder thread.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from textual.app import ComposeResult
-from textual.containers import Vertical
-from textual.widgets import Log, Static
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import Static
 
 from cockpit.model.session import LogViewState
+from cockpit.parse.log_events import LogEvent
+from cockpit.parse.sglang_log import LogParser
+from cockpit.sources.log_feed import LogBatch
 from cockpit.ui.actions import bindings_for
 from cockpit.ui.messages import LogViewChanged
 from cockpit.ui.screens.prompt import PromptScreen
+from cockpit.ui.widgets.log_buffer import LogBuffer, compile_pattern
+from cockpit.ui.widgets.log_metrics_strip import LogMetricsStrip, MetricsFolder, MetricsSnapshot
+from cockpit.ui.widgets.log_view import LogLinesView
 
 NO_SOURCE = "no source configured"
 
 
 class LogPane(Vertical, can_focus=True):
     BINDINGS = bindings_for("log")
-    DEFAULT_CSS = """
-    LogPane { border: round $panel-lighten-2; border-title-color: $foreground-muted; }
-    LogPane:focus-within, LogPane:focus { border: round $primary; }
-    LogPane > .log-state { color: $foreground-muted; height: auto; }
-    LogPane > .log-view { color: $foreground-muted; height: 1; }
-    LogPane > Log { height: 1fr; background: transparent; }
-    """
+    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text(encoding="utf-8")
+
+    @dataclass
+    class MetricsFolded(Message):
+        """A new metrics snapshot from the folding thread (internal to the pane)."""
+
+        snapshot: MetricsSnapshot
+
+    @dataclass
+    class ThroughputUpdated(Message):
+        """The generation-throughput series changed: (log time s, tokens/s summed over DP
+        ranks) points of the metrics window, newest last; `current` and `peak` as shown."""
+
+        pane: LogPane
+        points: tuple[tuple[float, float], ...]
+        current: float | None
+        peak: float | None
+
+        @property
+        def control(self) -> LogPane:
+            return self.pane
 
     def __init__(self, *, max_lines: int = 50_000, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -42,23 +71,93 @@ class LogPane(Vertical, can_focus=True):
         self._state = LogViewState()
         self._max_lines = max_lines
         self.state_text = NO_SOURCE
+        self.buffer = LogBuffer(max_lines)
+        self.metrics = MetricsSnapshot()
+        self._folder: MetricsFolder | None = None
+        self._text_parser: LogParser | None = None  # for plain str items
+        self._search = None
 
     def compose(self) -> ComposeResult:
-        yield Static(self.state_text, classes="log-state")
-        yield Static(self._describe_view(), classes="log-view")
-        yield Log(max_lines=self._max_lines, auto_scroll=True)
+        with Horizontal(classes="log-head"):
+            yield Static(self.state_text, classes="log-state", markup=False)
+            yield Static(self._describe_view(), classes="log-view", markup=False)
+        yield LogMetricsStrip(classes="log-metrics")
+        view = LogLinesView(self.buffer, classes="log-lines")
+        view.on_scrolled_back = self._scrolled_back
+        view.on_scrolled_end = self._scrolled_end
+        yield view
+
+    def on_mount(self) -> None:
+        self._folder = MetricsFolder(lambda snap: self.post_message(self.MetricsFolded(snap)))
+        self._apply_to_widgets()
+
+    def on_unmount(self) -> None:
+        if self._folder is not None:
+            self._folder.stop()
+
+    def on_focus(self) -> None:
+        self.query_one(LogLinesView).focus()  # the lines take the keys; our bindings still apply
+
+    @property
+    def view(self) -> LogLinesView:
+        return self.query_one(LogLinesView)
 
     # ----- hooks for the live side ----------------------------------------------------
     def feed(self, item: Any) -> None:
-        lines = [item] if isinstance(item, str) else list(item)
-        log = self.query_one(Log)
-        log.auto_scroll = self._state.follow
-        log.write_lines(str(line) for line in lines)
+        """Take one feed item: a LogBatch, a list of events, or str line(s)."""
+        notes: list[str] = []
+        if isinstance(item, LogBatch):
+            events, notes = item.events, item.notes
+            if item.state is not None:
+                self.set_state(item.state)
+        elif isinstance(item, str) or (isinstance(item, list) and item and isinstance(item[0], str)):
+            text = item if isinstance(item, str) else "\n".join(item)
+            self._text_parser = self._text_parser or LogParser()
+            events = self._text_parser.feed(text + "\n")
+        else:
+            events = list(item)
+        self.add(events, notes)
+
+    def add(self, events: list[LogEvent], notes: list[str] = ()) -> None:  # type: ignore[assignment]
+        buffer = self.buffer
+        removed = 0
+        for note in notes:
+            removed += buffer.add_note(f"── {note} ──")
+        removed += buffer.add_events(events)
+        if self._folder is not None:
+            self._folder.submit(events)
+        if not self.is_mounted:
+            return
+        view = self.view
+        if not self._state.follow:
+            view.shift(removed)
+        view.sync(self._state.follow)
+        self._update_counts()
 
     def set_state(self, text: str) -> None:
         self.state_text = text
         if self.is_mounted:
             self.query_one(".log-state", Static).update(text)
+
+    # ----- metrics ------------------------------------------------------------------------
+    def on_log_pane_metrics_folded(self, message: MetricsFolded) -> None:
+        message.stop()
+        old = self.metrics
+        self.metrics = snap = message.snapshot
+        self.query_one(LogMetricsStrip).show(snap)
+        name = "gen_throughput"
+        if snap.points.get(name) != old.points.get(name):
+            self.post_message(self.ThroughputUpdated(self, snap.points.get(name, ()),
+                                                     snap.current.get(name), snap.peak.get(name)))
+
+    def throughput_series(self) -> list[tuple[float, float]]:
+        """Gen throughput (tokens/s, summed over DP ranks) by log time, oldest first."""
+        return list(self.metrics.points.get("gen_throughput", ()))
+
+    @property
+    def metrics_idle(self) -> bool:
+        """Every event fed so far has been folded into the shown metrics' snapshot."""
+        return self._folder is None or self._folder.idle
 
     # ----- view state (saved in ui.log) ------------------------------------------------
     @property
@@ -66,10 +165,46 @@ class LogPane(Vertical, can_focus=True):
         return self._state.model_copy()
 
     def apply_view_state(self, state: LogViewState) -> None:
+        old = self._state
         self._state = state.model_copy()
+        if (old.filter, old.errors_only, old.hide_batches) != (state.filter, state.errors_only, state.hide_batches) \
+                or self.buffer.filtered != bool(state.filter or state.errors_only or state.hide_batches):
+            self._refilter()
+        if old.search != state.search or self._search is None and state.search:
+            self._search = compile_pattern(state.search)
+            if self.is_mounted:
+                self.view.search = self._search
+                self.view.current_row = None
         if self.is_mounted:
-            self.query_one(".log-view", Static).update(self._describe_view())
-            self.query_one(Log).auto_scroll = state.follow
+            self._apply_to_widgets()
+
+    restore = apply_view_state
+
+    def _refilter(self) -> None:
+        """Apply the filter, keeping the line at the top of the view (or the end) in view."""
+        s = self._state
+        anchor = None
+        if self.is_mounted and not s.follow and self.buffer.rows:
+            view = self.view
+            top = min(int(view.scroll_y), self.buffer.rows - 1)
+            anchor = self.buffer.seq_at(top)
+        self.buffer.set_filter(s.filter, s.errors_only, s.hide_batches)
+        if not self.is_mounted:
+            return
+        view = self.view
+        view.current_row = None
+        view.sync(s.follow)
+        if anchor is not None:
+            row = self.buffer.row_of(anchor)
+            view.scroll_to(y=row if row is not None else view.max_scroll_y, animate=False, immediate=True, force=True)
+        self._update_counts()
+
+    def _apply_to_widgets(self) -> None:
+        self.query_one(".log-view", Static).update(self._describe_view())
+        view = self.view
+        view.search = self._search
+        view.sync(self._state.follow)
+        self._update_counts()
 
     def _changed(self, **changes: Any) -> None:
         self.apply_view_state(self._state.model_copy(update=changes))
@@ -84,7 +219,54 @@ class LogPane(Vertical, can_focus=True):
             parts.append(f"search: {s.search}")
         if s.errors_only:
             parts.append("errors only")
+        if s.hide_batches:
+            parts.append("no batch lines")
         return " · ".join(parts)
+
+    def _update_counts(self) -> None:
+        b = self.buffer
+        self.border_subtitle = (f"{b.rows:,} of {len(b):,} lines" if b.filtered else f"{len(b):,} lines")
+
+    def _scrolled_back(self) -> None:
+        if self._state.follow:
+            self._changed(follow=False)
+
+    def _scrolled_end(self) -> None:
+        if not self._state.follow:
+            self._changed(follow=True)
+
+    # ----- search ---------------------------------------------------------------------------
+    def _jump(self, step: int, *, from_end: bool = False) -> bool:
+        if self._search is None:
+            return False
+        view = self.view
+        rows = self.buffer.rows
+        if from_end:
+            start = rows  # the newest match first: searching back from the end
+        elif view.current_row is not None:
+            start = view.current_row
+        else:
+            start = int(view.scroll_y) - 1 if step > 0 else int(view.scroll_y) + view.scrollable_content_region.height
+        row = self.buffer.find(self._search, start, step)
+        if row is None:
+            self.notify(f"no line matches {self._state.search!r}", severity="warning", markup=False)
+            return False
+        if self._state.follow:
+            self._changed(follow=False)
+        view.show_row(row)
+        return True
+
+    def search_next(self) -> bool:
+        return self._jump(+1)
+
+    def search_previous(self) -> bool:
+        return self._jump(-1)
+
+    def set_search(self, text: str | None) -> None:
+        """Search for `text` (regex, smart case) and jump to its newest match."""
+        self._changed(search=text or None)
+        if text:
+            self._jump(-1, from_end=True)
 
     # ----- actions (keys from the registry's `log` scope) ----------------------------------
     def action_toggle_follow(self) -> None:
@@ -93,10 +275,19 @@ class LogPane(Vertical, can_focus=True):
     def action_toggle_errors(self) -> None:
         self._changed(errors_only=not self._state.errors_only)
 
+    def action_toggle_batches(self) -> None:
+        self._changed(hide_batches=not self._state.hide_batches)
+
+    def action_search_next(self) -> None:
+        self.search_next()
+
+    def action_search_previous(self) -> None:
+        self.search_previous()
+
     def action_search(self) -> None:
-        self.app.push_screen(PromptScreen("Search the log", self._state.search or ""),
-                             lambda text: self._changed(search=text or None) if text is not None else None)
+        self.app.push_screen(PromptScreen("Search the log (regex)", self._state.search or ""),
+                             lambda text: self.set_search(text) if text is not None else None)
 
     def action_filter(self) -> None:
-        self.app.push_screen(PromptScreen("Show only lines matching", self._state.filter or ""),
+        self.app.push_screen(PromptScreen("Show only lines matching (regex)", self._state.filter or ""),
                              lambda text: self._changed(filter=text or None) if text is not None else None)

@@ -1,0 +1,226 @@
+"""The log pane's metrics strip, and the thread that folds events into LogMetrics.
+
+`MetricsFolder` owns a `LogMetrics` and applies event lists in its own thread (folding
+costs tens of microseconds a line, too much for the event loop at 20k lines/s); after each
+round it hands an immutable `MetricsSnapshot` to a callback (the pane posts it as a message).
+`LogMetricsStrip` only renders the latest snapshot: run state, then one cell per series
+with current and peak values over a sparkline of the series' time window (log time, so
+a replayed log draws the same picture).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from rich.text import Text
+from textual.widget import Widget
+
+from cockpit.live.log_metrics import LogMetrics
+from cockpit.parse.log_events import LogEvent
+from cockpit.parse.sanitize import sanitize
+
+SERIES = ("gen_throughput", "running_req", "queue_req", "token_usage")
+_TITLES = {"gen_throughput": "gen tok/s", "running_req": "running", "queue_req": "queued",
+           "token_usage": "kv"}
+_SHORT = {"gen_throughput": "gen", "running_req": "run", "queue_req": "queue", "token_usage": "kv"}
+_BARS = "▁▂▃▄▅▆▇█"
+
+
+@dataclass(frozen=True, slots=True)
+class MetricsSnapshot:
+    """What the strip shows, copied out of LogMetrics in the folding thread."""
+
+    points: dict[str, tuple[tuple[float, float], ...]] = field(default_factory=dict)
+    current: dict[str, float | None] = field(default_factory=dict)
+    peak: dict[str, float | None] = field(default_factory=dict)
+    now: float | None = None  # the log's own clock (last timestamp)
+    window_s: float = 900.0
+    run_index: int | None = None
+    run_state: str | None = None
+    model: str | None = None
+    dp_ranks: int = 0
+    last_error: str | None = None
+    lines: int = 0  # events folded so far
+
+    @classmethod
+    def of(cls, metrics: LogMetrics, lines: int) -> MetricsSnapshot:
+        series = {name: getattr(metrics, name) for name in SERIES}
+        run = metrics.runs.current
+        return cls(
+            points={name: tuple(s.points) for name, s in series.items()},
+            current={name: s.current for name, s in series.items()},
+            peak={name: s.peak for name, s in series.items()},
+            now=metrics.clock.last,
+            window_s=metrics.gen_throughput.window_s,
+            run_index=run.index if run else None,
+            run_state=run.state if run else None,
+            model=run.model if run else None,
+            dp_ranks=metrics.dp_ranks,
+            last_error=run.last_error if run and run.state == "error" else None,
+            lines=lines,
+        )
+
+
+class MetricsFolder:
+    """Folds event lists into one LogMetrics in a daemon thread; `on_snapshot` gets a
+    MetricsSnapshot after each round (it runs in that thread: post a message from it)."""
+
+    def __init__(self, on_snapshot: Callable[[MetricsSnapshot], None], metrics: LogMetrics | None = None) -> None:
+        self.metrics = metrics or LogMetrics()
+        self._on_snapshot = on_snapshot
+        self._queue: queue.Queue[list[LogEvent] | None] = queue.Queue()
+        self._pending = 0
+        self._lock = threading.Lock()
+        self._folded = 0
+        self._thread: threading.Thread | None = None
+
+    def submit(self, events: list[LogEvent]) -> None:
+        if not events:
+            return
+        with self._lock:
+            self._pending += 1
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="log-metrics", daemon=True)
+            self._thread.start()
+        self._queue.put(events)
+
+    @property
+    def idle(self) -> bool:
+        """Nothing submitted is waiting or being folded (its snapshot was handed over)."""
+        with self._lock:
+            return self._pending == 0
+
+    def stop(self) -> None:
+        if self._thread is not None:
+            self._queue.put(None)
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            rounds = [item]
+            while True:  # take whatever else is waiting: one snapshot per round, not per batch
+                try:
+                    more = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    return
+                rounds.append(more)
+            for events in rounds:
+                self.metrics.apply_all(events)
+                self._folded += len(events)
+            snapshot = MetricsSnapshot.of(self.metrics, self._folded)
+            try:
+                self._on_snapshot(snapshot)
+            finally:
+                with self._lock:
+                    self._pending -= len(rounds)
+
+
+def _fmt(value: float | None, name: str) -> str:
+    if value is None:
+        return "-"
+    if name == "token_usage":
+        return f"{value * 100:.0f}%" if value <= 1.0 else f"{value:.0f}%"
+    if value >= 10_000:
+        return f"{value / 1000:.0f}k"
+    if value >= 1000:
+        return f"{value / 1000:.1f}k"
+    return f"{value:.0f}" if value >= 10 or value == int(value) else f"{value:.1f}"
+
+
+def sparkline(points: tuple[tuple[float, float], ...], now: float | None, window_s: float,
+              width: int, top: float | None = None) -> str:
+    """`width` columns over [now - window_s, now]: the highest value in each column's time
+    slice as a bar; a blank where the log said nothing in that slice."""
+    if width <= 0:
+        return ""
+    if not points or now is None:
+        return " " * width
+    start = now - window_s
+    cols: list[float | None] = [None] * width
+    for t, v in points:
+        if t < start or t > now:
+            continue
+        i = min(width - 1, int((t - start) / window_s * width))
+        if cols[i] is None or v > cols[i]:  # type: ignore[operator]
+            cols[i] = v
+    scale = top if top else max((v for v in cols if v is not None), default=0.0)
+    out = []
+    for v in cols:
+        if v is None:
+            out.append(" ")
+        elif scale <= 0:
+            out.append(_BARS[0])
+        else:
+            out.append(_BARS[min(7, max(0, int(v / scale * 7.999)))])
+    return "".join(out)
+
+
+class LogMetricsStrip(Widget):
+    """Run state on one line; gen throughput, running, queued, KV usage below (3 lines)."""
+
+    COMPONENT_CLASSES = {
+        "log-metrics--label", "log-metrics--value", "log-metrics--spark",
+        "log-metrics--ready", "log-metrics--starting", "log-metrics--error", "log-metrics--stopped",
+    }
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.snapshot = MetricsSnapshot()
+
+    def show(self, snapshot: MetricsSnapshot) -> None:
+        self.snapshot = snapshot
+        self.refresh()
+
+    def render(self) -> Text:
+        snap = self.snapshot
+        width = max(20, self.size.width)
+        style = self.get_component_rich_style
+        label, value, spark = (style("log-metrics--label"), style("log-metrics--value"),
+                               style("log-metrics--spark"))
+        out = Text(no_wrap=True, overflow="crop", end="")
+        # line 1: the current run, in words (cropped to the width: never wraps)
+        state = snap.run_state
+        if state is None:
+            out.append("server: no run seen yet", label)
+        else:
+            kind = state if state in ("ready", "error", "stopped") else "starting"
+            out.append(f"run {snap.run_index} ", label)
+            out.append(state, style(f"log-metrics--{kind}"))
+            if snap.model:
+                out.append(f" · {sanitize(snap.model)}", label)
+            if snap.dp_ranks > 1:
+                out.append(f" · {snap.dp_ranks} DP ranks", label)
+            if snap.last_error:
+                out.append(f" · {sanitize(snap.last_error)}", style("log-metrics--error"))
+        out.truncate(width, overflow="ellipsis")
+        out.append("\n")
+        # lines 2-3: a cell per series: title current ↑peak, then its sparkline
+        n = len(SERIES)
+        cell = width // n
+        heads, bars = Text(end=""), Text(end="")
+        for i, name in enumerate(SERIES):
+            w = (width - cell * (n - 1)) if i == n - 1 else cell
+            inner = max(1, w - 1)
+            figures = f"{_fmt(snap.current.get(name), name)} ↑{_fmt(snap.peak.get(name), name)}"
+            head = Text(no_wrap=True, overflow="crop", end="")
+            title = _TITLES[name] if len(_TITLES[name]) + len(figures) + 1 <= inner else _SHORT[name]
+            head.append(title + " ", label)
+            head.append(figures, value)
+            head.truncate(inner, pad=True)
+            heads.append_text(head)
+            top = 1.0 if name == "token_usage" else None
+            bars.append(sparkline(snap.points.get(name, ()), snap.now, snap.window_s, inner, top), spark)
+            if i < n - 1:
+                heads.append(" ")
+                bars.append(" ")
+        out.append_text(heads)
+        out.append("\n")
+        out.append_text(bars)
+        return out
