@@ -80,14 +80,16 @@ exec -a "$tag" tail -F -c "+$start" -- "$f" 2>&1
 # The remote side of a command tail. The command runs in its own process group; a watcher
 # waits for stdin to close (the channel closed: cancelled, or the link died) and kills that
 # group, so no `docker logs -f` or `journalctl -f` outlives its channel on a quiet log.
+# The command writes to fd 4 (the channel); the script's own stdout is /dev/null because
+# bash prints job notices ("[1]+ Done ...") there under `set -m`.
 _CMD_SCRIPT = r"""
 set -m
-exec 3<&0
-( eval "$1" ) </dev/null 2>&1 &
+exec 3<&0 4>&1 >/dev/null 2>&1
+( exec 3<&- 4>&-; eval "$1" ) </dev/null >&4 2>&1 &
 p=$!
-( cat <&3 >/dev/null; kill -TERM -- -"$p" ) >/dev/null 2>&1 &
+( exec 4>&-; cat <&3; kill -TERM -- -"$p" ) &
 w=$!
-exec 2>/dev/null 3<&-
+exec 3<&- 4>&-
 wait "$p"; rc=$?
 kill -TERM -- -"$w"
 exit "$rc"

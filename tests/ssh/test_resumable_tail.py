@@ -353,3 +353,66 @@ async def test_command_exit_is_a_gap(sshd):
     assert data[:2] == [b"one\n", b"two\n"]  # the unfinished last line is flushed when it exits
     gaps = [e for e in seen if isinstance(e, TailGap)]
     assert gaps[0].reason == "command exited with status 0"
+
+
+# -- the command line ----------------------------------------------------------------------
+def _cli(*args: str, **kw):
+    import signal
+    import subprocess
+    import sys
+
+    return subprocess.Popen(
+        [sys.executable, "-m", "cockpit", "tail", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), **kw,
+    )
+
+
+def test_cli_tail_over_ssh_then_ctrl_c(sshd):
+    import signal
+    import time
+
+    path = sshd.make_dir("logs") / "cli.log"
+    path.write_bytes(b"one\ntwo \x1b]0;owned\x07\nthree\n")
+    os.chmod(path, 0o644)
+    p = _cli(f"{sshd.username}@127.0.0.1:{path}", "-n", "2", "--known-hosts", sshd.known_hosts,
+             "--ssh-config", sshd.ssh_config)
+    # the alias config is not needed for a plain user@host:path; with --ssh-config only that file is read
+    time.sleep(0.1)
+    p.kill()
+    p.wait()
+    p = _cli(f"cockpit-loop:{path}", "-n", "2", "--ssh-config", sshd.ssh_config)
+    deadline = time.monotonic() + 10
+    out = b""
+    os.set_blocking(p.stdout.fileno(), False)
+    while time.monotonic() < deadline and b"three\n" not in out:
+        time.sleep(0.05)
+        out += p.stdout.read() or b""
+    p.send_signal(signal.SIGINT)
+    rest, err = p.communicate(timeout=10)
+    assert p.returncode == 0
+    assert out + rest == "two ␛]0;owned␇\nthree\n".encode()  # escapes made visible, not sent
+    assert b"connected to cockpit-loop" in err
+
+
+def test_cli_refuses_unknown_host_key(sshd, tmp_path):
+    empty = tmp_path / "kh"
+    empty.write_text("")
+    p = _cli(f"ssh://{sshd.username}@127.0.0.1:{sshd.port}/etc/hostname", "--known-hosts", str(empty))
+    try:
+        out, err = p.communicate(timeout=20)
+    finally:
+        p.kill()
+    assert p.returncode == 2 and out == b""
+    assert f"ssh-keyscan -p {sshd.port} 127.0.0.1".encode() in err
+
+
+def test_cli_local_stop_after_bytes_and_json(tmp_path):
+    path = tmp_path / "x.log"
+    path.write_bytes(b"a\nb\nc\n")
+    p = _cli(str(path), "--from-start", "--stop-after-bytes", "6")
+    assert p.communicate(timeout=10)[0] == b"a\nb\nc\n" and p.returncode == 0
+    p = _cli(str(path), "--from-start", "--json", "--stop-after-bytes", "6")
+    out = p.communicate(timeout=10)[0].decode().splitlines()
+    import json
+
+    assert [json.loads(x)["line"] for x in out] == ["a", "b", "c"]

@@ -1,0 +1,210 @@
+"""`cockpit tail TARGET`: follow a log like a resumable `tail -F`, headless.
+
+TARGET is a local path, `[user@]host:path` (or `ssh://[user@]host[:port]/path`), or a host
+with `--cmd "docker logs -f NAME"`. Log lines go to stdout, made harmless for the terminal
+(or, with --json, one JSON object per line); connection state and file events go to stderr,
+so `cockpit tail gpu1:/var/log/sglang.log | grep ...` sees only the log.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import sys
+from dataclasses import asdict, is_dataclass
+from typing import Any, BinaryIO
+
+try:  # the parse room's sanitizer, the one the TUI uses
+    from cockpit.parse.sanitize import sanitize
+except ImportError:  # pragma: no cover - only while cockpit.parse.sanitize did not exist
+    _FALLBACK = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0)) if c != 0x09}
+
+    def sanitize(text: str) -> str:
+        return text.translate(_FALLBACK)
+
+# Anything a terminal could act on (C0 but TAB and LF, DEL, C1, bidi controls). Checked per
+# chunk first: the common chunk has none and is written as it came, which keeps a 200 MB
+# catch-up fast; a chunk that has some is sanitized line by line.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "tail",
+        help="follow a local or remote log like a resumable tail -F",
+        description="Follow a log like `tail -F`, locally or over SSH, resuming after a dropped "
+        "link with no line lost or repeated. Log lines go to stdout, state to stderr.",
+    )
+    p.add_argument("target", metavar="TARGET",
+                   help="a local path, [user@]host:path, ssh://[user@]host[:port]/path, or a host with --cmd")
+    p.add_argument("--cmd", metavar="COMMAND",
+                   help='follow a command on the host instead of a file, e.g. "docker logs -f --tail 0 sglang"')
+    start = p.add_mutually_exclusive_group()
+    start.add_argument("-n", "--lines", type=int, default=10, metavar="N", help="start with the last N lines (default 10)")
+    start.add_argument("--from-start", action="store_true", help="start at the first byte of the file")
+    p.add_argument("--json", action="store_true",
+                   help="one JSON object per line: parsed SGLang events (or {\"line\": ...})")
+    p.add_argument("--known-hosts", metavar="PATH", help="known_hosts file to verify the host key against")
+    p.add_argument("--ssh-config", metavar="PATH", action="append",
+                   help="ssh_config file(s) to read instead of ~/.ssh/config")
+    # for benchmarks and scripts: stop once this many log bytes were written
+    p.add_argument("--stop-after-bytes", type=int, default=None, help=argparse.SUPPRESS)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return asyncio.run(_tail(args))
+    except KeyboardInterrupt:  # ctrl-c: the tail's task was cancelled and its channel closed
+        return 0
+    except BrokenPipeError:  # `cockpit tail ... | head`: the reader has gone, which is fine
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+async def _tail(args: argparse.Namespace) -> int:
+    from cockpit.sources.log_tail import LocalFile, ResumableTail
+
+    fields: dict[str, Any] = {}
+    if args.ssh_config:
+        fields["config"] = tuple(args.ssh_config)
+    if args.known_hosts:
+        fields["known_hosts"] = args.known_hosts
+    try:
+        source = ResumableTail.parse_source(args.target, command=args.cmd, **fields)
+    except ValueError as exc:
+        print(f"cockpit tail: {exc}", file=sys.stderr)
+        return 2
+    if args.cmd is None and args.lines < 0:
+        print("cockpit tail: -n must be 0 or more", file=sys.stderr)
+        return 2
+    out = sys.stdout.buffer
+    emit = _json_writer(out) if args.json else _text_writer(out)
+    limit = args.stop_after_bytes
+    kw = dict(lines=args.lines, from_start=args.from_start)
+    if isinstance(source, LocalFile):
+        tail = ResumableTail(source, **kw)
+        return await _pump(tail, emit, out, limit)
+    from cockpit.sources.ssh_pool import SshError, SshPool
+
+    async with SshPool(_say) as pool:
+        tail = ResumableTail(source, pool=pool, **kw)
+        try:
+            return await _pump(tail, emit, out, limit)
+        except SshError as exc:  # host key not trusted, keys refused: a person must act
+            print(f"cockpit tail: {exc}", file=sys.stderr)
+            return 2
+
+
+async def _pump(tail: Any, emit: Any, out: BinaryIO, limit: int | None) -> int:
+    from cockpit.sources.tail_events import HostConnected, HostConnecting, HostDisconnected, LogBytes
+
+    written = 0
+    try:
+        async for ev in tail:
+            if isinstance(ev, LogBytes):
+                data = ev.data
+                if limit is not None and written + len(data) >= limit:
+                    emit(data[: limit - written])
+                    out.flush()
+                    return 0
+                written += len(data)
+                emit(data)
+                out.flush()
+            elif not isinstance(ev, (HostConnecting, HostConnected, HostDisconnected)):
+                _say(ev)  # host events come from the pool's listener (same words, once per host)
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError):
+            raise
+        print(f"cockpit tail: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        if hasattr(emit, "end"):
+            emit.end()
+    return 0
+
+
+def _say(ev: Any) -> None:
+    """One line of state on stderr."""
+    from cockpit.sources import tail_events as te
+
+    if isinstance(ev, te.HostConnecting):
+        text = f"connecting to {ev.host}" + (f" (attempt {ev.attempt})" if ev.attempt > 1 else "") + " ..."
+    elif isinstance(ev, te.HostConnected):
+        text = f"connected to {ev.host} ({ev.elapsed_s * 1000:.0f} ms)"
+    elif isinstance(ev, te.HostDisconnected):
+        again = f"; reconnecting in {ev.retry_in_s:.1f} s" if ev.retry_in_s is not None else ""
+        text = f"{ev.host}: {ev.reason}{again}"
+    elif isinstance(ev, te.TailRotated):
+        text = f"{ev.path}: rotated ({ev.detail})" if ev.detail else f"{ev.path}: rotated"
+    elif isinstance(ev, te.TailTruncated):
+        text = f"{ev.path}: {ev.detail or 'truncated'}; reading from the start"
+    elif isinstance(ev, te.TailGap):
+        text = f"gap of {ev.lost_s:.1f} s: {ev.reason}"
+    elif isinstance(ev, te.TailNotice):
+        text = ev.message
+    else:
+        text = repr(ev)
+    print(f"cockpit tail: {sanitize(text)}", file=sys.stderr, flush=True)
+
+
+def safe_text(data: bytes) -> bytes:
+    """The lines of `data`, with anything a terminal would act on made visible."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("utf-8", "replace")
+    else:
+        if _UNSAFE.search(text) is None:
+            return data
+    lines = text.split("\n")
+    return "\n".join(sanitize(line[:-1] if line.endswith("\r") else line) for line in lines).encode()
+
+
+def _text_writer(out: BinaryIO) -> Any:
+    def emit(data: bytes) -> None:
+        out.write(safe_text(data))
+    return emit
+
+
+def _json_writer(out: BinaryIO) -> Any:
+    """JSON lines: the SGLang parser's events when it is there, else {"line": ...}."""
+    try:
+        from cockpit.parse.sglang_log import LogParser
+    except ImportError:  # pragma: no cover
+        LogParser = None  # noqa: N806
+
+    if LogParser is None:
+        def emit(data: bytes) -> None:
+            text = data.decode("utf-8", "replace")
+            for line in text.split("\n")[:-1]:
+                out.write(json.dumps({"line": line.removesuffix("\r")}).encode() + b"\n")
+        return emit
+
+    parser = LogParser()
+
+    def write(events: list) -> None:
+        for e in events:
+            out.write(json.dumps(event_json(e), ensure_ascii=False).encode() + b"\n")
+
+    def emit_parsed(data: bytes) -> None:
+        write(parser.feed(data))
+
+    emit_parsed.end = lambda: (write(parser.end()), out.flush())  # type: ignore[attr-defined]
+    return emit_parsed
+
+
+def event_json(event: Any) -> dict[str, Any]:
+    """A parsed log event as JSON: {"type": ClassName, field: value...}, None fields left out."""
+    if hasattr(event, "to_json"):
+        return event.to_json()
+    body = asdict(event) if is_dataclass(event) else {"value": str(event)}
+    ranks = body.get("ranks")
+    if isinstance(ranks, dict):
+        body["ranks"] = {k: v for k, v in ranks.items() if v is not None}
+        if not body["ranks"]:
+            del body["ranks"]
+    return {"type": type(event).__name__, **{k: v for k, v in body.items() if v is not None}}
