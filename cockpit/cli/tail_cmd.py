@@ -28,6 +28,7 @@ except ImportError:  # pragma: no cover - only while cockpit.parse.sanitize did 
 # Anything a terminal could act on (C0 but TAB and LF, DEL, C1, bidi controls). Checked per
 # chunk first: the common chunk has none and is written as it came, which keeps a 200 MB
 # catch-up fast; a chunk that has some is sanitized line by line.
+_SAFE_ASCII = bytes([0x09, 0x0A, *range(0x20, 0x7F)])  # deleted: if nothing is left, all is safe
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
@@ -136,6 +137,8 @@ def _say(ev: Any) -> None:
     elif isinstance(ev, te.HostConnected):
         text = f"connected to {ev.host} ({ev.elapsed_s * 1000:.0f} ms)"
     elif isinstance(ev, te.HostDisconnected):
+        if ev.reason == "closed":  # our own exit: nothing to report
+            return
         again = f"; reconnecting in {ev.retry_in_s:.1f} s" if ev.retry_in_s is not None else ""
         text = f"{ev.host}: {ev.reason}{again}"
     elif isinstance(ev, te.TailRotated):
@@ -153,6 +156,8 @@ def _say(ev: Any) -> None:
 
 def safe_text(data: bytes) -> bytes:
     """The lines of `data`, with anything a terminal would act on made visible."""
+    if data.isascii() and not data.translate(None, _SAFE_ASCII):  # the fast path (C loops only)
+        return data
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
