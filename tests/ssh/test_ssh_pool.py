@@ -194,6 +194,7 @@ def test_no_asyncssh_import_for_events():
     import subprocess
     import sys
 
-    code = "import cockpit.sources.host_events, cockpit.sources.tail_events, sys; print('asyncssh' in sys.modules, 'textual' in sys.modules)"
+    code = ("import cockpit.sources.host_events, cockpit.sources.tail_events, cockpit.sources.log_tail, "
+            "cockpit.sources.ssh_pool, cockpit.cli.tail_cmd, sys; print('asyncssh' in sys.modules, 'textual' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env={**os.environ})
     assert out.stdout.split() == ["False", "False"]
