@@ -200,7 +200,6 @@ class MainScreen(MainIntents, Screen[None]):
     def on_resize(self, event: Resize) -> None:
         narrow = event.size.width < NARROW_WIDTH or event.size.height < SHORT_HEIGHT
         self.set_class(narrow, "-narrow")
-        self.query_one(TabBar).narrow = event.size.width < NARROW_WIDTH
 
     def _update_pane_bar(self) -> None:
         parts: list[str | tuple[str, str]] = []

@@ -34,10 +34,13 @@ class CockpitHeader(Horizontal):
 
     def show_hosts(self, states: dict[str, str]) -> None:
         parts: list[str | tuple[str, str]] = []
+        # A host with no live source yet is just its name behind a muted dot.
         for name, state in states.items():
-            word = state.split()[0] if state else "no source"
-            parts += [("● ", _STATE_STYLE.get(word, "$foreground-muted")), f"{name} ",
-                      (state or "no source", "$foreground-muted"), "  "]
+            word = state.split()[0] if state else ""
+            parts += [("● ", _STATE_STYLE.get(word, "$foreground-muted")), name]
+            if state:
+                parts.append((f" {state}", "$foreground-muted"))
+            parts.append("  ")
         self.query_one("#header-hosts", Static).update(Content.assemble(*parts))
 
     def show_dirty(self, unsaved: int, autosave: bool, disk_changed: bool = False) -> None:

@@ -11,16 +11,24 @@ from cockpit.ui.actions import TABS
 
 class TabBar(Static):
     active: reactive[str] = reactive("main")
-    narrow: reactive[bool] = reactive(False)
 
-    def render(self) -> Content:
+    def _parts(self, compact: bool) -> list[str | tuple[str, str]]:
+        # Compact: short labels, one space between tabs, so all ten fit in 80 columns.
+        pad = "" if compact else " "
         parts: list[str | tuple[str, str]] = []
-        # Narrow: one space between tabs so all ten fit in 80 columns.
-        pad = "" if self.narrow else " "
         for tab, label, short, key in TABS:
-            name = short if self.narrow else label
+            name = short if compact else label
             if tab == self.active:
                 parts += [(f"{pad}{key} {name}{pad}", "bold reverse $primary"), " "]
             else:
                 parts += [(f"{pad}{key}", "$foreground-muted"), (f" {name}{pad} ", "")]
-        return Content.assemble(*parts)
+        return parts
+
+    def render(self) -> Content:
+        full = Content.assemble(*self._parts(compact=False))
+        if full.cell_length <= self.size.width:
+            return full
+        return Content.assemble(*self._parts(compact=True))
+
+    def on_resize(self) -> None:
+        self.refresh()
