@@ -41,8 +41,10 @@ class Tmux:
         # Without a default size the first frame can be drawn at tmux's 80x24 default.
         self.conf.write_text(f"set -g status off\nset -g default-size {width}x{height}\n")
         # The shell keeps the pane open after cockpit exits, so the exit status can be read.
+        # The short sleep lets tmux settle the pane size before cockpit asks for it: a resize
+        # that lands before Textual installs its SIGWINCH handler is otherwise lost.
         self.run("new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height), *env,
-                 f"{command}; echo COCKPIT-EXIT=$?; sleep 60")
+                 f"sleep 0.5; {command}; echo COCKPIT-EXIT=$?; sleep 60")
 
     def screen(self) -> str:
         return self.run("capture-pane", "-p", "-t", "t")
