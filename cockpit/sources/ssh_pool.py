@@ -14,16 +14,15 @@ message says how to accept the key after checking it.
 from __future__ import annotations
 
 import asyncio
-import os
 import random
-import re
-import shlex
 import socket
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cockpit.sources.host_events import HostConnected, HostConnecting, HostDisconnected, HostEvent
+from cockpit.sources.host_keys import key_howto, load_known_hosts
+from cockpit.sources.ssh_target import SshTarget, split_remote_path, with_config
 
 if TYPE_CHECKING:  # asyncssh is imported lazily: ~0.2 s that local-only commands need not pay
     import asyncssh
@@ -31,9 +30,9 @@ if TYPE_CHECKING:  # asyncssh is imported lazily: ~0.2 s that local-only command
 __all__ = [
     "AuthRejected", "Backoff", "HostConnected", "HostConnecting", "HostDisconnected", "HostEvent",
     "HostKeyRejected", "HostUnavailable", "SshError", "SshPool", "SshTarget", "split_remote_path",
+    "with_config",
 ]
 
-DEFAULT_KNOWN_HOSTS = "~/.ssh/known_hosts"
 # AES-GCM first: with AES-NI it moves about twice the bytes/s of asyncssh's default first
 # choice (chacha20-poly1305, measured on loopback: ~200 vs ~105 MB/s), which is what a
 # catch-up on a big log needs. Same strength; the others stay as fallbacks. An ssh_config
@@ -66,101 +65,6 @@ class HostKeyRejected(SshError):
 
 class AuthRejected(SshError):
     """The server refused every key offered (agent and key files). Needs a person."""
-
-
-@dataclass(frozen=True, slots=True)
-class SshTarget:
-    """Where to connect. Fields left None come from ssh_config (aliases), then SSH defaults.
-
-    `config`: None reads ~/.ssh/config like ssh does; () reads no config file; else those files.
-    `client_keys`: None uses the agent and ~/.ssh/id_* (or the config's IdentityFile).
-    `known_hosts`: None uses the config's UserKnownHostsFile, else ~/.ssh/known_hosts.
-    `jump`: an explicit ProxyJump host; otherwise the config's ProxyJump (if any) is honoured.
-    """
-
-    host: str
-    port: int | None = None
-    user: str | None = None
-    jump: SshTarget | None = None
-    known_hosts: str | None = None
-    client_keys: tuple[str, ...] | None = None
-    config: tuple[str, ...] | None = None
-
-    @classmethod
-    def parse(cls, spec: str, **fields: Any) -> SshTarget:
-        """`[user@]host[:port]`, `[user@][v6addr]:port` or `ssh://[user@]host[:port]`.
-
-        A bare name may be an ssh_config alias: it is resolved when connecting, like ssh does.
-        Extra keyword fields (known_hosts, config, jump, ...) are passed through.
-        """
-        s = spec.strip()
-        if s.startswith("ssh://"):
-            s = s[len("ssh://"):].rstrip("/")
-        if not s:
-            raise ValueError("empty SSH target")
-        user = None
-        if "@" in s:
-            user, s = s.rsplit("@", 1)
-            if not user:
-                raise ValueError(f"empty user in SSH target {spec!r}")
-        port = None
-        m = re.fullmatch(r"\[([^\]]+)\](?::(\d+))?", s)
-        if m:  # [v6]:port (or [host]:port as written in known_hosts)
-            s, port = m.group(1), m.group(2)
-        elif s.count(":") == 1:
-            s, port = s.split(":")
-        if port is not None:
-            if not str(port).isdigit() or not 0 < int(port) < 65536:
-                raise ValueError(f"bad port in SSH target {spec!r}")
-            port = int(port)
-        if not s or any(c.isspace() for c in s):
-            raise ValueError(f"bad host in SSH target {spec!r}")
-        return cls(host=s, port=port, user=user, **fields)
-
-    @property
-    def label(self) -> str:
-        """How the target is shown: `user@host:port` with only the parts that were given."""
-        host = f"[{self.host}]" if ":" in self.host and self.port else self.host
-        text = (f"{self.user}@" if self.user else "") + host + (f":{self.port}" if self.port else "")
-        return text + (f" via {self.jump.label}" if self.jump else "")
-
-    def __str__(self) -> str:
-        return self.label
-
-    def connect_kwargs(self) -> dict[str, Any]:
-        """The asyncssh.connect() keywords for this target (only what was given)."""
-        kw: dict[str, Any] = {"host": self.host}
-        if self.port is not None:
-            kw["port"] = self.port
-        if self.user is not None:
-            kw["username"] = self.user
-        if self.client_keys is not None:
-            kw["client_keys"] = list(self.client_keys)
-        if self.config is not None:  # asyncssh: () = default ~/.ssh/config, None = no file
-            kw["config"] = list(self.config) if self.config else None
-        return kw
-
-
-def split_remote_path(spec: str) -> tuple[str, str] | None:
-    """`[user@]host:path` (scp's rule: a colon before any slash) -> (host part, path), else None.
-
-    `ssh://[user@]host[:port]/path` is accepted too (the path keeps its leading slash).
-    A spec that names an existing local file is always local.
-    """
-    if spec.startswith("ssh://"):
-        rest = spec[len("ssh://"):]
-        host, slash, path = rest.partition("/")
-        return (host, "/" + path) if slash and host and path else None
-    if os.path.exists(spec):
-        return None
-    if spec.startswith("["):  # [v6]:path or [host]:port:path is not scp syntax; keep it simple
-        end = spec.find("]:")
-        return (spec[1:end], spec[end + 2:]) if end > 0 and spec[end + 2:] else None
-    colon = spec.find(":")
-    if colon <= 0 or "/" in spec[:colon]:
-        return None
-    path = spec[colon + 1:]
-    return (spec[:colon], path) if path else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -357,7 +261,7 @@ class SshPool:
 
         kw = target.connect_kwargs()
         opts = await asyncssh.SSHClientConnectionOptions.construct(**kw)
-        known_hosts, files = _load_known_hosts(target, opts.known_hosts)
+        known_hosts, files = load_known_hosts(target, opts.known_hosts)
         tunnel: Any = ()
         jump = target.jump or _config_jump(target, opts.tunnel)
         if jump is not None:  # through the pool: shared, verified, and its state reported too
@@ -384,7 +288,7 @@ class SshPool:
         try:
             conn = await asyncssh.connect(**kw)
         except asyncssh.HostKeyNotVerifiable as exc:
-            raise HostKeyRejected(target, await _key_howto(opts, known_hosts, files, tunnel)) from exc
+            raise HostKeyRejected(target, await key_howto(opts, known_hosts, files, tunnel)) from exc
         except asyncssh.PermissionDenied as exc:
             raise AuthRejected(
                 target,
@@ -421,72 +325,3 @@ def _config_jump(target: SshTarget, tunnel: Any) -> SshTarget | None:
     for hop in tunnel.split(","):
         jump = SshTarget.parse(hop, jump=jump, config=target.config, known_hosts=target.known_hosts)
     return jump
-
-
-def _load_known_hosts(target: SshTarget, resolved: Any) -> tuple[Any, list[str]]:
-    """known_hosts as a loaded object, never None; plus the files it came from.
-
-    resolved: what asyncssh made of the target and its config: None means the config said
-    `UserKnownHostsFile none` (verification off), which cockpit does not allow.
-    """
-    import asyncssh
-
-    if target.known_hosts is not None:
-        files = [target.known_hosts]
-    elif isinstance(resolved, str):
-        files = [resolved]
-    elif isinstance(resolved, (list, tuple)) and resolved and all(isinstance(f, str) for f in resolved):
-        files = list(resolved)
-    else:
-        files = [DEFAULT_KNOWN_HOSTS]
-    files = [os.path.expanduser(f) for f in files]
-    existing = [f for f in files if os.path.isfile(f)]
-    kh = asyncssh.read_known_hosts(existing) if existing else asyncssh.import_known_hosts("")
-    return kh, files
-
-
-async def _key_howto(opts: Any, known_hosts: Any, files: list[str], tunnel: Any) -> str:
-    """The HostKeyRejected message: what is wrong and the commands that fix it."""
-    import asyncssh
-
-    host, port = opts.host, opts.port or 22
-    shown = f"[{host}]:{port}" if port != 22 else host
-    file = files[0] if files else os.path.expanduser(DEFAULT_KNOWN_HOSTS)
-    try:
-        recorded = asyncssh.match_known_hosts(known_hosts, host, host, port if port != 22 else None)[0]
-    except (ValueError, OSError):
-        recorded = []
-    offered = ""
-    if not tunnel:  # best effort: the fingerprint the server offers now, to compare out of band
-        try:
-            key = await asyncio.wait_for(asyncssh.get_server_host_key(host, port), 5)
-            if key is not None:
-                offered = f" The server offers {key.get_algorithm()} {key.get_fingerprint()}."
-        except (OSError, asyncssh.Error, asyncio.TimeoutError):
-            pass
-    user = f"{opts.username}@" if opts.username else ""
-    scan = f"ssh-keyscan -p {port} {shlex.quote(host)} >> {shlex.quote(file)}"
-    once = f"ssh {'-p %d ' % port if port != 22 else ''}{user}{host}"
-    if recorded:
-        return (
-            f"Host key for {shown} has CHANGED: it does not match {file}.{offered} Someone may be "
-            "intercepting the connection, or the host was reinstalled. After checking the new "
-            f"fingerprint with the host's owner: ssh-keygen -R {shlex.quote(shown)} -f {shlex.quote(file)}"
-            f" && {scan}"
-        )
-    return (
-        f"Host key for {shown} is unknown (not in {', '.join(files)}); cockpit never accepts a key by "
-        f"itself.{offered} Check the fingerprint (on the host: ssh-keygen -lf "
-        f"/etc/ssh/ssh_host_ed25519_key.pub), then accept it with: {scan}  (or connect once with "
-        f"`{once}` and answer yes)."
-    )
-
-
-def with_config(target: SshTarget, config: tuple[str, ...] | None, known_hosts: str | None) -> SshTarget:
-    """The target with the CLI's --ssh-config / --known-hosts applied (jumps included)."""
-    jump = with_config(target.jump, config, known_hosts) if target.jump else None
-    return replace(
-        target, jump=jump,
-        config=config if config is not None else target.config,
-        known_hosts=known_hosts if known_hosts is not None else target.known_hosts,
-    )
