@@ -1,13 +1,10 @@
 """The `parse-log` summary of a whole log, computed fast over big byte buffers.
 
-No event objects here: a few regex passes per buffer (each with a literal prefix, so sre
-skips through the text quickly), then per-value work only on the captured bits:
-* one pass finds every prefill/decode/legacy batch line and captures the rest of it;
-* the rests are joined and scanned for `#running-req`, `#queue-req`, `gen throughput`;
-* one pass over rare anchor words finds candidate lines for error labels, readiness and
-  the bench block, and only those lines are decoded and checked exactly.
-The result equals folding LogParser's events with `cockpit.live.log_metrics.LogSummary`
-(tests check both on the corpus).
+Whole buffers (a mapped regular file, or bytes) go through `log_summary_fast.scan`: a few
+C-speed passes (memchr, literal-prefix regex) with no per-line Python work, split over two
+processes for big files and merged. Streams (stdin) are read in chunks by `SummaryScanner`,
+which does per-batch-line work. Both equal folding LogParser's events with
+`cockpit.live.log_metrics.LogSummary` (tests check them on corpus, fuzz and edge inputs).
 """
 
 from __future__ import annotations
@@ -15,11 +12,17 @@ from __future__ import annotations
 import mmap
 import os
 import re
-from typing import BinaryIO
+from typing import TYPE_CHECKING
 
-from cockpit.parse.bench_serving import HEADER, BenchBlockParser
+from cockpit.parse import log_summary_fast as fast
 from cockpit.parse.error_labels import ANCHORS_BYTES, NEEDLES, line_error_labels
-from cockpit.parse.sanitize import strip_ansi_bytes
+from cockpit.parse.sanitize import _ANSI_CSI_BYTES, strip_ansi_bytes
+
+if TYPE_CHECKING:
+    from typing import BinaryIO
+
+HEADER = fast.HEADER
+PARALLEL_MIN_BYTES = 16 << 20  # below this a second process costs more than it saves
 
 # One literal-prefix pass per marker: sre skips fast to a literal, while alternations or
 # lookbehinds make it try every byte (measured 3x slower on a 1M-line log).
@@ -32,17 +35,16 @@ _GEN = re.compile(rb"gen throughput \(token/s\): (\d+(?:\.\d+)?)")
 _LEGACY_RUNNING = re.compile(rb"#running[_-]req: (\d+)")
 _LEGACY_QUEUE = re.compile(rb"#(?:remaining_req|queue-req): (\d+)")
 _READY = "The server is fired up and ready to roll"
-_HEADER_BYTES = HEADER.encode()
 _NEEDLES = tuple((n.encode(), label) for n, label in NEEDLES.items())
 CHUNK_BYTES = 32 << 20
-_STR = {name: re.compile(rx.pattern.decode()) for name, rx in (
+_STR = {name: re.compile(rx.pattern.decode(), re.ASCII) for name, rx in (
     ("running", _RUNNING), ("queue", _QUEUE), ("gen", _GEN),
     ("legacy_running", _LEGACY_RUNNING), ("legacy_queue", _LEGACY_QUEUE))}
 
 
 # str forms of the three markers, for folding single events by the same rules
-KIND_MARKERS = (("decode", re.compile(r"Decode batch(?:[.,]| \[\d+\],)")),
-                ("prefill", re.compile(r"Prefill batch(?:[.,]| \[\d+\],)")),
+KIND_MARKERS = (("decode", re.compile(r"Decode batch(?:[.,]| \[\d+\],)", re.ASCII)),
+                ("prefill", re.compile(r"Prefill batch(?:[.,]| \[\d+\],)", re.ASCII)),
                 ("legacy", re.compile(r"new fill batch\.")))
 
 
@@ -78,6 +80,8 @@ class SummaryScanner:
         self.max_queue: int | None = None
         self.errors: set[str] = set()
         self.ready = False
+        from cockpit.parse.bench_serving import BenchBlockParser  # lazy: keeps start-up cheap
+
         self._bench = BenchBlockParser()
         self._bench_seen = False
 
@@ -179,9 +183,94 @@ class SummaryScanner:
 
 
 def summarize_bytes(data: bytes) -> dict:
-    scanner = SummaryScanner()
-    scanner.feed(data)
-    return scanner.result()
+    """Summary of a whole log held in memory (bytes, bytearray or mmap)."""
+    if data.find(b"\x1b") >= 0:  # colour codes: strip them once (rare), per line as the parser does
+        data = _ANSI_CSI_BYTES.sub(b"", data)
+    size = len(data)
+    part = _scan_two_processes(data) if size >= PARALLEL_MIN_BYTES else None
+    if part is None:
+        part = fast.scan(data, 0, size)
+    return _result(part, data)
+
+
+def _result(part: fast.Partial, data: bytes) -> dict:
+    return {
+        "prefill_lines": part.prefill,
+        "decode_lines": part.decode,
+        "last_gen_throughput": part.last_gen,
+        "max_gen_throughput": part.max_gen,
+        "max_running_req": part.max_running,
+        "max_queue_req": part.max_queue,
+        "errors": sorted(part.errors),
+        "bench": None if part.header_at < 0 else _bench_block(data, part.header_at),
+        "ready": part.ready,
+    }
+
+
+def _bench_block(data: bytes, at: int) -> dict:
+    """Values of the block whose header line starts at `at` (the last one in the log)."""
+    from cockpit.parse.bench_serving import BenchBlockParser
+
+    parser = BenchBlockParser()
+    end = len(data)
+    pos = at
+    while pos < end:
+        nl = data.find(b"\n", pos)
+        nl = end if nl < 0 else nl
+        parser.feed(data[pos:nl].decode("utf-8", "replace"))
+        if not parser.active:
+            break
+        pos = nl + 1
+    return dict(parser.values)
+
+
+def _scan_two_processes(data: bytes) -> fast.Partial | None:
+    """Scan the two halves (split at a newline) in this process and a forked child."""
+    if not hasattr(os, "fork") or (os.cpu_count() or 1) < 2:
+        return None
+    size = len(data)
+    mid = data.find(b"\n", size // 2)
+    if mid < 0 or mid + 1 >= size:
+        return None
+    mid += 1
+    import marshal
+
+    r, w = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(r)
+        os.close(w)
+        return None
+    if pid == 0:  # child: the second half, sent back as plain values
+        status = 1
+        try:
+            os.close(r)
+            payload = marshal.dumps(fast.scan(data, mid, size).to_tuple())
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(w, view):]
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(w)
+    try:
+        first = fast.scan(data, 0, mid)
+        chunks = []
+        while True:
+            chunk = os.read(r, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(r)
+        _, status = os.waitpid(pid, 0)
+    if status == 0 and chunks:
+        second = fast.Partial.from_tuple(marshal.loads(b"".join(chunks)))
+    else:  # the child failed: do its half here
+        second = fast.scan(data, mid, size)
+    first.merge(second)
+    return first
 
 
 def summarize_stream(stream: BinaryIO, chunk_bytes: int = CHUNK_BYTES) -> dict:
@@ -190,7 +279,12 @@ def summarize_stream(stream: BinaryIO, chunk_bytes: int = CHUNK_BYTES) -> dict:
     if fileno is not None:  # a regular file: map it, no copies at all
         size = os.fstat(fileno).st_size
         if size > 0:
-            with mmap.mmap(fileno, 0, access=mmap.ACCESS_READ) as mapped:
+            if hasattr(mmap, "MAP_SHARED"):  # POSIX: pre-fault the pages in one go where possible
+                flags = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)
+                mapped = mmap.mmap(fileno, 0, flags=flags, prot=mmap.PROT_READ)
+            else:
+                mapped = mmap.mmap(fileno, 0, access=mmap.ACCESS_READ)
+            with mapped:
                 return summarize_bytes(mapped)  # type: ignore[arg-type]
     scanner = SummaryScanner()
     carry = b""

@@ -1,0 +1,341 @@
+"""The byte-level fast path of the `parse-log` summary: no per-line Python work.
+
+`scan(data, start, end)` returns a mergeable partial summary of data[start:end] (which
+must start at a line start and end at a line end). Every figure is exact, by this
+reasoning (tests compare it with the event path on corpus, fuzz and edge inputs):
+
+* line counts: one regex pass per kind whose match runs to the end of the line, so a line
+  holding two markers counts once, and an invalid `Decode batch …` before a valid one on
+  the same line does not hide it;
+* maxima: a value counts only in the rest of a batch line (after its marker); rather than
+  collect every value, a pass finds only values *greater* than the best valid value so far
+  (the regex encodes "greater than" on the decimal text), so the C engine skips the rest;
+  each such hit is checked exactly on its own line, and the regex is rebuilt when it is
+  valid; a few sampled values seed the threshold;
+* last gen throughput: the last valid occurrence, found backwards with rfind;
+* error labels, readiness, the bench header (and whether v0.1.x `new fill batch.` lines
+  exist): every trigger contains a needle (NEEDLES). Needles holding an `l` are found by one
+  sre pass whose pattern starts with the literal `l`; the rest each hold a byte that is
+  rare in batch, access and startup lines, walked with memchr (bytes.find of one byte).
+  Only the lines a needle hits are decoded and checked with the one definition
+  (`line_error_labels`), and a needle is dropped from the `l` pass once its label is known.
+"""
+
+from __future__ import annotations
+
+import re
+
+from cockpit.parse.error_labels import line_error_labels
+
+READY = "The server is fired up and ready to roll"
+HEADER = "Serving Benchmark Result"  # == bench_serving.HEADER (a test checks), not imported: cheap start
+
+_DEC_LINE = re.compile(rb"Decode batch(?:[.,]| \[\d+\],)[^\n]*()")
+_PRE_LINE = re.compile(rb"Prefill batch(?:[.,]| \[\d+\],)[^\n]*()")
+_LEG_REST = re.compile(rb"new fill batch\.([^\n]*)")
+_LEG_RUNNING = re.compile(rb"#running[_-]req: (\d+)")  # the legacy rest's labels, as LogSummary reads them
+_LEG_QUEUE = re.compile(rb"#(?:remaining_req|queue-req): (\d+)")
+_DEC_M = re.compile(rb"Decode batch(?:[.,]| \[\d+\],)")
+_PRE_M = re.compile(rb"Prefill batch(?:[.,]| \[\d+\],)")
+_LEG_M = re.compile(rb"new fill batch\.")
+_ANY_KIND = (_DEC_M, _PRE_M, _LEG_M)
+
+# (label bytes, value regex matched at the label, kinds whose rest it counts in, float?)
+_GEN = (b"gen throughput (token/s): ", re.compile(rb"gen throughput \(token/s\): (\d+(?:\.\d+)?)"),
+        (_DEC_M,), True)
+_RUNNING = (b"#running-req: ", re.compile(rb"#running-req: (\d+)"), _ANY_KIND, False)
+_QUEUE = (b"#queue-req: ", re.compile(rb"#queue-req: (\d+)"), _ANY_KIND, False)
+
+# Needles: every error trigger, the ready text and the bench header contains one of them.
+# (needle, the label it stands for: a line it hits is still checked whole, so any other
+# label on that line is kept too; "ready"/"header" are not error labels).
+NEEDLES: tuple[tuple[str, str], ...] = (
+    ("out of memory", "cuda_oom"),  # CUDA/NPU/Prefill/Decode/alloc_req_slots … out of memory
+    ("OutOfMemoryError", "cuda_oom"), ("CUDA error: ", "cuda_error"),
+    ("NCCL error", "nccl"), ("NCCL communicator was aborted", "nccl"),
+    ("illegal memory access", "cuda_error"), ("memory leak detected", "memory_leak"),
+    ("Fatal Python error", "fatal_python_error"), ("Child process unexpectedly failed", "child_failed"),
+    ("KV cache pool is full. Retract requests", "retract"), ("ncclRemoteError", "nccl"),
+    ("Received sigquit from a child", "child_failed"), ("ncclInternalError", "nccl"),
+    ("ncclSystemError", "nccl"), ("ncclUnhandledCudaError", "nccl"),
+    ("Exception in ModelTpServer", "scheduler_exception"),
+    ("Exception in ControllerSingle", "scheduler_exception"),
+    ("Scheduler hit an exception", "scheduler_exception"),
+    ("Watchdog caught collective operation timeout", "nccl"),
+    ("(self.watchdog_timeout=", "watchdog_timeout"), ("Traceback (most recent call last)", "traceback"),
+    ('File "', "traceback"), ("Killed", "killed"), (READY, "ready"), (HEADER, "header"),
+    ("new fill batch.", "legacy"),  # v0.1.x batch lines: rare, so read here one by one
+)
+# Most needles hold an `l`: one sre pass whose pattern starts with the literal `l` (a tight
+# C loop to each `l`, then a quick branch on the next byte) finds them all. The others have
+# a byte that is rare in batch, access and startup lines ("pivot"): memchr (bytes.find of
+# one byte) walks those, and one slice + dict lookup sorts each hit.
+_L_NEEDLES = tuple((n, label) for n, label in NEEDLES if "l" in n)
+_PIVOTS: dict[bytes, tuple[tuple[int, bytes, str], ...]] = {}
+for _needle, _label in NEEDLES:
+    if "l" not in _needle:
+        _pivot = next(c for c in "WRAExMLy" if c in _needle)
+        _PIVOTS[_pivot.encode()] = _PIVOTS.get(_pivot.encode(), ()) + (
+            (_needle.index(_pivot), _needle.encode(), _label),)
+
+
+def _windows(needles: tuple) -> tuple[int, int, dict[bytes, tuple]]:
+    """(bytes before the pivot, bytes from it, window -> needles): a window every needle
+    of the group contains around its pivot, so one slice and one dict lookup sort a hit."""
+    before = min(off for off, _, _ in needles)
+    after = min(len(n) - off for off, n, _ in needles)
+    table: dict[bytes, tuple] = {}
+    for off, n, label in needles:
+        key = n[off - before:off + after]
+        table[key] = table.get(key, ()) + ((off, n, label),)
+    return before, after, table
+
+
+_GROUPS = tuple((pivot, *_windows(needles)) for pivot, needles in _PIVOTS.items())
+_L_RX: dict[frozenset, re.Pattern[bytes] | None] = {}
+
+
+def _l_regex(done: frozenset) -> re.Pattern[bytes] | None:
+    """The `l` pass for the needles whose label is not known yet (None: nothing left)."""
+    if done not in _L_RX:
+        by_next: dict[str, list[bytes]] = {}
+        for needle, label in _L_NEEDLES:
+            if label in done:
+                continue
+            k = needle.index("l")
+            rest = needle[k + 1:]
+            tail = re.escape(rest[1:].encode()) + b"(?<=" + re.escape(needle.encode()) + b")"
+            by_next.setdefault(rest[0], []).append(tail)
+        _L_RX[done] = re.compile(b"l(?:" + b"|".join(
+            re.escape(c.encode()) + b"(?:" + b"|".join(tails) + b")" for c, tails in by_next.items()
+        ) + b")") if by_next else None
+    return _L_RX[done]
+
+
+NEEDLE_TEXTS = tuple(n for n, _ in NEEDLES)
+SAMPLES = 16
+LEGACY_LINES = 2000
+
+
+class Partial:
+    """The mergeable summary of one slice of the buffer."""
+
+    __slots__ = ("decode", "prefill", "last_gen", "max_gen", "max_running", "max_queue",
+                 "errors", "ready", "header_at", "legacy", "legacy_lines", "legacy_running",
+                 "legacy_queue")
+
+    def __init__(self) -> None:
+        self.decode = self.prefill = 0
+        self.last_gen: float | None = None
+        self.max_gen: float | None = None
+        self.max_running: int | None = None
+        self.max_queue: int | None = None
+        self.errors: set[str] = set()
+        self.ready = False
+        self.header_at = -1  # start of the last line holding the bench header
+        # `new fill batch.` lines read one by one by the needle scan, up to LEGACY_LINES of them;
+        # past that, `legacy` turns True and one regex pass reads them all (not merged: scan only)
+        self.legacy = False
+        self.legacy_lines = 0
+        self.legacy_running: int | None = None
+        self.legacy_queue: int | None = None
+
+    def to_tuple(self) -> tuple:
+        return (self.decode, self.prefill, self.last_gen, self.max_gen, self.max_running,
+                self.max_queue, sorted(self.errors), self.ready, self.header_at)
+
+    @classmethod
+    def from_tuple(cls, t: tuple) -> Partial:
+        p = cls()
+        (p.decode, p.prefill, p.last_gen, p.max_gen, p.max_running, p.max_queue, errors,
+         p.ready, p.header_at) = t
+        p.errors = set(errors)
+        return p
+
+    def merge(self, later: Partial) -> None:
+        """Fold in the partial of the slice that follows this one."""
+        self.decode += later.decode
+        self.prefill += later.prefill
+        if later.last_gen is not None:
+            self.last_gen = later.last_gen
+        self.max_gen = _max(self.max_gen, later.max_gen)
+        self.max_running = _max(self.max_running, later.max_running)
+        self.max_queue = _max(self.max_queue, later.max_queue)
+        self.errors |= later.errors
+        self.ready = self.ready or later.ready
+        self.header_at = max(self.header_at, later.header_at)
+
+
+def _max(a, b):
+    if a is None:
+        return b
+    return a if b is None or a >= b else b
+
+
+def scan(data, start: int, end: int) -> Partial:
+    """Partial summary of data[start:end] (bytes or mmap, no ESC bytes in it)."""
+    out = Partial()
+    _rare_lines(data, start, end, out)  # also tells whether legacy batch lines exist
+    out.decode = len(_DEC_LINE.findall(data, start, end))
+    out.prefill = len(_PRE_LINE.findall(data, start, end))
+    if out.decode:
+        out.max_gen = _max_value(data, start, end, _GEN)
+        out.last_gen = _last_value(data, start, end, _GEN)
+    if out.decode or out.prefill or out.legacy_lines or out.legacy:
+        out.max_running = _max_value(data, start, end, _RUNNING)
+        out.max_queue = _max_value(data, start, end, _QUEUE)
+    if out.legacy:  # many legacy lines: one pass instead of the per-line reads
+        rests = _LEG_REST.findall(data, start, end)  # one per line: the rest runs to its end
+        out.legacy_lines = len(rests)
+        text = b"\n".join(rests)
+        out.legacy_running = max(map(int, _LEG_RUNNING.findall(text)), default=None)
+        out.legacy_queue = max(map(int, _LEG_QUEUE.findall(text)), default=None)
+    out.prefill += out.legacy_lines
+    out.max_running = _max(out.max_running, out.legacy_running)
+    out.max_queue = _max(out.max_queue, out.legacy_queue)
+    return out
+
+
+# --- values -------------------------------------------------------------------------------
+
+def _valid(data, start: int, pos: int, kinds: tuple) -> bool:
+    """Is the label at `pos` in the rest of a batch marker of one of `kinds` on its line?"""
+    line_start = data.rfind(b"\n", start, pos) + 1 or start
+    return any(rx.search(data, line_start, pos) is not None for rx in kinds)
+
+
+def _value_at(data, pos: int, end: int, field: tuple):
+    m = field[1].match(data, pos, end)
+    if m is None:
+        return None
+    return float(m.group(1)) if field[3] else int(m.group(1))
+
+
+def _last_value(data, start: int, end: int, field: tuple):
+    label, _, kinds, _ = field
+    pos = end
+    while True:
+        pos = data.rfind(label, start, pos)
+        if pos < 0:
+            return None
+        if _valid(data, start, pos, kinds):
+            value = _value_at(data, pos, end, field)
+            if value is not None:
+                return value
+
+
+def _max_value(data, start: int, end: int, field: tuple):
+    label, _, kinds, is_float = field
+    best = best_text = None
+    # seed the threshold with a few valid values spread over the slice
+    step = max(1, (end - start) // SAMPLES)
+    for at in range(start, end, step):
+        pos = data.find(label, at, end)
+        if pos < 0:
+            break
+        if _valid(data, start, pos, kinds):
+            m = field[1].match(data, pos, end)
+            if m is not None:
+                value = float(m.group(1)) if is_float else int(m.group(1))
+                if best is None or value > best:
+                    best, best_text = value, m.group(1)
+    rx = _greater_rx(label, best_text, is_float)
+    pos = start
+    while True:
+        m = rx.search(data, pos, end)
+        if m is None:
+            return best
+        pos = m.end()
+        if _valid(data, start, m.start(), kinds):
+            vm = field[1].match(data, m.start(), end)
+            value = float(vm.group(1)) if is_float else int(vm.group(1))
+            if best is None or value > best:
+                best, best_text = value, vm.group(1)
+                rx = _greater_rx(label, best_text, is_float)
+
+
+_RX_CACHE: dict[tuple, re.Pattern[bytes]] = {}
+
+
+def _greater_rx(label: bytes, text: bytes | None, is_float: bool) -> re.Pattern[bytes]:
+    """A regex for `label` followed by a number whose decimal value is greater than
+    `text` (any number when text is None). Greater decimals never make a smaller float."""
+    key = (label, text, is_float)
+    rx = _RX_CACHE.get(key)
+    if rx is None:
+        rx = _RX_CACHE[key] = re.compile(re.escape(label) + _greater(text, is_float))
+    return rx
+
+
+def _greater(text: bytes | None, is_float: bool) -> bytes:
+    if text is None:
+        return rb"\d"
+    whole, _, frac = text.decode().partition(".")
+    whole = whole.lstrip("0") or "0"
+    n = len(whole)
+    alts = []  # same number of digits, greater
+    for i, d in enumerate(whole):
+        if d != "9":
+            alts.append(whole[:i] + f"[{int(d) + 1}-9]" + (r"\d{%d}" % (n - i - 1)))
+    # most values have fewer digits than the best: the lookahead rejects them at once
+    same = r"|(?:%s)(?!\d)" % "|".join(alts) if alts else ""
+    out = r"0*(?:(?=[1-9]\d{%d})(?:\d{%d}%s)" % (n - 1, n + 1, same)
+    if is_float:
+        frac = frac.rstrip("0")
+        falts = [frac + r"\d*[1-9]"]  # the same digits, then more that are not all zeros
+        for i, d in enumerate(frac):
+            if d != "9":
+                falts.append(frac[:i] + f"[{int(d) + 1}-9]")
+        out += r"|%s\.(?:%s)" % (whole, "|".join(falts))
+    return (out + ")").encode()
+
+
+# --- error labels, readiness, bench header --------------------------------------------------
+
+def _rare_lines(data, start: int, end: int, out: Partial) -> None:
+    seen: set[int] = set()
+    find = data.find
+    for pivot, before, after, table in _GROUPS:
+        get = table.get
+        pos = find(pivot, start, end)
+        while pos >= 0:
+            cands = get(data[pos - before:pos + after])
+            if cands is not None:
+                for off, needle, _ in cands:
+                    if pos - off >= start and data[pos - off:pos - off + len(needle)] == needle:
+                        _check_line(data, start, end, pos, out, seen)
+                        break
+            pos = find(pivot, pos + 1, end)
+    pos = start
+    while pos < end:
+        done = frozenset(out.errors | ({"ready"} if out.ready else set())
+                         | ({"legacy"} if out.legacy else set()))
+        rx = _l_regex(done)
+        m = rx.search(data, pos, end) if rx is not None else None
+        if m is None:
+            break
+        pos = _check_line(data, start, end, m.start(), out, seen)
+
+
+def _check_line(data, start: int, end: int, pos: int, out: Partial, seen: set[int]) -> int:
+    """Check the line around `pos` exactly, once; returns the offset after it."""
+    line_start = data.rfind(b"\n", start, pos) + 1 or start
+    line_end = data.find(b"\n", pos, end)
+    line_end = end if line_end < 0 else line_end
+    if line_start not in seen:
+        seen.add(line_start)
+        line = data[line_start:line_end].decode("utf-8", "replace")
+        out.errors.update(line_error_labels(line))
+        if READY in line:
+            out.ready = True
+        if HEADER in line:
+            out.header_at = max(out.header_at, line_start)
+        if not out.legacy:
+            m = _LEG_M.search(data, line_start, line_end)
+            if m is not None:
+                out.legacy_lines += 1
+                rest = data[m.end():line_end]
+                out.legacy_running = _max(out.legacy_running, max(map(int, _LEG_RUNNING.findall(rest)), default=None))
+                out.legacy_queue = _max(out.legacy_queue, max(map(int, _LEG_QUEUE.findall(rest)), default=None))
+                out.legacy = out.legacy_lines > LEGACY_LINES
+    return line_end + 1
