@@ -44,9 +44,10 @@ class MetricsSnapshot:
     dp_ranks: int = 0
     last_error: str | None = None
     lines: int = 0  # events folded so far
+    skipped: int = 0  # events dropped because folding fell behind
 
     @classmethod
-    def of(cls, metrics: LogMetrics, lines: int) -> MetricsSnapshot:
+    def of(cls, metrics: LogMetrics, lines: int, skipped: int = 0) -> MetricsSnapshot:
         series = {name: getattr(metrics, name) for name in SERIES}
         run = metrics.runs.current
         return cls(
@@ -61,6 +62,7 @@ class MetricsSnapshot:
             dp_ranks=metrics.dp_ranks,
             last_error=run.last_error if run and run.state == "error" else None,
             lines=lines,
+            skipped=skipped,
         )
 
 
@@ -73,15 +75,33 @@ class MetricsFolder:
         self._on_snapshot = on_snapshot
         self._queue: queue.Queue[list[LogEvent] | None] = queue.Queue()
         self._pending = 0
+        self._pending_events = 0
+        self.skipped = 0
         self._lock = threading.Lock()
         self._folded = 0
         self._thread: threading.Thread | None = None
+
+    max_pending_events = 200_000
+    """Beyond this many events waiting, the oldest waiting lists are dropped (counted in
+    `skipped`): memory stays bounded when the log outruns the folding thread."""
 
     def submit(self, events: list[LogEvent]) -> None:
         if not events:
             return
         with self._lock:
             self._pending += 1
+            self._pending_events += len(events)
+            while self._pending_events > self.max_pending_events:
+                try:
+                    old = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if old is None:
+                    self._queue.put(None)
+                    break
+                self._pending -= 1
+                self._pending_events -= len(old)
+                self.skipped += len(old)
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="log-metrics", daemon=True)
             self._thread.start()
@@ -114,12 +134,13 @@ class MetricsFolder:
             for events in rounds:
                 self.metrics.apply_all(events)
                 self._folded += len(events)
-            snapshot = MetricsSnapshot.of(self.metrics, self._folded)
+            snapshot = MetricsSnapshot.of(self.metrics, self._folded, self.skipped)
             try:
                 self._on_snapshot(snapshot)
             finally:
                 with self._lock:
                     self._pending -= len(rounds)
+                    self._pending_events -= sum(len(r) for r in rounds)
 
 
 def _fmt(value: float | None, name: str) -> str:
@@ -197,6 +218,8 @@ class LogMetricsStrip(Widget):
                 out.append(f" · {sanitize(snap.model)}", label)
             if snap.dp_ranks > 1:
                 out.append(f" · {snap.dp_ranks} DP ranks", label)
+            if snap.skipped:
+                out.append(f" · metrics behind: {snap.skipped:,} lines skipped", style("log-metrics--starting"))
             if snap.last_error:
                 out.append(f" · {sanitize(snap.last_error)}", style("log-metrics--error"))
         out.truncate(width, overflow="ellipsis")
