@@ -48,6 +48,11 @@ class FormScreen(ModalScreen[R | None], Generic[R]):
     def compose_fields(self) -> Iterable[Widget]:
         raise NotImplementedError
 
+    def on_mount(self) -> None:
+        # Show each line from its start: a long claim otherwise opens scrolled to its end.
+        for line in self.query(Input):
+            line.cursor_position = 0
+
     def row(self, name: str, label: str, widget: Widget) -> Iterator[Widget]:
         widget.id = f"field-{name}"
         with Horizontal(classes="form-row"):

@@ -68,9 +68,11 @@ class BenchmarksView(Vertical):
 
     def on_mount(self) -> None:
         table = self.query_one(BenchTable)
-        for key, header, *_ in COLUMNS:
-            table.add_column(header, key=key)
+        # The target mark comes right after the id, so it is never scrolled off.
+        table.add_column("id", key="id")
         table.add_column("best", key="best")
+        for key, header, *_ in COLUMNS[1:]:
+            table.add_column(header, key=key)
 
     @property
     def sort_state(self) -> str:
@@ -102,15 +104,14 @@ class BenchmarksView(Vertical):
         for bench in rows:
             cells = [cell(bench) for _key, _header, cell, _sort in COLUMNS]
             marks = best.get(bench.id, [])
+            mark = Text("")
             if marks:
                 role = "target-met" if all(s.met for s in marks) else "target-missed"
                 style = role_style(variables, role, bold=True)
                 for cell in cells:
                     cell.stylize(style)
-                cells.append(Text("★ " + " ".join(s.target.id for s in marks), style=style))
-            else:
-                cells.append(Text(""))
-            table.add_row(*cells, key=bench.id)
+                mark = Text("★ " + " ".join(s.target.id for s in marks), style=style)
+            table.add_row(cells[0], mark, *cells[1:], key=bench.id)
         if keep:
             table.select_id(keep)
         header = next(col[1] for col in COLUMNS if col[0] == self.sort_key)
