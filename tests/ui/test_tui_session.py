@@ -95,7 +95,7 @@ async def test_save_and_quit_from_the_question(session_path):
 
 async def test_autosave_writes_shortly_after_an_edit(session_path):
     session = load_session(session_path)
-    save_session(session.model_copy(update={"ui": session.ui.model_copy(update={"autosave_delay_s": 0.2})}),
+    save_session(session.model_copy(update={"ui": session.ui.model_copy(update={"autosave_delay_s": 1.5})}),
                  session_path)
     app = make_app(session_path)
     async with app.run_test(size=(80, 24)) as pilot:
