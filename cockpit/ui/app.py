@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,6 +26,8 @@ from textual.worker import Worker, WorkerState
 
 from cockpit.model.edits import SessionEditor
 from cockpit.model.session import Session
+from cockpit.parse.nvsmi_topo import TopologyMatrix
+from cockpit.sources.feeds import LiveFeed, LiveSources
 from cockpit.store.errors import SessionFileError
 from cockpit.store.lock import session_lock
 from cockpit.store.toml_store import load_session, save_session
@@ -34,8 +37,9 @@ from cockpit.ui.commands import CockpitCommands
 from cockpit.ui.messages import LiveFeedStopped, LiveItemReceived
 from cockpit.ui.screens.confirm_quit import ConfirmQuitScreen
 from cockpit.ui.screens.main import MainScreen
-from cockpit.ui.sources import LiveFeed, LiveSources
 from cockpit.ui.themes import DEFAULT_THEME, load_themes, role_defaults
+from cockpit.ui.widgets.gpu_pane import GpuPane
+from cockpit.ui.widgets.log_pane import LogPane
 
 
 def _disk_signature(path: Path) -> tuple[int, int] | None:
@@ -117,6 +121,11 @@ class CockpitApp(App[None]):
         self.call_after_refresh(ui_state.apply, self.main_screen, self.editor.session.ui)
         for name, feed in self.sources.items():
             self._start_feed(name, feed)
+        for start in self.sources.on_start:
+            self.run_worker(start(), group="live-helpers", exit_on_error=False,
+                            description=getattr(start, "__qualname__", "live helper"))
+        if self.sources.host_events is not None:
+            self.sources.host_events.add_listener(self._host_event)
         if self.watch_interval_s:
             self.watch_session_file()
 
@@ -278,6 +287,40 @@ class CockpitApp(App[None]):
 
     def on_live_item_received(self, message: LiveItemReceived) -> None:
         self.main_screen.query_one(f"#{message.feed}").feed(message.item)  # type: ignore[attr-defined]
+        if message.feed == "topology" and isinstance(message.item, TopologyMatrix):
+            # nvidia-smi's query has no NUMA field; topo -m's affinity fills it in.
+            self.main_screen.query_one(GpuPane).set_topology(message.item)
+
+    def on_log_pane_throughput_updated(self, message: LogPane.ThroughputUpdated) -> None:
+        # Engine throughput and GPU power on one time axis: tokens per joule.
+        self.main_screen.query_one(GpuPane).set_throughput(message.points or None)
+
+    def _host_event(self, event: Any) -> None:
+        """SshPool's Host* events -> the header's host states."""
+        name = getattr(event, "host", None)
+        if name is None:
+            return
+        kind = type(event).__name__
+        if kind == "HostConnected":
+            state = "connected"
+        elif kind == "HostConnecting":
+            state = "connecting"
+        else:
+            retry = getattr(event, "retry_in_s", None)
+            state = f"reconnecting in {retry:.0f} s" if retry is not None else "disconnected"
+        label = str(name)
+        for host in self.editor.session.hosts:
+            if host.ssh and (host.ssh == label or label.endswith(host.ssh) or host.ssh in label):
+                label = host.name
+                break
+        self.set_host_state(label, state)
+
+    def on_unmount(self) -> None:
+        for stop in self.sources.on_stop:
+            try:
+                stop()
+            except Exception as exc:  # cleanup must not turn an exit into a crash
+                print(f"cockpit: cleanup failed: {exc}", file=sys.stderr)
 
     def on_live_feed_stopped(self, message: LiveFeedStopped) -> None:
         self.main_screen.query_one(f"#{message.feed}").set_state(message.reason)  # type: ignore[attr-defined]

@@ -18,7 +18,7 @@ from cockpit.model.session import Session, now
 from cockpit.store.errors import SessionFileError
 from cockpit.store.toml_store import load_session, save_session
 from cockpit.ui import recent
-from cockpit.ui.sources import LiveSources
+from cockpit.sources.feeds import LiveSources
 
 DEFAULT_NEW = "cockpit-session.toml"
 
@@ -96,6 +96,10 @@ def run_tui(args: Any, *, sources: LiveSources | None = None) -> int:
     recent.remember(path)
     from cockpit.ui.app import CockpitApp  # Textual only once there is something to show
 
+    if sources is None:
+        from cockpit.sources.session_feeds import sources_for_session
+
+        sources = sources_for_session(session)
     app = CockpitApp(session, path, sources=sources, theme=getattr(args, "theme", None))
     app.run()
     return 0

@@ -1,34 +1,5 @@
-"""How live data gets into the app: feeds injected into `CockpitApp(sources=...)`.
+"""The feeds the app runs live in `cockpit.sources.feeds` (no Textual there)."""
 
-A feed is any object with an async `stream()` that yields items (a batch of log lines,
-a GPU sample list, a topology). The app runs each feed in its own worker and hands every
-item to the matching pane's `feed(item)`; the pane decides what the item means. Nothing
-here imports a concrete source, so the demo replay, real SSH tails and test fakes all
-plug in the same way.
-"""
+from cockpit.sources.feeds import LiveFeed, LiveSources
 
-from __future__ import annotations
-
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
-from typing import Any, Protocol
-
-
-class LiveFeed(Protocol):
-    description: str
-    """Shown in the pane while it runs ("tail gpu1:/var/log/sglang.log")."""
-
-    def stream(self) -> AsyncIterator[Any]: ...
-
-
-@dataclass
-class LiveSources:
-    """Feeds by pane: `log` -> LogPane.feed, `gpu` -> GpuPane.feed, `topology` -> TopologyPane.feed."""
-
-    log: LiveFeed | None = None
-    gpu: LiveFeed | None = None
-    topology: LiveFeed | None = None
-
-    def items(self) -> list[tuple[str, LiveFeed]]:
-        return [(name, feed) for name, feed in (("log", self.log), ("gpu", self.gpu),
-                                                  ("topology", self.topology)) if feed is not None]
+__all__ = ["LiveFeed", "LiveSources"]

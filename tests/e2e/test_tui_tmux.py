@@ -8,77 +8,17 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
-import time
-import uuid
 from pathlib import Path
 
-import pytest
-
 from cockpit.store.toml_store import load_session
+from tmux_driver import cockpit_program, tmux  # noqa: F401  (tmux is the fixture)
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "sessions" / "glm5-nvfp4.toml"
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
-
-
-class Tmux:
-    def __init__(self, tmp_path: Path) -> None:
-        self.socket = f"cockpit-e2e-{uuid.uuid4().hex[:8]}"
-        self.conf = tmp_path / "tmux.conf"
-        self.conf.write_text("set -g status off\n")
-        self.env = {"XDG_STATE_HOME": str(tmp_path / "state"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
-                    "COLORTERM": "truecolor"}
-
-    def run(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-L", self.socket, "-f", str(self.conf), *args],
-                              check=True, capture_output=True, text=True).stdout
-
-    def start(self, command: str, width: int = 120, height: int = 40) -> None:
-        env = [part for key, value in self.env.items() for part in ("-e", f"{key}={value}")]
-        # Without a default size the first frame can be drawn at tmux's 80x24 default.
-        self.conf.write_text(f"set -g status off\nset -g default-size {width}x{height}\n")
-        # The shell keeps the pane open after cockpit exits, so the exit status can be read.
-        # The short sleep lets tmux settle the pane size before cockpit asks for it: a resize
-        # that lands before Textual installs its SIGWINCH handler is otherwise lost.
-        self.run("new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height), *env,
-                 f"sleep 0.5; {command}; echo COCKPIT-EXIT=$?; sleep 60")
-
-    def screen(self) -> str:
-        return self.run("capture-pane", "-p", "-t", "t")
-
-    def keys(self, *keys: str) -> None:
-        for key in keys:
-            self.run("send-keys", "-t", "t", key)
-            time.sleep(0.15)
-
-    def wait_for(self, text: str, timeout: float = 20.0) -> str:
-        deadline = time.monotonic() + timeout
-        while True:
-            screen = self.screen()
-            if text in screen:
-                return screen
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{text!r} not on screen:\n{screen}")
-            time.sleep(0.1)
-
-    def kill(self) -> None:
-        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
-
-
-@pytest.fixture
-def tmux(tmp_path):
-    session = Tmux(tmp_path)
-    yield session
-    session.kill()
-
 
 def _command(path: Path) -> str:
-    cockpit = Path(sys.executable).with_name("cockpit")
-    program = str(cockpit) if cockpit.exists() else f"{sys.executable} -m cockpit"
-    return f"cd {path.parent} && {program} {path.name}"
+    return f"cd {path.parent} && {cockpit_program()} {path.name}"
 
 
 def _column_of(screen: str, task_title_start: str) -> int:

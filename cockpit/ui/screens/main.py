@@ -129,7 +129,7 @@ class MainScreen(MainIntents, Screen[None]):
     def refresh_header(self) -> None:
         app = self.app
         header = self.query_one(CockpitHeader)
-        header.show_title(app.editor.session.title, app.path.name)
+        header.show_title(app.editor.session.title, app.path.name, app.sources.title_note)
         header.show_hosts(app.host_states)
         header.show_dirty(app.unsaved_edits, app.autosave, app.disk_conflict)
 

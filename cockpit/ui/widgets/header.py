@@ -27,9 +27,11 @@ class CockpitHeader(Horizontal):
         yield Static("", id="header-dirty", markup=False)
         yield Static("", id="header-clock")
 
-    def show_title(self, title: str, path: str) -> None:
+    def show_title(self, title: str, path: str, note: str | None = None) -> None:
+        # A note such as DEMO goes first, so it survives when the title is cut short.
+        parts: list[str | tuple[str, str]] = [(f" {note} ", "bold reverse $warning"), " "] if note else []
         self.query_one("#header-title", Static).update(
-            Content.assemble(("cockpit ", "bold $primary"), (title, "bold")))
+            Content.assemble(*parts, ("cockpit ", "bold $primary"), (title, "bold")))
         self.query_one("#header-path", Static).update(path)
 
     def show_hosts(self, states: dict[str, str]) -> None:

@@ -1,0 +1,76 @@
+"""`cockpit --demo`: the example session with live panes fed by a replay.
+
+The session is a working copy of `sessions/glm5-nvfp4.toml` in the state folder (the
+shipped file is never touched), so a newcomer can edit, save and reopen it. The replay
+writes real-format SGLang lines into a temporary log that the real tail and parser
+follow, and plays recorded `nvidia-smi` CSV through the real stream parser. Quitting
+removes the temporary folder; the session copy stays (its path is printed).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from cockpit.sources.demo_replay import DemoGpuReplay, DemoLogWriter
+from cockpit.sources.feeds import LiveSources
+from cockpit.sources.gpu_feed import FileTopologyFeed
+from cockpit.sources.log_feed import LogFeed
+
+DEMO_SESSION = "glm5-nvfp4.toml"
+
+
+def data_dir() -> Path:
+    """`sessions/` of the checkout, or the copy packed into the wheel."""
+    here = Path(__file__).resolve().parent.parent
+    for candidate in (here.parent / "sessions", here / "_data" / "sessions"):
+        if (candidate / DEMO_SESSION).exists():
+            return candidate
+    raise FileNotFoundError("the example session (sessions/glm5-nvfp4.toml) is not installed")
+
+
+def state_dir() -> Path:
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "cockpit" / "demo"
+
+
+class DemoGpuFeed:
+    """The recorded 8-GPU stream as a LiveFeed."""
+
+    def __init__(self, capture: Path, host: str = "lxc") -> None:
+        self.replay = DemoGpuReplay(capture, host=host)
+        self.description = f"replay: nvidia-smi --query-gpu on {host} every 1 s (demo)"
+
+    def stream(self) -> Any:
+        return self.replay.events()
+
+
+def build_demo(args: Any = None, *, speed: float = 1.0) -> tuple[Path, LiveSources]:
+    """A fresh working copy of the example session and the replay feeds for it."""
+    data = data_dir()
+    folder = state_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    session_path = folder / DEMO_SESSION
+    shutil.copyfile(data / DEMO_SESSION, session_path)
+    scratch = Path(tempfile.mkdtemp(prefix="cockpit-demo-"))
+    log_path = scratch / "sglang-server.log"
+    log_path.touch()
+    writer = DemoLogWriter(data / "demo" / "sglang-server.log", log_path, speed=speed)
+
+    def cleanup() -> None:
+        shutil.rmtree(scratch, ignore_errors=True)
+        print(f"cockpit demo: removed {scratch}; your demo session stays at {session_path}", file=sys.stderr)
+
+    sources = LiveSources(
+        log=LogFeed.local(str(log_path), from_start=True),
+        gpu=DemoGpuFeed(data / "demo" / "nvidia-smi-query.csv"),
+        topology=FileTopologyFeed(data / "demo" / "nvidia-smi-topo.txt"),
+        title_note="DEMO",
+        on_start=[writer.run],
+        on_stop=[cleanup],
+    )
+    return session_path, sources

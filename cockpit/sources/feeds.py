@@ -1,0 +1,43 @@
+"""How live data gets into the app: feeds injected into `CockpitApp(sources=...)`.
+
+A feed is any object with an async `stream()` that yields items (a batch of log lines,
+a GPU sample list, a topology). The app runs each feed in its own worker and hands every
+item to the matching pane's `feed(item)`; the pane decides what the item means. Nothing
+here imports a concrete source, so the demo replay, real SSH tails and test fakes all
+plug in the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+class LiveFeed(Protocol):
+    description: str
+    """Shown in the pane while it runs ("tail gpu1:/var/log/sglang.log")."""
+
+    def stream(self) -> AsyncIterator[Any]: ...
+
+
+@dataclass
+class LiveSources:
+    """Feeds by pane: `log` -> LogPane.feed, `gpu` -> GpuPane.feed, `topology` -> TopologyPane.feed."""
+
+    log: LiveFeed | None = None
+    gpu: LiveFeed | None = None
+    topology: LiveFeed | None = None
+
+    title_note: str | None = None
+    """Shown in the header beside the title (the demo says DEMO here)."""
+    on_start: list[Any] = field(default_factory=list)
+    """Coroutine factories the app runs beside the feeds (the demo's log writer)."""
+    on_stop: list[Any] = field(default_factory=list)
+    """Plain callables the app calls when it exits (cleanup of what the demo wrote)."""
+    host_events: Any = None
+    """An object with `add_listener(callback)` (the SshPool) whose Host* events the header shows."""
+
+    def items(self) -> list[tuple[str, LiveFeed]]:
+        return [(name, feed) for name, feed in (("log", self.log), ("gpu", self.gpu),
+                                                  ("topology", self.topology)) if feed is not None]
