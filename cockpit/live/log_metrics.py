@@ -13,13 +13,71 @@ from collections import deque
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from cockpit.parse.error_labels import line_error_labels
-from cockpit.parse.log_summary import KIND_MARKERS, batch_line_figures
+import re
+
+from cockpit.parse.batch_lines import series_figures
+from cockpit.parse.error_labels import _GATE, line_error_labels
 from cockpit.parse.log_events import (
-    BenchResult, DecodeBatch, ErrorBlock, ErrorLine, LogEvent, PrefillBatch,
+    BenchResult, DecodeBatch, ErrorBlock, ErrorLine, HttpRequest, LogEvent, PlainLine, PrefillBatch,
 )
+from cockpit.parse.log_summary import _DECODE, _LEGACY, _PREFILL, _STR
 
 _READY_TEXT = "The server is fired up and ready to roll"
+_STARTING = ("starting", "loading", "capturing")
+# str forms of the byte scan's marker passes: on "\n"-joined batch lines, findall yields the
+# text after the first marker of its kind on each line, which is what the summary counts
+_KIND_REST = tuple(re.compile(rx.pattern.decode(), re.ASCII) for rx in (_DECODE, _PREFILL, _LEGACY))
+
+
+@dataclass
+class BatchFigures:
+    """What a run of batch lines adds to a LogSummary (computed once, added to several)."""
+
+    prefill_lines: int = 0
+    decode_lines: int = 0
+    last_gen: float | None = None
+    max_gen: float | None = None
+    max_running: int | None = None
+    max_queue: int | None = None
+    errors: frozenset[str] = frozenset()
+    ready: bool = False
+
+    @classmethod
+    def of(cls, lines: list[str]) -> BatchFigures:
+        """The figures of batch lines, by the README's substring rules (what grep sees): a few
+        C-speed regex passes over the lines joined, equal to folding them one by one."""
+        text = "\n".join(lines)
+        decode_rx, prefill_rx, legacy_rx = _KIND_REST
+        decode = decode_rx.findall(text)
+        prefill = prefill_rx.findall(text)
+        legacy = legacy_rx.findall(text) if "new fill batch." in text else []
+        fig = cls(prefill_lines=len(prefill) + len(legacy), decode_lines=len(decode))
+        running: list[str] = []
+        queue: list[str] = []
+        if decode or prefill:
+            rests = "\n".join(decode + prefill) if prefill and decode else "\n".join(decode or prefill)
+            running = _STR["running"].findall(rests)
+            queue = _STR["queue"].findall(rests)
+        if legacy:
+            rests = "\n".join(legacy)
+            running += _STR["legacy_running"].findall(rests)
+            queue += _STR["legacy_queue"].findall(rests)
+        if decode:
+            gens = _STR["gen"].findall("\n".join(decode))
+            if gens:
+                fig.last_gen = float(gens[-1])
+                fig.max_gen = max(map(float, set(gens)))
+        if running:
+            fig.max_running = max(map(int, set(running)))
+        if queue:
+            fig.max_queue = max(map(int, set(queue)))
+        if _GATE.search(text) is not None:  # an error trigger glued to a batch line: rare
+            found: set[str] = set()
+            for line in lines:
+                found.update(line_error_labels(line))
+            fig.errors = frozenset(found)
+        fig.ready = _READY_TEXT in text
+        return fig
 
 
 @dataclass
@@ -37,36 +95,62 @@ class LogSummary:
     ready: bool = False
 
     def apply(self, event: LogEvent) -> None:
-        if isinstance(event, (DecodeBatch, PrefillBatch)):
-            # the summary counts by the README's substring rules (what grep sees), which
-            # can differ from the typed fields on mangled lines; recompute them here
-            for kind, marker in KIND_MARKERS:  # each kind counts once per line, as grep would
-                m = marker.search(event.line)
-                if m is not None:
-                    self._batch_figures(kind, event.line[m.end():])
-            self.errors.update(line_error_labels(event.line))  # a trigger glued to a batch line
-        elif isinstance(event, (ErrorLine, ErrorBlock)):
+        self.apply_all((event,))
+
+    def apply_all(self, events) -> None:  # type: ignore[no-untyped-def]
+        """Fold events in order; batch lines are gathered and folded in one go."""
+        lines: list[str] = []
+        for event in events:
+            if isinstance(event, (DecodeBatch, PrefillBatch)):
+                # the summary counts by the README's substring rules (what grep sees), which
+                # can differ from the typed fields on mangled lines; see BatchFigures
+                lines.append(event.line)
+                continue
+            self.apply_other(event)
+        if lines:
+            self.add(BatchFigures.of(lines))
+
+    def apply_other(self, event: LogEvent) -> None:
+        """Fold one event that is not a batch line."""
+        if isinstance(event, (ErrorLine, ErrorBlock)):
             self.errors.update(event.labels)
         elif isinstance(event, BenchResult):
             self.bench = dict(event.values)
         if not self.ready and _READY_TEXT in event.line and not isinstance(event, (ErrorBlock, BenchResult)):
             self.ready = True
 
-    def _batch_figures(self, kind: str, rest: str) -> None:
-        r, q, gens = batch_line_figures(rest, kind)
-        if kind == "decode":
-            self.decode_lines += 1
-            if gens:
-                self.last_gen_throughput = gens[-1]
-                top = max(gens)
-                if self.max_gen_throughput is None or top > self.max_gen_throughput:
-                    self.max_gen_throughput = top
-        else:
-            self.prefill_lines += 1
-        if r is not None and (self.max_running_req is None or r > self.max_running_req):
-            self.max_running_req = r
-        if q is not None and (self.max_queue_req is None or q > self.max_queue_req):
-            self.max_queue_req = q
+    def add(self, fig: BatchFigures) -> None:
+        """Add the figures of batch lines that come after everything folded so far."""
+        self.decode_lines += fig.decode_lines
+        self.prefill_lines += fig.prefill_lines
+        if fig.last_gen is not None:
+            self.last_gen_throughput = fig.last_gen
+        if fig.max_gen is not None and (self.max_gen_throughput is None or fig.max_gen > self.max_gen_throughput):
+            self.max_gen_throughput = fig.max_gen
+        if fig.max_running is not None and (self.max_running_req is None or fig.max_running > self.max_running_req):
+            self.max_running_req = fig.max_running
+        if fig.max_queue is not None and (self.max_queue_req is None or fig.max_queue > self.max_queue_req):
+            self.max_queue_req = fig.max_queue
+        if fig.errors:
+            self.errors.update(fig.errors)
+        if fig.ready:
+            self.ready = True
+
+    def add_before(self, earlier: dict) -> None:
+        """Merge the `parse-log` summary (a dict, as log_summary computes it) of the log text
+        that came before everything folded so far (a big file's beginning, scanned fast)."""
+        self.decode_lines += earlier.get("decode_lines") or 0
+        self.prefill_lines += earlier.get("prefill_lines") or 0
+        if self.last_gen_throughput is None:
+            self.last_gen_throughput = earlier.get("last_gen_throughput")
+        for name in ("max_gen_throughput", "max_running_req", "max_queue_req"):
+            theirs, mine = earlier.get(name), getattr(self, name)
+            if theirs is not None and (mine is None or theirs > mine):
+                setattr(self, name, theirs)
+        self.errors.update(earlier.get("errors") or ())
+        if self.bench is None and earlier.get("bench") is not None:
+            self.bench = dict(earlier["bench"])
+        self.ready = self.ready or bool(earlier.get("ready"))
 
     def to_dict(self) -> dict:
         return {
@@ -136,11 +220,15 @@ class TimestampClock:
     def __init__(self) -> None:
         self._day = 0
         self._last_clock: float | None = None
+        self._last_ts: str | None = None
         self.last: float | None = None
 
     def seconds(self, ts: str | None) -> float | None:
         if ts is None:
             return self.last
+        if ts == self._last_ts:  # the same stamp again (most lines): the same answer
+            return self.last
+        self._last_ts = ts
         if " " in ts:
             t = _dated_seconds(ts)
         else:
@@ -157,13 +245,15 @@ class TimestampClock:
         return self.last
 
 
-@dataclass
 class _RankSample:
-    t: float
-    gen: float | None = None
-    running: int | None = None
-    queued: int | None = None
-    usage: float | None = None
+    __slots__ = ("t", "gen", "running", "queued", "usage")
+
+    def __init__(self, t: float) -> None:
+        self.t = t
+        self.gen: float | None = None
+        self.running: int | None = None
+        self.queued: int | None = None
+        self.usage: float | None = None
 
 
 class LogMetrics:
@@ -172,6 +262,13 @@ class LogMetrics:
     Each DP rank logs its own batch lines, so the server's figures are per-rank latest
     values combined: throughput, running and queued requests summed; token usage the
     maximum (the fullest rank retracts first). A rank silent for `stale_s` drops out.
+
+    Folding is per batch of events, not per line: batch lines only have their timestamp
+    read as they pass; the summary figures of a run of them are computed once, for the
+    whole summary and the current server run alike; the series get one point per log
+    timestamp, from each rank's newest values at that time (so only the newest batch line
+    of each rank in a second has its fields parsed). A series' peak is therefore the peak
+    of those per-timestamp values.
     """
 
     def __init__(self, window_s: float = 900.0, maxlen: int = 4096, stale_s: float = 60.0) -> None:
@@ -188,49 +285,117 @@ class LogMetrics:
         self._ranks: dict[int | None, _RankSample] = {}
         self._n = 0
 
-    def apply_all(self, events: list[LogEvent]) -> None:
-        for event in events:
-            self.apply(event)
-
     def apply(self, event: LogEvent) -> None:
-        self._n += 1
-        self.summary.apply(event)
-        self.runs.apply(event)
-        if isinstance(event, (DecodeBatch, PrefillBatch)):
-            t = self.clock.seconds(event.ts)
-            self._sample(event, float(self._n) if t is None else t)
-        elif event.ts is not None:
-            self.clock.seconds(event.ts)
+        self.apply_all((event,))
 
-    def _sample(self, event: DecodeBatch | PrefillBatch, t: float) -> None:
-        sample = self._ranks.get(event.ranks.dp)
-        if sample is None:
-            sample = self._ranks[event.ranks.dp] = _RankSample(t)
-        sample.t = t
-        if event.running_req is not None:
-            sample.running = event.running_req
-        if event.queue_req is not None:
-            sample.queued = event.queue_req
-        usage = event.token_usage if event.token_usage is not None else event.full_token_usage
-        if usage is not None:
-            sample.usage = usage
-        if isinstance(event, DecodeBatch) and event.gen_throughput is not None:
-            sample.gen = event.gen_throughput
-        for stale in [k for k, s in self._ranks.items() if s.t < t - self.stale_s]:
-            del self._ranks[stale]
-        fresh = list(self._ranks.values())
-        if isinstance(event, DecodeBatch) and event.gen_throughput is not None:
+    def apply_all(self, events) -> None:  # type: ignore[no-untyped-def]
+        lines: list[str] = []  # batch lines not yet in the summaries
+        group: list[LogEvent] = []  # batch events of one timestamp, not yet in the series
+        group_t: float | None = None
+        clock, runs = self.clock, self.runs
+        for event in events:
+            self._n += 1
+            cls = type(event)
+            if cls is DecodeBatch or cls is PrefillBatch:
+                run = runs.current
+                if run is None:
+                    run = runs.open_run(event)
+                if run.state in _STARTING:
+                    run.state = "ready"  # serving batches: it is up even if we missed the banner
+                t = clock.seconds(event.ts)
+                if t is None:
+                    t = float(self._n)
+                if t != group_t:
+                    if group:
+                        self._fold_group(group_t, group)  # type: ignore[arg-type]
+                        group = []
+                    group_t = t
+                group.append(event)
+                lines.append(event.line)
+            elif (cls is PlainLine or cls is HttpRequest) and runs.current is not None \
+                    and _READY_TEXT not in event.line:
+                if event.ts is not None:  # nothing else to fold for these
+                    clock.seconds(event.ts)
+            else:
+                if group:
+                    self._fold_group(group_t, group)  # type: ignore[arg-type]
+                    group, group_t = [], None
+                if lines:
+                    self._fold_lines(lines)
+                    lines = []
+                self.summary.apply_other(event)
+                runs.apply(event)
+                if event.ts is not None:
+                    clock.seconds(event.ts)
+        if group:
+            self._fold_group(group_t, group)  # type: ignore[arg-type]
+        if lines:
+            self._fold_lines(lines)
+
+    def _fold_lines(self, lines: list[str]) -> None:
+        fig = BatchFigures.of(lines)
+        self.summary.add(fig)
+        run = self.runs.current
+        if run is not None:
+            run.summary.add(fig)
+
+    def _fold_group(self, t: float, group: list[LogEvent]) -> None:
+        """Batch events sharing timestamp `t`, in order: each rank's newest values, then one
+        point per series (as if folded line by line, the last line of `t` winning)."""
+        ranks = self._ranks
+        limit = t - self.stale_s
+        first = group[0].ranks.dp
+        # line by line, the group's first line would have dropped every other stale rank
+        for dp in [k for k, s in ranks.items() if s.t < limit and k != first]:
+            del ranks[dp]
+        found: dict[int | None, int] = {}  # dp -> bits of the fields seen, newest line first
+        seen = 0
+        for event in reversed(group):
+            dp = event.ranks.dp
+            bits = found.get(dp, 0)
+            decode = type(event) is DecodeBatch
+            if bits == 15 or (bits & 7 == 7 and not decode):
+                found[dp] = bits
+                continue
+            sample = ranks.get(dp)
+            if sample is None:
+                sample = ranks[dp] = _RankSample(t)
+            running, queued, usage, gen = series_figures(event)  # type: ignore[arg-type]
+            if not bits & 1 and running is not None:
+                sample.running, bits = running, bits | 1
+            if not bits & 2 and queued is not None:
+                sample.queued, bits = queued, bits | 2
+            if not bits & 4 and usage is not None:
+                sample.usage, bits = usage, bits | 4
+            if not bits & 8 and gen is not None:
+                sample.gen, bits = gen, bits | 8
+            found[dp] = bits
+            seen |= bits
+        for dp in found:
+            sample = ranks.get(dp)
+            if sample is None:
+                ranks[dp] = _RankSample(t)
+            else:
+                sample.t = t
+        for stale in [k for k, s in ranks.items() if s.t < limit]:
+            del ranks[stale]
+        fresh = list(ranks.values())
+        if seen & 8:
             total = sum(s.gen for s in fresh if s.gen is not None)
             self.gen_throughput.add(t, total)
             run = self.runs.current
             if run is not None and (run.peak_gen_throughput is None or total > run.peak_gen_throughput):
                 run.peak_gen_throughput = total
-        if event.running_req is not None:
+        if seen & 1:
             self.running_req.add(t, float(sum(s.running for s in fresh if s.running is not None)))
-        if event.queue_req is not None:
+        if seen & 2:
             self.queue_req.add(t, float(sum(s.queued for s in fresh if s.queued is not None)))
-        if usage is not None:
+        if seen & 4:
             self.token_usage.add(t, max(s.usage for s in fresh if s.usage is not None))
+
+    def seed_summary(self, earlier: dict) -> None:
+        """The summary of the log before the first event folded (see LogSummary.add_before)."""
+        self.summary.add_before(earlier)
 
     @property
     def dp_ranks(self) -> int:

@@ -77,6 +77,10 @@ class ServerRunTracker:
         del self.runs[: -self.max_runs]
         return run
 
+    def open_run(self, event: LogEvent) -> ServerRun:
+        """The current run, a new one (started at `event`) when there is none yet."""
+        return self.current or self._new_run(event)
+
     def apply(self, event: LogEvent) -> None:
         run = self.current
         if isinstance(event, ServerArgs):

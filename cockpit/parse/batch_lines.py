@@ -113,3 +113,69 @@ def parse_batch(line: str, match: re.Match[str], ts: str | None, ranks: Ranks):
         graph=graph, graph_backend=backend,
         input_throughput=_float(fields, "input throughput (token/s)"),
     )
+
+
+# --- the few figures the live metrics read, without building the whole event -------------
+_UNSET = object()
+
+
+def _as_int(v: FieldValue | None) -> int | None:
+    if v is None or isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    m = _INT.match(v) if isinstance(v, str) else None
+    return int(m.group()) if m else None
+
+
+def _as_float(v: FieldValue | None) -> float | None:
+    if v is None or isinstance(v, bool):
+        return None
+    if isinstance(v, (int, float)):
+        return float(v)
+    m = _FLOAT.match(v)
+    return float(m.group()) if m else None
+
+
+def _part_value(rest: str, key: str) -> FieldValue | None:
+    """The value of the first `, `-separated part of `rest` whose label is `key` minus its
+    `: `, as _fields would read it; None when no part has that label."""
+    i = rest.find(key)
+    while i >= 0:
+        j = rest.rfind(", ", 0, i)  # where this part starts: ", " never overlaps itself
+        gap = rest[j + 2 if j >= 0 else 0:i]
+        if not gap or gap.isspace():
+            k = rest.find(", ", i)
+            text = rest[i + len(key):k if k >= 0 else len(rest)].strip()
+            if text.isdigit():  # _value's common cases first
+                return int(text)
+            if "," not in text and "%" not in text:
+                try:
+                    return float(text)
+                except ValueError:
+                    pass
+            return _value(text)
+        i = rest.find(key, i + 1)
+    return None
+
+
+def series_figures(event: DecodeBatch | PrefillBatch) -> tuple[int | None, int | None, float | None, float | None]:
+    """(running_req, queue_req, usage, gen_throughput) of a batch event, equal to its typed
+    fields (`usage`: token usage, else full token usage; gen: decode lines only), reading
+    only those labels of the line: an event the parser built lazily stays unparsed."""
+    try:
+        object.__getattribute__(event, "running_req")  # already parsed, or built whole
+        m = None
+    except AttributeError:
+        m = MARKER.search(event.line)
+    if m is None or m.group(1) is None:  # built whole, or a legacy line (rare): the typed fields
+        usage = event.token_usage if event.token_usage is not None else event.full_token_usage
+        gen = event.gen_throughput if isinstance(event, DecodeBatch) else None
+        return event.running_req, event.queue_req, usage, gen
+    rest = event.line[m.end():]
+    usage = _as_float(_part_value(rest, "token usage: "))
+    if usage is None:
+        usage = _as_float(_part_value(rest, "full token usage: "))
+    gen = _as_float(_part_value(rest, "gen throughput (token/s): ")) if m.group(1) == "Decode" else None
+    return (_as_int(_part_value(rest, "#running-req: ")), _as_int(_part_value(rest, "#queue-req: ")),
+            usage, gen)

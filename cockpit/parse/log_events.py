@@ -14,6 +14,20 @@ Number = Union[int, float]
 FieldValue = Union[int, float, bool, str]
 
 
+def _lazy_getattr(self: LogEvent, name: str) -> object:
+    """Fields of a batch or access line event the parser built lazily (only `line`, `ts`
+    and `ranks` set: most events are shown and counted, never read field by field) are
+    parsed from `line` on first access. Called only for an unset slot, so an event built
+    the ordinary way never comes here; equality, repr and pickling read every field and
+    so fill them too. Any other missing name is a plain AttributeError."""
+    if name in _LAZY_NAMES.get(type(self), ()):
+        from cockpit.parse.sglang_log import fill_lazy  # the parser owns the rules
+
+        fill_lazy(self)
+        return object.__getattribute__(self, name)
+    raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
 @dataclass(frozen=True, slots=True)
 class Ranks:
     """Parallelism tags of a record prefix; None where the tag is absent."""
@@ -67,6 +81,8 @@ class PrefillBatch(LogEvent):
     legacy: bool = False  # v0.1.x `new fill batch.`
     fields: dict[str, FieldValue] = field(default_factory=dict)  # every label as printed
 
+    __getattr__ = _lazy_getattr
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DecodeBatch(LogEvent):
@@ -90,6 +106,8 @@ class DecodeBatch(LogEvent):
     def usage(self) -> float | None:
         """The pool usage to show: plain token usage, else the full-attention pool's."""
         return self.token_usage if self.token_usage is not None else self.full_token_usage
+
+    __getattr__ = _lazy_getattr
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -150,6 +168,8 @@ class HttpRequest(LogEvent):
     path: str | None = None
     status: int | None = None  # None when the paste lost it
 
+    __getattr__ = _lazy_getattr
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ErrorLine(LogEvent):
@@ -181,3 +201,8 @@ class BenchResult(LogEvent):
 
 
 BATCH_EVENTS = (PrefillBatch, DecodeBatch)
+
+_BASE_FIELDS = frozenset({"line", "ts", "ranks"})
+_LAZY_NAMES: dict[type, frozenset[str]] = {
+    cls: frozenset(cls.__dataclass_fields__) - _BASE_FIELDS for cls in (PrefillBatch, DecodeBatch, HttpRequest)
+}

@@ -13,11 +13,12 @@ import re
 from functools import lru_cache
 
 from cockpit.parse.batch_lines import MARKER, parse_batch
+from cockpit.parse.bench_serving import HEADER as _BENCH_HEADER
 from cockpit.parse.bench_serving import BenchBlockParser
 from cockpit.parse.error_labels import line_error_labels
 from cockpit.parse.log_events import (
-    NO_RANKS, CudaGraphCapture, ErrorBlock, ErrorLine, HttpRequest, KvCacheSize, LoadingWeights,
-    LogEvent, PlainLine, Ranks, Ready, ServerArgs, ServerStopped,
+    _LAZY_NAMES, NO_RANKS, CudaGraphCapture, DecodeBatch, ErrorBlock, ErrorLine, HttpRequest, KvCacheSize,
+    LoadingWeights, LogEvent, PlainLine, PrefillBatch, Ranks, Ready, ServerArgs, ServerStopped,
 )
 from cockpit.parse.sanitize import strip_ansi
 
@@ -53,12 +54,25 @@ def parse_ranks(tags: str) -> Ranks:
     return Ranks(**values) if values else NO_RANKS
 
 
+_RANKS_SEEN: dict[str, Ranks] = {"": NO_RANKS}  # tag text -> Ranks: a dict hit beats a cached call
+
+
+def _ranks_of(tags: str) -> Ranks:
+    ranks = _RANKS_SEEN.get(tags)
+    if ranks is None:
+        ranks = parse_ranks(tags)
+        if len(_RANKS_SEEN) < 4096:
+            _RANKS_SEEN[tags] = ranks
+    return ranks
+
+
 def split_prefix(line: str) -> tuple[str | None, Ranks, int]:
     """(timestamp text, ranks, index where the message starts) of a record line."""
     if "[" in line:
         m = _PREFIX.search(line)
         if m:
-            return m.group(1), parse_ranks(m.group(2)) if m.group(2) else NO_RANKS, m.end()
+            ts, tags = m.group(1, 2)
+            return ts, _ranks_of(tags), m.end()
     m = _ALT_TS.match(line)
     if m:
         tags = _ALT_TAGS.search(line, m.end())
@@ -95,19 +109,60 @@ def _server_args(line: str, start: int, ts: str | None, ranks: Ranks) -> ServerA
     return ServerArgs(line=line, ts=ts, ranks=ranks, args=args)
 
 
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _bare(cls: type, line: str, ts: str | None, ranks: Ranks) -> LogEvent:
+    """An event with only line/ts/ranks set: a PlainLine whole, or a lazy batch/access event
+    whose other fields `fill_lazy` parses on first read (see log_events._lazy_getattr).
+    Skips the frozen dataclass __init__, which costs a call per field."""
+    ev = _new(cls)
+    _set(ev, "line", line)
+    _set(ev, "ts", ts)
+    _set(ev, "ranks", ranks)
+    return ev
+
+
+def fill_lazy(ev: LogEvent) -> None:
+    """Set every field of a lazily built batch or access event, exactly as parse_line would."""
+    line, ts, ranks = ev.line, ev.ts, ev.ranks
+    full: LogEvent | None = None
+    if isinstance(ev, HttpRequest):
+        m = _HTTP.search(line, split_prefix(line)[2])
+        if m:
+            full = HttpRequest(line=line, ts=ts, ranks=ranks, client=f"{m.group(1)}:{m.group(2)}",
+                               method=m.group(3), path=m.group(4),
+                               status=int(m.group(5)) if m.group(5) else None)
+    else:
+        m = MARKER.search(line)
+        if m:
+            full = parse_batch(line, m, ts, ranks)
+    if full is None or type(full) is not type(ev):  # cannot happen for parser-built events
+        full = type(ev)(line=line, ts=ts, ranks=ranks)
+    for name in _LAZY_NAMES[type(ev)]:
+        _set(ev, name, object.__getattribute__(full, name))
+
+
 def parse_line(line: str, ts: str | None = None, ranks: Ranks | None = None) -> LogEvent:
     """Type one physical line (without its newline). `ts`/`ranks` are used when the line
     has no prefix of its own (continuation lines inherit their record's)."""
     if "\x1b" in line:
         line = strip_ansi(line)
-    own_ts, own_ranks, start = split_prefix(line)
-    if own_ts is not None:
-        ts, ranks = own_ts, own_ranks
-    ranks = ranks or NO_RANKS
+    m = _PREFIX.search(line) if "[" in line else None
+    if m is not None:  # split_prefix, inlined: this runs for every line
+        ts, tags = m.group(1, 2)
+        ranks = _RANKS_SEEN.get(tags) or _ranks_of(tags)
+        start = m.end()
+    else:
+        own_ts, own_ranks, start = split_prefix(line)
+        if own_ts is not None:
+            ts, ranks = own_ts, own_ranks
+        ranks = ranks or NO_RANKS
     if "batch" in line:
         m = MARKER.search(line)
-        if m:
-            return parse_batch(line, m, ts, ranks)
+        if m:  # fields parsed on first read (most batch lines are only shown and counted)
+            return _bare(DecodeBatch if m.group(1) == "Decode" else PrefillBatch, line, ts, ranks)
     labels = line_error_labels(line)
     if labels:
         return ErrorLine(line=line, ts=ts, ranks=ranks, labels=labels)
@@ -136,15 +191,11 @@ def parse_line(line: str, ts: str | None = None, ranks: Ranks | None = None) -> 
         return Ready(line=line, ts=ts, ranks=ranks, primary=True)
     if "Uvicorn running on" in line:
         return Ready(line=line, ts=ts, ranks=ranks, primary=False)
-    if "HTTP/" in line:
-        m = _HTTP.search(line, start)
-        if m:
-            return HttpRequest(line=line, ts=ts, ranks=ranks, client=f"{m.group(1)}:{m.group(2)}",
-                               method=m.group(3), path=m.group(4),
-                               status=int(m.group(5)) if m.group(5) else None)
+    if "HTTP/" in line and _HTTP.search(line, start):
+        return _bare(HttpRequest, line, ts, ranks)  # fields parsed on first read
     if "Shutting down" in line or "Finished server process" in line:
         return ServerStopped(line=line, ts=ts, ranks=ranks)
-    return PlainLine(line=line, ts=ts, ranks=ranks)
+    return _bare(PlainLine, line, ts, ranks)
 
 
 def _graph_event(line: str, ts: str | None, ranks: Ranks) -> LogEvent:
@@ -170,8 +221,10 @@ _EXCEPTION_LINE = re.compile(r"[A-Za-z_][\w.]*(?::|$)")  # `RuntimeError: ...` e
 
 
 def _starts_block(line: str) -> bool:
-    return ("Traceback (most recent call last)" in line or "terminate called after throwing" in line
-            or _FRAME_START.match(line) is not None)
+    if "Traceback (most recent call last)" in line or "terminate called after throwing" in line:
+        return True
+    c = line[:1]  # _FRAME_START needs `File`/`frame` after optional white space
+    return (c == "F" or c == "f" or c.isspace()) and _FRAME_START.match(line) is not None
 
 
 class LogParser:
@@ -200,8 +253,24 @@ class LogParser:
         lines = text.split("\n")
         self._partial = lines.pop()
         out: list[LogEvent] = []
+        append, one, bench, header = out.append, self._one, self._bench, _BENCH_HEADER
         for line in lines:
-            self._one(line[:-1] if line.endswith("\r") else line, out)
+            if line[-1:] == "\r":
+                line = line[:-1]
+            if self._block or bench.active:
+                one(line, out)
+                continue
+            # _one's common case, inlined: no open traceback or bench block
+            event = parse_line(line, self._ts, self._ranks)
+            if event.ts is not None:
+                self._ts, self._ranks = event.ts, event.ranks
+            line = event.line
+            if _starts_block(line):
+                self._block_ts = (event.ts, event.ranks)
+                self._add_to_block(line, event)
+            append(event)
+            if header in line:
+                self._feed_bench(line, out)
         while len(self._partial) > self._max_line:  # a "line" that never ends: cut it
             self._one(self._partial[: self._max_line], out)
             self._partial = self._partial[self._max_line:]
