@@ -34,6 +34,59 @@ _END = object()
 
 
 @dataclass(frozen=True, slots=True)
+class _Prefix:
+    """The first data of a local tail began `start` bytes into `path`: scan what is before."""
+
+    path: str
+    start: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Summary:
+    summary: dict
+
+
+_SCAN = """
+import json, mmap, sys
+from cockpit.parse.log_summary import summarize_bytes
+with open(sys.argv[1], "rb") as f, mmap.mmap(f.fileno(), int(sys.argv[2]), access=mmap.ACCESS_READ) as m:
+    print(json.dumps(summarize_bytes(m)))
+"""
+
+
+async def _scan_prefix(path: str, end: int) -> dict | None:
+    """The summary of path[:end], computed in a child process (the scan holds its GIL for
+    long C-speed passes, which would stall the UI if it ran in a thread here)."""
+    import sys
+    from pathlib import Path
+
+    import cockpit
+
+    env = dict(os.environ)
+    root = str(Path(cockpit.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", _SCAN, path, str(end), stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, env=env)
+    try:
+        out, _ = await proc.communicate()
+    finally:
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            with contextlib.suppress(Exception):
+                await proc.wait()
+    if proc.returncode != 0:
+        return None
+    import json
+
+    try:
+        return json.loads(out)
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
 class LogBatch:
     """What arrived since the previous batch, in order."""
 
@@ -45,6 +98,11 @@ class LogBatch:
     state: str | None = None
     """The source's state after this batch ("tailing gpu1:/x.log", "gpu1: reconnecting in 8 s"),
     or None when unchanged."""
+    summary: dict | None = None
+    """The `parse-log` summary (cockpit.parse.log_summary) of the file's text *before* the
+    first line this feed sent: a local file opened at its last lines has its beginning
+    scanned at C speed, in another process, instead of parsed line by line. Sent once,
+    in an otherwise empty batch, when the scan is done; add it to what the events fold to."""
 
     @property
     def lines(self) -> list[LogEvent]:
@@ -89,12 +147,14 @@ class LogFeed:
         max_delay_s: float = 0.08,
         max_lines: int = 5000,
         queue_chunks: int = 64,
+        scan_prefix: bool = False,
     ) -> None:
         self._opener = opener
         self.description = description
         self.max_delay_s = max_delay_s
         self.max_lines = max_lines
         self.queue_chunks = queue_chunks
+        self.scan_prefix = scan_prefix
 
     # -- constructors ----------------------------------------------------------------------
     @classmethod
@@ -104,6 +164,7 @@ class LogFeed:
         def opener(_on_host: Callable[[Any], None]) -> Any:
             return ResumableTail.local(path, lines=lines, from_start=from_start)
 
+        kw.setdefault("scan_prefix", not from_start)
         return cls(opener, f"tail {path}", **kw)
 
     @classmethod
@@ -166,6 +227,7 @@ class LogFeed:
         state: str | None = None
         n_lines = 0
         deadline: float | None = None
+        scans: list[asyncio.Task[None]] = []
         try:
             while True:
                 timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
@@ -180,6 +242,15 @@ class LogFeed:
                     return
                 if isinstance(item, BaseException):
                     raise item
+                if isinstance(item, _Prefix):
+                    scans.append(asyncio.create_task(self._scan(item, queue)))
+                    continue
+                if isinstance(item, _Summary):
+                    if events or notes:  # the summary is of text before all events: order is free
+                        yield LogBatch(events, notes, state)
+                        events, notes, state, n_lines, deadline = [], [], None, 0, None
+                    yield LogBatch([], [], None, item.summary)
+                    continue
                 if host_events:  # from the pool's listener, in the order they happened
                     for ev in host_events:
                         notes.append(describe_event(ev))
@@ -206,9 +277,16 @@ class LogFeed:
                     yield LogBatch(events, notes, state)
                     events, notes, state, n_lines, deadline = [], [], None, 0, None
         finally:
-            reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await reader
+            for task in [reader, *scans]:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+
+    @staticmethod
+    async def _scan(prefix: _Prefix, queue: asyncio.Queue[Any]) -> None:
+        summary = await _scan_prefix(prefix.path, prefix.start)
+        if summary is not None:
+            await queue.put(_Summary(summary))
 
     def _state_after(self, ev: Any) -> str:
         if isinstance(ev, HostConnected):
@@ -218,8 +296,16 @@ class LogFeed:
     async def _read(self, queue: asyncio.Queue[Any], on_host: Callable[[Any], None]) -> None:
         try:
             tail = self._opener(on_host)
+            first = self.scan_prefix
             try:
                 async for ev in tail:
+                    if first and isinstance(ev, LogBytes):
+                        first = False
+                        start = _start_of(tail, ev)
+                        if start:
+                            await queue.put(_Prefix(tail.source.path, start))
+                    elif first and not isinstance(ev, LogBytes):
+                        first = False  # a notice first (no such file yet...): read from its start
                     await queue.put(ev)  # a full queue holds the reader back: backpressure
             finally:
                 aclose = getattr(tail, "aclose", None)
@@ -232,6 +318,18 @@ class LogFeed:
             await queue.put(exc)
             return
         await queue.put(_END)
+
+
+def _start_of(tail: Any, ev: LogBytes) -> int | None:
+    """Where in its file the first data of a local ResumableTail began: what it consumed,
+    less the unfinished line it holds, less the data. None when that cannot be told."""
+    offset = getattr(tail, "offset", None)
+    joiner = getattr(tail, "_lines", None)
+    path = getattr(getattr(tail, "source", None), "path", None)
+    if not isinstance(offset, int) or joiner is None or not isinstance(path, str):
+        return None
+    start = offset - len(getattr(joiner, "pending", b"")) - len(ev.data)
+    return start if start > 0 else None
 
 
 class _RemoteTail:

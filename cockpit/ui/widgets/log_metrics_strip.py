@@ -45,6 +45,7 @@ class MetricsSnapshot:
     last_error: str | None = None
     lines: int = 0  # events folded so far
     skipped: int = 0  # events dropped because folding fell behind
+    summary: dict = field(default_factory=dict)  # the `parse-log` summary of the whole log so far
 
     @classmethod
     def of(cls, metrics: LogMetrics, lines: int, skipped: int = 0) -> MetricsSnapshot:
@@ -63,6 +64,7 @@ class MetricsSnapshot:
             last_error=run.last_error if run and run.state == "error" else None,
             lines=lines,
             skipped=skipped,
+            summary=metrics.summary.to_dict(),
         )
 
 
@@ -85,6 +87,18 @@ class MetricsFolder:
     """Beyond this many events waiting, the oldest waiting lists are dropped (counted in
     `skipped`): memory stays bounded when the log outruns the folding thread."""
 
+    def seed(self, summary: dict) -> None:
+        """Add the summary of log text before everything submitted (a big file's beginning)."""
+        with self._lock:
+            self._pending += 1
+        self._start()
+        self._queue.put(summary)  # type: ignore[arg-type]
+
+    def _start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="log-metrics", daemon=True)
+            self._thread.start()
+
     def submit(self, events: list[LogEvent]) -> None:
         if not events:
             return
@@ -96,8 +110,8 @@ class MetricsFolder:
                     old = self._queue.get_nowait()
                 except queue.Empty:
                     break
-                if old is None:
-                    self._queue.put(None)
+                if old is None or isinstance(old, dict):
+                    self._queue.put(old)  # type: ignore[arg-type]
                     break
                 self._pending -= 1
                 self._pending_events -= len(old)
@@ -132,6 +146,9 @@ class MetricsFolder:
                     return
                 rounds.append(more)
             for events in rounds:
+                if isinstance(events, dict):
+                    self.metrics.seed_summary(events)
+                    continue
                 self.metrics.apply_all(events)
                 self._folded += len(events)
             snapshot = MetricsSnapshot.of(self.metrics, self._folded, self.skipped)
@@ -140,7 +157,7 @@ class MetricsFolder:
             finally:
                 with self._lock:
                     self._pending -= len(rounds)
-                    self._pending_events -= sum(len(r) for r in rounds)
+                    self._pending_events -= sum(len(r) for r in rounds if not isinstance(r, dict))
 
 
 def _fmt(value: float | None, name: str) -> str:

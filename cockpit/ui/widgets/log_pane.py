@@ -110,6 +110,10 @@ class LogPane(Vertical, can_focus=True):
             events, notes = item.events, item.notes
             if item.state is not None:
                 self.set_state(item.state)
+            if item.summary is not None and self._folder is not None:
+                self._folder.seed(item.summary)
+            if not events and not notes:
+                return
         elif isinstance(item, str) or (isinstance(item, list) and item and isinstance(item[0], str)):
             text = item if isinstance(item, str) else "\n".join(item)
             self._text_parser = self._text_parser or LogParser()
