@@ -56,7 +56,8 @@ secs=$(awk "BEGIN{print $ms/1000}")
 while :; do
   i=0
   while [ "$i" -lt __TICKS__ ]; do
-    sed -n "$((i * n + 1)),$((i * n + n))p" "$data"
+    # Like the real tool: once nobody reads (the channel closed), stop.
+    sed -n "$((i * n + 1)),$((i * n + n))p" "$data" || exit 0
     sleep "$secs"
     i=$((i + 1))
   done
