@@ -118,7 +118,7 @@ class CockpitApp(App[None]):
             self.notify(f"Theme file skipped: {problem}", severity="error", timeout=10)
         if self._theme_missing:
             self.notify(f"Theme '{self._theme_missing}' not found; using {self.theme}", severity="warning")
-        self.call_after_refresh(ui_state.apply, self.main_screen, self.editor.session.ui)
+        self.call_after_refresh(self._restore_view)
         for name, feed in self.sources.items():
             self._start_feed(name, feed)
         for start in self.sources.on_start:
@@ -128,6 +128,11 @@ class CockpitApp(App[None]):
             self.sources.host_events.add_listener(self._host_event)
         if self.watch_interval_s:
             self.watch_session_file()
+
+    def _restore_view(self) -> None:
+        """After the first frame: fill the hidden tabs, then put the view where `ui` says."""
+        self.main_screen.render_hidden_tabs()
+        ui_state.apply(self.main_screen, self.editor.session.ui)
 
     # ----- edits --------------------------------------------------------------------------
     @property

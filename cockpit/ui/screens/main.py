@@ -82,7 +82,8 @@ class MainScreen(MainIntents, Screen[None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self.show_session(self.app.editor.session, every_tab=True)
+        # Only the visible tab before the first frame; the app renders the rest right after.
+        self.show_session(self.app.editor.session)
         self.query_one(LeftOffBanner).show(self.app.editor.session.last_action)
         self.refresh_header()
         self.tick()
@@ -101,6 +102,10 @@ class MainScreen(MainIntents, Screen[None]):
         for tab in TAB_IDS if every_tab else [self.active_tab]:
             self._render_tab(tab)
         self.refresh_header()
+
+    def render_hidden_tabs(self) -> None:
+        for tab in TAB_IDS:
+            self._render_tab(tab)
 
     def _render_tab(self, tab: str) -> None:
         if tab in self._fresh:
@@ -138,7 +143,8 @@ class MainScreen(MainIntents, Screen[None]):
 
     def on_theme_changed(self) -> None:
         """Tables colour cells in Python from theme roles, so they re-render."""
-        self.show_session(self.app.editor.session, every_tab=True)
+        # Only the visible tab before the first frame; the app renders the rest right after.
+        self.show_session(self.app.editor.session)
 
     # ----- tabs and panes -------------------------------------------------------------
     @property
