@@ -142,8 +142,8 @@ class MainScreen(MainIntents, Screen[None]):
         self.query_one(CockpitHeader).show_clock(self.app.clock())
 
     def on_theme_changed(self) -> None:
-        """Tables colour cells in Python from theme roles, so they re-render."""
-        # Only the visible tab before the first frame; the app renders the rest right after.
+        """Tables colour cells in Python from theme roles, so they re-render (hidden tabs when
+        next shown)."""
         self.show_session(self.app.editor.session)
 
     # ----- tabs and panes -------------------------------------------------------------

@@ -172,7 +172,7 @@ class GpuPane(VerticalScroll, can_focus=True):
             return
         state, state_class = self._state_line()
         state_widget = self.query_one(".gpu-state", Static)
-        state_widget.update(state)
+        _update(state_widget, state)
         state_widget.set_classes(f"gpu-state {state_class}".strip())
         header, rows, total, notes = (self.query_one(f".gpu-{n}", Static) for n in ("header", "rows", "total", "notes"))
         rows.set_class(self.interrupted is not None, "-stale")
@@ -199,17 +199,30 @@ class GpuPane(VerticalScroll, can_focus=True):
         layout = plan_layout(width, samples, full=want_full, multi_host=multi_host)
         self.compact = not layout.full
         self.set_class(self.compact, "-compact")
-        header.update(render_header(layout, pal))
-        rows.update(render_rows(samples, self.history, layout, pal, multi_host=multi_host,
-                                window_s=self.spark_window_s))
-        rows.tooltip = gpu_tooltip(samples, multi_host=multi_host)
-        total.update(render_total(self.history, self.throughput, width, pal, full=layout.full,
+        _update(header, render_header(layout, pal))
+        _update(rows, render_rows(samples, self.history, layout, pal, multi_host=multi_host,
                                   window_s=self.spark_window_s))
+        rows.tooltip = gpu_tooltip(samples, multi_host=multi_host)
+        _update(total, render_total(self.history, self.throughput, width, pal, full=layout.full,
+                                    window_s=self.spark_window_s))
         shown = reasons[:MAX_NOTES] + ([f"… {len(reasons) - MAX_NOTES} more (hover the rows)"]
                                        if len(reasons) > MAX_NOTES else [])
-        notes.update("\n".join(shown))
+        _update(notes, "\n".join(shown))
         notes.display = bool(shown)
         names = {short_name(s.name) for s in samples}
         host_part = "" if multi_host or None in hosts else f" on {next(iter(hosts))}"
         self.border_title = (f"GPUs{host_part} · {len(samples)}× {names.pop()}" if len(names) == 1
                              else f"GPUs{host_part} · {len(samples)}")
+
+
+def _update(widget: Static, content: Any) -> None:
+    """Update a Static, asking for a layout pass only when its line count changes.
+
+    A tick redraws every row once a second; a full layout of the screen each time was
+    most of the cockpit's idle CPU.
+    """
+    text = getattr(content, "plain", content)
+    lines = text.count("\n") if isinstance(text, str) else -1
+    changed = lines < 0 or getattr(widget, "_cockpit_lines", None) != lines
+    widget._cockpit_lines = lines  # type: ignore[attr-defined]
+    widget.update(content, layout=changed)

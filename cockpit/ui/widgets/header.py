@@ -53,4 +53,9 @@ class CockpitHeader(Horizontal):
         widget.update(text + (" · file changed on disk" if disk_changed else ""))
 
     def show_clock(self, when: datetime) -> None:
-        self.query_one("#header-clock", Static).update(when.strftime("%a %H:%M:%S"))
+        # Minutes are enough for a campaign of days, and a repaint a minute instead of a
+        # second keeps the idle cockpit's CPU down. Same width each time: no layout pass.
+        text = when.strftime("%a %H:%M")
+        if text != getattr(self, "_clock_text", None):
+            self._clock_text = text
+            self.query_one("#header-clock", Static).update(text, layout=False)
