@@ -1,7 +1,9 @@
 """The log pane's bounded ring of lines and the filtered view over it (no Textual).
 
-Lines are stored sanitized (`cockpit.parse.sanitize`), tabs expanded, with a few flags;
-parsed event objects are not kept, so 50k lines cost a few MB whatever the feed sends.
+Lines are stored sanitized (`cockpit.parse.sanitize`), tabs expanded, with a few flags,
+in parallel lists (texts, flags; labels of the few error lines in a dict by sequence
+number): no object per line, and a batch is appended with two `extend`s. Parsed event
+objects are not kept, so 50k lines cost a few MB whatever the feed sends.
 Every line has a sequence number that never changes; the filtered view is the ascending
 list of the sequence numbers that pass (None when no filter is on: every line passes).
 """
@@ -16,7 +18,7 @@ from cockpit.live.server_runs import FATAL_LABELS
 from cockpit.parse.log_events import (
     BenchResult, DecodeBatch, ErrorBlock, ErrorLine, LogEvent, PrefillBatch,
 )
-from cockpit.parse.sanitize import sanitize
+from cockpit.parse.sanitize import _UNSAFE, sanitize
 
 ERROR = 1
 WARN = 2
@@ -26,7 +28,8 @@ _ERROR_LABELS = FATAL_LABELS | {"traceback"}
 
 
 class LogLine:
-    """One stored line: display text (already inert), flags, error labels."""
+    """One stored line as read back (`line_at`): display text (already inert), flags,
+    error labels."""
 
     __slots__ = ("text", "flags", "label")
 
@@ -61,13 +64,37 @@ def _labels_flag(labels: Iterable[str]) -> int:
     return ERROR if _ERROR_LABELS.intersection(labels) else WARN
 
 
+# What an event type becomes in the buffer: a flag (>= 0) for a line stored as is, or one
+# of the negative kinds handled one by one. Filled lazily for types not listed.
+_SKIP, _BLOCK, _ERROR_LINE = -1, -2, -3
+_KINDS: dict[type, int] = {}
+
+
+def _kind_of(cls: type) -> int:
+    if issubclass(cls, ErrorBlock):
+        kind = _BLOCK
+    elif issubclass(cls, BenchResult):
+        kind = _SKIP
+    elif issubclass(cls, ErrorLine):
+        kind = _ERROR_LINE
+    elif issubclass(cls, (DecodeBatch, PrefillBatch)):
+        kind = BATCH
+    else:
+        kind = 0
+    _KINDS[cls] = kind
+    return kind
+
+
+
 class LogBuffer:
     """At most `max_lines` lines, the newest kept; a filtered view in rows."""
 
     def __init__(self, max_lines: int = 50_000) -> None:
         self.max_lines = max(1, max_lines)
-        self.lines: list[LogLine] = []
-        self.first = 0  # sequence number of lines[0]
+        self.texts: list[str] = []
+        self.flags: list[int] = []
+        self.labels: dict[int, str] = {}  # sequence number -> badge (error lines only)
+        self.first = 0  # sequence number of texts[0]
         self.visible: list[int] | None = None
         self.filter: re.Pattern[str] | None = None
         self.errors_only = False
@@ -78,32 +105,40 @@ class LogBuffer:
     # ----- adding ------------------------------------------------------------------------
     def add_events(self, events: Iterable[LogEvent]) -> int:
         """Append the line events; a traceback block marks its lines as errors. Returns
-        how many rows of the current view were dropped from the top (the ring's oldest)."""
-        lines = self.lines
+        how many rows of the current view were dropped from the top (the ring's oldest).
+
+        Vectorised: plain and batch lines are gathered into one run, sanitized with one
+        regex search over the run's joined text (per line only when it finds something),
+        and appended with one `extend`; error lines and blocks (rare) close the run."""
+        lines = self.texts
         start = self.first + len(lines)
         revisit: int | None = None
-        width = self.width
+        kinds = _KINDS
+        texts: list[str] = []
+        flags: list[int] = []
         for ev in events:
-            if isinstance(ev, ErrorBlock):
-                revisit = self._mark_block(ev, revisit)
+            kind = kinds.get(type(ev))
+            if kind is None:
+                kind = _kind_of(type(ev))
+            if kind >= 0:
+                texts.append(ev.line)
+                flags.append(kind)
                 continue
-            if isinstance(ev, BenchResult):
+            if kind == _SKIP:
                 continue  # its lines came as line events already
-            text = safe_text(ev.line)
-            if isinstance(ev, (DecodeBatch, PrefillBatch)):
-                line = LogLine(text, BATCH)
-            elif isinstance(ev, ErrorLine) and ev.labels:
-                label = " ".join(ev.labels)
-                prev = lines[-1] if lines else None
-                if prev is not None and prev.flags & (ERROR | WARN) and label in ("traceback", prev.label):
-                    label = ""  # a frame of the block above: one badge per block is enough
-                line = LogLine(text, _labels_flag(ev.labels), label)
+            if kind == _ERROR_LINE and not ev.labels:  # type: ignore[attr-defined]
+                texts.append(ev.line)
+                flags.append(0)
+                continue
+            if texts:
+                self._append_run(texts, flags)
+                texts, flags = [], []
+            if kind == _BLOCK:
+                revisit = self._mark_block(ev, revisit)  # type: ignore[arg-type]
             else:
-                line = LogLine(text)
-            lines.append(line)
-            if len(text) > width:
-                width = len(text) + len(line.label) + 1
-        self.width = min(width, 4000)
+                self._append_error_line(ev)  # type: ignore[arg-type]
+        if texts:
+            self._append_run(texts, flags)
         self.total += self.first + len(lines) - start
         if self.visible is not None:
             if revisit is not None and revisit < start:
@@ -112,26 +147,55 @@ class LogBuffer:
             self._extend_visible(start)
         return self._trim()
 
+    def _append_run(self, texts: list[str], flags: list[int]) -> None:
+        joined = " ".join(texts)
+        if not joined.isprintable():  # no control, format (bidi) or odd space character
+            if _UNSAFE.search(joined) is not None:
+                texts = [sanitize(t) for t in texts]  # rare: something to make inert
+                joined = "".join(texts)
+            if "\t" in joined:
+                texts = [t.expandtabs(4) if "\t" in t else t for t in texts]
+        self.texts.extend(texts)
+        self.flags.extend(flags)
+        longest = max(map(len, texts))
+        if longest > self.width:
+            self.width = min(longest + 1, 4000)
+
+    def _append_error_line(self, ev: ErrorLine) -> None:
+        text = safe_text(ev.line)
+        label = " ".join(ev.labels)
+        if self.texts and self.flags[-1] & (ERROR | WARN) \
+                and label in ("traceback", self.labels.get(self.first + len(self.texts) - 1, "")):
+            label = ""  # a frame of the block above: one badge per block is enough
+        if label:
+            self.labels[self.first + len(self.texts)] = label
+        self.texts.append(text)
+        self.flags.append(_labels_flag(ev.labels))
+        if len(text) > self.width:
+            self.width = min(len(text) + len(label) + 1, 4000)
+
     def add_note(self, text: str) -> int:
         """A line of the pane's own (rotation, reconnect): shown muted, never filtered out."""
-        self.lines.append(LogLine(safe_text(text), NOTE))
+        self.texts.append(safe_text(text))
+        self.flags.append(NOTE)
         self.total += 1
         if self.visible is not None:
-            self.visible.append(self.first + len(self.lines) - 1)
+            self.visible.append(self.first + len(self.texts) - 1)
         return self._trim()
 
     def _mark_block(self, block: ErrorBlock, revisit: int | None) -> int | None:
-        n = min(len(block.lines), len(self.lines))
+        size = len(self.texts)
+        n = min(len(block.lines), size)
         labels = list(block.labels)
         flag = _labels_flag(labels) if labels else ERROR
         label = " ".join(labels) or "traceback"
         first_marked = None
-        for i in range(len(self.lines) - n, len(self.lines)):
-            line = self.lines[i]
-            if not line.flags & (ERROR | NOTE):
-                line.flags |= flag
-                if i == len(self.lines) - n:
-                    line.label = line.label or label  # the badge on the block's first line
+        flags = self.flags
+        for i in range(size - n, size):
+            if not flags[i] & (ERROR | NOTE):
+                flags[i] |= flag
+                if i == size - n:  # the badge on the block's first line
+                    self.labels.setdefault(self.first + i, label)
                 if first_marked is None:
                     first_marked = self.first + i
         if first_marked is None:
@@ -139,11 +203,15 @@ class LogBuffer:
         return first_marked if revisit is None else min(revisit, first_marked)
 
     def _trim(self) -> int:
-        excess = len(self.lines) - self.max_lines
+        excess = len(self.texts) - self.max_lines
         if excess <= 0:
             return 0
-        del self.lines[:excess]
+        del self.texts[:excess]
+        del self.flags[:excess]
         self.first += excess
+        if self.labels and min(self.labels) < self.first:
+            first = self.first
+            self.labels = {seq: label for seq, label in self.labels.items() if seq >= first}
         if self.visible is None:
             return excess
         cut = bisect_left(self.visible, self.first)
@@ -162,40 +230,41 @@ class LogBuffer:
         if self.visible is not None:
             self._extend_visible(self.first)
 
-    def _passes(self, line: LogLine) -> bool:
-        if line.flags & NOTE:
-            return True
-        if self.errors_only and not line.flags & (ERROR | WARN):
-            return False
-        if self.hide_batches and line.flags & BATCH:
-            return False
-        return self.filter is None or self.filter.search(line.text) is not None
-
     def _extend_visible(self, start_seq: int) -> None:
         assert self.visible is not None
-        first, passes = self.first, self._passes
-        lines = self.lines
-        self.visible.extend(seq for seq in range(max(start_seq, first), first + len(lines))
-                            if passes(lines[seq - first]))
+        first, texts, flags = self.first, self.texts, self.flags
+        lo = max(start_seq, first) - first
+        need = ERROR | WARN if self.errors_only else 0  # notes always pass
+        hide = BATCH if self.hide_batches else 0
+        pattern = self.filter
+        keep = [i for i in range(lo, len(texts))
+                if (f := flags[i]) & NOTE or ((not need or f & need) and not f & hide
+                                              and (pattern is None or pattern.search(texts[i]) is not None))]
+        self.visible.extend(i + first for i in keep)
 
     def __len__(self) -> int:
-        return len(self.lines)
+        return len(self.texts)
 
     @property
     def rows(self) -> int:
-        return len(self.lines) if self.visible is None else len(self.visible)
+        return len(self.texts) if self.visible is None else len(self.visible)
 
     def seq_at(self, row: int) -> int:
         return self.first + row if self.visible is None else self.visible[row]
 
     def line_at(self, row: int) -> LogLine:
-        return self.lines[self.seq_at(row) - self.first]
+        seq = self.seq_at(row)
+        i = seq - self.first
+        return LogLine(self.texts[i], self.flags[i], self.labels.get(seq, "") if self.labels else "")
+
+    def text_at(self, row: int) -> str:
+        return self.texts[self.seq_at(row) - self.first]
 
     def row_of(self, seq: int) -> int | None:
         """The row showing line `seq`, or the row of the next line shown after it."""
         if self.visible is None:
             row = seq - self.first
-            return row if 0 <= row < len(self.lines) else None
+            return row if 0 <= row < len(self.texts) else None
         row = bisect_left(self.visible, seq)
         return row if row < len(self.visible) else None
 
@@ -207,11 +276,11 @@ class LogBuffer:
             return None
         for k in range(1, n + 1):
             row = (start_row + step * k) % n
-            if pattern.search(self.line_at(row).text) is not None:
+            if pattern.search(self.text_at(row)) is not None:
                 return row
         return None
 
     def tail_texts(self, n: int) -> list[str]:
         """The texts of the last `n` rows of the view (for tests and captures)."""
         rows = self.rows
-        return [self.line_at(r).text for r in range(max(0, rows - n), rows)]
+        return [self.text_at(r) for r in range(max(0, rows - n), rows)]

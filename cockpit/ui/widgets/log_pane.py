@@ -18,6 +18,7 @@ a virtual LogLinesView; metrics are folded off the event loop by a MetricsFolder
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -76,6 +77,9 @@ class LogPane(Vertical, can_focus=True):
         self._folder: MetricsFolder | None = None
         self._text_parser: LogParser | None = None  # for plain str items
         self._search = None
+        self._sync_pending = False  # lines stored, the view not yet told
+        self._removed = 0  # rows dropped from the top since the view was last told
+        self._last_sync = 0.0
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="log-head"):
@@ -132,6 +136,25 @@ class LogPane(Vertical, can_focus=True):
             self._folder.submit(events)
         if not self.is_mounted:
             return
+        # The view is brought up to date at most once a frame, however many batches came.
+        self._removed += removed
+        if not self._sync_pending:
+            self._sync_pending = True
+            wait = self._last_sync + self.SYNC_INTERVAL_S - time.monotonic()
+            if wait > 0:
+                self.set_timer(wait, self._sync_view)
+            else:
+                self.call_later(self._sync_view)
+
+    SYNC_INTERVAL_S = 1 / 60
+
+    def _sync_view(self) -> None:
+        """Apply what `add` stored: keep a paused view on its lines, size, follow, counts."""
+        if not self._sync_pending or not self.is_mounted:
+            return
+        self._sync_pending = False
+        self._last_sync = time.monotonic()
+        removed, self._removed = self._removed, 0
         view = self.view
         if not self._state.follow:
             view.shift(removed)
@@ -169,6 +192,7 @@ class LogPane(Vertical, can_focus=True):
         return self._state.model_copy()
 
     def apply_view_state(self, state: LogViewState) -> None:
+        self._sync_view()  # the view up to date with the buffer before it moves
         old = self._state
         self._state = state.model_copy()
         if (old.filter, old.errors_only, old.hide_batches) != (state.filter, state.errors_only, state.hide_batches) \
@@ -243,6 +267,7 @@ class LogPane(Vertical, can_focus=True):
     def _jump(self, step: int, *, from_end: bool = False) -> bool:
         if self._search is None:
             return False
+        self._sync_view()
         view = self.view
         rows = self.buffer.rows
         if from_end:
