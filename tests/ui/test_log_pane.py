@@ -12,6 +12,7 @@ from cockpit.parse.sglang_log import parse_text
 from cockpit.sources.log_feed import LogBatch, LogFeed
 from cockpit.ui.themes import DEFAULT_THEME, load_themes, role_defaults, shipped_theme_dir
 from cockpit.ui.widgets.log_buffer import ERROR
+from cockpit.ui.widgets.log_metrics_strip import LogMetricsStrip
 from cockpit.ui.widgets.log_pane import LogPane
 from paths import CORPUS
 
@@ -324,3 +325,22 @@ def test_snapshot_80x24(snap_compare) -> None:
 def test_snapshot_120x40(snap_compare) -> None:
     """The same at 120x40: more of the log above the traceback, wider sparklines."""
     assert snap_compare(PaneApp(), terminal_size=(120, 40), run_before=_fill)
+
+
+async def test_a_big_file_opened_at_its_end_shows_whole_log_figures_at_once() -> None:
+    """The summary of the file's beginning (LogBatch.summary) reaches the strip directly,
+    merged with what is folded: peaks over the whole log and its error labels."""
+    app = PaneApp()
+    async with app.run_test(size=(200, 30)) as pilot:
+        pane = app.query_one(LogPane)
+        pane.feed(LogBatch(parse_text("\n".join(decode_lines(5)) + "\n")))
+        before = {"prefill_lines": 10, "decode_lines": 900, "last_gen_throughput": 100.0,
+                  "max_gen_throughput": 4321.0, "max_running_req": 77, "max_queue_req": 12345,
+                  "errors": ["cuda_oom"], "bench": None, "ready": True}
+        pane.feed(LogBatch(summary=before))
+        await pilot.pause()
+        strip = pane.query_one(LogMetricsStrip)
+        first = strip.render().plain.splitlines()[0]
+        assert "whole log: gen ↑4.3k run ↑77 queue ↑12k errors: cuda_oom" in first, first
+        await until(pilot, lambda: pane.metrics_idle and pane.metrics.summary.get("decode_lines", 0) >= 905)
+        assert "whole log: gen ↑4.3k run ↑77" in strip.render().plain.splitlines()[0]

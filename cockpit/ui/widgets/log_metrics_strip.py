@@ -211,10 +211,36 @@ class LogMetricsStrip(Widget):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.snapshot = MetricsSnapshot()
+        self.before: dict | None = None  # the summary of the file before the lines fed
 
     def show(self, snapshot: MetricsSnapshot) -> None:
         self.snapshot = snapshot
         self.refresh()
+
+    def show_before(self, summary: dict) -> None:
+        """A file opened at its last lines: its beginning's summary (LogBatch.summary),
+        shown at once as whole-log figures, before (and merged with) what is folded."""
+        self.before = summary
+        self.refresh()
+
+    def whole_log(self) -> str:
+        """Whole-log peaks and error labels, when the file's beginning was summarized."""
+        before = self.before
+        if before is None:
+            return ""
+        now = self.snapshot.summary  # holds `before` too once the folder has seeded it
+
+        def peak(key: str) -> float | None:
+            values = [v for v in (before.get(key), now.get(key)) if v is not None]
+            return max(values) if values else None
+
+        parts = [f"{title} ↑{_fmt(value, name)}" for title, key, name in (
+            ("gen", "max_gen_throughput", "gen_throughput"), ("run", "max_running_req", "running_req"),
+            ("queue", "max_queue_req", "queue_req")) if (value := peak(key)) is not None]
+        errors = list(dict.fromkeys([*(before.get("errors") or ()), *(now.get("errors") or ())]))
+        if errors:
+            parts.append("errors: " + ", ".join(sanitize(str(e)) for e in errors))
+        return "whole log: " + " ".join(parts) if parts else ""
 
     def render(self) -> Text:
         snap = self.snapshot
@@ -239,6 +265,8 @@ class LogMetricsStrip(Widget):
                 out.append(f" · metrics behind: {snap.skipped:,} lines skipped", style("log-metrics--starting"))
             if snap.last_error:
                 out.append(f" · {sanitize(snap.last_error)}", style("log-metrics--error"))
+        if whole := self.whole_log():
+            out.append(f" · {whole}", value)
         out.truncate(width, overflow="ellipsis")
         out.append("\n")
         # lines 2-3: a cell per series: title current ↑peak, then its sparkline

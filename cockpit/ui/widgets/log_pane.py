@@ -114,8 +114,11 @@ class LogPane(Vertical, can_focus=True):
             events, notes = item.events, item.notes
             if item.state is not None:
                 self.set_state(item.state)
-            if item.summary is not None and self._folder is not None:
-                self._folder.seed(item.summary)
+            if item.summary is not None:
+                if self._folder is not None:
+                    self._folder.seed(item.summary)
+                if self.is_mounted:  # shown now, not after the folder's current round
+                    self.query_one(LogMetricsStrip).show_before(item.summary)
             if not events and not notes:
                 return
         elif isinstance(item, str) or (isinstance(item, list) and item and isinstance(item[0], str)):
