@@ -21,6 +21,7 @@ from typing import Any
 from textual import work
 from textual.app import App
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
@@ -38,7 +39,6 @@ from cockpit.ui.messages import LiveFeedStopped, LiveItemReceived
 from cockpit.ui.screens.confirm_quit import ConfirmQuitScreen
 from cockpit.ui.screens.main import MainScreen
 from cockpit.ui.themes import DEFAULT_THEME, load_themes, role_defaults
-from cockpit.ui.widgets.gpu_pane import GpuPane
 from cockpit.ui.widgets.log_pane import LogPane
 
 
@@ -290,15 +290,32 @@ class CockpitApp(App[None]):
             self.post_message(LiveItemReceived(name, item))
         self.post_message(LiveFeedStopped(name, "ended"))
 
+    def _pane(self, name: str) -> Any:
+        """The main screen's pane, or None while the app is starting or exiting."""
+        if not self.screen_stack or not isinstance(self.screen_stack[0], MainScreen):
+            return None
+        try:
+            return self.screen_stack[0].query_one(f"#{name}")
+        except NoMatches:
+            return None
+
     def on_live_item_received(self, message: LiveItemReceived) -> None:
-        self.main_screen.query_one(f"#{message.feed}").feed(message.item)  # type: ignore[attr-defined]
+        # An item can still be in flight while the app exits and its panes are gone.
+        pane = self._pane(message.feed)
+        if pane is None:
+            return
+        pane.feed(message.item)
         if message.feed == "topology" and isinstance(message.item, TopologyMatrix):
             # nvidia-smi's query has no NUMA field; topo -m's affinity fills it in.
-            self.main_screen.query_one(GpuPane).set_topology(message.item)
+            gpu = self._pane("gpu")
+            if gpu is not None:
+                gpu.set_topology(message.item)
 
     def on_log_pane_throughput_updated(self, message: LogPane.ThroughputUpdated) -> None:
         # Engine throughput and GPU power on one time axis: tokens per joule.
-        self.main_screen.query_one(GpuPane).set_throughput(message.points or None)
+        gpu = self._pane("gpu")
+        if gpu is not None:
+            gpu.set_throughput(message.points or None)
 
     def _host_event(self, event: Any) -> None:
         """SshPool's Host* events -> the header's host states."""
@@ -328,7 +345,9 @@ class CockpitApp(App[None]):
                 print(f"cockpit: cleanup failed: {exc}", file=sys.stderr)
 
     def on_live_feed_stopped(self, message: LiveFeedStopped) -> None:
-        self.main_screen.query_one(f"#{message.feed}").set_state(message.reason)  # type: ignore[attr-defined]
+        pane = self._pane(message.feed)
+        if pane is not None:
+            pane.set_state(message.reason)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # One place turns a failed worker into an on-screen state instead of a crash.
