@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from textual import on
-from textual.app import ComposeResult
-from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.widgets import OptionList, Static
-from textual.widgets.option_list import Option
 
 from cockpit.model.enums import DiscoveryStatus
 from cockpit.model.session import Discovery, Session
 from cockpit.ui import messages as msg
 from cockpit.ui.actions import bindings_for
+from cockpit.ui.widgets.list_detail import ListDetailView
 from cockpit.ui.widgets.restorable import RestorableOptionList
 
 STATUS_STYLE = {
@@ -70,58 +66,24 @@ class DiscoveryList(RestorableOptionList):
         self.state_key = "discoveries"
 
 
-class DiscoveriesView(Horizontal):
+class DiscoveriesView(ListDetailView):
     BINDINGS = bindings_for("discoveries")
+    list_type = DiscoveryList
+    detail_id = "discovery-detail"
+    empty_text = "No discoveries yet: a adds one."
+    nothing_selected = "No discovery selected"
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self._session: Session | None = None
+    def items(self, session: Session) -> list[Discovery]:
+        return session.discoveries
 
-    def compose(self) -> ComposeResult:
-        yield DiscoveryList()
-        with VerticalScroll(id="discovery-detail-scroll"):
-            yield Static("", id="discovery-detail")
+    def prompt(self, item: Discovery) -> Content:
+        return discovery_prompt(item)
 
-    def show(self, session: Session) -> None:
-        self._session = session
-        lst = self.query_one(DiscoveryList)
-        lst.replace_options([Option(discovery_prompt(d), id=d.id) for d in session.discoveries])
-        self._show_detail()
+    def detail(self, session: Session, item: Discovery) -> Content:
+        return discovery_detail(session, item)
 
-    def _show_detail(self) -> None:
-        if self._session is None:
-            return
-        ident = self.query_one(DiscoveryList).selected_id()
-        disc = next((d for d in self._session.discoveries if d.id == ident), None)
-        detail = self.query_one("#discovery-detail", Static)
-        if disc is None:
-            detail.update(Content.styled("No discoveries yet: a adds one.", "$foreground-muted"))
-        else:
-            detail.update(discovery_detail(self._session, disc))
-
-    @on(OptionList.OptionHighlighted)
-    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        event.stop()
-        self._show_detail()
-
-    @on(OptionList.OptionSelected)
-    def _selected(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
-        if event.option.id:
-            self.post_message(msg.DiscoveryEditRequested(event.option.id))
-
-    def focus_view(self) -> None:
-        self.query_one(DiscoveryList).focus()
-
-    def select(self, ident: str) -> None:
-        self.query_one(DiscoveryList).select_id(ident)
-        self._show_detail()
-
-    def _selected_id(self) -> str | None:
-        ident = self.query_one(DiscoveryList).selected_id()
-        if ident is None:
-            self.notify("No discovery selected", severity="warning", timeout=2)
-        return ident
+    def item_chosen(self, ident: str) -> None:
+        self.post_message(msg.DiscoveryEditRequested(ident))
 
     def action_add(self) -> None:
         self.post_message(msg.DiscoveryAddRequested())

@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import shlex
 
-from textual import on
-from textual.app import ComposeResult
-from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.widgets import OptionList, Static
-from textual.widgets.option_list import Option
 
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.session import LaunchProfile, Session
 from cockpit.ui import messages as msg
 from cockpit.ui.actions import bindings_for
+from cockpit.ui.widgets.list_detail import ListDetailView
 from cockpit.ui.widgets.restorable import RestorableOptionList
 
 _STATUS_STYLE = {ProfileStatus.WORKING: "bold $success", ProfileStatus.CANDIDATE: "$foreground-muted",
@@ -33,37 +29,22 @@ class ProfileList(RestorableOptionList):
         self.state_key = "launch"
 
 
-class ProfilesView(Horizontal):
+class ProfilesView(ListDetailView):
     BINDINGS = bindings_for("launch")
+    list_type = ProfileList
+    detail_id = "profile-detail"
+    empty_text = "No launch profiles recorded."
+    nothing_selected = "No launch profile selected"
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self._session: Session | None = None
+    def items(self, session: Session) -> list[LaunchProfile]:
+        return session.launch
 
-    def compose(self) -> ComposeResult:
-        yield ProfileList()
-        with VerticalScroll(id="profile-detail-scroll"):
-            yield Static("", id="profile-detail")
+    def prompt(self, item: LaunchProfile) -> Content:
+        return Content.assemble((f"{item.status.value:<9} ", _STATUS_STYLE[item.status]),
+                                (f"{item.id} ", "$foreground-muted"), item.name)
 
-    def show(self, session: Session) -> None:
-        self._session = session
-        self.query_one(ProfileList).replace_options([
-            Option(Content.assemble((f"{p.status.value:<9} ", _STATUS_STYLE[p.status]),
-                                    (f"{p.id} ", "$foreground-muted"), p.name), id=p.id)
-            for p in session.launch
-        ])
-        self._show_detail()
-
-    def _show_detail(self) -> None:
-        if self._session is None:
-            return
-        ident = self.query_one(ProfileList).selected_id()
-        profile = next((p for p in self._session.launch if p.id == ident), None)
-        detail = self.query_one("#profile-detail", Static)
-        if profile is None:
-            detail.update(Content.styled("No launch profiles recorded.", "$foreground-muted"))
-            return
-        benches = [b for b in self._session.benchmarks if b.profile == profile.id]
+    def detail(self, session: Session, profile: LaunchProfile) -> Content:  # type: ignore[override]
+        benches = [b for b in session.benchmarks if b.profile == profile.id]
         best = max((b.total_tok_s for b in benches if b.total_tok_s is not None), default=None)
         parts: list[str | tuple[str, str]] = [
             (profile.name, "bold"), "  ", (profile.status.value, _STATUS_STYLE[profile.status]),
@@ -78,25 +59,7 @@ class ProfilesView(Horizontal):
         parts += ["\n", (f"{len(benches)} benchmark(s)", "$foreground-muted")]
         if best is not None:
             parts.append((f", best {best:g} total tok/s", "$foreground-muted"))
-        detail.update(Content.assemble(*parts))
-
-    @on(OptionList.OptionHighlighted)
-    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        event.stop()
-        self._show_detail()
-
-    @on(OptionList.OptionSelected)
-    def _selected(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
-
-    def focus_view(self) -> None:
-        self.query_one(ProfileList).focus()
-
-    def _selected_id(self) -> str | None:
-        ident = self.query_one(ProfileList).selected_id()
-        if ident is None:
-            self.notify("No launch profile selected", severity="warning", timeout=2)
-        return ident
+        return Content.assemble(*parts)
 
     def action_mark_working(self) -> None:
         if ident := self._selected_id():
