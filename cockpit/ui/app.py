@@ -288,7 +288,8 @@ class CockpitApp(App[None]):
     async def _pump(self, name: str, feed: LiveFeed) -> None:
         async for item in feed.stream():
             self.post_message(LiveItemReceived(name, item))
-        self.post_message(LiveFeedStopped(name, "ended"))
+        # Say where the data came from: a one-shot feed (a topology) ending is normal.
+        self.post_message(LiveFeedStopped(name, f"{feed.description} · finished"))
 
     def _pane(self, name: str) -> Any:
         """The main screen's pane, or None while the app is starting or exiting."""

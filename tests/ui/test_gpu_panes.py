@@ -251,7 +251,7 @@ async def test_throughput_gives_tokens_per_joule_on_the_power_axis() -> None:
         await pilot.pause()
         expected = pane.history.tokens_per_joule(pane.throughput or [])
         assert expected is not None
-        assert f"{expected:.2f} tok/J" in _text(pane, "total")
+        assert f"{expected:.3g} tok/J" in _text(pane, "total")
 
 
 async def test_history_stays_bounded() -> None:

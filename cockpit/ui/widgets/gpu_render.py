@@ -285,7 +285,8 @@ def render_total(history: PowerHistory, throughput: Sequence[Point] | None, widt
     head.append(history.headline(), style=colour)
     if draw is not None and limit:
         head.append(f" {draw / limit * 100:.0f}%", style=colour)
-    tpj_text = None if tpj is None else (f"{tpj:.2f} tok/J" if tpj < 100 else f"{tpj:.0f} tok/J")
+    # Three significant figures: early in a run the figure is small (0.0186), not zero.
+    tpj_text = None if tpj is None else (f"{tpj:.3g} tok/J" if tpj < 100 else f"{tpj:.0f} tok/J")
     if full:
         counts = _headroom_counts(history)
         if counts:
