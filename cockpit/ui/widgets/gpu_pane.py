@@ -45,6 +45,7 @@ from cockpit.ui.widgets.gpu_render import (
     short_name,
 )
 from cockpit.ui.widgets.gpu_spark import Point
+from cockpit.ui.widgets.redraw_once import RedrawOnce
 
 NO_SOURCE = "no source configured"
 WAITING = "waiting for the first GPU sample…"
@@ -52,7 +53,7 @@ FULL_MIN_WIDTH = 100
 MAX_NOTES = 4
 
 
-class GpuPane(VerticalScroll, can_focus=True):
+class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
     DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text(encoding="utf-8")
 
     def __init__(self, *, id: str | None = None, history_points: int = 900,
@@ -80,13 +81,6 @@ class GpuPane(VerticalScroll, can_focus=True):
         yield Static("", classes="gpu-total", markup=False)
         yield Static("", classes="gpu-notes", markup=False)
 
-    def on_mount(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._schedule_render())
-        self._schedule_render()
-
-    def on_resize(self) -> None:
-        self._schedule_render()
-
     # ----- hooks for the live side ----------------------------------------------------
     def feed(self, item: Any) -> None:
         """One item of the GPU feed (see the module docstring)."""
@@ -112,10 +106,6 @@ class GpuPane(VerticalScroll, can_focus=True):
         batch = [s for s in samples if isinstance(s, GpuSample)]
         stamps = [s.timestamp for s in batch if s.timestamp is not None]
         self._take(batch, max(stamps) if stamps else time.time(), batch[0].host if batch else None)
-
-    def set_state(self, text: str) -> None:
-        self.state_text = text
-        self._schedule_render()
 
     def set_throughput(self, series: Sequence[Point] | None) -> None:
         """Generation throughput (epoch s, tokens/s), or None to hide tokens per joule."""
@@ -150,12 +140,6 @@ class GpuPane(VerticalScroll, can_focus=True):
         kept = [s for s in self.samples if s.key not in keys]
         self.samples = sorted(kept + batch, key=lambda s: (s.host or "", s.index))
         self._schedule_render()
-
-    def _schedule_render(self) -> None:
-        if self._render_pending or not self.is_mounted:
-            return
-        self._render_pending = True
-        self.call_after_refresh(self._redraw)
 
     # ----- rendering ----------------------------------------------------------------------
     def _state_line(self) -> tuple[str, str]:

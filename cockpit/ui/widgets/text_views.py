@@ -81,25 +81,15 @@ class LastActionView(TextView):
         self.put(Content.assemble(*parts))
 
 
-class HandoffView(Restorable, VerticalScroll, can_focus=True):
+class HandoffView(TextView):
     """The Markdown handoff document, rendered; refreshed only when its tab is shown."""
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.state_key = "handoff"
+        super().__init__("handoff", id=id)
         self._source = ""
 
     def compose(self) -> ComposeResult:
         yield Markdown("", id="handoff-markdown")
-
-    def selected_id(self) -> str | None:
-        return None
-
-    def select_id(self, ident: str) -> bool:
-        return False
-
-    def focus_view(self) -> None:
-        self.focus()
 
     def show(self, session: Session, now: datetime | None = None) -> None:
         try:

@@ -24,13 +24,14 @@ from textual.widgets import Static
 from cockpit.parse.nvsmi_topo import TopologyMatrix
 from cockpit.sources.gpu_events import GpuSourceUnavailable
 from cockpit.ui.widgets.gpu_render import Palette
+from cockpit.ui.widgets.redraw_once import RedrawOnce
 from cockpit.ui.widgets.topology_render import legend_tooltip, render_legend, render_matrix, render_summary
 
 NO_SOURCE = "no source configured"
 PLACEHOLDER = "No topology yet: it shows once `nvidia-smi topo -m` (or NVML) has been read."
 
 
-class TopologyPane(VerticalScroll, can_focus=True):
+class TopologyPane(RedrawOnce, VerticalScroll, can_focus=True):
     DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text(encoding="utf-8")
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -48,13 +49,6 @@ class TopologyPane(VerticalScroll, can_focus=True):
         yield Static("", classes="topo-legend", markup=False)
         yield Static("", classes="topo-warnings", markup=False)
 
-    def on_mount(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._schedule_render())
-        self._schedule_render()
-
-    def on_resize(self) -> None:
-        self._schedule_render()
-
     # ----- hooks for the live side ----------------------------------------------------
     def update_topology(self, topology: Any) -> None:
         if isinstance(topology, TopologyMatrix):
@@ -69,17 +63,7 @@ class TopologyPane(VerticalScroll, can_focus=True):
         else:
             self.update_topology(item)
 
-    def set_state(self, text: str) -> None:
-        self.state_text = text
-        self._schedule_render()
-
     # ----- rendering ----------------------------------------------------------------------
-    def _schedule_render(self) -> None:
-        if self._render_pending or not self.is_mounted:
-            return
-        self._render_pending = True
-        self.call_after_refresh(self._redraw)
-
     def _redraw(self) -> None:
         self._render_pending = False
         if not self.is_mounted:
