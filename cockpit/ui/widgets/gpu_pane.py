@@ -147,7 +147,8 @@ class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
             return f"No GPU data: {self.unavailable.message}", "-error"
         if self.interrupted is not None:
             i = self.interrupted
-            return f"{i.host}: reconnecting in {i.retry_in_s:g} s ({i.reason}); figures below are stale", "-warning"
+            stale = "; figures below are stale" if self.samples else ""
+            return f"{i.host}: reconnecting in {i.retry_in_s:.0f} s ({i.reason}){stale}", "-warning"
         return self.state_text, ""
 
     def _redraw(self) -> None:
