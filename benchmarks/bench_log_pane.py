@@ -31,7 +31,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -175,64 +174,66 @@ async def metrics_whole(path: Path, n: int) -> float:
         return time.perf_counter() - t0
 
 
-async def key_latency(path: Path, rate: int = 20_000, seconds: float = 8.0) -> dict:
+WRITER = r'''
+import sys, time
+src, live, rate = sys.argv[1], sys.argv[2], int(sys.argv[3])
+with open(src, "rb") as f:
+    pool = [next(f) for _ in range(20_000)]
+stamped = [line.startswith(b"[20") and line[20:21] in (b"]", b" ") for line in pool]
+with open(live, "ab", buffering=0) as out:  # the pool's lines, stamped now: a live log's order
+    k, t = 0, time.perf_counter()
+    while True:
+        now = time.strftime("[%Y-%m-%d %H:%M:%S", time.gmtime()).encode()
+        out.write(b"".join(now + pool[j][20:] if stamped[j] else pool[j]
+                           for j in ((k + i) % len(pool) for i in range(rate // 50))))
+        k += rate // 50
+        t += 0.02
+        time.sleep(max(0.0, t - time.perf_counter()))
+'''
+
+
+async def key_latency(path: Path, rate: int = 20_000, seconds: float = 20.0) -> dict:
     from test_log_pane import PaneApp
 
     from cockpit.sources.log_feed import LogFeed
 
-    with path.open("rb") as f:
-        pool = [next(f) for _ in range(20_000)]
     live = OUT / "bench_live.log"
     live.write_bytes(b"")
-    stop = threading.Event()
-    stamped = [line.startswith(b"[20") and line[20:21] in (b"]", b" ") for line in pool]
-
-    def writer() -> None:  # the pool's lines, their stamps set to now: a live log's order
-        with live.open("ab", buffering=0) as out:
-            k, t = 0, time.perf_counter()
-            while not stop.is_set():
-                now = time.strftime("[%Y-%m-%d %H:%M:%S", time.gmtime()).encode()
-                out.write(b"".join(now + pool[j][20:] if stamped[j] else pool[j]
-                                   for j in ((k + i) % len(pool) for i in range(rate // 50))))
-                k += rate // 50
-                t += 0.02
-                time.sleep(max(0.0, t - time.perf_counter()))
-
+    # The writer is another process, as SGLang is: its work must not share our GIL.
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(live), str(rate)])
     app = PaneApp(LogFeed.local(str(live), lines=0))
     lat: list[float] = []
     async with app.run_test(size=(160, 50)) as pilot:
         pane = app.query_one("LogPane")
-        th = threading.Thread(target=writer, daemon=True)
-        th.start()
         await pilot.pause(1.0)
         from textual import events
 
         view = pane.view
-        drawn: list[float] = []
         original = view.render_line
+        want: list[bool] = []  # the hide_batches state a sample waits to see drawn
+        drawn = asyncio.Event()
+        stamp: list[float] = []
 
-        def render_line(y: int):  # the first line drawn after the toggle = on screen
-            if y == 0 and pending:
-                drawn.append(time.perf_counter())
-                pending.clear()
+        def render_line(y: int):  # the first line drawn in the toggled state = on screen
+            if want and y == 0 and pane._state.hide_batches == want[0]:
+                stamp.append(time.perf_counter())
+                want.clear()
+                drawn.set()
             return original(y)
 
         view.render_line = render_line  # type: ignore[method-assign]
-        pending: list[bool] = []
         end = time.perf_counter() + seconds
-        while time.perf_counter() < end:
-            before = pane.view_state.hide_batches
+        while time.perf_counter() < end:  # no polling: the loop is as idle as a user's
             drawn.clear()
+            stamp.clear()
+            want.append(not pane._state.hide_batches)
             t0 = time.perf_counter()
             app.post_message(events.Key("b", "b"))  # as the terminal driver delivers a key
-            while pane.view_state.hide_batches == before:
-                await asyncio.sleep(0.0005)
-            pending.append(True)
-            while not drawn:
-                await asyncio.sleep(0.0005)
-            lat.append((drawn[0] - t0) * 1000)
+            await drawn.wait()
+            lat.append((stamp[0] - t0) * 1000)
             await asyncio.sleep(0.1)
-        stop.set()
+        writer.kill()
+        writer.wait()
         got = pane.buffer.total
     lat.sort()
     return {"samples": len(lat), "p50_ms": round(statistics.median(lat), 1),

@@ -32,7 +32,7 @@ from cockpit.sources.feeds import LiveFeed, LiveSources
 from cockpit.store.errors import SessionFileError
 from cockpit.store.lock import session_lock
 from cockpit.store.toml_store import load_session, save_session
-from cockpit.ui import ui_state
+from cockpit.ui import gc_settle, ui_state
 from cockpit.ui.actions import ACTIONS
 from cockpit.ui.commands import CockpitCommands
 from cockpit.ui.messages import LiveFeedStopped, LiveItemReceived
@@ -133,6 +133,10 @@ class CockpitApp(App[None]):
         """After the first frame: fill the hidden tabs, then put the view where `ui` says."""
         self.main_screen.render_hidden_tabs()
         ui_state.apply(self.main_screen, self.editor.session.ui)
+        self.call_after_refresh(gc_settle.settle)  # the app is built: out of the GC's walks
+
+    def on_unmount(self) -> None:
+        gc_settle.release()
 
     # ----- edits --------------------------------------------------------------------------
     @property

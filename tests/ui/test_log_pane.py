@@ -10,6 +10,7 @@ from textual.app import App, ComposeResult
 
 from cockpit.parse.sglang_log import parse_text
 from cockpit.sources.log_feed import LogBatch, LogFeed
+from cockpit.ui import gc_settle
 from cockpit.ui.themes import DEFAULT_THEME, load_themes, role_defaults, shipped_theme_dir
 from cockpit.ui.widgets.log_buffer import ERROR
 from cockpit.ui.widgets.log_metrics_strip import LogMetricsStrip
@@ -66,9 +67,13 @@ class PaneApp(App[None]):
     def on_mount(self) -> None:
         pane = self.query_one(LogPane)
         pane.focus()
+        self.call_after_refresh(gc_settle.settle)  # as CockpitApp does once it is built
         if self.log_feed is not None:
             pane.set_state(self.log_feed.description)
             self.run_worker(self._pump(self.log_feed), exclusive=True, exit_on_error=False)
+
+    def on_unmount(self) -> None:
+        gc_settle.release()
 
     async def _pump(self, feed: LogFeed) -> None:
         pane = self.query_one(LogPane)
@@ -174,8 +179,10 @@ async def test_filter_errors_only_and_hide_batches(tmp_path: Path) -> None:
         await until(pilot, lambda: len(pane.buffer) >= total)
         texts = lambda: [pane.buffer.line_at(r).text for r in range(pane.buffer.rows)]  # noqa: E731
 
+        assert pane.border_title == "Server log · follow"
         await pilot.press("b")
         assert pane.view_state.hide_batches
+        assert pane.border_title == "Server log · follow · no batch lines"  # says what is hidden
         assert not any("Decode batch" in t for t in texts()) and texts()
         await pilot.press("b")
         assert pane.buffer.rows == total
@@ -192,6 +199,7 @@ async def test_filter_errors_only_and_hide_batches(tmp_path: Path) -> None:
         await pilot.press(*"queue-req: 3", "enter")
         await pilot.pause()
         assert pane.view_state.filter == "queue-req: 3"
+        assert pane.border_title == "Server log · follow · filter: queue-req: 3"
         assert texts() and all("queue-req: 3" in t for t in texts())
         assert pane.border_subtitle.endswith(f"of {total:,} lines")
         saved = pane.view_state

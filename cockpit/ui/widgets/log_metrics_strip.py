@@ -1,163 +1,23 @@
-"""The log pane's metrics strip, and the thread that folds events into LogMetrics.
+"""The log pane's metrics strip.
 
-`MetricsFolder` owns a `LogMetrics` and applies event lists in its own thread (folding
-costs tens of microseconds a line, too much for the event loop at 20k lines/s); after each
-round it hands an immutable `MetricsSnapshot` to a callback (the pane posts it as a message).
-`LogMetricsStrip` only renders the latest snapshot: run state, then one cell per series
+The events are folded elsewhere (cockpit.live.fold_process, in a child process);
+`LogMetricsStrip` only renders the latest MetricsSnapshot: run state, then one cell per series
 with current and peak values over a sparkline of the series' time window (log time, so
 a replayed log draws the same picture).
 """
 
 from __future__ import annotations
 
-import queue
-import threading
-from collections.abc import Callable
-from dataclasses import dataclass, field
-
 from rich.text import Text
 from textual.widget import Widget
 
-from cockpit.live.log_metrics import LogMetrics
-from cockpit.parse.log_events import LogEvent
+from cockpit.live.metrics_snapshot import SERIES, MetricsSnapshot
 from cockpit.parse.sanitize import sanitize
 
-SERIES = ("gen_throughput", "running_req", "queue_req", "token_usage")
 _TITLES = {"gen_throughput": "gen tok/s", "running_req": "running", "queue_req": "queued",
            "token_usage": "kv"}
 _SHORT = {"gen_throughput": "gen", "running_req": "run", "queue_req": "queue", "token_usage": "kv"}
 _BARS = "▁▂▃▄▅▆▇█"
-
-
-@dataclass(frozen=True, slots=True)
-class MetricsSnapshot:
-    """What the strip shows, copied out of LogMetrics in the folding thread."""
-
-    points: dict[str, tuple[tuple[float, float], ...]] = field(default_factory=dict)
-    current: dict[str, float | None] = field(default_factory=dict)
-    peak: dict[str, float | None] = field(default_factory=dict)
-    now: float | None = None  # the log's own clock (last timestamp)
-    window_s: float = 900.0
-    run_index: int | None = None
-    run_state: str | None = None
-    model: str | None = None
-    dp_ranks: int = 0
-    last_error: str | None = None
-    lines: int = 0  # events folded so far
-    skipped: int = 0  # events dropped because folding fell behind
-    summary: dict = field(default_factory=dict)  # the `parse-log` summary of the whole log so far
-
-    @classmethod
-    def of(cls, metrics: LogMetrics, lines: int, skipped: int = 0) -> MetricsSnapshot:
-        series = {name: getattr(metrics, name) for name in SERIES}
-        run = metrics.runs.current
-        return cls(
-            points={name: tuple(s.points) for name, s in series.items()},
-            current={name: s.current for name, s in series.items()},
-            peak={name: s.peak for name, s in series.items()},
-            now=metrics.clock.last,
-            window_s=metrics.gen_throughput.window_s,
-            run_index=run.index if run else None,
-            run_state=run.state if run else None,
-            model=run.model if run else None,
-            dp_ranks=metrics.dp_ranks,
-            last_error=run.last_error if run and run.state == "error" else None,
-            lines=lines,
-            skipped=skipped,
-            summary=metrics.summary.to_dict(),
-        )
-
-
-class MetricsFolder:
-    """Folds event lists into one LogMetrics in a daemon thread; `on_snapshot` gets a
-    MetricsSnapshot after each round (it runs in that thread: post a message from it)."""
-
-    def __init__(self, on_snapshot: Callable[[MetricsSnapshot], None], metrics: LogMetrics | None = None) -> None:
-        self.metrics = metrics or LogMetrics()
-        self._on_snapshot = on_snapshot
-        self._queue: queue.Queue[list[LogEvent] | None] = queue.Queue()
-        self._pending = 0
-        self._pending_events = 0
-        self.skipped = 0
-        self._lock = threading.Lock()
-        self._folded = 0
-        self._thread: threading.Thread | None = None
-
-    max_pending_events = 200_000
-    """Beyond this many events waiting, the oldest waiting lists are dropped (counted in
-    `skipped`): memory stays bounded when the log outruns the folding thread."""
-
-    def seed(self, summary: dict) -> None:
-        """Add the summary of log text before everything submitted (a big file's beginning)."""
-        with self._lock:
-            self._pending += 1
-        self._start()
-        self._queue.put(summary)  # type: ignore[arg-type]
-
-    def _start(self) -> None:
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="log-metrics", daemon=True)
-            self._thread.start()
-
-    def submit(self, events: list[LogEvent]) -> None:
-        if not events:
-            return
-        with self._lock:
-            self._pending += 1
-            self._pending_events += len(events)
-            while self._pending_events > self.max_pending_events:
-                try:
-                    old = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if old is None or isinstance(old, dict):
-                    self._queue.put(old)  # type: ignore[arg-type]
-                    break
-                self._pending -= 1
-                self._pending_events -= len(old)
-                self.skipped += len(old)
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="log-metrics", daemon=True)
-            self._thread.start()
-        self._queue.put(events)
-
-    @property
-    def idle(self) -> bool:
-        """Nothing submitted is waiting or being folded (its snapshot was handed over)."""
-        with self._lock:
-            return self._pending == 0
-
-    def stop(self) -> None:
-        if self._thread is not None:
-            self._queue.put(None)
-
-    def _run(self) -> None:
-        while True:
-            item = self._queue.get()
-            if item is None:
-                return
-            rounds = [item]
-            while True:  # take whatever else is waiting: one snapshot per round, not per batch
-                try:
-                    more = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if more is None:
-                    return
-                rounds.append(more)
-            for events in rounds:
-                if isinstance(events, dict):
-                    self.metrics.seed_summary(events)
-                    continue
-                self.metrics.apply_all(events)
-                self._folded += len(events)
-            snapshot = MetricsSnapshot.of(self.metrics, self._folded, self.skipped)
-            try:
-                self._on_snapshot(snapshot)
-            finally:
-                with self._lock:
-                    self._pending -= len(rounds)
-                    self._pending_events -= sum(len(r) for r in rounds if not isinstance(r, dict))
 
 
 def _fmt(value: float | None, name: str) -> str:

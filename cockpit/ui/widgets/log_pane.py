@@ -13,7 +13,7 @@ Public surface the rest of the UI relies on:
   `LogPane.ThroughputUpdated` message posted whenever they change (for tokens per joule).
 
 Lines live in a LogBuffer ring (`max_lines`, the session's `ui.log_buffer_lines`), drawn by
-a virtual LogLinesView; metrics are folded off the event loop by a MetricsFolder thread.
+a virtual LogLinesView; metrics are folded off the UI's GIL by a MetricsFolder (a child process).
 """
 
 from __future__ import annotations
@@ -24,10 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
+from textual.content import Content
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import Static
 
+from cockpit.live.fold_process import MetricsFolder
+from cockpit.live.metrics_snapshot import MetricsSnapshot
 from cockpit.model.session import LogViewState
 from cockpit.parse.log_events import LogEvent
 from cockpit.parse.sglang_log import LogParser
@@ -36,7 +40,7 @@ from cockpit.ui.actions import bindings_for
 from cockpit.ui.messages import LogViewChanged
 from cockpit.ui.screens.prompt import PromptScreen
 from cockpit.ui.widgets.log_buffer import LogBuffer, compile_pattern
-from cockpit.ui.widgets.log_metrics_strip import LogMetricsStrip, MetricsFolder, MetricsSnapshot
+from cockpit.ui.widgets.log_metrics_strip import LogMetricsStrip
 from cockpit.ui.widgets.log_view import LogLinesView
 
 NO_SOURCE = "no source configured"
@@ -68,8 +72,8 @@ class LogPane(Vertical, can_focus=True):
 
     def __init__(self, *, max_lines: int = 50_000, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.border_title = "Server log"
         self._state = LogViewState()
+        self.border_title = Content(f"Server log · {self._describe_view()}")
         self._max_lines = max_lines
         self.state_text = NO_SOURCE
         self.buffer = LogBuffer(max_lines)
@@ -80,11 +84,11 @@ class LogPane(Vertical, can_focus=True):
         self._sync_pending = False  # lines stored, the view not yet told
         self._removed = 0  # rows dropped from the top since the view was last told
         self._last_sync = 0.0
+        self._counts_at = 0.0  # when the border's line counts were last set
+        self._counts_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
-        with Horizontal(classes="log-head"):
-            yield Static(self.state_text, classes="log-state", markup=False)
-            yield Static(self._describe_view(), classes="log-view", markup=False)
+        yield Static(self.state_text, classes="log-state", markup=False)
         yield LogMetricsStrip(classes="log-metrics")
         view = LogLinesView(self.buffer, classes="log-lines")
         view.on_scrolled_back = self._scrolled_back
@@ -162,12 +166,12 @@ class LogPane(Vertical, can_focus=True):
         if not self._state.follow:
             view.shift(removed)
         view.sync(self._state.follow)
-        self._update_counts()
+        self._update_counts(soon=True)
 
     def set_state(self, text: str) -> None:
         self.state_text = text
         if self.is_mounted:
-            self.query_one(".log-state", Static).update(text)
+            self.query_one(".log-state", Static).update(text, layout=False)  # 1 row, 1fr: no reflow
 
     # ----- metrics ------------------------------------------------------------------------
     def on_log_pane_metrics_folded(self, message: MetricsFolded) -> None:
@@ -231,7 +235,9 @@ class LogPane(Vertical, can_focus=True):
         self._update_counts()
 
     def _apply_to_widgets(self) -> None:
-        self.query_one(".log-view", Static).update(self._describe_view())
+        # In the border, not a widget of its own: a title change redraws the pane without
+        # a layout pass, so a toggle key shows within a frame while lines pour in.
+        self.border_title = Content(f"Server log · {self._describe_view()}")
         view = self.view
         view.search = self._search
         view.sync(self._state.follow)
@@ -254,7 +260,23 @@ class LogPane(Vertical, can_focus=True):
             parts.append("no batch lines")
         return " · ".join(parts)
 
-    def _update_counts(self) -> None:
+    COUNTS_INTERVAL_S = 0.25
+
+    def _update_counts(self, *, soon: bool = False) -> None:
+        """The line counts in the border. With `soon`, at most every COUNTS_INTERVAL_S:
+        a border change redraws the whole pane, and while lines pour in that would double
+        each frame's cost for a number nobody can read at 60 changes a second."""
+        if soon:
+            if self._counts_timer is not None:
+                return
+            wait = self._counts_at + self.COUNTS_INTERVAL_S - time.monotonic()
+            if wait > 0:
+                self._counts_timer = self.set_timer(wait, self._update_counts)
+                return
+        if self._counts_timer is not None:
+            self._counts_timer.stop()
+            self._counts_timer = None
+        self._counts_at = time.monotonic()
         b = self.buffer
         self.border_subtitle = (f"{b.rows:,} of {len(b):,} lines" if b.filtered else f"{len(b):,} lines")
 
