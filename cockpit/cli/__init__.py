@@ -16,6 +16,7 @@ _COMMAND_MODULES = (
     "cockpit.cli.session_cmds",
     "cockpit.cli.log_cmds",
     "cockpit.cli.tail_cmd",
+    "cockpit.cli.log_tui_cmd",
     "cockpit.cli.gpu_cmds",
 )
 # Which module serves which command, so a run imports only what it needs (the session
@@ -28,6 +29,7 @@ COMMANDS = {
     "bench": "cockpit.cli.session_cmds",
     "parse-log": "cockpit.cli.log_cmds",
     "tail": "cockpit.cli.tail_cmd",
+    "log": "cockpit.cli.log_tui_cmd",
     "gpus": "cockpit.cli.gpu_cmds",
     "topo": "cockpit.cli.gpu_cmds",
 }
@@ -54,7 +56,8 @@ def build_tui_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cockpit",
         description="Open the cockpit TUI on SESSION (created if missing; the last used one if omitted).",
-        epilog="Headless commands: check, fmt, export, parse-log, tail, gpus, topo, add, bench (see `cockpit COMMAND -h`).",
+        epilog="Headless commands: check, fmt, export, parse-log, tail, gpus, topo, add, bench (see `cockpit COMMAND -h`); "
+        "`cockpit log TARGET` opens the log pane alone.",
     )
     parser.add_argument("session", nargs="?", help="session TOML file")
     parser.add_argument("--demo", action="store_true", help="open the example session with live replayed panes")

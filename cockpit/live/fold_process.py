@@ -27,11 +27,13 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-from cockpit.live.log_metrics import LogMetrics
 from cockpit.live.metrics_snapshot import MetricsSnapshot
 from cockpit.parse.log_events import BenchResult, ErrorBlock, LogEvent
+
+if TYPE_CHECKING:
+    from cockpit.live.log_metrics import LogMetrics
 
 SNAPSHOT_INTERVAL_S = 0.05
 _DERIVED = (ErrorBlock, BenchResult)  # built from lines that came as line events already
@@ -56,6 +58,7 @@ def _read_exact(stream: BinaryIO, n: int) -> bytes | None:
 # ----- the child ------------------------------------------------------------------------------
 def serve(fd_in: int, out: BinaryIO) -> None:
     """The child's loop: fold frames from `fd_in`, send snapshots to `out`, until EOF."""
+    from cockpit.live.log_metrics import LogMetrics
     from cockpit.parse.sglang_log import LogParser
 
     parser, metrics = LogParser(), LogMetrics()
@@ -268,6 +271,8 @@ class MetricsFolder:
 
     def _fold_here(self, first: list[Any] | None = None) -> None:
         """No child: fold in this thread (holds the GIL while it works)."""
+        from cockpit.live.log_metrics import LogMetrics
+
         self.metrics = metrics = LogMetrics()
         while (items := first or self._take()) is not None:
             if first is None:

@@ -7,8 +7,10 @@ hand one to the UI process; plain Python, no Textual.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from cockpit.live.log_metrics import LogMetrics
+if TYPE_CHECKING:  # the UI process only unpickles snapshots: no need to import the folding
+    from cockpit.live.log_metrics import LogMetrics
 
 SERIES = ("gen_throughput", "running_req", "queue_req", "token_usage")
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from cockpit.live.log_metrics import LogSummary
+from cockpit.parse.error_labels import FATAL_LABELS  # defined there (the log pane uses it too)
 from cockpit.parse.log_events import (
     NO_RANKS, CudaGraphCapture, DecodeBatch, ErrorBlock, ErrorLine, KvCacheSize, LoadingWeights,
     LogEvent, PrefillBatch, Ready, ServerArgs, ServerStopped,
@@ -16,13 +17,6 @@ from cockpit.parse.log_events import (
 RunState = Literal["starting", "loading", "capturing", "ready", "error", "stopped"]
 RUN_STATES: tuple[str, ...] = ("starting", "loading", "capturing", "ready", "error", "stopped")
 
-# Labels after which the server process is gone (or about to be). `retract` and
-# `memory_leak` are warnings; a bare traceback may be a request handler's, so only a
-# rank-tagged (scheduler) traceback block counts as a crash.
-FATAL_LABELS = frozenset({
-    "scheduler_exception", "child_failed", "killed", "fatal_python_error", "watchdog_timeout",
-    "kv_pool_oom", "cuda_error", "nccl", "cuda_oom", "npu_oom",
-})
 _STARTING = ("starting", "loading", "capturing")
 
 

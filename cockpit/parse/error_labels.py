@@ -41,6 +41,15 @@ _GATE = re.compile(r"memory|Memory|rror|Retract|Traceback|File|xception|atchdog|
 ALL_LABELS = tuple(sorted({label for label, _ in _SUBSTRING_TRIGGERS} | {"killed", "cuda_error"}))
 
 
+# Labels after which the server process is gone (or about to be). `retract` and
+# `memory_leak` are warnings; a bare traceback may be a request handler's, so only a
+# rank-tagged (scheduler) traceback block counts as a crash.
+FATAL_LABELS = frozenset({
+    "scheduler_exception", "child_failed", "killed", "fatal_python_error", "watchdog_timeout",
+    "kv_pool_oom", "cuda_error", "nccl", "cuda_oom", "npu_oom",
+})
+
+
 def line_error_labels(line: str) -> tuple[str, ...]:
     """Sorted labels this one physical line triggers (empty for almost every line)."""
     if _GATE.search(line) is None:

@@ -103,6 +103,10 @@ class LogBatch:
     first line this feed sent: a local file opened at its last lines has its beginning
     scanned at C speed, in another process, instead of parsed line by line. Sent once,
     in an otherwise empty batch, when the scan is done; add it to what the events fold to."""
+    preview: bool = False
+    """The last lines of a big first read, parsed alone so they are on screen at once;
+    the next batch with events holds them again, parsed with everything before them:
+    show these, then put that batch in their place (and fold only that one)."""
 
     @property
     def lines(self) -> list[LogEvent]:
@@ -148,6 +152,7 @@ class LogFeed:
         max_lines: int = 5000,
         queue_chunks: int = 64,
         scan_prefix: bool = False,
+        preview_bytes: int = 64 << 10,
     ) -> None:
         self._opener = opener
         self.description = description
@@ -155,6 +160,7 @@ class LogFeed:
         self.max_lines = max_lines
         self.queue_chunks = queue_chunks
         self.scan_prefix = scan_prefix
+        self.preview_bytes = preview_bytes
 
     # -- constructors ----------------------------------------------------------------------
     @classmethod
@@ -228,6 +234,7 @@ class LogFeed:
         n_lines = 0
         deadline: float | None = None
         scans: list[asyncio.Task[None]] = []
+        first_data = True
         try:
             while True:
                 timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
@@ -259,6 +266,15 @@ class LogFeed:
                     deadline = deadline or time.monotonic() + self.max_delay_s
                 if isinstance(item, LogBytes):
                     data = item.data
+                    if first_data and self.preview_bytes and len(data) > 4 * self.preview_bytes:
+                        # A big first read (the last 50k lines) takes a few hundred ms to
+                        # parse: its last lines go first, parsed on their own.
+                        cut = data.rfind(b"\n", 0, len(data) - self.preview_bytes) + 1
+                        if cut:
+                            # (notes wait for the full batch: the preview is thrown away)
+                            yield LogBatch(LogParser().feed(data[cut:]), [], state, preview=True)
+                            state = None
+                    first_data = False
                     # parse off the loop; the parser is only ever used by one thread at a time
                     new = await asyncio.to_thread(parser.feed, data) if len(data) > 4096 else parser.feed(data)
                     events += new

@@ -14,6 +14,9 @@ def palette_actions() -> list[ActionSpec]:
 
 
 class CockpitCommands(Provider):
+    def _specs(self) -> list[ActionSpec]:
+        return palette_actions()
+
     def _runner(self, spec: ActionSpec):  # noqa: ANN202
         from cockpit.ui.screens.main import MainScreen
 
@@ -27,13 +30,13 @@ class CockpitCommands(Provider):
         return f"{spec.description}  (key: {keys})"
 
     async def discover(self) -> Hits:
-        for spec in palette_actions():
+        for spec in self._specs():
             if runner := self._runner(spec):
                 yield DiscoveryHit(spec.title, runner, help=self._help(spec))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for spec in palette_actions():
+        for spec in self._specs():
             score = matcher.match(spec.title)
             if score > 0 and (runner := self._runner(spec)):
                 yield Hit(score, matcher.highlight(spec.title), runner, text=spec.title, help=self._help(spec))

@@ -12,7 +12,6 @@ from typing import Any
 from textual.message import Message
 
 from cockpit.model.enums import TaskStatus
-from cockpit.model.session import LogViewState
 
 
 # ----- task board ----------------------------------------------------------------------
@@ -92,14 +91,7 @@ class ProfileCopyRequested(Message):
     profile_id: str
 
 
-# ----- log view and live feeds ---------------------------------------------------------------
-@dataclass
-class LogViewChanged(Message):
-    """The log pane's follow/filter/search state changed (saved in the session's ui table)."""
-
-    state: LogViewState
-
-
+# ----- live feeds -----------------------------------------------------------------------------
 @dataclass
 class LiveItemReceived(Message):
     """One item (a batch of lines, a GPU sample, a topology) from an injected live feed."""

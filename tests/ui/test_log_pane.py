@@ -6,12 +6,9 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
-from textual.app import App, ComposeResult
-
 from cockpit.parse.sglang_log import parse_text
 from cockpit.sources.log_feed import LogBatch, LogFeed
-from cockpit.ui import gc_settle
-from cockpit.ui.themes import DEFAULT_THEME, load_themes, role_defaults, shipped_theme_dir
+from cockpit.ui.log_app import LogApp
 from cockpit.ui.widgets.log_buffer import ERROR
 from cockpit.ui.widgets.log_metrics_strip import LogMetricsStrip
 from cockpit.ui.widgets.log_pane import LogPane
@@ -46,39 +43,11 @@ def decode_lines(n: int, start_s: int = 0, dp: int | None = None) -> list[str]:
     return out
 
 
-class PaneApp(App[None]):
-    """The pane alone, on the cockpit themes, optionally pumping a LogFeed into it."""
+class PaneApp(LogApp):
+    """The pane alone: `cockpit log`'s app, optionally pumping a LogFeed into it."""
 
     def __init__(self, feed: LogFeed | None = None, max_lines: int = 50_000) -> None:
-        super().__init__()
-        themes, _ = load_themes([shipped_theme_dir()])
-        for theme in themes:
-            self.register_theme(theme)
-        self.theme = DEFAULT_THEME
-        self.log_feed = feed
-        self.max_lines = max_lines
-
-    def get_theme_variable_defaults(self) -> dict[str, str]:
-        return role_defaults(self.current_theme.to_color_system().generate())
-
-    def compose(self) -> ComposeResult:
-        yield LogPane(id="log", max_lines=self.max_lines)
-
-    def on_mount(self) -> None:
-        pane = self.query_one(LogPane)
-        pane.focus()
-        self.call_after_refresh(gc_settle.settle)  # as CockpitApp does once it is built
-        if self.log_feed is not None:
-            pane.set_state(self.log_feed.description)
-            self.run_worker(self._pump(self.log_feed), exclusive=True, exit_on_error=False)
-
-    def on_unmount(self) -> None:
-        gc_settle.release()
-
-    async def _pump(self, feed: LogFeed) -> None:
-        pane = self.query_one(LogPane)
-        async for item in feed.stream():
-            pane.feed(item)
+        super().__init__(feed, max_lines=max_lines)
 
 
 async def until(pilot, cond: Callable[[], bool], timeout: float = 15.0) -> None:
@@ -216,7 +185,7 @@ async def test_view_state_restores(tmp_path: Path) -> None:
         state = LogViewState(follow=False, filter="NCCL", search="pynccl", errors_only=True, hide_batches=True)
         pane.restore(state)
         await pilot.pause()
-        assert pane.view_state == state
+        assert pane.view_state.as_dict() == state.model_dump()
         assert pane.buffer.rows > 0
         assert all("NCCL" in pane.buffer.line_at(r).text for r in range(pane.buffer.rows))
         assert pane.search_next()
@@ -352,3 +321,24 @@ async def test_a_big_file_opened_at_its_end_shows_whole_log_figures_at_once() ->
         assert "whole log: gen ↑4.3k run ↑77 queue ↑12k errors: cuda_oom" in first, first
         await until(pilot, lambda: pane.metrics_idle and pane.metrics.summary.get("decode_lines", 0) >= 905)
         assert "whole log: gen ↑4.3k run ↑77" in strip.render().plain.splitlines()[0]
+
+
+async def test_a_preview_is_replaced_by_the_full_backlog(tmp_path: Path) -> None:
+    """The last lines show at once; the whole backlog then takes their place: every line
+    once, in order, and only the full batch is folded into the metrics."""
+    lines = decode_lines(3000)
+    everything = parse_text("\n".join(lines) + "\n")
+    preview = parse_text("\n".join(lines[-200:]) + "\n")
+    app = PaneApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        pane = app.query_one(LogPane)
+        pane.feed(LogBatch(preview, preview=True))
+        await pilot.pause()
+        assert lines[-1].startswith(screen_rows(pane)[-1][:80])
+        pane.feed(LogBatch(everything, ["connected"]))
+        await until(pilot, lambda: pane.metrics_idle and pane.metrics.lines > 0)
+        texts = pane.buffer.tail_texts(len(pane.buffer))
+        assert texts == ["── connected ──", *lines]
+        assert pane.buffer.total == len(lines) + 1
+        assert pane.metrics.lines == len(everything)
+        assert lines[-1].startswith(screen_rows(pane)[-1][:80])

@@ -132,3 +132,28 @@ def test_log_feed_imports_no_textual() -> None:
 
     code = "import sys, cockpit.sources.log_feed; assert 'textual' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+async def test_a_big_backlog_comes_first_as_a_preview_of_its_last_lines(tmp_path: Path) -> None:
+    log = tmp_path / "s.log"
+    append(log, [line(i) for i in range(60_000)], "w")  # ~9 MB: the preview is worth it
+    c = Collector(LogFeed.local(str(log), lines=50_000, scan_prefix=False))
+    await c.until(lambda: sum(not b.preview for b in c.batches if b.events) >= 1)
+    await c.stop()
+    preview, full = c.batches[0], next(b for b in c.batches if b.events and not b.preview)
+    assert preview.preview and not full.preview
+    shown = [e.line for e in preview.events]
+    everything = [e.line for e in full.events]
+    assert 100 < len(shown) < 2000  # a screenful or so, parsed at once
+    assert everything == [line(i) for i in range(10_000, 60_000)]  # the whole backlog, once
+    assert everything[-len(shown):] == shown  # the preview is its end
+
+
+async def test_a_small_backlog_has_no_preview(tmp_path: Path) -> None:
+    log = tmp_path / "s.log"
+    append(log, [line(i) for i in range(1000)], "w")
+    c = Collector(LogFeed.local(str(log), lines=1000))
+    await c.until(lambda: len(c.lines) >= 1000)
+    await c.stop()
+    assert not any(b.preview for b in c.batches)
+    assert c.lines == [line(i) for i in range(1000)]

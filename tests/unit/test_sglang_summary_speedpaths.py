@@ -175,8 +175,10 @@ def test_chunk_splits_inside_bench_and_traceback() -> None:
     check_all_splits("\r\n".join(lines).encode())
 
 
-def test_two_processes(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+@pytest.mark.parametrize("cpus", [2, 5])
+def test_slices_in_forked_processes(monkeypatch: pytest.MonkeyPatch, tmp_path, cpus: int) -> None:
     monkeypatch.setattr(log_summary, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(log_summary, "_cpus", lambda: cpus)  # 5 slices on any machine
     rnd = random.Random(3)
     pool = [DEC.format(r=rnd.randint(0, 300), g=f"{rnd.uniform(0, 2000):.2f}", q=rnd.randint(0, 50))
             for _ in range(50)] + [PRE.format(r=rnd.randint(0, 300), q=rnd.randint(0, 500)) for _ in range(20)]

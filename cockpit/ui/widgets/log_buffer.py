@@ -14,7 +14,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterable
 
-from cockpit.live.server_runs import FATAL_LABELS
+from cockpit.parse.error_labels import FATAL_LABELS
 from cockpit.parse.log_events import (
     BenchResult, DecodeBatch, ErrorBlock, ErrorLine, LogEvent, PrefillBatch,
 )
@@ -201,6 +201,17 @@ class LogBuffer:
         if first_marked is None:
             return revisit
         return first_marked if revisit is None else min(revisit, first_marked)
+
+    def discard_all(self) -> int:
+        """Forget every line (sequence numbers go on from where they were); returns how
+        many rows of the view went."""
+        rows = self.rows
+        self.first += len(self.texts)
+        self.total -= len(self.texts)
+        self.texts, self.flags, self.labels = [], [], {}
+        if self.visible is not None:
+            self.visible = []
+        return rows
 
     def _trim(self) -> int:
         excess = len(self.texts) - self.max_lines

@@ -7,8 +7,9 @@ Public surface the rest of the UI relies on:
 * `set_state(text)`: the source's state in words ("tail gpu1:/var/log/sglang.log",
   "gpu1: reconnecting in 8 s"); before any source it reads "no source configured";
 * `view_state` / `apply_view_state(state)` (alias `restore`): follow, filter, search,
-  errors-only, hide-batches, as saved in the session's `ui.log` table; a change made
-  in the pane posts `LogViewChanged`;
+  errors-only, hide-batches (a `LogView`; `apply_view_state` takes anything with those
+  fields, such as the session's `ui.log` table); a change made in the pane posts
+  `LogPane.ViewChanged`;
 * `throughput_series()`: (log time s, gen tokens/s summed over DP ranks) points, and the
   `LogPane.ThroughputUpdated` message posted whenever they change (for tokens per joule).
 
@@ -19,7 +20,7 @@ a virtual LogLinesView; metrics are folded off the UI's GIL by a MetricsFolder (
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,18 +33,35 @@ from textual.widgets import Static
 
 from cockpit.live.fold_process import MetricsFolder
 from cockpit.live.metrics_snapshot import MetricsSnapshot
-from cockpit.model.session import LogViewState
 from cockpit.parse.log_events import LogEvent
 from cockpit.parse.sglang_log import LogParser
 from cockpit.sources.log_feed import LogBatch
 from cockpit.ui.actions import bindings_for
-from cockpit.ui.messages import LogViewChanged
 from cockpit.ui.screens.prompt import PromptScreen
 from cockpit.ui.widgets.log_buffer import LogBuffer, compile_pattern
 from cockpit.ui.widgets.log_metrics_strip import LogMetricsStrip
 from cockpit.ui.widgets.log_view import LogLinesView
 
 NO_SOURCE = "no source configured"
+
+
+@dataclass(frozen=True, slots=True)
+class LogView:
+    """What the pane shows: the fields of the session's `ui.log` table (LogViewState),
+    plain here so the pane (and `cockpit log`) starts without the session model."""
+
+    follow: bool = True
+    filter: str | None = None
+    search: str | None = None
+    errors_only: bool = False
+    hide_batches: bool = False
+
+    @classmethod
+    def of(cls, state: object) -> LogView:
+        return cls(**{name: getattr(state, name) for name in cls.__slots__})  # type: ignore[attr-defined]
+
+    def as_dict(self) -> dict:
+        return {name: getattr(self, name) for name in self.__slots__}  # type: ignore[attr-defined]
 
 
 class LogPane(Vertical, can_focus=True):
@@ -55,6 +73,12 @@ class LogPane(Vertical, can_focus=True):
         """A new metrics snapshot from the folding thread (internal to the pane)."""
 
         snapshot: MetricsSnapshot
+
+    @dataclass
+    class ViewChanged(Message):
+        """Follow, filter, search or a toggle changed in the pane (saved in `ui.log`)."""
+
+        state: LogView
 
     @dataclass
     class ThroughputUpdated(Message):
@@ -72,7 +96,7 @@ class LogPane(Vertical, can_focus=True):
 
     def __init__(self, *, max_lines: int = 50_000, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._state = LogViewState()
+        self._state = LogView()
         self.border_title = Content(f"Server log · {self._describe_view()}")
         self._max_lines = max_lines
         self.state_text = NO_SOURCE
@@ -81,6 +105,7 @@ class LogPane(Vertical, can_focus=True):
         self._folder: MetricsFolder | None = None
         self._text_parser: LogParser | None = None  # for plain str items
         self._search = None
+        self._preview = False  # the buffer holds a LogBatch preview, to be replaced
         self._sync_pending = False  # lines stored, the view not yet told
         self._removed = 0  # rows dropped from the top since the view was last told
         self._last_sync = 0.0
@@ -125,6 +150,13 @@ class LogPane(Vertical, can_focus=True):
                     self.query_one(LogMetricsStrip).show_before(item.summary)
             if not events and not notes:
                 return
+            if item.preview:
+                self._preview = True
+                self.add(events, notes, fold=False)
+                return
+            if self._preview and events:  # the same lines and all before them, in their place
+                self._preview = False
+                self._removed += self.buffer.discard_all()
         elif isinstance(item, str) or (isinstance(item, list) and item and isinstance(item[0], str)):
             text = item if isinstance(item, str) else "\n".join(item)
             self._text_parser = self._text_parser or LogParser()
@@ -133,13 +165,13 @@ class LogPane(Vertical, can_focus=True):
             events = list(item)
         self.add(events, notes)
 
-    def add(self, events: list[LogEvent], notes: list[str] = ()) -> None:  # type: ignore[assignment]
+    def add(self, events: list[LogEvent], notes: list[str] = (), *, fold: bool = True) -> None:  # type: ignore[assignment]
         buffer = self.buffer
         removed = 0
         for note in notes:
             removed += buffer.add_note(f"── {note} ──")
         removed += buffer.add_events(events)
-        if self._folder is not None:
+        if self._folder is not None and fold:
             self._folder.submit(events)
         if not self.is_mounted:
             return
@@ -195,13 +227,13 @@ class LogPane(Vertical, can_focus=True):
 
     # ----- view state (saved in ui.log) ------------------------------------------------
     @property
-    def view_state(self) -> LogViewState:
-        return self._state.model_copy()
+    def view_state(self) -> LogView:
+        return self._state
 
-    def apply_view_state(self, state: LogViewState) -> None:
+    def apply_view_state(self, state: object) -> None:
         self._sync_view()  # the view up to date with the buffer before it moves
         old = self._state
-        self._state = state.model_copy()
+        self._state = state = LogView.of(state)
         if (old.filter, old.errors_only, old.hide_batches) != (state.filter, state.errors_only, state.hide_batches) \
                 or self.buffer.filtered != bool(state.filter or state.errors_only or state.hide_batches):
             self._refilter()
@@ -244,8 +276,8 @@ class LogPane(Vertical, can_focus=True):
         self._update_counts()
 
     def _changed(self, **changes: Any) -> None:
-        self.apply_view_state(self._state.model_copy(update=changes))
-        self.post_message(LogViewChanged(self.view_state))
+        self.apply_view_state(replace(self._state, **changes))
+        self.post_message(self.ViewChanged(self.view_state))
 
     def _describe_view(self) -> str:
         s = self._state
