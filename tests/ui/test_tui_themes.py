@@ -19,6 +19,12 @@ def test_the_shipped_themes_load_and_name_every_role():
     assert [t.dark for t in themes if t.name == "cockpit-light"] == [False]
 
 
+def test_the_shipped_themes_pass_the_user_file_schema_and_load_the_same_without_it():
+    """Shipped files are read without the validator at run time: this is their check."""
+    for path in sorted(shipped_theme_dir().glob("*.toml")):
+        assert load_theme_file(path, trusted=True) == load_theme_file(path), path.name
+
+
 @pytest.mark.parametrize(("text", "reason"), [
     ('name = "bad"\nprimary = "notacolour"\n', "primary: Value error"),
     ('name = "bad"\nprimary = "#FF0000"\nsparkle = true\n', "sparkle: Extra inputs"),
