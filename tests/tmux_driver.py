@@ -25,8 +25,11 @@ class Tmux:
                     "COLORTERM": "truecolor"}
 
     def run(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-L", self.socket, "-f", str(self.conf), *args],
-                              check=True, capture_output=True, text=True).stdout
+        done = subprocess.run(["tmux", "-L", self.socket, "-f", str(self.conf), *args],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            raise AssertionError(f"tmux {' '.join(args[:2])} failed ({done.returncode}): {done.stderr.strip()}")
+        return done.stdout
 
     def start(self, command: str, width: int = 120, height: int = 40) -> None:
         env = [part for key, value in self.env.items() for part in ("-e", f"{key}={value}")]
@@ -68,7 +71,13 @@ class Tmux:
             time.sleep(0.2)
 
     def kill(self) -> None:
+        """Stop the server and wait until it is gone: a new session started on the same
+        socket while the old server is still exiting fails ("server exited unexpectedly")."""
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and subprocess.run(
+                ["tmux", "-L", self.socket, "has-session"], capture_output=True).returncode == 0:
+            time.sleep(0.05)
 
 
 @pytest.fixture

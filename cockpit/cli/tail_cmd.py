@@ -32,6 +32,9 @@ _SAFE_ASCII = bytes([0x09, 0x0A, *range(0x20, 0x7F)])  # deleted: if nothing is 
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
+from cockpit.cli.target_args import add_target_args, source_of  # noqa: E402 - after the sanitizer fallback
+
+
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "tail",
@@ -39,18 +42,10 @@ def register(subparsers: Any) -> None:
         description="Follow a log like `tail -F`, locally or over SSH, resuming after a dropped "
         "link with no line lost or repeated. Log lines go to stdout, state to stderr.",
     )
-    p.add_argument("target", metavar="TARGET",
-                   help="a local path, [user@]host:path, ssh://[user@]host[:port]/path, or a host with --cmd")
-    p.add_argument("--cmd", metavar="COMMAND",
-                   help='follow a command on the host instead of a file, e.g. "docker logs -f --tail 0 sglang"')
-    start = p.add_mutually_exclusive_group()
-    start.add_argument("-n", "--lines", type=int, default=10, metavar="N", help="start with the last N lines (default 10)")
-    start.add_argument("--from-start", action="store_true", help="start at the first byte of the file")
+    add_target_args(p, lines=10, lines_help="start with the last N lines (default 10)",
+                    cmd_example="docker logs -f --tail 0 sglang")
     p.add_argument("--json", action="store_true",
                    help="one JSON object per line: parsed SGLang events (or {\"line\": ...})")
-    p.add_argument("--known-hosts", metavar="PATH", help="known_hosts file to verify the host key against")
-    p.add_argument("--ssh-config", metavar="PATH", action="append",
-                   help="ssh_config file(s) to read instead of ~/.ssh/config")
     # for benchmarks and scripts: stop once this many log bytes were written
     p.add_argument("--stop-after-bytes", type=int, default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=run)
@@ -69,13 +64,8 @@ def run(args: argparse.Namespace) -> int:
 async def _tail(args: argparse.Namespace) -> int:
     from cockpit.sources.log_tail import LocalFile, ResumableTail
 
-    fields: dict[str, Any] = {}
-    if args.ssh_config:
-        fields["config"] = tuple(args.ssh_config)
-    if args.known_hosts:
-        fields["known_hosts"] = args.known_hosts
     try:
-        source = ResumableTail.parse_source(args.target, command=args.cmd, **fields)
+        source = source_of(args)
     except ValueError as exc:
         print(f"cockpit tail: {exc}", file=sys.stderr)
         return 2

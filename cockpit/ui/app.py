@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding
 from textual.css.query import NoMatches
@@ -82,6 +82,8 @@ class CockpitApp(App[None]):
         self.sources = sources or LiveSources()
         self.clock = clock or (lambda: datetime.now(UTC).astimezone())
         self.watch_interval_s = watch_interval_s
+        self._restored = False  # the saved tab and focus applied (after the first frame)
+        self._early_keys = False  # a key came before that
         self.keymap = dict(keymap or {})
         self.host_states: dict[str, str] = {host.name: "" for host in session.hosts}
         self.saved_revision = 0
@@ -132,11 +134,19 @@ class CockpitApp(App[None]):
     def _restore_view(self) -> None:
         """After the first frame: fill the hidden tabs, then put the view where `ui` says."""
         self.main_screen.render_hidden_tabs()
-        ui_state.apply(self.main_screen, self.editor.session.ui)
+        # A key pressed between the first frame and now (`w`, a tab key) wins over the
+        # saved tab and focus: undoing it would look like a lost key.
+        ui_state.apply(self.main_screen, self.editor.session.ui, move=not self._early_keys)
+        self._restored = True
         self.call_after_refresh(gc_settle.settle)  # the app is built: out of the GC's walks
 
     def on_unmount(self) -> None:
         gc_settle.release()
+
+    async def on_event(self, event: events.Event) -> None:
+        if not self._restored and isinstance(event, events.Key):
+            self._early_keys = True
+        await super().on_event(event)
 
     # ----- edits --------------------------------------------------------------------------
     @property

@@ -66,8 +66,9 @@ def capture(screen: MainScreen, base: UiState) -> UiState:
     })
 
 
-def apply(screen: MainScreen, ui: UiState) -> None:
-    """Put the widgets where `ui` says; unknown ids and keys are ignored (items may be gone)."""
+def apply(screen: MainScreen, ui: UiState, *, move: bool = True) -> None:
+    """Put the widgets where `ui` says; unknown ids and keys are ignored (items may be gone).
+    With `move` False the tab and focus stay where they are (the person already moved)."""
     board = screen.query_one(TaskBoard)
     column = ui.selection.get("tasks")
     if column in {s.value for s in TASK_COLUMNS}:
@@ -79,6 +80,8 @@ def apply(screen: MainScreen, ui: UiState) -> None:
             widget.select_id(ident)
         widget.restore_scroll(ui.scroll.get(widget.state_key, 0))
     screen.query_one(LogPane).apply_view_state(ui.log)
+    if not move:
+        return
     tab = ui.active_tab or "main"
     screen.action_show_tab(tab, focus=False)
     focus = ui.focused_pane

@@ -150,3 +150,20 @@ async def test_the_watcher_polls_the_file(session_path):
         _outside_add(session_path, "added from a shell")
         await until(lambda: task(app, "t6") is not None, pilot)
         assert app.screen.query_one(TaskBoard).selected_task_id == "t1"
+
+
+async def test_a_key_before_the_saved_view_is_restored_is_not_undone(session_path):
+    """The saved focus is put back just after the first frame; a person who pressed `w`
+    or a tab key in between keeps what they chose (it used to look like a lost key)."""
+    app = make_app(session_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = app.main_screen
+        app._restored, app._early_keys = False, False  # as just after the first frame
+        await pilot.press("w")  # board -> log
+        assert app._early_keys
+        focused = screen.focused
+        app._restore_view()
+        await pilot.pause()
+        assert screen.focused is focused, "the saved focus did not take the key back"
+        assert app._restored
