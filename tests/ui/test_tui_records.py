@@ -81,3 +81,20 @@ async def test_one_key_sets_the_last_action_and_the_banner_shows_it(session_path
         await until(lambda: "Pinned NCCL to node 0" in screen_text(app), pilot)
         await pilot.press("x")
         assert "Where you left off" not in screen_text(app)
+
+
+async def test_the_handoff_tab_renders_and_follows_edits(session_path):
+    """Its Markdown widget is made when the tab is first filled (after the first frame);
+    an edit shows in it the next time the tab is shown."""
+    from textual.widgets import Markdown
+
+    app = make_app(session_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("0")
+        await pilot.pause()
+        first = app.screen.query_one("#handoff-markdown", Markdown)
+        assert "## 1. Goal" in first.source
+        app.apply_edit(lambda e: e.set_last_action("Relaunched with EP=8", "Benchmark it"))
+        await pilot.press("1", "0")
+        await until(lambda: "Relaunched with EP=8" in first.source, pilot)
+        assert len(app.screen.query(Markdown)) == 1  # updated, not mounted twice

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 from cockpit.model.edits import SessionEditor
 from cockpit.model.session import Session
 from cockpit.ui import messages as msg
-from cockpit.ui.screens.forms import BenchmarkForm, DiscoveryForm, LastActionForm, LinkForm, TaskForm
 from cockpit.ui.widgets.banner import LeftOffBanner
 from cockpit.ui.widgets.benchmarks_view import BenchmarksView
 from cockpit.ui.widgets.discoveries_view import DiscoveriesView
@@ -20,6 +19,12 @@ from cockpit.ui.widgets.task_board import TaskBoard
 
 if TYPE_CHECKING:
     from cockpit.ui.app import CockpitApp
+
+
+def _forms():  # noqa: ANN202 - the form screens, imported when one first opens (not at startup)
+    from cockpit.ui.screens import forms
+
+    return forms
 
 
 def _find(items: list[Any], ident: str) -> Any:
@@ -47,7 +52,7 @@ class MainIntents:
             if ident:
                 self._select_task(ident)
 
-        self.app.push_screen(TaskForm(column=message.status.value), done)
+        self.app.push_screen(_forms().TaskForm(column=message.status.value), done)
 
     def on_task_edit_requested(self, message: msg.TaskEditRequested) -> None:
         task = _find(self._session.tasks, message.task_id)
@@ -59,7 +64,7 @@ class MainIntents:
                 self.app.apply_edit(lambda ed: ed.edit_task(task.id, **result))
                 self._select_task(task.id)
 
-        self.app.push_screen(TaskForm(task), done)
+        self.app.push_screen(_forms().TaskForm(task), done)
 
     def on_task_delete_requested(self, message: msg.TaskDeleteRequested) -> None:
         self.app.apply_edit(lambda ed: ed.delete_task(message.task_id),
@@ -86,7 +91,7 @@ class MainIntents:
                 self.app.apply_edit(lambda ed: set_task_links(ed, task.id, chosen))
                 self._select_task(task.id)
 
-        self.app.push_screen(LinkForm(self._session, task), done)
+        self.app.push_screen(_forms().LinkForm(self._session, task), done)
 
     def on_task_review_acknowledged(self, message: msg.TaskReviewAcknowledged) -> None:
         task = _find(self._session.tasks, message.task_id)
@@ -109,7 +114,7 @@ class MainIntents:
             if ident:
                 self.query_one(DiscoveriesView).select(ident)  # type: ignore[attr-defined]
 
-        self.app.push_screen(DiscoveryForm(self._session), done)
+        self.app.push_screen(_forms().DiscoveryForm(self._session), done)
 
     def on_discovery_edit_requested(self, message: msg.DiscoveryEditRequested) -> None:
         disc = _find(self._session.discoveries, message.discovery_id)
@@ -123,7 +128,7 @@ class MainIntents:
             if changed:
                 self._edit_discovery(disc.id, changed)
 
-        self.app.push_screen(DiscoveryForm(self._session, disc), done)
+        self.app.push_screen(_forms().DiscoveryForm(self._session, disc), done)
 
     def _edit_discovery(self, ident: str, changed: dict[str, Any]) -> None:
         before = {t.id for t in self._session.tasks if t.review}
@@ -152,7 +157,7 @@ class MainIntents:
             if ident:
                 self.query_one(BenchmarksView).select(ident)  # type: ignore[attr-defined]
 
-        self.app.push_screen(BenchmarkForm(self._session), done)
+        self.app.push_screen(_forms().BenchmarkForm(self._session), done)
 
     def on_benchmark_delete_requested(self, message: msg.BenchmarkDeleteRequested) -> None:
         self.app.apply_edit(lambda ed: ed.delete_benchmark(message.benchmark_id),
@@ -176,7 +181,7 @@ class MainIntents:
                 banner.show(self._session.last_action)
                 banner.display = not self.banner_dismissed  # type: ignore[attr-defined]
 
-        self.app.push_screen(LastActionForm(self._session.last_action), done)
+        self.app.push_screen(_forms().LastActionForm(self._session.last_action), done)
 
 
 def set_task_links(editor: SessionEditor, task_id: str, chosen: list[str]) -> None:

@@ -7,7 +7,7 @@ from datetime import datetime
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 from cockpit.model.session import Session
 from cockpit.model.targets import TargetScore
@@ -89,7 +89,7 @@ class HandoffView(TextView):
         self._source = ""
 
     def compose(self) -> ComposeResult:
-        yield Markdown("", id="handoff-markdown")
+        return iter(())  # the Markdown widget is mounted on first show
 
     def show(self, session: Session, now: datetime | None = None) -> None:
         try:
@@ -100,4 +100,12 @@ class HandoffView(TextView):
             text = render_handoff(session)
         if text != self._source:
             self._source = text
-            self.query_one(Markdown).update(text)
+            # Made on first use: markdown-it costs ~30 ms of imports, which the first frame
+            # need not wait for (this tab is hidden then).
+            from textual.widgets import Markdown
+
+            found = self.query(Markdown)
+            if found:
+                found.first().update(text)
+            else:
+                self.mount(Markdown(text, id="handoff-markdown"))
