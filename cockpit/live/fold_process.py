@@ -208,15 +208,14 @@ class MetricsFolder:
         try:
             while (items := self._take()) is not None:
                 self._taken(items)
-                frames = []
-                for item in items:
-                    if isinstance(item, dict):
-                        frames.append(_frame(b"S" + pickle.dumps(item, protocol=5)))
-                    else:
-                        frames.append(_frame(b"T" + events_text(item).encode("utf-8", "replace")))
                 with self._lock:
-                    self._sent += len(frames)
-                proc.stdin.write(b"".join(frames))  # type: ignore[union-attr]
+                    self._sent += len(items)
+                for item in items:  # one frame at a time: a backlog is never copied whole
+                    if isinstance(item, dict):
+                        frame = _frame(b"S" + pickle.dumps(item, protocol=5))
+                    else:
+                        frame = _frame(b"T" + events_text(item).encode("utf-8", "replace"))
+                    proc.stdin.write(frame)  # type: ignore[union-attr]
                 proc.stdin.flush()  # type: ignore[union-attr]
         except (OSError, ValueError):  # the child died: fold here from now on
             self._end_child(proc)

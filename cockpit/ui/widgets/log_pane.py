@@ -185,7 +185,9 @@ class LogPane(Vertical, can_focus=True):
             else:
                 self.call_later(self._sync_view)
 
-    SYNC_INTERVAL_S = 1 / 60
+    SYNC_INTERVAL_S = 1 / 30
+    """New lines are drawn at most 30 times a second: in a burst a screenful goes by each
+    time anyway, and the frames saved are time for keys (a key redraws at once)."""
 
     def _sync_view(self) -> None:
         """Apply what `add` stored: keep a paused view on its lines, size, follow, counts."""
