@@ -9,7 +9,8 @@ under 20k lines/s, peak RSS after 1M and 10M lines.  A script, not a test.
     case) and on the same lines with monotone timestamps (5k lines/s, as a busy server).
 (a) every program started the same way, in a fresh tmux session at 160x50, timed until the
     file's last line is on its screen (capture-pane polled): `cockpit log FILE` (the pane
-    alone), `tl FILE` (toolong, from benchmarks/out/toolong-venv), and for reference the
+    alone), `tl FILE` (toolong 1.5.0, installed into benchmarks/out/toolong-venv on first
+    run), and for reference the
     whole cockpit on a session whose host log is FILE. Process start and imports count.
     Medians of --runs rounds, one run of each per round.
 (b) `cockpit log FILE` in tmux at 250 columns, until "whole log:" (the file's figures:
@@ -147,12 +148,29 @@ gpu_source = "none"
     return toml
 
 
+def toolong() -> Path | None:
+    """`tl` from its own venv (benchmarks/out/toolong-venv), made on first use: toolong
+    pins an older Textual than cockpit's. None when it cannot be installed."""
+    venv = OUT / "toolong-venv"
+    tl = venv / "bin" / "tl"
+    if not tl.exists():
+        log = OUT / "toolong-install.log"
+        with log.open("w") as out:
+            ok = subprocess.run([sys.executable, "-m", "venv", str(venv)], stdout=out, stderr=out).returncode == 0 \
+                and subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "toolong==1.5.0"],
+                                   stdout=out, stderr=out).returncode == 0
+        if not ok:
+            print(f"  toolong not installed (see {log})")
+            return None
+    return tl
+
+
 def open_times(path: Path, runs: int, skip_toolong: bool) -> dict:
     """Medians of `runs` rounds, each round one run of each program (load hits them alike)."""
     want = last_text(path)[:30]
-    tl = OUT / "toolong-venv" / "bin" / "tl"
+    tl = None if skip_toolong else toolong()
     progs = {"log": f"{cockpit_bin()} log {path}", "session": f"{cockpit_bin()} {session_for(path)}"}
-    if tl.exists() and not skip_toolong:
+    if tl is not None:
         progs["toolong"] = f"{tl} {path}"
     times: dict[str, list[float]] = {name: [] for name in progs}
     for _ in range(runs):
