@@ -182,8 +182,7 @@ def scan(data, start: int, end: int) -> Partial:
         out.max_gen = _max_value(data, start, end, _GEN)
         out.last_gen = _last_value(data, start, end, _GEN)
     if out.decode or out.prefill or out.legacy_lines or out.legacy:
-        out.max_running = _max_value(data, start, end, _RUNNING)
-        out.max_queue = _max_value(data, start, end, _QUEUE)
+        out.max_running, out.max_queue = _max_values(data, start, end, (_RUNNING, _QUEUE))
     if out.legacy:  # many legacy lines: one pass instead of the per-line reads
         rests = _LEG_REST.findall(data, start, end)  # one per line: the rest runs to its end
         out.legacy_lines = len(rests)
@@ -224,34 +223,72 @@ def _last_value(data, start: int, end: int, field: tuple):
                 return value
 
 
-def _max_value(data, start: int, end: int, field: tuple):
-    label, _, kinds, is_float = field
+def _seed(data, start: int, end: int, field: tuple):
+    """(value, its text) of the best of a few valid values spread over the slice."""
+    label, vrx, kinds, is_float = field
     best = best_text = None
-    # seed the threshold with a few valid values spread over the slice
     step = max(1, (end - start) // SAMPLES)
     for at in range(start, end, step):
         pos = data.find(label, at, end)
         if pos < 0:
             break
         if _valid(data, start, pos, kinds):
-            m = field[1].match(data, pos, end)
+            m = vrx.match(data, pos, end)
             if m is not None:
                 value = float(m.group(1)) if is_float else int(m.group(1))
                 if best is None or value > best:
                     best, best_text = value, m.group(1)
-    rx = _greater_rx(label, best_text, is_float)
+    return best, best_text
+
+
+def _max_value(data, start: int, end: int, field: tuple):
+    return _max_values(data, start, end, (field,))[0]
+
+
+def _max_values(data, start: int, end: int, fields: tuple):
+    """The greatest valid value of each field, in one pass: the fields' labels share their
+    first byte (`#running-req: `, `#queue-req: `), so one regex holds every field's
+    "greater than its best so far" branch after it."""
+    seeds = [_seed(data, start, end, f) for f in fields]
+    best = [b for b, _ in seeds]
+    texts = [t for _, t in seeds]
+    rx = _greater_any(fields, texts)
     pos = start
     while True:
         m = rx.search(data, pos, end)
         if m is None:
             return best
         pos = m.end()
-        if _valid(data, start, m.start(), kinds):
-            vm = field[1].match(data, m.start(), end)
-            value = float(vm.group(1)) if is_float else int(vm.group(1))
-            if best is None or value > best:
-                best, best_text = value, vm.group(1)
-                rx = _greater_rx(label, best_text, is_float)
+        at = m.start()
+        for i, (label, vrx, kinds, is_float) in enumerate(fields):
+            if len(fields) > 1 and data[at:at + len(label)] != label:  # (mmap has no startswith)
+                continue
+            if _valid(data, start, at, kinds):
+                vm = vrx.match(data, at, end)
+                value = float(vm.group(1)) if is_float else int(vm.group(1))
+                if best[i] is None or value > best[i]:
+                    best[i], texts[i] = value, vm.group(1)
+                    rx = _greater_any(fields, texts)
+            break
+
+
+_ANY_RX_CACHE: dict[tuple, re.Pattern[bytes]] = {}
+
+
+def _greater_any(fields: tuple, texts: list) -> re.Pattern[bytes]:
+    """One regex: any field's label followed by a number greater than its text."""
+    key = tuple((f[0], t, f[3]) for f, t in zip(fields, texts))
+    rx = _ANY_RX_CACHE.get(key)
+    if rx is None:
+        if len(fields) == 1:
+            rx = _greater_rx(*key[0])
+        else:
+            first = fields[0][0][:1]
+            assert all(f[0][:1] == first for f in fields), "labels must share their first byte"
+            rx = re.compile(re.escape(first) + b"(?:" + b"|".join(
+                re.escape(label[1:]) + _greater(text, is_float) for label, text, is_float in key) + b")")
+        _ANY_RX_CACHE[key] = rx
+    return rx
 
 
 _RX_CACHE: dict[tuple, re.Pattern[bytes]] = {}
