@@ -32,8 +32,6 @@ import argparse
 import asyncio
 import json
 import os
-import resource
-import shutil
 import statistics
 import subprocess
 import sys

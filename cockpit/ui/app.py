@@ -140,9 +140,6 @@ class CockpitApp(App[None]):
         self._restored = True
         self.call_after_refresh(gc_settle.settle)  # the app is built: out of the GC's walks
 
-    def on_unmount(self) -> None:
-        gc_settle.release()
-
     async def on_event(self, event: events.Event) -> None:
         if not self._restored and isinstance(event, events.Key):
             self._early_keys = True
@@ -353,6 +350,7 @@ class CockpitApp(App[None]):
         self.set_host_state(label, state)
 
     def on_unmount(self) -> None:
+        gc_settle.release()
         for stop in self.sources.on_stop:
             try:
                 stop()
