@@ -342,3 +342,18 @@ async def test_a_preview_is_replaced_by_the_full_backlog(tmp_path: Path) -> None
         assert pane.buffer.total == len(lines) + 1
         assert pane.metrics.lines == len(everything)
         assert lines[-1].startswith(screen_rows(pane)[-1][:80])
+
+
+async def test_cockpit_log_runs_the_pane_actions_from_the_palette() -> None:
+    from tui_support import keys_for
+
+    app = PaneApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        pane = app.query_one(LogPane)
+        await pilot.pause()
+        await pilot.press("ctrl+p")
+        await pilot.press(*keys_for("log: errors only"))
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await until(pilot, lambda: pane.view_state.errors_only)
+        assert "errors only" in pane.border_title
