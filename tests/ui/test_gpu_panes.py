@@ -15,53 +15,26 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.app import App, ComposeResult
 from textual.widget import Widget
+
+from paths import CORPUS as SHARED_CORPUS
+from tui_support import OnePaneApp
 
 from cockpit.parse.gpu_sample import GpuSample
 from cockpit.parse.nvsmi_query import QUERY_FIELDS, parse_nvsmi_table, parse_query_csv
 from cockpit.parse.nvsmi_topo import parse_topology
 from cockpit.sources.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
-from cockpit.ui.themes import DEFAULT_THEME, load_themes, role_defaults, shipped_theme_dir
 from cockpit.ui.widgets.gpu_pane import GpuPane
 from cockpit.ui.widgets.gpu_render import pcie_downgraded
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO_CSV = REPO / "sessions" / "demo" / "nvidia-smi-query.csv"
 DEMO_TOPO = REPO / "sessions" / "demo" / "nvidia-smi-topo.txt"
-CORPUS = Path("/work/shared/corpus/nvidia-smi")
+CORPUS = SHARED_CORPUS / "nvidia-smi"  # ../shared beside the clone
 HOST = "lxc"
 
 
-class PaneApp(App[None]):
-    """One pane filling the screen, the cockpit themes loaded, the default theme on."""
-
-    CSS = "Screen { layout: vertical; } Screen > * { height: 1fr; }"
-
-    def __init__(self, pane: Callable[[], Widget], items: Sequence[Any] = (),
-                 after: Callable[[Widget], None] | None = None) -> None:
-        super().__init__()
-        themes, problems = load_themes([shipped_theme_dir()])
-        assert not problems
-        for theme in themes:
-            self.register_theme(theme)
-        self.theme = DEFAULT_THEME
-        self._pane = pane
-        self._items = list(items)
-        self._after = after
-
-    def get_theme_variable_defaults(self) -> dict[str, str]:
-        return role_defaults(self.current_theme.to_color_system().generate())
-
-    def compose(self) -> ComposeResult:
-        yield self._pane()
-
-    def on_mount(self) -> None:
-        pane = self.screen.children[0]
-        for item in self._items:
-            pane.feed(item)  # type: ignore[attr-defined]
-        if self._after is not None:
-            self._after(pane)
+PaneApp = OnePaneApp
 
 
 # ----- samples from real text ------------------------------------------------------------------

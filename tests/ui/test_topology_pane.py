@@ -4,24 +4,24 @@ SYS summary and the colours coming from the theme roles."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.app import App, ComposeResult
-from textual.widget import Widget
+
+from paths import CORPUS as SHARED_CORPUS
+from tui_support import OnePaneApp
 
 from cockpit.parse.nvsmi_topo import parse_topology
 from cockpit.sources.gpu_events import GpuSourceUnavailable
-from cockpit.ui.themes import DEFAULT_THEME, load_themes, role_colour, role_defaults, shipped_theme_dir
+from cockpit.ui.themes import role_colour
 from cockpit.ui.widgets.topology_pane import PLACEHOLDER, TopologyPane
 from cockpit.ui.widgets.gpu_render import Palette
 from cockpit.ui.widgets.topology_render import render_matrix, sys_groups, sys_pairs
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO_TOPO = REPO / "sessions" / "demo" / "nvidia-smi-topo.txt"
-CORPUS = Path("/work/shared/corpus/nvidia-smi")
+CORPUS = SHARED_CORPUS / "nvidia-smi"  # ../shared beside the clone
 
 # real pastes (see the corpus index.tsv): 1x GPU, 2x with one NIC, 4x with N/A NUMA, 8x + 12 NICs
 SOURCES = {
@@ -32,31 +32,7 @@ SOURCES = {
 }
 
 
-class PaneApp(App[None]):
-    """One pane filling the screen, the cockpit themes loaded, the default theme on."""
-
-    CSS = "Screen { layout: vertical; } Screen > * { height: 1fr; }"
-
-    def __init__(self, pane: Callable[[], Widget], items: Sequence[Any] = ()) -> None:
-        super().__init__()
-        themes, problems = load_themes([shipped_theme_dir()])
-        assert not problems
-        for theme in themes:
-            self.register_theme(theme)
-        self.theme = DEFAULT_THEME
-        self._pane = pane
-        self._items = list(items)
-
-    def get_theme_variable_defaults(self) -> dict[str, str]:
-        return role_defaults(self.current_theme.to_color_system().generate())
-
-    def compose(self) -> ComposeResult:
-        yield self._pane()
-
-    def on_mount(self) -> None:
-        pane = self.screen.children[0]
-        for item in self._items:
-            pane.feed(item)  # type: ignore[attr-defined]
+PaneApp = OnePaneApp
 
 
 def topo_app(*items: Any) -> PaneApp:

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from textual.app import App, ComposeResult
+from textual.widget import Widget
+
 from cockpit.model.enums import TaskStatus
 from cockpit.store.toml_store import load_session
+from cockpit.ui.themes import DEFAULT_THEME, load_themes, role_defaults, shipped_theme_dir
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "sessions" / "glm5-nvfp4.toml"
@@ -67,3 +71,37 @@ def keys_for(text: str) -> list[str]:
              "-": "minus", ".": "full_stop", "/": "slash", "?": "question_mark", ",": "comma",
              ":": "colon", "_": "underscore"}
     return [names.get(ch, ch) for ch in text]
+
+
+
+class OnePaneApp(App[None]):
+    """One pane filling the screen, the cockpit themes loaded, the default theme on;
+    `items` are fed to it on mount, then `after(pane)` runs."""
+
+    CSS = "Screen { layout: vertical; } Screen > * { height: 1fr; }"
+    TITLE = "PaneApp"  # the window title the pane snapshots were taken with
+
+    def __init__(self, pane: Callable[[], Widget], items: Sequence[Any] = (),
+                 after: Callable[[Widget], None] | None = None) -> None:
+        super().__init__()
+        themes, problems = load_themes([shipped_theme_dir()])
+        assert not problems
+        for theme in themes:
+            self.register_theme(theme)
+        self.theme = DEFAULT_THEME
+        self._pane = pane
+        self._items = list(items)
+        self._after = after
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return role_defaults(self.current_theme.to_color_system().generate())
+
+    def compose(self) -> ComposeResult:
+        yield self._pane()
+
+    def on_mount(self) -> None:
+        pane = self.screen.children[0]
+        for item in self._items:
+            pane.feed(item)  # type: ignore[attr-defined]
+        if self._after is not None:
+            self._after(pane)
