@@ -62,11 +62,9 @@ class LogLinesView(ScrollView, can_focus=True):
             return
         bars = (self.show_vertical_scrollbar, self.show_horizontal_scrollbar)
         self.set_reactive(LogLinesView.virtual_size, size)
-        self._refresh_scrollbars()
+        self._scroll_update(size)  # scrollbars shown or not, their sizes, scroll clamped
         if (self.show_vertical_scrollbar, self.show_horizontal_scrollbar) != bars:
             self.refresh(layout=True)  # a scrollbar came or went: the region changes
-        else:
-            self._scroll_update(size)
 
     def _to_end(self) -> None:
         self._end_pending = False
