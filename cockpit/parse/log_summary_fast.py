@@ -23,6 +23,7 @@ reasoning (tests compare it with the event path on corpus, fuzz and edge inputs)
 
 from __future__ import annotations
 
+import os
 import re
 
 from cockpit.parse.error_labels import line_error_labels
@@ -172,17 +173,39 @@ def _max(a, b):
     return a if b is None or a >= b else b
 
 
+# "hyperscan": the rare lines and maxima in one Hyperscan pass (log_summary_hs) for slices
+# of HS_MIN_BYTES or more where the wheel is installed; "sre": never; "always": any size.
+ENGINE = os.environ.get("COCKPIT_SCAN_ENGINE", "hyperscan")
+HS_MIN_BYTES = 4 << 20  # below this, importing and compiling costs more than it saves
+
+
+def hyperscan_rest(size: int):
+    """`log_summary_hs.rest` when it should scan a slice of `size` bytes, else None.
+    (Call it once before forking, so the children inherit the import.)"""
+    if ENGINE == "sre" or (ENGINE != "always" and size < HS_MIN_BYTES):
+        return None
+    from cockpit.parse import log_summary_hs
+
+    return log_summary_hs.rest if log_summary_hs.available() else None
+
+
 def scan(data, start: int, end: int) -> Partial:
     """Partial summary of data[start:end] (bytes or mmap, no ESC bytes in it)."""
     out = Partial()
-    _rare_lines(data, start, end, out)  # also tells whether legacy batch lines exist
+    rest = hyperscan_rest(end - start)
+    maxima = None
+    if rest is not None:
+        maxima = rest(data, start, end, out, (_GEN, _RUNNING, _QUEUE))
+    else:
+        _rare_lines(data, start, end, out)  # also tells whether legacy batch lines exist
     out.decode = len(_DEC_LINE.findall(data, start, end))
     out.prefill = len(_PRE_LINE.findall(data, start, end))
     if out.decode:
-        out.max_gen = _max_value(data, start, end, _GEN)
+        out.max_gen = _max_value(data, start, end, _GEN) if maxima is None else maxima[0]
         out.last_gen = _last_value(data, start, end, _GEN)
     if out.decode or out.prefill or out.legacy_lines or out.legacy:
-        out.max_running, out.max_queue = _max_values(data, start, end, (_RUNNING, _QUEUE))
+        out.max_running, out.max_queue = (_max_values(data, start, end, (_RUNNING, _QUEUE))
+                                          if maxima is None else maxima[1:])
     if out.legacy:  # many legacy lines: one pass instead of the per-line reads
         rests = _LEG_REST.findall(data, start, end)  # one per line: the rest runs to its end
         out.legacy_lines = len(rests)
@@ -223,11 +246,11 @@ def _last_value(data, start: int, end: int, field: tuple):
                 return value
 
 
-def _seed(data, start: int, end: int, field: tuple):
+def _seed(data, start: int, end: int, field: tuple, samples: int = SAMPLES):
     """(value, its text) of the best of a few valid values spread over the slice."""
     label, vrx, kinds, is_float = field
     best = best_text = None
-    step = max(1, (end - start) // SAMPLES)
+    step = max(1, (end - start) // samples)
     for at in range(start, end, step):
         pos = data.find(label, at, end)
         if pos < 0:

@@ -12,7 +12,9 @@ import pytest
 
 from cockpit.cli import main
 from cockpit.live.log_metrics import LogSummary
+from cockpit.parse.log_summary import summarize_bytes
 from cockpit.parse.sglang_log import LogParser
+from scan_engines import ENGINES, scan_engine
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO.parent / "shared" / "corpus" / "sglang-logs"
@@ -38,6 +40,13 @@ def test_parse_log_matches_expect(log: Path, capsys: pytest.CaptureFixture[str])
     for event in parser.end():
         summary.apply(event)
     assert summary.to_dict() == expected
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_both_scan_engines_on_the_corpus(engine: str) -> None:
+    with scan_engine(engine):
+        for log in LOGS:
+            assert summarize_bytes(log.read_bytes()) == _expected(log), log.name
 
 
 def test_corpus_present() -> None:

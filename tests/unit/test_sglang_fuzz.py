@@ -14,6 +14,7 @@ from cockpit.parse.log_events import DecodeBatch, PrefillBatch
 from cockpit.parse.log_summary import summarize_bytes
 from cockpit.parse.sanitize import sanitize
 from cockpit.parse.sglang_log import LogParser, parse_text
+from scan_engines import ENGINES, scan_engine
 
 _RAW_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
@@ -46,7 +47,9 @@ def test_summary_and_events_agree(text: str) -> None:
     summary = LogSummary()
     for event in parse_text(data):
         summary.apply(event)
-    assert summary.to_dict() == summarize_bytes(data)
+    for engine in ENGINES:
+        with scan_engine(engine):
+            assert summary.to_dict() == summarize_bytes(data), engine
 
 
 @FUZZ

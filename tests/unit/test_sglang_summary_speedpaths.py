@@ -13,11 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cockpit.live.log_metrics import LogSummary
-from cockpit.parse import log_summary, log_summary_fast
+from cockpit.parse import log_summary, log_summary_fast, log_summary_hs
 from cockpit.parse.bench_serving import HEADER
 from cockpit.parse.error_labels import TRIGGER_EXAMPLES, _SUBSTRING_TRIGGERS, line_error_labels
 from cockpit.parse.log_summary import summarize_bytes, summarize_stream
 from cockpit.parse.sglang_log import parse_text
+from scan_engines import ENGINES, scan_engine
 
 DEC = "[2025-01-01 10:00:00 TP0] Decode batch. #running-req: {r}, #token: 84, token usage: 0.01, " \
       "cuda graph: True, gen throughput (token/s): {g}, #queue-req: {q}, "
@@ -33,6 +34,13 @@ BENCH = ["============ Serving Benchmark Result ============",
          "=================================================="]
 TRACE = ["Traceback (most recent call last):", '  File "a.py", line 3, in f', "    g()",
          "RuntimeError: CUDA error: an illegal memory access was encountered"]
+
+
+@pytest.fixture(autouse=True, params=ENGINES)
+def engine(request: pytest.FixtureRequest):
+    """Every test here runs on both engines of the byte scan (tests/scan_engines.py)."""
+    with scan_engine(request.param):
+        yield request.param
 
 
 def events(data: bytes) -> dict:
@@ -116,6 +124,38 @@ def test_greater_regex_against_numbers() -> None:
         rx = re.compile(b"L: " + log_summary_fast._greater(best.encode(), is_float))
         if conv(other) > conv(best):
             assert rx.match(f"L: {other},".encode()), (best, other)
+
+
+def test_hyperscan_superset_holds_every_greater_number() -> None:
+    import re
+
+    rnd = random.Random(6)
+    for _ in range(3000):
+        is_float = rnd.random() < 0.5
+        def num() -> str:
+            text = "0" * rnd.randint(0, 2) + str(rnd.choice([0, 1, 9, 10, 99, 100, rnd.randint(0, 3000)]))
+            if is_float and rnd.random() < 0.7:
+                text += "." + "".join(rnd.choice("0123456789") for _ in range(rnd.randint(1, 3)))
+            return text
+        best, other = num(), num()
+        conv = float if is_float else int
+        rx = re.compile(b"L: " + log_summary_hs.superset(best.encode(), is_float))
+        if conv(other) > conv(best):
+            assert rx.match(f"L: {other},".encode()), (best, other)
+    assert log_summary_hs.superset(None, False) == rb"\d"
+
+
+def test_one_needle_standing_for_several_labels() -> None:
+    """`out of memory` ends five triggers of four labels: knowing one must not hide the rest."""
+    lines = ["torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+             "[TP0] Decode out of memory. Try to lower your batch size.", "NPU out of memory",
+             "[TP0] Decode out of memory happened. #retracted_reqs: 1",
+             "alloc_req_slots runs out of memory", DEC.format(r=1, g="1.0", q=0)]
+    rnd = random.Random(4)
+    for _ in range(4):
+        order = sorted(lines, key=lambda _line: rnd.random())
+        out = check("\n".join(order * 2) + "\n")
+        assert {"cuda_oom", "npu_oom", "kv_pool_oom", "retract"} <= set(out["errors"])
 
 
 @pytest.mark.parametrize("text", [

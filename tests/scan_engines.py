@@ -1,0 +1,26 @@
+"""Both engines of the byte summary scan (log_summary_fast): the sre passes, and Hyperscan
+for the rare lines and maxima, forced on at any size with one seed sample per slice so its
+"greater than" candidates are really exercised."""
+
+from contextlib import contextmanager
+
+import pytest
+
+from cockpit.parse import log_summary_fast, log_summary_hs
+
+ENGINES = ("sre", "hyperscan")
+NO_WHEEL = "no hyperscan wheel for this platform (see README)"
+
+
+@contextmanager
+def scan_engine(name: str):
+    if name == "hyperscan" and not log_summary_hs.available():
+        pytest.skip(NO_WHEEL)
+    saved = log_summary_fast.ENGINE, log_summary_hs.SAMPLES
+    log_summary_fast.ENGINE = "always" if name == "hyperscan" else "sre"
+    if name == "hyperscan":
+        log_summary_hs.SAMPLES = 1
+    try:
+        yield
+    finally:
+        log_summary_fast.ENGINE, log_summary_hs.SAMPLES = saved
