@@ -12,7 +12,9 @@ Writes benchmarks/out/parse_log.json.  Usage: python benchmarks/bench_parse_log.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
+import os
 import random
 import statistics
 import subprocess
@@ -70,14 +72,18 @@ ENGINE = ("import sys, json; from cockpit.parse.log_summary import summarize_str
           "print(json.dumps(summarize_stream(open(sys.argv[1], 'rb'))))")
 
 
-def timed_rounds(cmds: dict[str, list[str]], runs: int) -> tuple[dict[str, float], dict[str, str]]:
-    """Median wall time of each command over `runs` rounds; each round runs every command once."""
+def timed_rounds(cmds: dict[str, list[str]], runs: int,
+                 env: dict[str, dict[str, str]] | None = None) -> tuple[dict[str, float], dict[str, str]]:
+    """Median wall time of each command over `runs` rounds; each round runs every command
+    once. `env` adds variables to some commands' environment."""
     times: dict[str, list[float]] = {name: [] for name in cmds}
     outs: dict[str, str] = {}
+    base = dict(os.environ)
     for _ in range(runs):
         for name, cmd in cmds.items():
             t0 = time.perf_counter()
-            proc = subprocess.run(cmd, capture_output=True, check=True, cwd=ROOT)
+            proc = subprocess.run(cmd, capture_output=True, check=True, cwd=ROOT,
+                                  env={**base, **(env or {}).get(name, {})})
             times[name].append(time.perf_counter() - t0)
             outs[name] = proc.stdout.decode()
     return {name: statistics.median(ts) for name, ts in times.items()}, outs
@@ -96,16 +102,23 @@ def main() -> int:
     naive_py.write_text(NAIVE)
 
     py = sys.executable
+    # An installed package has its bytecode compiled (pip does it); a sandbox with
+    # PYTHONDONTWRITEBYTECODE would otherwise compile every module on every run.
+    compileall.compile_dir(ROOT / "cockpit", quiet=1)
     cmds = {
         "grep": ["grep", "-c", "Decode batch", str(log)],
         "parse_log": [py, "-m", "cockpit", "parse-log", str(log), "--json"],
+        "parse_log_sre": [py, "-m", "cockpit", "parse-log", str(log), "--json"],
         "engine": [py, "-c", ENGINE, str(log)],
         "cli_import": [py, "-c", "import cockpit.cli as c; c.build_parser()"],
         "naive": [py, str(naive_py), str(log)],
     }
-    med, outs = timed_rounds(cmds, args.runs)
+    from cockpit.parse import log_summary_hs
+
+    engine = "hyperscan" if log_summary_hs.available() else "sre (no hyperscan wheel here)"
+    med, outs = timed_rounds(cmds, args.runs, env={"parse_log_sre": {"COCKPIT_SCAN_ENGINE": "sre"}})
     summary = json.loads(outs["parse_log"])
-    assert summary == json.loads(outs["engine"])
+    assert summary == json.loads(outs["engine"]) == json.loads(outs["parse_log_sre"])
     assert summary["decode_lines"] == int(outs["grep"]), (summary["decode_lines"], outs["grep"])
     grep_s = med["grep"]
 
@@ -116,6 +129,9 @@ def main() -> int:
         "grep_s": round(grep_s, 4),
         "cockpit_parse_log_s": round(med["parse_log"], 4),
         "ratio_cockpit_to_grep": round(med["parse_log"] / grep_s, 2),
+        "scan_engine": engine,
+        "cockpit_parse_log_sre_only_s": round(med["parse_log_sre"], 4),
+        "ratio_sre_only_to_grep": round(med["parse_log_sre"] / grep_s, 2),
         "summary_engine_s": round(med["engine"], 4),
         "ratio_engine_to_grep": round(med["engine"] / grep_s, 2),
         "python_start_and_cli_import_s": round(med["cli_import"], 4),
@@ -124,10 +140,12 @@ def main() -> int:
         "decode_lines": summary["decode_lines"],
     }
     (OUT / "parse_log.json").write_text(json.dumps(result, indent=2) + "\n")
-    print(f"{args.lines:,} lines, {result['bytes'] / 1e6:.1f} MB, median of {args.runs} interleaved rounds")
+    print(f"{args.lines:,} lines, {result['bytes'] / 1e6:.1f} MB, median of {args.runs} interleaved rounds; "
+          f"scan engine: {engine}")
     print(f"{'command':<46} {'seconds':>8} {'x grep':>7}")
     for name, key in (("grep -c 'Decode batch'", "grep"),
                       ("cockpit parse-log --json", "parse_log"),
+                      ("  the same with the sre passes only", "parse_log_sre"),
                       ("  summary engine alone (python + summary)", "engine"),
                       ("  python start + CLI import (build_parser)", "cli_import"),
                       ("naive per-line regex loop", "naive")):

@@ -108,39 +108,27 @@ def test_greater_than_scan_finds_the_max(values: list[str]) -> None:
         check("\n".join(lines * 3) + "\n")
 
 
-def test_greater_regex_against_numbers() -> None:
-    import re
-
-    rnd = random.Random(5)
-    for _ in range(3000):
+def _number_pairs(seed: int, n: int = 3000):
+    """(is_float, best, other) number texts: leading zeros, 9s, powers of ten, fractions."""
+    rnd = random.Random(seed)
+    for _ in range(n):
         is_float = rnd.random() < 0.5
         def num() -> str:
             text = "0" * rnd.randint(0, 2) + str(rnd.choice([0, 1, 9, 10, 99, 100, rnd.randint(0, 3000)]))
             if is_float and rnd.random() < 0.7:
                 text += "." + "".join(rnd.choice("0123456789") for _ in range(rnd.randint(1, 3)))
             return text
-        best, other = num(), num()
-        conv = float if is_float else int
-        rx = re.compile(b"L: " + log_summary_fast._greater(best.encode(), is_float))
-        if conv(other) > conv(best):
-            assert rx.match(f"L: {other},".encode()), (best, other)
+        yield is_float, num(), num()
 
 
-def test_hyperscan_superset_holds_every_greater_number() -> None:
+@pytest.mark.parametrize("pattern", ["sre", "hyperscan superset"])
+def test_greater_patterns_match_every_greater_number(pattern: str) -> None:
     import re
 
-    rnd = random.Random(6)
-    for _ in range(3000):
-        is_float = rnd.random() < 0.5
-        def num() -> str:
-            text = "0" * rnd.randint(0, 2) + str(rnd.choice([0, 1, 9, 10, 99, 100, rnd.randint(0, 3000)]))
-            if is_float and rnd.random() < 0.7:
-                text += "." + "".join(rnd.choice("0123456789") for _ in range(rnd.randint(1, 3)))
-            return text
-        best, other = num(), num()
-        conv = float if is_float else int
-        rx = re.compile(b"L: " + log_summary_hs.superset(best.encode(), is_float))
-        if conv(other) > conv(best):
+    make = log_summary_fast._greater if pattern == "sre" else log_summary_hs.superset
+    for is_float, best, other in _number_pairs(5):
+        rx = re.compile(b"L: " + make(best.encode(), is_float))
+        if (float if is_float else int)(other) > (float if is_float else int)(best):
             assert rx.match(f"L: {other},".encode()), (best, other)
     assert log_summary_hs.superset(None, False) == rb"\d"
 
