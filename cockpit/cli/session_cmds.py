@@ -27,13 +27,15 @@ def _report(exc: SessionFileError) -> int:
     return 1
 
 
+def _load(path: str):  # noqa: ANN202
+    from cockpit.store.cli_load import load_or_report
+
+    return load_or_report(path)
+
+
 def cmd_check(args: argparse.Namespace) -> int:
-    try:
-        session = _store().load_session(args.session)
-    except SessionFileError as exc:
-        return _report(exc)
-    except OSError as exc:
-        print(f"{args.session}: {exc.strerror}", file=sys.stderr)
+    session = _load(args.session)
+    if session is None:
         return 1
     counts = ", ".join(
         f"{len(getattr(session, name))} {name}" for name in ("tasks", "discoveries", "benchmarks", "files", "launch")
@@ -71,10 +73,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     from cockpit.store.export_json import export_json
     from cockpit.store.handoff_md import render_handoff
 
-    try:
-        session = _store().load_session(args.session)
-    except SessionFileError as exc:
-        return _report(exc)
+    session = _load(args.session)
+    if session is None:
+        return 1
     text = render_handoff(session) if args.format == "md" else export_json(session)
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")

@@ -265,3 +265,8 @@ class Session(Strict):
 
         check_integrity(self)
         return self
+
+    def best_total_tok_s(self, profile_id: str) -> float | None:
+        """The best total tok/s recorded with this launch profile (None: none recorded)."""
+        return max((b.total_tok_s for b in self.benchmarks
+                    if b.profile == profile_id and b.total_tok_s is not None), default=None)

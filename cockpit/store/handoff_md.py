@@ -9,7 +9,8 @@ from collections import defaultdict
 from datetime import datetime
 
 from cockpit.model.enums import DiscoveryStatus, ProfileStatus, TaskStatus
-from cockpit.model.session import Benchmark, Discovery, Session
+from cockpit.model.profile_diff import diff_lines, diff_profiles
+from cockpit.model.session import Benchmark, Discovery, LaunchProfile, Session
 from cockpit.model.targets import score_all
 from cockpit.store.redact import redact_env, redact_text
 
@@ -145,10 +146,18 @@ def _launch(s: Session) -> list[str]:
         out.append("")
     others = [p for p in s.launch if p.status is not ProfileStatus.WORKING]
     if others:
-        out += ["Other profiles:", ""]
+        out += ["Other profiles" + (f", with what changes from the working {working[0].id}:"
+                                    if len(working) == 1 else ":"), ""]
         for p in others:
             out.append(f"- **{p.name}** ({p.id}) [{p.status.value}]: `{redact_text(p.command)}`")
+            if len(working) == 1:
+                diff = diff_profiles(_redacted(working[0]), _redacted(p))
+                out += [f"  - `{text}`" for kind, text in diff_lines(diff) if kind not in ("heading", "note")]
     return out
+
+
+def _redacted(p: LaunchProfile) -> LaunchProfile:
+    return p.model_copy(update={"command": redact_text(p.command), "env": redact_env(p.env)})
 
 
 def _last_action(s: Session) -> list[str]:

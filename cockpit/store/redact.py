@@ -9,9 +9,10 @@ MASK = "[REDACTED]"
 # Env names that hold credentials (HF_TOKEN, OPENAI_API_KEY, AWS_SECRET_ACCESS_KEY, ...).
 SECRET_NAME = re.compile(r"(TOKEN|API_?KEY|SECRET|PASSWORD|PASSWD|ACCESS_KEY|CREDENTIALS?)", re.I)
 
-_ASSIGN = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)=(\"[^\"]*\"|'[^']*'|\S+)")
+# A value ends at a blank or a backquote (the export wraps commands in `code`).
+_ASSIGN = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)=(\"[^\"]*\"|'[^']*'|[^\s`]+)")
 _FLAG = re.compile(
-    r"(--(?:[A-Za-z0-9-]*(?:api-key|token|secret|password|passwd)[A-Za-z0-9-]*))(=|\s+)(\"[^\"]*\"|'[^']*'|\S+)",
+    r"(--(?:[A-Za-z0-9-]*(?:api-key|token|secret|password|passwd)[A-Za-z0-9-]*))(=|\s+)(\"[^\"]*\"|'[^']*'|[^\s`]+)",
     re.I,
 )
 

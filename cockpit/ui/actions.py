@@ -133,6 +133,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
        "Mark the selected profile as the working one", True),
     _A("launch.copy", "launch", "y", "copy", "launch", "Copy command",
        "Copy the profile's command (with env) to the clipboard via OSC 52", True),
+    _A("launch.diff", "launch", "d", "diff_base", "launch", "Diff base",
+       "Compare against the selected profile: the others then show what changes from it (d on it again: off)", True),
     # log pane (view state only; the live tail feeds it)
     _A("log.follow", "log", "f", "toggle_follow", "log", "Toggle follow", "Follow the end of the log, or pause", True),
     _A("log.search", "log", "slash", "search", "log", "Search", "Search the log", True, "/"),

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from cockpit.model.session import Session, now
-from cockpit.store.errors import SessionFileError
-from cockpit.store.toml_store import load_session, save_session
+from cockpit.store.cli_load import load_or_report
+from cockpit.store.toml_store import save_session
 from cockpit.ui import recent
 from cockpit.sources.feeds import LiveSources
 
@@ -60,14 +60,8 @@ def resolve_session(arg: str | None) -> tuple[Path, Session] | int:
             return 1
         print(f"cockpit: created {path}", file=sys.stderr)
         return path, session
-    try:
-        return path, load_session(path)
-    except SessionFileError as exc:
-        print(exc.render(), file=sys.stderr)
-        return 1
-    except OSError as exc:
-        print(f"cockpit: cannot read {path}: {exc}", file=sys.stderr)
-        return 1
+    session = load_or_report(path)
+    return 1 if session is None else (path, session)
 
 
 def _demo(args: Any) -> tuple[Path, LiveSources] | int:

@@ -63,6 +63,30 @@ async def test_a_profile_is_marked_working_and_its_command_copied(session_path):
                                  "--model-path /models/GLM-5-NVFP4 --tp 8")
 
 
+async def test_a_diff_base_shows_what_each_other_profile_changes(session_path):
+    app = make_app(session_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("7", "d")
+        assert "◆ working   l1 tp8 baseline" in screen_text(app)
+        assert "◆ The diff base" in screen_text(app) and "Command" in screen_text(app), "the base shows itself"
+        await pilot.press("down")
+        text = screen_text(app)
+        assert "◆ l1 tp8 baseline" in text and "→ l2 tp8 + cuda graphs 128" in text
+        assert "best total tok/s 612.4 → 788.9  (+28.8%)" in text
+        assert "+ --cuda-graph-max-bs 128" in text and "- NCCL_P2P_LEVEL=SYS" in text
+        assert "2 option(s) the same" in text
+        await pilot.press("d")  # l2 becomes the base: l1 now reads as the change from it
+        await pilot.press("up")
+        text = screen_text(app)
+        assert "◆ l2 tp8 + cuda graphs 128" in text and "→ l1 tp8 baseline" in text
+        assert "- --cuda-graph-max-bs 128" in text
+        await pilot.press("down", "d")  # d on the base: off
+        assert "◆" not in screen_text(app)
+        await pilot.press("up")
+        assert "→" not in screen_text(app) and "Command" in screen_text(app)
+
+
 async def test_one_key_sets_the_last_action_and_the_banner_shows_it(session_path):
     app = make_app(session_path)
     async with app.run_test(size=(120, 40)) as pilot:

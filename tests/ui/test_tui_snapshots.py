@@ -50,6 +50,13 @@ def test_the_log_pane_when_narrow(snap_compare, example_path, size):
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_a_launch_profile_diff(snap_compare, example_path, size):
+    """Launch tab: l1 marked ◆ (the diff base), l2 highlighted; the detail reads ◆ l1 / → l2 with
+    the best tok/s of each, the changed MoE backend in the warning colour, "2 option(s) the same"."""
+    assert snap_compare(make_app(example_path), terminal_size=size, run_before=_show("7", "d", "down"))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_the_keys_screen(snap_compare, example_path, size):
     """`?` lists the keys live at the board, then every action by area."""
     assert snap_compare(make_app(example_path), terminal_size=size, run_before=_show("question_mark"))

@@ -76,12 +76,12 @@ def test_working_launch_command_and_last_action_with_next_step_and_fallback():
     assert "**Fallback:** If it crashed, fall back to the working flashinfer_cutlass config." in last
 
 
-def _with_secrets():
+def _with_secrets(status: str = "working"):
     editor = SessionEditor(load_session(EXAMPLE_SESSION))
 
     def change(s):
         s.launch.append(LaunchProfile(
-            id="l3", name="secret", status="working",
+            id="l3", name="secret", status=status,
             command="HF_TOKEN=hf_abcdef123 OPENAI_API_KEY='sk-xyz' python -m sglang.launch_server --api-key sk-live-999 --tp 8",
             env={"HF_TOKEN": "hf_abcdef123", "CUDA_VISIBLE_DEVICES": "0,1"},
         ))
@@ -96,6 +96,18 @@ def test_secrets_are_redacted_in_markdown_and_json():
             assert secret not in text
         assert "[REDACTED]" in text
         assert "0,1" in text and "--tp 8" in text
+
+
+def test_other_profiles_show_what_changes_from_the_working_one_without_secrets():
+    launch = _section(render_handoff(load_session(EXAMPLE_SESSION)), "## 7. Working launch command")
+    assert "Other profiles, with what changes from the working l1:" in launch
+    assert "  - `~ --moe-runner-backend: flashinfer_cutlass -> flashinfer_trtllm`" in launch
+    launch = _section(render_handoff(_with_secrets("candidate")), "## 7. Working launch command")
+    l3 = launch[launch.index("**secret** (l3)"):]
+    assert "  - `+ --api-key [REDACTED]`" in l3 and "  - `+ HF_TOKEN=[REDACTED]`" in l3
+    assert "  - `- --moe-runner-backend flashinfer_cutlass`" in l3
+    for secret in ("hf_abcdef123", "sk-xyz", "sk-live-999"):
+        assert secret not in launch
 
 
 def test_json_export_is_the_validated_model():

@@ -1,4 +1,5 @@
-"""Launch profiles: list, the selected one's command and env, mark working, copy."""
+"""Launch profiles: list, the selected one's command and env, mark working, copy, and a
+diff of any profile against a chosen base."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import shlex
 from textual.content import Content
 
 from cockpit.model.enums import ProfileStatus
+from cockpit.model.profile_diff import diff_lines, diff_profiles
 from cockpit.model.session import LaunchProfile, Session
 from cockpit.ui import messages as msg
 from cockpit.ui.actions import bindings_for
@@ -15,6 +17,8 @@ from cockpit.ui.widgets.restorable import RestorableOptionList
 
 _STATUS_STYLE = {ProfileStatus.WORKING: "bold $success", ProfileStatus.CANDIDATE: "$foreground-muted",
                  ProfileStatus.BROKEN: "$error"}
+_DIFF_STYLE = {"heading": "bold underline", "added": "$success", "removed": "$error",
+               "changed": "$warning", "note": "$foreground-muted"}
 
 
 def full_command(profile: LaunchProfile) -> str:
@@ -36,16 +40,52 @@ class ProfilesView(ListDetailView):
     empty_text = "No launch profiles recorded."
     nothing_selected = "No launch profile selected"
 
+    diff_base: str | None = None
+    """The profile the others are compared against (view state, not saved)."""
+
     def items(self, session: Session) -> list[LaunchProfile]:
         return session.launch
 
     def prompt(self, item: LaunchProfile) -> Content:
-        return Content.assemble((f"{item.status.value:<9} ", _STATUS_STYLE[item.status]),
+        mark = "" if self.diff_base is None else "◆ " if item.id == self.diff_base else "  "
+        return Content.assemble((mark, "bold $accent"), (f"{item.status.value:<9} ", _STATUS_STYLE[item.status]),
                                 (f"{item.id} ", "$foreground-muted"), item.name)
 
     def detail(self, session: Session, profile: LaunchProfile) -> Content:  # type: ignore[override]
+        base = next((p for p in session.launch if p.id == self.diff_base), None)
+        if base is not None and base.id != profile.id:
+            return self._diff(session, base, profile)
+        detail = self._profile(session, profile)
+        if base is not None:
+            hint = Content.styled("◆ The diff base: highlight another profile to see what changes "
+                                  "from this one; d here again turns the diff off.\n\n", "$accent")
+            detail = hint + detail
+        return detail
+
+    def _diff(self, session: Session, base: LaunchProfile, other: LaunchProfile) -> Content:
+        parts: list[str | tuple[str, str]] = [
+            ("◆ ", "bold $accent"), (f"{base.id} {base.name}", "bold"), "\n",
+            ("→ ", "bold $accent"), (f"{other.id} {other.name}", "bold"), "\n",
+            (self._best_line(session, base.id, other.id), "$foreground-muted"), "\n\n",
+        ]
+        for i, (kind, text) in enumerate(diff_lines(diff_profiles(base, other))):
+            if kind == "heading":
+                parts += ["\n" if i else "", (text, _DIFF_STYLE[kind]), "\n"]
+            else:
+                parts += ["  ", (text, _DIFF_STYLE[kind]), "\n"]
+        parts += ["\n", (f"d on {base.id} turns the diff off", "$foreground-muted")]
+        return Content.assemble(*parts)
+
+    @staticmethod
+    def _best_line(session: Session, base: str, other: str) -> str:
+        a, b = session.best_total_tok_s(base), session.best_total_tok_s(other)
+        show = lambda v: "none recorded" if v is None else f"{v:,.1f}"  # noqa: E731
+        change = f"  ({(b - a) / a:+.1%})" if a and b is not None else ""
+        return f"best total tok/s {show(a)} → {show(b)}{change}"
+
+    def _profile(self, session: Session, profile: LaunchProfile) -> Content:
         benches = [b for b in session.benchmarks if b.profile == profile.id]
-        best = max((b.total_tok_s for b in benches if b.total_tok_s is not None), default=None)
+        best = session.best_total_tok_s(profile.id)
         parts: list[str | tuple[str, str]] = [
             (profile.name, "bold"), "  ", (profile.status.value, _STATUS_STYLE[profile.status]),
             (f"  on {profile.host}" if profile.host else "", "$foreground-muted"), "\n\n",
@@ -68,3 +108,10 @@ class ProfilesView(ListDetailView):
     def action_copy(self) -> None:
         if ident := self._selected_id():
             self.post_message(msg.ProfileCopyRequested(ident))
+
+    def action_diff_base(self) -> None:
+        ident = self._selected_id()
+        if ident is None or self._session is None:
+            return
+        self.diff_base = None if ident == self.diff_base else ident
+        self.show(self._session)
