@@ -18,7 +18,7 @@ class ActionSpec:
     id: str
     """kebab-case binding id, `scope.verb`; what a keymap override names."""
     scope: str
-    """Which widget binds it: screen, tasks, discoveries, benchmarks, launch, log."""
+    """Which widget binds it: screen, tasks, discoveries, benchmarks, launch, packages, log."""
     keys: str
     """Textual key string, comma separated for alternates; the first is displayed."""
     action: str
@@ -67,6 +67,7 @@ SCOPE_TAB = {
     "discoveries": "discoveries",
     "benchmarks": "benchmarks",
     "launch": "launch",
+    "packages": "packages",
 }
 
 _A = ActionSpec
@@ -135,6 +136,10 @@ ACTIONS: tuple[ActionSpec, ...] = (
        "Copy the profile's command (with env) to the clipboard via OSC 52", True),
     _A("launch.diff", "launch", "d", "diff_base", "launch", "Diff base",
        "Compare against the selected profile: the others then show what changes from it (d on it again: off)", True),
+    # packages
+    _A("packages.drift", "packages", "r", "check_drift", "packages", "Check drift",
+       "Compare the recorded versions with what each host runs now (over SSH; this machine for "
+       "packages with no host)", True),
     # log pane (view state only; the live tail feeds it)
     _A("log.follow", "log", "f", "toggle_follow", "log", "Toggle follow", "Follow the end of the log, or pause", True),
     _A("log.search", "log", "slash", "search", "log", "Search", "Search the log", True, "/"),

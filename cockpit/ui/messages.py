@@ -91,6 +91,10 @@ class ProfileCopyRequested(Message):
     profile_id: str
 
 
+class DriftCheckRequested(Message):
+    """Compare the recorded package versions with what the hosts run now."""
+
+
 # ----- live feeds -----------------------------------------------------------------------------
 @dataclass
 class LiveItemReceived(Message):

@@ -122,3 +122,33 @@ async def test_the_handoff_tab_renders_and_follows_edits(session_path):
         await pilot.press("1", "0")
         await until(lambda: "Relaunched with EP=8" in first.source, pilot)
         assert len(app.screen.query(Markdown)) == 1  # updated, not mounted twice
+
+
+async def test_r_in_the_packages_tab_checks_drift_on_this_machine(tmp_path):
+    """Real probe with this interpreter (the working profile names it): pytest as recorded,
+    hypothesis recorded at another version."""
+    import sys
+    from importlib import metadata
+
+    from cockpit.model.session import LaunchProfile, Package, Session
+    from cockpit.store.toml_store import save_session
+
+    path = tmp_path / "s.toml"
+    save_session(Session(
+        packages=[Package(id="p1", name="pytest", version=metadata.version("pytest")),
+                  Package(id="p2", name="hypothesis", version="0.0.1")],
+        launch=[LaunchProfile(id="l1", name="here", status="working",
+                              command=f"{sys.executable} -m sglang.launch_server --tp 1")]), path)
+    app = make_app(path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("6")
+        assert "Check drift" in screen_text(app)
+        await pilot.press("r")
+        assert "r compares them with what the hosts run now" in screen_text(app)
+        await until(lambda: "Drift:" in screen_text(app), pilot, timeout=30)
+        text = screen_text(app)
+        assert "Drift: 1 changed, 1 same · checked 09:30 · local: " in text  # then the python (a long path)
+        rows = {line.split()[0]: line.split() for line in text.splitlines() if line.strip().startswith("p")}
+        assert rows["p1"][-2:] == [metadata.version("pytest"), "same"]
+        assert rows["p2"][-2:] == [metadata.version("hypothesis"), "changed"]

@@ -247,6 +247,7 @@ class MainScreen(MainIntents, Screen[None]):
             "discoveries": lambda: self.query_one(DiscoveriesView),
             "benchmarks": lambda: self.query_one(BenchmarksView),
             "launch": lambda: self.query_one(ProfilesView),
+            "packages": lambda: self.query_one(PackagesTable),
             "log": lambda: self.query_one(LogPane),
         }[scope]()
 

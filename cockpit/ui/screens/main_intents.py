@@ -15,6 +15,7 @@ from cockpit.ui.widgets.banner import LeftOffBanner
 from cockpit.ui.widgets.benchmarks_view import BenchmarksView
 from cockpit.ui.widgets.discoveries_view import DiscoveriesView
 from cockpit.ui.widgets.profiles_view import full_command
+from cockpit.ui.widgets.records_view import PackagesTable
 from cockpit.ui.widgets.task_board import TaskBoard
 
 if TYPE_CHECKING:
@@ -173,6 +174,31 @@ class MainIntents:
             self.app.copy_to_clipboard(full_command(profile))
             self.app.notify(f"Copied {profile.id}'s command (OSC 52; under tmux: set -s set-clipboard on)",
                             timeout=4)
+
+    def on_drift_check_requested(self, message: msg.DriftCheckRequested) -> None:
+        if not self._session.packages:
+            self.app.notify("No packages recorded to check.", timeout=4)
+            return
+        self.app.notify("Checking the recorded versions on their hosts…", timeout=3)
+        self.run_worker(self._check_drift(), group="drift", exclusive=True, exit_on_error=False)  # type: ignore[attr-defined]
+
+    async def _check_drift(self) -> None:
+        from cockpit.model.package_drift import drifted
+        from cockpit.sources.drift_check import check_drift
+        from cockpit.sources.ssh_pool import SshPool
+
+        shared = self.app.sources.host_events if self.app.sources else None
+        pool = shared if isinstance(shared, SshPool) else SshPool()
+        try:
+            rows, notes = await check_drift(self._session, pool=pool)
+        finally:
+            if pool is not shared:
+                await pool.close()
+        counts = {s: sum(r.status == s for r in rows) for s in ("changed", "missing", "unknown", "same")}
+        summary = "Drift: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+        when = self.app.clock().strftime("%H:%M")
+        self.query_one(PackagesTable).show_drift(rows, f"{summary} · checked {when} · " + "; ".join(notes))  # type: ignore[attr-defined]
+        self.app.notify(f"{summary}.", severity="warning" if drifted(rows) else "information", timeout=6)
 
     def action_set_last_action(self) -> None:
         def done(result: dict[str, Any] | None) -> None:

@@ -1,10 +1,13 @@
-"""Read-only tables of what the session records: patched files and package versions."""
+"""Tables of what the session records: patched files, and package versions with their drift."""
 
 from __future__ import annotations
 
 from rich.text import Text
 
+from cockpit.model.package_drift import DriftRow
 from cockpit.model.session import Session
+from cockpit.ui import messages as msg
+from cockpit.ui.actions import bindings_for
 from cockpit.ui.widgets.restorable import RestorableTable
 
 _STATE_ROLE = {"applied": "success", "reverted": "foreground-muted", "harmless": "primary", "problematic": "error"}
@@ -32,20 +35,46 @@ class FilesTable(RestorableTable):
             self.select_id(keep)
 
 
+_DRIFT_ROLE = {"same": "success", "changed": "warning", "missing": "error", "unknown": "foreground-muted"}
+
+
 class PackagesTable(RestorableTable):
+    """The recorded versions; after `r`, what each host runs now beside them."""
+
+    BINDINGS = bindings_for("packages")
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self.state_key = "packages"
+        self.drift: dict[str, DriftRow] = {}  # by package id, from the last check (not saved)
+        self._session: Session | None = None
 
     def on_mount(self) -> None:
-        for header in ("id", "host", "name", "version", "captured"):
+        for header in ("id", "host", "name", "version", "captured", "now", "drift"):
             self.add_column(header, key=header)
+        self.border_title = "recorded versions · r compares them with what the hosts run now"
 
     def show(self, session: Session) -> None:
+        from cockpit.ui.themes import role_style
+
+        self._session = session
         keep = self.selected_id()
         self.clear()
         for p in session.packages:
+            row = self.drift.get(p.id)
+            status = "—" if row is None else row.status
+            style = "" if row is None else role_style(self.app.theme_variables, _DRIFT_ROLE[row.status])
             self.add_row(Text(p.id), Text(p.host or "—"), Text(p.name), Text(p.version),
-                         Text(p.captured.strftime("%Y-%m-%d %H:%M") if p.captured else "—"), key=p.id)
+                         Text(p.captured.strftime("%Y-%m-%d %H:%M") if p.captured else "—"),
+                         Text((row.now if row else None) or "—"), Text(status, style=style), key=p.id)
         if keep:
             self.select_id(keep)
+
+    def show_drift(self, rows: list[DriftRow], summary: str) -> None:
+        self.drift = {r.package.id: r for r in rows}
+        self.border_title = summary
+        if self._session is not None:
+            self.show(self._session)
+
+    def action_check_drift(self) -> None:
+        self.post_message(msg.DriftCheckRequested())

@@ -1,0 +1,32 @@
+"""Run the version probe (cockpit/parse/version_probe.py) here or on a host over SSH."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from cockpit.parse.version_probe import ProbeError, ProbeResult, parse_probe_output, probe_command
+
+
+async def probe_versions(names: list[str], python: str, *, pool: Any = None, target: Any = None,
+                         timeout_s: float = 60.0) -> ProbeResult:
+    """Versions of `names` as `python` on the host sees them (target None: this machine).
+    Raises ProbeError (or the pool's SshError) with a readable reason."""
+    command = probe_command(python, names)
+    try:
+        if target is None:
+            proc = await asyncio.create_subprocess_shell(
+                command, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            try:
+                out, err = await asyncio.wait_for(proc.communicate(), timeout_s)
+            except asyncio.TimeoutError:
+                proc.kill()
+                raise
+            return parse_probe_output(out.decode("utf-8", "replace"), err.decode("utf-8", "replace"),
+                                      proc.returncode)
+        conn = await pool.connection(target)
+        result = await asyncio.wait_for(conn.run(command, check=False, encoding="utf-8", errors="replace"),
+                                        timeout_s)
+        return parse_probe_output(str(result.stdout or ""), str(result.stderr or ""), result.exit_status)
+    except asyncio.TimeoutError:
+        raise ProbeError(f"no answer in {timeout_s:g} s") from None
