@@ -214,12 +214,13 @@ class SessionEditor:
 
     # ----- the rest ---------------------------------------------------------------------
     def add_benchmark(self, **fields: Any) -> str:
+        ident = self._new_id(self.session, "benchmarks")
+
         def change(s: Session) -> str:
-            ident = self._new_id(s, "benchmarks")
             fields.setdefault("when", now())
             s.benchmarks.append(Benchmark(id=ident, **fields))
             return ident
-        return self.apply(f"benchmark added: {fields.get('label', '')}", change, kind="benchmark.added")
+        return self.apply(f"benchmark added: {fields.get('label', '')}", change, kind="benchmark.added", ref=ident)
 
     def delete_benchmark(self, ident: str) -> None:
         def change(s: Session) -> None:

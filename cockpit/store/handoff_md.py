@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from datetime import datetime
 
+from cockpit.live.timeline import drops, throughput
 from cockpit.model.enums import DiscoveryStatus, ProfileStatus, TaskStatus
 from cockpit.model.profile_diff import diff_lines, diff_profiles
 from cockpit.model.session import Benchmark, Discovery, LaunchProfile, Session
@@ -187,6 +188,15 @@ def _benchmarks(s: Session) -> list[str]:
             f"{_num(b.total_tok_s)} | {_num(b.output_tok_s)} | {_num(b.ttft_ms)} | {_num(b.itl_ms)} | "
             f"{_when(b.when)} | {_cell(redact_text(b.notes or ''))} |"
         )
+    found = drops(s)
+    if found:
+        out += ["", "Throughput drops (a run more than 5% below the best earlier run of its workload), "
+                    "with what changed since the run before:", ""]
+        for d in found:
+            out.append(f"- **{d.bench.id}** {d.fraction:.1%} below {d.best.id} "
+                       f"({_num(throughput(d.bench))} vs {_num(throughput(d.best))}), since {d.previous.id}:")
+            lines = [f"{c.kind}: {c.text}" for c in d.changes] + list(d.profile_changes)
+            out += [f"  - `{redact_text(line)}`" for line in lines] or ["  - (nothing recorded)"]
     return out
 
 

@@ -152,3 +152,27 @@ async def test_r_in_the_packages_tab_checks_drift_on_this_machine(tmp_path):
         rows = {line.split()[0]: line.split() for line in text.splitlines() if line.strip().startswith("p")}
         assert rows["p1"][-2:] == [metadata.version("pytest"), "same"]
         assert rows["p2"][-2:] == [metadata.version("hypothesis"), "changed"]
+
+
+async def test_the_last_tab_shows_the_timeline_with_a_drop_and_what_came_before(session_path):
+    """The fixture's c=64 workload runs again on l2 after a note: 540 is 11.8% below b1."""
+    from cockpit.model.session import Benchmark
+    from cockpit.store.toml_store import load_session, save_session
+
+    session = load_session(session_path)
+    session.benchmarks.append(Benchmark(id="b4", label="c=64 again", profile="l2", concurrency=64, input_len=1024,
+                                        output_len=1024, total_tok_s=540.0, when=session.benchmarks[2].when))
+    save_session(session, session_path)
+    app = make_app(session_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("8")
+        text = screen_text(app)
+        assert "Timeline (newest first)" in text
+        assert "b4 c=64 again: 540.0 total tok/s (c=64, profile l2)" in text
+        assert "▼ 11.8% below b1; changed since b1:" in text
+        assert "launch l1 -> l2" in text and "+ --cuda-graph-max-bs 128" in text
+        await pilot.press("1")
+        app.apply_edit(lambda ed: ed.add_note("pinned NCCL to node 0"))  # a new edit shows at the top
+        await pilot.press("8")
+        assert "note               pinned NCCL to node 0" in screen_text(app)

@@ -9,6 +9,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from cockpit.live.timeline import drops, timeline
 from cockpit.model.session import Session
 from cockpit.model.targets import TargetScore
 from cockpit.ui.widgets.banner import when_text
@@ -62,6 +63,9 @@ class GoalView(TextView):
         self.put(Content.assemble(*parts))
 
 
+TIMELINE_ROWS = 60
+
+
 class LastActionView(TextView):
     def show(self, session: Session) -> None:
         last = session.last_action
@@ -72,12 +76,22 @@ class LastActionView(TextView):
             parts += [(when_text(last), "$foreground-muted"), "\n", (last.text, "bold")]
             parts += ["\n\n", ("Next step", "bold"), "\n", last.next_step or ("—", "$foreground-muted")]
             parts += ["\n\n", ("Fallback", "bold"), "\n", last.fallback or ("—", "$foreground-muted")]
-        parts += ["\n\n", ("Journal (newest first)", "bold underline $primary")]
-        for event in reversed(session.journal[-30:]):
-            parts += ["\n", (event.when.strftime("%m-%d %H:%M "), "$foreground-muted"),
-                      (f"{event.kind:<18} ", "$accent"), event.text]
-        if not session.journal:
-            parts += ["\n", ("empty", "$foreground-muted")]
+        parts += ["\n\n", ("Timeline (newest first)", "bold underline $primary"), "\n",
+                  ("edits and benchmarks; ▼ marks a run below the best earlier run of its workload",
+                   "$foreground-muted")]
+        found = {d.bench.id: d for d in drops(session)}
+        entries = timeline(session)[-TIMELINE_ROWS:]
+        for e in reversed(entries):
+            drop = found.get(e.ref or "") if e.kind == "benchmark" else None
+            parts += ["\n", (e.when.strftime("%m-%d %H:%M "), "$foreground-muted"),
+                      (f"{e.kind:<18} ", "$error" if drop else "$accent"), e.text]
+            if drop is not None:
+                parts += ["\n", (f"{'▼':>13} {drop.fraction:.1%} below {drop.best.id}; changed since "
+                                  f"{drop.previous.id}:", "bold $error")]
+                lines = [f"{c.kind}: {c.text}" for c in drop.changes] + list(drop.profile_changes)
+                parts += [x for line in lines or ["(nothing recorded)"] for x in ("\n", " " * 15 + line)]
+        if not entries:
+            parts += ["\n", ("nothing dated yet: edits are journaled as you make them", "$foreground-muted")]
         self.put(Content.assemble(*parts))
 
 

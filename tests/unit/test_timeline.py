@@ -1,0 +1,94 @@
+"""The campaign timeline: journal and benchmarks on one axis; drops and what came before."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+
+from cockpit.live.timeline import drops, timeline
+from cockpit.model.edits import SessionEditor
+from cockpit.model.session import Benchmark, JournalEvent, LaunchProfile, Session
+from cockpit.store.toml_store import save_session
+
+T0 = datetime(2026, 11, 28, 20, 0, tzinfo=UTC)
+
+
+def at(minutes: int) -> datetime:
+    return T0 + timedelta(minutes=minutes)
+
+
+def bench(ident: str, minutes: int | None, tok: float | None, conc: int = 64, profile: str = "l1", **kw) -> Benchmark:
+    return Benchmark(id=ident, label=f"run {ident}", profile=profile, concurrency=conc, input_len=1024,
+                     output_len=1024, total_tok_s=tok, when=None if minutes is None else at(minutes), **kw)
+
+
+def campaign() -> Session:
+    return Session(
+        launch=[LaunchProfile(id="l1", name="base", command="python -m sglang.launch_server --tp 8"),
+                LaunchProfile(id="l2", name="graphs", command="python -m sglang.launch_server --tp 8 --cuda-graph-max-bs 128")],
+        benchmarks=[bench("b1", 10, 600.0), bench("b2", 20, 800.0, conc=128), bench("b3", 30, 590.0),
+                    bench("b4", 40, 500.0, profile="l2"), bench("b5", None, 100.0)],
+        journal=[JournalEvent(when=at(10), kind="benchmark.added", text="benchmark added: run b1", ref="b1"),
+                 JournalEvent(when=at(20), kind="benchmark.added", text="benchmark added: run b2"),  # old: no ref
+                 JournalEvent(when=at(31), kind="task.moved", text="task t3 moved to doing", ref="t3"),
+                 JournalEvent(when=at(35), kind="note", text="set NCCL_ALGO=Tree"),
+                 JournalEvent(when=at(45), kind="note", text="after the last run")],
+    )
+
+
+def test_the_timeline_shows_each_benchmark_once_at_the_time_it_ran() -> None:
+    entries = timeline(campaign())
+    assert [(e.kind, e.ref) for e in entries] == [
+        ("benchmark", "b1"), ("benchmark", "b2"), ("benchmark", "b3"), ("task.moved", "t3"), ("note", None),
+        ("benchmark", "b4"), ("note", None)]
+    assert entries[0].text == "b1 run b1: 600.0 total tok/s (c=64, profile l1)"
+
+
+def test_a_drop_names_the_best_earlier_run_and_what_changed_since_the_previous_one() -> None:
+    found = drops(campaign())
+    assert [(d.bench.id, d.best.id, d.previous.id, round(d.fraction, 3)) for d in found] == [("b4", "b1", "b3", 0.167)]
+    assert [c.text for c in found[0].changes] == ["task t3 moved to doing", "set NCCL_ALGO=Tree"]
+    assert found[0].profile_changes == ("launch l1 -> l2", "+ --cuda-graph-max-bs 128")
+    # b3 is 1.7% below b1: within the threshold, not a drop; b2 has its own workload (c=128)
+    assert drops(campaign(), threshold=0.01)[0].bench.id == "b3"
+
+
+def test_the_editor_journals_a_benchmark_with_its_id() -> None:
+    editor = SessionEditor(Session())
+    ident = editor.add_benchmark(label="c=1", total_tok_s=50.0)
+    assert editor.session.journal[-1].ref == ident == "b1"
+    assert [e.kind for e in timeline(editor.session)] == ["benchmark"]
+
+
+def test_the_timeline_command(tmp_path) -> None:
+    path = tmp_path / "s.toml"
+    save_session(campaign(), path)
+    run = lambda *a: subprocess.run([sys.executable, "-m", "cockpit", "timeline", str(path), *a],  # noqa: E731
+                                    capture_output=True, text=True, timeout=60)
+    done = run()
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "2026-11-28 20:10  benchmark          b1 run b1: 600.0 total tok/s (c=64, profile l1)"
+    i = lines.index("2026-11-28 20:40  benchmark          b4 run b4: 500.0 total tok/s (c=64, profile l2)")
+    assert lines[i + 1].strip() == "▼ 16.7% below b1; changed since b3:"
+    assert [line.strip() for line in lines[i + 2:i + 6]] == [
+        "task.moved: task t3 moved to doing", "note: set NCCL_ALGO=Tree", "launch l1 -> l2", "+ --cuda-graph-max-bs 128"]
+    out = json.loads(run("--json").stdout)
+    assert out["drops"][0]["bench"] == "b4" and out["drops"][0]["drop_pct"] == 16.7
+    assert len(out["entries"]) == 7
+    empty = tmp_path / "e.toml"
+    save_session(Session(), empty)
+    assert "no dated entries" in subprocess.run([sys.executable, "-m", "cockpit", "timeline", str(empty)],
+                                                capture_output=True, text=True, timeout=60).stdout
+
+
+def test_the_handoff_lists_each_drop_with_what_changed() -> None:
+    from cockpit.store.handoff_md import render_handoff
+
+    text = render_handoff(campaign())
+    tail = text[text.index("Throughput drops"):]
+    assert "- **b4** 16.7% below b1 (500 vs 600), since b3:" in tail
+    assert "  - `note: set NCCL_ALGO=Tree`\n  - `launch l1 -> l2`\n  - `+ --cuda-graph-max-bs 128`" in tail
+    assert "Throughput drops" not in render_handoff(Session(benchmarks=[bench("b1", 10, 600.0, profile=None)]))
