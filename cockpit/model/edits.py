@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from pydantic import ValidationError
+
 from cockpit.model.enums import TASK_COLUMNS, DiscoveryStatus, ProfileStatus, TaskStatus
 from cockpit.model.history import History
 from cockpit.model.ids import PREFIX, next_id
@@ -16,8 +18,11 @@ from cockpit.model.integrity import check_integrity
 from cockpit.model.session import (
     Benchmark,
     Discovery,
+    FileChange,
     JournalEvent,
     LastAction,
+    LaunchProfile,
+    Package,
     Session,
     Task,
     now,
@@ -44,6 +49,10 @@ class SessionEditor:
             check_integrity(after)
         except (KeyError, IndexError) as exc:
             raise EditError(str(exc)) from exc
+        except ValidationError as exc:  # a value the model refuses: say which field and why
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first.get("loc", ()))
+            raise EditError(f"{where}: {first['msg']}" if where else first["msg"]) from exc
         after.journal.append(JournalEvent(when=now(), kind=kind, text=label, ref=ref))
         self.session = after
         self.history.record(label, before, after)
@@ -242,6 +251,42 @@ class SessionEditor:
                     profile.status = ProfileStatus.CANDIDATE
             chosen.status = ProfileStatus.WORKING
         self.apply(f"launch profile {ident} marked working", change, kind="launch.working", ref=ident)
+
+    # ----- simple records: patched files, package versions, launch profiles --------------
+    _RECORDS = {"files": (FileChange, "file"), "packages": (Package, "package"), "launch": (LaunchProfile, "launch")}
+
+    def add_record(self, collection: str, **fields: Any) -> str:
+        """Add a file, package or launch profile; returns its new id."""
+        model, what = self._RECORDS[collection]
+        ident = self._new_id(self.session, collection)
+        if collection == "packages":
+            fields.setdefault("captured", now())
+
+        def change(s: Session) -> str:
+            getattr(s, collection).append(model(id=ident, **fields))
+            return ident
+        label = fields.get("path") or fields.get("name") or ident
+        return self.apply(f"{what} added: {label}", change, kind=f"{what}.added", ref=ident)
+
+    def edit_record(self, collection: str, ident: str, **fields: Any) -> None:
+        model, what = self._RECORDS[collection]
+
+        def change(s: Session) -> None:
+            items = getattr(s, collection)
+            old = self._find(items, ident)
+            items[items.index(old)] = model(**{**old.model_dump(), **fields})
+        self.apply(f"{what} {ident} edited", change, kind=f"{what}.edited", ref=ident)
+
+    def delete_record(self, collection: str, ident: str) -> None:
+        """Delete a file or package (a file's links from discoveries go with it)."""
+        _, what = self._RECORDS[collection]
+
+        def change(s: Session) -> None:
+            getattr(s, collection).remove(self._find(getattr(s, collection), ident))
+            if collection == "files":
+                for disc in s.discoveries:
+                    disc.files = [f for f in disc.files if f != ident]
+        self.apply(f"{what} {ident} deleted", change, kind=f"{what}.deleted", ref=ident)
 
     def add_note(self, text: str) -> None:
         self.apply(text, lambda s: None, kind="note")

@@ -18,7 +18,7 @@ class ActionSpec:
     id: str
     """kebab-case binding id, `scope.verb`; what a keymap override names."""
     scope: str
-    """Which widget binds it: screen, tasks, discoveries, benchmarks, launch, packages, log."""
+    """Which widget binds it: screen, tasks, discoveries, benchmarks, launch, files, packages, log."""
     keys: str
     """Textual key string, comma separated for alternates; the first is displayed."""
     action: str
@@ -68,6 +68,7 @@ SCOPE_TAB = {
     "benchmarks": "benchmarks",
     "launch": "launch",
     "packages": "packages",
+    "files": "files",
 }
 
 _A = ActionSpec
@@ -134,9 +135,17 @@ ACTIONS: tuple[ActionSpec, ...] = (
        "Mark the selected profile as the working one", True),
     _A("launch.copy", "launch", "y", "copy", "launch", "Copy command",
        "Copy the profile's command (with env) to the clipboard via OSC 52", True),
+    _A("launch.add", "launch", "a", "add_record", "launch", "Add", "Record a new launch profile", True),
+    _A("launch.edit", "launch", "e", "edit_record", "launch", "Edit", "Edit the profile's name, command, host, env, notes", True),
     _A("launch.diff", "launch", "d", "diff_base", "launch", "Diff base",
        "Compare against the selected profile: the others then show what changes from it (d on it again: off)", True),
-    # packages
+    # patched files and packages
+    _A("files.add", "files", "a", "add_record", "files", "Add", "Record a patched file", True),
+    _A("files.edit", "files", "e", "edit_record", "files", "Edit", "Edit the selected file's record", True),
+    _A("files.delete", "files", "d", "delete_record", "files", "Delete", "Delete the selected file's record (u undoes)", True),
+    _A("packages.add", "packages", "a", "add_record", "packages", "Add", "Record a package version", True),
+    _A("packages.edit", "packages", "e", "edit_record", "packages", "Edit", "Edit the selected package's version or host", True),
+    _A("packages.delete", "packages", "d", "delete_record", "packages", "Delete", "Delete the selected package (u undoes)", True),
     _A("packages.drift", "packages", "r", "check_drift", "packages", "Check drift",
        "Compare the recorded versions with what each host runs now (over SSH; this machine for "
        "packages with no host)", True),

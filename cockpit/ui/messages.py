@@ -91,6 +91,23 @@ class ProfileCopyRequested(Message):
     profile_id: str
 
 
+@dataclass
+class RecordAddRequested(Message):
+    collection: str  # files | packages | launch
+
+
+@dataclass
+class RecordEditRequested(Message):
+    collection: str
+    ident: str
+
+
+@dataclass
+class RecordDeleteRequested(Message):
+    collection: str
+    ident: str
+
+
 class DriftCheckRequested(Message):
     """Compare the recorded package versions with what the hosts run now."""
 

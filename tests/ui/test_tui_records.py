@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui_support import keys_for, make_app, screen_text, until
+from tui_support import fill, keys_for, make_app, screen_text, until
 
 from cockpit.ui.screens.forms import BenchmarkForm, LastActionForm
 from cockpit.ui.widgets.benchmarks_view import BenchTable
@@ -176,3 +176,53 @@ async def test_the_last_tab_shows_the_timeline_with_a_drop_and_what_came_before(
         app.apply_edit(lambda ed: ed.add_note("pinned NCCL to node 0"))  # a new edit shows at the top
         await pilot.press("8")
         assert "note               pinned NCCL to node 0" in screen_text(app)
+
+
+async def test_packages_files_and_profiles_are_added_edited_and_deleted_from_the_keyboard(session_path):
+    from cockpit.ui.screens.forms import RecordForm
+
+    app = make_app(session_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        before = [p.id for p in app.editor.session.packages]
+        await pilot.press("6", "a")
+        form = app.screen
+        assert isinstance(form, RecordForm) and "New package" in screen_text(app)
+        await pilot.press("ctrl+s")
+        assert "a package needs a name" in screen_text(app)
+        fill(form, name="flashinfer", version="0.6.3")
+        await pilot.press("ctrl+s")
+        added = app.editor.session.packages[-1]
+        assert (added.id, added.name, added.version) == (f"p{len(before) + 1}", "flashinfer", "0.6.3") and added.captured
+        assert "flashinfer" in screen_text(app)
+        await pilot.press("e")
+        app.screen.query_one("#field-version").value = "0.6.4"
+        await pilot.press("ctrl+s")
+        assert app.editor.session.packages[-1].version == "0.6.4" and "0.6.4" in screen_text(app)
+        await pilot.press("d")
+        assert [p.id for p in app.editor.session.packages] == before
+        await pilot.press("u")
+        assert app.editor.session.packages[-1].version == "0.6.4"
+
+        await pilot.press("5", "a")
+        fill(app.screen, path="/opt/sglang/python/sglang/srt/layers/moe.py", change="skip the fused path on SM120")
+        await pilot.press("ctrl+s")
+        new_file = app.editor.session.files[-1]
+        assert (new_file.path.endswith("moe.py"), new_file.state.value, new_file.change) == (
+            True, "applied", "skip the fused path on SM120")
+        assert "skip the fused path" in screen_text(app)  # (the column may cut the end)
+
+        await pilot.press("7", "a")
+        fill(app.screen, name="tp8 + eagle3", env="SGLANG_X=1\nnot an assignment",
+             command="python -m sglang.launch_server --tp 8 --speculative-algorithm EAGLE3")
+        await pilot.press("ctrl+s")
+        assert "KEY=value per line (not 'not an assignment')" in screen_text(app)
+        fill(app.screen, env="SGLANG_X=1")
+        await pilot.press("ctrl+s")
+        profile = app.editor.session.launch[-1]
+        assert (profile.name, profile.env, profile.status.value) == ("tp8 + eagle3", {"SGLANG_X": "1"}, "candidate")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "candidate l3 tp8 + eagle3" in text and "--speculative-algorithm" in text, "the new one is selected"
+        kinds = [e.kind for e in app.editor.session.journal]
+        assert {"package.added", "package.edited", "file.added", "launch.added"} <= set(kinds)  # (undo took the delete back)

@@ -105,3 +105,15 @@ class OnePaneApp(App[None]):
             pane.feed(item)  # type: ignore[attr-defined]
         if self._after is not None:
             self._after(pane)
+
+
+def fill(form, **values: str) -> None:  # noqa: ANN001
+    """Set form fields by name: a line's value, a text area's text."""
+    from textual.widgets import TextArea
+
+    for name, value in values.items():
+        widget = form.query_one(f"#field-{name}")
+        if isinstance(widget, TextArea):
+            widget.text = value
+        else:
+            widget.value = value

@@ -1,4 +1,5 @@
-"""The edit forms: task, discovery, benchmark, last action, and task -> discovery links.
+"""The edit forms: task, discovery, benchmark, last action, task -> discovery links, and
+the simple records (patched file, package version, launch profile).
 
 Each returns plain values (a dict or a list of ids); the main screen applies them through
 the SessionEditor. Validation that needs the session (ids that must exist) happens here,
@@ -8,13 +9,14 @@ so the person sees the message under the field instead of an error after the fac
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import Input, Select, SelectionList, TextArea
 
-from cockpit.model.enums import DiscoveryStatus
+from cockpit.model.enums import DiscoveryStatus, FileState
 from cockpit.model.session import Discovery, LastAction, Session, Task
 from cockpit.ui.screens.form_base import FormInvalid, FormScreen, check_ids, parse_number
 
@@ -185,3 +187,90 @@ class LinkForm(FormScreen[list[str]]):
 
     def collect(self) -> list[str]:
         return list(self.query_one("#field-discoveries", SelectionList).selected)
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    name: str
+    label: str
+    kind: str = "line"  # line | area | choice | env (KEY=value per line)
+    required: bool = False
+    placeholder: str = ""
+    choices: tuple[str, ...] = ()
+
+
+# collection -> (what a person calls one, its fields)
+RECORD_FIELDS: dict[str, tuple[str, tuple[FieldSpec, ...]]] = {
+    "packages": ("package", (
+        FieldSpec("name", "Name", required=True, placeholder="torch, flashinfer, NVIDIA driver, CUDA toolkit"),
+        FieldSpec("version", "Version", required=True, placeholder="as the host reports it"),
+        FieldSpec("host", "Host", placeholder="a [[hosts]] name (drift checks it there)"),
+    )),
+    "files": ("patched file", (
+        FieldSpec("path", "Path", required=True, placeholder="/path/on/the/host.py"),
+        FieldSpec("host", "Host", placeholder="a [[hosts]] name"),
+        FieldSpec("lines", "Lines", placeholder="e.g. 120-134"),
+        FieldSpec("state", "State", kind="choice", choices=tuple(s.value for s in FileState)),
+        FieldSpec("change", "What changed", kind="area"),
+    )),
+    "launch": ("launch profile", (
+        FieldSpec("name", "Name", required=True, placeholder="e.g. tp8 + eagle3"),
+        FieldSpec("command", "Command", kind="area", required=True),
+        FieldSpec("host", "Host", placeholder="a [[hosts]] name"),
+        FieldSpec("env", "Env", kind="env"),
+        FieldSpec("notes", "Notes", kind="area"),
+    )),
+}
+
+
+class RecordForm(FormScreen[dict[str, Any]]):
+    """A patched file, a package version or a launch profile: its fields, one row each."""
+
+    def __init__(self, collection: str, item: Any = None) -> None:
+        super().__init__()
+        self.what, self.specs = RECORD_FIELDS[collection]
+        self.item = item
+        self.title_text = f"Edit {self.what} {item.id}" if item is not None else f"New {self.what}"
+
+    def _value(self, spec: FieldSpec) -> str:
+        value = getattr(self.item, spec.name, None) if self.item is not None else None
+        if spec.kind == "env":
+            return "\n".join(f"{k}={v}" for k, v in (value or {}).items())
+        return "" if value is None else str(getattr(value, "value", value))
+
+    def compose_fields(self) -> Iterable[Widget]:
+        for spec in self.specs:
+            value = self._value(spec)
+            if spec.kind == "choice":
+                widget: Widget = Select([(c, c) for c in spec.choices], allow_blank=False, compact=True,
+                                        value=value or spec.choices[0])
+            elif spec.kind in ("area", "env"):
+                widget = _area(value)
+            else:
+                widget = _input(value, spec.placeholder)
+            yield from self.row(spec.name, spec.label, widget)
+
+    def collect(self) -> dict[str, Any]:
+        errors: dict[str, str] = {}
+        out: dict[str, Any] = {}
+        for spec in self.specs:
+            if spec.kind == "choice":
+                out[spec.name] = str(self.query_one(f"#field-{spec.name}", Select).value)
+                continue
+            text = self.text(spec.name)
+            if spec.required and not text:
+                errors[spec.name] = f"a {self.what} needs a {spec.label.lower()}"
+            elif spec.kind == "env":
+                env: dict[str, str] = {}
+                for line in filter(None, (raw.strip() for raw in text.splitlines())):
+                    key, eq, value = line.partition("=")
+                    if not eq or not key.strip():
+                        errors[spec.name] = f"KEY=value per line (not {line!r})"
+                        break
+                    env[key.strip()] = value.strip()
+                out[spec.name] = env
+            else:
+                out[spec.name] = text or None
+        if errors:
+            raise FormInvalid(errors)
+        return out

@@ -248,6 +248,7 @@ class MainScreen(MainIntents, Screen[None]):
             "benchmarks": lambda: self.query_one(BenchmarksView),
             "launch": lambda: self.query_one(ProfilesView),
             "packages": lambda: self.query_one(PackagesTable),
+            "files": lambda: self.query_one(FilesTable),
             "log": lambda: self.query_one(LogPane),
         }[scope]()
 

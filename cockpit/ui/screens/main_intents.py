@@ -175,6 +175,35 @@ class MainIntents:
             self.app.notify(f"Copied {profile.id}'s command (OSC 52; under tmux: set -s set-clipboard on)",
                             timeout=4)
 
+    # ----- simple records: patched files, packages, launch profiles ---------------------
+    def _select_record(self, collection: str, ident: str) -> None:
+        view = self.scope_widget(collection)  # type: ignore[attr-defined]
+        (view.select if collection == "launch" else view.select_id)(ident)
+
+    def on_record_add_requested(self, message: msg.RecordAddRequested) -> None:
+        def done(result: dict[str, Any] | None) -> None:
+            if result is not None:
+                ident = self.app.apply_edit(lambda ed: ed.add_record(message.collection, **result))
+                if ident:
+                    self._select_record(message.collection, ident)
+
+        self.app.push_screen(_forms().RecordForm(message.collection), done)
+
+    def on_record_edit_requested(self, message: msg.RecordEditRequested) -> None:
+        item = _find(getattr(self._session, message.collection), message.ident)
+        if item is None:
+            return
+
+        def done(result: dict[str, Any] | None) -> None:
+            if result is not None:
+                self.app.apply_edit(lambda ed: ed.edit_record(message.collection, message.ident, **result))
+
+        self.app.push_screen(_forms().RecordForm(message.collection, item), done)
+
+    def on_record_delete_requested(self, message: msg.RecordDeleteRequested) -> None:
+        self.app.apply_edit(lambda ed: ed.delete_record(message.collection, message.ident),
+                            done=f"Deleted {message.ident} (u undoes)")
+
     def on_drift_check_requested(self, message: msg.DriftCheckRequested) -> None:
         if not self._session.packages:
             self.app.notify("No packages recorded to check.", timeout=4)

@@ -13,6 +13,7 @@ from cockpit.model.session import LaunchProfile, Session
 from cockpit.ui import messages as msg
 from cockpit.ui.actions import bindings_for
 from cockpit.ui.widgets.list_detail import ListDetailView
+from cockpit.ui.widgets.records_view import RecordActions
 from cockpit.ui.widgets.restorable import RestorableOptionList
 
 _STATUS_STYLE = {ProfileStatus.WORKING: "bold $success", ProfileStatus.CANDIDATE: "$foreground-muted",
@@ -33,8 +34,9 @@ class ProfileList(RestorableOptionList):
         self.state_key = "launch"
 
 
-class ProfilesView(ListDetailView):
+class ProfilesView(RecordActions, ListDetailView):
     BINDINGS = bindings_for("launch")
+    collection = "launch"
     list_type = ProfileList
     detail_id = "profile-detail"
     empty_text = "No launch profiles recorded."
@@ -108,6 +110,9 @@ class ProfilesView(ListDetailView):
     def action_copy(self) -> None:
         if ident := self._selected_id():
             self.post_message(msg.ProfileCopyRequested(ident))
+
+    def record_id(self) -> str | None:
+        return self._selected_id()
 
     def action_diff_base(self) -> None:
         ident = self._selected_id()

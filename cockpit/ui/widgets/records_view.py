@@ -1,4 +1,5 @@
-"""Tables of what the session records: patched files, and package versions with their drift."""
+"""Tables of what the session records: patched files, and package versions with their
+drift; a / e / d add, edit and delete records through the forms."""
 
 from __future__ import annotations
 
@@ -13,7 +14,30 @@ from cockpit.ui.widgets.restorable import RestorableTable
 _STATE_ROLE = {"applied": "success", "reverted": "foreground-muted", "harmless": "primary", "problematic": "error"}
 
 
-class FilesTable(RestorableTable):
+class RecordActions:
+    """a / e / d on a view of simple records: the intents; the screen opens the form."""
+
+    collection = ""
+
+    def record_id(self) -> str | None:
+        return self.selected_id()  # type: ignore[attr-defined]
+
+    def action_add_record(self) -> None:
+        self.post_message(msg.RecordAddRequested(self.collection))  # type: ignore[attr-defined]
+
+    def action_edit_record(self) -> None:
+        if ident := self.record_id():
+            self.post_message(msg.RecordEditRequested(self.collection, ident))  # type: ignore[attr-defined]
+
+    def action_delete_record(self) -> None:
+        if ident := self.record_id():
+            self.post_message(msg.RecordDeleteRequested(self.collection, ident))  # type: ignore[attr-defined]
+
+
+class FilesTable(RecordActions, RestorableTable):
+    BINDINGS = bindings_for("files")
+    collection = "files"
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self.state_key = "files"
@@ -38,10 +62,11 @@ class FilesTable(RestorableTable):
 _DRIFT_ROLE = {"same": "success", "changed": "warning", "missing": "error", "unknown": "foreground-muted"}
 
 
-class PackagesTable(RestorableTable):
+class PackagesTable(RecordActions, RestorableTable):
     """The recorded versions; after `r`, what each host runs now beside them."""
 
     BINDINGS = bindings_for("packages")
+    collection = "packages"
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
