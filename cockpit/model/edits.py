@@ -186,14 +186,17 @@ class SessionEditor:
 
     # ----- discoveries ---------------------------------------------------------------
     def add_discovery(self, claim: str, evidence: str | None = None,
-                      status: DiscoveryStatus = DiscoveryStatus.HYPOTHESIS, tags: list[str] | None = None) -> str:
+                      status: DiscoveryStatus = DiscoveryStatus.HYPOTHESIS, tags: list[str] | None = None,
+                      **links: list[str]) -> str:
+        """A new claim; `links` (benchmarks, files, tasks: lists of ids) in the same undo step."""
+        ident = self._new_id(self.session, "discoveries")
+
         def change(s: Session) -> str:
-            ident = self._new_id(s, "discoveries")
             stamp = now()
             s.discoveries.append(Discovery(id=ident, claim=claim, evidence=evidence or None, status=status,
-                                           tags=tags or [], created=stamp, updated=stamp))
+                                           tags=tags or [], created=stamp, updated=stamp, **links))
             return ident
-        return self.apply(f"discovery added: {claim}", change, kind="discovery.added")
+        return self.apply(f"discovery added: {claim}", change, kind="discovery.added", ref=ident)
 
     def edit_discovery(self, ident: str, **fields: Any) -> None:
         status = fields.pop("status", None)

@@ -63,6 +63,9 @@ async def test_a_discovery_is_added_with_evidence_and_links(session_path):
         assert (added.claim, added.evidence, added.benchmarks, added.tasks) == (
             "EP=8 halves allreduce traffic", "b3 vs b1", ["b3"], ["t1"])
         assert "EP=8 halves allreduce traffic" in screen_text(app)
+        await pilot.press("u")  # the claim and its links were one edit: one undo takes both
+        assert [d.id for d in app.editor.session.discoveries] == ["d1", "d2", "d3"]
+        assert app.editor.session.journal[-1].kind != "discovery.added"
 
 
 async def test_editing_the_status_in_the_form_also_flags_tasks(session_path):

@@ -107,11 +107,7 @@ class MainIntents:
         def done(result: dict[str, Any] | None) -> None:
             if result is None:
                 return
-            links = {key: result.pop(key) for key in ("benchmarks", "files", "tasks")}
-            ident = self.app.apply_edit(lambda ed: ed.add_discovery(
-                result["claim"], result["evidence"], result["status"], result["tags"]))
-            if ident and any(links.values()):
-                self.app.apply_edit(lambda ed: ed.edit_discovery(ident, **links))
+            ident = self.app.apply_edit(lambda ed: ed.add_discovery(**result))  # links too: one undo step
             if ident:
                 self.query_one(DiscoveriesView).select(ident)  # type: ignore[attr-defined]
 
