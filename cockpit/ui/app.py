@@ -84,7 +84,12 @@ class CockpitApp(App[None]):
         self.watch_interval_s = watch_interval_s
         self._restored = False  # the saved tab and focus applied (after the first frame)
         self._early_keys = False  # a key came before that
-        self.keymap = dict(keymap or {})
+        self.keymap_problems: list[str] = []
+        if keymap is None:  # the person's own keys (tests pass their own, or {})
+            from cockpit.ui.keymap_file import load_keymap
+
+            keymap, self.keymap_problems = load_keymap()
+        self.keymap = dict(keymap)
         self.host_states: dict[str, str] = {host.name: "" for host in session.hosts}
         self.saved_revision = 0
         self.autosave = session.ui.autosave
@@ -118,6 +123,8 @@ class CockpitApp(App[None]):
             self.set_keymap(self.keymap)
         for problem in self.theme_problems:
             self.notify(f"Theme file skipped: {problem}", severity="error", timeout=10)
+        for problem in self.keymap_problems:
+            self.notify(f"Key skipped: {problem}", severity="warning", timeout=10)
         if self._theme_missing:
             self.notify(f"Theme '{self._theme_missing}' not found; using {self.theme}", severity="warning")
         self.call_after_refresh(self._restore_view)

@@ -117,3 +117,18 @@ async def test_the_footer_shows_save_and_help_at_80_columns(session_path):
 
 def test_palette_actions_exclude_only_dialog_scopes():
     assert {spec.scope for spec in palette_actions()} == set(BOUND_ON) - MODAL_SCOPES
+
+
+async def test_the_keymap_file_rebinds_and_reports_what_it_skipped(session_path, tmp_path):
+    import os
+
+    path = tmp_path / "config" / "cockpit" / "keymap.toml"  # XDG_CONFIG_HOME of this test
+    assert os.environ["XDG_CONFIG_HOME"] == str(tmp_path / "config")
+    path.parent.mkdir(parents=True)
+    path.write_text('"tasks.move-right" = "m"\n"tasks.nope" = "x"\n', encoding="utf-8")
+    app = make_app(session_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("m")
+        assert task(app, "t1").status.value == "doing"
+        assert app.keymap_problems == [f"{path}: no action 'tasks.nope' (the ids are listed by ? in cockpit)"]
