@@ -20,7 +20,9 @@ from cockpit.cli.gpu_cmds import _ssh_options
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("drift", help="recorded package/driver versions vs what the host runs now",
-                       description=__doc__.split("\n\n")[0].split(": ", 1)[1])
+                       description="Compare the session's recorded package, driver and CUDA versions with "
+                                   "what the host runs now (exit 1 if something drifted, 2 if a host "
+                                   "could not be checked).")
     p.add_argument("session")
     p.add_argument("--host", help="where packages with no recorded host run: a session host or [user@]host")
     p.add_argument("--python", help="the server's interpreter on the host (default: the working launch "
