@@ -1,4 +1,4 @@
-"""Headless commands on a session file: check, fmt, export, add."""
+"""Headless commands on a session file: check, fmt, export, add, bench import."""
 
 from __future__ import annotations
 
@@ -104,6 +104,14 @@ def _edit(path: str, change) -> int:
     return 0
 
 
+# kind -> (collection, the field TEXT fills, required options, optional options)
+_RECORD_KINDS = {
+    "package": ("packages", "name", ("version",), ("host",)),
+    "file": ("files", "path", (), ("host", "lines", "change", "state")),
+    "profile": ("launch", "name", ("command",), ("host", "notes")),
+}
+
+
 def cmd_add(args: argparse.Namespace) -> int:
     from cockpit.model.enums import DiscoveryStatus, TaskStatus
 
@@ -117,6 +125,20 @@ def cmd_add(args: argparse.Namespace) -> int:
         )
     if kind == "note":
         return _edit(args.session, lambda e: e.add_note(args.text))
+    if kind in _RECORD_KINDS:
+        collection, first, required, optional = _RECORD_KINDS[kind]
+        fields = {first: args.text, **{f: getattr(args, f) for f in required + optional if getattr(args, f)}}
+        missing = [f"--{f.replace('_', '-')}" for f in required if not getattr(args, f)]
+        if missing:
+            print(f"cockpit add {kind}: {', '.join(missing)} is needed", file=sys.stderr)
+            return 2
+        if kind == "profile":
+            env = [pair.partition("=") for pair in args.env or []]
+            if any(not eq or not key for key, eq, _ in env):
+                print("cockpit add profile: --env takes KEY=value", file=sys.stderr)
+                return 2
+            fields["env"] = {key: value for key, _, value in env}
+        return _edit(args.session, lambda e: e.add_record(collection, **fields))
     fields = {
         key: getattr(args, key)
         for key in ("profile", "concurrency", "input_len", "output_len", "total_tok_s", "output_tok_s", "ttft_ms", "itl_ms", "notes")
@@ -141,12 +163,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", help="write to FILE instead of stdout")
     p.set_defaults(func=cmd_export)
 
-    p = sub.add_parser("add", help="add a task, discovery, benchmark or note (safe while the TUI is open)")
-    p.add_argument("kind", choices=("task", "discovery", "benchmark", "note"))
+    p = sub.add_parser("add", help="add a task, discovery, benchmark, note, package, file or launch profile "
+                                   "(safe while the TUI is open)")
+    p.add_argument("kind", choices=("task", "discovery", "benchmark", "note", "package", "file", "profile"))
     p.add_argument("session")
-    p.add_argument("text", help="task title, discovery claim, benchmark label or note text")
+    p.add_argument("text", help="task title, discovery claim, benchmark label, note text, package name, "
+                                "file path or profile name")
     p.add_argument("--status", help="task: todo|doing|done|blocked; discovery: hypothesis|confirmed|refuted")
     p.add_argument("--notes")
+    p.add_argument("--version", help="package: its version (needed)")
+    p.add_argument("--host", help="package, file, profile: a [[hosts]] name")
+    p.add_argument("--lines", help="file: the lines changed, e.g. 120-134")
+    p.add_argument("--change", help="file: what changed")
+    p.add_argument("--state", choices=("applied", "reverted", "harmless", "problematic"), help="file: its state")
+    p.add_argument("--command", help="profile: the launch command (needed)")
+    p.add_argument("--env", action="append", metavar="KEY=VALUE", help="profile: an environment variable (repeat)")
     p.add_argument("--evidence")
     p.add_argument("--profile", help="benchmark: launch profile id")
     for flag, kind in (("--concurrency", int), ("--input-len", int), ("--output-len", int), ("--total-tok-s", float),

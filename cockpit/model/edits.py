@@ -256,11 +256,13 @@ class SessionEditor:
         self.apply(f"launch profile {ident} marked working", change, kind="launch.working", ref=ident)
 
     # ----- simple records: patched files, package versions, launch profiles --------------
-    _RECORDS = {"files": (FileChange, "file"), "packages": (Package, "package"), "launch": (LaunchProfile, "launch")}
+    # collection -> (model, journal kind prefix, what the journal text calls one)
+    _RECORDS = {"files": (FileChange, "file", "file"), "packages": (Package, "package", "package"),
+                "launch": (LaunchProfile, "launch", "launch profile")}
 
     def add_record(self, collection: str, **fields: Any) -> str:
         """Add a file, package or launch profile; returns its new id."""
-        model, what = self._RECORDS[collection]
+        model, kind, what = self._RECORDS[collection]
         ident = self._new_id(self.session, collection)
         if collection == "packages":
             fields.setdefault("captured", now())
@@ -269,27 +271,27 @@ class SessionEditor:
             getattr(s, collection).append(model(id=ident, **fields))
             return ident
         label = fields.get("path") or fields.get("name") or ident
-        return self.apply(f"{what} added: {label}", change, kind=f"{what}.added", ref=ident)
+        return self.apply(f"{what} added: {label}", change, kind=f"{kind}.added", ref=ident)
 
     def edit_record(self, collection: str, ident: str, **fields: Any) -> None:
-        model, what = self._RECORDS[collection]
+        model, kind, what = self._RECORDS[collection]
 
         def change(s: Session) -> None:
             items = getattr(s, collection)
             old = self._find(items, ident)
             items[items.index(old)] = model(**{**old.model_dump(), **fields})
-        self.apply(f"{what} {ident} edited", change, kind=f"{what}.edited", ref=ident)
+        self.apply(f"{what} {ident} edited", change, kind=f"{kind}.edited", ref=ident)
 
     def delete_record(self, collection: str, ident: str) -> None:
         """Delete a file or package (a file's links from discoveries go with it)."""
-        _, what = self._RECORDS[collection]
+        _, kind, what = self._RECORDS[collection]
 
         def change(s: Session) -> None:
             getattr(s, collection).remove(self._find(getattr(s, collection), ident))
             if collection == "files":
                 for disc in s.discoveries:
                     disc.files = [f for f in disc.files if f != ident]
-        self.apply(f"{what} {ident} deleted", change, kind=f"{what}.deleted", ref=ident)
+        self.apply(f"{what} {ident} deleted", change, kind=f"{kind}.deleted", ref=ident)
 
     def add_note(self, text: str) -> None:
         self.apply(text, lambda s: None, kind="note")

@@ -68,3 +68,27 @@ def test_bench_import_reads_a_real_bench_serving_block(tmp_path):
     assert bench.input_len == 1024
     missing = cockpit("bench", "import", path, EXAMPLE_SESSION)
     assert missing.returncode == 1 and "no 'Serving Benchmark Result' block" in missing.stderr
+
+
+def test_add_package_file_and_profile_from_a_shell(tmp_path):
+    path = tmp_path / "s.toml"
+    shutil.copy(EXAMPLE_SESSION, path)
+    done = cockpit("add", "package", path, "sglang", "--version", "0.5.9", "--host", "lxc")
+    assert (done.returncode, done.stdout) == (0, "p8\n"), done.stderr
+    assert cockpit("add", "file", path, "/opt/sglang/moe.py", "--change", "guard", "--state", "harmless").stdout == "f4\n"
+    done = cockpit("add", "profile", path, "tp8 eagle", "--command", "python -m sglang.launch_server --tp 8",
+                   "--env", "SGLANG_X=1", "--env", "Y=a=b")
+    assert done.stdout == "l3\n", done.stderr
+    session = load_session(path)
+    package, file, profile = session.packages[-1], session.files[-1], session.launch[-1]
+    assert (package.name, package.version, package.host) == ("sglang", "0.5.9", "lxc") and package.captured
+    assert (file.path, file.change, file.state.value) == ("/opt/sglang/moe.py", "guard", "harmless")
+    assert (profile.name, profile.env, profile.status.value) == ("tp8 eagle", {"SGLANG_X": "1", "Y": "a=b"}, "candidate")
+    assert [e.text for e in session.journal[-3:]] == [
+        "package added: sglang", "file added: /opt/sglang/moe.py", "launch profile added: tp8 eagle"]
+    before = path.read_bytes()
+    done = cockpit("add", "package", path, "triton")
+    assert done.returncode == 2 and "--version is needed" in done.stderr
+    done = cockpit("add", "profile", path, "x", "--command", "python", "--env", "NOEQUALS")
+    assert done.returncode == 2 and "--env takes KEY=value" in done.stderr
+    assert path.read_bytes() == before
