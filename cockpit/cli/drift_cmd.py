@@ -28,6 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--python", help="the server's interpreter on the host (default: the working launch "
                                     "profile's, else python3)")
     p.add_argument("--json", action="store_true", help="print the rows as JSON")
+    p.add_argument("--record", action="store_true",
+                   help="then write the versions read now over the changed ones (journaled; exit 0)")
     _ssh_options(p)
     p.set_defaults(func=cmd_drift)
 
@@ -60,7 +62,25 @@ def cmd_drift(args: argparse.Namespace) -> int:
         print(json.dumps({"checked": notes, "rows": [r.to_dict() for r in rows]}, indent=2))
     else:
         print(render(rows, notes))
+    if args.record:
+        return _record(args.session, [r for r in rows if r.status == "changed"]) or (2 if failed else 0)
     return 1 if drifted(rows) else 2 if failed else 0
+
+
+def _record(path: str, changed: list) -> int:
+    """Take the versions read now as the record (under the session lock, like `cockpit add`)."""
+    from cockpit.cli.session_cmds import _edit
+    from cockpit.model.session import now
+
+    if not changed:
+        return 0
+
+    def change(editor: Any) -> str:
+        stamp = now()
+        for row in changed:
+            editor.edit_record("packages", row.package.id, version=row.now, captured=stamp)
+        return "recorded: " + ", ".join(f"{r.package.id} {r.package.name} {r.now}" for r in changed)
+    return _edit(path, change)
 
 
 def render(rows: list, notes: list[str]) -> str:

@@ -95,3 +95,19 @@ def test_an_unreachable_host_exits_2_and_a_missing_python_says_so(tmp_path) -> N
     done = subprocess.run([sys.executable, "-m", "cockpit", "drift", str(path), "--python", "/nonexistent/python"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "/nonexistent/python" in done.stdout
+
+
+def test_record_takes_the_versions_read_now(tmp_path) -> None:
+    from cockpit.store.toml_store import load_session
+
+    path = tmp_path / "s.toml"
+    save_session(Session(packages=[
+        Package(id="p1", name="hypothesis", version="0.0.1"),
+        Package(id="p2", name="no-such-dist-for-cockpit", version="1.0")]), path)
+    done = _drift(path, "--record")
+    assert done.returncode == 0, done.stderr
+    assert f"recorded: p1 hypothesis {metadata.version('hypothesis')}" in done.stdout
+    session = load_session(path)
+    assert [p.version for p in session.packages] == [metadata.version("hypothesis"), "1.0"]  # missing: kept
+    assert session.packages[0].captured and session.journal[-1].kind == "package.edited"
+    assert _drift(path).returncode == 1  # the missing one still drifts
