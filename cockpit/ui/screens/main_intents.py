@@ -216,6 +216,9 @@ class MainIntents:
         pool = shared if isinstance(shared, SshPool) else SshPool()
         try:
             rows, notes = await check_drift(self._session, pool=pool)
+        except Exception as exc:  # noqa: BLE001 - say it on screen; the app goes on
+            self.app.notify(f"Drift check failed: {exc}", severity="error", timeout=8)
+            return
         finally:
             if pool is not shared:
                 await pool.close()
