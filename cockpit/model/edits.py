@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import PydanticCustomError
 
 from cockpit.model.enums import TASK_COLUMNS, DiscoveryStatus, ProfileStatus, TaskStatus
 from cockpit.model.history import History
@@ -48,6 +49,8 @@ class SessionEditor:
             result = change(after)
             check_integrity(after)
         except (KeyError, IndexError) as exc:
+            raise EditError(str(exc)) from exc
+        except PydanticCustomError as exc:  # an integrity rule (a link or host that does not exist)
             raise EditError(str(exc)) from exc
         except ValidationError as exc:  # a value the model refuses: say which field and why
             first = exc.errors()[0]

@@ -190,7 +190,10 @@ async def test_packages_files_and_profiles_are_added_edited_and_deleted_from_the
         assert isinstance(form, RecordForm) and "New package" in screen_text(app)
         await pilot.press("ctrl+s")
         assert "a package needs a name" in screen_text(app)
-        fill(form, name="flashinfer", version="0.6.3")
+        fill(form, name="flashinfer", version="0.6.3", host="gpu9")
+        await pilot.press("ctrl+s")
+        assert "unknown host 'gpu9' (known: lxc)" in screen_text(app)
+        fill(form, host="")
         await pilot.press("ctrl+s")
         added = app.editor.session.packages[-1]
         assert (added.id, added.name, added.version) == (f"p{len(before) + 1}", "flashinfer", "0.6.3") and added.captured

@@ -226,10 +226,11 @@ RECORD_FIELDS: dict[str, tuple[str, tuple[FieldSpec, ...]]] = {
 class RecordForm(FormScreen[dict[str, Any]]):
     """A patched file, a package version or a launch profile: its fields, one row each."""
 
-    def __init__(self, collection: str, item: Any = None) -> None:
+    def __init__(self, collection: str, item: Any = None, hosts: Iterable[str] = ()) -> None:
         super().__init__()
         self.what, self.specs = RECORD_FIELDS[collection]
         self.item = item
+        self.hosts = list(hosts)
         self.title_text = f"Edit {self.what} {item.id}" if item is not None else f"New {self.what}"
 
     def _value(self, spec: FieldSpec) -> str:
@@ -269,6 +270,9 @@ class RecordForm(FormScreen[dict[str, Any]]):
                         break
                     env[key.strip()] = value.strip()
                 out[spec.name] = env
+            elif spec.name == "host" and text and text not in self.hosts:
+                known = ", ".join(self.hosts) or "none: add [[hosts]] to the session file"
+                errors[spec.name] = f"unknown host {text!r} (known: {known})"
             else:
                 out[spec.name] = text or None
         if errors:

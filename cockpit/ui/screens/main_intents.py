@@ -183,7 +183,8 @@ class MainIntents:
                 if ident:
                     self._select_record(message.collection, ident)
 
-        self.app.push_screen(_forms().RecordForm(message.collection), done)
+        hosts = [h.name for h in self._session.hosts]
+        self.app.push_screen(_forms().RecordForm(message.collection, hosts=hosts), done)
 
     def on_record_edit_requested(self, message: msg.RecordEditRequested) -> None:
         item = _find(getattr(self._session, message.collection), message.ident)
@@ -194,7 +195,8 @@ class MainIntents:
             if result is not None:
                 self.app.apply_edit(lambda ed: ed.edit_record(message.collection, message.ident, **result))
 
-        self.app.push_screen(_forms().RecordForm(message.collection, item), done)
+        hosts = [h.name for h in self._session.hosts]
+        self.app.push_screen(_forms().RecordForm(message.collection, item, hosts), done)
 
     def on_record_delete_requested(self, message: msg.RecordDeleteRequested) -> None:
         self.app.apply_edit(lambda ed: ed.delete_record(message.collection, message.ident),
