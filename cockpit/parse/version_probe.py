@@ -13,6 +13,8 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
+from cockpit.parse.sanitize import sanitize
+
 MARK = "COCKPIT-PROBE "
 
 PROBE = r'''
@@ -83,8 +85,15 @@ def parse_probe_output(stdout: str, stderr: str = "", status: int | None = 0) ->
         if line.startswith(MARK):
             try:
                 data = json.loads(line[len(MARK):])
-                return ProbeResult(str(data["python"]), dict(data["packages"]), data.get("driver"), data.get("cuda"))
-            except (ValueError, KeyError, TypeError) as exc:
+                return ProbeResult(_inert(data["python"]),
+                                   {_inert(k): _inert(v) for k, v in dict(data["packages"]).items()},
+                                   _inert(data.get("driver")), _inert(data.get("cuda")))
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
                 raise ProbeError(f"unreadable probe answer ({exc})") from None
     why = (stderr.strip() or stdout.strip() or f"exit status {status}").splitlines()[-1]
-    raise ProbeError(why)
+    raise ProbeError(sanitize(why))
+
+
+def _inert(value):  # noqa: ANN001, ANN202 - str or None, as the host sent it
+    """A host's text never drives the terminal: controls are shown, not obeyed."""
+    return None if value is None else sanitize(str(value))

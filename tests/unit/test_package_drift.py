@@ -37,6 +37,18 @@ def test_the_marked_line_is_found_among_banner_lines() -> None:
         parse_probe_output("COCKPIT-PROBE {not json")
 
 
+def test_a_hostile_host_cannot_drive_the_terminal() -> None:
+    out = "COCKPIT-PROBE " + json.dumps({"python": "3\x1b]0;owned\x07", "packages": {"torch": "2.9\x1b[2J"},
+                                          "driver": "\x1b]52;c;Zm9v\x07", "cuda": None}) + "\n"
+    result = parse_probe_output(out)
+    for text in (result.python, result.version_of("torch"), result.version_of("NVIDIA driver")):
+        assert "\x1b" not in text and "\x07" not in text
+    assert result.version_of("torch") == "2.9␛[2J"
+    with pytest.raises(ProbeError) as caught:
+        parse_probe_output("", "bad \x1b[31mthing\n", 1)
+    assert "\x1b" not in str(caught.value)
+
+
 def test_comparison_statuses() -> None:
     p = Package(id="p1", name="torch", version="2.9.1+cu128")
     d = Package(id="p2", name="NVIDIA driver", version="590.48.01")
