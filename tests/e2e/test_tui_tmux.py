@@ -83,3 +83,29 @@ def test_a_broken_session_exits_1_with_the_position(tmux, tmp_path):
 
 if os.environ.get("COCKPIT_E2E_KEEP"):  # pragma: no cover - debugging aid
     print("keeping tmux sockets for inspection")
+
+
+def test_a_profile_added_by_a_script_is_diffed_in_the_open_cockpit(tmux, tmp_path):
+    """A shell adds a launch profile while cockpit is open; the person diffs it against the
+    working one with d in the Launch tab, then quits without anything to save."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "campaign.toml"
+    shutil.copyfile(EXAMPLE, path)
+    tmux.start(_command(path))
+    tmux.wait_for("Where you left off")
+    done = subprocess.run(
+        [sys.executable, "-m", "cockpit", "add", "profile", str(path), "trtllm + eagle3", "--command",
+         "python -m sglang.launch_server --model-path lukealonso/GLM-5-NVFP4 --tp 8 "
+         "--moe-runner-backend flashinfer_trtllm --speculative-algorithm EAGLE3"],
+        capture_output=True, text=True, cwd=REPO, env={**os.environ}, timeout=60)
+    assert done.stdout == "l3\n", done.stderr
+    tmux.keys("7")
+    tmux.wait_for("l3 trtllm + eagle3")  # the open cockpit picked the outside change up
+    tmux.keys("d", "Down", "Down")
+    screen = tmux.wait_for("+ --speculative-algorithm EAGLE3")
+    assert "◆ l1 flashinfer_cutlass" in screen and "→ l3 trtllm + eagle3" in screen
+    assert "~ --moe-runner-backend: flashinfer_cutlass ->" in screen  # (the new value wraps)
+    tmux.keys("q")
+    tmux.wait_for("COCKPIT-EXIT=0")
