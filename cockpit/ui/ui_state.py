@@ -2,7 +2,7 @@
 
 Keys: `ui.selection[state_key]` and `ui.scroll[state_key]` for every restorable list,
 `ui.selection["tasks"]` for the board's current column, `ui.selection["benchmarks.sort"]`
-for the table's sort, `ui.focused_pane` for the focused list's state key (or log / gpu /
+for the table's sort, `ui.selection["launch.diff_base"]` for the Launch tab's diff base, `ui.focused_pane` for the focused list's state key (or log / gpu /
 topology), `ui.active_tab`, `ui.theme` and `ui.log` (the log pane's view state).
 """
 
@@ -15,6 +15,7 @@ from cockpit.model.session import LogViewState, UiState
 from cockpit.ui.widgets.benchmarks_view import BenchmarksView
 from cockpit.ui.widgets.gpu_pane import GpuPane
 from cockpit.ui.widgets.log_pane import LogPane
+from cockpit.ui.widgets.profiles_view import ProfilesView
 from cockpit.ui.widgets.restorable import Restorable
 from cockpit.ui.widgets.task_board import TaskBoard
 from cockpit.ui.widgets.topology_pane import TopologyPane
@@ -56,6 +57,8 @@ def capture(screen: MainScreen, base: UiState) -> UiState:
     board = screen.query_one(TaskBoard)
     selection["tasks"] = TASK_COLUMNS[board.column_index].value
     selection["benchmarks.sort"] = screen.query_one(BenchmarksView).sort_state
+    if base_id := screen.query_one(ProfilesView).diff_base:
+        selection["launch.diff_base"] = base_id
     return base.model_copy(update={
         "theme": screen.app.theme,
         "active_tab": screen.active_tab,
@@ -75,6 +78,7 @@ def apply(screen: MainScreen, ui: UiState, *, move: bool = True) -> None:
         board.column_index = TASK_COLUMNS.index(TaskStatus(column))
     if sort := ui.selection.get("benchmarks.sort"):
         screen.query_one(BenchmarksView).apply_sort_state(sort)
+    screen.query_one(ProfilesView).restore_diff_base(ui.selection.get("launch.diff_base"))
     for widget in _restorables(screen):
         if ident := ui.selection.get(widget.state_key):
             widget.select_id(ident)

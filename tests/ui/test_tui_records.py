@@ -229,3 +229,19 @@ async def test_packages_files_and_profiles_are_added_edited_and_deleted_from_the
         assert "candidate l3 tp8 + eagle3" in text and "--speculative-algorithm" in text, "the new one is selected"
         kinds = [e.kind for e in app.editor.session.journal]
         assert {"package.added", "package.edited", "file.added", "launch.added"} <= set(kinds)  # (undo took the delete back)
+
+
+async def test_the_diff_base_is_saved_with_the_view_and_comes_back(session_path):
+    from cockpit.store.toml_store import load_session
+
+    app = make_app(session_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("7", "d", "ctrl+s")
+    assert load_session(session_path).ui.selection["launch.diff_base"] == "l1"
+    app = make_app(session_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("down")
+        text = screen_text(app)
+        assert "◆ working   l1 tp8 baseline" in text and "→ l2 tp8 + cuda graphs 128" in text

@@ -43,7 +43,7 @@ class ProfilesView(RecordActions, ListDetailView):
     nothing_selected = "No launch profile selected"
 
     diff_base: str | None = None
-    """The profile the others are compared against (view state, not saved)."""
+    """The profile the others are compared against (view state: `ui.selection["launch.diff_base"]`)."""
 
     def items(self, session: Session) -> list[LaunchProfile]:
         return session.launch
@@ -113,6 +113,13 @@ class ProfilesView(RecordActions, ListDetailView):
 
     def record_id(self) -> str | None:
         return self._selected_id()
+
+    def restore_diff_base(self, ident: str | None) -> None:
+        """The saved diff base, if that profile still exists."""
+        if self._session is None or ident is None or any(p.id == ident for p in self._session.launch):
+            self.diff_base = ident
+        if self._session is not None:
+            self.show(self._session)
 
     def action_diff_base(self) -> None:
         ident = self._selected_id()
