@@ -135,8 +135,9 @@ ACTIONS: tuple[ActionSpec, ...] = (
        "Mark the selected profile as the working one", True),
     _A("launch.copy", "launch", "y", "copy", "launch", "Copy command",
        "Copy the profile's command (with env) to the clipboard via OSC 52", True),
-    _A("launch.add", "launch", "a", "add_record", "launch", "Add", "Record a new launch profile", True),
-    _A("launch.edit", "launch", "e", "edit_record", "launch", "Edit", "Edit the profile's name, command, host, env, notes", True),
+    # (not in the footer: at 80 columns it would push out `? Keys`; `?` and the palette list them)
+    _A("launch.add", "launch", "a", "add_record", "launch", "Add", "Record a new launch profile"),
+    _A("launch.edit", "launch", "e", "edit_record", "launch", "Edit", "Edit the profile's name, command, host, env, notes"),
     _A("launch.diff", "launch", "d", "diff_base", "launch", "Diff base",
        "Compare against the selected profile: the others then show what changes from it (d on it again: off)", True),
     # patched files and packages
