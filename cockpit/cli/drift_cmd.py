@@ -84,8 +84,9 @@ def _record(path: str, changed: list) -> int:
 
 
 def render(rows: list, notes: list[str]) -> str:
-    counts = {s: sum(r.status == s for r in rows) for s in ("changed", "missing", "unknown", "same")}
-    head = "drift: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+    from cockpit.model.package_drift import summary
+
+    head = summary(rows).lower()
     table = [("id", "host", "name", "recorded", "now", "status")] + [
         (r.package.id, r.host, r.package.name, r.package.version, r.now or "—",
          r.status + (f" ({r.why})" if r.why and r.status != "missing" else "")) for r in rows]

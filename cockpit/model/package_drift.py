@@ -40,3 +40,9 @@ def unknown(package: Package, host: str, why: str) -> DriftRow:
 
 def drifted(rows: list[DriftRow]) -> bool:
     return any(r.status in ("changed", "missing") for r in rows)
+
+
+def summary(rows: list[DriftRow]) -> str:
+    """"Drift: 1 changed, 2 same": the statuses that occur, worst first."""
+    counts = {s: sum(r.status == s for r in rows) for s in ("changed", "missing", "unknown", "same")}
+    return "Drift: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n)

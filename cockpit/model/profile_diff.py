@@ -76,6 +76,17 @@ def _is_option(word: str) -> bool:
     return word.startswith("-") and len(word) > 1 and not _NUMBER.match(word)
 
 
+def is_python(word: str) -> bool:
+    """`python`, `python3.12`, `/opt/venv/bin/python3`: a Python interpreter."""
+    return bool(_PYTHON.match(word.rsplit("/", 1)[-1]))
+
+
+def interpreter(command: str) -> str | None:
+    """The Python interpreter a launch command runs (after its env words), if it runs one."""
+    program = _words(split_command(command).program)
+    return program[0] if program and is_python(program[0]) else None
+
+
 def split_command(command: str) -> CommandParts:
     words = _words(command)
     env: dict[str, str] = {}
@@ -88,7 +99,7 @@ def split_command(command: str) -> CommandParts:
     while i < len(words) and not _is_option(words[i]):
         program.append(words[i])
         i += 1
-        if _PYTHON.match(program[-1].rsplit("/", 1)[-1]) and i + 1 < len(words) and words[i] == "-m":
+        if is_python(program[-1]) and i + 1 < len(words) and words[i] == "-m":
             program += words[i:i + 2]  # `python -m sglang.launch_server` is the program
             i += 2
     options: dict[str, list[str]] = {}

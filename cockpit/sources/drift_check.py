@@ -4,28 +4,23 @@ Packages tab."""
 
 from __future__ import annotations
 
-import re
-import shlex
 from typing import Any
 
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.package_drift import DriftRow, compare, unknown
-from cockpit.model.profile_diff import split_command
+from cockpit.model.profile_diff import interpreter
 from cockpit.model.session import Session
 from cockpit.parse.version_probe import ProbeError, kind_of
 from cockpit.sources.version_probe import probe_versions
 
-_PYTHON = re.compile(r"python[\d.]*$")
 HOST_NOT_CHECKED = "the host could not be checked"
 
 
 def default_python(session: Session) -> str:
     """The interpreter of the working launch profile when its command names one."""
     for profile in session.launch:
-        if profile.status is ProfileStatus.WORKING:
-            words = shlex.split(split_command(profile.command).program or "x")
-            if _PYTHON.match(words[0].rsplit("/", 1)[-1]):
-                return words[0]
+        if profile.status is ProfileStatus.WORKING and (python := interpreter(profile.command)):
+            return python
     return "python3"
 
 

@@ -211,6 +211,7 @@ class MainIntents:
 
     async def _check_drift(self) -> None:
         from cockpit.model.package_drift import drifted
+        from cockpit.model.package_drift import summary as drift_summary
         from cockpit.sources.drift_check import check_drift
         from cockpit.sources.ssh_pool import SshPool
 
@@ -224,8 +225,7 @@ class MainIntents:
         finally:
             if pool is not shared:
                 await pool.close()
-        counts = {s: sum(r.status == s for r in rows) for s in ("changed", "missing", "unknown", "same")}
-        summary = "Drift: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+        summary = drift_summary(rows)
         when = self.app.clock().strftime("%H:%M")
         self.query_one(PackagesTable).show_drift(rows, f"{summary} · checked {when} · " + "; ".join(notes))  # type: ignore[attr-defined]
         self.app.notify(f"{summary}.", severity="warning" if drifted(rows) else "information", timeout=6)
