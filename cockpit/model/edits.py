@@ -66,7 +66,7 @@ class SessionEditor:
         step = self.history.undo()
         if step is None:
             return None
-        self.session = step.before
+        self.session = self._step_onto_now(step.after, step.before)
         self.revision += 1
         return step.label
 
@@ -74,15 +74,45 @@ class SessionEditor:
         step = self.history.redo()
         if step is None:
             return None
-        self.session = step.after
+        self.session = self._step_onto_now(step.before, step.after)
         self.revision += 1
         return step.label
 
-    def replace(self, session: Session) -> None:
+    def _step_onto_now(self, origin: Session, target: Session) -> Session:
+        """`origin` -> `target` applied to the session as it is now: the snapshot itself when
+        nothing was merged in since, else only that step's change (another writer's records
+        merged in after it stay)."""
+        if self.session is origin:
+            return target
+        from cockpit.model.merge import merge_sessions
+
+        return merge_sessions(origin, target, self.session).session
+
+    def replace(self, session: Session, label: str = "reload from disk",
+                renumbered: dict[str, str] | None = None) -> None:
         """Take a session read from disk (an outside change), keeping undo possible."""
-        self.history.record("reload from disk", self.session, session)
+        if renumbered:
+            from cockpit.model.merge import rename_ids
+
+            self.history.rewrite(lambda snap: rename_ids(snap, renumbered))
+            before = rename_ids(self.session, renumbered)
+        else:
+            before = self.session
+        self.history.record(label, before, session)
         self.session = session
         self.revision += 1
+
+    def adopt(self, session: Session, renumbered: dict[str, str] | None = None) -> None:
+        """Take the merged state a save wrote: no undo step, no new revision (it is saved).
+
+        Undo applies a step's change onto this state; ids a merge renumbered are renamed
+        in the history too, so undoing an add still finds the record.
+        """
+        if renumbered:
+            from cockpit.model.merge import rename_ids
+
+            self.history.rewrite(lambda snap: rename_ids(snap, renumbered))
+        self.session = session
 
     # ----- lookups -----------------------------------------------------------------
     @staticmethod

@@ -7,6 +7,7 @@ history is bounded so memory stays flat over days.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from cockpit.model.session import Session
@@ -49,6 +50,12 @@ class History:
         step = self._redo.pop()
         self._undo.append(step)
         return step
+
+    def rewrite(self, change: Callable[[Session], Session]) -> None:
+        """Pass every snapshot through `change` (ids renumbered by a merge)."""
+        self._undo = deque((Step(s.label, change(s.before), change(s.after)) for s in self._undo),
+                           maxlen=self._undo.maxlen)
+        self._redo = [Step(s.label, change(s.before), change(s.after)) for s in self._redo]
 
     def __len__(self) -> int:
         return len(self._undo)

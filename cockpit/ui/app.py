@@ -3,9 +3,9 @@
 * every edit goes through `apply_edit` -> SessionEditor (undo history, journal);
 * `save` writes the session with the `ui` table captured from the widgets; autosave is
   debounced (`ui.autosave`, `ui.autosave_delay_s`);
-* the session file is polled for outside changes (`cockpit add` from a shell): with no
-  unsaved local edits the disk version is taken (undoable); with unsaved edits the local
-  ones are kept and the person is told, and the next save writes them over the file;
+* the session file is polled for outside changes (`cockpit add` from a shell) and every
+  save re-reads it under the lock: the other writer's records are merged by id with the
+  local ones (model/merge.py), never written over;
 * `sources` (LiveSources) are run as workers whose items go to the panes' `feed()`.
 """
 
@@ -30,7 +30,8 @@ from cockpit.model.session import Session
 from cockpit.parse.nvsmi_topo import TopologyMatrix
 from cockpit.sources.feeds import LiveFeed, LiveSources
 from cockpit.store.errors import SessionFileError
-from cockpit.store.lock import session_lock
+from cockpit.model.merge import MergeResult, merge_sessions
+from cockpit.store.lock import SessionBusyError, session_lock
 from cockpit.store.toml_store import load_session, save_session
 from cockpit.ui import gc_settle, ui_state
 from cockpit.ui.actions import ACTIONS
@@ -40,6 +41,12 @@ from cockpit.ui.screens.confirm_quit import ConfirmQuitScreen
 from cockpit.ui.screens.main import MainScreen
 from cockpit.ui.themes import DEFAULT_THEME, load_themes, role_defaults
 from cockpit.ui.widgets.log_pane import LogPane
+
+
+# How long a save waits for another writer's lock before trying again (the event loop
+# must not hang behind a slow `cockpit add`), and when it tries again.
+LOCK_WAIT_S = 0.5
+LOCK_RETRY_S = 0.3
 
 
 def _disk_signature(path: Path) -> tuple[int, int] | None:
@@ -95,7 +102,12 @@ class CockpitApp(App[None]):
         self.autosave = session.ui.autosave
         self._autosave_timer: Timer | None = None
         self._disk_sig = _disk_signature(self.path)
+        self._base = session
+        """The session as this app last read or wrote the file: the merge's common ancestor."""
         self._disk_conflict_sig: tuple[int, int] | None = None
+        """Set while the file on disk does not load: autosave waits for one that does."""
+        self.merge_note = ""
+        """What the last merge took in (header), until the next edit."""
         themes, self.theme_problems = load_themes(theme_dirs)
         for item in themes:
             self.register_theme(item)
@@ -155,7 +167,7 @@ class CockpitApp(App[None]):
     # ----- edits --------------------------------------------------------------------------
     @property
     def disk_conflict(self) -> bool:
-        """The file changed on disk while local edits were unsaved; local ones are kept."""
+        """The file on disk does not load: autosave waits, ctrl+s saves over it (kept as .bak)."""
         return self._disk_conflict_sig is not None
 
     @property
@@ -190,6 +202,7 @@ class CockpitApp(App[None]):
             self.session_changed()
 
     def session_changed(self) -> None:
+        self.merge_note = ""
         self.main_screen.show_session(self.editor.session)
         self._schedule_autosave()
 
@@ -197,48 +210,87 @@ class CockpitApp(App[None]):
     def current_ui(self) -> Any:
         return ui_state.capture(self.main_screen, self.editor.session.ui.model_copy(update={"autosave": self.autosave}))
 
-    def save(self, *, announce: bool = False) -> bool:
-        """Write the session (with the view in `ui`) under the session lock.
+    def save(self, *, announce: bool = False, over_broken: bool = False) -> bool:
+        """Write the session (with the view in `ui`) under the session lock, merged with
+        whatever another writer saved since this app last read or wrote the file.
 
-        If the file changed on disk since it was last read or written, and that change was
-        not taken in, an explicit save writes over it (the person was warned when it was
-        noticed) and an autosave stands back (`_autosave` checks first).
+        The file is re-read under the lock; records the other writer added or changed are
+        kept (model/merge.py) and the merged state is shown at once. A file that does not
+        load is not written over, except by an explicit save (`over_broken`), which keeps
+        it as NAME.bak. Returns False when nothing was written (the reason is on screen).
         """
-        session = self.editor.session.model_copy(update={"ui": self.current_ui()})
+        ours = self.editor.session.model_copy(update={"ui": self.current_ui()})
+        merged: MergeResult | None = None
         try:
-            with session_lock(self.path):
-                outside = _disk_signature(self.path) not in (self._disk_sig, None)
-                save_session(session, self.path)
-        except OSError as exc:
-            self.notify(f"Could not save {self.path}: {exc}", severity="error", timeout=10)
+            with session_lock(self.path, timeout=LOCK_WAIT_S):
+                if _disk_signature(self.path) not in (self._disk_sig, None):
+                    try:
+                        theirs = load_session(self.path)
+                    except SessionFileError as exc:
+                        if not over_broken:
+                            raise
+                        self.notify(f"The file on disk did not load; it is kept as {self.path.name}.bak",
+                                    severity="warning", timeout=8)
+                        del exc
+                    else:
+                        merged = merge_sessions(self._base, ours, theirs)
+                        ours = merged.session
+                save_session(ours, self.path)
+        except SessionBusyError:
+            self.notify("Another writer is saving the session; trying again shortly", timeout=3)
+            self._schedule_autosave(delay=LOCK_RETRY_S, force=True)
             return False
-        self.saved_revision = self.editor.revision
+        except SessionFileError as exc:
+            self.notify(f"Not saved: the session file on disk does not load (fix it, or ctrl+s to save "
+                        f"over it; it is kept as .bak).\n{exc.render()}", severity="error", timeout=15)
+            self._disk_conflict_sig = _disk_signature(self.path)
+            self.main_screen.refresh_header()
+            return False
+        except OSError as exc:
+            self.notify(f"Could not save {self.path}: {exc.strerror or exc}", severity="error", timeout=10)
+            return False
+        self._base = ours
         self._disk_sig = _disk_signature(self.path)
         self._disk_conflict_sig = None
+        if merged is not None and merged.session is not self.editor.session:
+            self.editor.adopt(merged.session, merged.renumbered)
+            self._merged(merged)
+        self.saved_revision = self.editor.revision
         if self._autosave_timer is not None:
             self._autosave_timer.stop()
             self._autosave_timer = None
         if announce:
-            note = " (over a change made outside cockpit)" if outside else ""
-            self.notify(f"Saved {self.path.name}{note}", timeout=3)
+            self.notify(f"Saved {self.path.name}", timeout=3)
         self.main_screen.refresh_header()
         return True
 
-    def _schedule_autosave(self) -> None:
+    def _merged(self, result: MergeResult) -> None:
+        """Show a merge: the state at once, a line in the header, conflicts in a toast."""
+        summary = result.summary()
+        if summary:
+            self.merge_note = summary
+        self.main_screen.show_session(self.editor.session)
+        if result.renumbered:
+            self.notify("Another writer took these ids first; yours were renumbered: "
+                        + ", ".join(f"{a} -> {b}" for a, b in result.renumbered.items()), timeout=8)
+        if result.conflicts:
+            lines = "\n".join(c.describe() for c in result.conflicts[:5])
+            more = f"\n(+{len(result.conflicts) - 5} more in the journal)" if len(result.conflicts) > 5 else ""
+            self.notify(f"Both you and another writer changed the same field; yours were kept:\n{lines}{more}",
+                        severity="warning", timeout=12)
+
+    def _schedule_autosave(self, delay: float | None = None, force: bool = False) -> None:
         self.main_screen.refresh_header()
-        if not self.autosave or not self.unsaved_edits:
+        if not force and (not self.autosave or not self.unsaved_edits):
             return
         if self._autosave_timer is not None:
             self._autosave_timer.stop()
-        self._autosave_timer = self.set_timer(self.editor.session.ui.autosave_delay_s, self._autosave)
+        wait = self.editor.session.ui.autosave_delay_s if delay is None else delay
+        wait = max(wait, 0.01)  # a zero-interval Textual timer divides by zero
+        self._autosave_timer = self.set_timer(wait, self._autosave)
 
     def _autosave(self) -> None:
         self._autosave_timer = None
-        if _disk_signature(self.path) not in (self._disk_sig, None) and self._disk_conflict_sig is None:
-            # Changed outside since the last look: let the watcher report it first.
-            self._schedule_autosave()
-            self.run_worker(self.check_disk(), group="session-check", exclusive=True)
-            return
         if self.unsaved_edits and self._disk_conflict_sig is None:
             self.save()
 
@@ -266,11 +318,9 @@ class CockpitApp(App[None]):
         self.push_screen(ConfirmQuitScreen(self.unsaved_edits), choose)
 
     def _save_view_if_moved(self) -> None:
-        """No edits, but the view moved (tab, selection, theme): keep it for the reopen,
-        unless the file changed on disk since, which would be overwritten."""
-        if _disk_signature(self.path) != self._disk_sig:
-            return
-        if self.current_ui() != self.editor.session.ui:
+        """No edits, but the view moved (tab, selection, theme): keep it for the reopen
+        (merged with any outside change like every save)."""
+        if self.current_ui() != self.editor.session.ui and self._disk_conflict_sig is None:
             self.save()
 
     # ----- themes -------------------------------------------------------------------------
@@ -385,25 +435,33 @@ class CockpitApp(App[None]):
             await self.check_disk()
 
     async def check_disk(self) -> None:
+        """Take in what another writer saved: merged with unsaved local edits, which stay
+        unsaved (the next save writes them, merged again under the lock)."""
         sig = _disk_signature(self.path)
         if sig is None or sig == self._disk_sig or sig == self._disk_conflict_sig:
             return
+        base = self._base
         try:
-            session = await asyncio.to_thread(load_session, self.path)
+            theirs = await asyncio.to_thread(load_session, self.path)
         except SessionFileError as exc:
             self._disk_conflict_sig = sig
-            self.notify(f"The session file changed on disk but does not load; keeping yours.\n{exc.render()}",
-                        severity="error", timeout=15)
-            return
-        if self.unsaved_edits:
-            self._disk_conflict_sig = sig
-            self.notify("The session file changed on disk while you have unsaved edits: keeping yours. "
-                        "Saving (ctrl+s) writes them over the file.", severity="warning", timeout=15)
+            self.notify(f"The session file changed on disk but does not load; keeping yours (autosave "
+                        f"waits for a file that loads).\n{exc.render()}", severity="error", timeout=15)
             self.main_screen.refresh_header()
             return
-        self.editor.replace(session)
-        self.saved_revision = self.editor.revision
+        except OSError as exc:
+            self.notify(f"Could not read {self.path}: {exc.strerror or exc}", severity="error", timeout=10)
+            return
+        if self._base is not base or _disk_signature(self.path) != sig:
+            return  # a save merged it meanwhile, or it changed again: the next look takes it
+        pending = self.unsaved_edits
+        result = merge_sessions(base, self.editor.session, theirs)
+        self.editor.replace(result.session, "changes from another writer", result.renumbered)
+        self.saved_revision = self.editor.revision - pending
+        self._base = theirs
         self._disk_sig = sig
-        self.main_screen.show_session(self.editor.session)
-        self.notify("Reloaded: the session file changed on disk", timeout=4)
-
+        self._disk_conflict_sig = None
+        self._merged(result)
+        if not result.summary():
+            self.notify("Reloaded: the session file changed on disk", timeout=4)
+        self._schedule_autosave()

@@ -129,7 +129,7 @@ async def test_an_outside_change_is_picked_up_when_there_are_no_local_edits(sess
         assert task(app, "t6") is None, "taking the outside change can be undone"
 
 
-async def test_an_outside_change_does_not_overwrite_unsaved_local_edits(session_path):
+async def test_an_outside_change_is_merged_with_unsaved_local_edits(session_path):
     app = make_app(session_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
@@ -137,10 +137,12 @@ async def test_an_outside_change_does_not_overwrite_unsaved_local_edits(session_
         _outside_add(session_path, "added from a shell")
         await app.check_disk()
         await pilot.pause()
-        assert task(app, "t6") is None and task(app, "t1").status.value == "doing"
-        assert "file changed on disk" in screen_text(app)
+        assert task(app, "t6").title == "added from a shell" and task(app, "t1").status.value == "doing"
+        assert app.unsaved_edits == 1, "the local edit is still unsaved"
+        assert "merged 1 outside change" in screen_text(app)
         await pilot.press("ctrl+s")
-        assert "t6" not in {t.id for t in load_session(session_path).tasks}, "an explicit save keeps the local version"
+        on_disk = {t.id: t for t in load_session(session_path).tasks}
+        assert on_disk["t6"].title == "added from a shell" and on_disk["t1"].status.value == "doing"
 
 
 async def test_the_watcher_polls_the_file(session_path):

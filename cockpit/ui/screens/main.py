@@ -136,7 +136,7 @@ class MainScreen(MainIntents, Screen[None]):
         header = self.query_one(CockpitHeader)
         header.show_title(app.editor.session.title, app.path.name, app.sources.title_note)
         header.show_hosts(app.host_states)
-        header.show_dirty(app.unsaved_edits, app.autosave, app.disk_conflict)
+        header.show_dirty(app.unsaved_edits, app.autosave, app.disk_conflict, app.merge_note)
 
     def tick(self) -> None:
         self.query_one(CockpitHeader).show_clock(self.app.clock())
@@ -216,7 +216,7 @@ class MainScreen(MainIntents, Screen[None]):
 
     # ----- screen-scope actions (keys from the registry's `screen` scope) --------------------
     def action_save(self) -> None:
-        self.app.save(announce=True)
+        self.app.save(announce=True, over_broken=True)
 
     def action_undo(self) -> None:
         self.app.undo()

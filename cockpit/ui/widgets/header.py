@@ -45,12 +45,14 @@ class CockpitHeader(Horizontal):
             parts.append("  ")
         self.query_one("#header-hosts", Static).update(Content.assemble(*parts))
 
-    def show_dirty(self, unsaved: int, autosave: bool, disk_changed: bool = False) -> None:
+    def show_dirty(self, unsaved: int, autosave: bool, disk_broken: bool = False, merge_note: str = "") -> None:
         widget = self.query_one("#header-dirty", Static)
-        widget.set_class(unsaved > 0 or disk_changed, "-dirty")
+        widget.set_class(unsaved > 0 or disk_broken, "-dirty")
         auto = "" if autosave else " (autosave off)"
         text = f"● unsaved {unsaved}{auto}" if unsaved else f"saved{auto}"
-        widget.update(text + (" · file changed on disk" if disk_changed else ""))
+        if merge_note:
+            text += f" · {merge_note}"
+        widget.update(text + (" · file on disk does not load" if disk_broken else ""))
 
     def show_clock(self, when: datetime) -> None:
         # Minutes are enough for a campaign of days, and a repaint a minute instead of a
