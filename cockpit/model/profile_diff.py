@@ -6,6 +6,10 @@ A launch command is read the way `sglang.launch_server`'s argparse reads it: lea
 and every option (`--x`, `--x=v`, `-x`) takes the words after it up to the next option
 (none: a switch; several: `--cuda-graph-bs 1 2 4`). Options compare by name, so their order
 does not matter; a repeated option keeps every occurrence, in order.
+
+Secrets are masked in the diff itself, as in the exports: the value of a credential
+option (`--api-key`) or env name (`HF_TOKEN`) shows as `[REDACTED]`, and `NAME=secret`
+inside any other value too. A secret that differs still shows as changed.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import re
 import shlex
 from dataclasses import dataclass
 
+from cockpit.model.redact import MASK, is_secret_flag, is_secret_name, redact_text
 from cockpit.model.session import LaunchProfile
 
 _ENV_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
@@ -133,16 +138,26 @@ def _changes(old: dict, new: dict, show=lambda v: v) -> tuple[list[Change], int]
 
 
 def diff_profiles(base: LaunchProfile, other: LaunchProfile) -> ProfileDiff:
-    """`other` against `base`: what a user changes to go from base to other."""
+    """`other` against `base`: what a user changes to go from base to other, secrets masked."""
     a, b = split_command(base.command), split_command(other.command)
     options, same = _changes(a.options, b.options, _show)
     env, _ = _changes({**base.env, **a.env}, {**other.env, **b.env})
     return ProfileDiff(
         base=base, other=other,
-        program=Change("program", a.program, b.program) if a.program != b.program else None,
-        host=Change("host", base.host, other.host) if base.host != other.host else None,
-        options=tuple(options), env=tuple(env), same_options=same,
+        program=_masked(Change("program", a.program, b.program), False) if a.program != b.program else None,
+        host=_masked(Change("host", base.host, other.host), False) if base.host != other.host else None,
+        options=tuple(_masked(c, is_secret_flag(c.name)) for c in options),
+        env=tuple(_masked(c, is_secret_name(c.name)) for c in env), same_options=same,
     )
+
+
+def _masked(change: Change, secret: bool) -> Change:
+    """The change with its values redacted: wholly for a secret name, else `NAME=secret` inside."""
+    def hide(value: str | None) -> str | None:
+        if not value:  # absent, or a switch: nothing to hide
+            return value
+        return MASK if secret else redact_text(value)
+    return Change(change.name, hide(change.old), hide(change.new))
 
 
 def _line(c: Change, joined, empty: str) -> tuple[str, str]:

@@ -3,13 +3,15 @@
 Copes with: tab-separated or tab-expanded (space) cells, the ANSI underline around the
 header (also as U+FFFD), headers stripped of leading whitespace by vLLM's collect_env,
 NIC rows and the NIC legend, old `mlx5_N` columns, CPU Affinity / NUMA Affinity /
-GPU NUMA ID present or not, blank affinity cells, and cells glued together in wide
-matrices (`NIC8NIC9`, `NODENODE`, `0N/A`). NVML builds the same type
-(`cockpit.sources.nvml_sampler`), so the topology pane has one input.
+GPU NUMA ID present or not, blank affinity cells (placed by column, never shifted left),
+cells glued together in wide matrices (`NIC8NIC9`, `NODENODE`, `0N/A`), a header a
+paste wrapped over two lines, and a prefix every line of a log carries. NVML builds
+the same type (`cockpit.sources.nvml_sampler`), so the topology pane has one input.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -34,6 +36,8 @@ _DEVICE = re.compile(r"GPU\d+|NIC\d+|mlx\d+_(?:bond_)?\d+")
 _LEGEND_LINE = re.compile(r"^\s*(X|SYS|NODE|PHB|PXB|PIX|SOC|NV#)\s*=\s*(.+?)\s*$")
 _NIC_LEGEND_LINE = re.compile(r"^\s*(NIC\d+)\s*:\s*(\S+)\s*$")
 _GLUED_NUMA = re.compile(r"^(\d+(?:-\d+)?)(N/A)$")
+_FIRST_ROW = re.compile(r"GPU0[ \t]+X[ \t]")
+_TAB = 8  # nvidia-smi separates cells with tabs; pastes expand them to 8-column stops
 _AFFINITY_COLUMNS = (("cpu", "CPU Affinity"), ("numa", "NUMA Affinity"), ("gnid", "GPU NUMA ID"))
 
 
@@ -142,27 +146,82 @@ def _find_header(lines: list[str]) -> int:
     raise TopologyParseError("no `nvidia-smi topo -m` header (a line with GPU0 and the column names)")
 
 
+def _strip_shared_prefix(lines: list[str], h: int) -> list[str]:
+    """Lines from the header on with a prefix every line of the block carries removed.
+
+    Container logs stamp each line (`INFO 2025-04-06T03:02:45.843Z `, `sglang-1  | `);
+    the prefix is what precedes the first GPU row's label, and it is taken off every
+    later line that has the same shape (digits may differ: the timestamps tick).
+    """
+    row = next((i for i in range(h + 1, min(h + 4, len(lines))) if _FIRST_ROW.search(lines[i])), None)
+    if row is None:
+        return lines
+    prefix = lines[row][: _FIRST_ROW.search(lines[row]).start()]
+    if not prefix.strip():
+        return lines  # no prefix, or only indentation (handled where rows are read)
+    full, bare = re.compile(_shape(prefix)), re.compile(_shape(prefix.rstrip()) + r"\s*$")
+    if not full.match(lines[h]):
+        return lines  # the header does not carry it: not a prefix of the block
+    out = lines[:h]
+    for line in lines[h:]:
+        m = full.match(line)
+        if m:
+            out.append(line[m.end() :])
+        elif bare.match(line):
+            out.append("")  # a blank line of the block, stamped and right-trimmed
+        else:
+            out.append(line)
+    return out
+
+
+def _shape(text: str) -> str:
+    """A pattern for text whose digits may differ (a log line's timestamp)."""
+    return "".join(r"\d" if c.isdigit() else re.escape(c) for c in text)
+
+
 def _affinity_markers(header: str) -> list[tuple[str, int]]:
-    """(column key, start position) for each affinity column the header has, in order."""
-    found = [(key, header.find(label)) for key, label in _AFFINITY_COLUMNS]
+    """(column key, start column with tabs expanded) for each affinity column, in order."""
+    wide = header.expandtabs(_TAB)
+    found = [(key, wide.find(label)) for key, label in _AFFINITY_COLUMNS]
     return sorted(((k, p) for k, p in found if p >= 0), key=lambda kp: kp[1])
+
+
+def _join_wrapped_header(lines: list[str], h: int) -> tuple[str, int]:
+    """The header, with continuation lines a paste wrapped it onto glued back; its last index.
+
+    A terminal breaks mid-word at the width (join as is); a text box breaks at a space
+    and drops it (join with one). The join that names more affinity columns wins.
+    """
+    header = lines[h]
+    while h + 1 < len(lines) and len(_affinity_markers(header)) < len(_AFFINITY_COLUMNS):
+        nxt = lines[h + 1]
+        if not nxt.strip() or _is_device_row(nxt):
+            break
+        joins = [header + nxt, header.rstrip() + " " + nxt.lstrip()]
+        best = max(joins, key=lambda j: len(_affinity_markers(j)))  # first wins a tie
+        gained = len(_affinity_markers(best)) > len(_affinity_markers(header))
+        if not gained and _DEVICE.match(nxt.strip()) is None:
+            break  # neither more column names nor more device names: not a continuation
+        header, h = best, h + 1
+    return header, h
+
+
+def _is_device_row(line: str) -> bool:
+    m = _DEVICE.match(line.strip())
+    return m is not None and _CELL_AT.match(line.strip(), m.end()) is not None
 
 
 def parse_topology(text: str) -> TopologyMatrix:
     """Parse `nvidia-smi topo -m` output (or a paste of it) into a TopologyMatrix."""
     lines = clean_text(text)
     h = _find_header(lines)
-    header = lines[h]
-    gpu0_at = header.find("GPU0")
-    # a header wrapped by a narrow terminal: glue the continuation back on
-    if "Affinity" not in header and h + 1 < len(lines):
-        nxt = lines[h + 1].strip()
-        if nxt and not re.match(r"^(GPU\d+|NIC\d+|mlx\S+)\s", nxt):
-            header = header + " " + nxt
-            h += 1
+    lines = _strip_shared_prefix(lines, h)
+    header, h = _join_wrapped_header(lines, h)
     markers = _affinity_markers(header)
-    device_end = min((p for _, p in markers), default=len(header))
-    devices = _device_names(header[gpu0_at:device_end])
+    wide_header = header.expandtabs(_TAB)
+    wide_gpu0 = wide_header.find("GPU0")
+    device_end = min((p for _, p in markers), default=len(wide_header))
+    devices = _device_names(wide_header[wide_gpu0:device_end])
     gpus = tuple(d for d in devices if d.startswith("GPU"))
     nics = tuple(d for d in devices if not d.startswith("GPU"))
     columns = [k for k, _ in markers]
@@ -192,7 +251,10 @@ def parse_topology(text: str) -> TopologyMatrix:
             warnings.append(f"{label}: {len(row)} of {len(devices)} cells")
         cells[label] = row
         if label.startswith("GPU") and columns:
-            tails[label] = _split_tail(line, tail_at, markers, header, gpu0_at, line.find(row[0]) if row else -1)
+            tail, extra = _split_tail(line, body_at + len(label), tail_at, markers, wide_gpu0)
+            tails[label] = tail
+            if extra:
+                warnings.append(f"{label}: {extra} more cell(s) after the matrix than the header names")
 
     legend = dict(LEGEND)
     nic_names: dict[str, str] = {}
@@ -259,42 +321,82 @@ def _scan_cells(line: str, at: int, count: int) -> tuple[list[str], int]:
 
 
 def _split_tail(
-    line: str,
-    at: int,
-    markers: list[tuple[str, int]],
-    header: str,
-    gpu0_at: int,
-    first_cell_at: int,
-) -> list[str | None]:
-    """The affinity cells after the matrix, one per header column, None when blank."""
+    line: str, cells_at: int, tail_at: int, markers: list[tuple[str, int]], header_gpu0: int
+) -> tuple[list[str | None], int]:
+    """The affinity cells after the matrix, one per header column (None when blank), and
+    how many cells were left over.
+
+    A row with every cell filled is read in order. A row with blanks is placed by column:
+    tabs expanded, each cell's start is compared with where it would stand if the driver
+    had aligned it under the header label, and where today's drivers put it (`cpu<TAB>
+    numa<TAB><TAB>gpu-numa-id`, which drifts left of the header when the cpulist is
+    short); the placement that fits best wins, blanks stay blank.
+    """
     n = len(markers)
-    tail = line[at:]
-    if "\t" in tail:
-        tail = tail.lstrip(" ")  # the self cell is padded: " X \t"
-        parts = [p.strip() for p in (tail[1:] if tail.startswith("\t") else tail).split("\t")]
-        # the first cell (CPU Affinity) may be blank; later columns are padded with
-        # extra tabs by some drivers (`0\t\tN/A`), so take the non-empty ones in order
-        first, rest = parts[0], [p for p in parts[1:] if p]
-        values: list[str | None] = [first or None, *rest]
-        values = _unglue(values, n)
-        return (values + [None] * n)[:n]
-    tokens = [(m.start() + at, m.group()) for m in re.finditer(r"\S+", tail)]
-    if len(tokens) < n:
-        glued = _unglue([t for _, t in tokens], n)
-        if len(glued) == n:
-            return list(glued)
+    wide = line.expandtabs(_TAB)
+    start = len(line[:tail_at].expandtabs(_TAB))
+    tokens = [(m.start(), m.group()) for m in re.finditer(r"\S+", wide[start:])]
+    tokens = [(p + start, t) for p, t in tokens]
     if len(tokens) >= n:
-        return [t for _, t in tokens[:n]]
-    # a blank cell in tab-expanded text: place each token by the header's column starts
-    shift = (first_cell_at // 8) * 8 - gpu0_at if first_cell_at >= 0 else 0
-    starts = [p + shift for _, p in markers]
+        return [t for _, t in tokens[:n]], len(tokens) - n
+    glued = _unglue([t for _, t in tokens], n)
+    if len(glued) == n:
+        return list(glued), 0
+    if not tokens:
+        return [None] * n, 0
+    shift = _row_shift(wide, len(line[:cells_at].expandtabs(_TAB)), start) - header_gpu0
+    anchors = [p + shift for _, p in markers]
+    keys = [k for k, _ in markers]
+    tail_start = _next_stop(len(wide[:start].rstrip()))  # the tab after the last matrix cell
+    best: tuple[int, int, tuple[int, ...]] | None = None
+    for cols in itertools.combinations(range(n), len(tokens)):
+        values = dict(zip(cols, (t for _, t in tokens), strict=True))
+        for rank, model in enumerate((_aligned_starts, _driver_starts)):
+            expected = model(values, n, keys, anchors, tail_start)
+            cost = sum(abs(p - expected[c]) for (p, _), c in zip(tokens, cols, strict=True))
+            if best is None or (cost, rank) < best[:2]:
+                best = (cost, rank, cols)
+    assert best is not None
     placed: list[str | None] = [None] * n
-    for pos, tok in tokens:
-        col = max((k for k, s in enumerate(starts) if s <= pos + 2), default=0)
-        if placed[col] is not None:  # positions are unreliable: blanks lead
-            return [None] * (n - len(tokens)) + [t for _, t in tokens]
-        placed[col] = tok
-    return placed
+    for (_, tok), c in zip(tokens, best[2], strict=True):
+        placed[c] = tok
+    return placed, 0
+
+
+def _next_stop(col: int) -> int:
+    """Where a tab typed at `col` moves the cursor."""
+    return (col // _TAB + 1) * _TAB
+
+
+def _aligned_starts(
+    values: dict[int, str], n: int, keys: list[str], anchors: list[int], tail_start: int
+) -> list[int]:
+    """Cell starts if each cell is padded out to its header label (older drivers)."""
+    out, cursor = [], tail_start
+    for k in range(n):
+        out.append(max(anchors[k], cursor))
+        if k in values:
+            cursor = _next_stop(out[k] + len(values[k]))
+    return out
+
+
+def _driver_starts(
+    values: dict[int, str], n: int, keys: list[str], anchors: list[int], tail_start: int
+) -> list[int]:
+    """Cell starts as R5xx drivers print them: one tab after each cell, two after NUMA."""
+    out, cursor = [], tail_start
+    for k in range(n):
+        out.append(cursor)
+        cursor = _next_stop(cursor + len(values.get(k, "")))
+        if keys[k] == "numa" and k + 1 < n:
+            cursor += _TAB
+    return out
+
+
+def _row_shift(wide: str, cells_at: int, tail_start: int) -> int:
+    """The column the row's first matrix cell sits in (the tab stop before its text)."""
+    m = re.compile(r"\S").search(wide, cells_at, tail_start)
+    return (m.start() // _TAB) * _TAB if m else cells_at
 
 
 def _unglue(values: list[str | None], n: int) -> list[str | None]:

@@ -4,7 +4,9 @@ The session is a working copy of `sessions/glm5-nvfp4.toml` in the state folder 
 shipped file is never touched), so a newcomer can edit, save and reopen it. The replay
 writes real-format SGLang lines into a temporary log that the real tail and parser
 follow, and plays recorded `nvidia-smi` CSV through the real stream parser. Quitting
-removes the temporary folder; the session copy stays (its path is printed).
+removes the temporary folder; the session copy stays (its path is printed), and the next
+`--demo` reopens it: only `--demo --fresh` starts a new copy, keeping the previous one
+beside it as `*.prev.toml`.
 """
 
 from __future__ import annotations
@@ -49,13 +51,31 @@ class DemoGpuFeed:
         return self.replay.events()
 
 
-def build_demo(args: Any = None, *, speed: float = 1.0) -> tuple[Path, LiveSources]:
-    """A fresh working copy of the example session and the replay feeds for it."""
-    data = data_dir()
-    folder = state_dir()
+def demo_copy(folder: Path, shipped: Path, *, fresh: bool = False) -> tuple[Path, str]:
+    """The demo's working copy of `shipped` in `folder`, and a line saying which one it is.
+
+    The copy kept from the last demo is reopened (quitting said it stays); a new one is
+    made when there is none or `fresh` asks, and a previous copy then moves aside to
+    `NAME.prev.toml` rather than being lost.
+    """
     folder.mkdir(parents=True, exist_ok=True)
-    session_path = folder / DEMO_SESSION
-    shutil.copyfile(data / DEMO_SESSION, session_path)
+    path = folder / shipped.name
+    if path.exists() and not fresh:
+        return path, f"cockpit demo: reopening your demo copy {path} (--demo --fresh starts a new one)"
+    note = f"cockpit demo: new demo copy {path}"
+    if path.exists():
+        previous = path.with_suffix(".prev.toml")
+        os.replace(path, previous)
+        note += f" (the previous one is kept as {previous})"
+    shutil.copyfile(shipped, path)
+    return path, note
+
+
+def build_demo(args: Any = None, *, speed: float = 1.0) -> tuple[Path, LiveSources]:
+    """The demo's working copy of the example session and the replay feeds for it."""
+    data = data_dir()
+    session_path, note = demo_copy(state_dir(), data / DEMO_SESSION, fresh=bool(getattr(args, "fresh", False)))
+    print(note, file=sys.stderr)
     scratch = Path(tempfile.mkdtemp(prefix="cockpit-demo-"))
     log_path = scratch / "sglang-server.log"
     log_path.touch()
@@ -63,7 +83,8 @@ def build_demo(args: Any = None, *, speed: float = 1.0) -> tuple[Path, LiveSourc
 
     def cleanup() -> None:
         shutil.rmtree(scratch, ignore_errors=True)
-        print(f"cockpit demo: removed {scratch}; your demo session stays at {session_path}", file=sys.stderr)
+        print(f"cockpit demo: removed {scratch}; your demo session stays at {session_path} "
+              "(cockpit --demo reopens it; --demo --fresh starts a new copy)", file=sys.stderr)
 
     sources = LiveSources(
         log=LogFeed.local(str(log_path), from_start=True),

@@ -76,7 +76,10 @@ def _demo(args: Any) -> tuple[Path, LiveSources] | int:
 
 
 def run_tui(args: Any, *, sources: LiveSources | None = None) -> int:
-    """Entry from the CLI: `args.session` (str | None), `args.demo`, `args.theme`."""
+    """Entry from the CLI: `args.session` (str | None), `args.demo`, `args.fresh`, `args.theme`."""
+    if getattr(args, "fresh", False) and not getattr(args, "demo", False):
+        print("cockpit: --fresh goes with --demo (it starts a new demo copy)", file=sys.stderr)
+        return 2
     if getattr(args, "demo", False):
         built = _demo(args)
         if isinstance(built, int):

@@ -75,3 +75,29 @@ def test_demo_shows_live_panes_then_keeps_a_moved_task(tmux, tmp_path, size):
     tmux.keys("q")
     tmux.wait_for("COCKPIT-EXIT=0")
     assert next(t for t in load_session(copy).tasks if t.id == first.id).status.value == "doing"
+
+
+def test_demo_again_reopens_the_kept_copy_and_fresh_starts_a_new_one(tmux):
+    from cockpit.sources.demo import DEMO_SESSION, data_dir
+
+    copy = Path(tmux.env["XDG_STATE_HOME"]) / "cockpit" / "demo" / DEMO_SESSION
+    copy.parent.mkdir(parents=True)
+    shipped = (data_dir() / DEMO_SESSION).read_text(encoding="utf-8")
+    copy.write_text(shipped.replace('title = "', 'title = "KEPT ', 1), encoding="utf-8")  # last demo's edit
+
+    tmux.start(f"{cockpit_program()} --demo")
+    tmux.wait_for("KEPT")
+    tmux.keys("q")
+    screen = tmux.wait_for("COCKPIT-EXIT=0").replace("\n", "")
+    assert f"reopening your demo copy {copy}" in screen
+    assert "cockpit --demo reopens it" in screen
+    tmux.kill()
+
+    tmux.start(f"{cockpit_program()} --demo --fresh")
+    screen = tmux.wait_for("DEMO")
+    assert "KEPT" not in screen
+    tmux.keys("q")
+    screen = tmux.wait_for("COCKPIT-EXIT=0").replace("\n", "")
+    assert "the previous one is kept as" in screen
+    assert load_session(copy).title == load_session(data_dir() / DEMO_SESSION).title
+    assert load_session(copy.with_suffix(".prev.toml")).title.startswith("KEPT ")

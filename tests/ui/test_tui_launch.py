@@ -20,8 +20,8 @@ def opened(monkeypatch):
     return seen
 
 
-def args(session=None, demo=False, theme=None) -> Namespace:
-    return Namespace(session=session, demo=demo, theme=theme)
+def args(session=None, demo=False, theme=None, fresh=False) -> Namespace:
+    return Namespace(session=session, demo=demo, theme=theme, fresh=fresh)
 
 
 def test_a_new_path_is_created_and_remembered(tmp_path, opened):
@@ -89,3 +89,34 @@ def test_demo_hook_injects_its_sources(session_path, opened, monkeypatch):
     monkeypatch.setattr(launch, "import_module", lambda name: Demo)
     assert launch.run_tui(args(demo=True)) == 0
     assert opened[0].sources is sources and opened[0].path == session_path
+
+
+def _quit(app: CockpitApp) -> None:
+    """What quitting runs (the app's run is replaced here): the demo's cleanup."""
+    for stop in app.sources.on_stop:
+        stop()
+
+
+def test_demo_again_reopens_the_kept_copy_and_fresh_starts_a_new_one(opened, capsys):
+    assert launch.run_tui(args(demo=True)) == 0
+    copy = opened[0].path
+    assert f"cockpit demo: new demo copy {copy}" in capsys.readouterr().err
+    copy.write_text(copy.read_text().replace('title = "', 'title = "KEPT ', 1))
+    _quit(opened[0])
+    assert f"your demo session stays at {copy} (cockpit --demo reopens it" in capsys.readouterr().err
+
+    assert launch.run_tui(args(demo=True)) == 0
+    assert opened[1].path == copy and opened[1].editor.session.title.startswith("KEPT ")
+    assert f"reopening your demo copy {copy}" in capsys.readouterr().err
+    _quit(opened[1])
+
+    assert launch.run_tui(args(demo=True, fresh=True)) == 0
+    assert opened[2].path == copy and not opened[2].editor.session.title.startswith("KEPT ")
+    assert "the previous one is kept as" in capsys.readouterr().err
+    assert load_session(copy.with_suffix(".prev.toml")).title.startswith("KEPT ")
+    _quit(opened[2])
+
+
+def test_fresh_without_demo_is_refused(opened, capsys):
+    assert launch.run_tui(args(fresh=True)) == 2
+    assert "--fresh goes with --demo" in capsys.readouterr().err and opened == []

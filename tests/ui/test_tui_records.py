@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from tui_campaign import build_session
 from tui_support import fill, keys_for, make_app, screen_text, until
 
+from cockpit.store.toml_store import save_session
 from cockpit.ui.screens.forms import BenchmarkForm, LastActionForm
 from cockpit.ui.widgets.benchmarks_view import BenchTable
 
@@ -85,6 +87,25 @@ async def test_a_diff_base_shows_what_each_other_profile_changes(session_path):
         assert "◆" not in screen_text(app)
         await pilot.press("up")
         assert "→" not in screen_text(app) and "Command" in screen_text(app)
+
+
+async def test_the_diff_masks_keys_and_tokens_as_the_exports_do(tmp_path):
+    session = build_session()
+    session.launch[1] = session.launch[1].model_copy(update={
+        "command": session.launch[1].command + " --api-key sk-live-999 --max-total-tokens 4096",
+        "env": {"HF_TOKEN": "hf_live_abc123"},
+    })
+    path = tmp_path / "keyed.toml"
+    save_session(session, path)
+    app = make_app(path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("7", "d", "down")
+        text = screen_text(app)
+        assert "→ l2 tp8 + cuda graphs 128" in text
+        assert "+ --api-key [REDACTED]" in text and "+ HF_TOKEN=[REDACTED]" in text
+        assert "+ --max-total-tokens 4096" in text
+        assert "sk-live-999" not in text and "hf_live_abc123" not in text
 
 
 async def test_one_key_sets_the_last_action_and_the_banner_shows_it(session_path):

@@ -47,3 +47,43 @@ def test_a_broken_session_is_reported_with_its_position(tmp_path):
     done = cockpit("diff", path, "l1", "l2")
     assert done.returncode == 1 and done.stderr.startswith(f"{path}:11:1: tasks[1].status")
     assert cockpit("diff", tmp_path / "missing.toml", "l1", "l2").returncode == 1
+
+
+SECRETS = ("hf_live_abc123", "sk-live-999", "sk-env-777", "hf_env_456")
+
+
+def _session_with_secrets(tmp_path):
+    """The example session plus l3: l2 with an API key, HF tokens in the command and the env."""
+    text = EXAMPLE_SESSION.read_text(encoding="utf-8")
+    l3 = (
+        '[[launch]]\nid = "l3"\nname = "keyed"\nstatus = "candidate"\n'
+        'command = "HF_TOKEN=hf_live_abc123 python -m sglang.launch_server --model-path lukealonso/GLM-5-NVFP4 '
+        '--tp 8 --moe-runner-backend flashinfer_trtllm --api-key sk-live-999 --max-total-tokens 4096"\n'
+        '[launch.env]\nOPENAI_API_KEY = "sk-env-777"\nEXTRA = "HUB_TOKEN=hf_env_456"\n\n'
+    )
+    at = text.index("[[benchmarks]]")
+    path = tmp_path / "s.toml"
+    path.write_text(text[:at] + l3 + text[at:], encoding="utf-8")
+    return path
+
+
+def test_secrets_are_redacted_in_the_text_diff(tmp_path):
+    done = cockpit("diff", _session_with_secrets(tmp_path), "l2", "l3")
+    assert done.returncode == 0, done.stderr
+    for secret in SECRETS:
+        assert secret not in done.stdout
+    lines = done.stdout.splitlines()
+    assert "  + --api-key [REDACTED]" in lines
+    assert "  + --max-total-tokens 4096" in lines  # a tuning knob, not a credential
+    assert "  + HF_TOKEN=[REDACTED]" in lines and "  + OPENAI_API_KEY=[REDACTED]" in lines
+    assert "  + EXTRA=HUB_TOKEN=[REDACTED]" in lines
+
+
+def test_secrets_are_redacted_in_the_json_diff(tmp_path):
+    done = cockpit("diff", _session_with_secrets(tmp_path), "l3", "l1", "--json")
+    assert done.returncode == 0, done.stderr
+    for secret in SECRETS:
+        assert secret not in done.stdout
+    out = json.loads(done.stdout)
+    assert {"name": "--api-key", "change": "removed", "old": "[REDACTED]", "new": None} in out["options"]
+    assert {"name": "HF_TOKEN", "change": "removed", "old": "[REDACTED]", "new": None} in out["env"]

@@ -83,3 +83,17 @@ def test_a_changed_program() -> None:
                          profile("sglang serve --tp 8", "l2"))
     assert diff_lines(diff)[-2:] == [("heading", "Program"),
                                      ("changed", "~ python -m sglang.launch_server -> sglang serve")]
+
+
+def test_secrets_are_masked_in_the_diff_itself_and_a_changed_one_still_shows() -> None:
+    a = profile("HF_TOKEN=hf_old " + BASE + " --api-key sk-old", env={"OPENAI_API_KEY": "sk-env"})
+    b = profile("HF_TOKEN=hf_new " + BASE + " --api-key=sk-new --hf-token hf_z --max-total-tokens 4096", "l2",
+                env={"EXTRA": "HUB_TOKEN=hf_inner"})
+    diff = diff_profiles(a, b)
+    text = "\n".join(t for _, t in diff_lines(diff)) + repr(diff.to_dict())
+    for secret in ("hf_old", "hf_new", "sk-old", "sk-new", "sk-env", "hf_z", "hf_inner"):
+        assert secret not in text
+    lines = [t for _, t in diff_lines(diff)]
+    assert "~ --api-key: [REDACTED] -> [REDACTED]" in lines and "~ HF_TOKEN: [REDACTED] -> [REDACTED]" in lines
+    assert "+ --hf-token [REDACTED]" in lines and "+ --max-total-tokens 4096" in lines
+    assert "- OPENAI_API_KEY=[REDACTED]" in lines and "+ EXTRA=HUB_TOKEN=[REDACTED]" in lines
