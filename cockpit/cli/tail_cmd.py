@@ -127,8 +127,8 @@ def _say(ev: Any) -> None:
     elif isinstance(ev, te.HostConnected):
         text = f"connected to {ev.host} ({ev.elapsed_s * 1000:.0f} ms)"
     elif isinstance(ev, te.HostDisconnected):
-        if ev.reason == "closed":  # our own exit: nothing to report
-            return
+        if ev.reason == "closed" or ev.retry_in_s is None:  # our exit, or a refusal that ends the tail
+            return  # with its own line
         again = f"; reconnecting in {ev.retry_in_s:.1f} s" if ev.retry_in_s is not None else ""
         text = f"{ev.host}: {ev.reason}{again}"
     elif isinstance(ev, te.TailRotated):

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cockpit.sources.host_events import HostConnected, HostConnecting, HostDisconnected, HostEvent
-from cockpit.sources.host_keys import key_howto, load_known_hosts
+from cockpit.sources.host_keys import KnownHostsError, key_howto, load_known_hosts
 from cockpit.sources.ssh_target import SshTarget, split_remote_path, with_config
 
 if TYPE_CHECKING:  # asyncssh is imported lazily: ~0.2 s that local-only commands need not pay
@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # asyncssh is imported lazily: ~0.2 s that local-only command
 
 __all__ = [
     "AuthRejected", "Backoff", "HostConnected", "HostConnecting", "HostDisconnected", "HostEvent",
-    "HostKeyRejected", "HostUnavailable", "SshError", "SshPool", "SshTarget", "split_remote_path",
+    "HostKeyRejected", "HostUnavailable", "KnownHostsUnusable", "SshError", "SshPool", "SshTarget", "split_remote_path",
     "with_config",
 ]
 
@@ -61,6 +61,10 @@ class HostUnavailable(SshError):
 
 class HostKeyRejected(SshError):
     """The host's key is unknown or differs from known_hosts. Needs a person, not a retry."""
+
+
+class KnownHostsUnusable(HostKeyRejected):
+    """known_hosts does not parse, so no host key can be checked: refused until it is fixed."""
 
 
 class AuthRejected(SshError):
@@ -233,7 +237,7 @@ class SshPool:
         except SshError as exc:
             fatal = not isinstance(exc, HostUnavailable)
             delay = self._failed(h)
-            reason = str(exc) if fatal else f"via {exc.target.label}: {exc.reason}"
+            reason = str(exc).removeprefix(f"{target.label}: ") if fatal else f"via {exc.target.label}: {exc.reason}"
             self._emit(HostDisconnected(target.label, reason, None if fatal else delay))
             if fatal:
                 raise
@@ -261,7 +265,12 @@ class SshPool:
 
         kw = target.connect_kwargs()
         opts = await asyncssh.SSHClientConnectionOptions.construct(**kw)
-        known_hosts, files = load_known_hosts(target, opts.known_hosts)
+        try:
+            known_hosts, files = load_known_hosts(target, opts.known_hosts)
+        except KnownHostsError as exc:
+            raise KnownHostsUnusable(
+                target, f"{target.label}: not connecting: {exc} (host keys are checked against this file: "
+                "fix it, then connect again)") from None
         tunnel: Any = ()
         jump = target.jump or _config_jump(target, opts.tunnel)
         if jump is not None:  # through the pool: shared, verified, and its state reported too
