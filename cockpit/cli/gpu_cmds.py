@@ -63,9 +63,9 @@ def _remote_timeout(args: argparse.Namespace) -> float:
 DEFAULT_TIMEOUT_S = 30.0
 
 
-def _fail(message: str) -> int:
+def _fail(message: str, status: int = 1) -> int:
     print(f"cockpit: {message}", file=sys.stderr)
-    return 1
+    return status
 
 
 _NO_LOCAL_HINT = " Give a HOST to read a remote machine's GPUs over SSH."
@@ -77,6 +77,15 @@ def _target(spec: str, args: argparse.Namespace) -> Any:
     target = SshTarget.parse(spec)
     config = tuple(args.ssh_config) if args.ssh_config else None
     return with_config(target, config, args.known_hosts)
+
+
+def _bad_target(spec: str, args: argparse.Namespace) -> int | None:
+    """A HOST that is no SSH target is refused (exit 2) before anything starts."""
+    try:
+        _target(spec, args)
+    except ValueError as exc:
+        return _fail(str(exc), 2)
+    return None
 
 
 # --- topo ------------------------------------------------------------------------------------
@@ -94,6 +103,8 @@ def cmd_topo(args: argparse.Namespace) -> int:
         elif spec and ("/" in spec or spec.endswith(".txt")):
             return _fail(f"{spec}: no such file")
         elif spec:
+            if (bad := _bad_target(spec, args)) is not None:
+                return bad
             topo = asyncio.run(_remote_topology(spec, args))
         else:
             topo = asyncio.run(_local_topology())
@@ -171,6 +182,8 @@ def cmd_gpus(args: argparse.Namespace) -> int:
         return _fail("--timeout must be positive")
     try:
         if args.host:
+            if (bad := _bad_target(args.host, args)) is not None:
+                return bad
             return asyncio.run(_remote_gpus(args))
         return asyncio.run(_local_gpus(args))
     except GpuSourceUnavailable as exc:
