@@ -110,7 +110,11 @@ async def _pump(tail: Any, emit: Any, out: BinaryIO, limit: int | None) -> int:
     except OSError as exc:
         if isinstance(exc, BrokenPipeError):
             raise
-        print(f"cockpit tail: {exc}", file=sys.stderr)
+        from cockpit.cli.os_errors import os_error_line
+        from cockpit.sources.log_tail import LocalFile
+
+        local = tail.source.path if isinstance(tail.source, LocalFile) else None
+        print(f"cockpit tail: {sanitize(os_error_line(exc, exc.filename or local))}", file=sys.stderr)
         return 1
     finally:
         if hasattr(emit, "end"):

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # asyncssh is imported lazily: ~0.2 s that local-only command
     import asyncssh
 
 __all__ = [
-    "AuthRejected", "Backoff", "HostConnected", "HostConnecting", "HostDisconnected", "HostEvent",
+    "AuthRejected", "Backoff", "ClientFilesUnusable", "HostConnected", "HostConnecting", "HostDisconnected", "HostEvent",
     "HostKeyRejected", "HostUnavailable", "KnownHostsUnusable", "SshError", "SshPool", "SshTarget", "split_remote_path",
     "with_config",
 ]
@@ -65,6 +65,10 @@ class HostKeyRejected(SshError):
 
 class KnownHostsUnusable(HostKeyRejected):
     """known_hosts does not parse, so no host key can be checked: refused until it is fixed."""
+
+
+class ClientFilesUnusable(SshError):
+    """An ssh_config or key file named for the host cannot be read or parsed. Needs a person."""
 
 
 class AuthRejected(SshError):
@@ -264,7 +268,10 @@ class SshPool:
         import asyncssh
 
         kw = target.connect_kwargs()
-        opts = await asyncssh.SSHClientConnectionOptions.construct(**kw)
+        try:
+            opts = await asyncssh.SSHClientConnectionOptions.construct(**kw)
+        except (OSError, ValueError, asyncssh.Error) as exc:  # the same answer on every retry
+            raise ClientFilesUnusable(target, f"{target.label}: not connecting: {_describe(exc)}") from None
         try:
             known_hosts, files = load_known_hosts(target, opts.known_hosts)
         except KnownHostsError as exc:
@@ -322,6 +329,8 @@ def _describe(exc: BaseException | None) -> str:
         return "connection refused (is sshd running? right port?)"
     if isinstance(exc, socket.gaierror):
         return f"cannot resolve host name ({exc.strerror})"
+    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}"
     text = str(exc) or type(exc).__name__
     return text if isinstance(exc, OSError) else f"{text} ({type(exc).__name__})"
 
