@@ -52,20 +52,9 @@ def _ssh_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--known-hosts", metavar="FILE", help="known_hosts file (default: from ssh_config, else ~/.ssh/known_hosts)")
 
 
-def _timeout_option(p: argparse.ArgumentParser, text: str) -> None:
-    p.add_argument("--timeout", type=float, metavar="S", help=text)
-
-
-def _remote_timeout(args: argparse.Namespace) -> float:
-    return args.timeout if args.timeout is not None else DEFAULT_TIMEOUT_S
-
-
-DEFAULT_TIMEOUT_S = 30.0
-
-
-def _fail(message: str, status: int = 1) -> int:
+def _fail(message: str) -> int:
     print(f"cockpit: {message}", file=sys.stderr)
-    return status
+    return 1
 
 
 _NO_LOCAL_HINT = " Give a HOST to read a remote machine's GPUs over SSH."
@@ -84,8 +73,20 @@ def _bad_target(spec: str, args: argparse.Namespace) -> int | None:
     try:
         _target(spec, args)
     except ValueError as exc:
-        return _fail(str(exc), 2)
+        _fail(str(exc))
+        return 2
     return None
+
+
+DEFAULT_TIMEOUT_S = 30.0
+
+
+def _timeout_option(p: argparse.ArgumentParser, text: str) -> None:
+    p.add_argument("--timeout", type=float, metavar="S", help=text)
+
+
+def _remote_timeout(args: argparse.Namespace) -> float:
+    return args.timeout if args.timeout is not None else DEFAULT_TIMEOUT_S
 
 
 # --- topo ------------------------------------------------------------------------------------
