@@ -23,38 +23,30 @@ class RemoteTimeout(RemoteCommandError, TimeoutError):
     """No answer within the deadline; the command was killed on the host."""
 
 
-async def stop_remote(proc: Any, *, wait_s: float = 2.0) -> None:
-    """SIGKILL the command's process group on the host, then close the channel.
-
-    Waits (up to `wait_s`) for the host to report the end, so that when this returns the
-    processes are gone, not just asked to go.
-    """
+def stop_remote_now(proc: Any) -> bool:
+    """SIGKILL the command's process group on the host and close the channel, without
+    waiting (for `finally` blocks that cannot await): the signal request is queued before
+    the close and the connection sends both. False when the channel was already closed."""
     try:
         proc.send_signal("KILL")
+        sent = True
     except Exception:  # the channel is already closed: nothing is left to stop
+        sent = False
+    try:
+        proc.close()
+    except Exception:
         pass
-    else:
+    return sent
+
+
+async def stop_remote(proc: Any, *, wait_s: float = 2.0) -> None:
+    """The same, then wait (up to `wait_s`) for the host to report the end, so that when
+    this returns the processes are gone, not just asked to go."""
+    if stop_remote_now(proc):
         try:
             await asyncio.wait_for(proc.wait_closed(), wait_s)
         except Exception:
             pass
-    try:
-        proc.close()
-    except Exception:
-        pass
-
-
-def stop_remote_now(proc: Any) -> None:
-    """The same without waiting (for `finally` blocks that cannot await): the signal request
-    is queued before the close, and the connection sends both."""
-    try:
-        proc.send_signal("KILL")
-    except Exception:
-        pass
-    try:
-        proc.close()
-    except Exception:
-        pass
 
 
 async def run_remote(conn: Any, command: str, timeout_s: float, *, host: str, what: str) -> tuple[int | None, str, str]:
