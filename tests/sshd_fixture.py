@@ -23,6 +23,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -226,6 +227,14 @@ class LoopbackSshd:
     def ssh_argv(self, *cmd: str) -> list[str]:
         """argv for the OpenSSH client to the same server (benchmarks, cross-checks)."""
         return ["ssh", "-F", self.ssh_config, ALIAS, *cmd]
+
+    def cockpit(self, *argv: str, timeout: float = 90) -> subprocess.CompletedProcess:
+        """`cockpit ARGV --ssh-config <the fixture's>` as a user runs it (no agent); name ALIAS in argv."""
+        env = {**os.environ, "SSH_AUTH_SOCK": ""}
+        return subprocess.run(
+            [sys.executable, "-m", "cockpit", *argv, "--ssh-config", self.ssh_config],
+            capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1], timeout=timeout, env=env,
+        )
 
 
 @pytest.fixture(scope="session")

@@ -82,6 +82,10 @@ def main(argv: list[str] | None = None) -> int:
             return 130
         except BrokenPipeError:
             return 0
+        except OSError as exc:  # the last line of defence: a file problem is a line, not a traceback
+            from cockpit.cli.os_errors import report_os_error
+
+            return report_os_error(exc)
     if argv and argv[0] in ("-h", "--help"):
         build_tui_parser().print_help()
         print("\ncommands: " + ", ".join(COMMANDS))

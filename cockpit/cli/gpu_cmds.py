@@ -26,6 +26,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--json", action="store_true", help="print JSON (gpus, nics, matrix, cpu_affinity, numa_affinity)")
     p.add_argument("--detail", action="store_true", help="with --json: add NIC links, GPU NUMA ids, legend, warnings")
     _ssh_options(p)
+    _timeout_option(p, "HOST: seconds to wait for the connection and for nvidia-smi's answer (default 30); "
+                       "then it is stopped on the host")
     p.set_defaults(func=cmd_topo)
 
     g = subparsers.add_parser(
@@ -39,6 +41,9 @@ def register(subparsers: Any) -> None:
     g.add_argument("--interval", type=float, default=1.0, metavar="S", help="seconds between samples (default 1)")
     g.add_argument("--count", type=int, default=0, metavar="N", help="stop after N ticks (default: until Ctrl-C)")
     _ssh_options(g)
+    _timeout_option(g, "HOST: seconds to wait for the connection and, with --once, for nvidia-smi's answer "
+                       "(default 30); streaming: restart nvidia-smi after this long without a line "
+                       "(default 10 s or 5 intervals)")
     g.set_defaults(func=cmd_gpus)
 
 
@@ -63,19 +68,44 @@ def _target(spec: str, args: argparse.Namespace) -> Any:
     return with_config(target, config, args.known_hosts)
 
 
+def _bad_target(spec: str, args: argparse.Namespace) -> int | None:
+    """A HOST that is no SSH target is refused (exit 2) before anything starts."""
+    try:
+        _target(spec, args)
+    except ValueError as exc:
+        _fail(str(exc))
+        return 2
+    return None
+
+
+DEFAULT_TIMEOUT_S = 30.0
+
+
+def _timeout_option(p: argparse.ArgumentParser, text: str) -> None:
+    p.add_argument("--timeout", type=float, metavar="S", help=text)
+
+
+def _remote_timeout(args: argparse.Namespace) -> float:
+    return args.timeout if args.timeout is not None else DEFAULT_TIMEOUT_S
+
+
 # --- topo ------------------------------------------------------------------------------------
 
 
 def cmd_topo(args: argparse.Namespace) -> int:
     spec = args.target
+    if args.timeout is not None and args.timeout <= 0:
+        return _fail("--timeout must be positive")
     try:
         if spec == "-":
             topo = parse_topology(sys.stdin.read())
-        elif spec and Path(spec).is_file():
+        elif spec and Path(spec).exists():
             topo = parse_topology(Path(spec).read_text(encoding="utf-8", errors="replace"))
         elif spec and ("/" in spec or spec.endswith(".txt")):
             return _fail(f"{spec}: no such file")
         elif spec:
+            if (bad := _bad_target(spec, args)) is not None:
+                return bad
             topo = asyncio.run(_remote_topology(spec, args))
         else:
             topo = asyncio.run(_local_topology())
@@ -83,7 +113,11 @@ def cmd_topo(args: argparse.Namespace) -> int:
         return _fail(f"{spec}: {exc}")
     except GpuSourceUnavailable as exc:
         return _fail(exc.message + ("" if spec else _NO_LOCAL_HINT))
+    except OSError as exc:  # FILE: unreadable, a folder
+        return _fail(f"{exc.filename or spec}: {exc.strerror or exc}")
     except Exception as exc:  # SshError and friends carry a readable message
+        if _one_shot_unreachable(exc):
+            return _fail(f"{exc.target.label}: {exc.reason}")
         if type(exc).__module__.startswith("cockpit."):
             return _fail(str(exc))
         raise
@@ -105,8 +139,16 @@ async def _remote_topology(spec: str, args: argparse.Namespace) -> TopologyMatri
     from cockpit.sources.nvsmi_stream import fetch_topology
     from cockpit.sources.ssh_pool import SshPool
 
-    async with SshPool() as pool:
-        return await fetch_topology(pool, _target(spec, args))
+    timeout = _remote_timeout(args)
+    async with SshPool(connect_timeout_s=timeout) as pool:
+        return await fetch_topology(pool, _target(spec, args), timeout_s=timeout)
+
+
+def _one_shot_unreachable(exc: Exception) -> bool:
+    """A connect that failed once: said without the pool's "retry in" (a one-shot does not)."""
+    from cockpit.sources.ssh_pool import HostUnavailable
+
+    return isinstance(exc, HostUnavailable)
 
 
 def render_topology(t: TopologyMatrix) -> str:
@@ -137,13 +179,19 @@ def render_topology(t: TopologyMatrix) -> str:
 def cmd_gpus(args: argparse.Namespace) -> int:
     if args.interval <= 0:
         return _fail("--interval must be positive")
+    if args.timeout is not None and args.timeout <= 0:
+        return _fail("--timeout must be positive")
     try:
         if args.host:
+            if (bad := _bad_target(args.host, args)) is not None:
+                return bad
             return asyncio.run(_remote_gpus(args))
         return asyncio.run(_local_gpus(args))
     except GpuSourceUnavailable as exc:
         return _fail(exc.message + ("" if args.host else _NO_LOCAL_HINT))
     except Exception as exc:
+        if _one_shot_unreachable(exc):
+            return _fail(f"{exc.target.label}: {exc.reason}")
         if type(exc).__module__.startswith("cockpit."):
             return _fail(str(exc))
         raise
@@ -171,13 +219,14 @@ async def _remote_gpus(args: argparse.Namespace) -> int:
     from cockpit.sources.ssh_pool import HostUnavailable, SshPool
 
     target = _target(args.host, args)
-    async with SshPool() as pool:
+    timeout = _remote_timeout(args)
+    async with SshPool(connect_timeout_s=timeout) as pool:
         if args.once:
-            samples = await fetch_samples(pool, target)
+            samples = await fetch_samples(pool, target, timeout_s=timeout)
             _print_tick(GpuSamplesTaken(target.label, samples, samples[0].timestamp if samples else 0.0), args, pretty=True)
             return 0
         n = 0
-        stream = NvsmiStream(pool, target, interval_ms=int(args.interval * 1000))
+        stream = NvsmiStream(pool, target, interval_ms=int(args.interval * 1000), stall_timeout_s=args.timeout)
         try:
             async for event in stream:
                 if isinstance(event, GpuSamplesTaken):

@@ -29,8 +29,10 @@ def run_parse_log(args: argparse.Namespace) -> int:
             with open(args.file, "rb") as f:
                 summary = summarize_stream(f)
     except OSError as exc:
-        print(f"cockpit parse-log: {sanitize(str(exc))}", file=sys.stderr)
-        return 2
+        from cockpit.cli.os_errors import os_error_line
+
+        print(sanitize(os_error_line(exc, args.file)), file=sys.stderr)
+        return 1
     if args.json:
         print(json.dumps(summary, indent=2))
     else:

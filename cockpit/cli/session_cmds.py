@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 from pathlib import Path
 
@@ -25,6 +26,12 @@ def _store():
 def _report(exc: SessionFileError) -> int:
     print(exc.render(), file=sys.stderr)
     return 1
+
+
+def _os_error(exc: OSError, path: str | Path) -> int:
+    from cockpit.cli.os_errors import report_os_error
+
+    return report_os_error(exc, path)
 
 
 def _load(path: str):  # noqa: ANN202
@@ -64,8 +71,7 @@ def cmd_fmt(args: argparse.Namespace) -> int:
         except SessionFileError as exc:
             status = _report(exc)
         except OSError as exc:
-            print(f"{path}: {exc.strerror}", file=sys.stderr)
-            status = 1
+            status = _os_error(exc, path)
     return status
 
 
@@ -78,17 +84,40 @@ def cmd_export(args: argparse.Namespace) -> int:
         return 1
     text = render_handoff(session) if args.format == "md" else export_json(session)
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+        try:
+            _write_output(Path(args.output), text)
+        except OSError as exc:
+            return _os_error(exc, args.output)
     else:
         sys.stdout.write(text)
     return 0
 
 
+def _write_output(path: Path, text: str) -> None:
+    """A regular file is replaced atomically (a full disk leaves the old one whole); a
+    device or a pipe (/dev/stdout, a FIFO) is written to."""
+    if not path.parent.is_dir():
+        raise FileNotFoundError(errno.ENOENT, f"no folder {path.parent}")
+    if path.exists() and not path.is_file():
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        return
+    _store().write_atomic(path, text, keep_backup=False)
+
+
 def _edit(path: str, change) -> int:
-    """Load, change through the editor (journaled), save atomically, under the lock."""
+    """Load, change through the editor (journaled), save atomically, under the lock.
+
+    A missing SESSION is an error, not a new file (a typo would start an empty session)."""
     from cockpit.model.edits import EditError, SessionEditor
 
     store = _store()
+    if not Path(path).is_file():  # checked before the lock, whose file would be created beside it
+        if Path(path).is_dir():
+            print(f"{path}: Is a directory", file=sys.stderr)
+        else:
+            print(f"{path}: no such file (a session is created by opening it: cockpit {path})", file=sys.stderr)
+        return 1
     try:
         with session_lock(Path(path)):
             editor = SessionEditor(store.load_session(path))
@@ -99,6 +128,8 @@ def _edit(path: str, change) -> int:
     except (EditError, ValueError) as exc:
         print(f"{path}: {exc}", file=sys.stderr)
         return 1
+    except OSError as exc:  # unreadable, no room to save, no right to write the folder
+        return _os_error(exc, path)
     if result:
         print(result)
     return 0

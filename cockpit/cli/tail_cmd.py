@@ -110,7 +110,11 @@ async def _pump(tail: Any, emit: Any, out: BinaryIO, limit: int | None) -> int:
     except OSError as exc:
         if isinstance(exc, BrokenPipeError):
             raise
-        print(f"cockpit tail: {exc}", file=sys.stderr)
+        from cockpit.cli.os_errors import os_error_line
+        from cockpit.sources.log_tail import LocalFile
+
+        local = tail.source.path if isinstance(tail.source, LocalFile) else None
+        print(f"cockpit tail: {sanitize(os_error_line(exc, exc.filename or local))}", file=sys.stderr)
         return 1
     finally:
         if hasattr(emit, "end"):
@@ -127,8 +131,8 @@ def _say(ev: Any) -> None:
     elif isinstance(ev, te.HostConnected):
         text = f"connected to {ev.host} ({ev.elapsed_s * 1000:.0f} ms)"
     elif isinstance(ev, te.HostDisconnected):
-        if ev.reason == "closed":  # our own exit: nothing to report
-            return
+        if ev.reason == "closed" or ev.retry_in_s is None:  # our exit, or a refusal that ends the tail
+            return  # with its own line
         again = f"; reconnecting in {ev.retry_in_s:.1f} s" if ev.retry_in_s is not None else ""
         text = f"{ev.host}: {ev.reason}{again}"
     elif isinstance(ev, te.TailRotated):

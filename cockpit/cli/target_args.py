@@ -9,7 +9,8 @@ from typing import Any
 
 def add_target_args(p: argparse.ArgumentParser, *, lines: int, lines_help: str, cmd_example: str) -> None:
     p.add_argument("target", metavar="TARGET",
-                   help="a local path, [user@]host:path, ssh://[user@]host[:port]/path, or a host with --cmd")
+                   help="a local path, [user@]host[:port]:path, ssh://[user@]host[:port]/path, "
+                        "or [user@]host[:port] with --cmd")
     p.add_argument("--cmd", metavar="COMMAND",
                    help=f'follow a command on the host instead of a file, e.g. "{cmd_example}"')
     start = p.add_mutually_exclusive_group()

@@ -53,7 +53,7 @@ async def check_drift(session: Session, *, pool: Any, host: str | None = None, p
             target = None if spec is None else with_config(
                 SshTarget.parse(spec, jump=SshTarget.parse(jump) if jump else None), ssh_config, known_hosts)
             result = await probe_versions([p.name for p in packages], python, pool=pool, target=target)
-        except (ProbeError, SshError, OSError) as exc:
+        except (ProbeError, SshError, OSError, ValueError) as exc:  # ValueError: no SSH target
             notes.append(f"{label}: cannot check: {exc}")
             rows += [unknown(p, label, HOST_NOT_CHECKED) for p in packages]
             continue

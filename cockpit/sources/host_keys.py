@@ -15,9 +15,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from cockpit.sources.ssh_target import SshTarget
 
-__all__ = ["DEFAULT_KNOWN_HOSTS", "key_howto", "load_known_hosts"]
+__all__ = ["DEFAULT_KNOWN_HOSTS", "KnownHostsError", "key_howto", "load_known_hosts"]
 
 DEFAULT_KNOWN_HOSTS = "~/.ssh/known_hosts"
+
+
+class KnownHostsError(Exception):
+    """A known_hosts file that cannot be used ("FILE:LINE: why"): unreadable, not UTF-8, or a
+    line asyncssh refuses. Retrying reads the same file: a person has to fix it."""
 
 
 def load_known_hosts(target: SshTarget, resolved: Any) -> tuple[Any, list[str]]:
@@ -38,8 +43,44 @@ def load_known_hosts(target: SshTarget, resolved: Any) -> tuple[Any, list[str]]:
         files = [DEFAULT_KNOWN_HOSTS]
     files = [os.path.expanduser(f) for f in files]
     existing = [f for f in files if os.path.isfile(f)]
-    kh = asyncssh.read_known_hosts(existing) if existing else asyncssh.import_known_hosts("")
+    try:
+        kh = asyncssh.read_known_hosts(existing) if existing else asyncssh.import_known_hosts("")
+    except (ValueError, OSError) as exc:  # UnicodeDecodeError is a ValueError
+        raise _which_line(existing, exc) from None
     return kh, files
+
+
+def _which_line(files: list[str], exc: Exception) -> KnownHostsError:
+    """Where asyncssh's refusal comes from; it does not say (its message quotes the line,
+    which may hold anything, so only its first words are kept)."""
+    import asyncssh
+
+    for f in files:
+        shown = _shown(f)
+        try:
+            with open(f, "rb") as handle:
+                raw = handle.read()
+        except OSError as err:
+            return KnownHostsError(f"{shown}: {err.strerror or err}")
+        for n, line in enumerate(raw.split(b"\n"), 1):
+            try:
+                text = line.decode("utf-8")
+            except UnicodeDecodeError:
+                return KnownHostsError(f"{shown}:{n}: not UTF-8 text")
+            try:
+                asyncssh.import_known_hosts(text)
+            except ValueError as err:
+                why = str(err).split(":", 1)[0].lower() or "not a known_hosts line"
+                if text.lstrip().startswith("@"):
+                    why += " (a @cert-authority or @revoked line is: the marker, host patterns, a key)"
+                return KnownHostsError(f"{shown}:{n}: {why}")
+    return KnownHostsError(f"{', '.join(map(_shown, files))}: {str(exc).split(':', 1)[0]}")
+
+
+def _shown(path: str) -> str:
+    """The path as a person writes it: ~ for the home folder."""
+    home = os.path.expanduser("~")
+    return "~" + path[len(home):] if home != "~" and path.startswith(home + os.sep) else path
 
 
 async def key_howto(opts: Any, known_hosts: Any, files: list[str], tunnel: Any) -> str:

@@ -36,6 +36,7 @@ from cockpit.sources.gpu_events import (
     GpuSourceUnavailable,
     GpuStreamInterrupted,
 )
+from cockpit.sources.remote_run import RemoteCommandError, run_remote, stop_remote_now
 from cockpit.sources.ssh_pool import HostUnavailable, SshError
 
 BACKOFF_S: tuple[float, ...] = (1, 2, 4, 8, 16, 30)
@@ -77,8 +78,12 @@ def swap_rejected_field(fields: Sequence[str], error_text: str) -> tuple[str, ..
     return tuple(f for f in out if f != bad)
 
 
-def _invalidate(pool: Any, target: Any, conn: Any, reason: str) -> None:
-    """Tell the pool the connection failed (SshPool.invalidate(target, conn, reason))."""
+def _invalidate(pool: Any, target: Any, conn: Any, reason: str, proc: Any = None) -> None:
+    """Tell the pool the connection failed (SshPool.invalidate(target, conn, reason)).
+
+    `proc` is stopped first: the request that kills it on the host needs the connection."""
+    if proc is not None:
+        _close_process(proc)
     invalidate = getattr(pool, "invalidate", None)
     if invalidate is not None:
         try:
@@ -164,7 +169,7 @@ class NvsmiStream:
                     return
                 if status is None:  # channel closed without an exit status: the link went
                     reason = "the SSH channel closed"
-                    _invalidate(self.pool, self.target, conn, reason)
+                    _invalidate(self.pool, self.target, conn, reason, proc)
                 else:
                     last = (text.strip().splitlines() or ["no output"])[-1]
                     reason = f"nvidia-smi exited (status {status}): {last[:160]}"
@@ -172,7 +177,7 @@ class NvsmiStream:
                 stalls += 1
                 reason = f"no data for {self.stall_timeout_s:g} s"
                 if stalls > 1:  # once may be nvidia-smi stuck; twice, suspect the link
-                    _invalidate(self.pool, self.target, conn, reason)
+                    _invalidate(self.pool, self.target, conn, reason, proc)
             except HostUnavailable as exc:  # the pool owns the host's back-off and waits itself
                 reason, delay = exc.reason, exc.retry_in_s
             except SshError as exc:  # host key or authentication refused: needs a person
@@ -180,7 +185,7 @@ class NvsmiStream:
                 return
             except Exception as exc:  # the link: asyncssh.Error, OSError, ConnectionLost...
                 reason = f"{type(exc).__name__}: {exc}".rstrip(": ")
-                _invalidate(self.pool, self.target, conn, reason)
+                _invalidate(self.pool, self.target, conn, reason, proc)
             finally:
                 if proc is not None:
                     _close_process(proc)
@@ -222,25 +227,28 @@ async def _exit_status(proc: Any, timeout: float = 2.0) -> int | None:
 
 
 def _close_process(proc: Any) -> None:
-    try:
-        proc.close()  # closes the channel; the remote nvidia-smi dies of SIGPIPE
-    except Exception:
-        pass
+    # A writing nvidia-smi dies of SIGPIPE once the channel closes; a stuck one (the stall
+    # case) never writes again, so its process group is killed on the host first.
+    stop_remote_now(proc)
 
 
 # --- one-shot commands over the same connection --------------------------------------------
 
 
-async def _run(pool: ConnectionSource, target: Any, command: str, timeout_s: float) -> tuple[int | None, str, str]:
+async def _run(pool: ConnectionSource, target: Any, command: str, timeout_s: float, what: str) -> tuple[int | None, str, str]:
+    """Run once; no answer in time: the command is killed on the host, GpuSourceUnavailable."""
+    host = target_label(target)
     conn = await pool.connection(target)
-    result = await asyncio.wait_for(conn.run(command, check=False, encoding="utf-8", errors="replace"), timeout_s)
-    return result.exit_status, str(result.stdout or ""), str(result.stderr or "")
+    try:
+        return await run_remote(conn, command, timeout_s, host=host, what=what)
+    except RemoteCommandError as exc:
+        raise GpuSourceUnavailable(str(exc), host=host) from None
 
 
 async def fetch_topology_text(pool: ConnectionSource, target: Any, *, timeout_s: float = 30.0) -> str:
     """`nvidia-smi topo -m` run once on the host; its stdout (ANSI escapes included)."""
     host = target_label(target)
-    status, out, err = await _run(pool, target, "nvidia-smi topo -m", timeout_s)
+    status, out, err = await _run(pool, target, "nvidia-smi topo -m", timeout_s, "nvidia-smi topo -m")
     if status != 0:
         why = (err.strip() or out.strip() or f"exit status {status}").splitlines()[-1]
         raise GpuSourceUnavailable(f"{host}: nvidia-smi topo -m failed: {why}", host=host)
@@ -258,7 +266,7 @@ async def fetch_samples(
     host = target_label(target)
     fields = tuple(fields)
     for _ in range(len(QUERY_FIELDS)):
-        status, out, err = await _run(pool, target, query_command(None, fields), timeout_s)
+        status, out, err = await _run(pool, target, query_command(None, fields), timeout_s, "nvidia-smi")
         swapped = swap_rejected_field(fields, out + err)
         if swapped is None:
             break

@@ -21,15 +21,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cockpit.sources.host_events import HostConnected, HostConnecting, HostDisconnected, HostEvent
-from cockpit.sources.host_keys import key_howto, load_known_hosts
+from cockpit.sources.host_keys import KnownHostsError, key_howto, load_known_hosts
 from cockpit.sources.ssh_target import SshTarget, split_remote_path, with_config
 
 if TYPE_CHECKING:  # asyncssh is imported lazily: ~0.2 s that local-only commands need not pay
     import asyncssh
 
 __all__ = [
-    "AuthRejected", "Backoff", "HostConnected", "HostConnecting", "HostDisconnected", "HostEvent",
-    "HostKeyRejected", "HostUnavailable", "SshError", "SshPool", "SshTarget", "split_remote_path",
+    "AuthRejected", "Backoff", "ClientFilesUnusable", "HostConnected", "HostConnecting", "HostDisconnected", "HostEvent",
+    "HostKeyRejected", "HostUnavailable", "KnownHostsUnusable", "SshError", "SshPool", "SshTarget", "split_remote_path",
     "with_config",
 ]
 
@@ -61,6 +61,14 @@ class HostUnavailable(SshError):
 
 class HostKeyRejected(SshError):
     """The host's key is unknown or differs from known_hosts. Needs a person, not a retry."""
+
+
+class KnownHostsUnusable(HostKeyRejected):
+    """known_hosts does not parse, so no host key can be checked: refused until it is fixed."""
+
+
+class ClientFilesUnusable(SshError):
+    """An ssh_config or key file named for the host cannot be read or parsed. Needs a person."""
 
 
 class AuthRejected(SshError):
@@ -233,7 +241,7 @@ class SshPool:
         except SshError as exc:
             fatal = not isinstance(exc, HostUnavailable)
             delay = self._failed(h)
-            reason = str(exc) if fatal else f"via {exc.target.label}: {exc.reason}"
+            reason = str(exc).removeprefix(f"{target.label}: ") if fatal else f"via {exc.target.label}: {exc.reason}"
             self._emit(HostDisconnected(target.label, reason, None if fatal else delay))
             if fatal:
                 raise
@@ -260,8 +268,16 @@ class SshPool:
         import asyncssh
 
         kw = target.connect_kwargs()
-        opts = await asyncssh.SSHClientConnectionOptions.construct(**kw)
-        known_hosts, files = load_known_hosts(target, opts.known_hosts)
+        try:
+            opts = await asyncssh.SSHClientConnectionOptions.construct(**kw)
+        except (OSError, ValueError, asyncssh.Error) as exc:  # the same answer on every retry
+            raise ClientFilesUnusable(target, f"{target.label}: not connecting: {_describe(exc)}") from None
+        try:
+            known_hosts, files = load_known_hosts(target, opts.known_hosts)
+        except KnownHostsError as exc:
+            raise KnownHostsUnusable(
+                target, f"{target.label}: not connecting: {exc} (host keys are checked against this file: "
+                "fix it, then connect again)") from None
         tunnel: Any = ()
         jump = target.jump or _config_jump(target, opts.tunnel)
         if jump is not None:  # through the pool: shared, verified, and its state reported too
@@ -313,6 +329,8 @@ def _describe(exc: BaseException | None) -> str:
         return "connection refused (is sshd running? right port?)"
     if isinstance(exc, socket.gaierror):
         return f"cannot resolve host name ({exc.strerror})"
+    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}"
     text = str(exc) or type(exc).__name__
     return text if isinstance(exc, OSError) else f"{text} ({type(exc).__name__})"
 

@@ -4,12 +4,17 @@ scp-like `[user@]host:path` split. Plain data: no asyncssh, no I/O.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-__all__ = ["SshTarget", "split_remote_path", "with_config"]
+__all__ = ["HOST_FORMS", "PATH_FORMS", "SshTarget", "split_remote_path", "with_config"]
+
+# Named in every refusal, so that the message says what would have been understood.
+HOST_FORMS = "[user@]host[:port], [user@][ipv6]:port, ssh://[user@]host[:port] or an ssh_config alias"
+PATH_FORMS = "[user@]host[:port]:/path, ssh://[user@]host[:port]/path, or a local path"
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,12 +46,12 @@ class SshTarget:
         if s.startswith("ssh://"):
             s = s[len("ssh://"):].rstrip("/")
         if not s:
-            raise ValueError("empty SSH target")
+            raise ValueError(f"empty SSH target; accepted: {HOST_FORMS}")
         user = None
         if "@" in s:
             user, s = s.rsplit("@", 1)
             if not user:
-                raise ValueError(f"empty user in SSH target {spec!r}")
+                raise ValueError(f"empty user in SSH target {spec!r}; accepted: {HOST_FORMS}")
         port = None
         m = re.fullmatch(r"\[([^\]]+)\](?::(\d+))?", s)
         if m:  # [v6]:port (or [host]:port as written in known_hosts)
@@ -55,10 +60,10 @@ class SshTarget:
             s, port = s.split(":")
         if port is not None:
             if not str(port).isdigit() or not 0 < int(port) < 65536:
-                raise ValueError(f"bad port in SSH target {spec!r}")
+                raise ValueError(f"bad port in SSH target {spec!r} (1 to 65535); accepted: {HOST_FORMS}")
             port = int(port)
-        if not s or any(c.isspace() for c in s):
-            raise ValueError(f"bad host in SSH target {spec!r}")
+        if not s or any(c.isspace() for c in s) or (":" in s and not _is_ipv6(s)):
+            raise ValueError(f"bad host in SSH target {spec!r}; accepted: {HOST_FORMS}")
         return cls(host=s, port=port, user=user, **fields)
 
     @property
@@ -85,26 +90,57 @@ class SshTarget:
         return kw
 
 
-def split_remote_path(spec: str) -> tuple[str, str] | None:
-    """`[user@]host:path` (scp's rule: a colon before any slash) -> (host part, path), else None.
+def _is_ipv6(host: str) -> bool:
+    try:
+        ipaddress.IPv6Address(host)
+    except ValueError:
+        return False
+    return True
 
-    `ssh://[user@]host[:port]/path` is accepted too (the path keeps its leading slash).
-    A spec that names an existing local file is always local.
+
+def split_remote_path(spec: str) -> tuple[str, str] | None:
+    """`[user@]host[:port]:path` -> (host part, path); None for a local path.
+
+    scp's rule decides remote or local: a colon before any slash. The part after it is a
+    port when it is digits followed by a colon and an absolute (or ~) path. A spec that
+    could be read two ways (`host:2299` a port or a file? `host:2299:logs` a port and a
+    relative path? `host:x:/p`) raises ValueError naming the accepted forms, rather than
+    guess. `ssh://[user@]host[:port]/path` is accepted (the path keeps its leading slash),
+    and `[v6addr][:port]:path`. A spec that names an existing local file is always local.
     """
     if spec.startswith("ssh://"):
         rest = spec[len("ssh://"):]
         host, slash, path = rest.partition("/")
-        return (host, "/" + path) if slash and host and path else None
+        if not (slash and host and path):
+            raise ValueError(f"{spec!r} names no file; accepted: {PATH_FORMS}")
+        return host, "/" + path
     if os.path.exists(spec):
         return None
-    if spec.startswith("["):  # [v6]:path or [host]:port:path is not scp syntax; keep it simple
-        end = spec.find("]:")
-        return (spec[1:end], spec[end + 2:]) if end > 0 and spec[end + 2:] else None
-    colon = spec.find(":")
-    if colon <= 0 or "/" in spec[:colon]:
-        return None
-    path = spec[colon + 1:]
-    return (spec[:colon], path) if path else None
+    bracketed = re.match(r"((?:[^@/\[]+@)?\[[^\]/]+\]):", spec)  # [user@][v6addr]:
+    if bracketed:
+        host, rest = bracketed.group(1), spec[bracketed.end():]
+    else:
+        colon = spec.find(":")
+        if colon <= 0 or "/" in spec[:colon]:
+            return None
+        host, rest = spec[:colon], spec[colon + 1:]
+    if not rest:
+        return None  # `gpu1:` is a local name, as for scp
+    first, colon, path = rest.partition(":")
+    if not colon or "/" in first:  # `host:path`, `host:/a:b` (a colon inside the path)
+        if rest.isdigit():
+            raise ValueError(f"{spec!r}: port {rest} with no path, or the file {rest!r}? accepted: {PATH_FORMS}")
+        return host, rest
+    port = first.isdigit() and 0 < int(first) < 65536
+    if port and path.startswith(("/", "~")):
+        return f"{host}:{first}", path
+    if port and not path:
+        why = f"port {first} and no path"
+    elif port:
+        why = f"port {first} and the relative path {path!r}, or the file {rest!r}? Start the path with / or ~"
+    else:
+        why = f"{first!r} is not a port (1 to 65535)"
+    raise ValueError(f"{spec!r}: {why}; accepted: {PATH_FORMS}")
 
 
 def with_config(target: SshTarget, config: tuple[str, ...] | None, known_hosts: str | None) -> SshTarget:

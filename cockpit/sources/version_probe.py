@@ -6,6 +6,7 @@ import asyncio
 from typing import Any
 
 from cockpit.parse.version_probe import ProbeError, ProbeResult, parse_probe_output, probe_command
+from cockpit.sources.remote_run import RemoteCommandError, RemoteTimeout, run_remote
 
 
 async def probe_versions(names: list[str], python: str, *, pool: Any = None, target: Any = None,
@@ -25,8 +26,12 @@ async def probe_versions(names: list[str], python: str, *, pool: Any = None, tar
             return parse_probe_output(out.decode("utf-8", "replace"), err.decode("utf-8", "replace"),
                                       proc.returncode)
         conn = await pool.connection(target)
-        result = await asyncio.wait_for(conn.run(command, check=False, encoding="utf-8", errors="replace"),
-                                        timeout_s)
-        return parse_probe_output(str(result.stdout or ""), str(result.stderr or ""), result.exit_status)
+        try:  # on timeout the probe is killed on the host, not left running
+            status, out, err = await run_remote(conn, command, timeout_s, host=target.label, what=python)
+        except RemoteTimeout:
+            raise
+        except RemoteCommandError as exc:
+            raise ProbeError(str(exc).partition(": ")[2] or str(exc)) from None
+        return parse_probe_output(out, err, status)
     except asyncio.TimeoutError:
         raise ProbeError(f"no answer in {timeout_s:g} s") from None

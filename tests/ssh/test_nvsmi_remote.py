@@ -14,7 +14,6 @@ import asyncio
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -25,7 +24,6 @@ from cockpit.sources.nvsmi_stream import NvsmiStream, fetch_samples, fetch_topol
 from cockpit.sources.ssh_pool import Backoff, SshPool
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "nvidia-smi"
-REPO = Path(__file__).resolve().parents[2]
 TICKS = 3
 
 STAND_IN = r"""#!/bin/sh
@@ -197,11 +195,7 @@ async def test_topology_and_a_single_sample_over_the_same_pool(sshd, stand_in):
 
 
 def _cli(sshd, *argv: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "SSH_AUTH_SOCK": ""}
-    return subprocess.run(
-        [sys.executable, "-m", "cockpit", *argv, "cockpit-loop", "--ssh-config", sshd.ssh_config],
-        capture_output=True, text=True, cwd=REPO, timeout=90, env=env,
-    )
+    return sshd.cockpit(*argv, "cockpit-loop")
 
 
 def test_the_gpus_command_streams_json_lines_from_a_host(sshd, stand_in):

@@ -118,7 +118,10 @@ class FakeConnection:
     def __init__(self, result: FakeResult) -> None:
         self.result = result
 
-    async def run(self, command: str, **_: object) -> FakeResult:
+    async def create_process(self, command: str, **_: object) -> FakeConnection:
+        return self  # the process, too: its wait() gives the result, as asyncssh's does
+
+    async def wait(self, check: bool = False) -> FakeResult:
         return self.result
 
 
