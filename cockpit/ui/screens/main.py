@@ -104,8 +104,11 @@ class MainScreen(MainIntents, Screen[None]):
         self.refresh_header()
 
     def render_hidden_tabs(self) -> None:
+        # Not the handoff: its Markdown widget mounts a block per paragraph (15,000 for a
+        # 5,000-task session, seconds of work); it is rendered when its tab is shown.
         for tab in TAB_IDS:
-            self._render_tab(tab)
+            if tab != "handoff":
+                self._render_tab(tab)
 
     def _render_tab(self, tab: str) -> None:
         if tab in self._fresh:
