@@ -114,17 +114,15 @@ def _remove(tmp: str | None) -> None:
         pass
 
 
-def _read_chunks(path: Path):
-    with open(path, "rb") as handle:
-        while chunk := handle.read(1 << 20):
-            yield chunk
-
-
-def _refuse_read_only(path: Path, target: Path, st: os.stat_result) -> None:
-    # Mode bits, not os.access: as root access() says yes to everything, but a file the
-    # user made 0444 says "do not change this" to root as well.
-    if not st.st_mode & stat.S_IWUSR or not os.access(target, os.W_OK):
+def _refuse_unwritable(path: Path, target: Path, st: os.stat_result) -> None:
+    # Mode bits, not os.access: as root access() says yes, but a file the user made 0444
+    # says "do not change this" to root as well.
+    if not st.st_mode & stat.S_IWUSR:
         raise SessionReadOnlyError(path)
+    # The rename needs only the folder: without this a user could replace a file that is
+    # not theirs to write. (Root may; a read-only filesystem is named when the temp fails.)
+    if os.geteuid() != 0 and not os.access(target, os.W_OK):
+        raise SaveError(errno.EACCES, "Permission denied", str(path))
 
 
 def write_atomic(path: Path, data: str, keep_backup: bool = True) -> None:
@@ -146,12 +144,13 @@ def write_atomic(path: Path, data: str, keep_backup: bool = True) -> None:
     if st is not None:
         if not stat.S_ISREG(st.st_mode):
             raise SaveError(errno.EINVAL, "not a regular file", str(path))
-        _refuse_read_only(path, target, st)
+        _refuse_unwritable(path, target, st)
     tmp = bak_tmp = None
     try:
         tmp = _write_temp(folder, target.name, [data.encode("utf-8")], st)
         if keep_backup and st is not None:
-            bak_tmp = _write_temp(folder, f"{target.name}.bak", _read_chunks(target), st)
+            with open(target, "rb") as old:
+                bak_tmp = _write_temp(folder, f"{target.name}.bak", iter(lambda: old.read(1 << 20), b""), st)
             os.replace(bak_tmp, folder / f"{target.name}.bak")
             bak_tmp = None
         os.replace(tmp, target)

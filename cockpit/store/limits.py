@@ -52,7 +52,11 @@ def _mb(size: int) -> str:
 def size_problem(size: int, limit: int) -> Problem | None:
     if size <= limit:
         return None
-    return Problem(1, 1, f"file is {_mb(size)} MB, over the {_mb(limit)} MB limit (set {MAX_SESSION_BYTES_ENV})")
+    if limit < MB:
+        sizes = f"{size:,} bytes, over the {limit:,}-byte limit"
+    else:
+        sizes = f"{_mb(size)} MB, over the {_mb(limit)} MB limit"
+    return Problem(1, 1, f"file is {sizes} (set {MAX_SESSION_BYTES_ENV})")
 
 
 # One match per bracket or long number, with every string and comment before it consumed
@@ -63,13 +67,12 @@ _SKIP = r"""
       | "[^"\\\n]*(?:\\.[^"\\\n]*)*"?                                      # basic string
       | '[^'\n]*'?                                                         # literal string
       | \#[^\n]*                                                           # comment
-      | \[\[[A-Za-z0-9_.\-\ ]*\]\] | \[[A-Za-z0-9_.\-\ ]*\]                # [[table]], [table], []: no depth
       | [A-Za-z_][A-Za-z0-9_\-]*                                           # bare word (key, true, inf)
       | [0-9+\-][0-9A-Za-z_.:+\-]{0,%d}(?![0-9A-Za-z_])                    # number or date of fair length
       | [^"'\#\[\]{}0-9A-Za-z_+\-]+                                        # anything else
     )*
 """ % (MAX_NUMBER_CHARS - 1)
-_TOKEN = re.compile(_SKIP + r"(?P<open>[\[{])?(?P<close>[\]}])?(?P<long>[0-9+\-][0-9A-Za-z_.:+\-]*)?", re.VERBOSE)
+_TOKEN = re.compile(_SKIP + r"(?: (?P<open>[\[{]) | (?P<close>[\]}]) | (?P<long>[0-9+\-][0-9A-Za-z_.:+\-]*) )?", re.VERBOSE)
 
 
 def _position(text: str, offset: int) -> tuple[int, int]:
@@ -77,7 +80,7 @@ def _position(text: str, offset: int) -> tuple[int, int]:
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
-def structure_problem(text: str) -> Problem | None:
+def structure_problem(text: str, max_nesting: int = MAX_NESTING) -> Problem | None:
     """The first place nesting goes past MAX_NESTING or a number past MAX_NUMBER_CHARS."""
     depth = 0
     pos, end = 0, len(text)
@@ -85,9 +88,9 @@ def structure_problem(text: str) -> Problem | None:
         match = _TOKEN.match(text, pos)
         if match.group("open"):
             depth += 1
-            if depth > MAX_NESTING:
+            if depth > max_nesting:
                 line, col = _position(text, match.start("open"))
-                return Problem(line, col, f"nested deeper than {MAX_NESTING} arrays or inline tables")
+                return Problem(line, col, f"nested deeper than {max_nesting} arrays or inline tables")
         elif match.group("close"):
             depth = max(0, depth - 1)
         elif match.group("long"):
