@@ -76,21 +76,22 @@ def _write_temp(folder: Path, name: str, chunks, like: os.stat_result | None) ->
     """
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
     try:
-        if like is not None:
-            _copy_ownership(fd, like)
-            os.fchmod(fd, stat.S_IMODE(like.st_mode))
-        else:
-            os.fchmod(fd, _NEW_FILE_MODE & ~_umask())
-        for chunk in chunks:
-            view = memoryview(chunk)
-            while view:
-                view = view[os.write(fd, view):]
-        os.fsync(fd)
+        try:
+            if like is not None:
+                _copy_ownership(fd, like)
+                os.fchmod(fd, stat.S_IMODE(like.st_mode))
+            else:
+                os.fchmod(fd, _NEW_FILE_MODE & ~_umask())
+            for chunk in chunks:
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)  # may itself report a failed write (NFS, quotas)
     except BaseException:
-        os.close(fd)
         _remove(tmp)
         raise
-    os.close(fd)
     return tmp
 
 
@@ -140,7 +141,7 @@ def write_atomic(path: Path, data: str, keep_backup: bool = True) -> None:
     except FileNotFoundError:
         st = None
     except OSError as exc:
-        raise SaveError(exc.errno, exc.strerror, str(path)) from exc
+        raise SaveError(exc.errno, _reason(exc, folder), str(path)) from exc
     if st is not None:
         if not stat.S_ISREG(st.st_mode):
             raise SaveError(errno.EINVAL, "not a regular file", str(path))
