@@ -1,10 +1,9 @@
-"""Sessions on disk: canonical TOML, validated on read, atomically replaced on write."""
+"""Sessions on disk: canonical TOML, bounded and validated on read, atomically replaced on write."""
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
 import tomllib
 from enum import Enum
 from pathlib import Path
@@ -15,6 +14,8 @@ import tomli_w._writer as _tomli_writer
 from pydantic import ValidationError
 
 from cockpit.model.session import Session
+from cockpit.store import limits
+from cockpit.store.atomic_write import SessionReadOnlyError, write_atomic  # noqa: F401 (callers save through here)
 from cockpit.store.errors import Problem, SessionFileError
 from cockpit.store.locate import locate
 from cockpit.store.migrations import MigrationError, migrate
@@ -80,28 +81,71 @@ def _problems_from_validation(exc: ValidationError, text: str) -> list[Problem]:
     return sorted(problems, key=lambda p: (p.line, p.col))
 
 
+def _syntax_problem(exc: tomllib.TOMLDecodeError) -> Problem:
+    match = _TOML_POS.search(str(exc))
+    line, col = (int(match.group(1)), int(match.group(2))) if match else (1, 1)
+    return Problem(line, col, f"TOML syntax: {_TOML_POS.sub('', str(exc)).strip()}")
+
+
+def _parse(text: str, path: Path | str) -> dict[str, Any]:
+    """tomllib.loads behind the bounds it does not keep itself; every failure positioned."""
+    problem = limits.structure_problem(text)
+    if problem is None:
+        try:
+            return tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            problem = _syntax_problem(exc)
+        except RecursionError:  # the scan bounds nesting; this is the net under it
+            problem = Problem(1, 1, f"nested deeper than {limits.MAX_NESTING} arrays or inline tables")
+        except ValueError as exc:  # Python's integer-digits limit; the scan bounds it first
+            problem = Problem(1, 1, f"cannot parse: {exc}")
+    raise SessionFileError(path, [problem])
+
+
+def _size_limit(path: Path | str) -> int:
+    try:
+        return limits.max_session_bytes()
+    except limits.SizeSettingError as exc:
+        raise SessionFileError(path, [Problem(1, 1, str(exc))]) from None
+
+
+def _check_size(size: int, limit: int, path: Path | str) -> None:
+    problem = limits.size_problem(size, limit)
+    if problem is not None:
+        raise SessionFileError(path, [problem])
+
+
 def loads_session(text: str, path: Path | str = "<string>") -> Session:
     """Parse, migrate and validate; any failure raises SessionFileError with positions."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        match = _TOML_POS.search(str(exc))
-        line, col = (int(match.group(1)), int(match.group(2))) if match else (1, 1)
-        message = _TOML_POS.sub("", str(exc)).strip()
-        raise SessionFileError(path, [Problem(line, col, f"TOML syntax: {message}")]) from None
+    limit = _size_limit(path)
+    # A character is 1 to 4 UTF-8 bytes: encode to count only when that decides it.
+    size = len(text) if len(text) > limit or 4 * len(text) <= limit else len(text.encode("utf-8", "surrogatepass"))
+    _check_size(size, limit, path)
+    data = _parse(text, path)
     try:
         data, _version = migrate(data)
     except MigrationError as exc:
         line, col = locate(text, "schema_version")
         raise SessionFileError(path, [Problem(line, col, str(exc))]) from None
+    except (TypeError, ValueError, AttributeError) as exc:  # an old file whose shape is off
+        line, col = locate(text, "schema_version")
+        raise SessionFileError(path, [Problem(line, col, f"cannot migrate this file: {exc}")]) from None
     try:
         return Session.model_validate(data)
     except ValidationError as exc:
         raise SessionFileError(path, _problems_from_validation(exc, text)) from None
+    except RecursionError:
+        raise SessionFileError(path, [Problem(1, 1, "nested too deeply to check")]) from None
 
 
 def read_text(path: Path) -> str:
-    raw = path.read_bytes()
+    """The file's text, refused before reading when it is over the size limit."""
+    path = Path(path)
+    limit = _size_limit(path)
+    with open(path, "rb") as handle:
+        _check_size(os.fstat(handle.fileno()).st_size, limit, path)
+        raw = handle.read(limit + 1)  # a file that grew since, or a device that says size 0
+    _check_size(len(raw), limit, path)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -114,39 +158,6 @@ def read_text(path: Path) -> str:
 def load_session(path: Path | str) -> Session:
     path = Path(path)
     return loads_session(read_text(path), path)
-
-
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def write_atomic(path: Path, data: str, keep_backup: bool = True) -> None:
-    """Temp file in the same folder, fsync, rename over; the old file kept as NAME.bak.
-
-    At every instant `path` holds either the old or the new complete file.
-    """
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    tmp = folder / f".{path.name}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    if keep_backup and path.exists():
-        bak_tmp = folder / f".{path.name}.{os.getpid()}.bak.tmp"
-        shutil.copyfile(path, bak_tmp)
-        with open(bak_tmp, "rb+") as handle:
-            os.fsync(handle.fileno())
-        os.replace(bak_tmp, folder / f"{path.name}.bak")
-    os.replace(tmp, path)
-    _fsync_dir(folder)
 
 
 def save_session(session: Session, path: Path | str) -> str:

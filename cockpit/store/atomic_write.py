@@ -1,0 +1,171 @@
+"""Replace a file atomically and keep what its owner set on it.
+
+The new text goes to a `mkstemp` file (random name, O_EXCL, O_NOFOLLOW, 0600) in the folder
+of the real file (a symlink is followed, so the link stays a link and the rename stays on one
+filesystem), gets the old file's mode, group and (as root) owner, is fsynced and renamed over.
+The previous version is kept as NAME.bak the same way. A temp file never outlives a failure.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+_NEW_FILE_MODE = 0o666  # what open() would create, less the umask
+
+
+class SessionReadOnlyError(PermissionError):
+    """The file has no write bit for its owner: the user asked for it not to change."""
+
+    def __init__(self, path: Path | str) -> None:
+        super().__init__(errno.EACCES, "read-only (chmod u+w to let cockpit save)", str(path))
+
+    def __str__(self) -> str:
+        return f"{self.filename}: {self.strerror}"
+
+
+class SaveError(OSError):
+    """A save that failed for a reason the system gave; str() is `path: reason`."""
+
+    def __str__(self) -> str:
+        return f"{self.filename}: {self.strerror}"
+
+
+def _umask() -> int:
+    # /proc avoids os.umask(), which sets the mask process-wide for an instant.
+    try:
+        with open("/proc/self/status", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def real_path(path: Path) -> Path:
+    """Follow a chain of symlinks to the file they name (which may not exist yet)."""
+    target = Path(os.path.realpath(path))
+    if target.is_symlink():  # realpath stops at a loop and returns a link
+        raise SaveError(errno.ELOOP, "a loop of symlinks", str(path))
+    return target
+
+
+def fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some filesystems cannot sync a folder; the rename itself is still atomic
+    finally:
+        os.close(fd)
+
+
+def _write_temp(folder: Path, name: str, chunks, like: os.stat_result | None) -> str:
+    """Write CHUNKS to a fresh temp file in FOLDER with LIKE's mode and ownership; fsynced.
+
+    Returns its path; on any failure it is removed and the error raised.
+    """
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+    try:
+        try:
+            if like is not None:
+                _copy_ownership(fd, like)
+                os.fchmod(fd, stat.S_IMODE(like.st_mode))
+            else:
+                os.fchmod(fd, _NEW_FILE_MODE & ~_umask())
+            for chunk in chunks:
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)  # may itself report a failed write (NFS, quotas)
+    except BaseException:
+        _remove(tmp)
+        raise
+    return tmp
+
+
+def _copy_ownership(fd: int, like: os.stat_result) -> None:
+    if os.geteuid() == 0:
+        os.fchown(fd, like.st_uid, like.st_gid)
+        return
+    if like.st_gid != os.getegid():
+        try:
+            os.fchown(fd, -1, like.st_gid)  # allowed when the user is in that group
+        except PermissionError:
+            pass
+
+
+def _remove(tmp: str | None) -> None:
+    if tmp is None:
+        return
+    try:
+        os.unlink(tmp)
+    except FileNotFoundError:
+        pass
+
+
+def _refuse_unwritable(path: Path, target: Path, st: os.stat_result) -> None:
+    # Mode bits, not os.access: as root access() says yes, but a file the user made 0444
+    # says "do not change this" to root as well.
+    if not st.st_mode & stat.S_IWUSR:
+        raise SessionReadOnlyError(path)
+    # The rename needs only the folder: without this a user could replace a file that is
+    # not theirs to write. (Root may; a read-only filesystem is named when the temp fails.)
+    if os.geteuid() != 0 and not os.access(target, os.W_OK):
+        raise SaveError(errno.EACCES, "Permission denied", str(path))
+
+
+def write_atomic(path: Path, data: str, keep_backup: bool = True) -> None:
+    """Replace the file PATH names with DATA; the old file kept as NAME.bak beside it.
+
+    At every instant the file holds either the old or the new complete text. Raises
+    SessionReadOnlyError for a read-only file and SaveError (`path: reason`) for any
+    other failure, with nothing left behind.
+    """
+    path = Path(path)
+    target = real_path(path)
+    folder = target.parent
+    try:
+        st: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise SaveError(exc.errno, _reason(exc, folder), str(path)) from exc
+    if st is not None:
+        if not stat.S_ISREG(st.st_mode):
+            raise SaveError(errno.EINVAL, "not a regular file", str(path))
+        _refuse_unwritable(path, target, st)
+    tmp = bak_tmp = None
+    try:
+        tmp = _write_temp(folder, target.name, [data.encode("utf-8")], st)
+        if keep_backup and st is not None:
+            with open(target, "rb") as old:
+                bak_tmp = _write_temp(folder, f"{target.name}.bak", iter(lambda: old.read(1 << 20), b""), st)
+            os.replace(bak_tmp, folder / f"{target.name}.bak")
+            bak_tmp = None
+        os.replace(tmp, target)
+        tmp = None
+    except OSError as exc:
+        raise SaveError(exc.errno, _reason(exc, folder), str(path)) from exc
+    finally:
+        _remove(tmp)
+        _remove(bak_tmp)
+    fsync_dir(folder)
+
+
+def _reason(exc: OSError, folder: Path) -> str:
+    reason = exc.strerror or str(exc)
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS) and exc.filename and Path(exc.filename).parent == folder:
+        return f"cannot write in {folder}: {reason}"
+    return reason

@@ -1,0 +1,104 @@
+"""Bounds on what a session file may hold, checked before the TOML parser sees it.
+
+tomllib recurses once per nesting level (a few hundred `[` end in RecursionError), Python
+refuses to convert integers over 4,300 digits (ValueError), and a file of tens of MB takes
+tens of seconds to parse and validate. None of these is a session anyone writes, so each is
+refused up front as a `Problem` at its line and column.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from cockpit.store.errors import Problem
+
+MB = 1024 * 1024
+DEFAULT_MAX_SESSION_BYTES = 16 * MB
+MAX_SESSION_BYTES_ENV = "COCKPIT_MAX_SESSION_BYTES"
+# A session nests three levels at most (a table, an array, an inline table); 64 leaves room
+# for hand-written files and stays far below tomllib's recursion depth.
+MAX_NESTING = 64
+# Digits (and underscores) of one number literal: far over any count, id or timestamp, and
+# under Python's 4,300-digit conversion limit in every base TOML allows.
+MAX_NUMBER_CHARS = 1000
+
+_SIZE = re.compile(r"\s*(\d+)\s*([KMG]?)i?B?\s*", re.IGNORECASE)
+_UNITS = {"": 1, "K": 1024, "M": MB, "G": 1024 * MB}
+
+
+class SizeSettingError(ValueError):
+    pass
+
+
+def max_session_bytes() -> int:
+    """The size limit: COCKPIT_MAX_SESSION_BYTES (bytes, or a number with K, M or G) or 16 MB."""
+    raw = os.environ.get(MAX_SESSION_BYTES_ENV, "").strip()
+    if not raw:
+        return DEFAULT_MAX_SESSION_BYTES
+    match = _SIZE.fullmatch(raw)
+    if not match:
+        raise SizeSettingError(
+            f"{MAX_SESSION_BYTES_ENV}={raw!r} is not a size (bytes, or a number with K, M or G, e.g. 64M)"
+        )
+    return int(match.group(1)) * _UNITS[match.group(2).upper()]
+
+
+def _mb(size: int) -> str:
+    text = f"{size / MB:.1f}"
+    return text.removesuffix(".0")
+
+
+def size_problem(size: int, limit: int) -> Problem | None:
+    if size <= limit:
+        return None
+    if limit < MB:
+        sizes = f"{size:,} bytes, over the {limit:,}-byte limit"
+    else:
+        sizes = f"{_mb(size)} MB, over the {_mb(limit)} MB limit"
+    return Problem(1, 1, f"file is {sizes} (set {MAX_SESSION_BYTES_ENV})")
+
+
+# One match per bracket or long number, with every string and comment before it consumed
+# inside the same match, so the Python loop runs once per bracket, not once per character.
+_SKIP = r"""
+    (?: \"\"\"[^"\\]*(?:(?:\\[\s\S]|"{1,2}(?!"))[^"\\]*)*(?:"{3,5}|\Z)  # multi-line basic string
+      | \'\'\'[^']*(?:'{1,2}(?!')[^']*)*(?:'{3,5}|\Z)                     # multi-line literal string
+      | "[^"\\\n]*(?:\\.[^"\\\n]*)*"?                                      # basic string
+      | '[^'\n]*'?                                                         # literal string
+      | \#[^\n]*                                                           # comment
+      | [A-Za-z_][A-Za-z0-9_\-]*                                           # bare word (key, true, inf)
+      | [0-9+\-][0-9A-Za-z_.:+\-]{0,%d}(?![0-9A-Za-z_])                    # number or date of fair length
+      | [^"'\#\[\]{}0-9A-Za-z_+\-]+                                        # anything else
+    )*
+""" % (MAX_NUMBER_CHARS - 1)
+_TOKEN = re.compile(_SKIP + r"(?: (?P<open>[\[{]) | (?P<close>[\]}]) | (?P<long>[0-9+\-][0-9A-Za-z_.:+\-]*) )?", re.VERBOSE)
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def structure_problem(text: str, max_nesting: int = MAX_NESTING) -> Problem | None:
+    """The first place nesting goes past MAX_NESTING or a number past MAX_NUMBER_CHARS."""
+    depth = 0
+    pos, end = 0, len(text)
+    while pos < end:
+        match = _TOKEN.match(text, pos)
+        if match.group("open"):
+            depth += 1
+            if depth > max_nesting:
+                line, col = _position(text, match.start("open"))
+                return Problem(line, col, f"nested deeper than {max_nesting} arrays or inline tables")
+        elif match.group("close"):
+            depth = max(0, depth - 1)
+        elif match.group("long"):
+            line, col = _position(text, match.start("long"))
+            return Problem(line, col, f"number longer than {MAX_NUMBER_CHARS} digits")
+        elif match.end() == pos:
+            pos += 1  # a character no branch takes (cannot happen in text the parser accepts)
+            continue
+        pos = match.end()
+    return None
+
