@@ -30,6 +30,23 @@ from cockpit.model.session import (
 )
 
 
+# Lists of records an edit may change. Records are copied one level (an edit assigns a
+# record's fields, never mutates a list inside one in place), which costs ~15 ms for 5,000
+# tasks where a deep copy cost ~260 ms.
+_RECORD_LISTS = ("instructions", "discoveries", "tasks", "files", "packages", "launch", "benchmarks", "hosts")
+
+
+def _working_copy(session: Session) -> Session:
+    """A copy an edit may change freely without touching `session` (the undo snapshot)."""
+    update: dict[str, Any] = {name: [item.model_copy() for item in getattr(session, name)] for name in _RECORD_LISTS}
+    update["goal"] = session.goal.model_copy(update={"targets": [t.model_copy() for t in session.goal.targets]})
+    update["journal"] = list(session.journal)
+    update["ui"] = session.ui.model_copy(deep=True)
+    if session.last_action is not None:
+        update["last_action"] = session.last_action.model_copy()
+    return session.model_copy(update=update)
+
+
 class EditError(ValueError):
     """An edit that cannot apply (unknown id, invalid value); the session is unchanged."""
 
@@ -44,7 +61,7 @@ class SessionEditor:
     # ----- the one way in -------------------------------------------------------
     def apply(self, label: str, change: Callable[[Session], Any], *, kind: str = "edit", ref: str | None = None) -> Any:
         before = self.session
-        after = before.model_copy(deep=True)
+        after = _working_copy(before)
         try:
             result = change(after)
             check_integrity(after)

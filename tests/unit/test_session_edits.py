@@ -82,3 +82,31 @@ def test_one_launch_profile_is_working_at_a_time():
     editor = SessionEditor(load_session(EXAMPLE_SESSION))
     editor.mark_profile_working("l2")
     assert [p.status for p in editor.session.launch] == [ProfileStatus.CANDIDATE, ProfileStatus.WORKING]
+
+
+def test_no_edit_changes_the_snapshot_undo_goes_back_to():
+    """Edits work on a one-level copy of the records; each kind of edit must leave the
+    session it started from exactly as it was."""
+    editor = SessionEditor(load_session(EXAMPLE_SESSION))
+    s = editor.session
+    task, disc, bench = s.tasks[0].id, s.discoveries[0].id, s.benchmarks[0].id
+    edits = [
+        lambda e: e.add_task("new"), lambda e: e.edit_task(task, title="edited", notes="n"),
+        lambda e: e.move_task(task, +1), lambda e: e.reorder_task(e.session.tasks[1].id, +1),
+        lambda e: e.link_task(task, disc), lambda e: e.cycle_discovery_status(disc),
+        lambda e: e.edit_discovery(disc, claim="c", tags=["x"], status=DiscoveryStatus.REFUTED),
+        lambda e: e.acknowledge_review(task), lambda e: e.add_discovery("d", tasks=[task]),
+        lambda e: e.add_benchmark(label="b", total_tok_s=1.0), lambda e: e.delete_benchmark(bench),
+        lambda e: e.add_record("packages", name="sglang", version="1"),
+        lambda e: e.edit_record("launch", s.launch[0].id, notes="changed"),
+        lambda e: e.mark_profile_working(s.launch[-1].id), lambda e: e.set_last_action("x", "y"),
+        lambda e: e.delete_task(task), lambda e: e.add_note("note"),
+    ]
+    for edit in edits:
+        before = editor.session
+        frozen = before.model_copy(deep=True)
+        edit(editor)
+        assert before == frozen, "an edit changed the session it started from"
+    while editor.undo():
+        pass
+    assert editor.session == s

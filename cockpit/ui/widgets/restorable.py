@@ -57,6 +57,9 @@ class RestorableOptionList(Restorable, OptionList):
 
     def replace_options(self, options: list) -> None:
         """Swap the options, keeping the highlighted id (or position) where it can."""
+        current = self.options
+        if len(current) == len(options) and all(a is b for a, b in zip(current, options)):
+            return  # the same Option objects: nothing to lay out again
         previous_id = self.selected_id()
         previous_index = self.highlighted
         previous_scroll = self.scroll_y

@@ -1,0 +1,107 @@
+"""A 5,000-task session in the TUI: open, first edit, save-and-quit, next to the example session.
+
+    .venv/bin/python benchmarks/bench_big_session.py [--tasks 5000] [--runs 5]
+
+Each run opens the app headless (Textual's run_test, 120x40) on a fresh copy of the file,
+times the first frame, one edit (a task moved one column, from the key to the board
+showing it), and quit with save (q, then "save" when asked) to the app's exit. The
+baseline is the example session (13 tasks) in the same run. Prints a table and writes
+benchmarks/out/big_session.json. Goal: each step well under a second at 5,000 tasks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from cockpit.model.enums import TASK_COLUMNS
+from cockpit.model.session import Session, Task, now
+from cockpit.store.toml_store import load_session, save_session
+
+OUT = Path(__file__).resolve().parent / "out"
+EXAMPLE = Path(__file__).resolve().parents[1] / "sessions" / "glm5-nvfp4.toml"
+
+
+def big_session(tasks: int) -> Session:
+    stamp = now()
+    return Session(title="5,000 tasks", tasks=[
+        Task(id=f"t{i}", title=f"task {i}: try another launch flag and benchmark it", notes="notes",
+             status=TASK_COLUMNS[i % 4], order=i // 4, created=stamp, updated=stamp)
+        for i in range(1, tasks + 1)])
+
+
+async def one_run(path: Path) -> dict[str, float]:
+    from cockpit.ui.app import CockpitApp
+    from cockpit.ui.screens.confirm_quit import ConfirmQuitScreen
+
+    t0 = time.perf_counter()
+    app = CockpitApp(load_session(path), path, watch_interval_s=None, keymap={})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        t1 = time.perf_counter()
+        app.autosave = False  # the quit below saves; no timer in between
+        await pilot.press("1", "w")  # the todo column, whatever the file's saved view
+        board_first = app.main_screen.query_one("#tasks-todo")
+        board_first.focus()
+        await pilot.pause()
+        revision = app.editor.revision
+        t2 = time.perf_counter()
+        await pilot.press("greater_than_sign")
+        await pilot.pause()
+        t3 = time.perf_counter()
+        assert app.editor.revision == revision + 1, "the edit did not apply"
+        await pilot.press("q")
+        if isinstance(app.screen, ConfirmQuitScreen):
+            await pilot.press("s")
+        while app.is_running:
+            await pilot.pause(0.005)
+        t4 = time.perf_counter()
+    return {"open_s": t1 - t0, "edit_s": t3 - t2, "quit_s": t4 - t3}
+
+
+def measure(source: Path, runs: int) -> dict[str, float]:
+    samples: dict[str, list[float]] = {}
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / source.name
+            shutil.copyfile(source, path)
+            for key, value in asyncio.run(one_run(path)).items():
+                samples.setdefault(key, []).append(value)
+    return {key: statistics.median(values) for key, values in samples.items()}
+
+
+def main() -> None:
+    import compileall
+
+    # The sandbox may set PYTHONDONTWRITEBYTECODE: compile once, as an install would, so
+    # no run pays for compiling cockpit's modules.
+    compileall.compile_dir(str(Path(__file__).resolve().parents[1] / "cockpit"), quiet=1)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=int, default=5000)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        big = Path(tmp) / "big.toml"
+        save_session(big_session(args.tasks), big)
+        size = big.stat().st_size
+        small = measure(EXAMPLE, args.runs)
+        large = measure(big, args.runs)
+    rows = []
+    print(f"{'step':<8} {'example (13 tasks)':>20} {f'{args.tasks} tasks':>14} {'ratio':>7}")
+    for key, label in (("open_s", "open"), ("edit_s", "edit"), ("quit_s", "quit")):
+        ratio = large[key] / small[key] if small[key] else float("nan")
+        print(f"{label:<8} {small[key] * 1000:>17.0f} ms {large[key] * 1000:>11.0f} ms {ratio:>6.1f}x")
+        rows.append({"step": label, "example_s": small[key], "big_s": large[key], "ratio": ratio})
+    OUT.mkdir(exist_ok=True)
+    (OUT / "big_session.json").write_text(json.dumps(
+        {"tasks": args.tasks, "file_bytes": size, "runs": args.runs, "rows": rows}, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
