@@ -167,3 +167,36 @@ def test_the_lock_is_taken_through_a_symlink_at_the_real_file(tmp_path):
         except TimeoutError:
             pass
         assert time.monotonic() - start >= 0.2
+
+
+async def test_the_watcher_survives_a_bomb_in_the_file_and_takes_the_next_valid_one(session_path):
+    good = session_path.read_text()
+    app = make_app(session_path, watch_interval_s=0.1)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await pilot.pause()
+        session_path.write_text("x = " + "[" * 100_000 + "]" * 100_000 + "\n")
+        await until(lambda: app.disk_conflict, pilot)
+        assert "file on disk does not load" in screen_text(app)
+        await pilot.press("ctrl+o", "greater_than_sign")  # autosave off; an edit waits meanwhile
+        session_path.write_text(good)
+        editor = SessionEditor(load_session(session_path))
+        editor.add_task("after the bomb")
+        save_session(editor.session, session_path)
+        await until(lambda: task(app, "t6") is not None, pilot)
+        assert not app.disk_conflict and "does not load" not in screen_text(app)
+        assert task(app, "t1").status.value == "doing", "the local edit survived"
+
+
+async def test_an_explicit_save_over_a_broken_file_keeps_it_as_bak(session_path):
+    app = make_app(session_path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+o", "greater_than_sign")
+        broken = 'title = "half an edit\n'
+        session_path.write_text(broken)
+        app._autosave()  # an autosave does not write over a file that does not load
+        assert session_path.read_text() == broken and app.unsaved_edits == 1
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    assert next(t for t in load_session(session_path).tasks if t.id == "t1").status.value == "doing"
+    assert session_path.with_name(session_path.name + ".bak").read_text() == broken
