@@ -1,6 +1,8 @@
-"""CockpitApp: wiring and lifecycle. Owns the SessionEditor, saving and the live feeds.
+"""CockpitApp: wiring and lifecycle. Owns the SessionController and the live feeds.
 
-* every edit goes through `apply_edit` -> SessionEditor (undo history, journal);
+* the session (edits, undo, saving, merging other writers' saves) is the
+  `SessionController`'s (store/session_controller.py, no Textual); the app turns its
+  outcomes into toasts and timers, and the controller tells the screen when to re-render;
 * `save` writes the session with the `ui` table captured from the widgets; autosave is
   debounced (`ui.autosave`, `ui.autosave_delay_s`);
 * the session file is polled for outside changes (`cockpit add` from a shell) and every
@@ -30,9 +32,8 @@ from cockpit.model.session import Session
 from cockpit.parse.nvsmi_topo import TopologyMatrix
 from cockpit.sources.feeds import LiveFeed, LiveSources
 from cockpit.store.errors import SessionFileError
-from cockpit.model.merge import MergeResult, merge_sessions
-from cockpit.store.lock import SessionBusyError, session_lock
-from cockpit.store.toml_store import load_session, save_session
+from cockpit.model.merge import MergeResult
+from cockpit.store.session_controller import LOCK_RETRY_S, SessionController
 from cockpit.ui import gc_settle, ui_state
 from cockpit.ui.actions import ACTIONS
 from cockpit.ui.commands import CockpitCommands
@@ -42,19 +43,6 @@ from cockpit.ui.screens.main import MainScreen
 from cockpit.ui.themes import DEFAULT_THEME, load_themes, role_defaults
 from cockpit.ui.widgets.log_pane import LogPane
 
-
-# How long a save waits for another writer's lock before trying again (the event loop
-# must not hang behind a slow `cockpit add`), and when it tries again.
-LOCK_WAIT_S = 0.5
-LOCK_RETRY_S = 0.3
-
-
-def _disk_signature(path: Path) -> tuple[int, int] | None:
-    try:
-        stat = path.stat()
-    except OSError:
-        return None
-    return (stat.st_mtime_ns, stat.st_size)
 
 
 class CockpitApp(App[None]):
@@ -84,7 +72,8 @@ class CockpitApp(App[None]):
         `clock`: what the header shows (tests freeze it); `watch_interval_s`: how often the
         session file is checked for outside changes (None: never)."""
         super().__init__()
-        self.editor = SessionEditor(session)
+        self.controller = SessionController(session, path)
+        self.controller.add_listener(self._session_changed)
         self.path = Path(path)
         self.sources = sources or LiveSources()
         self.clock = clock or (lambda: datetime.now(UTC).astimezone())
@@ -97,17 +86,7 @@ class CockpitApp(App[None]):
 
             keymap, self.keymap_problems = load_keymap()
         self.keymap = dict(keymap)
-        self.host_states: dict[str, str] = {host.name: "" for host in session.hosts}
-        self.saved_revision = 0
-        self.autosave = session.ui.autosave
         self._autosave_timer: Timer | None = None
-        self._disk_sig = _disk_signature(self.path)
-        self._base = session
-        """The session as this app last read or wrote the file: the merge's common ancestor."""
-        self._disk_conflict_sig: tuple[int, int] | None = None
-        """Set while the file on disk does not load: autosave waits for one that does."""
-        self.merge_note = ""
-        """What the last merge took in (header), until the next edit."""
         themes, self.theme_problems = load_themes(theme_dirs)
         for item in themes:
             self.register_theme(item)
@@ -164,15 +143,27 @@ class CockpitApp(App[None]):
             self._early_keys = True
         await super().on_event(event)
 
-    # ----- edits --------------------------------------------------------------------------
+    # ----- the session ----------------------------------------------------------------------
+    @property
+    def editor(self) -> SessionEditor:
+        return self.controller.editor
+
+    @property
+    def autosave(self) -> bool:
+        return self.controller.autosave
+
+    @autosave.setter
+    def autosave(self, value: bool) -> None:
+        self.controller.autosave = value
+
     @property
     def disk_conflict(self) -> bool:
         """The file on disk does not load: autosave waits, ctrl+s saves over it (kept as .bak)."""
-        return self._disk_conflict_sig is not None
+        return self.controller.disk_broken
 
     @property
     def unsaved_edits(self) -> int:
-        return abs(self.editor.revision - self.saved_revision)
+        return self.controller.unsaved_edits
 
     def apply_edit(self, edit: Callable[[SessionEditor], Any], *, done: str | None = None) -> Any:
         """Run one SessionEditor call; an edit that cannot apply is reported, not raised.
@@ -180,30 +171,26 @@ class CockpitApp(App[None]):
         Returns the call's result, or False when it did not apply.
         """
         try:
-            result = edit(self.editor)
+            result = self.controller.apply(edit)
         except ValueError as exc:  # EditError and pydantic's ValidationError
             self.notify(str(exc).splitlines()[0], severity="warning", timeout=4)
             return False
         if done:
             self.notify(done, timeout=3)
-        self.session_changed()
         return result
 
     def undo(self) -> None:
-        label = self.editor.undo()
+        label = self.controller.undo()
         self.notify(f"Undone: {label}" if label else "Nothing to undo", timeout=2)
-        if label:
-            self.session_changed()
 
     def redo(self) -> None:
-        label = self.editor.redo()
+        label = self.controller.redo()
         self.notify(f"Redone: {label}" if label else "Nothing to redo", timeout=2)
-        if label:
-            self.session_changed()
 
-    def session_changed(self) -> None:
-        self.merge_note = ""
-        self.main_screen.show_session(self.editor.session)
+    def _session_changed(self) -> None:
+        """The controller's one signal: the session changed (edit, undo, merge)."""
+        if self.screen_stack and isinstance(self.screen_stack[0], MainScreen):
+            self.main_screen.show_session(self.editor.session)
         self._schedule_autosave()
 
     # ----- saving -------------------------------------------------------------------------
@@ -211,51 +198,26 @@ class CockpitApp(App[None]):
         return ui_state.capture(self.main_screen, self.editor.session.ui.model_copy(update={"autosave": self.autosave}))
 
     def save(self, *, announce: bool = False, over_broken: bool = False) -> bool:
-        """Write the session (with the view in `ui`) under the session lock, merged with
-        whatever another writer saved since this app last read or wrote the file.
-
-        The file is re-read under the lock; records the other writer added or changed are
-        kept (model/merge.py) and the merged state is shown at once. A file that does not
-        load is not written over, except by an explicit save (`over_broken`), which keeps
-        it as NAME.bak. Returns False when nothing was written (the reason is on screen).
-        """
-        ours = self.editor.session.model_copy(update={"ui": self.current_ui()})
-        merged: MergeResult | None = None
-        try:
-            with session_lock(self.path, timeout=LOCK_WAIT_S):
-                if _disk_signature(self.path) not in (self._disk_sig, None):
-                    try:
-                        theirs = load_session(self.path)
-                    except SessionFileError as exc:
-                        if not over_broken:
-                            raise
-                        self.notify(f"The file on disk did not load; it is kept as {self.path.name}.bak",
-                                    severity="warning", timeout=8)
-                        del exc
-                    else:
-                        merged = merge_sessions(self._base, ours, theirs)
-                        ours = merged.session
-                save_session(ours, self.path)
-        except SessionBusyError:
+        """Save through the controller (merged with other writers' saves, under the lock)
+        and say what happened. Returns False when nothing was written."""
+        outcome = self.controller.save(self.current_ui(), over_broken=over_broken)
+        if outcome.status == "busy":
             self.notify("Another writer is saving the session; trying again shortly", timeout=3)
             self._schedule_autosave(delay=LOCK_RETRY_S, force=True)
             return False
-        except SessionFileError as exc:
+        if outcome.status == "broken":
             self.notify(f"Not saved: the session file on disk does not load (fix it, or ctrl+s to save "
-                        f"over it; it is kept as .bak).\n{exc.render()}", severity="error", timeout=15)
-            self._disk_conflict_sig = _disk_signature(self.path)
+                        f"over it; it is kept as .bak).\n{outcome.message}", severity="error", timeout=15)
             self.main_screen.refresh_header()
             return False
-        except OSError as exc:
-            self.notify(f"Could not save {self.path}: {exc.strerror or exc}", severity="error", timeout=10)
+        if outcome.status == "failed":
+            self.notify(f"Could not save: {outcome.message}", severity="error", timeout=10)
             return False
-        self._base = ours
-        self._disk_sig = _disk_signature(self.path)
-        self._disk_conflict_sig = None
-        if merged is not None and merged.session is not self.editor.session:
-            self.editor.adopt(merged.session, merged.renumbered)
-            self._merged(merged)
-        self.saved_revision = self.editor.revision
+        if outcome.overwrote_broken:
+            self.notify(f"The file on disk did not load; it is kept as {self.path.name}.bak",
+                        severity="warning", timeout=8)
+        if outcome.merge is not None:
+            self._announce_merge(outcome.merge)
         if self._autosave_timer is not None:
             self._autosave_timer.stop()
             self._autosave_timer = None
@@ -264,12 +226,8 @@ class CockpitApp(App[None]):
         self.main_screen.refresh_header()
         return True
 
-    def _merged(self, result: MergeResult) -> None:
-        """Show a merge: the state at once, a line in the header, conflicts in a toast."""
-        summary = result.summary()
-        if summary:
-            self.merge_note = summary
-        self.main_screen.show_session(self.editor.session)
+    def _announce_merge(self, result: MergeResult) -> None:
+        """Renumbered ids and conflicts in toasts (the header has the summary)."""
         if result.renumbered:
             self.notify("Another writer took these ids first; yours were renumbered: "
                         + ", ".join(f"{a} -> {b}" for a, b in result.renumbered.items()), timeout=8)
@@ -280,8 +238,9 @@ class CockpitApp(App[None]):
                         severity="warning", timeout=12)
 
     def _schedule_autosave(self, delay: float | None = None, force: bool = False) -> None:
-        self.main_screen.refresh_header()
-        if not force and (not self.autosave or not self.unsaved_edits):
+        if self.screen_stack and isinstance(self.screen_stack[0], MainScreen):
+            self.main_screen.refresh_header()
+        if not force and not self.controller.autosave_due:
             return
         if self._autosave_timer is not None:
             self._autosave_timer.stop()
@@ -291,7 +250,7 @@ class CockpitApp(App[None]):
 
     def _autosave(self) -> None:
         self._autosave_timer = None
-        if self.unsaved_edits and self._disk_conflict_sig is None:
+        if self.controller.autosave_due:
             self.save()
 
     def toggle_autosave(self) -> None:
@@ -320,7 +279,7 @@ class CockpitApp(App[None]):
     def _save_view_if_moved(self) -> None:
         """No edits, but the view moved (tab, selection, theme): keep it for the reopen
         (merged with any outside change like every save)."""
-        if self.current_ui() != self.editor.session.ui and self._disk_conflict_sig is None:
+        if self.current_ui() != self.editor.session.ui and not self.controller.disk_broken:
             self.save()
 
     # ----- themes -------------------------------------------------------------------------
@@ -342,9 +301,13 @@ class CockpitApp(App[None]):
         return out
 
     # ----- live feeds and hosts ---------------------------------------------------------------
+    @property
+    def host_states(self) -> dict[str, str]:
+        return self.controller.host_states
+
     def set_host_state(self, host: str, state: str) -> None:
         """What the header says about a host ("connected", "reconnecting in 8 s", ...)."""
-        self.host_states[host] = state
+        self.controller.set_host_state(host, state)
         self.main_screen.refresh_header()
 
     def _start_feed(self, name: str, feed: LiveFeed) -> None:
@@ -437,14 +400,15 @@ class CockpitApp(App[None]):
     async def check_disk(self) -> None:
         """Take in what another writer saved: merged with unsaved local edits, which stay
         unsaved (the next save writes them, merged again under the lock)."""
-        sig = _disk_signature(self.path)
-        if sig is None or sig == self._disk_sig or sig == self._disk_conflict_sig:
+        controller = self.controller
+        sig = controller.outside_change()
+        if sig is None:
             return
-        base = self._base
+        base = controller.base
         try:
-            theirs = await asyncio.to_thread(load_session, self.path)
+            theirs = await asyncio.to_thread(controller.read_disk)
         except SessionFileError as exc:
-            self._disk_conflict_sig = sig
+            controller.mark_broken(sig)
             self.notify(f"The session file changed on disk but does not load; keeping yours (autosave "
                         f"waits for a file that loads).\n{exc.render()}", severity="error", timeout=15)
             self.main_screen.refresh_header()
@@ -452,16 +416,9 @@ class CockpitApp(App[None]):
         except OSError as exc:
             self.notify(f"Could not read {self.path}: {exc.strerror or exc}", severity="error", timeout=10)
             return
-        if self._base is not base or _disk_signature(self.path) != sig:
+        result = controller.take_outside(theirs, sig, base)
+        if result is None:
             return  # a save merged it meanwhile, or it changed again: the next look takes it
-        pending = self.unsaved_edits
-        result = merge_sessions(base, self.editor.session, theirs)
-        self.editor.replace(result.session, "changes from another writer", result.renumbered)
-        self.saved_revision = self.editor.revision - pending
-        self._base = theirs
-        self._disk_sig = sig
-        self._disk_conflict_sig = None
-        self._merged(result)
+        self._announce_merge(result)
         if not result.summary():
             self.notify("Reloaded: the session file changed on disk", timeout=4)
-        self._schedule_autosave()

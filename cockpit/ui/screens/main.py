@@ -139,7 +139,7 @@ class MainScreen(MainIntents, Screen[None]):
         header = self.query_one(CockpitHeader)
         header.show_title(app.editor.session.title, app.path.name, app.sources.title_note)
         header.show_hosts(app.host_states)
-        header.show_dirty(app.unsaved_edits, app.autosave, app.disk_conflict, app.merge_note)
+        header.show_dirty(app.unsaved_edits, app.autosave, app.disk_conflict, app.controller.merge_note)
 
     def tick(self) -> None:
         self.query_one(CockpitHeader).show_clock(self.app.clock())
