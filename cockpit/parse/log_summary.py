@@ -250,6 +250,7 @@ def _scan_processes(data: bytes) -> fast.Partial | None:
         return None
     import marshal
 
+    shared = fast.hyperscan_pass(data, 0, size) or False  # compiled once, inherited by the children
     children: list[tuple[int, int, int, int]] = []  # pid, read fd, slice start, slice end
     for start, end in zip(cuts[1:-1], cuts[2:]):
         r, w = os.pipe()
@@ -264,7 +265,7 @@ def _scan_processes(data: bytes) -> fast.Partial | None:
             status = 1
             try:
                 os.close(r)
-                payload = marshal.dumps(fast.scan(data, start, end).to_tuple())
+                payload = marshal.dumps(fast.scan(data, start, end, shared).to_tuple())
                 view = memoryview(payload)
                 while view:
                     view = view[os.write(w, view):]
@@ -273,10 +274,10 @@ def _scan_processes(data: bytes) -> fast.Partial | None:
                 os._exit(status)
         os.close(w)
         children.append((pid, r, start, end))
-    total = fast.scan(data, 0, cuts[1])
+    total = fast.scan(data, 0, cuts[1], shared)
     for pid, r, start, end in children:
         part = _collect(pid, r)
-        total.merge(part if part is not None else fast.scan(data, start, end))  # a failed child: here
+        total.merge(part if part is not None else fast.scan(data, start, end, shared))  # a failed child: here
     return total
 
 
