@@ -25,6 +25,7 @@ import compileall
 import json
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -183,20 +184,28 @@ ENGINE = ("import sys, json; from cockpit.parse.log_summary import summarize_str
 
 
 def timed_rounds(cmds: dict[str, list[str]], runs: int,
-                 env: dict[str, dict[str, str]] | None = None) -> tuple[dict[str, float], dict[str, str]]:
-    """Median wall time of each command over `runs` rounds; each round runs every command
-    once. `env` adds variables to some commands' environment."""
+                 env: dict[str, dict[str, str]] | None = None
+                 ) -> tuple[dict[str, float], dict[str, float], dict[str, str]]:
+    """Median wall time and median CPU time (user + system, forked children included) of
+    each command over `runs` rounds; each round runs every command once. `env` adds
+    variables to some commands' environment. CPU time shows the work when other load on
+    the machine stretches the wall times."""
     times: dict[str, list[float]] = {name: [] for name in cmds}
+    cpus: dict[str, list[float]] = {name: [] for name in cmds}
     outs: dict[str, str] = {}
     base = dict(os.environ)
     for _ in range(runs):
         for name, cmd in cmds.items():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
             proc = subprocess.run(cmd, capture_output=True, check=True, cwd=ROOT,
                                   env={**base, **(env or {}).get(name, {})})
             times[name].append(time.perf_counter() - t0)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus[name].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
             outs[name] = proc.stdout.decode()
-    return {name: statistics.median(ts) for name, ts in times.items()}, outs
+    return ({name: statistics.median(ts) for name, ts in times.items()},
+            {name: statistics.median(ts) for name, ts in cpus.items()}, outs)
 
 
 MIXES = {  # name -> (builder, file stem, what it is)
@@ -226,7 +235,7 @@ def run_mix(name: str, lines: int, runs: int, extras: bool) -> dict:
         cmds |= {"engine": [py, "-c", ENGINE, str(log)],
                  "cli_import": [py, "-c", "import cockpit.cli as c; c.build_parser()"],
                  "naive": [py, str(naive_py), str(log)]}
-    med, outs = timed_rounds(cmds, runs, env={"parse_log_sre": {"COCKPIT_SCAN_ENGINE": "sre"}})
+    med, cpu, outs = timed_rounds(cmds, runs, env={"parse_log_sre": {"COCKPIT_SCAN_ENGINE": "sre"}})
     summary = json.loads(outs["parse_log"])
     assert summary == json.loads(outs["parse_log_sre"])
     if extras:
@@ -245,6 +254,7 @@ def run_mix(name: str, lines: int, runs: int, extras: bool) -> dict:
         "ratio_cockpit_to_grep": round(med["parse_log"] / grep_s, 2),
         "cockpit_parse_log_sre_only_s": round(med["parse_log_sre"], 4),
         "ratio_sre_only_to_grep": round(med["parse_log_sre"] / grep_s, 2),
+        "cpu_s": {name: round(v, 4) for name, v in cpu.items()},
     }
     if extras:
         result |= {
@@ -257,7 +267,7 @@ def run_mix(name: str, lines: int, runs: int, extras: bool) -> dict:
     print(f"\n{name}: {what}")
     print(f"{lines:,} lines, {result['bytes'] / 1e6:.1f} MB, {summary['decode_lines']:,} decode lines, "
           f"median of {runs} interleaved rounds")
-    print(f"{'command':<46} {'seconds':>8} {'x grep':>7}")
+    print(f"{'command':<46} {'seconds':>8} {'x grep':>7} {'cpu s':>7}")
     rows = [("grep -c 'Decode batch'", "grep"), ("cockpit parse-log --json", "parse_log"),
             ("  the same with the sre passes only", "parse_log_sre")]
     if extras:
@@ -265,7 +275,7 @@ def run_mix(name: str, lines: int, runs: int, extras: bool) -> dict:
                  ("  python start + CLI import (build_parser)", "cli_import"),
                  ("naive per-line regex loop", "naive")]
     for label, key in rows:
-        print(f"{label:<46} {med[key]:>8.3f} {med[key] / grep_s:>7.1f}")
+        print(f"{label:<46} {med[key]:>8.3f} {med[key] / grep_s:>7.1f} {cpu[key]:>7.3f}")
     return result
 
 

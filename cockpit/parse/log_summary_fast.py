@@ -54,7 +54,8 @@ _QUEUE = (b"#queue-req: ", re.compile(rb"#queue-req: (\d+)"), _ANY_KIND, False)
 # label on that line is kept too; "ready"/"header" are not error labels).
 NEEDLES: tuple[tuple[str, str], ...] = (
     ("out of memory", "cuda_oom"),  # CUDA/NPU/Prefill/Decode/alloc_req_slots … out of memory
-    ("OutOfMemoryError", "cuda_oom"), ("CUDA error: ", "cuda_error"),
+    ("OutOfMemoryError", "cuda_oom"),
+    ("CUDA error", "cuda_error"),  # not "CUDA error: ": its ": " cost ~13 % of the Hyperscan needle scan
     ("NCCL error", "nccl"), ("NCCL communicator was aborted", "nccl"),
     ("illegal memory access", "cuda_error"), ("memory leak detected", "memory_leak"),
     ("Fatal Python error", "fatal_python_error"), ("Child process unexpectedly failed", "child_failed"),

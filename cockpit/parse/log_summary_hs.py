@@ -54,8 +54,8 @@ def available() -> bool:
 
 
 def superset(text: bytes | None, is_float: bool) -> bytes:
-    """A pattern for the number after a label, matching every number greater than
-    `text` (and some that are not: any with a leading zero; each hit is checked exactly).
+    """A pattern for the number after a label, matching (a prefix of) every number
+    greater than `text` (each hit is still read and checked exactly).
     Floats are compared to the last digit of the fraction: with a prefix that stopped at
     the integer part, a steady throughput (1234.56, 1234.61, 1234.58 ...) made every line
     a candidate."""
@@ -64,11 +64,10 @@ def superset(text: bytes | None, is_float: bool) -> bytes:
     whole, _, frac = text.decode().partition(".")
     whole = whole.lstrip("0") or "0"
     n = len(whole)
-    alts = [r"0\d"]  # leading zeros (never printed): rare, and cheaper than a 0* before all
     if whole == "0":
-        alts.append("[1-9]")
+        alts = ["[1-9]"]
     else:
-        alts.append(r"[1-9]\d{%d}" % n)  # more digits
+        alts = [r"[1-9]\d{%d}" % n]  # more digits
         for i, d in enumerate(whole):  # as many digits, the first difference greater
             if d != "9":
                 rest = n - i - 1
@@ -78,7 +77,8 @@ def superset(text: bytes | None, is_float: bool) -> bytes:
         falts = [frac + r"\d*[1-9]"]  # the same digits, then more that are not all zeros
         falts += [frac[:i] + f"[{int(d) + 1}-9]" for i, d in enumerate(frac) if d != "9"]
         alts.append(whole + r"\.(?:" + "|".join(falts) + ")")
-    return ("(?:" + "|".join(alts) + ")").encode()
+    # leading zeros: 0* (measured 2x faster than a `0\d` alternative: `#queue-req: 0` is common)
+    return ("0*(?:" + "|".join(alts) + ")").encode()
 
 
 def _database(key: tuple, kinds: tuple):
