@@ -1,8 +1,9 @@
 """The `parse-log` summary of a whole log, computed fast over big byte buffers.
 
 Whole buffers (a mapped regular file, or bytes) go through `log_summary_fast.scan`: a few
-C-speed passes (memchr, literal-prefix regex) with no per-line Python work, split over two
-processes for big files and merged. Streams (stdin) are read in chunks by `SummaryScanner`,
+C-speed passes (memchr, literal-prefix regex, or one Hyperscan pass where the wheel exists)
+with no per-line Python work, split over one process per CPU for big files and merged; the
+Hyperscan pass is compiled once, before forking, from seeds sampled over the whole buffer. Streams (stdin) are read in chunks by `SummaryScanner`,
 which does per-batch-line work. Both equal folding LogParser's events with
 `cockpit.live.log_metrics.LogSummary` (tests check them on corpus, fuzz and edge inputs).
 """

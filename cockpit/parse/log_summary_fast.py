@@ -6,7 +6,8 @@ reasoning (tests compare it with the event path on corpus, fuzz and edge inputs)
 
 * line counts: one regex pass per kind whose match runs to the end of the line, so a line
   holding two markers counts once, and an invalid `Decode batch …` before a valid one on
-  the same line does not hide it;
+  the same line does not hide it (a kind sparse in the buffer, such as a decode-heavy
+  log's prefill lines, is counted by the Hyperscan pass instead: log_summary_hs);
 * maxima: a value counts only in the rest of a batch line (after its marker); rather than
   collect every value, a pass finds only values *greater* than the best valid value so far
   (the regex encodes "greater than" on the decimal text), so the C engine skips the rest;
