@@ -1,12 +1,21 @@
-"""Benchmark `cockpit parse-log FILE --json` against `grep -c 'Decode batch' FILE`.
+"""Benchmark `cockpit parse-log FILE --json` against `grep -c 'Decode batch' FILE` on three mixes.
 
-Builds a 1M-line log in a real serving mix from the corpus lines (decode and prefill batch
-lines, access lines, and every other corpus line as the rest), then times, each as a
-subprocess, median of N runs, interleaved (one run of each command per round, so machine
-load hits them alike): grep, `cockpit parse-log --json`, the summary engine alone (python
-start + `cockpit.parse.log_summary` import + summary, no CLI), python start + CLI import,
-and a naive per-line regex loop. Ratios are to grep's median of the same run.
-Writes benchmarks/out/parse_log.json.  Usage: python benchmarks/bench_parse_log.py [--lines N] [--runs N]
+* today: a 1M-line log in a real serving mix from the corpus lines (decode and prefill
+  batch lines, access lines, and every other corpus line as the rest);
+* decode: decode-dominated, 85 % decode lines of every current shape (docs/sglang-log-format
+  §3: DP/EP/PP tags, speculative accept len/rate, hybrid-pool usage fields, PD decode
+  queues, graph labels, forward iterations, dictConfig prefixes, millisecond stamps);
+* steady: the same shapes where the gen throughput barely changes between lines and
+  #running-req sits at its cap (most lines would be "greater than" candidates by their
+  integer part).
+
+Each command runs as a subprocess, median of N runs, interleaved (one run of each command
+per round, so machine load hits them alike): grep, `cockpit parse-log --json`, the same
+with the sre passes only, and for today's mix also the summary engine alone (python start
++ `cockpit.parse.log_summary` import + summary, no CLI), python start + CLI import, and a
+naive per-line regex loop. Ratios are to grep's median of the same run.
+Writes benchmarks/out/parse_log.json (every mix; parse_log_MIX.json with --mix MIX).
+Usage: python benchmarks/bench_parse_log.py [--lines N] [--runs N] [--mix today|decode|steady|all]
 """
 
 from __future__ import annotations
@@ -16,6 +25,7 @@ import compileall
 import json
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -45,7 +55,8 @@ print(json.dumps([n_dec, n_pre, max(gens, default=None), max(runs, default=None)
 '''
 
 
-def build_log(path: Path, n_lines: int, seed: int = 7) -> None:
+def _corpus_pools() -> tuple[list[bytes], list[bytes], list[bytes], list[bytes], list[bytes]]:
+    """(decode, prefill, access, other, crash) lines of the corpus."""
     lines = []
     for log in sorted(CORPUS.glob("*.log")):
         lines += log.read_bytes().splitlines()
@@ -60,6 +71,11 @@ def build_log(path: Path, n_lines: int, seed: int = 7) -> None:
         for l in (CORPUS / f"{log}.log").read_bytes().splitlines())
     other = [l for l in lines if l not in decode and l not in prefill and l not in access
              and l not in noisy]
+    return decode, prefill, access, other, crash
+
+
+def build_log(path: Path, n_lines: int, seed: int = 7) -> None:
+    decode, prefill, access, other, crash = _corpus_pools()
     rng = random.Random(seed)
     pools = (decode, prefill, access, other)
     weights = (0.45, 0.20, 0.25, 0.10)
@@ -68,88 +84,231 @@ def build_log(path: Path, n_lines: int, seed: int = 7) -> None:
     path.write_bytes(b"\n".join(body) + b"\n")
 
 
+# --- the two added mixes: every current decode-line shape (docs/sglang-log-format.md §3) ----
+
+# (weight, template): {ts} timestamp, {tags} rank tags, {r} running, {q} queue, {g} gen
+# throughput, {t}/{t2} token counts, {u}/{u2} usage ratios, {a} accept len, {ar} accept rate,
+# {it} forward iteration, {x} TFLOPS / bandwidth figures.
+DECODE_SHAPES = (
+    (1, "[{ts}{tags}] Decode batch. #running-req: {r}, #token: {t}, token usage: {u}, "
+        "gen throughput (token/s): {g}, #queue-req: {q}"),  # 0.2.x - 0.4.3
+    (2, "[{ts}{tags}] Decode batch. #running-req: {r}, #token: {t}, token usage: {u}, accept len: {a}, "
+        "cuda graph: True, gen throughput (token/s): {g}, #queue-req: {q}"),  # 0.4.4 - 0.4.6
+    (3, "[{ts}{tags}] Decode batch. #running-req: {r}, #token: {t}, token usage: {u}, accept len: {a}, "
+        "accept rate: {ar}, cuda graph: True, gen throughput (token/s): {g}, #queue-req: {q}, "),  # 0.5.3-0.5.4
+    (2, "[{ts}{tags}] Decode batch. #running-req: {r}, #token: {t}, token usage: {u}, pre-allocated usage: {u2}, "
+        "#retracted-req: 0, cuda graph: True, gen throughput (token/s): {g}, #queue-req: {q}, "),  # PD decode 0.5.1
+    (3, "[{ts}{tags}] Decode batch, #running-req: {r}, #full token: {t}, full token usage: {u}, "
+        "#swa token: {t2}, swa token usage: {u2}, cuda graph: True, gen throughput (token/s): {g}, "
+        "#queue-req: {q}"),  # hybrid sliding window, 0.5.5+
+    (3, "[{ts}{tags}] Decode batch, #running-req: {r}, #full token: {t}, full token usage: {u}, "
+        "mamba num: {n}, mamba usage: {u2}, accept len: {a}, accept rate: {ar}, cuda graph: True, "
+        "gen throughput (token/s): {g}, #queue-req: {q}, est. decode TFLOPS/s (per GPU): {x}, "
+        "est. read BW (GB/s per GPU): {x}, est. write BW (GB/s per GPU): {x}"),  # hybrid SSM, 0.5.23
+    (2, "[{ts}{tags}] Decode batch, #running-req: {r}, #token: {t}, token usage: {u}, accept len: {a}, "
+        "accept rate: {ar}, cap len: {a}, block accept len: {a}, PD decode: pre-allocated usage: {u2}, "
+        "#prealloc-req: 0, #transfer-req: 1, #retracted-req: 0, cuda graph: True, "
+        "gen throughput (token/s): {g}, #queue-req: {q}"),  # PD decode, speculative, 0.5.23
+    (1, "[{ts}{tags}] Decode batch [{it}], #running-req: {r}, #token: {t}, token usage: {u}, "
+        "cuda graph: True, gen throughput (token/s): {g}, #queue-req: {q}"),  # SGLANG_LOG_FORWARD_ITERS
+    (1, "[{ts}{tags}] Decode batch, #running-req: {r}, #full token: {t}, full token usage: {u}, "
+        "#gpu token: {t2}, gpu token usage: {u2}, #cpu token: {t}, cpu token usage: {u}, "
+        "npu graph: False, gen throughput (token/s): {g}, #queue-req: {q}"),  # HiSparse, Ascend
+    (1, "{date} INFO 31223 [{tags_bare} scheduler_metrics_mixin.py:222] Decode batch. #running-req: {r}, "
+        "#token: {t}, token usage: {u}, cuda graph: True, gen throughput (token/s): {g}, "
+        "#queue-req: {q}, "),  # SGLANG_LOGGING_CONFIG_PATH
+    (1, "[{ts}{tags}] Decode batch. #micro_batch_id: 1, #running-req: {r}, #token: {t}, token usage: {u}, "
+        "gen throughput (token/s): {g}, largest-len: 0, #queue-req: {q}, #cache_miss: 1"),  # forks, JAX
+)
+PREFILL_SHAPES = (
+    "[{ts}{tags}] Prefill batch. #new-seq: 1, #new-token: {t}, #cached-token: {t2}, token usage: {u}, "
+    "#running-req: {r}, #queue-req: {q}, ",
+    "[{ts}{tags}] Prefill batch, #new-seq: 2, #new-token: {t}, #cached-token: {t2}, full token usage: {u}, "
+    "swa token usage: {u2}, #running-req: {r}, #queue-req: {q}, #pending-token: {t}, cuda graph: False, "
+    "input throughput (token/s): {g}",
+)
+ACCESS_LINE = '[{ts}] INFO:     10.0.{n}.7:{port} - "POST /v1/chat/completions HTTP/1.1" 200 OK'
+RANK_TAGS = ("", " TP0", " DP{d} TP{d}", " DP{d} TP{d} EP{d}", " PP0 TP0", " DP{d} TP{k} EP{k}")
+
+
+def _fields(rng: random.Random, gen: str) -> dict:
+    d = rng.randrange(8)
+    tags = rng.choice(RANK_TAGS).format(d=d, k=d * 2)
+    sec = rng.randrange(86400)
+    ts = f"2025-10-20 {sec // 3600:02d}:{sec // 60 % 60:02d}:{sec % 60:02d}"
+    if rng.random() < 0.2:
+        ts += f".{rng.randrange(1000):03d}"  # SGLANG_LOG_MS
+    return {"ts": ts, "date": ts[:19], "tags": tags, "tags_bare": f"DP{d} TP{d} EP{d}",
+            "r": rng.randrange(257), "q": rng.randrange(40), "g": gen, "t": rng.randrange(1, 400000),
+            "t2": rng.randrange(400000), "u": f"{rng.random():.2f}", "u2": f"{rng.random():.2f}",
+            "a": f"{rng.uniform(1, 4):.2f}", "ar": f"{rng.random():.2f}", "it": rng.randrange(10 ** 6),
+            "x": f"{rng.uniform(0, 900):.1f}", "n": rng.randrange(256), "port": rng.randrange(30000, 60000)}
+
+
+def build_decode_log(path: Path, n_lines: int, seed: int = 11, steady: bool = False) -> None:
+    """85 % decode lines of every shape, with DP/EP tags; the rest prefill, access, other
+    and one real crash. `steady`: the gen throughput barely moves (1234.56, 1234.61, ...)
+    and #running-req sits at its cap, as in a long run at a fixed load."""
+    rng = random.Random(seed)
+    weights = [w for w, _ in DECODE_SHAPES]
+    shapes = [s for _, s in DECODE_SHAPES]
+    *_, other, crash = _corpus_pools()
+    other = [l for l in other if b"batch" not in l]  # the batch lines here are the generated ones
+    level = 123456  # steady: hundredths of a token/s
+    body = []
+    for _ in range(n_lines - len(crash)):
+        roll = rng.random()
+        if steady:
+            level = min(123470, max(123440, level + rng.randint(-5, 5)))
+            gen = f"{level // 100}.{level % 100:02d}"
+        else:
+            gen = f"{rng.uniform(0, 5000):.2f}" if rng.random() < 0.97 else f"{rng.random():.2f}"
+        f = _fields(rng, gen)
+        if steady:
+            f["r"], f["q"] = (256 if rng.random() < 0.98 else 255), rng.randrange(3)
+        if roll < 0.85:
+            line = rng.choices(shapes, weights)[0].format(**f)
+        elif roll < 0.91:
+            line = rng.choice(PREFILL_SHAPES).format(**f)
+        elif roll < 0.97:
+            line = ACCESS_LINE.format(**f)
+        else:
+            body.append(rng.choice(other))
+            continue
+        body.append(line.encode())
+    path.write_bytes(b"\n".join(body + crash) + b"\n")
+
+
 ENGINE = ("import sys, json; from cockpit.parse.log_summary import summarize_stream; "
           "print(json.dumps(summarize_stream(open(sys.argv[1], 'rb'))))")
 
 
 def timed_rounds(cmds: dict[str, list[str]], runs: int,
-                 env: dict[str, dict[str, str]] | None = None) -> tuple[dict[str, float], dict[str, str]]:
-    """Median wall time of each command over `runs` rounds; each round runs every command
-    once. `env` adds variables to some commands' environment."""
+                 env: dict[str, dict[str, str]] | None = None
+                 ) -> tuple[dict[str, float], dict[str, float], dict[str, str]]:
+    """Median wall time and median CPU time (user + system, forked children included) of
+    each command over `runs` rounds; each round runs every command once. `env` adds
+    variables to some commands' environment. CPU time shows the work when other load on
+    the machine stretches the wall times."""
     times: dict[str, list[float]] = {name: [] for name in cmds}
+    cpus: dict[str, list[float]] = {name: [] for name in cmds}
     outs: dict[str, str] = {}
     base = dict(os.environ)
     for _ in range(runs):
         for name, cmd in cmds.items():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
             proc = subprocess.run(cmd, capture_output=True, check=True, cwd=ROOT,
                                   env={**base, **(env or {}).get(name, {})})
             times[name].append(time.perf_counter() - t0)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus[name].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
             outs[name] = proc.stdout.decode()
-    return {name: statistics.median(ts) for name, ts in times.items()}, outs
+    return ({name: statistics.median(ts) for name, ts in times.items()},
+            {name: statistics.median(ts) for name, ts in cpus.items()}, outs)
+
+
+MIXES = {  # name -> (builder, file stem, what it is)
+    "today": (build_log, "bench_v2", "today's mix: 45 % decode, 20 % prefill, 25 % access, 10 % other"),
+    "decode": (build_decode_log, "bench_decode_v1", "decode-dominated: 85 % decode lines of every shape, DP/EP tags"),
+    "steady": (lambda path, n: build_decode_log(path, n, steady=True), "bench_steady_v1",
+               "steady state: gen throughput 1234.40-1234.70, #running-req at its cap"),
+}
+
+
+def run_mix(name: str, lines: int, runs: int, extras: bool) -> dict:
+    """Time grep and parse-log (both engines) on one mix; `extras` adds the engine alone,
+    python start + CLI import and the naive loop."""
+    builder, stem, what = MIXES[name]
+    log = OUT / f"{stem}_{lines}.log"
+    if not log.exists():
+        builder(log, lines)
+    py = sys.executable
+    cmds = {
+        "grep": ["grep", "-c", "Decode batch", str(log)],
+        "parse_log": [py, "-m", "cockpit", "parse-log", str(log), "--json"],
+        "parse_log_sre": [py, "-m", "cockpit", "parse-log", str(log), "--json"],
+    }
+    if extras:
+        naive_py = OUT / "naive_parse.py"
+        naive_py.write_text(NAIVE)
+        cmds |= {"engine": [py, "-c", ENGINE, str(log)],
+                 "cli_import": [py, "-c", "import cockpit.cli as c; c.build_parser()"],
+                 "naive": [py, str(naive_py), str(log)]}
+    med, cpu, outs = timed_rounds(cmds, runs, env={"parse_log_sre": {"COCKPIT_SCAN_ENGINE": "sre"}})
+    summary = json.loads(outs["parse_log"])
+    assert summary == json.loads(outs["parse_log_sre"])
+    if extras:
+        assert summary == json.loads(outs["engine"])
+    assert summary["decode_lines"] == int(outs["grep"]), (summary["decode_lines"], outs["grep"])
+    grep_s = med["grep"]
+    result = {
+        "mix": what,
+        "lines": lines,
+        "bytes": log.stat().st_size,
+        "decode_lines": summary["decode_lines"],
+        "max_gen_throughput": summary["max_gen_throughput"],
+        "runs": runs,
+        "grep_s": round(grep_s, 4),
+        "cockpit_parse_log_s": round(med["parse_log"], 4),
+        "ratio_cockpit_to_grep": round(med["parse_log"] / grep_s, 2),
+        "cockpit_parse_log_sre_only_s": round(med["parse_log_sre"], 4),
+        "ratio_sre_only_to_grep": round(med["parse_log_sre"] / grep_s, 2),
+        "cpu_s": {name: round(v, 4) for name, v in cpu.items()},
+    }
+    if extras:
+        result |= {
+            "summary_engine_s": round(med["engine"], 4),
+            "ratio_engine_to_grep": round(med["engine"] / grep_s, 2),
+            "python_start_and_cli_import_s": round(med["cli_import"], 4),
+            "naive_per_line_regex_s": round(med["naive"], 4),
+            "ratio_naive_to_grep": round(med["naive"] / grep_s, 2),
+        }
+    print(f"\n{name}: {what}")
+    print(f"{lines:,} lines, {result['bytes'] / 1e6:.1f} MB, {summary['decode_lines']:,} decode lines, "
+          f"median of {runs} interleaved rounds")
+    print(f"{'command':<46} {'seconds':>8} {'x grep':>7} {'cpu s':>7}")
+    rows = [("grep -c 'Decode batch'", "grep"), ("cockpit parse-log --json", "parse_log"),
+            ("  the same with the sre passes only", "parse_log_sre")]
+    if extras:
+        rows += [("  summary engine alone (python + summary)", "engine"),
+                 ("  python start + CLI import (build_parser)", "cli_import"),
+                 ("naive per-line regex loop", "naive")]
+    for label, key in rows:
+        print(f"{label:<46} {med[key]:>8.3f} {med[key] / grep_s:>7.1f} {cpu[key]:>7.3f}")
+    return result
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--lines", type=int, default=1_000_000)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--mix", choices=[*MIXES, "all"], default="all")
     args = ap.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
-    log = OUT / f"bench_v2_{args.lines}.log"
-    if not log.exists():
-        build_log(log, args.lines)
-    naive_py = OUT / "naive_parse.py"
-    naive_py.write_text(NAIVE)
-
-    py = sys.executable
     # An installed package has its bytecode compiled (pip does it); a sandbox with
     # PYTHONDONTWRITEBYTECODE would otherwise compile every module on every run.
     compileall.compile_dir(ROOT / "cockpit", quiet=1)
-    cmds = {
-        "grep": ["grep", "-c", "Decode batch", str(log)],
-        "parse_log": [py, "-m", "cockpit", "parse-log", str(log), "--json"],
-        "parse_log_sre": [py, "-m", "cockpit", "parse-log", str(log), "--json"],
-        "engine": [py, "-c", ENGINE, str(log)],
-        "cli_import": [py, "-c", "import cockpit.cli as c; c.build_parser()"],
-        "naive": [py, str(naive_py), str(log)],
-    }
     from cockpit.parse import log_summary_hs
 
     engine = "hyperscan" if log_summary_hs.available() else "sre (no hyperscan wheel here)"
-    med, outs = timed_rounds(cmds, args.runs, env={"parse_log_sre": {"COCKPIT_SCAN_ENGINE": "sre"}})
-    summary = json.loads(outs["parse_log"])
-    assert summary == json.loads(outs["engine"]) == json.loads(outs["parse_log_sre"])
-    assert summary["decode_lines"] == int(outs["grep"]), (summary["decode_lines"], outs["grep"])
-    grep_s = med["grep"]
-
-    result = {
-        "lines": args.lines,
-        "bytes": log.stat().st_size,
-        "runs": args.runs,
-        "grep_s": round(grep_s, 4),
-        "cockpit_parse_log_s": round(med["parse_log"], 4),
-        "ratio_cockpit_to_grep": round(med["parse_log"] / grep_s, 2),
-        "scan_engine": engine,
-        "cockpit_parse_log_sre_only_s": round(med["parse_log_sre"], 4),
-        "ratio_sre_only_to_grep": round(med["parse_log_sre"] / grep_s, 2),
-        "summary_engine_s": round(med["engine"], 4),
-        "ratio_engine_to_grep": round(med["engine"] / grep_s, 2),
-        "python_start_and_cli_import_s": round(med["cli_import"], 4),
-        "naive_per_line_regex_s": round(med["naive"], 4),
-        "ratio_naive_to_grep": round(med["naive"] / grep_s, 2),
-        "decode_lines": summary["decode_lines"],
-    }
-    (OUT / "parse_log.json").write_text(json.dumps(result, indent=2) + "\n")
-    print(f"{args.lines:,} lines, {result['bytes'] / 1e6:.1f} MB, median of {args.runs} interleaved rounds; "
-          f"scan engine: {engine}")
-    print(f"{'command':<46} {'seconds':>8} {'x grep':>7}")
-    for name, key in (("grep -c 'Decode batch'", "grep"),
-                      ("cockpit parse-log --json", "parse_log"),
-                      ("  the same with the sre passes only", "parse_log_sre"),
-                      ("  summary engine alone (python + summary)", "engine"),
-                      ("  python start + CLI import (build_parser)", "cli_import"),
-                      ("naive per-line regex loop", "naive")):
-        print(f"{name:<46} {med[key]:>8.3f} {med[key] / grep_s:>7.1f}")
+    print(f"scan engine: {engine}")
+    names = list(MIXES) if args.mix == "all" else [args.mix]
+    load_before = os.getloadavg()[0]
+    results = {name: run_mix(name, args.lines, args.runs, extras=name == "today") for name in names}
+    load_after = os.getloadavg()[0]
+    out = OUT / ("parse_log.json" if args.mix == "all" else f"parse_log_{args.mix}.json")
+    out.write_text(json.dumps({"scan_engine": engine, "goal": "ratio_cockpit_to_grep <= 5 on every mix",
+                               "cpus": len(os.sched_getaffinity(0)),
+                               "load_average_1m": [round(load_before, 2), round(load_after, 2)],
+                               "mixes": results}, indent=2) + "\n")
+    print(f"\n{len(os.sched_getaffinity(0))} CPUs, 1-minute load average {load_before:.2f} before, "
+          f"{load_after:.2f} after (other work stretches the wall times: see cpu s)")
+    print(f"{'mix':<8} {'grep s':>8} {'parse-log s':>12} {'x grep':>7} {'sre only x':>11} {'cpu x grep':>11}")
+    for name, r in results.items():
+        cpu_x = r["cpu_s"]["parse_log"] / r["cpu_s"]["grep"]
+        print(f"{name:<8} {r['grep_s']:>8.3f} {r['cockpit_parse_log_s']:>12.3f} "
+              f"{r['ratio_cockpit_to_grep']:>7.2f} {r['ratio_sre_only_to_grep']:>11.2f} {cpu_x:>11.2f}")
     return 0
 
 

@@ -1,6 +1,8 @@
 """Both engines of the byte summary scan (log_summary_fast): the sre passes, and Hyperscan
-for the rare lines and maxima, forced on at any size with one seed sample per slice so its
-"greater than" candidates are really exercised."""
+for the rare lines, maxima and batch line counts, forced on at any size with one seed
+sample per slice so its "greater than" candidates are really exercised, and counting every
+kind of batch line itself (the sre counting passes it uses for dense kinds are the sre
+engine's)."""
 
 from contextlib import contextmanager
 
@@ -16,11 +18,12 @@ NO_WHEEL = "no hyperscan wheel for this platform (see README)"
 def scan_engine(name: str):
     if name == "hyperscan" and not log_summary_hs.available():
         pytest.skip(NO_WHEEL)
-    saved = log_summary_fast.ENGINE, log_summary_hs.SAMPLES
+    saved = log_summary_fast.ENGINE, log_summary_hs.SAMPLES, log_summary_hs.COUNT_DENSITY
     log_summary_fast.ENGINE = "always" if name == "hyperscan" else "sre"
     if name == "hyperscan":
         log_summary_hs.SAMPLES = 1
+        log_summary_hs.COUNT_DENSITY = 1.0
     try:
         yield
     finally:
-        log_summary_fast.ENGINE, log_summary_hs.SAMPLES = saved
+        log_summary_fast.ENGINE, log_summary_hs.SAMPLES, log_summary_hs.COUNT_DENSITY = saved

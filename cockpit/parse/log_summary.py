@@ -1,8 +1,9 @@
 """The `parse-log` summary of a whole log, computed fast over big byte buffers.
 
 Whole buffers (a mapped regular file, or bytes) go through `log_summary_fast.scan`: a few
-C-speed passes (memchr, literal-prefix regex) with no per-line Python work, split over two
-processes for big files and merged. Streams (stdin) are read in chunks by `SummaryScanner`,
+C-speed passes (memchr, literal-prefix regex, or one Hyperscan pass where the wheel exists)
+with no per-line Python work, split over one process per CPU for big files and merged; the
+Hyperscan pass is compiled once, before forking, from seeds sampled over the whole buffer. Streams (stdin) are read in chunks by `SummaryScanner`,
 which does per-batch-line work. Both equal folding LogParser's events with
 `cockpit.live.log_metrics.LogSummary` (tests check them on corpus, fuzz and edge inputs).
 """
@@ -250,6 +251,7 @@ def _scan_processes(data: bytes) -> fast.Partial | None:
         return None
     import marshal
 
+    shared = fast.hyperscan_pass(data, 0, size) or False  # compiled once, inherited by the children
     children: list[tuple[int, int, int, int]] = []  # pid, read fd, slice start, slice end
     for start, end in zip(cuts[1:-1], cuts[2:]):
         r, w = os.pipe()
@@ -264,7 +266,7 @@ def _scan_processes(data: bytes) -> fast.Partial | None:
             status = 1
             try:
                 os.close(r)
-                payload = marshal.dumps(fast.scan(data, start, end).to_tuple())
+                payload = marshal.dumps(fast.scan(data, start, end, shared).to_tuple())
                 view = memoryview(payload)
                 while view:
                     view = view[os.write(w, view):]
@@ -273,10 +275,10 @@ def _scan_processes(data: bytes) -> fast.Partial | None:
                 os._exit(status)
         os.close(w)
         children.append((pid, r, start, end))
-    total = fast.scan(data, 0, cuts[1])
+    total = fast.scan(data, 0, cuts[1], shared)
     for pid, r, start, end in children:
         part = _collect(pid, r)
-        total.merge(part if part is not None else fast.scan(data, start, end))  # a failed child: here
+        total.merge(part if part is not None else fast.scan(data, start, end, shared))  # a failed child: here
     return total
 
 
