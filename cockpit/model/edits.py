@@ -215,19 +215,26 @@ class SessionEditor:
                 item.order = index
         self.apply(f"task {ident} reordered", change, kind="task.reordered", ref=ident)
 
-    def link_task(self, task_id: str, discovery_id: str) -> None:
-        """Link (or unlink, if already linked) a task and a discovery, both directions."""
+    def set_task_links(self, task_id: str, chosen: list[str]) -> None:
+        """One undoable edit: the task rests on exactly `chosen`, kept in step on both sides."""
         def change(s: Session) -> None:
             task = self._find(s.tasks, task_id)
-            disc = self._find(s.discoveries, discovery_id)
-            if discovery_id in task.discoveries:
-                task.discoveries = [d for d in task.discoveries if d != discovery_id]
-                disc.tasks = [t for t in disc.tasks if t != task_id]
-            else:
-                task.discoveries = [*task.discoveries, discovery_id]
-                if task_id not in disc.tasks:
+            for ident in chosen:
+                self._find(s.discoveries, ident)
+            task.discoveries = list(chosen)
+            for disc in s.discoveries:
+                if disc.id in chosen and task_id not in disc.tasks:
                     disc.tasks = [*disc.tasks, task_id]
-        self.apply(f"task {task_id} linked to {discovery_id}", change, kind="task.linked", ref=task_id)
+                elif disc.id not in chosen and task_id in disc.tasks:
+                    disc.tasks = [t for t in disc.tasks if t != task_id]
+        self.apply(f"task {task_id} linked to {', '.join(chosen) or 'nothing'}", change, kind="task.linked",
+                   ref=task_id)
+
+    def link_task(self, task_id: str, discovery_id: str) -> None:
+        """Link (or unlink, if already linked) one discovery: `set_task_links` toggled."""
+        current = self._find(self.session.tasks, task_id).discoveries
+        chosen = [d for d in current if d != discovery_id] if discovery_id in current else [*current, discovery_id]
+        self.set_task_links(task_id, chosen)
 
     def acknowledge_review(self, ident: str) -> None:
         def change(s: Session) -> None:

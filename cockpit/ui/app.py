@@ -165,28 +165,6 @@ class CockpitApp(App[None]):
     def unsaved_edits(self) -> int:
         return self.controller.unsaved_edits
 
-    def apply_edit(self, edit: Callable[[SessionEditor], Any], *, done: str | None = None) -> Any:
-        """Run one SessionEditor call; an edit that cannot apply is reported, not raised.
-
-        Returns the call's result, or False when it did not apply.
-        """
-        try:
-            result = self.controller.apply(edit)
-        except ValueError as exc:  # EditError and pydantic's ValidationError
-            self.notify(str(exc).splitlines()[0], severity="warning", timeout=4)
-            return False
-        if done:
-            self.notify(done, timeout=3)
-        return result
-
-    def undo(self) -> None:
-        label = self.controller.undo()
-        self.notify(f"Undone: {label}" if label else "Nothing to undo", timeout=2)
-
-    def redo(self) -> None:
-        label = self.controller.redo()
-        self.notify(f"Redone: {label}" if label else "Nothing to redo", timeout=2)
-
     def _session_changed(self) -> None:
         """The controller's one signal: the session changed (edit, undo, merge)."""
         if self.screen_stack and isinstance(self.screen_stack[0], MainScreen):

@@ -118,17 +118,17 @@ async def test_more_than_a_hundred_edits_undo_and_redo(session_path):
         await pilot.pause()
         titles = [t.title for t in app.editor.session.tasks]
         for step in range(115):
-            app.apply_edit(lambda ed, step=step: ed.edit_task("t1", title=f"step {step}"))
+            app.controller.apply(lambda ed, step=step: ed.edit_task("t1", title=f"step {step}"))
         for step in range(115, 120):
             await pilot.press("J" if step % 2 else "K")  # t1 starts at the top: down first
         assert len(app.editor.history) == 120
         await pilot.press("u", "u", "u", "u", "u")
         for _ in range(115):
-            app.undo()
+            app.main_screen.action_undo()
         assert [t.title for t in app.editor.session.tasks] == titles
         assert not app.editor.history.can_undo
         for _ in range(115):
-            app.redo()
+            app.main_screen.action_redo()
         await pilot.press("ctrl+r", "ctrl+r", "ctrl+r", "ctrl+r", "ctrl+r")
         assert len(app.editor.history) == 120
         assert task(app, "t1").title == "step 114"

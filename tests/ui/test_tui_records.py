@@ -139,7 +139,7 @@ async def test_the_handoff_tab_renders_and_follows_edits(session_path):
         await pilot.pause()
         first = app.screen.query_one("#handoff-markdown", Markdown)
         assert "## 1. Goal" in first.source
-        app.apply_edit(lambda e: e.set_last_action("Relaunched with EP=8", "Benchmark it"))
+        app.controller.apply(lambda e: e.set_last_action("Relaunched with EP=8", "Benchmark it"))
         await pilot.press("1", "0")
         await until(lambda: "Relaunched with EP=8" in first.source, pilot)
         assert len(app.screen.query(Markdown)) == 1  # updated, not mounted twice
@@ -194,7 +194,7 @@ async def test_the_last_tab_shows_the_timeline_with_a_drop_and_what_came_before(
         assert "▼ 11.8% below b1; changed since b1:" in text
         assert "launch l1 -> l2" in text and "+ --cuda-graph-max-bs 128" in text
         await pilot.press("1")
-        app.apply_edit(lambda ed: ed.add_note("pinned NCCL to node 0"))  # a new edit shows at the top
+        app.controller.apply(lambda ed: ed.add_note("pinned NCCL to node 0"))  # a new edit shows at the top
         await pilot.press("8")
         assert "note               pinned NCCL to node 0" in screen_text(app)
 

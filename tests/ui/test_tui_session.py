@@ -51,7 +51,7 @@ async def test_reopen_restores_scroll_offsets_and_the_other_tabs(session_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         for index in range(30):
-            app.apply_edit(lambda ed, index=index: ed.add_task(f"extra task {index}"))
+            app.controller.apply(lambda ed, index=index: ed.add_task(f"extra task {index}"))
         await pilot.press("end")
         await pilot.press("3", "end", "4", "end", "2")
         await pilot.press("ctrl+s")

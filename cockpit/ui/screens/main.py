@@ -47,11 +47,9 @@ SHORT_HEIGHT = 30
 TAB_IDS = [tab for tab, *_ in TABS]
 
 
-class MainScreen(MainIntents, Screen[None]):
+class MainScreen(MainIntents):
     CSS_PATH = Path(__file__).with_suffix(".tcss")
     BINDINGS = bindings_for("screen")
-
-    app: CockpitApp  # type: ignore[assignment]
 
     def __init__(self) -> None:
         super().__init__(id="main-screen")
@@ -222,10 +220,12 @@ class MainScreen(MainIntents, Screen[None]):
         self.app.save(announce=True, over_broken=True)
 
     def action_undo(self) -> None:
-        self.app.undo()
+        label = self.controller.undo()
+        self.notify(f"Undone: {label}" if label else "Nothing to undo", timeout=2)
 
     def action_redo(self) -> None:
-        self.app.redo()
+        label = self.controller.redo()
+        self.notify(f"Redone: {label}" if label else "Nothing to redo", timeout=2)
 
     def action_quit(self) -> None:
         self.app.request_quit()

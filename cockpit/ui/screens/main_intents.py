@@ -1,12 +1,16 @@
 """What the main screen does with the views' intents: one SessionEditor call each.
 
-Forms collect and validate; `CockpitApp.apply_edit` runs the edit (reporting an edit that
-cannot apply instead of crashing) and re-renders; then the selection follows the item.
+Forms collect and validate; `_apply` runs the edit through the app's SessionController
+(reporting an edit that cannot apply instead of crashing; the controller has the screen
+re-render); then the selection follows the item.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+from textual.screen import Screen
 
 from cockpit.model.edits import SessionEditor
 from cockpit.model.session import Session
@@ -19,6 +23,7 @@ from cockpit.ui.widgets.records_view import PackagesTable
 from cockpit.ui.widgets.task_board import TaskBoard
 
 if TYPE_CHECKING:
+    from cockpit.store.session_controller import SessionController
     from cockpit.ui.app import CockpitApp
 
 
@@ -32,24 +37,40 @@ def _find(items: list[Any], ident: str) -> Any:
     return next((item for item in items if item.id == ident), None)
 
 
-class MainIntents:
-    app: CockpitApp
+class MainIntents(Screen[None]):
+    app: CockpitApp  # type: ignore[assignment]  # the one app this screen runs in
+
+    @property
+    def controller(self) -> SessionController:
+        return self.app.controller
 
     @property
     def _session(self) -> Session:
-        return self.app.editor.session
+        return self.controller.session
+
+    def _apply(self, edit: Callable[[SessionEditor], Any], *, done: str | None = None) -> Any:
+        """One SessionEditor call through the controller; an edit that cannot apply is
+        reported, not raised. Returns the call's result, or False when it did not apply."""
+        try:
+            result = self.controller.apply(edit)
+        except ValueError as exc:  # EditError and pydantic's ValidationError
+            self.notify(str(exc).splitlines()[0], severity="warning", timeout=4)
+            return False
+        if done:
+            self.notify(done, timeout=3)
+        return result
 
     def _select_task(self, task_id: str) -> None:
         task = _find(self._session.tasks, task_id)
         if task is not None:
-            self.query_one(TaskBoard).select_task(task_id, task.status)  # type: ignore[attr-defined]
+            self.query_one(TaskBoard).select_task(task_id, task.status)
 
     # ----- tasks ------------------------------------------------------------------------
     def on_task_add_requested(self, message: msg.TaskAddRequested) -> None:
         def done(result: dict[str, Any] | None) -> None:
             if result is None:
                 return
-            ident = self.app.apply_edit(lambda ed: ed.add_task(result["title"], message.status, result["notes"]))
+            ident = self._apply(lambda ed: ed.add_task(result["title"], message.status, result["notes"]))
             if ident:
                 self._select_task(ident)
 
@@ -62,21 +83,21 @@ class MainIntents:
 
         def done(result: dict[str, Any] | None) -> None:
             if result is not None and (result["title"], result["notes"]) != (task.title, task.notes):
-                self.app.apply_edit(lambda ed: ed.edit_task(task.id, **result))
+                self._apply(lambda ed: ed.edit_task(task.id, **result))
                 self._select_task(task.id)
 
         self.app.push_screen(_forms().TaskForm(task), done)
 
     def on_task_delete_requested(self, message: msg.TaskDeleteRequested) -> None:
-        self.app.apply_edit(lambda ed: ed.delete_task(message.task_id),
+        self._apply(lambda ed: ed.delete_task(message.task_id),
                             done=f"Deleted {message.task_id} (u undoes)")
 
     def on_task_move_requested(self, message: msg.TaskMoveRequested) -> None:
-        if self.app.apply_edit(lambda ed: ed.move_task(message.task_id, message.step)):
+        if self._apply(lambda ed: ed.move_task(message.task_id, message.step)):
             self._select_task(message.task_id)
 
     def on_task_reorder_requested(self, message: msg.TaskReorderRequested) -> None:
-        self.app.apply_edit(lambda ed: ed.reorder_task(message.task_id, message.step))
+        self._apply(lambda ed: ed.reorder_task(message.task_id, message.step))
         self._select_task(message.task_id)
 
     def on_task_link_requested(self, message: msg.TaskLinkRequested) -> None:
@@ -89,7 +110,7 @@ class MainIntents:
 
         def done(chosen: list[str] | None) -> None:
             if chosen is not None:
-                self.app.apply_edit(lambda ed: set_task_links(ed, task.id, chosen))
+                self._apply(lambda ed: ed.set_task_links(task.id, chosen))
                 self._select_task(task.id)
 
         self.app.push_screen(_forms().LinkForm(self._session, task), done)
@@ -99,7 +120,7 @@ class MainIntents:
         if task is not None and not task.review:
             self.app.notify(f"{task.id} is not flagged for review", timeout=2)
             return
-        self.app.apply_edit(lambda ed: ed.acknowledge_review(message.task_id))
+        self._apply(lambda ed: ed.acknowledge_review(message.task_id))
         self._select_task(message.task_id)
 
     # ----- discoveries ----------------------------------------------------------------------
@@ -107,9 +128,9 @@ class MainIntents:
         def done(result: dict[str, Any] | None) -> None:
             if result is None:
                 return
-            ident = self.app.apply_edit(lambda ed: ed.add_discovery(**result))  # links too: one undo step
+            ident = self._apply(lambda ed: ed.add_discovery(**result))  # links too: one undo step
             if ident:
-                self.query_one(DiscoveriesView).select(ident)  # type: ignore[attr-defined]
+                self.query_one(DiscoveriesView).select(ident)
 
         self.app.push_screen(_forms().DiscoveryForm(self._session), done)
 
@@ -129,12 +150,12 @@ class MainIntents:
 
     def _edit_discovery(self, ident: str, changed: dict[str, Any]) -> None:
         before = {t.id for t in self._session.tasks if t.review}
-        self.app.apply_edit(lambda ed: ed.edit_discovery(ident, **changed))
+        self._apply(lambda ed: ed.edit_discovery(ident, **changed))
         self._announce_flagged(ident, before)
 
     def on_discovery_status_cycle_requested(self, message: msg.DiscoveryStatusCycleRequested) -> None:
         before = {t.id for t in self._session.tasks if t.review}
-        status = self.app.apply_edit(lambda ed: ed.cycle_discovery_status(message.discovery_id))
+        status = self._apply(lambda ed: ed.cycle_discovery_status(message.discovery_id))
         if status:
             self.app.notify(f"{message.discovery_id} is now {status.value}", timeout=3)
             self._announce_flagged(message.discovery_id, before)
@@ -150,18 +171,18 @@ class MainIntents:
         def done(result: dict[str, Any] | None) -> None:
             if result is None:
                 return
-            ident = self.app.apply_edit(lambda ed: ed.add_benchmark(**result))
+            ident = self._apply(lambda ed: ed.add_benchmark(**result))
             if ident:
-                self.query_one(BenchmarksView).select(ident)  # type: ignore[attr-defined]
+                self.query_one(BenchmarksView).select(ident)
 
         self.app.push_screen(_forms().BenchmarkForm(self._session), done)
 
     def on_benchmark_delete_requested(self, message: msg.BenchmarkDeleteRequested) -> None:
-        self.app.apply_edit(lambda ed: ed.delete_benchmark(message.benchmark_id),
+        self._apply(lambda ed: ed.delete_benchmark(message.benchmark_id),
                             done=f"Deleted {message.benchmark_id} (u undoes)")
 
     def on_profile_mark_working_requested(self, message: msg.ProfileMarkWorkingRequested) -> None:
-        self.app.apply_edit(lambda ed: ed.mark_profile_working(message.profile_id),
+        self._apply(lambda ed: ed.mark_profile_working(message.profile_id),
                             done=f"{message.profile_id} is the working profile")
 
     def on_profile_copy_requested(self, message: msg.ProfileCopyRequested) -> None:
@@ -173,13 +194,13 @@ class MainIntents:
 
     # ----- simple records: patched files, packages, launch profiles ---------------------
     def _select_record(self, collection: str, ident: str) -> None:
-        view = self.scope_widget(collection)  # type: ignore[attr-defined]
+        view = self.scope_widget(collection)
         (view.select if collection == "launch" else view.select_id)(ident)
 
     def on_record_add_requested(self, message: msg.RecordAddRequested) -> None:
         def done(result: dict[str, Any] | None) -> None:
             if result is not None:
-                ident = self.app.apply_edit(lambda ed: ed.add_record(message.collection, **result))
+                ident = self._apply(lambda ed: ed.add_record(message.collection, **result))
                 if ident:
                     self._select_record(message.collection, ident)
 
@@ -193,13 +214,13 @@ class MainIntents:
 
         def done(result: dict[str, Any] | None) -> None:
             if result is not None:
-                self.app.apply_edit(lambda ed: ed.edit_record(message.collection, message.ident, **result))
+                self._apply(lambda ed: ed.edit_record(message.collection, message.ident, **result))
 
         hosts = [h.name for h in self._session.hosts]
         self.app.push_screen(_forms().RecordForm(message.collection, item, hosts), done)
 
     def on_record_delete_requested(self, message: msg.RecordDeleteRequested) -> None:
-        self.app.apply_edit(lambda ed: ed.delete_record(message.collection, message.ident),
+        self._apply(lambda ed: ed.delete_record(message.collection, message.ident),
                             done=f"Deleted {message.ident} (u undoes)")
 
     def on_drift_check_requested(self, message: msg.DriftCheckRequested) -> None:
@@ -207,7 +228,7 @@ class MainIntents:
             self.app.notify("No packages recorded to check.", timeout=4)
             return
         self.app.notify("Checking the recorded versions on their hosts…", timeout=3)
-        self.run_worker(self._check_drift(), group="drift", exclusive=True, exit_on_error=False)  # type: ignore[attr-defined]
+        self.run_worker(self._check_drift(), group="drift", exclusive=True, exit_on_error=False)
 
     async def _check_drift(self) -> None:
         from cockpit.model.package_drift import drifted
@@ -227,29 +248,14 @@ class MainIntents:
                 await pool.close()
         summary = drift_summary(rows)
         when = self.app.clock().strftime("%H:%M")
-        self.query_one(PackagesTable).show_drift(rows, f"{summary} · checked {when} · " + "; ".join(notes))  # type: ignore[attr-defined]
+        self.query_one(PackagesTable).show_drift(rows, f"{summary} · checked {when} · " + "; ".join(notes))
         self.app.notify(f"{summary}.", severity="warning" if drifted(rows) else "information", timeout=6)
 
     def action_set_last_action(self) -> None:
         def done(result: dict[str, Any] | None) -> None:
-            if result is not None and self.app.apply_edit(lambda ed: ed.set_last_action(**result)) is not False:
-                banner = self.query_one(LeftOffBanner)  # type: ignore[attr-defined]
+            if result is not None and self._apply(lambda ed: ed.set_last_action(**result)) is not False:
+                banner = self.query_one(LeftOffBanner)
                 banner.show(self._session.last_action)
-                banner.display = not self.banner_dismissed  # type: ignore[attr-defined]
+                banner.display = not self.banner_dismissed
 
         self.app.push_screen(_forms().LastActionForm(self._session.last_action), done)
-
-
-def set_task_links(editor: SessionEditor, task_id: str, chosen: list[str]) -> None:
-    """One undoable edit: the task rests on exactly `chosen`, kept in step on both sides."""
-
-    def change(s: Session) -> None:
-        task = next(t for t in s.tasks if t.id == task_id)
-        task.discoveries = list(chosen)
-        for disc in s.discoveries:
-            if disc.id in chosen and task_id not in disc.tasks:
-                disc.tasks = [*disc.tasks, task_id]
-            elif disc.id not in chosen and task_id in disc.tasks:
-                disc.tasks = [t for t in disc.tasks if t != task_id]
-
-    editor.apply(f"task {task_id} linked to {', '.join(chosen) or 'nothing'}", change, kind="task.linked", ref=task_id)
