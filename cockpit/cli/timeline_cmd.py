@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_timeline(args: argparse.Namespace) -> int:
-    from cockpit.live.timeline import drops, timeline
+    from cockpit.model.timeline import drops, timeline
     from cockpit.store.cli_load import load_or_report
 
     session = load_or_report(args.session)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from datetime import datetime
 
-from cockpit.live.timeline import drops, throughput
+from cockpit.model.timeline import drops, throughput
 from cockpit.model.enums import DiscoveryStatus, ProfileStatus, TaskStatus
 from cockpit.model.profile_diff import diff_lines, diff_profiles
 from cockpit.model.session import Benchmark, Discovery, LaunchProfile, Session

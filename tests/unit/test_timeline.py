@@ -7,7 +7,7 @@ import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
 
-from cockpit.live.timeline import drops, timeline
+from cockpit.model.timeline import drops, timeline
 from cockpit.model.edits import SessionEditor
 from cockpit.model.session import Benchmark, JournalEvent, LaunchProfile, Session
 from cockpit.store.toml_store import save_session

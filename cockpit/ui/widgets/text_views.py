@@ -9,7 +9,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from cockpit.live.timeline import drops, timeline
+from cockpit.model.timeline import drops, timeline
 from cockpit.model.session import Session
 from cockpit.model.targets import TargetScore
 from cockpit.ui.widgets.banner import when_text
