@@ -7,7 +7,7 @@ edit means the same thing wherever it comes from.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 from pydantic_core import PydanticCustomError
@@ -29,6 +29,7 @@ from cockpit.model.session import (
     now,
 )
 
+_T = TypeVar("_T")
 
 # Lists of records an edit may change. Records are copied one level (an edit assigns a
 # record's fields, never mutates a list inside one in place), which costs ~15 ms for 5,000
@@ -59,7 +60,7 @@ class SessionEditor:
         """Bumped on every change (edit, undo, redo): the UI and autosave watch it."""
 
     # ----- the one way in -------------------------------------------------------
-    def apply(self, label: str, change: Callable[[Session], Any], *, kind: str = "edit", ref: str | None = None) -> Any:
+    def apply(self, label: str, change: Callable[[Session], _T], *, kind: str = "edit", ref: str | None = None) -> _T:
         before = self.session
         after = _working_copy(before)
         try:
@@ -133,11 +134,19 @@ class SessionEditor:
 
     # ----- lookups -----------------------------------------------------------------
     @staticmethod
-    def _find(items: list[Any], ident: str) -> Any:
+    def _find(items: list[_T], ident: str) -> _T:
         for item in items:
             if getattr(item, "id", None) == ident:
                 return item
         raise KeyError(f"no item with id '{ident}'")
+
+    def _current_task(self, ident: str) -> Task:
+        """A task as the session is now, for an edit that reads before it applies: an unknown
+        id is an EditError there too, as inside `apply`."""
+        try:
+            return self._find(self.session.tasks, ident)
+        except KeyError as exc:
+            raise EditError(str(exc)) from exc
 
     @staticmethod
     def column(session: Session, status: TaskStatus) -> list[Task]:
@@ -198,7 +207,7 @@ class SessionEditor:
         return self.apply(f"task {ident} moved", change, kind="task.moved", ref=ident)
 
     def set_task_status(self, ident: str, status: TaskStatus) -> None:
-        current = self._find(self.session.tasks, ident).status
+        current = self._current_task(ident).status
         self.move_task(ident, TASK_COLUMNS.index(status) - TASK_COLUMNS.index(current))
 
     def reorder_task(self, ident: str, step: int) -> None:
@@ -232,7 +241,7 @@ class SessionEditor:
 
     def link_task(self, task_id: str, discovery_id: str) -> None:
         """Link (or unlink, if already linked) one discovery: `set_task_links` toggled."""
-        current = self._find(self.session.tasks, task_id).discoveries
+        current = self._current_task(task_id).discoveries
         chosen = [d for d in current if d != discovery_id] if discovery_id in current else [*current, discovery_id]
         self.set_task_links(task_id, chosen)
 

@@ -167,7 +167,8 @@ def _renumber(ours: Session, base: Session, theirs: Session, result: MergeResult
     """This side's new records whose ids the other side also added get fresh ids."""
     mapping: dict[str, str] = {}
     for name in (*ID_COLLECTIONS, "targets"):
-        pick = (lambda s: s.goal.targets) if name == "targets" else (lambda s, n=name: getattr(s, n))
+        def pick(s: Session, name: str = name) -> list[Any]:
+            return s.goal.targets if name == "targets" else list(getattr(s, name))
         base_ids = {x.id for x in pick(base)}
         theirs_ids = {x.id for x in pick(theirs)}
         used = base_ids | theirs_ids | {x.id for x in pick(ours)}
@@ -306,7 +307,8 @@ def merge_sessions(base: Session, ours: Session, theirs: Session) -> MergeResult
 
 
 def _ident(item: Any) -> str:
-    return item.id
+    ident: str = item.id  # every record in ID_COLLECTIONS and the goal's targets has a str id
+    return ident
 
 
 def _host_name(item: Host) -> str:

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from cockpit.model.redact import MASK, is_secret_flag, is_secret_name, redact_text
 from cockpit.model.session import LaunchProfile
@@ -24,6 +26,7 @@ from cockpit.model.session import LaunchProfile
 _ENV_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _NUMBER = re.compile(r"-\d|-\.\d")  # `--x -1`: a negative value, not an option
 _PYTHON = re.compile(r"python[\d.]*$")
+_V = TypeVar("_V")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,8 +62,8 @@ class ProfileDiff:
     def identical(self) -> bool:
         return not (self.program or self.host or self.options or self.env)
 
-    def to_dict(self) -> dict:
-        def rows(changes: tuple[Change, ...]) -> list[dict]:
+    def to_dict(self) -> dict[str, Any]:
+        def rows(changes: tuple[Change, ...]) -> list[dict[str, str | None]]:
             return [{"name": c.name, "change": c.kind, "old": c.old, "new": c.new} for c in changes]
         return {
             "base": self.base.id, "other": self.other.id,
@@ -123,8 +126,9 @@ def _show(values: tuple[str, ...]) -> str:
     return " ; ".join(values)
 
 
-def _changes(old: dict, new: dict, show=lambda v: v) -> tuple[list[Change], int]:
-    changes, same = [], 0
+def _changes(old: Mapping[str, _V], new: Mapping[str, _V], show: Callable[[_V], str]) -> tuple[list[Change], int]:
+    changes: list[Change] = []
+    same = 0
     for name in list(old) + [n for n in new if n not in old]:
         if name not in new:
             changes.append(Change(name, show(old[name]), None))
@@ -141,7 +145,7 @@ def diff_profiles(base: LaunchProfile, other: LaunchProfile) -> ProfileDiff:
     """`other` against `base`: what a user changes to go from base to other, secrets masked."""
     a, b = split_command(base.command), split_command(other.command)
     options, same = _changes(a.options, b.options, _show)
-    env, _ = _changes({**base.env, **a.env}, {**other.env, **b.env})
+    env, _ = _changes({**base.env, **a.env}, {**other.env, **b.env}, str)
     return ProfileDiff(
         base=base, other=other,
         program=_masked(Change("program", a.program, b.program), False) if a.program != b.program else None,
@@ -160,7 +164,7 @@ def _masked(change: Change, secret: bool) -> Change:
     return Change(change.name, hide(change.old), hide(change.new))
 
 
-def _line(c: Change, joined, empty: str) -> tuple[str, str]:
+def _line(c: Change, joined: Callable[[str, str | None], str], empty: str) -> tuple[str, str]:
     """One change as a line: `joined(name, value)` writes an added or removed entry."""
     if c.kind == "changed":
         return "changed", f"~ {c.name}: {c.old or empty} -> {c.new or empty}"

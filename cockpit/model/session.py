@@ -180,7 +180,7 @@ class Benchmark(Strict):
     notes: str | None = None
 
     def metric(self, metric: Metric) -> float | None:
-        value = getattr(self, metric.value)
+        value: float | None = getattr(self, metric.value)  # every Metric names a float field
         if value is None and metric is Metric.OUTPUT_TOK_S_PER_STREAM:
             # Per-stream speed follows from output tok/s when the concurrency is known.
             if self.output_tok_s is not None and self.concurrency:

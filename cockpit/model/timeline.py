@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from cockpit.model.profile_diff import diff_lines, diff_profiles
-from cockpit.model.session import Benchmark, Session
+from cockpit.model.session import Benchmark, JournalEvent, Session
 
 DROP_THRESHOLD = 0.05
 
@@ -37,7 +38,7 @@ class Drop:
     profile_changes: tuple[str, ...]
     """The launch profile diff (previous -> this run's), as lines; empty if the same profile."""
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"bench": self.bench.id, "best": self.best.id, "previous": self.previous.id,
                 "drop_pct": round(self.fraction * 100, 1),
                 "changes": [{"when": e.when.isoformat(), "kind": e.kind, "text": e.text} for e in self.changes],
@@ -63,7 +64,7 @@ def _bench_times(session: Session) -> dict[str, datetime]:
     return {b.id: b.when or added[b.id] for b in session.benchmarks if b.when or b.id in added}
 
 
-def _recorded(e, session: Session, times: dict[str, datetime]) -> bool:
+def _recorded(e: JournalEvent, session: Session, times: dict[str, datetime]) -> bool:
     """Is this journal entry the recording of a benchmark the timeline shows itself?"""
     if e.kind != "benchmark.added":
         return False
@@ -85,25 +86,27 @@ def drops(session: Session, threshold: float = DROP_THRESHOLD) -> list[Drop]:
     times = _bench_times(session)
     entries = timeline(session)
     profiles = {p.id: p for p in session.launch}
-    runs: dict[tuple, list[Benchmark]] = {}
-    for b in sorted((b for b in session.benchmarks if b.id in times and throughput(b) is not None),
-                    key=lambda b: times[b.id]):
-        runs.setdefault((b.concurrency, b.input_len, b.output_len), []).append(b)
+    # each workload's runs in time order, with their throughput (runs without one cannot drop)
+    runs: dict[tuple[int | None, int | None, int | None], list[tuple[Benchmark, float]]] = {}
+    for b in sorted((b for b in session.benchmarks if b.id in times), key=lambda b: times[b.id]):
+        value = throughput(b)
+        if value is not None:
+            runs.setdefault((b.concurrency, b.input_len, b.output_len), []).append((b, value))
     out: list[Drop] = []
     for group in runs.values():
-        for i, bench in enumerate(group[1:], start=1):
-            best = max(group[:i], key=throughput)  # type: ignore[arg-type]
-            fraction = 1 - throughput(bench) / throughput(best) if throughput(best) else 0.0  # type: ignore[operator]
+        for i, (bench, value) in enumerate(group[1:], start=1):
+            best, best_value = max(group[:i], key=lambda run: run[1])
+            fraction = 1 - value / best_value if best_value else 0.0
             if fraction <= threshold:
                 continue
-            previous = group[i - 1]
+            previous = group[i - 1][0]
             # other runs and records are not changes to what runs
             changes = tuple(e for e in entries if times[previous.id] < e.when <= times[bench.id]
                             and not e.kind.startswith("benchmark"))
-            a, b = profiles.get(previous.profile or ""), profiles.get(bench.profile or "")
+            old, new = profiles.get(previous.profile or ""), profiles.get(bench.profile or "")
             lines: tuple[str, ...] = ()
-            if a is not None and b is not None and a.id != b.id:
-                lines = (f"launch {a.id} -> {b.id}",) + tuple(
-                    text for kind, text in diff_lines(diff_profiles(a, b)) if kind not in ("heading", "note"))
+            if old is not None and new is not None and old.id != new.id:
+                lines = (f"launch {old.id} -> {new.id}",) + tuple(
+                    text for kind, text in diff_lines(diff_profiles(old, new)) if kind not in ("heading", "note"))
             out.append(Drop(bench, best, previous, fraction, changes, lines))
     return sorted(out, key=lambda d: times[d.bench.id])

@@ -12,6 +12,7 @@ import errno
 import os
 import stat
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 _NEW_FILE_MODE = 0o666  # what open() would create, less the umask
@@ -69,7 +70,7 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def _write_temp(folder: Path, name: str, chunks, like: os.stat_result | None) -> str:
+def _write_temp(folder: Path, name: str, chunks: Iterable[bytes], like: os.stat_result | None) -> str:
     """Write CHUNKS to a fresh temp file in FOLDER with LIKE's mode and ownership; fsynced.
 
     Returns its path; on any failure it is removed and the error raised.

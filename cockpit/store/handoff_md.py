@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections import defaultdict
 from datetime import datetime
 
-from cockpit.model.timeline import drops, throughput
 from cockpit.model.enums import DiscoveryStatus, ProfileStatus, TaskStatus
 from cockpit.model.profile_diff import diff_lines, diff_profiles
-from cockpit.model.session import Benchmark, Discovery, LaunchProfile, Session
+from cockpit.model.session import Benchmark, Discovery, FileChange, LaunchProfile, Session
 from cockpit.model.targets import score_all
+from cockpit.model.timeline import drops, throughput
 from cockpit.store.redact import redact_env, redact_text
 
 SECTIONS = (
@@ -110,7 +110,7 @@ def _accomplished(s: Session) -> list[str]:
 def _files(s: Session) -> list[str]:
     if not s.files:
         return ["(none recorded)"]
-    by_host: dict[str, list] = defaultdict(list)
+    by_host: dict[str, list[FileChange]] = defaultdict(list)
     for f in s.files:
         by_host[f.host or "(host not recorded)"].append(f)
     out: list[str] = []

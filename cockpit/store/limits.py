@@ -86,6 +86,7 @@ def structure_problem(text: str, max_nesting: int = MAX_NESTING) -> Problem | No
     pos, end = 0, len(text)
     while pos < end:
         match = _TOKEN.match(text, pos)
+        assert match is not None  # every part of _TOKEN is optional: it matches anywhere
         if match.group("open"):
             depth += 1
             if depth > max_nesting:

@@ -46,7 +46,8 @@ def _plain(value: Any) -> Any:
 
 
 def to_data(session: Session) -> dict[str, Any]:
-    return _plain(session.model_dump(mode="python", exclude_none=True))
+    data: dict[str, Any] = _plain(session.model_dump(mode="python", exclude_none=True))
+    return data
 
 
 def dumps_session(session: Session) -> str:
