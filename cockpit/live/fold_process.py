@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import IO, TYPE_CHECKING, Any, BinaryIO
 
 from cockpit.live.metrics_snapshot import MetricsSnapshot
 from cockpit.parse.log_events import BenchResult, ErrorBlock, LogEvent
@@ -50,7 +50,7 @@ def _frame(payload: bytes) -> bytes:
     return len(payload).to_bytes(4, "big") + payload
 
 
-def _read_exact(stream: BinaryIO, n: int) -> bytes | None:
+def _read_exact(stream: IO[bytes], n: int) -> bytes | None:
     data = stream.read(n)
     return data if data is not None and len(data) == n else None
 
@@ -203,6 +203,8 @@ class MetricsFolder:
             self._fold_here()
             return
         self._proc = proc
+        stdin = proc.stdin
+        assert stdin is not None  # _start_child opens it as a pipe
         reader = threading.Thread(target=self._read_child, args=(proc,), name="log-metrics-in", daemon=True)
         reader.start()
         try:
@@ -215,9 +217,10 @@ class MetricsFolder:
                         frame = _frame(b"S" + pickle.dumps(item, protocol=5))
                     else:
                         frame = _frame(b"T" + events_text(item).encode("utf-8", "replace"))
-                    proc.stdin.write(frame)  # type: ignore[union-attr]
-                proc.stdin.flush()  # type: ignore[union-attr]
+                    stdin.write(frame)
+                stdin.flush()
         except (OSError, ValueError):  # the child died: fold here from now on
+            assert items is not None  # only writing the items to the child raises these
             self._end_child(proc)
             reader.join(timeout=5)
             self._write_off()
@@ -228,8 +231,9 @@ class MetricsFolder:
         self._end_child(proc)
 
     def _end_child(self, proc: subprocess.Popen[bytes]) -> None:
-        with contextlib.suppress(Exception):
-            proc.stdin.close()  # type: ignore[union-attr]
+        if proc.stdin is not None:
+            with contextlib.suppress(Exception):
+                proc.stdin.close()
         with contextlib.suppress(Exception):
             proc.wait(timeout=2)
         if proc.poll() is None:

@@ -8,8 +8,10 @@ each batch of parsed events and redraws from the state.
 from __future__ import annotations
 
 import calendar
+import math
 import time
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -24,6 +26,8 @@ from cockpit.parse.log_summary import _DECODE, _LEGACY, _PREFILL, _STR
 
 _READY_TEXT = "The server is fired up and ready to roll"
 _STARTING = ("starting", "loading", "capturing")
+# lines that add nothing while a run is up but their time (an exact type: a tuple lookup)
+_PASSIVE = (PlainLine, HttpRequest)
 # str forms of the byte scan's marker passes: on "\n"-joined batch lines, findall yields the
 # text after the first marker of its kind on each line, which is what the summary counts
 _KIND_REST = tuple(re.compile(rx.pattern.decode(), re.ASCII) for rx in (_DECODE, _PREFILL, _LEGACY))
@@ -97,7 +101,7 @@ class LogSummary:
     def apply(self, event: LogEvent) -> None:
         self.apply_all((event,))
 
-    def apply_all(self, events) -> None:  # type: ignore[no-untyped-def]
+    def apply_all(self, events: Iterable[LogEvent]) -> None:
         """Fold events in order; batch lines are gathered and folded in one go."""
         lines: list[str] = []
         for event in events:
@@ -288,15 +292,14 @@ class LogMetrics:
     def apply(self, event: LogEvent) -> None:
         self.apply_all((event,))
 
-    def apply_all(self, events) -> None:  # type: ignore[no-untyped-def]
+    def apply_all(self, events: Iterable[LogEvent]) -> None:
         lines: list[str] = []  # batch lines not yet in the summaries
-        group: list[LogEvent] = []  # batch events of one timestamp, not yet in the series
-        group_t: float | None = None
+        group: list[DecodeBatch | PrefillBatch] = []  # batch events of one timestamp, not yet in the series
+        group_t = math.nan  # the group's time; NaN while there is none (it equals no time)
         clock, runs = self.clock, self.runs
         for event in events:
             self._n += 1
-            cls = type(event)
-            if cls is DecodeBatch or cls is PrefillBatch:
+            if isinstance(event, (DecodeBatch, PrefillBatch)):
                 run = runs.current
                 if run is None:
                     run = runs.open_run(event)
@@ -307,19 +310,19 @@ class LogMetrics:
                     t = float(self._n)
                 if t != group_t:
                     if group:
-                        self._fold_group(group_t, group)  # type: ignore[arg-type]
+                        self._fold_group(group_t, group)
                         group = []
                     group_t = t
                 group.append(event)
                 lines.append(event.line)
-            elif (cls is PlainLine or cls is HttpRequest) and runs.current is not None \
+            elif type(event) in _PASSIVE and runs.current is not None \
                     and _READY_TEXT not in event.line:
                 if event.ts is not None:  # nothing else to fold for these
                     clock.seconds(event.ts)
             else:
                 if group:
-                    self._fold_group(group_t, group)  # type: ignore[arg-type]
-                    group, group_t = [], None
+                    self._fold_group(group_t, group)
+                    group, group_t = [], math.nan
                 if lines:
                     self._fold_lines(lines)
                     lines = []
@@ -328,7 +331,7 @@ class LogMetrics:
                 if event.ts is not None:
                     clock.seconds(event.ts)
         if group:
-            self._fold_group(group_t, group)  # type: ignore[arg-type]
+            self._fold_group(group_t, group)
         if lines:
             self._fold_lines(lines)
 
@@ -339,7 +342,7 @@ class LogMetrics:
         if run is not None:
             run.summary.add(fig)
 
-    def _fold_group(self, t: float, group: list[LogEvent]) -> None:
+    def _fold_group(self, t: float, group: list[DecodeBatch | PrefillBatch]) -> None:
         """Batch events sharing timestamp `t`, in order: each rank's newest values, then one
         point per series (as if folded line by line, the last line of `t` winning)."""
         ranks = self._ranks
@@ -360,7 +363,7 @@ class LogMetrics:
             sample = ranks.get(dp)
             if sample is None:
                 sample = ranks[dp] = _RankSample(t)
-            running, queued, usage, gen = series_figures(event)  # type: ignore[arg-type]
+            running, queued, usage, gen = series_figures(event)
             if not bits & 1 and running is not None:
                 sample.running, bits = running, bits | 1
             if not bits & 2 and queued is not None:
