@@ -116,8 +116,8 @@ def cmd_topo(args: argparse.Namespace) -> int:
     except OSError as exc:  # FILE: unreadable, a folder
         return _fail(f"{exc.filename or spec}: {exc.strerror or exc}")
     except Exception as exc:  # SshError and friends carry a readable message
-        if _one_shot_unreachable(exc):
-            return _fail(f"{exc.target.label}: {exc.reason}")
+        if (unreachable := _one_shot_unreachable(exc)) is not None:
+            return _fail(unreachable)
         if type(exc).__module__.startswith("cockpit."):
             return _fail(str(exc))
         raise
@@ -144,18 +144,19 @@ async def _remote_topology(spec: str, args: argparse.Namespace) -> TopologyMatri
         return await fetch_topology(pool, _target(spec, args), timeout_s=timeout)
 
 
-def _one_shot_unreachable(exc: Exception) -> bool:
-    """A connect that failed once: said without the pool's "retry in" (a one-shot does not)."""
+def _one_shot_unreachable(exc: Exception) -> str | None:
+    """A connect that failed once, said without the pool's "retry in" (a one-shot does not
+    retry); None for any other error."""
     from cockpit.sources.ssh_pool import HostUnavailable
 
-    return isinstance(exc, HostUnavailable)
+    return f"{exc.target.label}: {exc.reason}" if isinstance(exc, HostUnavailable) else None
 
 
 def render_topology(t: TopologyMatrix) -> str:
     """The matrix as an aligned table (GPUs only), affinity columns, the legend in use."""
     cols = list(t.gpus)
-    extra = [("CPU Affinity", t.cpu_affinity), ("NUMA Affinity", t.numa_affinity), ("GPU NUMA ID", t.gpu_numa_id)]
-    extra = [(name, col) for name, col in extra if col is not None]
+    extra = [(name, col) for name, col in (("CPU Affinity", t.cpu_affinity), ("NUMA Affinity", t.numa_affinity),
+                                           ("GPU NUMA ID", t.gpu_numa_id)) if col is not None]
     rows = [["", *cols, *(name for name, _ in extra)]]
     for g in t.gpus:
         cells = [t.link(g, o) or "?" for o in cols]
@@ -190,8 +191,8 @@ def cmd_gpus(args: argparse.Namespace) -> int:
     except GpuSourceUnavailable as exc:
         return _fail(exc.message + ("" if args.host else _NO_LOCAL_HINT))
     except Exception as exc:
-        if _one_shot_unreachable(exc):
-            return _fail(f"{exc.target.label}: {exc.reason}")
+        if (unreachable := _one_shot_unreachable(exc)) is not None:
+            return _fail(unreachable)
         if type(exc).__module__.startswith("cockpit."):
             return _fail(str(exc))
         raise
@@ -223,7 +224,7 @@ async def _remote_gpus(args: argparse.Namespace) -> int:
     async with SshPool(connect_timeout_s=timeout) as pool:
         if args.once:
             samples = await fetch_samples(pool, target, timeout_s=timeout)
-            _print_tick(GpuSamplesTaken(target.label, samples, samples[0].timestamp if samples else 0.0), args, pretty=True)
+            _print_tick(GpuSamplesTaken(target.label, samples, (samples[0].timestamp or 0.0) if samples else 0.0), args, pretty=True)
             return 0
         n = 0
         stream = NvsmiStream(pool, target, interval_ms=int(args.interval * 1000), stall_timeout_s=args.timeout)

@@ -14,25 +14,21 @@ import json
 import os
 import re
 import sys
+from collections.abc import Iterable
 from dataclasses import asdict, is_dataclass
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-try:  # the parse room's sanitizer, the one the TUI uses
-    from cockpit.parse.sanitize import sanitize
-except ImportError:  # pragma: no cover - only while cockpit.parse.sanitize did not exist
-    _FALLBACK = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0)) if c != 0x09}
+from cockpit.cli.target_args import add_target_args, source_of
+from cockpit.parse.sanitize import sanitize  # the parse room's sanitizer, the one the TUI uses
 
-    def sanitize(text: str) -> str:
-        return text.translate(_FALLBACK)
+if TYPE_CHECKING:
+    from cockpit.sources.log_tail import ResumableTail
 
 # Anything a terminal could act on (C0 but TAB and LF, DEL, C1, bidi controls). Checked per
 # chunk first: the common chunk has none and is written as it came, which keeps a 200 MB
 # catch-up fast; a chunk that has some is sanitized line by line.
 _SAFE_ASCII = bytes([0x09, 0x0A, *range(0x20, 0x7F)])  # deleted: if nothing is left, all is safe
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-from cockpit.cli.target_args import add_target_args, source_of  # noqa: E402 - after the sanitizer fallback
 
 
 def register(subparsers: Any) -> None:
@@ -73,24 +69,24 @@ async def _tail(args: argparse.Namespace) -> int:
         print("cockpit tail: -n must be 0 or more", file=sys.stderr)
         return 2
     out = sys.stdout.buffer
-    emit = _json_writer(out) if args.json else _text_writer(out)
+    writer = _JsonWriter(out) if args.json else _TextWriter(out)
     limit = args.stop_after_bytes
     kw = dict(lines=args.lines, from_start=args.from_start)
     if isinstance(source, LocalFile):
         tail = ResumableTail(source, **kw)
-        return await _pump(tail, emit, out, limit)
+        return await _pump(tail, writer, out, limit)
     from cockpit.sources.ssh_pool import SshError, SshPool
 
     async with SshPool(_say) as pool:
         tail = ResumableTail(source, pool=pool, **kw)
         try:
-            return await _pump(tail, emit, out, limit)
+            return await _pump(tail, writer, out, limit)
         except SshError as exc:  # host key not trusted, keys refused: a person must act
             print(f"cockpit tail: {exc}", file=sys.stderr)
             return 2
 
 
-async def _pump(tail: Any, emit: Any, out: BinaryIO, limit: int | None) -> int:
+async def _pump(tail: ResumableTail, writer: _TextWriter | _JsonWriter, out: BinaryIO, limit: int | None) -> int:
     from cockpit.sources.tail_events import HostConnected, HostConnecting, HostDisconnected, LogBytes
 
     written = 0
@@ -99,11 +95,11 @@ async def _pump(tail: Any, emit: Any, out: BinaryIO, limit: int | None) -> int:
             if isinstance(ev, LogBytes):
                 data = ev.data
                 if limit is not None and written + len(data) >= limit:
-                    emit(data[: limit - written])
+                    writer.write(data[: limit - written])
                     out.flush()
                     return 0
                 written += len(data)
-                emit(data)
+                writer.write(data)
                 out.flush()
             elif not isinstance(ev, (HostConnecting, HostConnected, HostDisconnected)):
                 _say(ev)  # host events come from the pool's listener (same words, once per host)
@@ -117,8 +113,7 @@ async def _pump(tail: Any, emit: Any, out: BinaryIO, limit: int | None) -> int:
         print(f"cockpit tail: {sanitize(os_error_line(exc, exc.filename or local))}", file=sys.stderr)
         return 1
     finally:
-        if hasattr(emit, "end"):
-            emit.end()
+        writer.end()
     return 0
 
 
@@ -163,44 +158,47 @@ def safe_text(data: bytes) -> bytes:
     return "\n".join(sanitize(line[:-1] if line.endswith("\r") else line) for line in lines).encode()
 
 
-def _text_writer(out: BinaryIO) -> Any:
-    def emit(data: bytes) -> None:
-        out.write(safe_text(data))
-    return emit
+class _TextWriter:
+    """Log bytes as they came, made harmless for the terminal."""
+
+    def __init__(self, out: BinaryIO) -> None:
+        self.out = out
+
+    def write(self, data: bytes) -> None:
+        self.out.write(safe_text(data))
+
+    def end(self) -> None:
+        """Nothing is held back."""
 
 
-def _json_writer(out: BinaryIO) -> Any:
-    """JSON lines: the SGLang parser's events when it is there, else {"line": ...}."""
-    try:
+class _JsonWriter:
+    """JSON lines: the SGLang parser's events (a line it does not know is a PlainLine)."""
+
+    def __init__(self, out: BinaryIO) -> None:
         from cockpit.parse.sglang_log import LogParser
-    except ImportError:  # pragma: no cover
-        LogParser = None  # noqa: N806
 
-    if LogParser is None:
-        def emit(data: bytes) -> None:
-            text = data.decode("utf-8", "replace")
-            for line in text.split("\n")[:-1]:
-                out.write(json.dumps({"line": line.removesuffix("\r")}).encode() + b"\n")
-        return emit
+        self.out = out
+        self.parser = LogParser()
 
-    parser = LogParser()
+    def write(self, data: bytes) -> None:
+        self._emit(self.parser.feed(data))
 
-    def write(events: list) -> None:
+    def end(self) -> None:
+        """The last line when the log did not end with a newline."""
+        self._emit(self.parser.end())
+        self.out.flush()
+
+    def _emit(self, events: Iterable[object]) -> None:
         for e in events:
-            out.write(json.dumps(event_json(e), ensure_ascii=False).encode() + b"\n")
-
-    def emit_parsed(data: bytes) -> None:
-        write(parser.feed(data))
-
-    emit_parsed.end = lambda: (write(parser.end()), out.flush())  # type: ignore[attr-defined]
-    return emit_parsed
+            self.out.write(json.dumps(event_json(e), ensure_ascii=False).encode() + b"\n")
 
 
 def event_json(event: Any) -> dict[str, Any]:
     """A parsed log event as JSON: {"type": ClassName, field: value...}, None fields left out."""
     if hasattr(event, "to_json"):
         return event.to_json()
-    body = asdict(event) if is_dataclass(event) else {"value": str(event)}
+    body: dict[str, Any] = (asdict(event) if is_dataclass(event) and not isinstance(event, type)
+                            else {"value": str(event)})
     ranks = body.get("ranks")
     if isinstance(ranks, dict):
         body["ranks"] = {k: v for k, v in ranks.items() if v is not None}

@@ -36,7 +36,7 @@ def cmd_timeline(args: argparse.Namespace) -> int:
     by_bench = {d.bench.id: d for d in found}
     for e in entries:
         print(f"{e.when:%Y-%m-%d %H:%M}  {e.kind:<18} {e.text}")
-        drop = by_bench.get(e.ref) if e.kind == "benchmark" else None
+        drop = by_bench.get(e.ref) if e.kind == "benchmark" and e.ref is not None else None
         if drop is not None:
             print(f"{'':18}  ▼ {drop.fraction:.1%} below {drop.best.id}; changed since {drop.previous.id}:")
             for line in [f"{c.kind}: {c.text}" for c in drop.changes] + list(drop.profile_changes) or ["(nothing recorded)"]:
