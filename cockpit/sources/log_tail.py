@@ -21,7 +21,7 @@ import secrets
 import shlex
 import time
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -129,7 +129,7 @@ class ResumableTail:
         self.restart_backoff = restart_backoff
         self._lines = LineJoiner(max_line_bytes)
         self._host_events: deque[TailEvent] = deque()
-        self._gen: AsyncIterator[TailEvent] | None = None
+        self._gen: AsyncGenerator[TailEvent, None] | None = None
         self.offset = 0  # bytes of the current file consumed (partial line included)
         self.inode: int | None = None
 
@@ -195,7 +195,7 @@ class ResumableTail:
         return LogBytes(out) if out else None
 
     # -- a local file ------------------------------------------------------------------------
-    async def _follow_local(self, src: LocalFile) -> AsyncIterator[TailEvent]:
+    async def _follow_local(self, src: LocalFile) -> AsyncGenerator[TailEvent, None]:
         path, fd, said_missing = src.path, None, False
         try:
             while fd is None:
@@ -267,21 +267,28 @@ class ResumableTail:
                 os.close(fd)
 
     # -- a file on a host --------------------------------------------------------------------
+    @property
+    def _pool(self) -> SshPool:
+        """The pool of an SSH source (the constructor refuses an SSH source without one)."""
+        assert self.pool is not None
+        return self.pool
+
     def _listen(self, target: SshTarget) -> Any:
-        labels, t = set(), target
+        labels: set[str] = set()
+        t: SshTarget | None = target
         while t is not None:
             labels.add(t.label)
             t = t.jump
-        return self.pool.add_listener(lambda ev: self._host_events.append(ev) if ev.host in labels else None)
+        return self._pool.add_listener(lambda ev: self._host_events.append(ev) if ev.host in labels else None)
 
     async def _connect(self, target: SshTarget) -> Any:
         """The pooled connection; None after a transient failure (the pool did the waiting)."""
         try:
-            return await self.pool.connection(target)
+            return await self._pool.connection(target)
         except HostUnavailable:
             return None
 
-    async def _follow_remote(self, src: RemoteFile) -> AsyncIterator[TailEvent]:
+    async def _follow_remote(self, src: RemoteFile) -> AsyncGenerator[TailEvent, None]:
         import asyncssh
 
         target, path = src.target, src.path
@@ -323,8 +330,8 @@ class ResumableTail:
                                 if (ev := self._data(backlog.finish())) is not None:
                                     yield ev  # the file changed before its backlog was whole
                                 backlog = None
-                            for ev in self._remote_marker(item, path, mode):
-                                yield ev
+                            for marker_ev in self._remote_marker(item, path, mode):
+                                yield marker_ev
                             if item.startswith("@open "):
                                 m = _OPEN.fullmatch(item)
                                 if m and mode == "last":
@@ -344,7 +351,7 @@ class ResumableTail:
                                      f"{': ' + tail_text if tail_text else ''}); restarting in {delay:.1f} s")
                     await asyncio.sleep(delay)
                 except (OSError, asyncssh.Error) as exc:
-                    self.pool.invalidate(target, conn, reason=f"{type(exc).__name__}: {exc}")
+                    self._pool.invalidate(target, conn, reason=f"{type(exc).__name__}: {exc}")
                 finally:
                     if proc is not None:
                         proc.close()  # the remote tail sees its stdout close and exits
@@ -404,7 +411,7 @@ class ResumableTail:
             pass
 
     # -- a command on a host -----------------------------------------------------------------
-    async def _follow_command(self, src: RemoteCommand) -> AsyncIterator[TailEvent]:
+    async def _follow_command(self, src: RemoteCommand) -> AsyncGenerator[TailEvent, None]:
         import asyncssh
 
         target = src.target
@@ -449,7 +456,7 @@ class ResumableTail:
                     if (ev := self._flush()) is not None:
                         yield ev
                     reason = "connection lost; command restarted"
-                    self.pool.invalidate(target, conn, reason=f"{type(exc).__name__}: {exc}")
+                    self._pool.invalidate(target, conn, reason=f"{type(exc).__name__}: {exc}")
                 finally:
                     if proc is not None:
                         proc.close()  # stdin closes: the remote watcher kills the command's group

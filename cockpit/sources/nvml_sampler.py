@@ -57,7 +57,7 @@ class NvmlSampler:
         self.interval_s = interval_s
         self.pcie_throughput = pcie_throughput
         """Each throughput read blocks ~20 ms per direction per GPU; off to save that."""
-        self._nvml = nvml
+        self._nvml: Any = nvml  # pynvml has no type stubs, and tests pass a stand-in module
         self._clock = clock
         self._handles: list[Any] = []
         self._static: dict[int, dict[str, Any]] = {}

@@ -5,18 +5,23 @@ One SshPool serves every feed, so each host has one SSH connection whatever read
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
+from cockpit.model.session import Host, Session
 from cockpit.sources.feeds import LiveSources
 
+if TYPE_CHECKING:
+    from cockpit.sources.ssh_pool import SshPool
+    from cockpit.sources.ssh_target import SshTarget
 
-def sources_for_session(session: Any) -> LiveSources:
+
+def sources_for_session(session: Session) -> LiveSources:
     """Feeds for the first host with a log and the first host with GPUs (none: empty)."""
     log_host = next((h for h in session.hosts if h.log_path or h.log_command), None)
     gpu_host = next((h for h in session.hosts if h.gpu_source.value != "none"), None)
     if log_host is None and gpu_host is None:
         return LiveSources()
-    pool = None
+    pool: SshPool | None = None
     if any(h.ssh for h in (log_host, gpu_host) if h is not None):
         from cockpit.sources.ssh_pool import SshPool
 
@@ -30,7 +35,7 @@ def sources_for_session(session: Any) -> LiveSources:
         from cockpit.sources import gpu_feed
 
         target = _target(gpu_host)
-        if gpu_host.gpu_source.value == "nvidia-smi" and target is not None:
+        if gpu_host.gpu_source.value == "nvidia-smi" and target is not None and pool is not None:
             sources.gpu = gpu_feed.gpu_feed_for_host(gpu_host, pool, target)
             sources.topology = gpu_feed.RemoteTopologyFeed(pool, target, gpu_host.name)
         else:  # nvml, or nvidia-smi named for a host without ssh: the GPUs of this machine
@@ -39,7 +44,7 @@ def sources_for_session(session: Any) -> LiveSources:
     return sources
 
 
-def _target(host: Any) -> Any:
+def _target(host: Host) -> SshTarget | None:
     if not host.ssh:
         return None
     from cockpit.sources.ssh_target import SshTarget

@@ -239,12 +239,12 @@ class SshPool:
         except asyncio.CancelledError:
             raise
         except SshError as exc:
-            fatal = not isinstance(exc, HostUnavailable)
             delay = self._failed(h)
-            reason = str(exc).removeprefix(f"{target.label}: ") if fatal else f"via {exc.target.label}: {exc.reason}"
-            self._emit(HostDisconnected(target.label, reason, None if fatal else delay))
-            if fatal:
+            if not isinstance(exc, HostUnavailable):  # fatal (a key, a refusal): no retry
+                self._emit(HostDisconnected(target.label, str(exc).removeprefix(f"{target.label}: "), None))
                 raise
+            reason = f"via {exc.target.label}: {exc.reason}"
+            self._emit(HostDisconnected(target.label, reason, delay))
             raise HostUnavailable(target, reason, delay) from exc
         except (OSError, asyncssh.Error, asyncio.TimeoutError, ValueError) as exc:
             delay = self._failed(h)
@@ -282,7 +282,8 @@ class SshPool:
         jump = target.jump or _config_jump(target, opts.tunnel)
         if jump is not None:  # through the pool: shared, verified, and its state reported too
             tunnel = await self.connection(jump)
-        pool, holder = self, {}
+        pool = self
+        holder: dict[str, asyncssh.SSHClientConnection] = {}
 
         class _Watch(asyncssh.SSHClient):  # tells the pool when this connection goes away
             def connection_lost(self, exc: Exception | None) -> None:

@@ -126,8 +126,8 @@ def split_remote_path(spec: str) -> tuple[str, str] | None:
         host, rest = spec[:colon], spec[colon + 1:]
     if not rest:
         return None  # `gpu1:` is a local name, as for scp
-    first, colon, path = rest.partition(":")
-    if not colon or "/" in first:  # `host:path`, `host:/a:b` (a colon inside the path)
+    first, sep, path = rest.partition(":")
+    if not sep or "/" in first:  # `host:path`, `host:/a:b` (a colon inside the path)
         if rest.isdigit():
             raise ValueError(f"{spec!r}: port {rest} with no path, or the file {rest!r}? accepted: {PATH_FORMS}")
         return host, rest

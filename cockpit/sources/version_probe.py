@@ -19,11 +19,11 @@ async def probe_versions(names: list[str], python: str, *, pool: Any = None, tar
             proc = await asyncio.create_subprocess_shell(
                 command, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
             try:
-                out, err = await asyncio.wait_for(proc.communicate(), timeout_s)
+                raw_out, raw_err = await asyncio.wait_for(proc.communicate(), timeout_s)
             except asyncio.TimeoutError:
                 proc.kill()
                 raise
-            return parse_probe_output(out.decode("utf-8", "replace"), err.decode("utf-8", "replace"),
+            return parse_probe_output(raw_out.decode("utf-8", "replace"), raw_err.decode("utf-8", "replace"),
                                       proc.returncode)
         conn = await pool.connection(target)
         try:  # on timeout the probe is killed on the host, not left running
