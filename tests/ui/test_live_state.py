@@ -7,15 +7,21 @@ from __future__ import annotations
 import asyncio
 import itertools
 from dataclasses import replace
+from datetime import timedelta
 
 from textual.widgets import Static
-from tui_support import fill, make_app, until
+from tui_support import FROZEN, fill, make_app, screen_text, until
 
+from cockpit.parse.nvsmi_topo import parse_topology
+from cockpit.parse.sglang_log import LogParser
 from cockpit.sources.gpu_events import GpuSamplesTaken
+from cockpit.sources.log_feed import LogBatch
 from cockpit.ui.screens.forms import BenchmarkForm
 from cockpit.ui.sources import LiveSources
 from cockpit.ui.widgets.gpu_pane import GpuPane
-from test_gpu_panes import demo_ticks
+from cockpit.ui.widgets.log_pane import LogPane
+from cockpit.ui.widgets.topology_pane import TopologyPane
+from test_gpu_panes import DEMO_TOPO, demo_ticks
 
 
 class BusyGpuFeed:
@@ -68,3 +74,119 @@ async def test_gpu_rows_keep_updating_after_benchmarks_are_added_through_the_for
             await until(lambda: gpu_text(app, "rows") != before, pilot, timeout=3)
             assert "util" in gpu_text(app, "header").split()
     assert [b.label for b in app.editor.session.benchmarks[-ROUNDS:]] == [f"c={n + 1}" for n in range(ROUNDS)]
+
+
+# ----- the age of each live pane's data ---------------------------------------------------------
+
+class Clock:
+    """The app's clock, moved by the test."""
+
+    def __init__(self) -> None:
+        self.now = FROZEN
+
+    def __call__(self):  # noqa: ANN204
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+class QueueFeed:
+    """Items when the test puts them; `interval_s` as a sampled source states it."""
+
+    def __init__(self, description: str, interval_s: float | None = None) -> None:
+        self.description = description
+        self.queue: asyncio.Queue = asyncio.Queue()
+        if interval_s is not None:
+            self.interval_s = interval_s
+
+    async def stream(self):  # noqa: ANN201
+        while True:
+            yield await self.queue.get()
+
+
+def log_batch(*lines: str, **kw) -> LogBatch:  # noqa: ANN003
+    return LogBatch(LogParser().feed("".join(line + "\n" for line in lines)), **kw)
+
+
+LINE = "[2026-11-29 09:30:00] The server is fired up and ready to roll!"
+
+
+def subtitle(pane) -> str:  # noqa: ANN001
+    return str(pane.border_subtitle or "")
+
+
+async def test_gpu_figures_go_stale_after_five_quiet_intervals_and_fresh_ones_clear_it(session_path):
+    clock, gpu = Clock(), QueueFeed("nvidia-smi on lxc every 1 s", interval_s=1.0)
+    app = make_app(session_path, clock=clock, sources=LiveSources(gpu=gpu))
+    ticks = demo_ticks(8, 3)
+    async with app.run_test(size=(160, 50)) as pilot:
+        pane = app.main_screen.query_one(GpuPane)
+        gpu.queue.put_nowait(ticks[0])
+        await until(lambda: "updated just now" in screen_text(app), pilot)
+        clock.advance(4)  # four quiet intervals: old, not stale
+        await until(lambda: "updated 4 s ago" in screen_text(app), pilot)
+        assert not pane.has_class("-stale-data")
+        clock.advance(21)
+        await until(lambda: "stale · 25 s" in screen_text(app), pilot)
+        assert pane.has_class("-stale-data")
+        gpu.queue.put_nowait(ticks[1])
+        await until(lambda: "updated just now" in screen_text(app), pilot)
+        assert not pane.has_class("-stale-data")
+
+
+async def test_a_quiet_log_is_only_aged_a_dropped_one_is_stale(session_path):
+    clock, log = Clock(), QueueFeed("tail gpu1:/var/log/sglang.log")
+    app = make_app(session_path, clock=clock, sources=LiveSources(log=log))
+    async with app.run_test(size=(160, 50)) as pilot:
+        pane = app.main_screen.query_one(LogPane)
+        log.queue.put_nowait(log_batch(LINE, connected=True))
+        await until(lambda: "1 lines · last line just now" in screen_text(app), pilot)
+        clock.advance(150)
+        await until(lambda: "last line 2 min ago" in screen_text(app), pilot)
+        assert not pane.has_class("-stale-data"), "a quiet log is not stale"
+        log.queue.put_nowait(log_batch(connected=False, state="gpu1: connection reset; reconnecting in 8 s"))
+        await until(lambda: "stale · 2 min" in screen_text(app), pilot)
+        assert pane.has_class("-stale-data")
+        log.queue.put_nowait(log_batch(LINE, connected=True, state="tail gpu1:/var/log/sglang.log"))
+        await until(lambda: "2 lines · last line just now" in screen_text(app), pilot)
+        assert not pane.has_class("-stale-data")
+
+
+async def test_a_log_whose_feed_stopped_is_stale(session_path):
+    class OneBatch:
+        description = "run docker logs -f sglang"
+
+        async def stream(self):  # noqa: ANN202
+            yield log_batch(LINE)
+
+    app = make_app(session_path, sources=LiveSources(log=OneBatch()))
+    async with app.run_test(size=(160, 50)) as pilot:
+        pane = app.main_screen.query_one(LogPane)
+        await until(lambda: pane.has_class("-stale-data"), pilot)
+        assert "1 lines · stale · 0 s" in screen_text(app)
+
+
+async def test_the_topology_says_when_it_was_read_and_is_never_stale(session_path):
+    clock, topo = Clock(), QueueFeed("nvidia-smi topo -m on lxc")
+    app = make_app(session_path, clock=clock, sources=LiveSources(topology=topo))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.press("9")
+        pane = app.main_screen.query_one(TopologyPane)
+        topo.queue.put_nowait(parse_topology(DEMO_TOPO.read_text()))
+        await until(lambda: "read just now" in screen_text(app), pilot)
+        clock.advance(3 * 3600)
+        await until(lambda: "read 3 h ago" in screen_text(app), pilot)
+        assert not pane.has_class("-stale-data")
+
+
+async def test_a_slower_source_may_be_quiet_longer(session_path):
+    clock, gpu = Clock(), QueueFeed("nvidia-smi on lxc every 10 s", interval_s=10.0)
+    app = make_app(session_path, clock=clock, sources=LiveSources(gpu=gpu))
+    async with app.run_test(size=(160, 50)) as pilot:
+        gpu.queue.put_nowait(demo_ticks(8, 1)[0])
+        await until(lambda: "updated just now" in screen_text(app), pilot)
+        clock.advance(25)
+        await until(lambda: "updated 25 s ago" in screen_text(app), pilot)
+        clock.advance(30)  # five intervals of 10 s
+        await until(lambda: "stale · 55 s" in screen_text(app), pilot)
