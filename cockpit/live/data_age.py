@@ -26,10 +26,13 @@ def stale_after(interval_s: float | None) -> float:
 
 
 def age_words(seconds: float) -> str:
-    """`25 s`, `2 min`, `1 h 5 min`, `3 d 4 h` (whole units, rounded down)."""
+    """`7 s`, `25 s`, `2 min`, `1 h 5 min`, `3 d 4 h` (rounded down; from 10 s on, seconds in
+    steps of 5: the border, and the pane under it, is redrawn only when the words change)."""
     s = max(0, int(seconds))
-    if s < 60:
+    if s < 10:
         return f"{s} s"
+    if s < 60:
+        return f"{s - s % 5} s"
     minutes = s // 60
     if minutes < 60:
         return f"{minutes} min"

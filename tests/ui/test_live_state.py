@@ -163,8 +163,8 @@ async def test_a_log_whose_feed_stopped_is_stale(session_path):
     app = make_app(session_path, sources=LiveSources(log=OneBatch()))
     async with app.run_test(size=(160, 50)) as pilot:
         pane = app.main_screen.query_one(LogPane)
-        await until(lambda: pane.has_class("-stale-data"), pilot)
-        assert "1 lines · stale · 0 s" in screen_text(app)
+        await until(lambda: "1 lines · stale · 0 s" in screen_text(app), pilot)
+        assert pane.has_class("-stale-data")
 
 
 async def test_the_topology_says_when_it_was_read_and_is_never_stale(session_path):
@@ -190,3 +190,20 @@ async def test_a_slower_source_may_be_quiet_longer(session_path):
         await until(lambda: "updated 25 s ago" in screen_text(app), pilot)
         clock.advance(30)  # five intervals of 10 s
         await until(lambda: "stale · 55 s" in screen_text(app), pilot)
+
+
+async def test_cockpit_log_marks_a_log_whose_source_stopped():
+    from cockpit.ui.log_app import LogApp
+
+    class Failing:
+        description = "tail gpu1:/var/log/sglang.log"
+
+        async def stream(self):  # noqa: ANN202
+            yield log_batch(LINE)
+            raise ConnectionError("gpu1: host key changed")
+
+    app = LogApp(Failing(), clock=lambda: 0.0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        pane = app.query_one(LogPane)
+        await until(lambda: subtitle(pane) == "1 lines · stale · 0 s", pilot)  # (a toast covers the border)
+        assert pane.has_class("-stale-data")

@@ -14,8 +14,8 @@ class Clock:
 
 
 def test_age_words() -> None:
-    assert [age_words(s) for s in (0, 0.9, 25, 59.9, 60, 119, 3599, 3600, 3900, 86_400, 90_000)] == [
-        "0 s", "0 s", "25 s", "59 s", "1 min", "1 min", "59 min", "1 h", "1 h 5 min", "1 d", "1 d 1 h"]
+    assert [age_words(s) for s in (0, 0.9, 9.9, 10, 27, 59.9, 60, 119, 3599, 3600, 3900, 86_400, 90_000)] == [
+        "0 s", "0 s", "9 s", "10 s", "25 s", "55 s", "1 min", "1 min", "59 min", "1 h", "1 h 5 min", "1 d", "1 d 1 h"]
 
 
 def test_stale_after_is_five_intervals_and_at_least_five_seconds() -> None:

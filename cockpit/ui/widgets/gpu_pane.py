@@ -37,6 +37,7 @@ from cockpit.live.power_history import PowerHistory
 from cockpit.parse.gpu_sample import GpuSample
 from cockpit.parse.nvsmi_topo import TopologyMatrix
 from cockpit.sources.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
+from cockpit.ui.widgets.age_mark import show_age
 from cockpit.ui.widgets.gpu_render import (
     SPARK_WINDOW_S,
     Palette,
@@ -48,7 +49,6 @@ from cockpit.ui.widgets.gpu_render import (
     render_total,
     short_name,
 )
-from cockpit.ui.widgets.age_mark import show_age
 from cockpit.ui.widgets.gpu_spark import Point
 from cockpit.ui.widgets.redraw_once import RedrawOnce
 
