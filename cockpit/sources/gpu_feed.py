@@ -1,4 +1,4 @@
-"""GPU and topology feeds for the TUI: the `LiveFeed` shape of `cockpit.ui.sources`
+"""GPU and topology feeds for the TUI: the `LiveFeed` shape of `cockpit.sources.feeds`
 (`description` + async `stream()`), built on the GPU sources. No Textual here.
 
 * `NvmlFeed`: local GPUs through NVML, a `GpuSamplesTaken` per tick; no driver gives

@@ -17,7 +17,7 @@ from cockpit.parse.sglang_log import LogParser
 from cockpit.sources.gpu_events import GpuSamplesTaken
 from cockpit.sources.log_feed import LogBatch
 from cockpit.ui.screens.forms import BenchmarkForm
-from cockpit.ui.sources import LiveSources
+from cockpit.sources.feeds import LiveSources
 from cockpit.ui.widgets.gpu_pane import GpuPane
 from cockpit.ui.widgets.log_pane import LogPane
 from cockpit.ui.widgets.topology_pane import TopologyPane
