@@ -91,6 +91,6 @@ def main(argv: list[str] | None = None) -> int:
         print("\ncommands: " + ", ".join(COMMANDS))
         return 0
     args = build_tui_parser().parse_args(argv)
-    from cockpit.ui.launch import run_tui  # lazy: keeps Textual out of headless commands
+    from cockpit.cli.open_tui import run_tui  # lazy: its imports are the model's and the store's
 
     return run_tui(args)

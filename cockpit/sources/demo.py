@@ -45,6 +45,7 @@ class DemoGpuFeed:
 
     def __init__(self, capture: Path, host: str = "lxc") -> None:
         self.replay = DemoGpuReplay(capture, host=host)
+        self.interval_s = self.replay.interval_s
         self.description = f"replay: nvidia-smi --query-gpu on {host} every 1 s (demo)"
 
     def stream(self) -> Any:

@@ -1,4 +1,4 @@
-"""GPU and topology feeds for the TUI: the `LiveFeed` shape of `cockpit.ui.sources`
+"""GPU and topology feeds for the TUI: the `LiveFeed` shape of `cockpit.sources.feeds`
 (`description` + async `stream()`), built on the GPU sources. No Textual here.
 
 * `NvmlFeed`: local GPUs through NVML, a `GpuSamplesTaken` per tick; no driver gives
@@ -81,6 +81,7 @@ class NvsmiFeed:
         self.target = target
         self.host = host or target_label(target)
         self.interval_ms = int(interval_ms)
+        self.interval_s = self.interval_ms / 1000
         self.description = f"nvidia-smi on {self.host} every {self.interval_ms / 1000:g} s"
         self._options = stream_options
         self._stream: NvsmiStream | None = None

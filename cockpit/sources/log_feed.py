@@ -107,6 +107,9 @@ class LogBatch:
     """The last lines of a big first read, parsed alone so they are on screen at once;
     the next batch with events holds them again, parsed with everything before them:
     show these, then put that batch in their place (and fold only that one)."""
+    connected: bool | None = None
+    """After this batch the source is connected (True) or has lost its host (False: lines
+    stop because of that, not because the log is quiet); None when unchanged."""
 
     @property
     def lines(self) -> list[LogEvent]:
@@ -231,6 +234,7 @@ class LogFeed:
         events: list[LogEvent] = []
         notes: list[str] = []
         state: str | None = None
+        connected: bool | None = None  # sent with `state`: both say what the host did
         n_lines = 0
         deadline: float | None = None
         scans: list[asyncio.Task[None]] = []
@@ -245,7 +249,7 @@ class LogFeed:
                 if item is _END:
                     events += parser.end()
                     if events or notes:
-                        yield LogBatch(events, notes, state)
+                        yield LogBatch(events, notes, state, connected=connected)
                     return
                 if isinstance(item, BaseException):
                     raise item
@@ -254,14 +258,16 @@ class LogFeed:
                     continue
                 if isinstance(item, _Summary):
                     if events or notes:  # the summary is of text before all events: order is free
-                        yield LogBatch(events, notes, state)
-                        events, notes, state, n_lines, deadline = [], [], None, 0, None
+                        yield LogBatch(events, notes, state, connected=connected)
+                        events, notes, state, connected, n_lines, deadline = [], [], None, None, 0, None
                     yield LogBatch([], [], None, item.summary)
                     continue
                 if host_events:  # from the pool's listener, in the order they happened
                     for ev in host_events:
                         notes.append(describe_event(ev))
                         state = self._state_after(ev)
+                        if isinstance(ev, (HostConnected, HostDisconnected)):
+                            connected = isinstance(ev, HostConnected)
                     host_events.clear()
                     deadline = deadline or time.monotonic() + self.max_delay_s
                 if isinstance(item, LogBytes):
@@ -272,8 +278,9 @@ class LogFeed:
                         cut = data.rfind(b"\n", 0, len(data) - self.preview_bytes) + 1
                         if cut:
                             # (notes wait for the full batch: the preview is thrown away)
-                            yield LogBatch(LogParser().feed(data[cut:]), [], state, preview=True)
-                            state = None
+                            yield LogBatch(LogParser().feed(data[cut:]), [], state, preview=True,
+                                           connected=connected)
+                            state = connected = None
                     first_data = False
                     # parse off the loop; the parser is only ever used by one thread at a time
                     new = await asyncio.to_thread(parser.feed, data) if len(data) > 4096 else parser.feed(data)
@@ -282,16 +289,16 @@ class LogFeed:
                     deadline = deadline or time.monotonic() + self.max_delay_s
                 elif item is not None:
                     if events:  # a note belongs between the lines before it and after it
-                        yield LogBatch(events, notes, state)
-                        events, notes, state, n_lines = [], [], None, 0
+                        yield LogBatch(events, notes, state, connected=connected)
+                        events, notes, state, connected, n_lines = [], [], None, None, 0
                     notes.append(describe_event(item))
                     if isinstance(item, (TailRotated, TailTruncated)):
                         events += parser.end()  # an unfinished traceback ends with its file
                     deadline = deadline or time.monotonic() + self.max_delay_s
                 if (events or notes) and (n_lines >= self.max_lines or item is None
                                           or (deadline is not None and time.monotonic() >= deadline)):
-                    yield LogBatch(events, notes, state)
-                    events, notes, state, n_lines, deadline = [], [], None, 0, None
+                    yield LogBatch(events, notes, state, connected=connected)
+                    events, notes, state, connected, n_lines, deadline = [], [], None, None, 0, None
         finally:
             for task in [reader, *scans]:
                 task.cancel()

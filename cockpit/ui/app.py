@@ -291,6 +291,8 @@ class CockpitApp(App[None]):
     def _start_feed(self, name: str, feed: LiveFeed) -> None:
         pane = self.main_screen.query_one(f"#{name}")
         pane.set_state(feed.description)  # type: ignore[attr-defined]
+        if getattr(feed, "interval_s", None) and hasattr(pane, "expect_every"):
+            pane.expect_every(feed.interval_s)  # a sampled feed: quiet for 5 intervals is stale
         self.run_worker(self._pump(name, feed), name=f"live-{name}", group=f"live-{name}",
                         description=feed.description, exclusive=True, exit_on_error=False)
 
@@ -359,6 +361,8 @@ class CockpitApp(App[None]):
         pane = self._pane(message.feed)
         if pane is not None:
             pane.set_state(message.reason)
+            if hasattr(pane, "source_stopped"):
+                pane.source_stopped()  # no more data: its age is marked stale
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # One place turns a failed worker into an on-screen state instead of a crash.

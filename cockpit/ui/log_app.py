@@ -7,6 +7,7 @@ the session does not name. Starts lean: no session model is imported.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -40,8 +41,11 @@ class LogApp(App[None]):
     BINDINGS = [Binding("q", "quit", "Quit")]
     CSS = "LogPane { height: 1fr; }"
 
-    def __init__(self, feed: Any = None, *, max_lines: int = 50_000, theme: str | None = None) -> None:
+    def __init__(self, feed: Any = None, *, max_lines: int = 50_000, theme: str | None = None,
+                 clock: Callable[[], float] | None = None) -> None:
+        """`clock`: seconds, for the age of the last line (tests freeze it)."""
         super().__init__()
+        self.clock = clock
         themes, self.theme_problems = load_themes([shipped_theme_dir(), user_theme_dir()])
         for item in themes:
             self.register_theme(item)
@@ -53,7 +57,7 @@ class LogApp(App[None]):
         return role_defaults(self.current_theme.to_color_system().generate())
 
     def compose(self) -> ComposeResult:
-        yield LogPane(id="log", max_lines=self.max_lines)
+        yield LogPane(id="log", max_lines=self.max_lines, clock=self.clock)
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -61,6 +65,7 @@ class LogApp(App[None]):
         pane.focus()
         for problem in self.theme_problems:
             self.notify(f"Theme file skipped: {problem}", severity="error", timeout=10)
+        self.set_interval(1.0, pane.show_age)  # "last line 2 min ago" keeps counting
         if self.feed is not None:
             pane.set_state(self.feed.description)
             self.run_worker(self._pump(self.feed), exclusive=True, exit_on_error=False)
@@ -77,3 +82,4 @@ class LogApp(App[None]):
         except Exception as exc:  # noqa: BLE001 - shown, not raised: the pane stays usable
             pane.set_state(f"stopped: {exc}")
             self.notify(str(exc), title="log source", severity="error", markup=False)
+        pane.source_stopped()  # no line will come: the last one's age is marked stale

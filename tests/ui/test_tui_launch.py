@@ -7,9 +7,10 @@ from argparse import Namespace
 import pytest
 
 from cockpit.store.toml_store import load_session
-from cockpit.ui import launch, recent
+from cockpit.cli import open_tui as launch
+from cockpit.cli import recent
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.sources import LiveSources
+from cockpit.sources.feeds import LiveSources
 
 
 @pytest.fixture
@@ -63,30 +64,12 @@ def test_a_broken_session_prints_file_line_col_and_is_not_touched(tmp_path, caps
     assert path.read_text() == text and opened == []
 
 
-def test_demo_without_its_module_says_not_available(capsys, opened, monkeypatch):
-    import builtins
-
-    real_import = builtins.__import__
-
-    def no_demo(name, *a, **k):  # noqa: ANN001, ANN202
-        if name == "cockpit.sources.demo":
-            raise ModuleNotFoundError(name=name)
-        return real_import(name, *a, **k)
-
-    monkeypatch.setattr(launch, "import_module", lambda name: no_demo(name))
-    assert launch.run_tui(args(demo=True)) == 2
-    assert "demo not available yet" in capsys.readouterr().err
-
-
 def test_demo_hook_injects_its_sources(session_path, opened, monkeypatch):
     sources = LiveSources()
 
-    class Demo:
-        @staticmethod
-        def build_demo(_args):  # noqa: ANN205
-            return session_path, sources
+    import cockpit.sources.demo
 
-    monkeypatch.setattr(launch, "import_module", lambda name: Demo)
+    monkeypatch.setattr(cockpit.sources.demo, "build_demo", lambda _args: (session_path, sources))
     assert launch.run_tui(args(demo=True)) == 0
     assert opened[0].sources is sources and opened[0].path == session_path
 

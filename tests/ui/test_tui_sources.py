@@ -6,7 +6,7 @@ import asyncio
 
 from tui_support import make_app, until
 
-from cockpit.ui.sources import LiveSources
+from cockpit.sources.feeds import LiveSources
 from cockpit.ui.widgets.gpu_pane import GpuPane
 from cockpit.ui.widgets.log_pane import LogPane
 from cockpit.ui.widgets.topology_pane import TopologyPane

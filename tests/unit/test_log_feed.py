@@ -157,3 +157,22 @@ async def test_a_small_backlog_has_no_preview(tmp_path: Path) -> None:
     await c.stop()
     assert not any(b.preview for b in c.batches)
     assert c.lines == [line(i) for i in range(1000)]
+
+
+async def test_a_dropped_host_is_said_in_the_batch_and_so_is_the_reconnect() -> None:
+    from cockpit.sources.host_events import HostConnected, HostDisconnected
+    from cockpit.sources.tail_events import LogBytes
+
+    async def tail(on_host):  # noqa: ANN001, ANN202
+        for n, event in enumerate([HostConnected("gpu1"), HostDisconnected("gpu1", "connection reset", 8.0),
+                                   HostConnected("gpu1")], 1):
+            await asyncio.sleep(0.1)  # each event and its line taken on their own
+            on_host(event)
+            yield LogBytes((line(n) + "\n").encode())
+        await asyncio.sleep(3600)
+
+    c = Collector(LogFeed(tail, "tail gpu1:/x.log", max_delay_s=0.0))
+    await c.until(lambda: len(c.lines) >= 3)
+    assert [b.connected for b in c.batches if b.connected is not None] == [True, False, True]
+    assert [b.connected for b in c.batches if b.events and b.events[0].line == line(2)] == [False]
+    await c.stop()

@@ -66,8 +66,9 @@ class MainScreen(MainIntents):
                 yield Static("", id="pane-bar")
                 yield TaskBoard(id="board")
                 with Horizontal(id="live-row"):
-                    yield LogPane(id="log", max_lines=self.app.editor.session.ui.log_buffer_lines)
-                    yield GpuPane(id="gpu")
+                    yield LogPane(id="log", max_lines=self.app.editor.session.ui.log_buffer_lines,
+                                  clock=self._clock_s)
+                    yield GpuPane(id="gpu", clock=self._clock_s)
             yield GoalView("goal", id="goal")
             yield DiscoveriesView(id="discoveries")
             yield BenchmarksView(id="benchmarks")
@@ -75,7 +76,7 @@ class MainScreen(MainIntents):
             yield PackagesTable(id="packages")
             yield ProfilesView(id="launch")
             yield LastActionView("last", id="last")
-            yield TopologyPane(id="topology")
+            yield TopologyPane(id="topology", clock=self._clock_s)
             yield HandoffView(id="handoff")
         yield Footer(compact=True)
 
@@ -139,8 +140,15 @@ class MainScreen(MainIntents):
         header.show_hosts(app.host_states)
         header.show_dirty(app.unsaved_edits, app.autosave, app.disk_conflict, app.controller.merge_note)
 
+    def _clock_s(self) -> float:
+        """The app's clock in seconds: the live panes' data ages (tests freeze or move it)."""
+        return self.app.clock().timestamp()
+
     def tick(self) -> None:
         self.query_one(CockpitHeader).show_clock(self.app.clock())
+        # The one timer that ages the live panes' data ("updated 3 s ago", "stale · 25 s").
+        for pane in (LogPane, GpuPane, TopologyPane):
+            self.query_one(pane).show_age()
 
     def on_theme_changed(self) -> None:
         """Tables colour cells in Python from theme roles, so they re-render (hidden tabs when

@@ -11,7 +11,10 @@ Public surface (the app and the demo rely on it):
 * `set_state(text)`: the source's state in words; before any source, "no source configured";
 * `set_throughput(series)`: generation throughput `[(epoch s, tokens/s), ...]` from the log
   pipeline; the total line then shows tokens per joule on the power's time axis;
-* `set_topology(matrix)`: fills the NUMA column for sources that do not report it.
+* `set_topology(matrix)`: fills the NUMA column for sources that do not report it;
+* `expect_every(interval_s)`: the source's sampling interval; no tick for 5 of them (at
+  least 5 s) marks the figures stale;
+* `show_age()`: the border subtitle says how old the figures are (the app calls it each second).
 
 Items only update state; the pane redraws once per batch of items (one refresh per tick,
 never per GPU). The look lives in `gpu_pane.tcss`; colours come from theme roles.
@@ -20,7 +23,7 @@ never per GPU). The look lives in `gpu_pane.tcss`; colours come from theme roles
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -29,10 +32,12 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from cockpit.live.data_age import DataAge, stale_after
 from cockpit.live.power_history import PowerHistory
 from cockpit.parse.gpu_sample import GpuSample
 from cockpit.parse.nvsmi_topo import TopologyMatrix
 from cockpit.sources.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
+from cockpit.ui.widgets.age_mark import show_age
 from cockpit.ui.widgets.gpu_render import (
     SPARK_WINDOW_S,
     Palette,
@@ -57,8 +62,10 @@ class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
     DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text(encoding="utf-8")
 
     def __init__(self, *, id: str | None = None, history_points: int = 900,
-                 spark_window_s: float = SPARK_WINDOW_S) -> None:
+                 spark_window_s: float = SPARK_WINDOW_S, clock: Callable[[], float] | None = None) -> None:
         super().__init__(id=id)
+        self.age = DataAge("updated", stale_after(1.0), clock=clock or time.time)
+        """When the last tick came (`clock`: seconds, the app's clock)."""
         self.border_title = "GPUs"
         self.state_text = NO_SOURCE
         """The source's own words (its description, or why it stopped)."""
@@ -123,6 +130,14 @@ class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
         self.samples = [self._with_numa(s) for s in self.samples]
         self._schedule_render()
 
+    def expect_every(self, interval_s: float) -> None:
+        """The source samples every `interval_s`: the figures go stale after 5 quiet intervals."""
+        self.age.stale_after_s = stale_after(interval_s)
+        self.show_age()
+
+    def show_age(self) -> None:
+        show_age(self, self.age)
+
     # ----- state --------------------------------------------------------------------------
     def _with_numa(self, s: GpuSample) -> GpuSample:
         if s.numa_node is None and s.index in self._numa and "numa_node" not in s.notes:
@@ -131,6 +146,7 @@ class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
 
     def _take(self, samples: Sequence[GpuSample], taken_at: float, host: str | None) -> None:
         batch = [self._with_numa(s) for s in samples]
+        self.age.seen()
         self.history.add(batch, t=taken_at)
         if self.interrupted is not None and (host is None or self.interrupted.host == host):
             self.interrupted = None
@@ -155,6 +171,7 @@ class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
         self._render_pending = False
         if not self.is_mounted:
             return
+        self.show_age()
         state, state_class = self._state_line()
         state_widget = self.query_one(".gpu-state", Static)
         _update(state_widget, state)

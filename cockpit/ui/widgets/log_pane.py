@@ -11,7 +11,10 @@ Public surface the rest of the UI relies on:
   fields, such as the session's `ui.log` table); a change made in the pane posts
   `LogPane.ViewChanged`;
 * `throughput_series()`: (log time s, gen tokens/s summed over DP ranks) points, and the
-  `LogPane.ThroughputUpdated` message posted whenever they change (for tokens per joule).
+  `LogPane.ThroughputUpdated` message posted whenever they change (for tokens per joule);
+* `show_age()`: the border subtitle says how long ago the last line came; a quiet log is
+  not stale, but one whose source lost its connection (`LogBatch.connected` False) or
+  stopped (`source_stopped()`) is marked stale.
 
 Lines live in a LogBuffer ring (`max_lines`, the session's `ui.log_buffer_lines`), drawn by
 a virtual LogLinesView; metrics are folded off the UI's GIL by a MetricsFolder (a child process).
@@ -20,6 +23,7 @@ a virtual LogLinesView; metrics are folded off the UI's GIL by a MetricsFolder (
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -31,6 +35,7 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Static
 
+from cockpit.live.data_age import DataAge
 from cockpit.live.fold_process import MetricsFolder
 from cockpit.live.metrics_snapshot import MetricsSnapshot
 from cockpit.parse.log_events import LogEvent
@@ -38,6 +43,7 @@ from cockpit.parse.sglang_log import LogParser
 from cockpit.sources.log_feed import LogBatch
 from cockpit.ui.actions import bindings_for
 from cockpit.ui.screens.prompt import PromptScreen
+from cockpit.ui.widgets.age_mark import show_age
 from cockpit.ui.widgets.log_buffer import LogBuffer, compile_pattern
 from cockpit.ui.widgets.log_metrics_strip import LogMetricsStrip
 from cockpit.ui.widgets.log_view import LogLinesView
@@ -94,8 +100,11 @@ class LogPane(Vertical, can_focus=True):
         def control(self) -> LogPane:
             return self.pane
 
-    def __init__(self, *, max_lines: int = 50_000, id: str | None = None) -> None:
+    def __init__(self, *, max_lines: int = 50_000, id: str | None = None,
+                 clock: Callable[[], float] | None = None) -> None:
         super().__init__(id=id)
+        self.age = DataAge("last line", clock=clock or time.time)
+        self._counts_text = ""
         self._state = LogView()
         self.border_title = Content(f"Server log · {self._describe_view()}")
         self._max_lines = max_lines
@@ -143,6 +152,9 @@ class LogPane(Vertical, can_focus=True):
             events, notes = item.events, item.notes
             if item.state is not None:
                 self.set_state(item.state)
+            if item.connected is not None and item.connected == self.age.lost:
+                self.age.lost = not item.connected
+                self.show_age()
             if item.summary is not None:
                 if self._folder is not None:
                     self._folder.seed(item.summary)
@@ -171,6 +183,8 @@ class LogPane(Vertical, can_focus=True):
         for note in notes:
             removed += buffer.add_note(f"── {note} ──")
         removed += buffer.add_events(events)
+        if events:
+            self.age.seen()
         if self._folder is not None and fold:
             self._folder.submit(events)
         if not self.is_mounted:
@@ -206,6 +220,15 @@ class LogPane(Vertical, can_focus=True):
         self.state_text = text
         if self.is_mounted:
             self.query_one(".log-state", Static).update(text, layout=False)  # 1 row, 1fr: no reflow
+
+    def source_stopped(self) -> None:
+        """The feed ended or failed: no line will come, whatever the age says."""
+        self.age.lost = True
+        self.show_age()
+
+    def show_age(self) -> None:
+        if self.is_mounted:
+            show_age(self, self.age, before=self._counts_text)
 
     # ----- metrics ------------------------------------------------------------------------
     def on_log_pane_metrics_folded(self, message: MetricsFolded) -> None:
@@ -312,7 +335,8 @@ class LogPane(Vertical, can_focus=True):
             self._counts_timer = None
         self._counts_at = time.monotonic()
         b = self.buffer
-        self.border_subtitle = (f"{b.rows:,} of {len(b):,} lines" if b.filtered else f"{len(b):,} lines")
+        self._counts_text = f"{b.rows:,} of {len(b):,} lines" if b.filtered else f"{len(b):,} lines"
+        self.show_age()
 
     def _scrolled_back(self) -> None:
         if self._state.follow:

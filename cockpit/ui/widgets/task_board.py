@@ -21,6 +21,8 @@ from cockpit.ui import messages as msg
 from cockpit.ui.actions import bindings_for
 from cockpit.ui.widgets.restorable import RestorableOptionList
 
+LONG_COLUMN = 200  # options: more than any terminal shows at once
+
 COLUMN_TITLES = {
     TaskStatus.TODO: "todo",
     TaskStatus.DOING: "doing",
@@ -103,7 +105,11 @@ class TaskBoard(Horizontal):
                 option = known[1] if known is not None and known[0] == shown else Option(task_prompt(task, links), id=task.id)
                 cache[task.id] = (shown, option)
                 options.append(option)
-            self.list_for(status).replace_options(options)
+            task_list = self.list_for(status)
+            # A column that will scroll shows its scrollbar before its options are laid out:
+            # otherwise every option is wrapped twice (before and after the bar appears).
+            task_list.set_class(len(options) > LONG_COLUMN, "-long")
+            task_list.replace_options(options)
             review = sum(1 for t in tasks if t.review)
             title = f"{COLUMN_TITLES[status]} · {len(tasks)}" + (f" · ⚑{review}" if review else "")
             self.query_one(f".-{status.value} > .column-title", Static).update(title)

@@ -7,13 +7,16 @@ Public surface:
 * `update_topology(topology)`: a `TopologyMatrix` (NVML or parsed `topo -m`);
 * `feed(item)`: an item of the `sources.topology` feed: a `TopologyMatrix`, or a
   `GpuSourceUnavailable` (shown as one message);
-* `set_state(text)`: the source's state; before any source, "no source configured".
+* `set_state(text)`: the source's state; before any source, "no source configured";
+* `show_age()`: the border subtitle says when the topology was read (a one-shot: never stale).
 
 The look lives in `topology_pane.tcss`; colours come from theme roles.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +24,10 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from cockpit.live.data_age import DataAge
 from cockpit.parse.nvsmi_topo import TopologyMatrix
 from cockpit.sources.gpu_events import GpuSourceUnavailable
+from cockpit.ui.widgets.age_mark import show_age
 from cockpit.ui.widgets.gpu_render import Palette
 from cockpit.ui.widgets.redraw_once import RedrawOnce
 from cockpit.ui.widgets.topology_render import legend_tooltip, render_legend, render_matrix, render_summary
@@ -34,8 +39,9 @@ PLACEHOLDER = "No topology yet: it shows once `nvidia-smi topo -m` (or NVML) has
 class TopologyPane(RedrawOnce, VerticalScroll, can_focus=True):
     DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text(encoding="utf-8")
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, clock: Callable[[], float] | None = None) -> None:
         super().__init__(id=id)
+        self.age = DataAge("read", clock=clock or time.time)
         self.border_title = "Topology"
         self.state_text = NO_SOURCE
         self.topology: TopologyMatrix | None = None
@@ -54,7 +60,11 @@ class TopologyPane(RedrawOnce, VerticalScroll, can_focus=True):
         if isinstance(topology, TopologyMatrix):
             self.topology = topology
             self.unavailable = None
+            self.age.seen()
         self._schedule_render()
+
+    def show_age(self) -> None:
+        show_age(self, self.age)
 
     def feed(self, item: Any) -> None:
         if isinstance(item, GpuSourceUnavailable):
@@ -68,6 +78,7 @@ class TopologyPane(RedrawOnce, VerticalScroll, can_focus=True):
         self._render_pending = False
         if not self.is_mounted:
             return
+        self.show_age()
         state = self.query_one(".topo-state", Static)
         matrix_w, summary, legend, warnings = (
             self.query_one(f".topo-{n}", Static) for n in ("matrix", "summary", "legend", "warnings"))

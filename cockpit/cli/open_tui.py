@@ -3,21 +3,21 @@
 * no SESSION: reopen the most recently used one, or offer to create one;
 * SESSION missing: create it (an empty campaign titled after the file);
 * SESSION broken: print its errors (file:line:col) to stderr, exit 1, file untouched;
-* `--demo`: built by `cockpit.sources.demo.build_demo(args) -> (session_path, LiveSources)`
-  once that module exists; until then "demo not available yet", exit 2.
+* `--demo`: built by `cockpit.sources.demo.build_demo(args) -> (session_path, LiveSources)`.
+
+Textual is imported only once there is something to show, so this module is headless.
 """
 
 from __future__ import annotations
 
 import sys
-from importlib import import_module
 from pathlib import Path
 from typing import Any
 
 from cockpit.model.session import Session, now
 from cockpit.store.cli_load import load_or_report
 from cockpit.store.toml_store import save_session
-from cockpit.ui import recent
+from cockpit.cli import recent
 from cockpit.sources.feeds import LiveSources
 
 DEFAULT_NEW = "cockpit-session.toml"
@@ -65,14 +65,9 @@ def resolve_session(arg: str | None) -> tuple[Path, Session] | int:
 
 
 def _demo(args: Any) -> tuple[Path, LiveSources] | int:
-    try:
-        module = import_module("cockpit.sources.demo")
-    except ModuleNotFoundError as exc:
-        if exc.name not in ("cockpit.sources.demo",):
-            raise
-        print("demo not available yet", file=sys.stderr)
-        return 2
-    return module.build_demo(args)  # type: ignore[no-any-return]
+    from cockpit.sources.demo import build_demo
+
+    return build_demo(args)
 
 
 def run_tui(args: Any, *, sources: LiveSources | None = None) -> int:
