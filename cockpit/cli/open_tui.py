@@ -60,8 +60,8 @@ def resolve_session(arg: str | None) -> tuple[Path, Session] | int:
             return 1
         print(f"cockpit: created {path}", file=sys.stderr)
         return path, session
-    session = load_or_report(path)
-    return 1 if session is None else (path, session)
+    loaded = load_or_report(path)
+    return 1 if loaded is None else (path, loaded)
 
 
 def _demo(args: Any) -> tuple[Path, LiveSources] | int:
