@@ -71,5 +71,8 @@ def test_parse_log_human_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert "Mean TTFT (ms)" in out
 
 
-def test_parse_log_missing_file() -> None:
-    assert main(["parse-log", str(CORPUS / "no-such.log"), "--json"]) == 2
+def test_parse_log_missing_file(capsys) -> None:
+    # Like every command's file error: one line `path: reason`, exit 1.
+    assert main(["parse-log", str(CORPUS / "no-such.log"), "--json"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("no-such.log: No such file or directory") and "\n" not in err
