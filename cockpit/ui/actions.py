@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,7 +177,8 @@ MODAL_SCOPES = frozenset({"form", "quit", "help"})
 BY_ID = {spec.id: spec for spec in ACTIONS}
 
 
-def bindings_for(scope: str) -> list[Binding]:
+def bindings_for(scope: str) -> list[BindingType]:
+    # BindingType: what Textual declares BINDINGS as (list is invariant).
     return [spec.binding() for spec in ACTIONS if spec.scope == scope]
 
 

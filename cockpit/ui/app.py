@@ -114,8 +114,8 @@ class CockpitApp(App[None]):
             self.set_keymap(self.keymap)
         for problem in self.theme_problems:
             self.notify(f"Theme file skipped: {problem}", severity="error", timeout=10)
-        for problem in self.keymap_problems:
-            self.notify(f"Key skipped: {problem}", severity="warning", timeout=10)
+        for key_problem in self.keymap_problems:
+            self.notify(f"Key skipped: {key_problem}", severity="warning", timeout=10)
         if self._theme_missing:
             self.notify(f"Theme '{self._theme_missing}' not found; using {self.theme}", severity="warning")
         self.call_after_refresh(self._restore_view)

@@ -26,7 +26,8 @@ class CockpitCommands(Provider):
         return partial(screen.run_registry_action, spec.id)
 
     def _help(self, spec: ActionSpec) -> str:
-        keys = getattr(self.app, "bound_key_displays", lambda: {})().get(spec.id, spec.keys)
+        displays: dict[str, str] = getattr(self.app, "bound_key_displays", dict)()
+        keys = displays.get(spec.id, spec.keys)
         return f"{spec.description}  (key: {keys})"
 
     async def discover(self) -> Hits:

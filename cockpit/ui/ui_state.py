@@ -27,7 +27,7 @@ _PANES = {"log": LogPane, "gpu": GpuPane, "topology": TopologyPane}
 
 
 def _restorables(screen: MainScreen) -> list[Restorable]:
-    return [w for w in screen.query("*") if isinstance(w, Restorable)]  # type: ignore[misc]
+    return [w for w in screen.query("*") if isinstance(w, Restorable)]
 
 
 def focused_key(screen: MainScreen) -> str | None:

@@ -147,8 +147,9 @@ class MainScreen(MainIntents):
     def tick(self) -> None:
         self.query_one(CockpitHeader).show_clock(self.app.clock())
         # The one timer that ages the live panes' data ("updated 3 s ago", "stale · 25 s").
-        for pane in (LogPane, GpuPane, TopologyPane):
-            self.query_one(pane).show_age()
+        self.query_one(LogPane).show_age()
+        self.query_one(GpuPane).show_age()
+        self.query_one(TopologyPane).show_age()
 
     def on_theme_changed(self) -> None:
         """Tables colour cells in Python from theme roles, so they re-render (hidden tabs when

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from textual.screen import Screen
+from textual.widget import Widget
 
 from cockpit.model.edits import SessionEditor
 from cockpit.model.session import Session
@@ -18,7 +19,8 @@ from cockpit.ui import messages as msg
 from cockpit.ui.widgets.banner import LeftOffBanner
 from cockpit.ui.widgets.benchmarks_view import BenchmarksView
 from cockpit.ui.widgets.discoveries_view import DiscoveriesView
-from cockpit.ui.widgets.profiles_view import full_command
+from cockpit.ui.widgets.profiles_view import ProfilesView, full_command
+from cockpit.ui.widgets.restorable import Restorable
 from cockpit.ui.widgets.records_view import PackagesTable
 from cockpit.ui.widgets.task_board import TaskBoard
 
@@ -38,7 +40,13 @@ def _find(items: list[Any], ident: str) -> Any:
 
 
 class MainIntents(Screen[None]):
-    app: CockpitApp  # type: ignore[assignment]  # the one app this screen runs in
+    """The main screen's intent handlers (MainScreen is the one subclass)."""
+
+    app: CockpitApp  # the one app this screen runs in
+    banner_dismissed: bool
+
+    def scope_widget(self, scope: str) -> Widget:
+        raise NotImplementedError  # MainScreen's
 
     @property
     def controller(self) -> SessionController:
@@ -195,7 +203,10 @@ class MainIntents(Screen[None]):
     # ----- simple records: patched files, packages, launch profiles ---------------------
     def _select_record(self, collection: str, ident: str) -> None:
         view = self.scope_widget(collection)
-        (view.select if collection == "launch" else view.select_id)(ident)
+        if isinstance(view, ProfilesView):
+            view.select(ident)
+        elif isinstance(view, Restorable):
+            view.select_id(ident)
 
     def on_record_add_requested(self, message: msg.RecordAddRequested) -> None:
         def done(result: dict[str, Any] | None) -> None:

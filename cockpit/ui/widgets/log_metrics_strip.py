@@ -46,17 +46,18 @@ def sparkline(points: tuple[tuple[float, float], ...], now: float | None, window
         if t < start or t > now:
             continue
         i = min(width - 1, int((t - start) / window_s * width))
-        if cols[i] is None or v > cols[i]:  # type: ignore[operator]
+        current = cols[i]
+        if current is None or v > current:
             cols[i] = v
     scale = top if top else max((v for v in cols if v is not None), default=0.0)
     out = []
-    for v in cols:
-        if v is None:
+    for col in cols:
+        if col is None:
             out.append(" ")
         elif scale <= 0:
             out.append(_BARS[0])
         else:
-            out.append(_BARS[min(7, max(0, int(v / scale * 7.999)))])
+            out.append(_BARS[min(7, max(0, int(col / scale * 7.999)))])
     return "".join(out)
 
 

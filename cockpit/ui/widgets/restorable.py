@@ -8,6 +8,7 @@ and laid out, otherwise the offset would be clamped to zero.
 from __future__ import annotations
 
 from textual.coordinate import Coordinate
+from textual.widget import Widget
 from textual.widgets import DataTable, OptionList
 from textual.widgets.option_list import OptionDoesNotExist
 
@@ -27,12 +28,12 @@ class Restorable:
         self._apply_pending_scroll()
 
     def _apply_pending_scroll(self) -> None:
-        widget = self  # type: ignore[assignment]
-        if self._pending_scroll is None or not widget.size.height:  # type: ignore[attr-defined]
+        widget = self
+        assert isinstance(widget, Widget)  # a mixin of the lists below
+        if self._pending_scroll is None or not widget.size.height:
             return
         offset, self._pending_scroll = self._pending_scroll, None
-        widget.call_after_refresh(  # type: ignore[attr-defined]
-            lambda: widget.scroll_to(y=offset, animate=False, immediate=True))  # type: ignore[attr-defined]
+        widget.call_after_refresh(lambda: widget.scroll_to(y=offset, animate=False, immediate=True))
 
     def on_show(self) -> None:
         self._apply_pending_scroll()

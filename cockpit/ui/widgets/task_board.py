@@ -51,7 +51,7 @@ def task_prompt(task: Task, links: list[str]) -> Content:
     if links:
         parts.append((f"  → {' '.join(links)}", "$foreground-muted"))
     content = Content.assemble(*parts)
-    return _LineContent(content.plain, content.spans)
+    return _LineContent(content.plain, list(content.spans))
 
 
 class TaskList(RestorableOptionList):
