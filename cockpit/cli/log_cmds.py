@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from cockpit.parse.log_summary import summarize_stream
+from cockpit.parse.log_summary_scan import summarize_stream
 from cockpit.parse.sanitize import sanitize
 
 
