@@ -4,7 +4,7 @@
 data[start:end] (which must start at a line start and end at a line end). The engine's
 pass finds the rare lines (and, for Hyperscan, maxima and sparse line counts); this
 module's `SrePass` is the sre engine, log_summary_hs.Pass the Hyperscan one, and
-log_summary.summarize_bytes picks between them. Every figure is exact, by this
+log_summary_scan.summarize_bytes picks between them. Every figure is exact, by this
 reasoning (tests compare it with the summary's definition, log_summary.LogSummary, on
 corpus, fuzz and edge inputs):
 

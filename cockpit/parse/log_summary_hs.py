@@ -1,10 +1,11 @@
 """The Hyperscan engine of the byte summary: the rare-line, maxima and sparse-line-count half
 in one Hyperscan pass (optional).
 
-`log_summary_fast.scan` asks an engine pass (here a `Pass`, there the sre `SrePass`) for the error labels, readiness, bench header, legacy
-lines, the greatest valid gen throughput / running / queue values of a slice, and the line
-counts of the kinds of batch line that are sparse in the buffer (a PD prefill server's
-decode lines, a decode-heavy log's prefill lines). The sre path does these in passes that
+`log_summary_fast.scan` asks its engine's pass (this `Pass`, or the sre `SrePass`) for the
+error labels, readiness, bench header, legacy lines; this pass also gives the greatest
+valid gen throughput / running / queue values of a slice, and the line counts of the
+kinds of batch line that are sparse in the buffer (a PD prefill server's decode lines, a
+decode-heavy log's prefill lines). The sre path does these in passes that
 stop at every `#`, `l`, label and marker; Hyperscan finds every needle, every candidate
 value and every sparse marker in one. A `Pass` is compiled once per buffer (in the parent,
 before the slices are forked), with seeds and kinds sampled over the whole buffer.
