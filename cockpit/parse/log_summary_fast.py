@@ -33,6 +33,7 @@ import re
 from typing import NamedTuple, Protocol, TypeAlias, TypeVar
 
 from cockpit.parse.error_labels import line_error_labels
+from cockpit.parse.greater_than import labels_greater
 from cockpit.parse.sglang_patterns import (
     BENCH_HEADER, DECODE_MARKER, GEN, GEN_LABEL, LEGACY_MARKER, LEGACY_QUEUE, LEGACY_REST, LEGACY_RUNNING,
     PREFILL_MARKER, QUEUE, QUEUE_LABEL, READY_TEXT, RUNNING, RUNNING_LABEL,
@@ -339,59 +340,9 @@ def _max_values(data: Buffer, start: int, end: int, fields: tuple[Field, ...]) -
             break
 
 
-_ANY_RX_CACHE: dict[tuple[tuple[bytes, bytes | None, bool], ...], re.Pattern[bytes]] = {}
-
-
 def _greater_any(fields: tuple[Field, ...], texts: list[bytes | None]) -> re.Pattern[bytes]:
     """One regex: any field's label followed by a number greater than its text."""
-    key = tuple((f[0], t, f[3]) for f, t in zip(fields, texts))
-    rx = _ANY_RX_CACHE.get(key)
-    if rx is None:
-        if len(fields) == 1:
-            rx = _greater_rx(*key[0])
-        else:
-            first = fields[0][0][:1]
-            assert all(f[0][:1] == first for f in fields), "labels must share their first byte"
-            rx = re.compile(re.escape(first) + b"(?:" + b"|".join(
-                re.escape(label[1:]) + _greater(text, is_float) for label, text, is_float in key) + b")")
-        _ANY_RX_CACHE[key] = rx
-    return rx
-
-
-_RX_CACHE: dict[tuple[bytes, bytes | None, bool], re.Pattern[bytes]] = {}
-
-
-def _greater_rx(label: bytes, text: bytes | None, is_float: bool) -> re.Pattern[bytes]:
-    """A regex for `label` followed by a number whose decimal value is greater than
-    `text` (any number when text is None). Greater decimals never make a smaller float."""
-    key = (label, text, is_float)
-    rx = _RX_CACHE.get(key)
-    if rx is None:
-        rx = _RX_CACHE[key] = re.compile(re.escape(label) + _greater(text, is_float))
-    return rx
-
-
-def _greater(text: bytes | None, is_float: bool) -> bytes:
-    if text is None:
-        return rb"\d"
-    whole, _, frac = text.decode().partition(".")
-    whole = whole.lstrip("0") or "0"
-    n = len(whole)
-    alts = []  # same number of digits, greater
-    for i, d in enumerate(whole):
-        if d != "9":
-            alts.append(whole[:i] + f"[{int(d) + 1}-9]" + (r"\d{%d}" % (n - i - 1)))
-    # most values have fewer digits than the best: the lookahead rejects them at once
-    same = r"|(?:%s)(?!\d)" % "|".join(alts) if alts else ""
-    out = r"0*(?:(?=[1-9]\d{%d})(?:\d{%d}%s)" % (n - 1, n + 1, same)
-    if is_float:
-        frac = frac.rstrip("0")
-        falts = [frac + r"\d*[1-9]"]  # the same digits, then more that are not all zeros
-        for i, d in enumerate(frac):
-            if d != "9":
-                falts.append(frac[:i] + f"[{int(d) + 1}-9]")
-        out += r"|%s\.(?:%s)" % (whole, "|".join(falts))
-    return (out + ")").encode()
+    return labels_greater(tuple((f.label, t, f.is_float) for f, t in zip(fields, texts)))
 
 
 # --- error labels, readiness, bench header --------------------------------------------------

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cockpit.parse import log_summary_fast, log_summary_hs, log_summary_scan
+from cockpit.parse import greater_than, log_summary_fast, log_summary_scan
 from cockpit.parse.error_labels import TRIGGER_EXAMPLES, _SUBSTRING_TRIGGERS, line_error_labels
 from cockpit.parse.log_summary import LogSummary
 from cockpit.parse.log_summary_scan import summarize_bytes, summarize_stream
@@ -128,12 +128,12 @@ def _number_pairs(seed: int, n: int = 3000):
 def test_greater_patterns_match_every_greater_number(pattern: str) -> None:
     import re
 
-    make = log_summary_fast._greater if pattern == "sre" else log_summary_hs.superset
+    make = greater_than.greater_lookahead if pattern == "sre" else greater_than.greater_prefixes
     for is_float, best, other in _number_pairs(5):
         rx = re.compile(b"L: " + make(best.encode(), is_float))
         if (float if is_float else int)(other) > (float if is_float else int)(best):
             assert rx.match(f"L: {other},".encode()), (best, other)
-    assert log_summary_hs.superset(None, False) == rb"\d"
+    assert greater_than.greater_prefixes(None, False) == rb"\d"
 
 
 def test_one_needle_standing_for_several_labels() -> None:
