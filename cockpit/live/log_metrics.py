@@ -11,6 +11,7 @@ from __future__ import annotations
 import calendar
 import time
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -21,6 +22,7 @@ from cockpit.parse.log_summary import BatchFigures, LogSummary
 from cockpit.parse.sglang_patterns import READY_TEXT
 
 _STARTING = ("starting", "loading", "capturing")
+_NO_TIME = float("nan")  # no batch group yet: unequal to every time, itself included
 
 
 @dataclass
@@ -140,10 +142,10 @@ class LogMetrics:
     def apply(self, event: LogEvent) -> None:
         self.apply_all((event,))
 
-    def apply_all(self, events) -> None:  # type: ignore[no-untyped-def]
+    def apply_all(self, events: Iterable[LogEvent]) -> None:
         lines: list[str] = []  # batch lines not yet in the summaries
         group: list[LogEvent] = []  # batch events of one timestamp, not yet in the series
-        group_t: float | None = None
+        group_t = _NO_TIME
         clock, runs = self.clock, self.runs
         for event in events:
             self._n += 1
@@ -159,7 +161,7 @@ class LogMetrics:
                     t = float(self._n)
                 if t != group_t:
                     if group:
-                        self._fold_group(group_t, group)  # type: ignore[arg-type]
+                        self._fold_group(group_t, group)
                         group = []
                     group_t = t
                 group.append(event)
@@ -170,8 +172,8 @@ class LogMetrics:
                     clock.seconds(event.ts)
             else:
                 if group:
-                    self._fold_group(group_t, group)  # type: ignore[arg-type]
-                    group, group_t = [], None
+                    self._fold_group(group_t, group)
+                    group, group_t = [], _NO_TIME
                 if lines:
                     self._fold_lines(lines)
                     lines = []
@@ -180,7 +182,7 @@ class LogMetrics:
                 if event.ts is not None:
                     clock.seconds(event.ts)
         if group:
-            self._fold_group(group_t, group)  # type: ignore[arg-type]
+            self._fold_group(group_t, group)
         if lines:
             self._fold_lines(lines)
 
