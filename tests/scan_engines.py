@@ -1,29 +1,31 @@
-"""Both engines of the byte summary scan (log_summary_fast): the sre passes, and Hyperscan
-for the rare lines, maxima and batch line counts, forced on at any size with one seed
-sample per slice so its "greater than" candidates are really exercised, and counting every
-kind of batch line itself (the sre counting passes it uses for dense kinds are the sre
-engine's)."""
+"""Both engines of the byte summary scan (log_summary_scan.summarize_bytes): the sre
+passes, and Hyperscan for the rare lines, maxima and batch line counts, forced on at any
+size with one seed sample per slice so its "greater than" candidates are really exercised,
+and counting every kind of batch line itself (the sre counting passes it uses for dense
+kinds are the sre engine's)."""
 
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
 
-from cockpit.parse import log_summary_fast, log_summary_hs
+from cockpit.parse import log_summary_hs, log_summary_scan
 
 ENGINES = ("sre", "hyperscan")
 NO_WHEEL = "no hyperscan wheel for this platform (see README)"
 
 
 @contextmanager
-def scan_engine(name: str):
-    if name == "hyperscan" and not log_summary_hs.available():
+def scan_engine(name: str) -> Iterator[None]:
+    """Make `name` the default engine of summarize_bytes/summarize_stream."""
+    if name == "hyperscan" and not log_summary_scan.hyperscan_available():
         pytest.skip(NO_WHEEL)
-    saved = log_summary_fast.ENGINE, log_summary_hs.SAMPLES, log_summary_hs.COUNT_DENSITY
-    log_summary_fast.ENGINE = "always" if name == "hyperscan" else "sre"
+    saved = log_summary_scan.ENGINE, log_summary_hs.SAMPLES, log_summary_hs.COUNT_DENSITY
+    log_summary_scan.ENGINE = "hyperscan" if name == "hyperscan" else "sre"
     if name == "hyperscan":
         log_summary_hs.SAMPLES = 1
         log_summary_hs.COUNT_DENSITY = 1.0
     try:
         yield
     finally:
-        log_summary_fast.ENGINE, log_summary_hs.SAMPLES, log_summary_hs.COUNT_DENSITY = saved
+        log_summary_scan.ENGINE, log_summary_hs.SAMPLES, log_summary_hs.COUNT_DENSITY = saved

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Mapping
+from typing import Any
 
-from cockpit.parse.log_summary import summarize_stream
+from cockpit.parse.log_summary_scan import summarize_stream
 from cockpit.parse.sanitize import sanitize
 
 
@@ -54,7 +56,7 @@ def _fmt(value: object) -> str:
     return str(value)
 
 
-def format_table(summary: dict) -> str:
+def format_table(summary: Mapping[str, Any]) -> str:
     rows = [
         ("prefill lines", summary["prefill_lines"]),
         ("decode lines", summary["decode_lines"]),

@@ -1,5 +1,6 @@
-"""What a stream of SGLang log events adds up to: the parse-log summary, time-windowed
-metric series (summed over DP ranks), and the server runs (see server_runs.py).
+"""What a stream of SGLang log events adds up to: the parse-log summary (folded as
+parse/log_summary defines it), time-windowed metric series (summed over DP ranks), and the
+server runs (see server_runs.py).
 
 Plain Python, no I/O, no Textual: the live pane calls `LogMetrics.apply_all(events)` on
 each batch of parsed events and redraws from the state.
@@ -8,166 +9,20 @@ each batch of parsed events and redraws from the state.
 from __future__ import annotations
 
 import calendar
-import math
 import time
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-import re
-
+from cockpit.live.server_runs import ServerRunTracker
 from cockpit.parse.batch_lines import series_figures
-from cockpit.parse.error_labels import _GATE, line_error_labels
-from cockpit.parse.log_events import (
-    BenchResult, DecodeBatch, ErrorBlock, ErrorLine, HttpRequest, LogEvent, PlainLine, PrefillBatch,
-)
-from cockpit.parse.log_summary import _DECODE, _LEGACY, _PREFILL, _STR
+from cockpit.parse.log_events import DecodeBatch, HttpRequest, LogEvent, PlainLine, PrefillBatch
+from cockpit.parse.log_summary import BatchFigures, LogSummary
+from cockpit.parse.sglang_patterns import READY_TEXT
 
-_READY_TEXT = "The server is fired up and ready to roll"
 _STARTING = ("starting", "loading", "capturing")
-# lines that add nothing while a run is up but their time (an exact type: a tuple lookup)
-_PASSIVE = (PlainLine, HttpRequest)
-# str forms of the byte scan's marker passes: on "\n"-joined batch lines, findall yields the
-# text after the first marker of its kind on each line, which is what the summary counts
-_KIND_REST = tuple(re.compile(rx.pattern.decode(), re.ASCII) for rx in (_DECODE, _PREFILL, _LEGACY))
-
-
-@dataclass
-class BatchFigures:
-    """What a run of batch lines adds to a LogSummary (computed once, added to several)."""
-
-    prefill_lines: int = 0
-    decode_lines: int = 0
-    last_gen: float | None = None
-    max_gen: float | None = None
-    max_running: int | None = None
-    max_queue: int | None = None
-    errors: frozenset[str] = frozenset()
-    ready: bool = False
-
-    @classmethod
-    def of(cls, lines: list[str]) -> BatchFigures:
-        """The figures of batch lines, by the README's substring rules (what grep sees): a few
-        C-speed regex passes over the lines joined, equal to folding them one by one."""
-        text = "\n".join(lines)
-        decode_rx, prefill_rx, legacy_rx = _KIND_REST
-        decode = decode_rx.findall(text)
-        prefill = prefill_rx.findall(text)
-        legacy = legacy_rx.findall(text) if "new fill batch." in text else []
-        fig = cls(prefill_lines=len(prefill) + len(legacy), decode_lines=len(decode))
-        running: list[str] = []
-        queue: list[str] = []
-        if decode or prefill:
-            rests = "\n".join(decode + prefill) if prefill and decode else "\n".join(decode or prefill)
-            running = _STR["running"].findall(rests)
-            queue = _STR["queue"].findall(rests)
-        if legacy:
-            rests = "\n".join(legacy)
-            running += _STR["legacy_running"].findall(rests)
-            queue += _STR["legacy_queue"].findall(rests)
-        if decode:
-            gens = _STR["gen"].findall("\n".join(decode))
-            if gens:
-                fig.last_gen = float(gens[-1])
-                fig.max_gen = max(map(float, set(gens)))
-        if running:
-            fig.max_running = max(map(int, set(running)))
-        if queue:
-            fig.max_queue = max(map(int, set(queue)))
-        if _GATE.search(text) is not None:  # an error trigger glued to a batch line: rare
-            found: set[str] = set()
-            for line in lines:
-                found.update(line_error_labels(line))
-            fig.errors = frozenset(found)
-        fig.ready = _READY_TEXT in text
-        return fig
-
-
-@dataclass
-class LogSummary:
-    """The `parse-log --json` object (product.md), folded event by event."""
-
-    prefill_lines: int = 0
-    decode_lines: int = 0
-    last_gen_throughput: float | None = None
-    max_gen_throughput: float | None = None
-    max_running_req: int | None = None
-    max_queue_req: int | None = None
-    errors: set[str] = field(default_factory=set)
-    bench: dict | None = None
-    ready: bool = False
-
-    def apply(self, event: LogEvent) -> None:
-        self.apply_all((event,))
-
-    def apply_all(self, events: Iterable[LogEvent]) -> None:
-        """Fold events in order; batch lines are gathered and folded in one go."""
-        lines: list[str] = []
-        for event in events:
-            if isinstance(event, (DecodeBatch, PrefillBatch)):
-                # the summary counts by the README's substring rules (what grep sees), which
-                # can differ from the typed fields on mangled lines; see BatchFigures
-                lines.append(event.line)
-                continue
-            self.apply_other(event)
-        if lines:
-            self.add(BatchFigures.of(lines))
-
-    def apply_other(self, event: LogEvent) -> None:
-        """Fold one event that is not a batch line."""
-        if isinstance(event, (ErrorLine, ErrorBlock)):
-            self.errors.update(event.labels)
-        elif isinstance(event, BenchResult):
-            self.bench = dict(event.values)
-        if not self.ready and _READY_TEXT in event.line and not isinstance(event, (ErrorBlock, BenchResult)):
-            self.ready = True
-
-    def add(self, fig: BatchFigures) -> None:
-        """Add the figures of batch lines that come after everything folded so far."""
-        self.decode_lines += fig.decode_lines
-        self.prefill_lines += fig.prefill_lines
-        if fig.last_gen is not None:
-            self.last_gen_throughput = fig.last_gen
-        if fig.max_gen is not None and (self.max_gen_throughput is None or fig.max_gen > self.max_gen_throughput):
-            self.max_gen_throughput = fig.max_gen
-        if fig.max_running is not None and (self.max_running_req is None or fig.max_running > self.max_running_req):
-            self.max_running_req = fig.max_running
-        if fig.max_queue is not None and (self.max_queue_req is None or fig.max_queue > self.max_queue_req):
-            self.max_queue_req = fig.max_queue
-        if fig.errors:
-            self.errors.update(fig.errors)
-        if fig.ready:
-            self.ready = True
-
-    def add_before(self, earlier: dict) -> None:
-        """Merge the `parse-log` summary (a dict, as log_summary computes it) of the log text
-        that came before everything folded so far (a big file's beginning, scanned fast)."""
-        self.decode_lines += earlier.get("decode_lines") or 0
-        self.prefill_lines += earlier.get("prefill_lines") or 0
-        if self.last_gen_throughput is None:
-            self.last_gen_throughput = earlier.get("last_gen_throughput")
-        for name in ("max_gen_throughput", "max_running_req", "max_queue_req"):
-            theirs, mine = earlier.get(name), getattr(self, name)
-            if theirs is not None and (mine is None or theirs > mine):
-                setattr(self, name, theirs)
-        self.errors.update(earlier.get("errors") or ())
-        if self.bench is None and earlier.get("bench") is not None:
-            self.bench = dict(earlier["bench"])
-        self.ready = self.ready or bool(earlier.get("ready"))
-
-    def to_dict(self) -> dict:
-        return {
-            "prefill_lines": self.prefill_lines,
-            "decode_lines": self.decode_lines,
-            "last_gen_throughput": self.last_gen_throughput,
-            "max_gen_throughput": self.max_gen_throughput,
-            "max_running_req": self.max_running_req,
-            "max_queue_req": self.max_queue_req,
-            "errors": sorted(self.errors),
-            "bench": None if self.bench is None else dict(self.bench),
-            "ready": self.ready,
-        }
+_NO_TIME = float("nan")  # no batch group yet: unequal to every time, itself included
 
 
 @dataclass
@@ -195,9 +50,6 @@ class MetricSeries:
 
     def values(self) -> list[float]:
         return [v for _, v in self.points]
-
-    def window_peak(self) -> float | None:
-        return max((v for _, v in self.points), default=None)
 
 
 @lru_cache(maxsize=4096)
@@ -276,8 +128,6 @@ class LogMetrics:
     """
 
     def __init__(self, window_s: float = 900.0, maxlen: int = 4096, stale_s: float = 60.0) -> None:
-        from cockpit.live.server_runs import ServerRunTracker  # sibling module, no cycle at import
-
         self.summary = LogSummary()
         self.runs = ServerRunTracker()
         self.clock = TimestampClock()
@@ -294,12 +144,13 @@ class LogMetrics:
 
     def apply_all(self, events: Iterable[LogEvent]) -> None:
         lines: list[str] = []  # batch lines not yet in the summaries
-        group: list[DecodeBatch | PrefillBatch] = []  # batch events of one timestamp, not yet in the series
-        group_t = math.nan  # the group's time; NaN while there is none (it equals no time)
+        group: list[LogEvent] = []  # batch events of one timestamp, not yet in the series
+        group_t = _NO_TIME
         clock, runs = self.clock, self.runs
         for event in events:
             self._n += 1
-            if isinstance(event, (DecodeBatch, PrefillBatch)):
+            cls = type(event)
+            if cls is DecodeBatch or cls is PrefillBatch:
                 run = runs.current
                 if run is None:
                     run = runs.open_run(event)
@@ -315,14 +166,14 @@ class LogMetrics:
                     group_t = t
                 group.append(event)
                 lines.append(event.line)
-            elif type(event) in _PASSIVE and runs.current is not None \
-                    and _READY_TEXT not in event.line:
+            elif (cls is PlainLine or cls is HttpRequest) and runs.current is not None \
+                    and READY_TEXT not in event.line:
                 if event.ts is not None:  # nothing else to fold for these
                     clock.seconds(event.ts)
             else:
                 if group:
                     self._fold_group(group_t, group)
-                    group, group_t = [], math.nan
+                    group, group_t = [], _NO_TIME
                 if lines:
                     self._fold_lines(lines)
                     lines = []
@@ -342,7 +193,7 @@ class LogMetrics:
         if run is not None:
             run.summary.add(fig)
 
-    def _fold_group(self, t: float, group: list[DecodeBatch | PrefillBatch]) -> None:
+    def _fold_group(self, t: float, group: list[LogEvent]) -> None:
         """Batch events sharing timestamp `t`, in order: each rank's newest values, then one
         point per series (as if folded line by line, the last line of `t` winning)."""
         ranks = self._ranks
@@ -363,7 +214,7 @@ class LogMetrics:
             sample = ranks.get(dp)
             if sample is None:
                 sample = ranks[dp] = _RankSample(t)
-            running, queued, usage, gen = series_figures(event)
+            running, queued, usage, gen = series_figures(event)  # type: ignore[arg-type]
             if not bits & 1 and running is not None:
                 sample.running, bits = running, bits | 1
             if not bits & 2 and queued is not None:

@@ -6,8 +6,9 @@ hand one to the UI process; plain Python, no Textual.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the UI process only unpickles snapshots: no need to import the folding
     from cockpit.live.log_metrics import LogMetrics
@@ -29,7 +30,8 @@ class MetricsSnapshot:
     last_error: str | None = None
     lines: int = 0  # events folded so far
     skipped: int = 0  # events dropped because folding fell behind
-    summary: dict = field(default_factory=dict)  # the `parse-log` summary of the whole log so far
+    # the `parse-log` summary (parse.log_summary.Summary) of the whole log so far; {} before any
+    summary: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
     def of(cls, metrics: LogMetrics, lines: int, skipped: int = 0) -> MetricsSnapshot:

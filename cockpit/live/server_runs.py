@@ -7,12 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from cockpit.live.log_metrics import LogSummary
 from cockpit.parse.error_labels import FATAL_LABELS  # defined there (the log pane uses it too)
 from cockpit.parse.log_events import (
     NO_RANKS, CudaGraphCapture, DecodeBatch, ErrorBlock, ErrorLine, KvCacheSize, LoadingWeights,
     LogEvent, PrefillBatch, Ready, ServerArgs, ServerStopped,
 )
+from cockpit.parse.log_summary import LogSummary
 
 RunState = Literal["starting", "loading", "capturing", "ready", "error", "stopped"]
 RUN_STATES: tuple[str, ...] = ("starting", "loading", "capturing", "ready", "error", "stopped")

@@ -206,10 +206,6 @@ class SessionEditor:
             return task.status
         return self.apply(f"task {ident} moved", change, kind="task.moved", ref=ident)
 
-    def set_task_status(self, ident: str, status: TaskStatus) -> None:
-        current = self._current_task(ident).status
-        self.move_task(ident, TASK_COLUMNS.index(status) - TASK_COLUMNS.index(current))
-
     def reorder_task(self, ident: str, step: int) -> None:
         """Move a task up (-1) or down (+1) within its column."""
         def change(s: Session) -> None:

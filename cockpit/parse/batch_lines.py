@@ -10,9 +10,8 @@ from __future__ import annotations
 import re
 
 from cockpit.parse.log_events import DecodeBatch, FieldValue, PrefillBatch, Ranks
+from cockpit.parse.sglang_patterns import BATCH_MARKER
 
-# `Decode batch.`, `Prefill batch,`, `Prefill batch [12],`, legacy `new fill batch.`
-MARKER = re.compile(r"(Decode|Prefill) batch(?:[.,]| \[(\d+)\],)|new fill batch\.")
 _INT = re.compile(r"\d+")
 _FLOAT = re.compile(r"\d+(?:\.\d+)?")
 _GRAPH = re.compile(r"(\w+) graph$")
@@ -78,8 +77,8 @@ def _graph(fields: dict[str, FieldValue]) -> tuple[bool | None, str | None]:
     return None, None
 
 
-def parse_batch(line: str, match: re.Match[str], ts: str | None, ranks: Ranks):
-    """Build the PrefillBatch or DecodeBatch event for a line whose MARKER matched."""
+def parse_batch(line: str, match: re.Match[str], ts: str | None, ranks: Ranks) -> DecodeBatch | PrefillBatch:
+    """Build the PrefillBatch or DecodeBatch event for a line whose BATCH_MARKER matched."""
     legacy = match.group(1) is None
     fields = _fields(line[match.end():], legacy)
     iteration = int(match.group(2)) if match.group(2) else None
@@ -167,7 +166,7 @@ def series_figures(event: DecodeBatch | PrefillBatch) -> tuple[int | None, int |
         object.__getattribute__(event, "running_req")  # already parsed, or built whole
         m = None
     except AttributeError:
-        m = MARKER.search(event.line)
+        m = BATCH_MARKER.search(event.line)
     if m is None or m.group(1) is None:  # built whole, or a legacy line (rare): the typed fields
         usage = event.token_usage if event.token_usage is not None else event.full_token_usage
         gen = event.gen_throughput if isinstance(event, DecodeBatch) else None

@@ -6,8 +6,7 @@ from __future__ import annotations
 import re
 
 from cockpit.parse.log_events import BenchResult, Number
-
-HEADER = "Serving Benchmark Result"
+from cockpit.parse.sglang_patterns import BENCH_HEADER
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 
@@ -37,7 +36,7 @@ class BenchBlockParser:
         self.first_line = ""
 
     def feed(self, line: str) -> BenchResult | None:
-        if HEADER in line:
+        if BENCH_HEADER in line:
             previous = self._result(complete=False) if self.active else None
             self.active, self.values, self.backend, self.first_line = True, {}, None, line
             return previous

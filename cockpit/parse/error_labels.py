@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from cockpit.parse.sglang_patterns import ERROR_GATE
+
 # (label, literal substrings); a line gets the label if it contains any of them.
 _SUBSTRING_TRIGGERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cuda_oom", ("CUDA out of memory", "CUDA error: out of memory", "OutOfMemoryError")),
@@ -34,9 +36,6 @@ _SUBSTRING_TRIGGERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 _FRAME = re.compile(r'^\s*File ".*", line \d+, in ')
 _CUDA_ERROR = re.compile(r"CUDA error: (?!out of memory)")
 
-# One cheap gate before the per-label checks: every trigger contains one of these words.
-_GATE = re.compile(r"memory|Memory|rror|Retract|Traceback|File|xception|atchdog|sigquit|"
-                   r"Child process|Killed|NCCL communicator")
 
 ALL_LABELS = tuple(sorted({label for label, _ in _SUBSTRING_TRIGGERS} | {"killed", "cuda_error"}))
 
@@ -52,7 +51,7 @@ FATAL_LABELS = frozenset({
 
 def line_error_labels(line: str) -> tuple[str, ...]:
     """Sorted labels this one physical line triggers (empty for almost every line)."""
-    if _GATE.search(line) is None:
+    if ERROR_GATE.search(line) is None:  # the common case: no trigger word
         return ()
     found = {label for label, subs in _SUBSTRING_TRIGGERS if any(s in line for s in subs)}
     if "File" in line and _FRAME.match(line):

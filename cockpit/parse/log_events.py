@@ -7,11 +7,22 @@ the live pane may hold many thousands of them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Union
 
 Number = Union[int, float]
 FieldValue = Union[int, float, bool, str]
+
+_fill_lazy: Callable[[LogEvent], None] | None = None
+
+
+def set_lazy_filler(fill: Callable[[LogEvent], None]) -> None:
+    """Register the function that parses a lazily built event's fields in place. The
+    parser registers its own when imported: it owns the rules, and it is the only one that
+    builds lazy events, so every lazy event exists after the registration."""
+    global _fill_lazy
+    _fill_lazy = fill
 
 
 def _lazy_getattr(self: LogEvent, name: str) -> object:
@@ -20,10 +31,8 @@ def _lazy_getattr(self: LogEvent, name: str) -> object:
     parsed from `line` on first access. Called only for an unset slot, so an event built
     the ordinary way never comes here; equality, repr and pickling read every field and
     so fill them too. Any other missing name is a plain AttributeError."""
-    if name in _LAZY_NAMES.get(type(self), ()):
-        from cockpit.parse.sglang_log import fill_lazy  # the parser owns the rules
-
-        fill_lazy(self)
+    if name in LAZY_FIELDS.get(type(self), ()) and _fill_lazy is not None:
+        _fill_lazy(self)
         return object.__getattribute__(self, name)
     raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
@@ -114,7 +123,7 @@ class DecodeBatch(LogEvent):
 class ServerArgs(LogEvent):
     """`server_args=ServerArgs(...)`: simple `key=value` items of the repr."""
 
-    args: dict[str, FieldValue] = field(default_factory=dict)
+    args: dict[str, FieldValue | None] = field(default_factory=dict)  # None: `key=None`
 
     @property
     def model_path(self) -> str | None:
@@ -203,6 +212,7 @@ class BenchResult(LogEvent):
 BATCH_EVENTS = (PrefillBatch, DecodeBatch)
 
 _BASE_FIELDS = frozenset({"line", "ts", "ranks"})
-_LAZY_NAMES: dict[type, frozenset[str]] = {
+# the event types the parser may build lazily -> the fields it then leaves unset
+LAZY_FIELDS: dict[type, frozenset[str]] = {
     cls: frozenset(cls.__dataclass_fields__) - _BASE_FIELDS for cls in (PrefillBatch, DecodeBatch, HttpRequest)
 }

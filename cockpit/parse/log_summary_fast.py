@@ -1,8 +1,12 @@
 """The byte-level fast path of the `parse-log` summary: no per-line Python work.
 
-`scan(data, start, end)` returns a mergeable partial summary of data[start:end] (which
-must start at a line start and end at a line end). Every figure is exact, by this
-reasoning (tests compare it with the event path on corpus, fuzz and edge inputs):
+`scan(data, start, end, engine_pass)` returns a mergeable partial summary of
+data[start:end] (which must start at a line start and end at a line end). The engine's
+pass finds the rare lines (and, for Hyperscan, maxima and sparse line counts); this
+module's `SrePass` is the sre engine, log_summary_hs.Pass the Hyperscan one, and
+log_summary_scan.summarize_bytes picks between them. Every figure is exact, by this
+reasoning (tests compare it with the summary's definition, log_summary.LogSummary, on
+corpus, fuzz and edge inputs):
 
 * line counts: one regex pass per kind whose match runs to the end of the line, so a line
   holding two markers counts once, and an invalid `Decode batch …` before a valid one on
@@ -24,31 +28,53 @@ reasoning (tests compare it with the event path on corpus, fuzz and edge inputs)
 
 from __future__ import annotations
 
-import os
+import mmap
 import re
+from typing import NamedTuple, Protocol, TypeAlias, TypeVar
 
 from cockpit.parse.error_labels import line_error_labels
+from cockpit.parse.greater_than import labels_greater
+from cockpit.parse.sglang_patterns import (
+    BENCH_HEADER, DECODE_MARKER, GEN, GEN_LABEL, LEGACY_MARKER, LEGACY_QUEUE, LEGACY_REST, LEGACY_RUNNING,
+    PREFILL_MARKER, QUEUE, QUEUE_LABEL, READY_TEXT, RUNNING, RUNNING_LABEL,
+)
 
-READY = "The server is fired up and ready to roll"
-HEADER = "Serving Benchmark Result"  # == bench_serving.HEADER (a test checks), not imported: cheap start
+Buffer: TypeAlias = "bytes | mmap.mmap"  # a whole log: bytes, or a mapped file (no copy)
+Value: TypeAlias = "int | float"
+_N = TypeVar("_N", bound=float)
 
-_DEC_LINE = re.compile(rb"Decode batch(?:[.,]| \[\d+\],)[^\n]*()")
-_PRE_LINE = re.compile(rb"Prefill batch(?:[.,]| \[\d+\],)[^\n]*()")
-_LEG_REST = re.compile(rb"new fill batch\.([^\n]*)")
-_LEG_RUNNING = re.compile(rb"#running[_-]req: (\d+)")  # the legacy rest's labels, as LogSummary reads them
-_LEG_QUEUE = re.compile(rb"#(?:remaining_req|queue-req): (\d+)")
-_DEC_M = re.compile(rb"Decode batch(?:[.,]| \[\d+\],)")
-_PRE_M = re.compile(rb"Prefill batch(?:[.,]| \[\d+\],)")
-_LEG_M = re.compile(rb"new fill batch\.")
-_ANY_KIND = (_DEC_M, _PRE_M, _LEG_M)
-# (name, marker, its literal part): the kinds whose lines the Hyperscan pass may count
-_KINDS = (("decode", _DEC_M.pattern, b"Decode batch"), ("prefill", _PRE_M.pattern, b"Prefill batch"))
+# a batch line of a kind, counted by a match that runs to its end (the empty group: no copy)
+_DEC_LINE = re.compile(DECODE_MARKER.pattern + rb"[^\n]*()")
+_PRE_LINE = re.compile(PREFILL_MARKER.pattern + rb"[^\n]*()")
+_ANY_KIND = (DECODE_MARKER, PREFILL_MARKER, LEGACY_MARKER)
 
-# (label bytes, value regex matched at the label, kinds whose rest it counts in, float?)
-_GEN = (b"gen throughput (token/s): ", re.compile(rb"gen throughput \(token/s\): (\d+(?:\.\d+)?)"),
-        (_DEC_M,), True)
-_RUNNING = (b"#running-req: ", re.compile(rb"#running-req: (\d+)"), _ANY_KIND, False)
-_QUEUE = (b"#queue-req: ", re.compile(rb"#queue-req: (\d+)"), _ANY_KIND, False)
+
+class Kind(NamedTuple):
+    """A kind of batch line the Hyperscan pass may count: its name, marker pattern, and
+    the literal part of the marker (to sample how dense the kind is)."""
+
+    name: str
+    marker: bytes
+    literal: bytes
+
+
+KINDS = (Kind("decode", DECODE_MARKER.pattern, b"Decode batch"),
+         Kind("prefill", PREFILL_MARKER.pattern, b"Prefill batch"))
+
+
+class Field(NamedTuple):
+    """A summary figure read as the greatest value after a label in the rest of a batch line."""
+
+    label: bytes
+    value: re.Pattern[bytes]  # matched at the label: the number as group 1
+    kinds: tuple[re.Pattern[bytes], ...]  # the markers whose rest it counts in
+    is_float: bool
+
+
+GEN_FIELD = Field(GEN_LABEL, GEN, (DECODE_MARKER,), True)
+RUNNING_FIELD = Field(RUNNING_LABEL, RUNNING, _ANY_KIND, False)
+QUEUE_FIELD = Field(QUEUE_LABEL, QUEUE, _ANY_KIND, False)
+FIELDS = (GEN_FIELD, RUNNING_FIELD, QUEUE_FIELD)  # the order of an engine pass's maxima
 
 # Needles: every error trigger, the ready text and the bench header contains one of them.
 # (needle, the label it stands for: a line it hits is still checked whole, so any other
@@ -68,15 +94,16 @@ NEEDLES: tuple[tuple[str, str], ...] = (
     ("Scheduler hit an exception", "scheduler_exception"),
     ("Watchdog caught collective operation timeout", "nccl"),
     ("(self.watchdog_timeout=", "watchdog_timeout"), ("Traceback (most recent call last)", "traceback"),
-    ('File "', "traceback"), ("Killed", "killed"), (READY, "ready"), (HEADER, "header"),
+    ('File "', "traceback"), ("Killed", "killed"), (READY_TEXT, "ready"), (BENCH_HEADER, "header"),
     ("new fill batch.", "legacy"),  # v0.1.x batch lines: rare, so read here one by one
 )
 # Most needles hold an `l`: one sre pass whose pattern starts with the literal `l` (a tight
 # C loop to each `l`, then a quick branch on the next byte) finds them all. The others have
 # a byte that is rare in batch, access and startup lines ("pivot"): memchr (bytes.find of
 # one byte) walks those, and one slice + dict lookup sorts each hit.
-_L_NEEDLES = tuple((n, label) for n, label in NEEDLES if "l" in n)
-_PIVOTS: dict[bytes, tuple[tuple[int, bytes, str], ...]] = {}
+L_NEEDLES = tuple((n, label) for n, label in NEEDLES if "l" in n)
+_Needle: TypeAlias = "tuple[int, bytes, str]"  # (offset of the pivot in it, needle, label)
+_PIVOTS: dict[bytes, tuple[_Needle, ...]] = {}
 for _needle, _label in NEEDLES:
     if "l" not in _needle:
         _pivot = next(c for c in "WRAExMLy" if c in _needle)
@@ -84,12 +111,12 @@ for _needle, _label in NEEDLES:
             (_needle.index(_pivot), _needle.encode(), _label),)
 
 
-def _windows(needles: tuple) -> tuple[int, int, dict[bytes, tuple]]:
+def _windows(needles: tuple[_Needle, ...]) -> tuple[int, int, dict[bytes, tuple[_Needle, ...]]]:
     """(bytes before the pivot, bytes from it, window -> needles): a window every needle
     of the group contains around its pivot, so one slice and one dict lookup sort a hit."""
     before = min(off for off, _, _ in needles)
     after = min(len(n) - off for off, n, _ in needles)
-    table: dict[bytes, tuple] = {}
+    table: dict[bytes, tuple[_Needle, ...]] = {}
     for off, n, label in needles:
         key = n[off - before:off + after]
         table[key] = table.get(key, ()) + ((off, n, label),)
@@ -97,14 +124,14 @@ def _windows(needles: tuple) -> tuple[int, int, dict[bytes, tuple]]:
 
 
 _GROUPS = tuple((pivot, *_windows(needles)) for pivot, needles in _PIVOTS.items())
-_L_RX: dict[frozenset, re.Pattern[bytes] | None] = {}
+_L_RX: dict[frozenset[str], re.Pattern[bytes] | None] = {}
 
 
-def _l_regex(done: frozenset) -> re.Pattern[bytes] | None:
+def _l_regex(done: frozenset[str]) -> re.Pattern[bytes] | None:
     """The `l` pass for the needles whose label is not known yet (None: nothing left)."""
     if done not in _L_RX:
         by_next: dict[str, list[bytes]] = {}
-        for needle, label in _L_NEEDLES:
+        for needle, label in L_NEEDLES:
             if label in done:
                 continue
             k = needle.index("l")
@@ -120,6 +147,9 @@ def _l_regex(done: frozenset) -> re.Pattern[bytes] | None:
 NEEDLE_TEXTS = tuple(n for n, _ in NEEDLES)
 SAMPLES = 16
 LEGACY_LINES = 2000
+
+
+PartialTuple: TypeAlias = "tuple[int, int, float | None, float | None, int | None, int | None, list[str], bool, int]"
 
 
 class Partial:
@@ -145,12 +175,12 @@ class Partial:
         self.legacy_running: int | None = None
         self.legacy_queue: int | None = None
 
-    def to_tuple(self) -> tuple:
+    def to_tuple(self) -> PartialTuple:
         return (self.decode, self.prefill, self.last_gen, self.max_gen, self.max_running,
                 self.max_queue, sorted(self.errors), self.ready, self.header_at)
 
     @classmethod
-    def from_tuple(cls, t: tuple) -> Partial:
+    def from_tuple(cls, t: PartialTuple) -> Partial:
         p = cls()
         (p.decode, p.prefill, p.last_gen, p.max_gen, p.max_running, p.max_queue, errors,
          p.ready, p.header_at) = t
@@ -171,101 +201,104 @@ class Partial:
         self.header_at = max(self.header_at, later.header_at)
 
 
-def _max(a, b):
+def _max(a: _N | None, b: _N | None) -> _N | None:
     if a is None:
         return b
     return a if b is None or a >= b else b
 
 
-# "hyperscan": the rare lines, maxima and sparse line counts in one Hyperscan pass
-# (log_summary_hs) for buffers of HS_MIN_BYTES or more where the wheel is installed;
-# "sre": never; "always": any size.
-ENGINE = os.environ.get("COCKPIT_SCAN_ENGINE", "hyperscan")
-HS_MIN_BYTES = 4 << 20  # below this, importing and compiling costs more than it saves
+class EnginePass(Protocol):
+    """One engine's pass over a slice of the buffer it was made for."""
+
+    def run(self, data: Buffer, start: int, end: int, out: Partial) -> tuple[list[Value | None] | None, dict[str, int]]:
+        """Fill `out`'s error labels, readiness, bench header and legacy lines for
+        data[start:end]; return the greatest valid value of each of FIELDS (None: leave
+        them to the sre passes) and the line count of each kind it counted (the other
+        kinds are counted by the sre passes)."""
+        ...
 
 
-def hyperscan_pass(data, start: int, end: int):
-    """A `log_summary_hs.Pass` for data[start:end] when Hyperscan should scan it, else None.
-    (Made once before forking, the slices share its import, seeds and compiled database.)"""
-    if ENGINE == "sre" or (ENGINE != "always" and end - start < HS_MIN_BYTES):
-        return None
-    from cockpit.parse import log_summary_hs
+class SrePass:
+    """The sre engine: needles by memchr and one `l` regex (`_rare_lines`); maxima and
+    line counts are left to the sre passes of `scan`."""
 
-    if not log_summary_hs.available():
-        return None
-    return log_summary_hs.Pass(data, start, end, (_GEN, _RUNNING, _QUEUE), _KINDS)
-
-
-def scan(data, start: int, end: int, hs_pass=None) -> Partial:
-    """Partial summary of data[start:end] (bytes or mmap, no ESC bytes in it); `hs_pass`:
-    the buffer's `hyperscan_pass` (made here when None)."""
-    out = Partial()
-    if hs_pass is None:
-        hs_pass = hyperscan_pass(data, start, end)
-    maxima = None
-    lines: dict[str, int] = {}
-    if hs_pass:
-        maxima, lines = hs_pass.run(data, start, end, out)
-    else:
+    def run(self, data: Buffer, start: int, end: int, out: Partial) -> tuple[list[Value | None] | None, dict[str, int]]:
         _rare_lines(data, start, end, out)  # also tells whether legacy batch lines exist
+        return None, {}
+
+
+SRE = SrePass()
+
+
+def scan(data: Buffer, start: int, end: int, engine_pass: EnginePass = SRE) -> Partial:
+    """Partial summary of data[start:end] (bytes or mmap, no ESC bytes in it), the rare
+    lines found by `engine_pass` (made for this buffer)."""
+    out = Partial()
+    maxima, lines = engine_pass.run(data, start, end, out)
     out.decode = lines["decode"] if "decode" in lines else len(_DEC_LINE.findall(data, start, end))
     out.prefill = lines["prefill"] if "prefill" in lines else len(_PRE_LINE.findall(data, start, end))
     if out.decode:
-        out.max_gen = _max_value(data, start, end, _GEN) if maxima is None else maxima[0]
-        out.last_gen = _last_value(data, start, end, _GEN)
+        out.max_gen = _max_value(data, start, end, GEN_FIELD) if maxima is None else maxima[0]
+        out.last_gen = _last_value(data, start, end, GEN_FIELD)
     if out.decode or out.prefill or out.legacy_lines or out.legacy:
-        out.max_running, out.max_queue = (_max_values(data, start, end, (_RUNNING, _QUEUE))
-                                          if maxima is None else maxima[1:])
+        running, queue = _max_values(data, start, end, (RUNNING_FIELD, QUEUE_FIELD)) if maxima is None else maxima[1:]
+        out.max_running, out.max_queue = _int(running), _int(queue)
     if out.legacy:  # many legacy lines: one pass instead of the per-line reads
-        rests = _LEG_REST.findall(data, start, end)  # one per line: the rest runs to its end
+        rests = LEGACY_REST.findall(data, start, end)  # one per line: the rest runs to its end
         out.legacy_lines = len(rests)
         text = b"\n".join(rests)
-        out.legacy_running = max(map(int, _LEG_RUNNING.findall(text)), default=None)
-        out.legacy_queue = max(map(int, _LEG_QUEUE.findall(text)), default=None)
+        out.legacy_running = max(map(int, LEGACY_RUNNING.findall(text)), default=None)
+        out.legacy_queue = max(map(int, LEGACY_QUEUE.findall(text)), default=None)
     out.prefill += out.legacy_lines
     out.max_running = _max(out.max_running, out.legacy_running)
     out.max_queue = _max(out.max_queue, out.legacy_queue)
     return out
 
 
+def _int(value: Value | None) -> int | None:
+    """A count field's value (read with int(): the float in its type is the other fields')."""
+    return None if value is None else int(value)
+
+
 # --- values -------------------------------------------------------------------------------
 
-def _valid(data, start: int, pos: int, kinds: tuple) -> bool:
+def in_batch_rest(data: Buffer, start: int, pos: int, kinds: tuple[re.Pattern[bytes], ...]) -> bool:
     """Is the label at `pos` in the rest of a batch marker of one of `kinds` on its line?"""
     line_start = data.rfind(b"\n", start, pos) + 1 or start
     return any(rx.search(data, line_start, pos) is not None for rx in kinds)
 
 
-def _value_at(data, pos: int, end: int, field: tuple):
-    m = field[1].match(data, pos, end)
+def _value_at(data: Buffer, pos: int, end: int, field: Field) -> Value | None:
+    m = field.value.match(data, pos, end)
     if m is None:
         return None
-    return float(m.group(1)) if field[3] else int(m.group(1))
+    return float(m.group(1)) if field.is_float else int(m.group(1))
 
 
-def _last_value(data, start: int, end: int, field: tuple):
+def _last_value(data: Buffer, start: int, end: int, field: Field) -> float | None:
     label, _, kinds, _ = field
     pos = end
     while True:
         pos = data.rfind(label, start, pos)
         if pos < 0:
             return None
-        if _valid(data, start, pos, kinds):
+        if in_batch_rest(data, start, pos, kinds):
             value = _value_at(data, pos, end, field)
             if value is not None:
                 return value
 
 
-def _seed(data, start: int, end: int, field: tuple, samples: int = SAMPLES):
+def seed(data: Buffer, start: int, end: int, field: Field, samples: int = SAMPLES) -> tuple[Value | None, bytes | None]:
     """(value, its text) of the best of a few valid values spread over the slice."""
     label, vrx, kinds, is_float = field
-    best = best_text = None
+    best: Value | None = None
+    best_text: bytes | None = None
     step = max(1, (end - start) // samples)
     for at in range(start, end, step):
         pos = data.find(label, at, end)
         if pos < 0:
             break
-        if _valid(data, start, pos, kinds):
+        if in_batch_rest(data, start, pos, kinds):
             m = vrx.match(data, pos, end)
             if m is not None:
                 value = float(m.group(1)) if is_float else int(m.group(1))
@@ -274,15 +307,15 @@ def _seed(data, start: int, end: int, field: tuple, samples: int = SAMPLES):
     return best, best_text
 
 
-def _max_value(data, start: int, end: int, field: tuple):
+def _max_value(data: Buffer, start: int, end: int, field: Field) -> Value | None:
     return _max_values(data, start, end, (field,))[0]
 
 
-def _max_values(data, start: int, end: int, fields: tuple):
+def _max_values(data: Buffer, start: int, end: int, fields: tuple[Field, ...]) -> list[Value | None]:
     """The greatest valid value of each field, in one pass: the fields' labels share their
     first byte (`#running-req: `, `#queue-req: `), so one regex holds every field's
     "greater than its best so far" branch after it."""
-    seeds = [_seed(data, start, end, f) for f in fields]
+    seeds = [seed(data, start, end, f) for f in fields]
     best = [b for b, _ in seeds]
     texts = [t for _, t in seeds]
     rx = _greater_any(fields, texts)
@@ -296,73 +329,25 @@ def _max_values(data, start: int, end: int, fields: tuple):
         for i, (label, vrx, kinds, is_float) in enumerate(fields):
             if len(fields) > 1 and data[at:at + len(label)] != label:  # (mmap has no startswith)
                 continue
-            if _valid(data, start, at, kinds):
+            if in_batch_rest(data, start, at, kinds):
                 vm = vrx.match(data, at, end)
-                value = float(vm.group(1)) if is_float else int(vm.group(1))
-                if best[i] is None or value > best[i]:
+                assert vm is not None  # the regex matched a label and a number here
+                value: Value = float(vm.group(1)) if is_float else int(vm.group(1))
+                old = best[i]
+                if old is None or value > old:
                     best[i], texts[i] = value, vm.group(1)
                     rx = _greater_any(fields, texts)
             break
 
 
-_ANY_RX_CACHE: dict[tuple, re.Pattern[bytes]] = {}
-
-
-def _greater_any(fields: tuple, texts: list) -> re.Pattern[bytes]:
+def _greater_any(fields: tuple[Field, ...], texts: list[bytes | None]) -> re.Pattern[bytes]:
     """One regex: any field's label followed by a number greater than its text."""
-    key = tuple((f[0], t, f[3]) for f, t in zip(fields, texts))
-    rx = _ANY_RX_CACHE.get(key)
-    if rx is None:
-        if len(fields) == 1:
-            rx = _greater_rx(*key[0])
-        else:
-            first = fields[0][0][:1]
-            assert all(f[0][:1] == first for f in fields), "labels must share their first byte"
-            rx = re.compile(re.escape(first) + b"(?:" + b"|".join(
-                re.escape(label[1:]) + _greater(text, is_float) for label, text, is_float in key) + b")")
-        _ANY_RX_CACHE[key] = rx
-    return rx
-
-
-_RX_CACHE: dict[tuple, re.Pattern[bytes]] = {}
-
-
-def _greater_rx(label: bytes, text: bytes | None, is_float: bool) -> re.Pattern[bytes]:
-    """A regex for `label` followed by a number whose decimal value is greater than
-    `text` (any number when text is None). Greater decimals never make a smaller float."""
-    key = (label, text, is_float)
-    rx = _RX_CACHE.get(key)
-    if rx is None:
-        rx = _RX_CACHE[key] = re.compile(re.escape(label) + _greater(text, is_float))
-    return rx
-
-
-def _greater(text: bytes | None, is_float: bool) -> bytes:
-    if text is None:
-        return rb"\d"
-    whole, _, frac = text.decode().partition(".")
-    whole = whole.lstrip("0") or "0"
-    n = len(whole)
-    alts = []  # same number of digits, greater
-    for i, d in enumerate(whole):
-        if d != "9":
-            alts.append(whole[:i] + f"[{int(d) + 1}-9]" + (r"\d{%d}" % (n - i - 1)))
-    # most values have fewer digits than the best: the lookahead rejects them at once
-    same = r"|(?:%s)(?!\d)" % "|".join(alts) if alts else ""
-    out = r"0*(?:(?=[1-9]\d{%d})(?:\d{%d}%s)" % (n - 1, n + 1, same)
-    if is_float:
-        frac = frac.rstrip("0")
-        falts = [frac + r"\d*[1-9]"]  # the same digits, then more that are not all zeros
-        for i, d in enumerate(frac):
-            if d != "9":
-                falts.append(frac[:i] + f"[{int(d) + 1}-9]")
-        out += r"|%s\.(?:%s)" % (whole, "|".join(falts))
-    return (out + ")").encode()
+    return labels_greater(tuple((f.label, t, f.is_float) for f, t in zip(fields, texts)))
 
 
 # --- error labels, readiness, bench header --------------------------------------------------
 
-def _rare_lines(data, start: int, end: int, out: Partial) -> None:
+def _rare_lines(data: Buffer, start: int, end: int, out: Partial) -> None:
     seen: set[int] = set()
     find = data.find
     for pivot, before, after, table in _GROUPS:
@@ -373,7 +358,7 @@ def _rare_lines(data, start: int, end: int, out: Partial) -> None:
             if cands is not None:
                 for off, needle, _ in cands:
                     if pos - off >= start and data[pos - off:pos - off + len(needle)] == needle:
-                        _check_line(data, start, end, pos, out, seen)
+                        check_line(data, start, end, pos, out, seen)
                         break
             pos = find(pivot, pos + 1, end)
     pos = start
@@ -384,10 +369,10 @@ def _rare_lines(data, start: int, end: int, out: Partial) -> None:
         m = rx.search(data, pos, end) if rx is not None else None
         if m is None:
             break
-        pos = _check_line(data, start, end, m.start(), out, seen)
+        pos = check_line(data, start, end, m.start(), out, seen)
 
 
-def _check_line(data, start: int, end: int, pos: int, out: Partial, seen: set[int]) -> int:
+def check_line(data: Buffer, start: int, end: int, pos: int, out: Partial, seen: set[int]) -> int:
     """Check the line around `pos` exactly, once; returns the offset after it."""
     line_start = data.rfind(b"\n", start, pos) + 1 or start
     line_end = data.find(b"\n", pos, end)
@@ -396,16 +381,16 @@ def _check_line(data, start: int, end: int, pos: int, out: Partial, seen: set[in
         seen.add(line_start)
         line = data[line_start:line_end].decode("utf-8", "replace")
         out.errors.update(line_error_labels(line))
-        if READY in line:
+        if READY_TEXT in line:
             out.ready = True
-        if HEADER in line:
+        if BENCH_HEADER in line:
             out.header_at = max(out.header_at, line_start)
         if not out.legacy:
-            m = _LEG_M.search(data, line_start, line_end)
+            m = LEGACY_MARKER.search(data, line_start, line_end)
             if m is not None:
                 out.legacy_lines += 1
                 rest = data[m.end():line_end]
-                out.legacy_running = _max(out.legacy_running, max(map(int, _LEG_RUNNING.findall(rest)), default=None))
-                out.legacy_queue = _max(out.legacy_queue, max(map(int, _LEG_QUEUE.findall(rest)), default=None))
+                out.legacy_running = _max(out.legacy_running, max(map(int, LEGACY_RUNNING.findall(rest)), default=None))
+                out.legacy_queue = _max(out.legacy_queue, max(map(int, LEGACY_QUEUE.findall(rest)), default=None))
                 out.legacy = out.legacy_lines > LEGACY_LINES
     return line_end + 1

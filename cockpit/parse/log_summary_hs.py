@@ -1,10 +1,11 @@
-"""The rare-line, maxima and sparse-line-count half of the byte summary in one Hyperscan pass
-(optional).
+"""The Hyperscan engine of the byte summary: the rare-line, maxima and sparse-line-count half
+in one Hyperscan pass (optional).
 
-`log_summary_fast.scan` asks a `Pass` for the error labels, readiness, bench header, legacy
-lines, the greatest valid gen throughput / running / queue values of a slice, and the line
-counts of the kinds of batch line that are sparse in the buffer (a PD prefill server's
-decode lines, a decode-heavy log's prefill lines). The sre path does these in passes that
+`log_summary_fast.scan` asks its engine's pass (this `Pass`, or the sre `SrePass`) for the
+error labels, readiness, bench header, legacy lines; this pass also gives the greatest
+valid gen throughput / running / queue values of a slice, and the line counts of the
+kinds of batch line that are sparse in the buffer (a PD prefill server's decode lines, a
+decode-heavy log's prefill lines). The sre path does these in passes that
 stop at every `#`, `l`, label and marker; Hyperscan finds every needle, every candidate
 value and every sparse marker in one. A `Pass` is compiled once per buffer (in the parent,
 before the slices are forked), with seeds and kinds sampled over the whole buffer.
@@ -19,20 +20,26 @@ checked on its own line, greatest first. A needle hit is checked with the one li
 definition, as in the sre path. A marker counts once per line (consecutive hits with no
 newline between them are one line), as the sre line-end passes count.
 
-Hyperscan ships wheels for x86-64 Linux; elsewhere `available()` is False and the sre
-path does the work.
+Hyperscan ships wheels for x86-64 Linux; elsewhere WHEEL is False and
+log_summary_scan.summarize_bytes uses the sre engine. Imported only for big buffers: the
+package's __init__ imports typing (~4 ms).
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any, TypeAlias, cast
+
+try:
+    import hyperscan
+except ImportError:  # pragma: no cover - where no wheel exists
+    WHEEL = False
+else:
+    WHEEL = True
 
 from cockpit.parse import log_summary_fast as fast
-
-try:  # the package's __init__ imports typing (~4 ms): worth it only for big slices
-    import hyperscan
-except ImportError:  # pragma: no cover - exercised where no wheel exists
-    hyperscan = None
+from cockpit.parse.greater_than import greater_prefixes
+from cockpit.parse.log_summary_fast import FIELDS, KINDS, Buffer, Field, Kind, Partial, Value
 
 SAMPLES = 256  # seeds: with iid values about 1/(SAMPLES+1) of the labels are candidates
 # A kind of batch line is counted here (one Python call per marker) when its markers are
@@ -43,61 +50,32 @@ WINDOW_BYTES = 16 << 10
 _NEEDLE_PATTERNS = tuple(re.escape(n).encode() for n, _ in fast.NEEDLES)
 # needles whose hits may be skipped once their label is known (the sre path drops the
 # same ones from its `l` pass; the others can stand for more than one label)
-_DROPPABLE = tuple(n in {needle for needle, _ in fast._L_NEEDLES} and label != "header"
+_DROPPABLE = tuple(n in {needle for needle, _ in fast.L_NEEDLES} and label != "header"
                    for n, label in fast.NEEDLES)
-_DATABASES: dict[tuple, object] = {}
+_Seeds: TypeAlias = "tuple[tuple[bytes, bytes | None, bool], ...]"  # (label, seed text, float?) per field
+_DATABASES: dict[tuple[_Seeds, tuple[tuple[str, bytes], ...]], hyperscan.Database] = {}
 _LEGACY_ID = next(i for i, (_, label) in enumerate(fast.NEEDLES) if label == "legacy")
 
 
-def available() -> bool:
-    return hyperscan is not None
-
-
-def superset(text: bytes | None, is_float: bool) -> bytes:
-    """A pattern for the number after a label, matching (a prefix of) every number
-    greater than `text` (each hit is still read and checked exactly).
-    Floats are compared to the last digit of the fraction: with a prefix that stopped at
-    the integer part, a steady throughput (1234.56, 1234.61, 1234.58 ...) made every line
-    a candidate."""
-    if text is None:
-        return rb"\d"
-    whole, _, frac = text.decode().partition(".")
-    whole = whole.lstrip("0") or "0"
-    n = len(whole)
-    if whole == "0":
-        alts = ["[1-9]"]
-    else:
-        alts = [r"[1-9]\d{%d}" % n]  # more digits
-        for i, d in enumerate(whole):  # as many digits, the first difference greater
-            if d != "9":
-                rest = n - i - 1
-                alts.append(whole[:i] + f"[{int(d) + 1}-9]" + (r"\d{%d}" % rest if rest else ""))
-    if is_float:  # the same integer part: a greater fraction
-        frac = frac.rstrip("0")
-        falts = [frac + r"\d*[1-9]"]  # the same digits, then more that are not all zeros
-        falts += [frac[:i] + f"[{int(d) + 1}-9]" for i, d in enumerate(frac) if d != "9"]
-        alts.append(whole + r"\.(?:" + "|".join(falts) + ")")
-    # leading zeros: 0* (measured 2x faster than a `0\d` alternative: `#queue-req: 0` is common)
-    return ("0*(?:" + "|".join(alts) + ")").encode()
-
-
-def _database(key: tuple, kinds: tuple):
+def _database(key: _Seeds, kinds: tuple[tuple[str, bytes], ...]) -> hyperscan.Database:
     db = _DATABASES.get((key, kinds))
     if db is None:
-        patterns = list(_NEEDLE_PATTERNS) + [re.escape(label) + superset(text, is_float)
+        patterns = list(_NEEDLE_PATTERNS) + [re.escape(label) + greater_prefixes(text, is_float)
                                              for label, text, is_float in key] + [rx for _, rx in kinds]
         db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
         db.compile(expressions=patterns, ids=list(range(len(patterns))), elements=len(patterns), flags=0)
+        if len(_DATABASES) >= 32:  # a long pipe read chunk by chunk: seeds differ per chunk
+            _DATABASES.clear()
         _DATABASES[key, kinds] = db
     return db
 
 
-def _on_match(pattern_id: int, _start: int, end: int, _flags: int, hits: list) -> None:
+def _on_match(pattern_id: int, _start: int, end: int, _flags: int, hits: Any) -> None:  # hits: list[tuple[int, int]]
     hits.append((pattern_id, end))
 
 
-def sparse_kinds(data, start: int, end: int, kinds: tuple) -> tuple:
-    """The kinds ((name, marker regex) of `kinds`' (name, regex, literal)) whose lines the
+def sparse_kinds(data: Buffer, start: int, end: int, kinds: tuple[Kind, ...]) -> tuple[tuple[str, bytes], ...]:
+    """The kinds ((name, marker pattern) of `kinds`) whose lines the
     pass should count: those whose literal is found at most COUNT_DENSITY times per byte in
     a few sampled windows. Each hit costs a Python call, so a dense kind is cheaper as its
     own sre pass (~1 ns per byte)."""
@@ -116,20 +94,23 @@ class Pass:
     """The pass for one buffer: seeds and sparse kinds sampled over data[start:end] and the
     database compiled from them; `run` scans any slice of that buffer."""
 
-    def __init__(self, data, start: int, end: int, fields: tuple, kinds: tuple) -> None:
+    def __init__(self, data: Buffer, start: int, end: int, fields: tuple[Field, ...] = FIELDS,
+                 kinds: tuple[Kind, ...] = KINDS) -> None:
         self.fields = fields
         self.kinds = sparse_kinds(data, start, end, kinds)
-        self.seeds = [fast._seed(data, start, end, f, SAMPLES) for f in fields]
-        self.db = _database(tuple((f[0], text, f[3]) for f, (_, text) in zip(fields, self.seeds)), self.kinds)
+        self.seeds = [fast.seed(data, start, end, f, SAMPLES) for f in fields]
+        self.db = _database(tuple((f.label, text, f.is_float) for f, (_, text) in zip(fields, self.seeds)),
+                            self.kinds)
 
-    def run(self, data, start: int, end: int, out: fast.Partial) -> tuple[list, dict[str, int]]:
+    def run(self, data: Buffer, start: int, end: int, out: Partial) -> tuple[list[Value | None] | None, dict[str, int]]:
         """Fill `out`'s labels, readiness, header and legacy lines for data[start:end];
         return the greatest valid value of each field (None where there is none; at least
         the seed where there is one) and the line count of each sparse kind."""
         fields, kinds = self.fields, self.kinds
         hits: list[tuple[int, int]] = []
         with memoryview(data) as view, view[start:end] as part:
-            self.db.scan(part, match_event_handler=_on_match, context=hits)
+            # the stub says str | bytes; the extension takes any buffer (no copy of the slice)
+            self.db.scan(cast(bytes, part), match_event_handler=_on_match, context=hits)
 
         needles = len(_NEEDLE_PATTERNS)
         first_kind = needles + len(fields)
@@ -148,13 +129,13 @@ class Pass:
                 if _DROPPABLE[i] and (label in out.errors or (label == "ready" and out.ready)
                                       or (label == "legacy" and out.legacy)):
                     continue
-                fast._check_line(data, start, end, start + stop - 1, out, seen)
+                fast.check_line(data, start, end, start + stop - 1, out, seen)
         maxima = [_greatest(data, start, end, field, seed, stops)
                   for field, (seed, _), stops in zip(fields, self.seeds, candidates)]
         return maxima, {name: _lines(data, stops) for (name, _), stops in zip(kinds, markers)}
 
 
-def _lines(data, stops: list[int]) -> int:
+def _lines(data: Buffer, stops: list[int]) -> int:
     """How many lines the marker ends `stops` fall on (a line holding two counts once)."""
     stops.sort()  # (Hyperscan reports them in order; cheap if so)
     n = 0
@@ -167,10 +148,11 @@ def _lines(data, stops: list[int]) -> int:
     return n
 
 
-def _greatest(data, start: int, end: int, field: tuple, best, stops: list[int]):
+def _greatest(data: Buffer, start: int, end: int, field: Field, best: Value | None,
+              stops: list[int]) -> Value | None:
     """The greatest valid value among the candidates that end at `stops`, or `best`."""
     label, vrx, kinds, is_float = field
-    values = []
+    values: list[tuple[Value, int]] = []
     for stop in stops:
         line_start = data.rfind(b"\n", start, stop) + 1 or start
         at = data.rfind(label, line_start, stop)  # the label this candidate starts with
@@ -181,6 +163,6 @@ def _greatest(data, start: int, end: int, field: tuple, best, stops: list[int]):
     for value, at in values:
         if best is not None and value <= best:
             break
-        if fast._valid(data, start, at, kinds):
+        if fast.in_batch_rest(data, start, at, kinds):
             return value
     return best

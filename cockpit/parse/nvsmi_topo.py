@@ -156,7 +156,9 @@ def _strip_shared_prefix(lines: list[str], h: int) -> list[str]:
     row = next((i for i in range(h + 1, min(h + 4, len(lines))) if _FIRST_ROW.search(lines[i])), None)
     if row is None:
         return lines
-    prefix = lines[row][: _FIRST_ROW.search(lines[row]).start()]
+    first = _FIRST_ROW.search(lines[row])
+    assert first is not None  # the row was picked by this search
+    prefix = lines[row][: first.start()]
     if not prefix.strip():
         return lines  # no prefix, or only indentation (handled where rows are read)
     full, bare = re.compile(_shape(prefix)), re.compile(_shape(prefix.rstrip()) + r"\s*$")
@@ -271,15 +273,15 @@ def parse_topology(text: str) -> TopologyMatrix:
     matrix: dict[str, dict[str, str]] = {}
     nic_links: dict[str, dict[str, str]] = {}
     for g in gpus:
-        row = cells.get(g)
-        if row is None:
+        cells_of_g = cells.get(g)
+        if cells_of_g is None:
             continue
-        matrix[g] = {o: row[col_of[o]] for o in gpus if o != g and col_of[o] < len(row)}
-        nic_links[g] = {n: row[col_of[n]] for n in nics if col_of[n] < len(row)}
-        if col_of[g] < len(row) and row[col_of[g]] != "X":
-            warnings.append(f"{g}: diagonal cell is {row[col_of[g]]!r}, not 'X'")
-    for a, row in matrix.items():
-        for b, cell in row.items():
+        matrix[g] = {o: cells_of_g[col_of[o]] for o in gpus if o != g and col_of[o] < len(cells_of_g)}
+        nic_links[g] = {n: cells_of_g[col_of[n]] for n in nics if col_of[n] < len(cells_of_g)}
+        if col_of[g] < len(cells_of_g) and cells_of_g[col_of[g]] != "X":
+            warnings.append(f"{g}: diagonal cell is {cells_of_g[col_of[g]]!r}, not 'X'")
+    for a, links in matrix.items():
+        for b, cell in links.items():
             back = matrix.get(b, {}).get(a)
             if back is not None and back != cell and a < b:
                 warnings.append(f"asymmetric: {a}->{b} {cell}, {b}->{a} {back}")

@@ -7,6 +7,7 @@ override in them could move the cursor, recolour the screen or reorder what is s
 
 from __future__ import annotations
 
+import mmap
 import re
 
 # C0 controls (except TAB) and DEL map to the Unicode "control pictures" block, so the
@@ -37,5 +38,6 @@ def strip_ansi(text: str) -> str:
     return _ANSI_CSI.sub("", text) if "\x1b" in text else text
 
 
-def strip_ansi_bytes(data: bytes) -> bytes:
-    return _ANSI_CSI_BYTES.sub(b"", data) if b"\x1b" in data else data
+def strip_ansi_bytes(data: bytes | mmap.mmap) -> bytes | mmap.mmap:
+    """`data` without CSI escape sequences: a copy where it has an ESC, else `data` itself."""
+    return _ANSI_CSI_BYTES.sub(b"", data) if data.find(b"\x1b") >= 0 else data

@@ -12,15 +12,15 @@ import codecs
 import re
 from functools import lru_cache
 
-from cockpit.parse.batch_lines import MARKER, parse_batch
-from cockpit.parse.bench_serving import HEADER as _BENCH_HEADER
+from cockpit.parse.batch_lines import parse_batch
 from cockpit.parse.bench_serving import BenchBlockParser
 from cockpit.parse.error_labels import line_error_labels
 from cockpit.parse.log_events import (
-    _LAZY_NAMES, NO_RANKS, CudaGraphCapture, DecodeBatch, ErrorBlock, ErrorLine, HttpRequest, KvCacheSize,
-    LoadingWeights, LogEvent, PlainLine, PrefillBatch, Ranks, Ready, ServerArgs, ServerStopped,
+    LAZY_FIELDS, FieldValue, NO_RANKS, CudaGraphCapture, DecodeBatch, ErrorBlock, ErrorLine, HttpRequest, KvCacheSize,
+    LoadingWeights, LogEvent, PlainLine, PrefillBatch, Ranks, Ready, ServerArgs, ServerStopped, set_lazy_filler,
 )
 from cockpit.parse.sanitize import strip_ansi
+from cockpit.parse.sglang_patterns import BATCH_MARKER, BENCH_HEADER, READY_TEXT
 
 # `[2025-01-01 10:00:00 DP3 TP12 EP12]`, `[04:40:55 TP0]`, `[10:00:00.123]`, `[11-11 20:29:05]`.
 # Searched, not anchored: a tqdm bar without a newline can sit in front of the record.
@@ -89,10 +89,10 @@ def _float(rx: re.Pattern[str], text: str) -> float | None:
 
 
 def _server_args(line: str, start: int, ts: str | None, ranks: Ranks) -> ServerArgs:
-    args: dict = {}
+    args: dict[str, FieldValue | None] = {}
     for key, raw in _ARG.findall(line, start):
         if raw[:1] in "'\"":
-            value: object = raw[1:-1]
+            value: FieldValue | None = raw[1:-1]
         elif raw in ("True", "False"):
             value = raw == "True"
         elif raw == "None":
@@ -113,7 +113,7 @@ _new = object.__new__
 _set = object.__setattr__
 
 
-def _bare(cls: type, line: str, ts: str | None, ranks: Ranks) -> LogEvent:
+def _bare(cls: type[LogEvent], line: str, ts: str | None, ranks: Ranks) -> LogEvent:
     """An event with only line/ts/ranks set: a PlainLine whole, or a lazy batch/access event
     whose other fields `fill_lazy` parses on first read (see log_events._lazy_getattr).
     Skips the frozen dataclass __init__, which costs a call per field."""
@@ -135,13 +135,16 @@ def fill_lazy(ev: LogEvent) -> None:
                                method=m.group(3), path=m.group(4),
                                status=int(m.group(5)) if m.group(5) else None)
     else:
-        m = MARKER.search(line)
+        m = BATCH_MARKER.search(line)
         if m:
             full = parse_batch(line, m, ts, ranks)
     if full is None or type(full) is not type(ev):  # cannot happen for parser-built events
         full = type(ev)(line=line, ts=ts, ranks=ranks)
-    for name in _LAZY_NAMES[type(ev)]:
+    for name in LAZY_FIELDS[type(ev)]:
         _set(ev, name, object.__getattribute__(full, name))
+
+
+set_lazy_filler(fill_lazy)
 
 
 def parse_line(line: str, ts: str | None = None, ranks: Ranks | None = None) -> LogEvent:
@@ -160,7 +163,7 @@ def parse_line(line: str, ts: str | None = None, ranks: Ranks | None = None) -> 
             ts, ranks = own_ts, own_ranks
         ranks = ranks or NO_RANKS
     if "batch" in line:
-        m = MARKER.search(line)
+        m = BATCH_MARKER.search(line)
         if m:  # fields parsed on first read (most batch lines are only shown and counted)
             return _bare(DecodeBatch if m.group(1) == "Decode" else PrefillBatch, line, ts, ranks)
     labels = line_error_labels(line)
@@ -187,7 +190,7 @@ def parse_line(line: str, ts: str | None = None, ranks: Ranks | None = None) -> 
         return LoadingWeights(line=line, ts=ts, ranks=ranks, phase=phase,
                               avail_mem_gb=_float(_AVAIL, line), mem_usage_gb=_float(_USAGE, line),
                               percent=int(m.group(1)) if m else None)
-    if "The server is fired up and ready to roll" in line:
+    if READY_TEXT in line:
         return Ready(line=line, ts=ts, ranks=ranks, primary=True)
     if "Uvicorn running on" in line:
         return Ready(line=line, ts=ts, ranks=ranks, primary=False)
@@ -253,7 +256,7 @@ class LogParser:
         lines = text.split("\n")
         self._partial = lines.pop()
         out: list[LogEvent] = []
-        append, one, bench, header = out.append, self._one, self._bench, _BENCH_HEADER
+        append, one, bench, header = out.append, self._one, self._bench, BENCH_HEADER
         for line in lines:
             if line[-1:] == "\r":
                 line = line[:-1]

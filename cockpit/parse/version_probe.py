@@ -85,8 +85,8 @@ def parse_probe_output(stdout: str, stderr: str = "", status: int | None = 0) ->
         if line.startswith(MARK):
             try:
                 data = json.loads(line[len(MARK):])
-                return ProbeResult(_inert(data["python"]),
-                                   {_inert(k): _inert(v) for k, v in dict(data["packages"]).items()},
+                return ProbeResult(_text(data["python"]),
+                                   {_text(k): _inert(v) for k, v in dict(data["packages"]).items()},
                                    _inert(data.get("driver")), _inert(data.get("cuda")))
             except (ValueError, KeyError, TypeError, AttributeError) as exc:
                 raise ProbeError(f"unreadable probe answer ({exc})") from None
@@ -94,6 +94,12 @@ def parse_probe_output(stdout: str, stderr: str = "", status: int | None = 0) ->
     raise ProbeError(sanitize(why))
 
 
-def _inert(value):  # noqa: ANN001, ANN202 - str or None, as the host sent it
-    """A host's text never drives the terminal: controls are shown, not obeyed."""
+def _text(value: object) -> str:
+    """A host's text made inert (see _inert), where it must be there."""
+    return sanitize(str(value))
+
+
+def _inert(value: object) -> str | None:
+    """A host's text (str or None as it sent it) never drives the terminal: controls are
+    shown, not obeyed."""
     return None if value is None else sanitize(str(value))

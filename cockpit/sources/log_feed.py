@@ -48,7 +48,7 @@ class _Summary:
 
 _SCAN = """
 import json, mmap, sys
-from cockpit.parse.log_summary import summarize_bytes
+from cockpit.parse.log_summary_scan import summarize_bytes
 with open(sys.argv[1], "rb") as f, mmap.mmap(f.fileno(), int(sys.argv[2]), access=mmap.ACCESS_READ) as m:
     print(json.dumps(summarize_bytes(m)))
 """
@@ -99,7 +99,7 @@ class LogBatch:
     """The source's state after this batch ("tailing gpu1:/x.log", "gpu1: reconnecting in 8 s"),
     or None when unchanged."""
     summary: dict | None = None
-    """The `parse-log` summary (cockpit.parse.log_summary) of the file's text *before* the
+    """The `parse-log` summary (cockpit.parse.log_summary.Summary) of the file's text *before* the
     first line this feed sent: a local file opened at its last lines has its beginning
     scanned at C speed, in another process, instead of parsed line by line. Sent once,
     in an otherwise empty batch, when the scan is done; add it to what the events fold to."""
@@ -110,10 +110,6 @@ class LogBatch:
     connected: bool | None = None
     """After this batch the source is connected (True) or has lost its host (False: lines
     stop because of that, not because the log is quiet); None when unchanged."""
-
-    @property
-    def lines(self) -> list[LogEvent]:
-        return self.events
 
 
 def describe_event(ev: Any) -> str:

@@ -6,7 +6,8 @@ import sys
 MODULES = [
     "cockpit.parse.sanitize", "cockpit.parse.log_events", "cockpit.parse.error_labels",
     "cockpit.parse.bench_serving", "cockpit.parse.batch_lines", "cockpit.parse.sglang_log",
-    "cockpit.parse.log_summary", "cockpit.live.log_metrics", "cockpit.live.server_runs",
+    "cockpit.parse.sglang_patterns", "cockpit.parse.log_summary", "cockpit.parse.log_summary_scan",
+    "cockpit.parse.log_summary_fast", "cockpit.parse.log_summary_hs", "cockpit.live.log_metrics", "cockpit.live.server_runs",
     "cockpit.cli.log_cmds",
 ]
 

@@ -6,8 +6,10 @@ import pickle
 import random
 from pathlib import Path
 
-from cockpit.live.log_metrics import LogMetrics, LogSummary
-from cockpit.parse.batch_lines import MARKER, parse_batch, series_figures
+from cockpit.live.log_metrics import LogMetrics
+from cockpit.parse.log_summary import LogSummary
+from cockpit.parse.batch_lines import parse_batch, series_figures
+from cockpit.parse.sglang_patterns import BATCH_MARKER
 from cockpit.parse.log_events import DecodeBatch, HttpRequest, PrefillBatch
 from cockpit.parse.sglang_log import parse_line, parse_text
 
@@ -36,7 +38,7 @@ def test_lazy_events_equal_eager_ones() -> None:
         ev = parse_line(line)
         if isinstance(ev, (DecodeBatch, PrefillBatch)):
             n += 1
-            m = MARKER.search(ev.line)
+            m = BATCH_MARKER.search(ev.line)
             eager = parse_batch(ev.line, m, ev.ts, ev.ranks)
             assert ev == eager and repr(ev) == repr(eager)
             assert pickle.loads(pickle.dumps(parse_line(line))) == eager

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cockpit.model.edits import SessionEditor
-from cockpit.model.enums import DiscoveryStatus, TaskStatus
+from cockpit.model.enums import TASK_COLUMNS, DiscoveryStatus, TaskStatus
 from cockpit.model.merge import merge_sessions
 from cockpit.store.toml_store import load_session
 from paths import EXAMPLE_SESSION
@@ -134,8 +134,8 @@ def test_undo_after_a_merge_reverts_only_that_step():
 def test_a_status_move_on_both_sides_to_different_columns_is_a_conflict():
     base, ours, theirs = _sides()
     ident = next(t.id for t in base.tasks if t.status is TaskStatus.TODO)
-    ours.set_task_status(ident, TaskStatus.DOING)
-    theirs.set_task_status(ident, TaskStatus.BLOCKED)
+    ours.move_task(ident, TASK_COLUMNS.index(TaskStatus.DOING) - TASK_COLUMNS.index(TaskStatus.TODO))
+    theirs.move_task(ident, TASK_COLUMNS.index(TaskStatus.BLOCKED) - TASK_COLUMNS.index(TaskStatus.TODO))
     result = merge_sessions(base, ours.session, theirs.session)
     assert _task(result.session, ident).status is TaskStatus.DOING
     assert any(c.where == f"tasks {ident}.status" and "blocked" in c.other for c in result.conflicts)

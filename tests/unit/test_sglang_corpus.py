@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from cockpit.cli import main
-from cockpit.live.log_metrics import LogSummary
-from cockpit.parse.log_summary import summarize_bytes
+from cockpit.parse.log_summary import LogSummary
+from cockpit.parse.log_summary_scan import summarize_bytes
 from cockpit.parse.sglang_log import LogParser
 from scan_engines import ENGINES, scan_engine
 

@@ -8,10 +8,10 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cockpit.live.log_metrics import LogSummary
+from cockpit.parse.log_summary import LogSummary
 from cockpit.parse.error_labels import ANCHORS_TEXT, NEEDLES, TRIGGER_EXAMPLES, line_error_labels
 from cockpit.parse.log_events import DecodeBatch, PrefillBatch
-from cockpit.parse.log_summary import summarize_bytes
+from cockpit.parse.log_summary_scan import summarize_bytes
 from cockpit.parse.sanitize import sanitize
 from cockpit.parse.sglang_log import LogParser, parse_text
 from scan_engines import ENGINES, scan_engine

@@ -10,9 +10,9 @@ import random
 
 import pytest
 
-from cockpit.live.log_metrics import LogSummary
-from cockpit.parse import log_summary, log_summary_hs
-from cockpit.parse.log_summary import summarize_bytes, summarize_stream
+from cockpit.parse import greater_than, log_summary_hs, log_summary_scan
+from cockpit.parse.log_summary import LogSummary
+from cockpit.parse.log_summary_scan import summarize_bytes, summarize_stream
 from cockpit.parse.sglang_log import parse_text
 from scan_engines import ENGINES, scan_engine
 
@@ -138,7 +138,7 @@ def test_greater_than_prefixes_compare_every_digit(best: str, greater: list[str]
     import re
 
     is_float = "." in best or any("." in v for v in greater)
-    rx = re.compile(b"L: " + log_summary_hs.superset(best.encode(), is_float))
+    rx = re.compile(b"L: " + greater_than.greater_prefixes(best.encode(), is_float))
     for value in greater:
         assert rx.match(f"L: {value},".encode()), value
     for value in not_greater:
@@ -165,8 +165,8 @@ def test_line_counts_by_either_pass(monkeypatch: pytest.MonkeyPatch, density: fl
 def test_prefill_server_log_counts_its_rare_decode_lines(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     """A PD prefill server: prefill lines only (decode lines sparse, counted by the
     Hyperscan pass), in forked slices sharing one compiled pass."""
-    monkeypatch.setattr(log_summary, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(log_summary, "_cpus", lambda: 3)
+    monkeypatch.setattr(log_summary_scan, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(log_summary_scan, "_cpus", lambda: 3)
     rnd = random.Random(8)
     lines = [PREFILL.format(r=rnd.randrange(50), q=rnd.randrange(9), g="812.5") for _ in range(3000)]
     lines[2500] = DECODE_SHAPES[1].format(r=77, q=12, g="1.25")
@@ -182,8 +182,8 @@ def test_prefill_server_log_counts_its_rare_decode_lines(monkeypatch: pytest.Mon
 def test_slices_share_one_seed(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     """Seeds sampled over the whole buffer: a slice whose values are all below the seed,
     or which has decode lines without a throughput, still merges to the exact maxima."""
-    monkeypatch.setattr(log_summary, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(log_summary, "_cpus", lambda: 4)
+    monkeypatch.setattr(log_summary_scan, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(log_summary_scan, "_cpus", lambda: 4)
     monkeypatch.setattr(log_summary_hs, "SAMPLES", 256)
     low = [DECODE_SHAPES[0].format(r=5, q=1, g="10.5")] * 800
     bare = ["[TP0] Decode batch. #running-req: 3, #queue-req: 0"] * 800

@@ -12,11 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cockpit.live.log_metrics import LogSummary
-from cockpit.parse import log_summary, log_summary_fast, log_summary_hs
-from cockpit.parse.bench_serving import HEADER
+from cockpit.parse import greater_than, log_summary_fast, log_summary_scan
 from cockpit.parse.error_labels import TRIGGER_EXAMPLES, _SUBSTRING_TRIGGERS, line_error_labels
-from cockpit.parse.log_summary import summarize_bytes, summarize_stream
+from cockpit.parse.log_summary import LogSummary
+from cockpit.parse.log_summary_scan import summarize_bytes, summarize_stream
+from cockpit.parse.sglang_patterns import BENCH_HEADER
 from cockpit.parse.sglang_log import parse_text
 from scan_engines import ENGINES, scan_engine
 
@@ -62,10 +62,13 @@ def check_all_splits(data: bytes) -> None:
     """Scanning two halves and merging gives the same summary at every line boundary."""
     expected = events(data)
     cuts = [i + 1 for i, b in enumerate(data) if b == 10 and i + 1 < len(data)]
+    scan_pass = log_summary_scan.engine_pass(data, 0, len(data))
     for mid in cuts:
-        first = log_summary_fast.scan(data, 0, mid)
-        first.merge(log_summary_fast.Partial.from_tuple(log_summary_fast.scan(data, mid, len(data)).to_tuple()))
-        assert log_summary._result(first, data) == expected, mid
+        first = log_summary_fast.scan(data, 0, mid, scan_pass)
+        first.merge(log_summary_fast.Partial.from_tuple(log_summary_fast.scan(data, mid, len(data), scan_pass).to_tuple()))
+        bench = log_summary_scan._LastBench()
+        bench.feed(data, first.header_at, len(data))
+        assert log_summary_scan._result(first, bench) == expected, mid
 
 
 def test_two_decode_markers_on_one_line_count_once() -> None:
@@ -125,12 +128,12 @@ def _number_pairs(seed: int, n: int = 3000):
 def test_greater_patterns_match_every_greater_number(pattern: str) -> None:
     import re
 
-    make = log_summary_fast._greater if pattern == "sre" else log_summary_hs.superset
+    make = greater_than.greater_lookahead if pattern == "sre" else greater_than.greater_prefixes
     for is_float, best, other in _number_pairs(5):
         rx = re.compile(b"L: " + make(best.encode(), is_float))
         if (float if is_float else int)(other) > (float if is_float else int)(best):
             assert rx.match(f"L: {other},".encode()), (best, other)
-    assert log_summary_hs.superset(None, False) == rb"\d"
+    assert greater_than.greater_prefixes(None, False) == rb"\d"
 
 
 def test_one_needle_standing_for_several_labels() -> None:
@@ -156,10 +159,9 @@ def test_killed_line(text: str) -> None:
 
 def test_every_trigger_has_a_needle() -> None:
     triggers = [s for _, subs in _SUBSTRING_TRIGGERS for s in subs] + list(TRIGGER_EXAMPLES) + [
-        "The server is fired up and ready to roll", HEADER, "new fill batch."]
+        "The server is fired up and ready to roll", BENCH_HEADER, "new fill batch."]
     for trigger in triggers:
         assert any(n in trigger for n in log_summary_fast.NEEDLE_TEXTS), trigger
-    assert log_summary_fast.HEADER == HEADER
 
 
 @pytest.mark.parametrize("trigger", [s for _, subs in _SUBSTRING_TRIGGERS for s in subs] + list(TRIGGER_EXAMPLES))
@@ -205,8 +207,8 @@ def test_chunk_splits_inside_bench_and_traceback() -> None:
 
 @pytest.mark.parametrize("cpus", [2, 5])
 def test_slices_in_forked_processes(monkeypatch: pytest.MonkeyPatch, tmp_path, cpus: int) -> None:
-    monkeypatch.setattr(log_summary, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(log_summary, "_cpus", lambda: cpus)  # 5 slices on any machine
+    monkeypatch.setattr(log_summary_scan, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(log_summary_scan, "_cpus", lambda: cpus)  # 5 slices on any machine
     rnd = random.Random(3)
     pool = [DEC.format(r=rnd.randint(0, 300), g=f"{rnd.uniform(0, 2000):.2f}", q=rnd.randint(0, 50))
             for _ in range(50)] + [PRE.format(r=rnd.randint(0, 300), q=rnd.randint(0, 500)) for _ in range(20)]
@@ -242,6 +244,24 @@ def test_fuzz_fast_path_and_splits(text: str) -> None:
     assert summarize_bytes(data) == events(data)
     if data.count(b"\n") < 25:
         check_all_splits(data)
+
+
+@pytest.mark.parametrize("chunk_bytes", [1, 50, 333, 4096])
+def test_a_pipe_read_in_chunks(chunk_bytes: int) -> None:
+    """A pipe is read in chunks cut at line ends, each scanned and the partials merged: a
+    bench block, a traceback, colour codes and CRLF across chunk ends change nothing, and
+    the last bench block counts even when it is cut short."""
+    rnd = random.Random(11)
+    lines = [DEC.format(r=rnd.randint(0, 300), g=f"{rnd.uniform(0, 900):.2f}", q=rnd.randint(0, 9)) for _ in range(30)]
+    lines[5:5] = BENCH
+    lines[12:12] = TRACE
+    lines[20] = "\x1b[32m" + DEC.format(r="\x1b[1m999\x1b[0m", g="1.0", q=0) + "\x1b[0m\r"
+    lines += ["The server is fired up and ready to roll", PRE.format(r=400, q=3), "Killed", *BENCH[:4]]
+    data = "\n".join(lines).encode()  # no newline at the end
+    expected = events(data)
+    assert expected["bench"] == {"Successful requests": 100, "Mean TTFT (ms)": 12.5}  # the block cut short
+    assert expected["max_running_req"] == 999  # read once the colour codes are gone
+    assert summarize_stream(io.BytesIO(data), chunk_bytes=chunk_bytes) == expected
 
 
 def test_many_legacy_lines_switch_to_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,0 +1,121 @@
+"""No import circles among cockpit's modules: each file's dependencies point one way.
+
+Every `import` counts, at module level or inside a function (a lazy import breaks the
+circle at import time only; the files still depend on each other). Imports under
+`if TYPE_CHECKING:` do not count: they never run.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import cockpit
+
+ROOT = Path(cockpit.__file__).resolve().parent
+# Circles that other work removes; an entry here may only disappear, none may be added.
+KNOWN: set[frozenset[str]] = {
+    frozenset({"cockpit.ui.theme_file", "cockpit.ui.themes"}),
+}
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in ROOT.rglob("*.py"):
+        parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return isinstance(test, ast.Name) and test.id == "TYPE_CHECKING" or \
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+
+
+def _imports(module: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The cockpit modules `module` imports, anywhere but under `if TYPE_CHECKING:`."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+
+    def add(name: str) -> None:
+        while name and name not in modules:  # `from pkg import name` where name is not a module
+            name = name.rpartition(".")[0]
+        if name and name != module:
+            found.add(name)
+
+    def walk(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _is_type_checking(child.test):
+                for stmt in child.orelse:
+                    walk_stmt(stmt)
+                continue
+            walk_stmt(child)
+
+    def walk_stmt(node: ast.AST) -> None:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                add(alias.name)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join(anchor + ([base] if base else []))
+            for alias in node.names:
+                add(f"{base}.{alias.name}")
+        else:
+            walk(node)
+
+    walk(ast.parse(path.read_text(encoding="utf-8")))
+    return {name for name in found if name.startswith("cockpit.")}
+
+
+def import_cycles() -> list[frozenset[str]]:
+    """The strongly connected groups of two or more modules (Tarjan)."""
+    modules = _modules()
+    graph = {m: _imports(m, p, modules) for m, p in modules.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[frozenset[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = set()
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.add(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                groups.append(frozenset(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return groups
+
+
+def test_no_new_import_cycles() -> None:
+    new = [sorted(group) for group in import_cycles() if group not in KNOWN]
+    assert not new, f"import circles: {new}"
+
+
+def test_the_finder_sees_a_circle_through_a_lazy_import(tmp_path: Path) -> None:
+    """The walker counts a function-level import and skips a TYPE_CHECKING one."""
+    modules = {"cockpit.a": tmp_path / "a.py", "cockpit.b": tmp_path / "b.py", "cockpit.c": tmp_path / "c.py"}
+    modules["cockpit.a"].write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import cockpit.c\n"
+                                    "def f():\n    from cockpit.b import x\n")
+    assert _imports("cockpit.a", modules["cockpit.a"], modules) == {"cockpit.b"}
