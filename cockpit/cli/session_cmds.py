@@ -8,6 +8,7 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
+from cockpit.parse.sanitize import sanitize
 from cockpit.store.errors import SessionFileError
 from cockpit.store.lock import session_lock
 
@@ -40,7 +41,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     counts = ", ".join(
         f"{len(getattr(session, name))} {name}" for name in ("tasks", "discoveries", "benchmarks", "files", "launch")
     )
-    print(f"{args.session}: ok ({counts})")
+    print(sanitize(f"{args.session}: ok ({counts})"))
     return 0
 
 
@@ -97,10 +98,10 @@ def _edit(path: str, change) -> int:
     except SessionFileError as exc:
         return _report(exc)
     except (EditError, ValueError) as exc:
-        print(f"{path}: {exc}", file=sys.stderr)
+        print(sanitize(f"{path}: {exc}", multiline=True), file=sys.stderr)  # may quote a value
         return 1
     if result:
-        print(result)
+        print(sanitize(str(result)))  # an id, or versions a host reported (`drift --record`)
     return 0
 
 

@@ -12,27 +12,19 @@ import argparse
 import asyncio
 import json
 import os
-import re
 import sys
 from dataclasses import asdict, is_dataclass
 from typing import Any, BinaryIO
 
-try:  # the parse room's sanitizer, the one the TUI uses
-    from cockpit.parse.sanitize import sanitize
-except ImportError:  # pragma: no cover - only while cockpit.parse.sanitize did not exist
-    _FALLBACK = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0)) if c != 0x09}
+from cockpit.cli.target_args import add_target_args, source_of
+from cockpit.parse.sanitize import _UNSAFE_MULTILINE as _UNSAFE  # sanitize's set, but LF
+from cockpit.parse.sanitize import json_inert, sanitize
 
-    def sanitize(text: str) -> str:
-        return text.translate(_FALLBACK)
-
-# Anything a terminal could act on (C0 but TAB and LF, DEL, C1, bidi controls). Checked per
-# chunk first: the common chunk has none and is written as it came, which keeps a 200 MB
-# catch-up fast; a chunk that has some is sanitized line by line.
+# Anything a terminal could act on (C0 but TAB and LF, DEL, C1, bidi and zero-width
+# characters: `_UNSAFE`). Checked per chunk first: the common chunk has none and is written
+# as it came, which keeps a 200 MB catch-up fast; a chunk that has some is sanitized line
+# by line.
 _SAFE_ASCII = bytes([0x09, 0x0A, *range(0x20, 0x7F)])  # deleted: if nothing is left, all is safe
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-from cockpit.cli.target_args import add_target_args, source_of  # noqa: E402 - after the sanitizer fallback
 
 
 def register(subparsers: Any) -> None:
@@ -183,7 +175,7 @@ def _json_writer(out: BinaryIO) -> Any:
 
     def write(events: list) -> None:
         for e in events:
-            out.write(json.dumps(event_json(e), ensure_ascii=False).encode() + b"\n")
+            out.write(json_inert(json.dumps(event_json(e), ensure_ascii=False)).encode() + b"\n")
 
     def emit_parsed(data: bytes) -> None:
         write(parser.feed(data))
