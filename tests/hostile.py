@@ -28,7 +28,8 @@ VECTORS: dict[str, str] = {
     "C1 CSI": "\x9b2J",
     "bidi": "abc\u202edef",
     "zero-width": "a\u200bb\u2060c\ufeffd",
-    "markup": "[/bogus] [red]x[/red] '^[a-z][0-9]+$'",
+    "markup tags": "[/bogus] [red]x[/red]",
+    "markup regex": "'^[a-z][0-9]+$'",
     "10k line": "L" * 10_000,
 }
 NAMES = list(VECTORS)
