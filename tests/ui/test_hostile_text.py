@@ -105,8 +105,7 @@ async def test_every_surface_shows_hostile_text_inert(name, tmp_path):
             await pilot.press(*keys)
             await pilot.pause(0.1)
             assert isinstance(app.screen, form_type)
-            check(f"form {form_type.__name__}", "#dialog",
-                  visible=form_type is not BenchmarkForm)
+            check(f"form {form_type.__name__}", "#dialog")  # BenchmarkForm: the working profile's name
             await pilot.press("escape")
             await pilot.pause()
 
