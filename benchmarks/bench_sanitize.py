@@ -26,6 +26,7 @@ OUT = ROOT / "benchmarks" / "out"
 
 MEASURE = r'''
 import json, random, sys, timeit
+import cockpit
 from cockpit.parse.sanitize import sanitize
 from cockpit.parse.sglang_log import parse_text
 from cockpit.ui.widgets.log_buffer import LogBuffer
@@ -61,6 +62,7 @@ def run():
 best = min(timeit.repeat(run, number=1, repeat=3))
 out["LogBuffer.add_events (lines/s)"] = len(events) / best
 print(json.dumps(out))
+print(cockpit.__file__, file=sys.stderr)
 '''
 
 
@@ -72,8 +74,10 @@ def export(ref: str, into: Path) -> Path:
 
 
 def measure(tree: Path, lines: int) -> dict[str, float]:
-    done = subprocess.run([sys.executable, "-c", MEASURE, str(lines)], capture_output=True, text=True,
+    # cwd too: `python -c` puts the current directory first on sys.path.
+    done = subprocess.run([sys.executable, "-c", MEASURE, str(lines)], capture_output=True, text=True, cwd=tree,
                           env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"}, check=True)
+    assert done.stderr.strip().startswith(str(tree)), done.stderr  # measured the tree asked for
     return json.loads(done.stdout)
 
 
