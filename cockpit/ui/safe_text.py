@@ -67,8 +67,8 @@ def inert_renderable(obj: Any) -> Any:
             return obj
         cuts = sorted({len(obj.plain), *(s.start for s in obj.spans), *(s.end for s in obj.spans)} - {0})
         out = obj.blank_copy()
-        for piece in obj.divide(cuts):
-            text = sanitize(piece.plain, multiline=True)
-            out.append_text(Text(text, spans=[RichSpan(0, len(text), s.style) for s in piece.spans]))
+        for part in obj.divide(cuts):
+            shown = sanitize(part.plain, multiline=True)
+            out.append_text(Text(shown, spans=[RichSpan(0, len(shown), s.style) for s in part.spans]))
         return out
     return obj
