@@ -23,6 +23,7 @@ class Tmux:
         self.conf.write_text("set -g status off\n")
         self.env = {"XDG_STATE_HOME": str(tmp_path / "state"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
                     "COLORTERM": "truecolor"}
+        self.options = ""  # more tmux.conf lines (e.g. `set -g set-clipboard on`)
 
     def run(self, *args: str) -> str:
         done = subprocess.run(["tmux", "-L", self.socket, "-f", str(self.conf), *args],
@@ -34,7 +35,7 @@ class Tmux:
     def start(self, command: str, width: int = 120, height: int = 40) -> None:
         env = [part for key, value in self.env.items() for part in ("-e", f"{key}={value}")]
         # Without a default size the first frame can be drawn at tmux's 80x24 default.
-        self.conf.write_text(f"set -g status off\nset -g default-size {width}x{height}\n")
+        self.conf.write_text(f"set -g status off\nset -g default-size {width}x{height}\n{self.options}")
         # The shell keeps the pane open after cockpit exits, so the exit status can be read.
         # The short sleep lets tmux settle the pane size before cockpit asks for it: a resize
         # that lands before Textual installs its SIGWINCH handler is otherwise lost.

@@ -6,6 +6,8 @@ import argparse
 import json
 import sys
 
+from cockpit.parse.sanitize import sanitize
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("diff", help="what differs between two launch profiles (options, env, host)",
@@ -32,7 +34,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         if len(found) != 1:
             known = ", ".join(f"{p.id} ({p.name})" for p in session.launch) or "none"
             what = "no" if not found else "more than one"
-            print(f"cockpit diff: {what} launch profile {key!r} in {args.session}; profiles: {known}",
+            print(sanitize(f"cockpit diff: {what} launch profile {key!r} in {args.session}; profiles: {known}"),
                   file=sys.stderr)
             return 2
         profiles.append(found[0])
@@ -42,9 +44,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
         print(json.dumps({**diff.to_dict(), "best_total_tok_s": best}, indent=2))
         return 0
     base, other = profiles
-    print(f"{base.id} {base.name} -> {other.id} {other.name}")
+    print(sanitize(f"{base.id} {base.name} -> {other.id} {other.name}"))
     print("best total tok/s: " + " vs ".join(
         f"{best[p.id]:,.1f} ({p.id})" if best[p.id] is not None else f"none recorded ({p.id})" for p in profiles))
     for kind, text in diff_lines(diff):
-        print(text if kind == "heading" else f"  {text}")
+        print(sanitize(text if kind == "heading" else f"  {text}"))
     return 0

@@ -16,6 +16,7 @@ import sys
 from typing import Any
 
 from cockpit.cli.gpu_cmds import _ssh_options
+from cockpit.parse.sanitize import sanitize
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -61,7 +62,7 @@ def cmd_drift(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"checked": notes, "rows": [r.to_dict() for r in rows]}, indent=2))
     else:
-        print(render(rows, notes))
+        print(sanitize(render(rows, notes), multiline=True))  # versions and errors: host output
     if args.record:
         return _record(args.session, [r for r in rows if r.status == "changed"]) or (2 if failed else 0)
     return 1 if drifted(rows) else 2 if failed else 0

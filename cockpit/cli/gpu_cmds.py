@@ -12,6 +12,7 @@ from typing import Any
 
 from cockpit.parse.gpu_sample import GpuSample
 from cockpit.parse.nvsmi_topo import TopologyMatrix, TopologyParseError, parse_topology
+from cockpit.parse.sanitize import sanitize
 from cockpit.sources.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 
 
@@ -53,7 +54,7 @@ def _ssh_options(p: argparse.ArgumentParser) -> None:
 
 
 def _fail(message: str) -> int:
-    print(f"cockpit: {message}", file=sys.stderr)
+    print(sanitize(f"cockpit: {message}", multiline=True), file=sys.stderr)  # may quote a host
     return 1
 
 
@@ -124,7 +125,7 @@ def cmd_topo(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(topo.to_json(detail=args.detail), indent=1))
     else:
-        print(render_topology(topo))
+        print(sanitize(render_topology(topo), multiline=True))  # names, legend: host output
     return 0
 
 
@@ -236,7 +237,8 @@ async def _remote_gpus(args: argparse.Namespace) -> int:
                     if args.count and n >= args.count:
                         return 0
                 elif isinstance(event, GpuStreamInterrupted):
-                    print(f"cockpit: {event.host}: {event.reason}; retrying in {event.retry_in_s:.0f} s", file=sys.stderr)
+                    print(sanitize(f"cockpit: {event.host}: {event.reason}; retrying in {event.retry_in_s:.0f} s"),
+                          file=sys.stderr)
                 elif isinstance(event, GpuSourceUnavailable):
                     return _fail(event.message)
         except HostUnavailable as exc:
@@ -249,7 +251,7 @@ def _print_tick(event: GpuSamplesTaken, args: argparse.Namespace, *, pretty: boo
         obj = {"host": event.host, "taken_at": event.taken_at, "gpus": [s.to_json() for s in event.samples]}
         print(json.dumps(obj, indent=1 if pretty else None), flush=True)
     else:
-        print(render_samples(event.samples, host=event.host), flush=True)
+        print(sanitize(render_samples(event.samples, host=event.host), multiline=True), flush=True)
 
 
 def _fmt(v: float | int | None, spec: str = ".0f") -> str:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
+from cockpit.parse.sanitize import sanitize
 from cockpit.store.errors import SessionFileError
 from cockpit.store.lock import session_lock
 
@@ -47,7 +48,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     counts = ", ".join(
         f"{len(getattr(session, name))} {name}" for name in ("tasks", "discoveries", "benchmarks", "files", "launch")
     )
-    print(f"{args.session}: ok ({counts})")
+    print(sanitize(f"{args.session}: ok ({counts})"))
     return 0
 
 
@@ -126,12 +127,12 @@ def _edit(path: str, change) -> int:
     except SessionFileError as exc:
         return _report(exc)
     except (EditError, ValueError) as exc:
-        print(f"{path}: {exc}", file=sys.stderr)
+        print(sanitize(f"{path}: {exc}", multiline=True), file=sys.stderr)  # may quote a value
         return 1
     except OSError as exc:  # unreadable, no room to save, no right to write the folder
         return _os_error(exc, path)
     if result:
-        print(result)
+        print(sanitize(str(result)))  # an id, or versions a host reported (`drift --record`)
     return 0
 
 

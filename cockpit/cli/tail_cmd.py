@@ -12,23 +12,23 @@ import argparse
 import asyncio
 import json
 import os
-import re
 import sys
 from collections.abc import Iterable
 from dataclasses import asdict, is_dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from cockpit.cli.target_args import add_target_args, source_of
-from cockpit.parse.sanitize import sanitize  # the parse room's sanitizer, the one the TUI uses
+from cockpit.parse.sanitize import _UNSAFE_MULTILINE as _UNSAFE  # sanitize's set, but LF
+from cockpit.parse.sanitize import json_inert, sanitize
 
 if TYPE_CHECKING:
     from cockpit.sources.log_tail import ResumableTail
 
-# Anything a terminal could act on (C0 but TAB and LF, DEL, C1, bidi controls). Checked per
-# chunk first: the common chunk has none and is written as it came, which keeps a 200 MB
-# catch-up fast; a chunk that has some is sanitized line by line.
+# Anything a terminal could act on (C0 but TAB and LF, DEL, C1, bidi and zero-width
+# characters: `_UNSAFE`). Checked per chunk first: the common chunk has none and is written
+# as it came, which keeps a 200 MB catch-up fast; a chunk that has some is sanitized line
+# by line.
 _SAFE_ASCII = bytes([0x09, 0x0A, *range(0x20, 0x7F)])  # deleted: if nothing is left, all is safe
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def register(subparsers: Any) -> None:
@@ -190,7 +190,7 @@ class _JsonWriter:
 
     def _emit(self, events: Iterable[object]) -> None:
         for e in events:
-            self.out.write(json.dumps(event_json(e), ensure_ascii=False).encode() + b"\n")
+            self.out.write(json_inert(json.dumps(event_json(e), ensure_ascii=False)).encode() + b"\n")
 
 
 def event_json(event: Any) -> dict[str, Any]:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from cockpit.parse.sanitize import sanitize
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("timeline", help="the campaign's edits and benchmarks in time order, with throughput drops",
@@ -35,10 +37,10 @@ def cmd_timeline(args: argparse.Namespace) -> int:
         return 0
     by_bench = {d.bench.id: d for d in found}
     for e in entries:
-        print(f"{e.when:%Y-%m-%d %H:%M}  {e.kind:<18} {e.text}")
+        print(sanitize(f"{e.when:%Y-%m-%d %H:%M}  {e.kind:<18} {e.text}"))
         drop = by_bench.get(e.ref) if e.kind == "benchmark" and e.ref is not None else None
         if drop is not None:
             print(f"{'':18}  ▼ {drop.fraction:.1%} below {drop.best.id}; changed since {drop.previous.id}:")
             for line in [f"{c.kind}: {c.text}" for c in drop.changes] + list(drop.profile_changes) or ["(nothing recorded)"]:
-                print(f"{'':22}{line}")
+                print(f"{'':22}{sanitize(line)}")
     return 0

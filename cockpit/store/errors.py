@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from cockpit.parse.sanitize import sanitize
+
 
 @dataclass(frozen=True, slots=True)
 class Problem:
@@ -22,4 +24,5 @@ class SessionFileError(Exception):
         super().__init__(self.render())
 
     def render(self) -> str:
-        return "\n".join(f"{self.path}:{p.line}:{p.col}: {p.message}" for p in self.problems)
+        # Messages quote the file (a key, a value): made inert for the terminal they go to.
+        return "\n".join(sanitize(f"{self.path}:{p.line}:{p.col}: {p.message}") for p in self.problems)

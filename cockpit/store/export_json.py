@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from cockpit.model.session import Session
+from cockpit.parse.sanitize import json_inert
 from cockpit.store.redact import redact_env, redact_text
 
 
@@ -18,4 +19,5 @@ def export_json(session: Session) -> str:
     for bench in data.get("benchmarks", []):
         if "notes" in bench:
             bench["notes"] = redact_text(bench["notes"])
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    # Readable UTF-8, but no C1, bidi or zero-width character raw: those are \u escapes.
+    return json_inert(json.dumps(data, indent=2, ensure_ascii=False)) + "\n"

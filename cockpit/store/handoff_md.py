@@ -1,10 +1,17 @@
 """The Markdown handoff: the seed's eight sections, in its order, then benchmarks.
 
 Generated from the session so nobody writes it by hand; secrets are redacted.
+
+Session text is data, never Markdown: it cannot open HTML (`<` is written `&lt;`), a link
+or a code span (`[`, `]`, backquotes escaped), a table cell (`|`) or, at a line's start, a
+block (headings, quotes, lists, fences, rules); a one-line field's line breaks become
+spaces. Commands go in code spans and fences longer than any backquote run inside them.
+Control, bidi and zero-width characters are shown as visible placeholders (`sanitize`).
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from datetime import datetime
 
@@ -13,6 +20,7 @@ from cockpit.model.profile_diff import diff_lines, diff_profiles
 from cockpit.model.session import Benchmark, Discovery, FileChange, LaunchProfile, Session
 from cockpit.model.targets import score_all
 from cockpit.model.timeline import drops, throughput
+from cockpit.parse.sanitize import sanitize
 from cockpit.store.redact import redact_env, redact_text
 
 SECTIONS = (
@@ -37,15 +45,54 @@ def _when(value: datetime | None) -> str:
     return value.isoformat() if value else ""
 
 
+_INLINE = re.compile(r"[\\`\[\]|<]")
+# What would start a block at a line's start: ATX heading, quote, list item, setext
+# underline, thematic break, tilde fence (backquotes are escaped everywhere); the first
+# character is escaped, an ordered list's `1.` at its dot.
+_BLOCK_START = re.compile(
+    r"^(\s*)(?:(?=#{1,6}(?:\s|$)|>|[-+*](?:\s|$)|=+\s*$|(?:[-*_]\s*){3,}$|~{3,})(.)|(\d{1,9})([.)])(?=\s|$))")
+_BACKQUOTES = re.compile(r"`+")
+
+
+def _escape_line(line: str) -> str:
+    line = _INLINE.sub(lambda m: "&lt;" if m.group() == "<" else "\\" + m.group(), line)
+    return _BLOCK_START.sub(lambda m: f"{m[1]}\\{m[2]}" if m[2] else f"{m[1]}{m[3]}\\{m[4]}", line)
+
+
+def _md(text: str | None, *, multiline: bool = False, indent: str = "") -> str:
+    """Data as Markdown text (see the module doc); `multiline` keeps line breaks, each
+    further line starting with `indent` (to stay inside a list item)."""
+    text = (text or "").replace("\r\n", "\n")
+    if not multiline:
+        return _escape_line(" ".join(text.split("\n")).strip())
+    return ("\n" + indent).join(_escape_line(line) for line in text.strip().split("\n"))
+
+
+def _fence_for(body: str) -> str:
+    """A backquote fence longer than any run of backquotes in `body` (3 at least)."""
+    return "`" * max(3, max(map(len, _BACKQUOTES.findall(body)), default=0) + 1)
+
+
+def _code(text: str | None, *, in_table: bool = False) -> str:
+    """An inline code span holding `text` literally, whatever backquotes it has."""
+    text = " ".join((text or "").split("\n"))
+    fence = "`" * (max(map(len, _BACKQUOTES.findall(text)), default=0) + 1)
+    pad = " " if text[:1] in ("`", " ") or text[-1:] in ("`", " ") else ""
+    if in_table:  # GFM splits cells at a pipe even inside a code span
+        text = text.replace("|", "\\|")
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def _cell(text: str | None) -> str:
-    return (text or "").replace("|", "\\|").replace("\n", " ")
+    return _md(text)
 
 
 def _goal(s: Session) -> list[str]:
     out = []
     if s.goal.summary:
-        out.append(s.goal.summary)
-    facts = [f"**Model:** {s.goal.model}" if s.goal.model else "", f"**Hardware:** {s.goal.hardware}" if s.goal.hardware else ""]
+        out.append(_md(s.goal.summary, multiline=True))
+    facts = [f"**Model:** {_md(s.goal.model)}" if s.goal.model else "",
+             f"**Hardware:** {_md(s.goal.hardware)}" if s.goal.hardware else ""]
     out += [f for f in facts if f]
     if s.goal.targets:
         out += ["", "| target | best so far | benchmark | status |", "| --- | --- | --- | --- |"]
@@ -53,18 +100,19 @@ def _goal(s: Session) -> list[str]:
             name = score.target.label or score.target.describe()
             bench = f"{score.best.id} {score.best.label}" if score.best else "—"
             status = "met" if score.met else "not met"
-            out.append(f"| {_cell(name)} (`{score.target.describe()}`) | {_num(score.best_value)} | {_cell(bench)} | {status} |")
+            out.append(f"| {_cell(name)} ({_code(score.target.describe(), in_table=True)}) | {_num(score.best_value)} "
+                       f"| {_cell(bench)} | {status} |")
     return out
 
 
 def _discovery_line(d: Discovery) -> list[str]:
     links = [f"{kind}: {', '.join(ids)}" for kind, ids in (("benchmarks", d.benchmarks), ("files", d.files), ("tasks", d.tasks)) if ids]
-    line = f"- **{d.id}** [{d.status.value}] {d.claim}"
+    line = f"- **{d.id}** [{d.status.value}] {_md(d.claim)}"
     if links:
         line += f" ({'; '.join(links)})"
     out = [line]
     if d.evidence:
-        out += [f"  - Evidence: {d.evidence.strip().replace(chr(10), chr(10) + '    ')}"]
+        out += [f"  - Evidence: {_md(d.evidence, multiline=True, indent='    ')}"]
     return out
 
 
@@ -100,9 +148,9 @@ def _accomplished(s: Session) -> list[str]:
         for t in items:
             mark = " (blocked)" if t.status is TaskStatus.BLOCKED else ""
             review = " — review: a linked discovery changed" if t.review else ""
-            out.append(f"- **{t.id}** {t.title}{mark}{review}")
+            out.append(f"- **{t.id}** {_md(t.title)}{mark}{review}")
             if t.notes:
-                out.append(f"  - {t.notes.strip().replace(chr(10), chr(10) + '    ')}")
+                out.append(f"  - {_md(t.notes, multiline=True, indent='    ')}")
         out.append("")
     return out[:-1]
 
@@ -115,11 +163,11 @@ def _files(s: Session) -> list[str]:
         by_host[f.host or "(host not recorded)"].append(f)
     out: list[str] = []
     for host, files in by_host.items():
-        out += [f"### {host}", ""]
+        out += [f"### {_md(host)}", ""]
         for f in files:
-            where = f" (lines {f.lines})" if f.lines else ""
-            what = f": {f.change}" if f.change else ""
-            out.append(f"- `{f.path}`{where} [{f.state.value}]{what}")
+            where = f" (lines {_md(f.lines)})" if f.lines else ""
+            what = f": {_md(f.change)}" if f.change else ""
+            out.append(f"- {_code(f.path)}{where} [{f.state.value}]{what}")
         out.append("")
     return out[:-1]
 
@@ -139,21 +187,22 @@ def _launch(s: Session) -> list[str]:
     if not working:
         out.append("(no profile marked working)")
     for p in working:
-        out += [f"**{p.name}** ({p.id}{', on ' + p.host if p.host else ''})", "", "```bash"]
-        out += [f"export {k}={v}" for k, v in redact_env(p.env).items()]
-        out += [redact_text(p.command), "```"]
+        out += [f"**{_md(p.name)}** ({p.id}{', on ' + _md(p.host) if p.host else ''})", ""]
+        body = "\n".join([*(f"export {k}={v}" for k, v in redact_env(p.env).items()), redact_text(p.command)])
+        fence = _fence_for(body)
+        out += [f"{fence}bash", body, fence]
         if p.notes:
-            out += ["", p.notes]
+            out += ["", _md(p.notes, multiline=True)]
         out.append("")
     others = [p for p in s.launch if p.status is not ProfileStatus.WORKING]
     if others:
         out += ["Other profiles" + (f", with what changes from the working {working[0].id}:"
                                     if len(working) == 1 else ":"), ""]
         for p in others:
-            out.append(f"- **{p.name}** ({p.id}) [{p.status.value}]: `{redact_text(p.command)}`")
+            out.append(f"- **{_md(p.name)}** ({p.id}) [{p.status.value}]: {_code(redact_text(p.command))}")
             if len(working) == 1:
                 diff = diff_profiles(_redacted(working[0]), _redacted(p))
-                out += [f"  - `{text}`" for kind, text in diff_lines(diff) if kind not in ("heading", "note")]
+                out += [f"  - {_code(text)}" for kind, text in diff_lines(diff) if kind not in ("heading", "note")]
     return out
 
 
@@ -165,11 +214,11 @@ def _last_action(s: Session) -> list[str]:
     a = s.last_action
     if a is None:
         return ["(not recorded)"]
-    out = [a.text + (f" ({_when(a.when)})" if a.when else "")]
+    out = [_md(a.text) + (f" ({_when(a.when)})" if a.when else "")]
     if a.next_step:
-        out += ["", f"**Next step:** {a.next_step}"]
+        out += ["", f"**Next step:** {_md(a.next_step)}"]
     if a.fallback:
-        out += ["", f"**Fallback:** {a.fallback}"]
+        out += ["", f"**Fallback:** {_md(a.fallback)}"]
     return out
 
 
@@ -196,14 +245,14 @@ def _benchmarks(s: Session) -> list[str]:
             out.append(f"- **{d.bench.id}** {d.fraction:.1%} below {d.best.id} "
                        f"({_num(throughput(d.bench))} vs {_num(throughput(d.best))}), since {d.previous.id}:")
             lines = [f"{c.kind}: {c.text}" for c in d.changes] + list(d.profile_changes)
-            out += [f"  - `{redact_text(line)}`" for line in lines] or ["  - (nothing recorded)"]
+            out += [f"  - {_code(redact_text(line))}" for line in lines] or ["  - (nothing recorded)"]
     return out
 
 
 def render_handoff(s: Session) -> str:
     bodies = (
         _goal(s),
-        [f"{i + 1}. {redact_text(ins.text)}" for i, ins in enumerate(s.instructions)] or ["(none recorded)"],
+        [f"{i + 1}. {_md(redact_text(ins.text))}" for i, ins in enumerate(s.instructions)] or ["(none recorded)"],
         _discoveries(s),
         _accomplished(s),
         _files(s),
@@ -211,9 +260,10 @@ def render_handoff(s: Session) -> str:
         _launch(s),
         _last_action(s),
     )
-    lines = [f"# {s.title}", ""]
+    lines = [f"# {_md(s.title)}", ""]
     for number, (title, body) in enumerate(zip(SECTIONS, bodies, strict=True), start=1):
         lines += [f"## {number}. {title}", "", *body, ""]
     lines += ["## Benchmarks", "", *_benchmarks(s), ""]
-    # A last pass catches a token pasted into a note or an evidence text.
-    return redact_text("\n".join(lines))
+    # A last pass catches a token pasted into a note or an evidence text; then no control,
+    # bidi or zero-width character leaves raw (in a fence or a code span either).
+    return sanitize(redact_text("\n".join(lines)), multiline=True)

@@ -102,6 +102,12 @@ class CockpitApp(App[None]):
         # Roles a theme leaves out (Textual's built-in ones) map onto its base colours.
         return role_defaults(self.current_theme.to_color_system().generate())
 
+    def notify(self, message: str, *, title: str = "", markup: bool = False, **options: Any) -> None:
+        """Every toast (widgets' `notify` lands here too) quotes data: sanitized, never markup
+        (`[/bogus]` in a value would raise MarkupError, `[a-z]` would be eaten)."""
+        from cockpit.ui.safe_text import safe  # (imported here: this method is the file's only hunk)
+
+        super().notify(safe(message, multiline=True), title=safe(title), markup=False, **options)
 
     @property
     def main_screen(self) -> MainScreen:

@@ -45,7 +45,7 @@ def load_keymap(path: Path | None = None) -> tuple[dict[str, str], list[str]]:
         if spec is None:
             problems.append(f"{path}: no action {ident!r} (the ids are listed by ? in cockpit)")
             continue
-        if not isinstance(keys, str) or not keys.strip():
+        if not isinstance(keys, str) or not keys.strip() or not keys.isprintable():  # shown in the footer
             problems.append(f"{path}: {ident}: keys must be a string like \"n\" or \"ctrl+f,/\"")
             continue
         wanted = [k.strip() for k in keys.split(",") if k.strip()]

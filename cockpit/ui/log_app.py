@@ -18,6 +18,7 @@ from textual.widgets import Footer
 from cockpit.ui import gc_settle
 from cockpit.ui.actions import ActionSpec, specs_for
 from cockpit.ui.commands import CockpitCommands
+from cockpit.ui.safe_text import safe
 from cockpit.ui.themes import DEFAULT_THEME, load_themes, role_defaults, shipped_theme_dir, user_theme_dir
 from cockpit.ui.widgets.log_pane import LogPane
 
@@ -55,6 +56,10 @@ class LogApp(App[None]):
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return role_defaults(self.current_theme.to_color_system().generate())
+
+    def notify(self, message: str, *, title: str = "", markup: bool = False, **options: Any) -> None:
+        """Toasts quote log and host text: sanitized, never markup (as in CockpitApp)."""
+        super().notify(safe(message, multiline=True), title=safe(title), markup=False, **options)
 
     def compose(self) -> ComposeResult:
         yield LogPane(id="log", max_lines=self.max_lines, clock=self.clock)

@@ -31,3 +31,12 @@ def test_a_broken_file_says_where(tmp_path) -> None:
     keymap, problems = load_keymap(path)
     assert keymap == {} and len(problems) == 1
     assert problems[0].startswith(f"{path}:2:")
+
+
+def test_keys_with_control_characters_are_refused(tmp_path) -> None:
+    """Key names end up in the footer and in `?`: an escape sequence there is refused."""
+    path = tmp_path / "keymap.toml"
+    path.write_text('"tasks.add" = "\\u001b]0;x\\u0007"\n"tasks.edit" = "x\\u202e"\n', encoding="utf-8")
+    keymap, problems = load_keymap(path)
+    assert keymap == {}
+    assert [p.split(": ")[1] for p in problems] == ["tasks.add", "tasks.edit"]

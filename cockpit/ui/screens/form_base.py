@@ -18,6 +18,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
 from cockpit.ui.actions import bindings_for
+from cockpit.ui.safe_text import plain
 
 R = TypeVar("R")
 
@@ -75,7 +76,7 @@ class FormScreen(ModalScreen[R | None], Generic[R]):
         for error in self.query(".field-error").results(Static):
             name = (error.id or "").removeprefix("error-")
             message = errors.get(name, "")
-            error.update(message)
+            error.update(plain(message))  # may quote what was typed or pasted
             error.set_class(bool(message), "-shown")
             self.field(name).set_class(bool(message), "-invalid")
         if errors:

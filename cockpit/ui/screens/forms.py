@@ -12,21 +12,23 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import Input, Select, SelectionList, TextArea
 
 from cockpit.model.enums import DiscoveryStatus, FileState
 from cockpit.model.session import Discovery, LastAction, Session, Task
+from cockpit.ui.safe_text import inert, safe
 from cockpit.ui.screens.form_base import FormInvalid, FormScreen, check_ids, parse_number
 
 
+# Values from the session are shown inert: a control or bidi character in a field is edited
+# (and saved) as the visible placeholder the rest of cockpit shows for it.
 def _input(value: str | None = "", placeholder: str = "") -> Input:
-    return Input(value or "", placeholder=placeholder, compact=True)
+    return Input(safe(value), placeholder=placeholder, compact=True)
 
 
 def _area(value: str | None) -> TextArea:
-    return TextArea(value or "", soft_wrap=True, show_line_numbers=False, compact=True)
+    return TextArea(safe(value, multiline=True), soft_wrap=True, show_line_numbers=False, compact=True)
 
 
 class TaskForm(FormScreen[dict[str, Any]]):
@@ -116,7 +118,7 @@ class BenchmarkForm(FormScreen[dict[str, Any]]):
         yield from self.row("label", "Label", _input("", "e.g. c=64 random 1k/1k"))
         working = next((p.id for p in self.session.launch if p.status.value == "working"), None)
         yield from self.row("profile", "Profile", Select(
-            [(f"{p.id} {p.name}", p.id) for p in self.session.launch], compact=True,
+            [(inert(f"{p.id} {p.name}"), p.id) for p in self.session.launch], compact=True,
             prompt="(none)", value=working if working else Select.NULL))
         for name, label, _integer in _BENCH_NUMBERS:
             yield from self.row(name, label, _input(""))
@@ -182,7 +184,7 @@ class LinkForm(FormScreen[list[str]]):
     def compose_fields(self) -> Iterable[Widget]:
         linked = set(self.task_.discoveries) | {d.id for d in self.session.discoveries if self.task_.id in d.tasks}
         yield from self.row("discoveries", "Discoveries", SelectionList[str](
-            *((Text(f"{d.id} [{d.status.value}] {d.claim}"), d.id, d.id in linked) for d in self.session.discoveries),
+            *((inert(f"{d.id} [{d.status.value}] {d.claim}"), d.id, d.id in linked) for d in self.session.discoveries),
             compact=True))
 
     def collect(self) -> list[str]:

@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from cockpit.ui.actions import bindings_for
+from cockpit.ui.safe_text import safe
 
 
 class PromptScreen(ModalScreen[str | None]):
@@ -24,7 +25,7 @@ class PromptScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Static(self.question, classes="form-title", markup=False)
-            yield Input(self.value, compact=True, id="answer")
+            yield Input(safe(self.value), compact=True, id="answer")  # a saved search: from the file
             yield Static("enter: ok · esc: cancel", classes="form-hint")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

@@ -6,6 +6,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from cockpit.model.session import LastAction
+from cockpit.ui.safe_text import safe
 
 
 def when_text(last: LastAction) -> str:
@@ -19,11 +20,11 @@ class LeftOffBanner(Static):
             return
         parts: list[str | tuple[str, str]] = [
             ("Where you left off ", "bold $accent"), (f"({when_text(last)}) ", "$foreground-muted"),
-            last.text,
+            safe(last.text),
         ]
         if last.next_step:
-            parts += [("  next: ", "bold $accent"), last.next_step]
+            parts += [("  next: ", "bold $accent"), safe(last.next_step)]
         if last.fallback:
-            parts += [("  fallback: ", "bold $accent"), last.fallback]
+            parts += [("  fallback: ", "bold $accent"), safe(last.fallback)]
         parts.append(("  [x hides]", "$foreground-muted"))
         self.update(Content.assemble(*parts))

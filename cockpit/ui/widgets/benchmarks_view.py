@@ -16,6 +16,7 @@ from cockpit.model.session import Benchmark, Session
 from cockpit.model.targets import TargetScore
 from cockpit.ui import messages as msg
 from cockpit.ui.actions import bindings_for
+from cockpit.ui.safe_text import inert
 from cockpit.ui.themes import role_style
 from cockpit.ui.widgets.restorable import RestorableTable
 
@@ -28,9 +29,9 @@ _PER_STREAM = Metric.OUTPUT_TOK_S_PER_STREAM
 
 # (key, header, cell, sort value)
 COLUMNS: tuple[tuple[str, str, Callable[[Benchmark], Any], Callable[[Benchmark], Any]], ...] = (
-    ("id", "id", lambda b: Text(b.id), lambda b: (len(b.id), b.id)),
-    ("label", "label", lambda b: Text(b.label), lambda b: b.label.lower()),
-    ("profile", "profile", lambda b: Text(b.profile or "—"), lambda b: b.profile or ""),
+    ("id", "id", lambda b: inert(b.id), lambda b: (len(b.id), b.id)),
+    ("label", "label", lambda b: inert(b.label), lambda b: b.label.lower()),
+    ("profile", "profile", lambda b: inert(b.profile or "—"), lambda b: b.profile or ""),
     ("concurrency", "conc", lambda b: _num(b.concurrency), lambda b: b.concurrency or 0),
     ("io", "in/out", lambda b: Text(f"{b.input_len or '—'}/{b.output_len or '—'}"),
      lambda b: (b.input_len or 0, b.output_len or 0)),

@@ -8,6 +8,7 @@ from cockpit.model.enums import DiscoveryStatus
 from cockpit.model.session import Discovery, Session
 from cockpit.ui import messages as msg
 from cockpit.ui.actions import bindings_for
+from cockpit.ui.safe_text import safe
 from cockpit.ui.widgets.list_detail import ListDetailView
 from cockpit.ui.widgets.restorable import RestorableOptionList
 
@@ -28,26 +29,26 @@ Parts = list[str | tuple[str, str]]
 def discovery_prompt(disc: Discovery) -> Content:
     style = STATUS_STYLE[disc.status]
     return Content.assemble((f"{STATUS_MARK[disc.status]} ", f"bold {style}"),
-                            (f"{disc.id} ", "$foreground-muted"), disc.claim)
+                            (f"{disc.id} ", "$foreground-muted"), safe(disc.claim))
 
 
 def discovery_detail(session: Session, disc: Discovery) -> Content:
     style = STATUS_STYLE[disc.status]
-    parts: Parts = [(disc.claim, "bold"), "\n",
+    parts: Parts = [(safe(disc.claim), "bold"), "\n",
                     (f"{disc.id} · ", "$foreground-muted"), (disc.status.value, f"bold {style}")]
     if disc.tags:
-        parts += [("  #" + " #".join(disc.tags), "$accent")]
-    parts += ["\n\n", ("Evidence", "bold underline"), "\n", disc.evidence or ("none recorded yet", "$foreground-muted")]
+        parts += [("  #" + " #".join(map(safe, disc.tags)), "$accent")]
+    parts += ["\n\n", ("Evidence", "bold underline"), "\n", safe(disc.evidence, multiline=True) or ("none recorded yet", "$foreground-muted")]
     benches = {b.id: b for b in session.benchmarks}
     files = {f.id: f for f in session.files}
     tasks = {t.id: t for t in session.tasks}
     linked_tasks = list(dict.fromkeys([*disc.tasks, *(t.id for t in session.tasks if disc.id in t.discoveries)]))
     sections: list[tuple[str, list[Parts]]] = [
-        ("Benchmarks", [[(f"{b} ", "$foreground-muted"), benches[b].label,
+        ("Benchmarks", [[(f"{b} ", "$foreground-muted"), safe(benches[b].label),
                          (f"  {benches[b].total_tok_s:g} tok/s" if benches[b].total_tok_s is not None else "",
                           "$foreground-muted")] for b in disc.benchmarks if b in benches]),
-        ("Files", [[(f"{f} ", "$foreground-muted"), files[f].path] for f in disc.files if f in files]),
-        ("Tasks", [[(f"{t} ", "$foreground-muted"), tasks[t].title, (f"  [{tasks[t].status.value}]", f"$task-{tasks[t].status.value}"),
+        ("Files", [[(f"{f} ", "$foreground-muted"), safe(files[f].path)] for f in disc.files if f in files]),
+        ("Tasks", [[(f"{t} ", "$foreground-muted"), safe(tasks[t].title), (f"  [{tasks[t].status.value}]", f"$task-{tasks[t].status.value}"),
                     ("  ⚑ review" if tasks[t].review else "", "bold $task-review")]
                    for t in linked_tasks if t in tasks]),
     ]

@@ -37,6 +37,7 @@ from cockpit.live.power_history import PowerHistory
 from cockpit.parse.gpu_sample import GpuSample
 from cockpit.parse.nvsmi_topo import TopologyMatrix
 from cockpit.sources.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
+from cockpit.ui.safe_text import inert_renderable, plain
 from cockpit.ui.widgets.age_mark import show_age
 from cockpit.ui.widgets.gpu_render import (
     SPARK_WINDOW_S,
@@ -204,7 +205,7 @@ class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
         _update(header, render_header(layout, pal))
         _update(rows, render_rows(samples, self.history, layout, pal, multi_host=multi_host,
                                   window_s=self.spark_window_s))
-        rows.tooltip = gpu_tooltip(samples, multi_host=multi_host)
+        rows.tooltip = inert_renderable(gpu_tooltip(samples, multi_host=multi_host))
         _update(total, render_total(self.history, self.throughput, width, pal, full=layout.full,
                                     window_s=self.spark_window_s))
         shown = reasons[:MAX_NOTES] + ([f"… {len(reasons) - MAX_NOTES} more (hover the rows)"]
@@ -213,8 +214,8 @@ class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
         notes.display = bool(shown)
         names = {short_name(s.name) for s in samples}
         host_part = "" if multi_host or None in hosts else f" on {next(iter(hosts))}"
-        self.border_title = (f"GPUs{host_part} · {len(samples)}× {names.pop()}" if len(names) == 1
-                             else f"GPUs{host_part} · {len(samples)}")
+        self.border_title = plain(f"GPUs{host_part} · {len(samples)}× {names.pop()}" if len(names) == 1
+                                  else f"GPUs{host_part} · {len(samples)}")  # GPU names: host output
 
 
 def _update(widget: Static, content: Any) -> None:
@@ -227,4 +228,4 @@ def _update(widget: Static, content: Any) -> None:
     lines = text.count("\n") if isinstance(text, str) else -1
     changed = lines < 0 or getattr(widget, "_cockpit_lines", None) != lines
     widget._cockpit_lines = lines  # type: ignore[attr-defined]
-    widget.update(content, layout=changed)
+    widget.update(inert_renderable(content), layout=changed)  # GPU names, host errors: host output

@@ -9,6 +9,8 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import Static
 
+from cockpit.ui.safe_text import plain, safe
+
 # Host state words -> the role they are drawn in.
 _STATE_STYLE = {
     "connected": "$success",
@@ -31,17 +33,17 @@ class CockpitHeader(Horizontal):
         # A note such as DEMO goes first, so it survives when the title is cut short.
         parts: list[str | tuple[str, str]] = [(f" {note} ", "bold reverse $warning"), " "] if note else []
         self.query_one("#header-title", Static).update(
-            Content.assemble(*parts, ("cockpit ", "bold $primary"), (title, "bold")))
-        self.query_one("#header-path", Static).update(path)
+            Content.assemble(*parts, ("cockpit ", "bold $primary"), (safe(title), "bold")))
+        self.query_one("#header-path", Static).update(plain(path))
 
     def show_hosts(self, states: dict[str, str]) -> None:
         parts: list[str | tuple[str, str]] = []
         # A host with no live source yet is just its name behind a muted dot.
         for name, state in states.items():
             word = state.split()[0] if state else ""
-            parts += [("● ", _STATE_STYLE.get(word, "$foreground-muted")), name]
+            parts += [("● ", _STATE_STYLE.get(word, "$foreground-muted")), safe(name)]
             if state:
-                parts.append((f" {state}", "$foreground-muted"))
+                parts.append((f" {safe(state)}", "$foreground-muted"))  # may quote an SSH error
             parts.append("  ")
         self.query_one("#header-hosts", Static).update(Content.assemble(*parts))
 

@@ -42,6 +42,7 @@ from cockpit.parse.log_events import LogEvent
 from cockpit.parse.sglang_log import LogParser
 from cockpit.sources.log_feed import LogBatch
 from cockpit.ui.actions import bindings_for
+from cockpit.ui.safe_text import safe
 from cockpit.ui.screens.prompt import PromptScreen
 from cockpit.ui.widgets.age_mark import show_age
 from cockpit.ui.widgets.log_buffer import LogBuffer, compile_pattern
@@ -217,7 +218,7 @@ class LogPane(Vertical, can_focus=True):
         self._update_counts(soon=True)
 
     def set_state(self, text: str) -> None:
-        self.state_text = text
+        self.state_text = text = safe(text)  # a host's words (a path, an SSH error)
         if self.is_mounted:
             self.query_one(".log-state", Static).update(text, layout=False)  # 1 row, 1fr: no reflow
 
@@ -308,9 +309,9 @@ class LogPane(Vertical, can_focus=True):
         s = self._state
         parts = ["follow" if s.follow else "paused"]
         if s.filter:
-            parts.append(f"filter: {s.filter}")
+            parts.append(f"filter: {safe(s.filter)}")
         if s.search:
-            parts.append(f"search: {s.search}")
+            parts.append(f"search: {safe(s.search)}")
         if s.errors_only:
             parts.append("errors only")
         if s.hide_batches:

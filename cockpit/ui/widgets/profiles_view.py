@@ -12,6 +12,7 @@ from cockpit.model.profile_diff import diff_lines, diff_profiles
 from cockpit.model.session import LaunchProfile, Session
 from cockpit.ui import messages as msg
 from cockpit.ui.actions import bindings_for
+from cockpit.ui.safe_text import safe
 from cockpit.ui.widgets.list_detail import ListDetailView
 from cockpit.ui.widgets.records_view import RecordActions
 from cockpit.ui.widgets.restorable import RestorableOptionList
@@ -51,7 +52,7 @@ class ProfilesView(RecordActions, ListDetailView):
     def prompt(self, item: LaunchProfile) -> Content:
         mark = "" if self.diff_base is None else "◆ " if item.id == self.diff_base else "  "
         return Content.assemble((mark, "bold $accent"), (f"{item.status.value:<9} ", _STATUS_STYLE[item.status]),
-                                (f"{item.id} ", "$foreground-muted"), item.name)
+                                (f"{item.id} ", "$foreground-muted"), safe(item.name))
 
     def detail(self, session: Session, profile: LaunchProfile) -> Content:  # type: ignore[override]
         base = next((p for p in session.launch if p.id == self.diff_base), None)
@@ -66,15 +67,15 @@ class ProfilesView(RecordActions, ListDetailView):
 
     def _diff(self, session: Session, base: LaunchProfile, other: LaunchProfile) -> Content:
         parts: list[str | tuple[str, str]] = [
-            ("◆ ", "bold $accent"), (f"{base.id} {base.name}", "bold"), "\n",
-            ("→ ", "bold $accent"), (f"{other.id} {other.name}", "bold"), "\n",
+            ("◆ ", "bold $accent"), (f"{base.id} {safe(base.name)}", "bold"), "\n",
+            ("→ ", "bold $accent"), (f"{other.id} {safe(other.name)}", "bold"), "\n",
             (self._best_line(session, base.id, other.id), "$foreground-muted"), "\n\n",
         ]
         for i, (kind, text) in enumerate(diff_lines(diff_profiles(base, other))):
             if kind == "heading":
-                parts += ["\n" if i else "", (text, _DIFF_STYLE[kind]), "\n"]
+                parts += ["\n" if i else "", (safe(text), _DIFF_STYLE[kind]), "\n"]
             else:
-                parts += ["  ", (text, _DIFF_STYLE[kind]), "\n"]
+                parts += ["  ", (safe(text), _DIFF_STYLE[kind]), "\n"]
         parts += ["\n", (f"d on {base.id} turns the diff off", "$foreground-muted")]
         return Content.assemble(*parts)
 
@@ -89,15 +90,15 @@ class ProfilesView(RecordActions, ListDetailView):
         benches = [b for b in session.benchmarks if b.profile == profile.id]
         best = session.best_total_tok_s(profile.id)
         parts: list[str | tuple[str, str]] = [
-            (profile.name, "bold"), "  ", (profile.status.value, _STATUS_STYLE[profile.status]),
-            (f"  on {profile.host}" if profile.host else "", "$foreground-muted"), "\n\n",
-            ("Command", "bold underline"), "\n", profile.command, "\n",
+            (safe(profile.name), "bold"), "  ", (profile.status.value, _STATUS_STYLE[profile.status]),
+            (f"  on {safe(profile.host)}" if profile.host else "", "$foreground-muted"), "\n\n",
+            ("Command", "bold underline"), "\n", safe(profile.command, multiline=True), "\n",
         ]
         if profile.env:
             parts += ["\n", ("Env", "bold underline"), "\n"]
-            parts += [f"{key}={value}\n" for key, value in profile.env.items()]
+            parts += [f"{safe(key)}={safe(value)}\n" for key, value in profile.env.items()]
         if profile.notes:
-            parts += ["\n", ("Notes", "bold underline"), "\n", profile.notes, "\n"]
+            parts += ["\n", ("Notes", "bold underline"), "\n", safe(profile.notes, multiline=True), "\n"]
         parts += ["\n", (f"{len(benches)} benchmark(s)", "$foreground-muted")]
         if best is not None:
             parts.append((f", best {best:g} total tok/s", "$foreground-muted"))

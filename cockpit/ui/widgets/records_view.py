@@ -3,12 +3,11 @@ drift; a / e / d add, edit and delete records through the forms."""
 
 from __future__ import annotations
 
-from rich.text import Text
-
 from cockpit.model.package_drift import DriftRow
 from cockpit.model.session import Session
 from cockpit.ui import messages as msg
 from cockpit.ui.actions import bindings_for
+from cockpit.ui.safe_text import inert, plain
 from cockpit.ui.widgets.restorable import RestorableTable
 
 _STATE_ROLE = {"applied": "success", "reverted": "foreground-muted", "harmless": "primary", "problematic": "error"}
@@ -52,9 +51,9 @@ class FilesTable(RecordActions, RestorableTable):
         keep = self.selected_id()
         self.clear()
         for f in session.files:
-            self.add_row(Text(f.id), Text(f.host or "—"), Text(f.path), Text(f.lines or "—"),
-                         Text(f.state.value, style=role_style(self.app.theme_variables, _STATE_ROLE[f.state.value])),
-                         Text(f.change or ""), key=f.id)
+            self.add_row(inert(f.id), inert(f.host or "—"), inert(f.path), inert(f.lines or "—"),
+                         inert(f.state.value, style=role_style(self.app.theme_variables, _STATE_ROLE[f.state.value])),
+                         inert(f.change), key=f.id)
         if keep:
             self.select_id(keep)
 
@@ -89,15 +88,15 @@ class PackagesTable(RecordActions, RestorableTable):
             row = self.drift.get(p.id)
             status = "—" if row is None else row.status
             style = "" if row is None else role_style(self.app.theme_variables, _DRIFT_ROLE[row.status])
-            self.add_row(Text(p.id), Text(p.host or "—"), Text(p.name), Text(p.version),
-                         Text(p.captured.strftime("%Y-%m-%d %H:%M") if p.captured else "—"),
-                         Text((row.now if row else None) or "—"), Text(status, style=style), key=p.id)
+            self.add_row(inert(p.id), inert(p.host or "—"), inert(p.name), inert(p.version),
+                         inert(p.captured.strftime("%Y-%m-%d %H:%M") if p.captured else "—"),
+                         inert((row.now if row else None) or "—"), inert(status, style=style), key=p.id)
         if keep:
             self.select_id(keep)
 
     def show_drift(self, rows: list[DriftRow], summary: str) -> None:
         self.drift = {r.package.id: r for r in rows}
-        self.border_title = summary
+        self.border_title = plain(summary)  # host output: never markup
         if self._session is not None:
             self.show(self._session)
 

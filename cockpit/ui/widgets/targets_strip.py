@@ -6,6 +6,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from cockpit.model.targets import TargetScore
+from cockpit.ui.safe_text import safe
 
 _SHORT = {
     "total_tok_s": "total tok/s",
@@ -21,7 +22,7 @@ _SHORT = {
 
 def describe(score: TargetScore) -> list[str | tuple[str, str]]:
     target = score.target
-    name = target.label or _SHORT.get(target.metric.value, target.metric.value)
+    name = safe(target.label) or _SHORT.get(target.metric.value, target.metric.value)
     goal = f"{target.comparator.value}{target.value:g}"
     if score.best_value is None:
         return [("○ ", "$foreground-muted"), f"{name} {goal}: ", ("no data", "$foreground-muted")]

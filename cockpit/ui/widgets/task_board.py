@@ -19,6 +19,7 @@ from cockpit.model.enums import TASK_COLUMNS, TaskStatus
 from cockpit.model.session import Session, Task
 from cockpit.ui import messages as msg
 from cockpit.ui.actions import bindings_for
+from cockpit.ui.safe_text import safe
 from cockpit.ui.widgets.restorable import RestorableOptionList
 
 LONG_COLUMN = 200  # options: more than any terminal shows at once
@@ -47,7 +48,7 @@ def task_prompt(task: Task, links: list[str]) -> Content:
     parts: list[str | tuple[str, str]] = []
     if task.review:
         parts.append(("⚑ review ", "bold $task-review"))
-    parts += [(f"{task.id} ", "$foreground-muted"), task.title]
+    parts += [(f"{task.id} ", "$foreground-muted"), safe(task.title)]
     if links:
         parts.append((f"  → {' '.join(links)}", "$foreground-muted"))
     content = Content.assemble(*parts)

@@ -12,6 +12,7 @@ from textual.widgets import Static
 from cockpit.model.timeline import drops, timeline
 from cockpit.model.session import Session
 from cockpit.model.targets import TargetScore
+from cockpit.ui.safe_text import safe
 from cockpit.ui.widgets.banner import when_text
 from cockpit.ui.widgets.restorable import Restorable
 from cockpit.ui.widgets.targets_strip import describe
@@ -45,21 +46,21 @@ class TextView(Restorable, VerticalScroll, can_focus=True):
 class GoalView(TextView):
     def show(self, session: Session, scores: list[TargetScore]) -> None:
         goal = session.goal
-        parts: Parts = [("Goal", "bold underline $primary"), "\n", goal.summary or ("(no summary yet)", "$foreground-muted")]
+        parts: Parts = [("Goal", "bold underline $primary"), "\n", safe(goal.summary, multiline=True) or ("(no summary yet)", "$foreground-muted")]
         for label, value in (("Model", goal.model), ("Hardware", goal.hardware)):
             if value:
-                parts += ["\n", (f"{label}: ", "bold"), value]
+                parts += ["\n", (f"{label}: ", "bold"), safe(value)]
         parts += ["\n\n", ("Targets", "bold underline $primary")]
         if not scores:
             parts += ["\n", ("none yet", "$foreground-muted")]
         for score in scores:
             parts += ["\n", (f"{score.target.id} ", "$foreground-muted"), *describe(score),
-                      (f"   {score.target.describe()}", "$foreground-muted")]
+                      (f"   {safe(score.target.describe())}", "$foreground-muted")]
         parts += ["\n\n", ("Instructions", "bold underline $primary")]
         if not session.instructions:
             parts += ["\n", ("none recorded", "$foreground-muted")]
         for index, item in enumerate(session.instructions, start=1):
-            parts += ["\n", (f"{index:>2}. ", "$foreground-muted"), item.text]
+            parts += ["\n", (f"{index:>2}. ", "$foreground-muted"), safe(item.text, multiline=True)]
         self.put(Content.assemble(*parts))
 
 
@@ -73,9 +74,9 @@ class LastActionView(TextView):
         if last is None:
             parts.append(("nothing recorded yet: L sets it", "$foreground-muted"))
         else:
-            parts += [(when_text(last), "$foreground-muted"), "\n", (last.text, "bold")]
-            parts += ["\n\n", ("Next step", "bold"), "\n", last.next_step or ("—", "$foreground-muted")]
-            parts += ["\n\n", ("Fallback", "bold"), "\n", last.fallback or ("—", "$foreground-muted")]
+            parts += [(when_text(last), "$foreground-muted"), "\n", (safe(last.text), "bold")]
+            parts += ["\n\n", ("Next step", "bold"), "\n", safe(last.next_step) or ("—", "$foreground-muted")]
+            parts += ["\n\n", ("Fallback", "bold"), "\n", safe(last.fallback) or ("—", "$foreground-muted")]
         parts += ["\n\n", ("Timeline (newest first)", "bold underline $primary"), "\n",
                   ("edits and benchmarks; ▼ marks a run below the best earlier run of its workload",
                    "$foreground-muted")]
@@ -84,12 +85,12 @@ class LastActionView(TextView):
         for e in reversed(entries):
             drop = found.get(e.ref or "") if e.kind == "benchmark" else None
             parts += ["\n", (e.when.strftime("%m-%d %H:%M "), "$foreground-muted"),
-                      (f"{e.kind:<18} ", "$error" if drop else "$accent"), e.text]
+                      (f"{safe(e.kind):<18} ", "$error" if drop else "$accent"), safe(e.text)]
             if drop is not None:
                 parts += ["\n", (f"{'▼':>13} {drop.fraction:.1%} below {drop.best.id}; changed since "
                                   f"{drop.previous.id}:", "bold $error")]
                 lines = [f"{c.kind}: {c.text}" for c in drop.changes] + list(drop.profile_changes)
-                parts += [x for line in lines or ["(nothing recorded)"] for x in ("\n", " " * 15 + line)]
+                parts += [x for line in lines or ["(nothing recorded)"] for x in ("\n", " " * 15 + safe(line))]
         if not entries:
             parts += ["\n", ("nothing dated yet: edits are journaled as you make them", "$foreground-muted")]
         self.put(Content.assemble(*parts))

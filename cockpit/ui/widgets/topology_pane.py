@@ -27,6 +27,7 @@ from textual.widgets import Static
 from cockpit.live.data_age import DataAge
 from cockpit.parse.nvsmi_topo import TopologyMatrix
 from cockpit.sources.gpu_events import GpuSourceUnavailable
+from cockpit.ui.safe_text import inert_renderable, plain
 from cockpit.ui.widgets.age_mark import show_age
 from cockpit.ui.widgets.gpu_render import Palette
 from cockpit.ui.widgets.redraw_once import RedrawOnce
@@ -84,10 +85,10 @@ class TopologyPane(RedrawOnce, VerticalScroll, can_focus=True):
             self.query_one(f".topo-{n}", Static) for n in ("matrix", "summary", "legend", "warnings"))
         topo = self.topology
         if self.unavailable is not None and topo is None:
-            state.update(f"No topology: {self.unavailable.message}")
+            state.update(plain(f"No topology: {self.unavailable.message}"))
             state.add_class("-error")
         else:
-            state.update(self.state_text)
+            state.update(plain(self.state_text))
             state.remove_class("-error")
         if topo is None or not topo.gpus:
             matrix_w.update("" if self.unavailable is not None else PLACEHOLDER)
@@ -99,11 +100,12 @@ class TopologyPane(RedrawOnce, VerticalScroll, can_focus=True):
         pal = Palette(self.app.theme_variables)
         width = max(20, self.scrollable_content_region.width or self.size.width)
         matrix_w.remove_class("-placeholder")
-        matrix_w.update(render_matrix(topo, width, pal))
-        matrix_w.tooltip = legend_tooltip(topo)
-        summary.update(render_summary(topo, pal))
-        legend.update(render_legend(topo, width, pal))
-        warnings.update("\n".join(f"⚠ {w}" for w in topo.warnings[:3]))
+        # Names, legend and warnings are host output: made inert, styles kept.
+        matrix_w.update(inert_renderable(render_matrix(topo, width, pal)))
+        matrix_w.tooltip = inert_renderable(legend_tooltip(topo))
+        summary.update(inert_renderable(render_summary(topo, pal)))
+        legend.update(inert_renderable(render_legend(topo, width, pal)))
+        warnings.update(plain("\n".join(f"⚠ {w}" for w in topo.warnings[:3]), multiline=True))
         summary.display = legend.display = True
         warnings.display = bool(topo.warnings)
         nics = f", {len(topo.nics)} NIC{'s' if len(topo.nics) != 1 else ''}" if topo.nics else ""
