@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.style import Style
 from rich.text import Span as RichSpan
 from rich.text import Text
 from textual.content import Content, Span
@@ -33,7 +34,7 @@ def safe(text: Any, *, multiline: bool = False) -> str:
     return sanitize(text if isinstance(text, str) else str(text), multiline=multiline)
 
 
-def inert(text: Any, style: str = "", *, multiline: bool = False, **kwargs: Any) -> Text:
+def inert(text: Any, style: str | Style = "", *, multiline: bool = False, **kwargs: Any) -> Text:
     """A rich Text of the sanitized `text`: never markup."""
     return Text(safe(text, multiline=multiline), style=style, **kwargs)
 

@@ -54,7 +54,7 @@ class ProfilesView(RecordActions, ListDetailView):
         return Content.assemble((mark, "bold $accent"), (f"{item.status.value:<9} ", _STATUS_STYLE[item.status]),
                                 (f"{item.id} ", "$foreground-muted"), safe(item.name))
 
-    def detail(self, session: Session, profile: LaunchProfile) -> Content:  # type: ignore[override]
+    def detail(self, session: Session, profile: LaunchProfile) -> Content:
         base = next((p for p in session.launch if p.id == self.diff_base), None)
         if base is not None and base.id != profile.id:
             return self._diff(session, base, profile)
