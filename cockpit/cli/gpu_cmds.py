@@ -13,7 +13,7 @@ from typing import Any
 from cockpit.parse.gpu_sample import GpuSample
 from cockpit.parse.nvsmi_topo import TopologyMatrix, TopologyParseError, parse_topology
 from cockpit.parse.sanitize import sanitize
-from cockpit.sources.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
+from cockpit.parse.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 
 
 def register(subparsers: Any) -> None:

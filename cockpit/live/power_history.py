@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from enum import Enum
 
 from cockpit.parse.gpu_sample import GpuSample
-from cockpit.sources.gpu_events import GpuSamplesTaken
+from cockpit.parse.gpu_events import GpuSamplesTaken
 
 GpuKey = tuple[str | None, int]
 """(host, index); host None is the local machine."""

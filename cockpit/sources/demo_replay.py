@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 from cockpit.parse.nvsmi_query import QueryStreamParser
-from cockpit.sources.gpu_events import GpuSamplesTaken
+from cockpit.parse.gpu_events import GpuSamplesTaken
 
 STEADY_MARKER = "# --- steady state"
 _STAMP = re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")

@@ -30,7 +30,7 @@ from cockpit.parse.nvsmi_query import (
     query_command,
 )
 from cockpit.parse.nvsmi_topo import TopologyMatrix, parse_topology
-from cockpit.sources.gpu_events import (
+from cockpit.parse.gpu_events import (
     GpuEvent,
     GpuSamplesTaken,
     GpuSourceUnavailable,

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from cockpit.parse.nvsmi_query import QUERY_FIELDS, parse_nvsmi_table
-from cockpit.sources.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
+from cockpit.parse.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 from cockpit.sources.nvsmi_stream import NvsmiStream, fetch_samples, fetch_topology
 from cockpit.sources.ssh_pool import Backoff, SshPool
 

@@ -23,7 +23,7 @@ from tui_support import OnePaneApp
 from cockpit.parse.gpu_sample import GpuSample
 from cockpit.parse.nvsmi_query import QUERY_FIELDS, parse_nvsmi_table, parse_query_csv
 from cockpit.parse.nvsmi_topo import parse_topology
-from cockpit.sources.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
+from cockpit.parse.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 from cockpit.ui.widgets.gpu_pane import GpuPane
 from cockpit.ui.widgets.gpu_render import pcie_downgraded
 

@@ -20,7 +20,7 @@ from tui_support import make_app, until
 from cockpit.parse.gpu_sample import GpuSample
 from cockpit.parse.nvsmi_topo import TopologyMatrix
 from cockpit.parse.sglang_log import parse_text
-from cockpit.sources.gpu_events import GpuSamplesTaken
+from cockpit.parse.gpu_events import GpuSamplesTaken
 from cockpit.sources.log_feed import LogBatch
 from cockpit.store.toml_store import save_session
 from cockpit.ui.safe_text import inert_renderable

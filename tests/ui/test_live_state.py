@@ -14,7 +14,7 @@ from tui_support import FROZEN, fill, make_app, screen_text, until
 
 from cockpit.parse.nvsmi_topo import parse_topology
 from cockpit.parse.sglang_log import LogParser
-from cockpit.sources.gpu_events import GpuSamplesTaken
+from cockpit.parse.gpu_events import GpuSamplesTaken
 from cockpit.sources.log_feed import LogBatch
 from cockpit.ui.screens.forms import BenchmarkForm
 from cockpit.sources.feeds import LiveSources

@@ -13,7 +13,7 @@ from paths import CORPUS as SHARED_CORPUS
 from tui_support import OnePaneApp
 
 from cockpit.parse.nvsmi_topo import parse_topology
-from cockpit.sources.gpu_events import GpuSourceUnavailable
+from cockpit.parse.gpu_events import GpuSourceUnavailable
 from cockpit.ui.themes import role_colour
 from cockpit.ui.widgets.topology_pane import PLACEHOLDER, TopologyPane
 from cockpit.ui.widgets.gpu_render import Palette

@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pynvml
 import pytest
 
-from cockpit.sources.gpu_events import GpuSamplesTaken, GpuSourceUnavailable
+from cockpit.parse.gpu_events import GpuSamplesTaken, GpuSourceUnavailable
 from cockpit.sources.nvml_mapping import (
     bytes_to_mib,
     ids_to_cpulist,

@@ -36,7 +36,7 @@ from cockpit.live.data_age import DataAge, stale_after
 from cockpit.live.power_history import PowerHistory
 from cockpit.parse.gpu_sample import GpuSample
 from cockpit.parse.nvsmi_topo import TopologyMatrix
-from cockpit.sources.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
+from cockpit.parse.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 from cockpit.ui.safe_text import inert_renderable, plain
 from cockpit.ui.widgets.age_mark import show_age
 from cockpit.ui.widgets.gpu_render import (

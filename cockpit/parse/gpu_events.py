@@ -1,4 +1,5 @@
-"""What the GPU sources (NVML, the remote nvidia-smi stream, the demo replay) emit."""
+"""What the GPU sources (NVML, the remote nvidia-smi stream, the demo replay) emit: plain
+event types beside the sample they carry, so `live` folds them without importing `sources`."""
 
 from __future__ import annotations
 
