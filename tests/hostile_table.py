@@ -2,7 +2,7 @@
 
     python tests/hostile_table.py [pytest args...]
 
-Runs tests/unit/test_hostile_cli.py, tests/ui/test_hostile_text.py and
+Runs tests/unit/cli/test_hostile_cli.py, tests/ui/test_hostile_text.py and
 tests/e2e/test_hostile_tmux.py with COCKPIT_HOSTILE_TALLY set; every check those tests
 make is counted per (vector, surface). Prints a Markdown table and writes
 benchmarks/out/hostile_table.json. A failing test fails the script (its counts stop short).
@@ -20,7 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-FILES = ["tests/unit/test_hostile_cli.py", "tests/ui/test_hostile_text.py", "tests/e2e/test_hostile_tmux.py"]
+FILES = ["tests/unit/cli/test_hostile_cli.py", "tests/ui/test_hostile_text.py", "tests/e2e/test_hostile_tmux.py"]
 
 
 def main(argv: list[str]) -> int:

@@ -13,7 +13,7 @@ from cockpit.parse.sglang_patterns import BATCH_MARKER
 from cockpit.parse.log_events import DecodeBatch, HttpRequest, PrefillBatch
 from cockpit.parse.sglang_log import parse_line, parse_text
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "sglang-logs"
+CORPUS = Path(__file__).resolve().parents[3].parent / "shared" / "corpus" / "sglang-logs"
 
 
 def _lines() -> list[str]:

@@ -25,7 +25,7 @@ from cockpit.sources.gpu_feed import (
     interval_of,
 )
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 DEMO_TOPO = REPO / "sessions" / "demo" / "nvidia-smi-topo.txt"
 DEMO_CSV = REPO / "sessions" / "demo" / "nvidia-smi-query.csv"
 

@@ -27,7 +27,7 @@ from cockpit.sources.nvml_mapping import (
 )
 from cockpit.sources.nvml_sampler import NvmlSampler
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def _driver_present() -> bool:

@@ -114,4 +114,4 @@ def test_save_keeps_the_previous_version_as_bak(tmp_path):
     assert load_session(tmp_path / "s.toml.bak") == first
 
 
-# kill -9 during saves: tests/unit/test_session_saves.py (200 kills each on a small and a 5,000-task session).
+# kill -9 during saves: tests/unit/store/test_session_saves.py (200 kills each on a small and a 5,000-task session).

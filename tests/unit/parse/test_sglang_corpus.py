@@ -16,7 +16,7 @@ from cockpit.parse.log_summary_scan import summarize_bytes
 from cockpit.parse.sglang_log import LogParser
 from scan_engines import ENGINES, scan_engine
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 CORPUS = REPO.parent / "shared" / "corpus" / "sglang-logs"
 LOGS = sorted(CORPUS.glob("*.log"))
 

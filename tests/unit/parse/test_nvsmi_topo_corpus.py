@@ -18,8 +18,8 @@ from cockpit.parse.nvsmi_topo import (
     parse_topology,
 )
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "nvidia-smi"
-REPO = Path(__file__).resolve().parents[2]
+CORPUS = Path(__file__).resolve().parents[3].parent / "shared" / "corpus" / "nvidia-smi"
+REPO = Path(__file__).resolve().parents[3]
 
 
 def _files(kind: str) -> list[str]:

@@ -17,7 +17,7 @@ import pytest
 
 from cockpit.parse.nvsmi_topo import parse_topology
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 CASES = REPO / "tests" / "data" / "topo"
 CORPUS = REPO.parent / "shared" / "corpus" / "nvidia-smi"
 NAMES = sorted(p.stem for p in CASES.glob("*.txt"))
