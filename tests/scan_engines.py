@@ -29,3 +29,22 @@ def scan_engine(name: str) -> Iterator[None]:
         yield
     finally:
         log_summary_scan.ENGINE, log_summary_hs.SAMPLES, log_summary_hs.COUNT_DENSITY = saved
+
+
+@pytest.fixture(params=ENGINES)
+def each_engine(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Runs a test once per engine; a module opts every test in with
+    `pytestmark = pytest.mark.usefixtures("each_engine")` after importing this."""
+    with scan_engine(request.param):
+        yield request.param
+
+
+def folded_summary(data: bytes) -> dict:
+    """The reference: `parse_text`'s events folded one by one into a LogSummary."""
+    from cockpit.parse.log_summary import LogSummary
+    from cockpit.parse.sglang_log import parse_text
+
+    summary = LogSummary()
+    for event in parse_text(data):
+        summary.apply(event)
+    return summary.to_dict()

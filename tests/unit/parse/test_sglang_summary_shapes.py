@@ -14,7 +14,7 @@ from cockpit.parse import greater_than, log_summary_hs, log_summary_scan
 from cockpit.parse.log_summary import LogSummary
 from cockpit.parse.log_summary_scan import summarize_bytes, summarize_stream
 from cockpit.parse.sglang_log import parse_text
-from scan_engines import ENGINES, scan_engine
+from scan_engines import ENGINES, each_engine, folded_summary, scan_engine  # noqa: F401 (fixture)
 
 # {r} running, {q} queue, {g} gen throughput; the other figures are fixed
 DECODE_SHAPES = [
@@ -54,17 +54,9 @@ PREFILL = ("[2025-10-20 03:02:22 DP0 TP0 EP0] Prefill batch, #new-seq: 2, #new-t
 ACCESS = '[2025-10-20 03:02:22] INFO:     10.0.0.7:41234 - "POST /v1/chat/completions HTTP/1.1" 200 OK'
 
 
-@pytest.fixture(autouse=True, params=ENGINES)
-def engine(request: pytest.FixtureRequest):
-    with scan_engine(request.param):
-        yield request.param
-
-
-def events(data: bytes) -> dict:
-    summary = LogSummary()
-    for event in parse_text(data):
-        summary.apply(event)
-    return summary.to_dict()
+# Every test here runs on both engines of the byte scan (tests/scan_engines.py).
+pytestmark = pytest.mark.usefixtures("each_engine")
+events = folded_summary
 
 
 def check(lines: list[str]) -> dict:

@@ -18,7 +18,7 @@ from cockpit.parse.log_summary import LogSummary
 from cockpit.parse.log_summary_scan import summarize_bytes, summarize_stream
 from cockpit.parse.sglang_patterns import BENCH_HEADER
 from cockpit.parse.sglang_log import parse_text
-from scan_engines import ENGINES, scan_engine
+from scan_engines import ENGINES, each_engine, folded_summary, scan_engine  # noqa: F401 (fixture)
 
 DEC = "[2025-01-01 10:00:00 TP0] Decode batch. #running-req: {r}, #token: 84, token usage: 0.01, " \
       "cuda graph: True, gen throughput (token/s): {g}, #queue-req: {q}, "
@@ -36,18 +36,9 @@ TRACE = ["Traceback (most recent call last):", '  File "a.py", line 3, in f', " 
          "RuntimeError: CUDA error: an illegal memory access was encountered"]
 
 
-@pytest.fixture(autouse=True, params=ENGINES)
-def engine(request: pytest.FixtureRequest):
-    """Every test here runs on both engines of the byte scan (tests/scan_engines.py)."""
-    with scan_engine(request.param):
-        yield request.param
-
-
-def events(data: bytes) -> dict:
-    summary = LogSummary()
-    for event in parse_text(data):
-        summary.apply(event)
-    return summary.to_dict()
+# Every test here runs on both engines of the byte scan (tests/scan_engines.py).
+pytestmark = pytest.mark.usefixtures("each_engine")
+events = folded_summary
 
 
 def check(text: str | bytes) -> dict:
