@@ -11,9 +11,7 @@ import random
 import pytest
 
 from cockpit.parse import greater_than, log_summary_hs, log_summary_scan
-from cockpit.parse.log_summary import LogSummary
 from cockpit.parse.log_summary_scan import summarize_bytes, summarize_stream
-from cockpit.parse.sglang_log import parse_text
 from scan_engines import ENGINES, each_engine, folded_summary, scan_engine  # noqa: F401 (fixture)
 
 # {r} running, {q} queue, {g} gen throughput; the other figures are fixed

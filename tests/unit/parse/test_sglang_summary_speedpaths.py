@@ -14,10 +14,8 @@ from hypothesis import strategies as st
 
 from cockpit.parse import greater_than, log_summary_fast, log_summary_scan
 from cockpit.parse.error_labels import TRIGGER_EXAMPLES, _SUBSTRING_TRIGGERS, line_error_labels
-from cockpit.parse.log_summary import LogSummary
 from cockpit.parse.log_summary_scan import summarize_bytes, summarize_stream
 from cockpit.parse.sglang_patterns import BENCH_HEADER
-from cockpit.parse.sglang_log import parse_text
 from scan_engines import ENGINES, each_engine, folded_summary, scan_engine  # noqa: F401 (fixture)
 
 DEC = "[2025-01-01 10:00:00 TP0] Decode batch. #running-req: {r}, #token: 84, token usage: 0.01, " \
