@@ -11,6 +11,8 @@ import argparse
 import sys
 from importlib import import_module
 
+from cockpit import __version__
+
 # Modules that add subcommands; each owns its own parsers and handlers.
 _COMMAND_MODULES = (
     "cockpit.cli.session_cmds",
@@ -66,6 +68,7 @@ def build_tui_parser() -> argparse.ArgumentParser:
         "`cockpit log TARGET` opens the log pane alone.",
     )
     parser.add_argument("session", nargs="?", help="session TOML file")
+    parser.add_argument("--version", action="version", version=f"cockpit {__version__}")
     parser.add_argument("--demo", action="store_true", help="open the example session with live replayed panes")
     parser.add_argument("--fresh", action="store_true", help="with --demo: start a new demo copy (the last one is kept as .prev.toml)")
     parser.add_argument("--theme", help="theme name to start with (overrides the session's)")

@@ -92,3 +92,12 @@ def test_add_package_file_and_profile_from_a_shell(tmp_path):
     done = cockpit("add", "profile", path, "x", "--command", "python", "--env", "NOEQUALS")
     assert done.returncode == 2 and "--env takes KEY=value" in done.stderr
     assert path.read_bytes() == before
+
+
+def test_cockpit_version_says_the_package_version():
+    import subprocess
+    import sys
+    from importlib import metadata
+
+    done = subprocess.run([sys.executable, "-m", "cockpit", "--version"], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.strip() == f"cockpit {metadata.version('cockpit')}"
