@@ -17,6 +17,7 @@ from typing import TypeVar
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 
+from cockpit import __version__
 from cockpit.assistant import views
 from cockpit.assistant.inputs import BenchmarkFields, FileChangeFields, LaunchProfileFields, PackageFields, fields_of
 from cockpit.assistant.session_file import SessionFile
@@ -45,7 +46,8 @@ def _fail(exc: Exception) -> str:
 
 def build_server(path: Path | str) -> MCPServer:
     file = SessionFile(path)
-    server: MCPServer = MCPServer(name="cockpit", instructions=INSTRUCTIONS, log_level="WARNING")
+    server: MCPServer = MCPServer(name="cockpit", version=__version__, instructions=INSTRUCTIONS,
+                                  log_level="WARNING")
 
     def read() -> Session:
         try:
