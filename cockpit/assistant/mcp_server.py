@@ -16,6 +16,7 @@ from typing import TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.types import ToolAnnotations
 
 from cockpit import __version__
 from cockpit.assistant import views
@@ -37,6 +38,10 @@ INSTRUCTIONS = (
     "first. Record what you find and do with the tools as you go (a person may be watching the same session "
     "live); each call is saved at once and journaled 'via assistant'. Nothing here runs commands on a host."
 )
+
+
+# Every tool changes the session file and nothing else: it reaches no host and deletes nothing.
+EDITS = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 
 
 def _fail(exc: Exception) -> str:
@@ -61,6 +66,9 @@ def build_server(path: Path | str) -> MCPServer:
         except (SessionFileError, EditError, ValueError, OSError) as exc:
             raise ToolError(_fail(exc)) from exc
 
+    def tool(description: str) -> Callable[[Callable[..., str]], Callable[..., str]]:
+        return server.tool(description=description, annotations=EDITS)
+
     # ----- resources ---------------------------------------------------------------------
     @server.resource(URI + "handoff", name="handoff", title="Handoff (Markdown)", mime_type="text/markdown",
                      description="The whole handoff: goal, instructions, discoveries, tasks, files, packages, "
@@ -78,11 +86,11 @@ def build_server(path: Path | str) -> MCPServer:
         add_section(name, description)
 
     # ----- tasks -------------------------------------------------------------------------
-    @server.tool(description="Add a task to the board; returns its id.")
+    @tool("Add a task to the board; returns its id.")
     def add_task(title: str, status: TaskStatus = TaskStatus.TODO, notes: str | None = None) -> str:
         return write(lambda e: e.add_task(title, TaskStatus(status), notes))
 
-    @server.tool(description="Change a task's title and/or notes (only what is given).")
+    @tool("Change a task's title and/or notes (only what is given).")
     def edit_task(task_id: str, title: str | None = None, notes: str | None = None) -> str:
         fields = {k: v for k, v in (("title", title), ("notes", notes)) if v is not None}
         if not fields:
@@ -90,7 +98,7 @@ def build_server(path: Path | str) -> MCPServer:
         write(lambda e: e.edit_task(task_id, **fields))
         return f"{task_id} edited"
 
-    @server.tool(description="Move a task to another column (it lands at the column's end).")
+    @tool("Move a task to another column (it lands at the column's end).")
     def move_task(task_id: str, to: TaskStatus) -> str:
         def change(e: SessionEditor) -> TaskStatus:
             task = next((t for t in e.session.tasks if t.id == task_id), None)
@@ -102,33 +110,33 @@ def build_server(path: Path | str) -> MCPServer:
 
         return f"{task_id} moved to {write(change).value}"
 
-    @server.tool(description="Set which discoveries a task rests on (replaces its links; both sides kept in step).")
+    @tool("Set which discoveries a task rests on (replaces its links; both sides kept in step).")
     def link_task(task_id: str, discovery_ids: list[str]) -> str:
         write(lambda e: e.set_task_links(task_id, discovery_ids))
         return f"{task_id} linked to {', '.join(discovery_ids) or 'nothing'}"
 
-    @server.tool(description="Clear a task's review flag (set when a linked discovery changed status).")
+    @tool("Clear a task's review flag (set when a linked discovery changed status).")
     def acknowledge_review(task_id: str) -> str:
         write(lambda e: e.acknowledge_review(task_id))
         return f"{task_id} review acknowledged"
 
     # ----- discoveries -------------------------------------------------------------------
-    @server.tool(description="Record a discovery (a claim with its evidence); returns its id.")
+    @tool("Record a discovery (a claim with its evidence); returns its id.")
     def add_discovery(claim: str, evidence: str | None = None, status: DiscoveryStatus = DiscoveryStatus.HYPOTHESIS,
                       tags: list[str] | None = None) -> str:
         return write(lambda e: e.add_discovery(claim, evidence, DiscoveryStatus(status), tags))
 
-    @server.tool(description="Change a discovery's status; tasks linked to it are flagged for review.")
+    @tool("Change a discovery's status; tasks linked to it are flagged for review.")
     def set_discovery_status(discovery_id: str, status: DiscoveryStatus) -> str:
         write(lambda e: e.edit_discovery(discovery_id, status=DiscoveryStatus(status)))
         return f"{discovery_id} is {status.value}"
 
     # ----- benchmarks, launch profiles, files, packages ----------------------------------
-    @server.tool(description="Record a benchmark run (label and the figures measured); returns its id.")
+    @tool("Record a benchmark run (label and the figures measured); returns its id.")
     def record_benchmark(benchmark: BenchmarkFields) -> str:
         return write(lambda e: e.add_benchmark(**fields_of(benchmark)))
 
-    @server.tool(description="Import the 'Serving Benchmark Result' block of sglang.bench_serving output text "
+    @tool("Import the 'Serving Benchmark Result' block of sglang.bench_serving output text "
                              "as a benchmark; returns its id.")
     def import_bench_serving(text: str, label: str, profile: str | None = None, notes: str | None = None) -> str:
         from cockpit.parse.bench_serving import bench_fields
@@ -142,31 +150,31 @@ def build_server(path: Path | str) -> MCPServer:
         fields.update({k: v for k, v in (("profile", profile), ("notes", notes)) if v is not None})
         return write(lambda e: e.add_benchmark(label=label, **fields))
 
-    @server.tool(description="Add a launch profile (a server launch command); returns its id. Mark the one that "
+    @tool("Add a launch profile (a server launch command); returns its id. Mark the one that "
                              "works with mark_profile_working.")
     def add_launch_profile(profile: LaunchProfileFields) -> str:
         return write(lambda e: e.add_record("launch", **fields_of(profile)))
 
-    @server.tool(description="Mark a launch profile as the working one (the previous working one becomes a candidate).")
+    @tool("Mark a launch profile as the working one (the previous working one becomes a candidate).")
     def mark_profile_working(profile_id: str) -> str:
         write(lambda e: e.mark_profile_working(profile_id))
         return f"{profile_id} marked working"
 
-    @server.tool(description="Record a file patched during the campaign; returns its id.")
+    @tool("Record a file patched during the campaign; returns its id.")
     def record_file(file: FileChangeFields) -> str:
         return write(lambda e: e.add_record("files", **fields_of(file)))
 
-    @server.tool(description="Record a package version that matters; returns its id.")
+    @tool("Record a package version that matters; returns its id.")
     def record_package(package: PackageFields) -> str:
         return write(lambda e: e.add_record("packages", **fields_of(package)))
 
     # ----- last action, journal ----------------------------------------------------------
-    @server.tool(description="Set the last action, with the next step and a fallback if it fails.")
+    @tool("Set the last action, with the next step and a fallback if it fails.")
     def set_last_action(text: str, next_step: str | None = None, fallback: str | None = None) -> str:
         write(lambda e: e.set_last_action(text, next_step, fallback))
         return "last action set"
 
-    @server.tool(description="Add a note to the session's journal (shown on the timeline).")
+    @tool("Add a note to the session's journal (shown on the timeline).")
     def add_note(text: str) -> str:
         if not text.strip():
             raise ToolError("text: the note is empty")

@@ -62,7 +62,9 @@ async def test_the_handoff_resource_is_the_markdown_export(path):
 
 async def test_tool_schemas_come_from_the_session_models(path):
     async with client(path) as c:
-        tools = {t.name: t.input_schema for t in (await c.list_tools()).tools}
+        listed = (await c.list_tools()).tools
+    tools = {t.name: t.input_schema for t in listed}
+    assert all(t.annotations.open_world_hint is False and t.annotations.destructive_hint is False for t in listed)
     assert tools["add_discovery"]["properties"]["status"]["default"] == "hypothesis"
     defs = tools["add_discovery"]["$defs"]
     assert defs["DiscoveryStatus"]["enum"] == ["hypothesis", "confirmed", "refuted"]
