@@ -88,7 +88,7 @@ def build_server(path: Path | str) -> MCPServer:
     # ----- tasks -------------------------------------------------------------------------
     @tool("Add a task to the board; returns its id.")
     def add_task(title: str, status: TaskStatus = TaskStatus.TODO, notes: str | None = None) -> str:
-        return write(lambda e: e.add_task(title, TaskStatus(status), notes))
+        return write(lambda e: e.add_task(title, status, notes))
 
     @tool("Change a task's title and/or notes (only what is given).")
     def edit_task(task_id: str, title: str | None = None, notes: str | None = None) -> str:
@@ -113,7 +113,7 @@ def build_server(path: Path | str) -> MCPServer:
     @tool("Set which discoveries a task rests on (replaces its links; both sides kept in step).")
     def link_task(task_id: str, discovery_ids: list[str]) -> str:
         write(lambda e: e.set_task_links(task_id, discovery_ids))
-        return f"{task_id} linked to {', '.join(discovery_ids) or 'nothing'}"
+        return sanitize(f"{task_id} linked to {', '.join(discovery_ids) or 'nothing'}")
 
     @tool("Clear a task's review flag (set when a linked discovery changed status).")
     def acknowledge_review(task_id: str) -> str:
@@ -124,11 +124,11 @@ def build_server(path: Path | str) -> MCPServer:
     @tool("Record a discovery (a claim with its evidence); returns its id.")
     def add_discovery(claim: str, evidence: str | None = None, status: DiscoveryStatus = DiscoveryStatus.HYPOTHESIS,
                       tags: list[str] | None = None) -> str:
-        return write(lambda e: e.add_discovery(claim, evidence, DiscoveryStatus(status), tags))
+        return write(lambda e: e.add_discovery(claim, evidence, status, tags))
 
     @tool("Change a discovery's status; tasks linked to it are flagged for review.")
     def set_discovery_status(discovery_id: str, status: DiscoveryStatus) -> str:
-        write(lambda e: e.edit_discovery(discovery_id, status=DiscoveryStatus(status)))
+        write(lambda e: e.edit_discovery(discovery_id, status=status))
         return f"{discovery_id} is {status.value}"
 
     # ----- benchmarks, launch profiles, files, packages ----------------------------------
