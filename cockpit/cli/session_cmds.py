@@ -220,35 +220,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     _register_bench(sub)
 
 
-# `sglang.bench_serving` row label -> Benchmark field. Both spellings of concurrency occur.
-BENCH_FIELDS = {
-    "Max request concurrency": "concurrency",
-    "Max reqeuest concurrency": "concurrency",
-    "Total token throughput (tok/s)": "total_tok_s",
-    "Output token throughput (tok/s)": "output_tok_s",
-    "Request throughput (req/s)": "request_throughput",
-    "Mean TTFT (ms)": "ttft_ms",
-    "Mean ITL (ms)": "itl_ms",
-    "Mean TPOT (ms)": "tpot_ms",
-    "Mean E2E Latency (ms)": "e2e_latency_ms",
-}
-
-
-def bench_fields(values: dict[str, float]) -> dict[str, float | int]:
-    """A bench_serving result's rows -> Benchmark fields (mean input/output lengths too)."""
-    out: dict[str, float | int] = {}
-    for label, name in BENCH_FIELDS.items():
-        if label in values:
-            out[name] = int(values[label]) if name == "concurrency" else float(values[label])
-    done = values.get("Successful requests")
-    if done:
-        for label, name in (("Total input tokens", "input_len"), ("Total generated tokens", "output_len")):
-            if label in values:
-                out[name] = round(values[label] / done)
-    return out
-
-
 def cmd_bench_import(args: argparse.Namespace) -> int:
+    from cockpit.parse.bench_serving import bench_fields
     from cockpit.parse.log_events import BenchResult
     from cockpit.parse.sglang_log import parse_text
 

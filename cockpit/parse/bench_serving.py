@@ -4,6 +4,7 @@ the closing `=====` line, kept as label (as printed, typos included) -> number."
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from cockpit.parse.log_events import BenchResult, Number
 from cockpit.parse.sglang_patterns import BENCH_HEADER
@@ -69,3 +70,32 @@ class BenchBlockParser:
     def _result(self, complete: bool) -> BenchResult:
         return BenchResult(line=self.first_line, values=dict(self.values), backend=self.backend,
                            complete=complete)
+
+
+# `sglang.bench_serving` row label -> Benchmark field (`cockpit bench import` and the assistant's
+# import tool). Both spellings of concurrency occur.
+BENCH_FIELDS = {
+    "Max request concurrency": "concurrency",
+    "Max reqeuest concurrency": "concurrency",
+    "Total token throughput (tok/s)": "total_tok_s",
+    "Output token throughput (tok/s)": "output_tok_s",
+    "Request throughput (req/s)": "request_throughput",
+    "Mean TTFT (ms)": "ttft_ms",
+    "Mean ITL (ms)": "itl_ms",
+    "Mean TPOT (ms)": "tpot_ms",
+    "Mean E2E Latency (ms)": "e2e_latency_ms",
+}
+
+
+def bench_fields(values: Mapping[str, float]) -> dict[str, float | int]:
+    """A bench_serving result's rows -> Benchmark fields (mean input/output lengths too)."""
+    out: dict[str, float | int] = {}
+    for label, name in BENCH_FIELDS.items():
+        if label in values:
+            out[name] = int(values[label]) if name == "concurrency" else float(values[label])
+    done = values.get("Successful requests")
+    if done:
+        for label, name in (("Total input tokens", "input_len"), ("Total generated tokens", "output_len")):
+            if label in values:
+                out[name] = round(values[label] / done)
+    return out

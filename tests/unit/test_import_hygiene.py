@@ -9,7 +9,7 @@ import pytest
 
 import cockpit
 
-ROOMS = ("model", "store", "parse", "sources", "live", "cli")
+ROOMS = ("model", "store", "parse", "sources", "live", "cli", "assistant")
 PACKAGE = Path(cockpit.__file__).parent
 
 

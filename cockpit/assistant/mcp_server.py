@@ -1,0 +1,211 @@
+"""`cockpit mcp SESSION`: the session as a Model Context Protocol server (official `mcp` SDK).
+
+Resources read the file afresh on every read; each tool is one locked read-modify-write
+through `SessionEditor` (see session_file.py). Tool arguments are validated by the SDK
+against schemas taken from the session's pydantic models; a value the model refuses is a
+tool error naming the field and why, and the file is left as it was. No tool runs a
+command on a host or starts a server: that stays with the person at the TUI or the CLI.
+Live state (log lines, GPU samples) is not exposed: it lives in the TUI's process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.types import ToolAnnotations
+
+from cockpit import __version__
+from cockpit.assistant import views
+from cockpit.assistant.inputs import BenchmarkFields, FileChangeFields, LaunchProfileFields, PackageFields, fields_of
+from cockpit.assistant.session_file import SessionFile
+from cockpit.model.edits import EditError, SessionEditor
+from cockpit.model.enums import TASK_COLUMNS, DiscoveryStatus, TaskStatus
+from cockpit.model.session import Session
+from cockpit.parse.sanitize import sanitize
+from cockpit.store.errors import SessionFileError
+
+_T = TypeVar("_T")
+
+URI = "cockpit://session/"
+
+INSTRUCTIONS = (
+    "This server is one cockpit session: the campaign's goal, instructions, discoveries, task board, patched "
+    "files, package versions, launch profiles, benchmarks and last action. Read cockpit://session/handoff "
+    "first. Record what you find and do with the tools as you go (a person may be watching the same session "
+    "live); each call is saved at once and journaled 'via assistant'. Nothing here runs commands on a host."
+)
+
+
+# Every tool changes the session file and nothing else: it reaches no host and deletes nothing.
+EDITS = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+
+
+def _fail(exc: Exception) -> str:
+    text = exc.render() if isinstance(exc, SessionFileError) else str(exc)
+    return sanitize(text, multiline=True)  # may quote a value the caller sent
+
+
+def build_server(path: Path | str) -> MCPServer:
+    file = SessionFile(path)
+    server: MCPServer = MCPServer(name="cockpit", version=__version__, instructions=INSTRUCTIONS,
+                                  log_level="WARNING")
+
+    def read() -> Session:
+        try:
+            return file.read()
+        except (SessionFileError, OSError) as exc:
+            raise ResourceError(_fail(exc)) from exc
+
+    def write(change: Callable[[SessionEditor], _T]) -> _T:
+        try:
+            return file.edit(change)
+        except (SessionFileError, EditError, ValueError, OSError) as exc:
+            raise ToolError(_fail(exc)) from exc
+
+    def tool(description: str) -> Callable[[Callable[..., str]], Callable[..., str]]:
+        return server.tool(description=description, annotations=EDITS)
+
+    # ----- resources ---------------------------------------------------------------------
+    @server.resource(URI + "handoff", name="handoff", title="Handoff (Markdown)", mime_type="text/markdown",
+                     description="The whole handoff: goal, instructions, discoveries, tasks, files, packages, "
+                                 "working launch command, last action, benchmarks.")
+    def handoff() -> str:
+        return views.handoff(read())
+
+    def add_section(name: str, description: str) -> None:
+        def body() -> str:
+            return views.section(name, read())
+
+        server.resource(URI + name, name=name, description=description, mime_type="application/json")(body)
+
+    for name, (description, _) in views.SECTIONS.items():
+        add_section(name, description)
+
+    # ----- tasks -------------------------------------------------------------------------
+    @tool("Add a task to the board; returns its id.")
+    def add_task(title: str, status: TaskStatus = TaskStatus.TODO, notes: str | None = None) -> str:
+        return write(lambda e: e.add_task(title, status, notes))
+
+    @tool("Change a task's title and/or notes (only what is given).")
+    def edit_task(task_id: str, title: str | None = None, notes: str | None = None) -> str:
+        fields = {k: v for k, v in (("title", title), ("notes", notes)) if v is not None}
+        if not fields:
+            raise ToolError("give title or notes")
+        write(lambda e: e.edit_task(task_id, **fields))
+        return f"{task_id} edited"
+
+    @tool("Move a task to another column (it lands at the column's end).")
+    def move_task(task_id: str, to: TaskStatus) -> str:
+        def change(e: SessionEditor) -> TaskStatus:
+            task = next((t for t in e.session.tasks if t.id == task_id), None)
+            if task is None:
+                raise EditError(f"no task with id '{task_id}'")
+            if task.status is to:
+                raise EditError(f"{task_id} is already in {to.value}")
+            return e.move_task(task_id, TASK_COLUMNS.index(to) - TASK_COLUMNS.index(task.status))
+
+        return f"{task_id} moved to {write(change).value}"
+
+    @tool("Set which discoveries a task rests on (replaces its links; both sides kept in step).")
+    def link_task(task_id: str, discovery_ids: list[str]) -> str:
+        write(lambda e: e.set_task_links(task_id, discovery_ids))
+        return sanitize(f"{task_id} linked to {', '.join(discovery_ids) or 'nothing'}")
+
+    @tool("Clear a task's review flag (set when a linked discovery changed status).")
+    def acknowledge_review(task_id: str) -> str:
+        write(lambda e: e.acknowledge_review(task_id))
+        return f"{task_id} review acknowledged"
+
+    # ----- discoveries -------------------------------------------------------------------
+    @tool("Record a discovery (a claim with its evidence); returns its id.")
+    def add_discovery(claim: str, evidence: str | None = None, status: DiscoveryStatus = DiscoveryStatus.HYPOTHESIS,
+                      tags: list[str] | None = None) -> str:
+        return write(lambda e: e.add_discovery(claim, evidence, status, tags))
+
+    @tool("Change a discovery's status; tasks linked to it are flagged for review.")
+    def set_discovery_status(discovery_id: str, status: DiscoveryStatus) -> str:
+        write(lambda e: e.edit_discovery(discovery_id, status=status))
+        return f"{discovery_id} is {status.value}"
+
+    # ----- benchmarks, launch profiles, files, packages ----------------------------------
+    @tool("Record a benchmark run (label and the figures measured); returns its id.")
+    def record_benchmark(benchmark: BenchmarkFields) -> str:
+        return write(lambda e: e.add_benchmark(**fields_of(benchmark)))
+
+    @tool("Import the 'Serving Benchmark Result' block of sglang.bench_serving output text "
+                             "as a benchmark; returns its id.")
+    def import_bench_serving(text: str, label: str, profile: str | None = None, notes: str | None = None) -> str:
+        from cockpit.parse.bench_serving import bench_fields
+        from cockpit.parse.log_events import BenchResult
+        from cockpit.parse.sglang_log import parse_text
+
+        results = [e for e in parse_text(text) if isinstance(e, BenchResult)]
+        if not results:
+            raise ToolError("no 'Serving Benchmark Result' block found in text")
+        fields: dict[str, object] = {**bench_fields(results[-1].values)}
+        fields.update({k: v for k, v in (("profile", profile), ("notes", notes)) if v is not None})
+        return write(lambda e: e.add_benchmark(label=label, **fields))
+
+    @tool("Add a launch profile (a server launch command); returns its id. Mark the one that "
+                             "works with mark_profile_working.")
+    def add_launch_profile(profile: LaunchProfileFields) -> str:
+        return write(lambda e: e.add_record("launch", **fields_of(profile)))
+
+    @tool("Mark a launch profile as the working one (the previous working one becomes a candidate).")
+    def mark_profile_working(profile_id: str) -> str:
+        write(lambda e: e.mark_profile_working(profile_id))
+        return f"{profile_id} marked working"
+
+    @tool("Record a file patched during the campaign; returns its id.")
+    def record_file(file: FileChangeFields) -> str:
+        return write(lambda e: e.add_record("files", **fields_of(file)))
+
+    @tool("Record a package version that matters; returns its id.")
+    def record_package(package: PackageFields) -> str:
+        return write(lambda e: e.add_record("packages", **fields_of(package)))
+
+    # ----- last action, journal ----------------------------------------------------------
+    @tool("Set the last action, with the next step and a fallback if it fails.")
+    def set_last_action(text: str, next_step: str | None = None, fallback: str | None = None) -> str:
+        write(lambda e: e.set_last_action(text, next_step, fallback))
+        return "last action set"
+
+    @tool("Add a note to the session's journal (shown on the timeline).")
+    def add_note(text: str) -> str:
+        if not text.strip():
+            raise ToolError("text: the note is empty")
+        write(lambda e: e.add_note(text))
+        return "note added"
+
+    # ----- prompts -------------------------------------------------------------------------
+    @server.prompt(name="resume-campaign", title="Resume this campaign",
+                   description="The handoff, the tasks flagged for review and the targets not met yet.")
+    def resume_campaign() -> str:
+        s = read()
+        reviews = views.open_reviews(s) or ["(none)"]
+        failing = views.failing_targets(s) or ["(none)"]
+        return "\n".join([
+            "You are resuming a tuning campaign recorded in cockpit. Here is its handoff:", "",
+            views.handoff(s), "",
+            "Tasks flagged for review (a discovery they rest on changed status):", *(f"- {r}" for r in reviews), "",
+            "Targets not met yet:", *(f"- {f}" for f in failing), "",
+            "Check the review flags first (acknowledge_review when done), then continue from the last action's "
+            "next step. Record what you find and do with the cockpit tools as you go.",
+        ])
+
+    @server.prompt(name="record-what-you-did", title="Record what you just did",
+                   description="Asks for the last action, next step, fallback and any discovery.")
+    def record_what_you_did() -> str:
+        return ("Record in cockpit what you just did, before anything else:\n"
+                "1. set_last_action: what you did (one line), the next step, and a fallback if that fails.\n"
+                "2. add_discovery for anything you learned (status hypothesis unless a benchmark proves it), "
+                "or set_discovery_status if a claim was confirmed or refuted.\n"
+                "3. move_task / add_task so the board matches where the work is.\n"
+                "4. record_benchmark or import_bench_serving for any run; record_file / record_package for "
+                "patches and versions; add_launch_profile for a new launch command.")
+
+    return server

@@ -1,0 +1,103 @@
+"""What the assistant reads: each handoff section alone as JSON (ids included, so a tool
+call can name a record), the whole handoff as Markdown, the timeline.
+
+Everything leaves redacted (tokens in env, commands and notes masked, as in the handoff)
+and inert (`sanitize` / `json_inert`: no control, bidi or zero-width character raw).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from cockpit.model.edits import SessionEditor
+from cockpit.model.enums import TASK_COLUMNS, ProfileStatus
+from cockpit.model.redact import redact_env, redact_text
+from cockpit.model.session import Session
+from cockpit.model.targets import score_all
+from cockpit.model.timeline import timeline
+from cockpit.parse.sanitize import json_inert, sanitize
+from cockpit.store.handoff_md import render_handoff
+
+
+def _redacted(value: Any, key: str = "") -> Any:
+    if isinstance(value, dict):
+        if key == "env":
+            return redact_env({str(k): str(v) for k, v in value.items()})
+        return {k: _redacted(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redacted(v, key) for v in value]
+    if isinstance(value, str):
+        return redact_text(value)
+    return value
+
+
+def as_json(data: Any) -> str:
+    return json_inert(json.dumps(_redacted(data), ensure_ascii=False, indent=1))
+
+
+def _dump(items: list[Any]) -> list[dict[str, Any]]:
+    return [item.model_dump(mode="json", exclude_none=True) for item in items]
+
+
+def goal(s: Session) -> dict[str, Any]:
+    scores = [{"target": sc.target.model_dump(mode="json", exclude_none=True), "describe": sc.target.describe(),
+               "best_value": sc.best_value, "best_benchmark": sc.best.id if sc.best else None, "met": sc.met}
+              for sc in score_all(s.goal.targets, s.benchmarks)]
+    return {"title": s.title, "summary": s.goal.summary, "model": s.goal.model, "hardware": s.goal.hardware,
+            "targets": scores}
+
+
+def tasks(s: Session) -> dict[str, Any]:
+    return {status.value: _dump(SessionEditor.column(s, status)) for status in TASK_COLUMNS}
+
+
+def launch(s: Session) -> dict[str, Any]:
+    working = [p.id for p in s.launch if p.status is ProfileStatus.WORKING]
+    return {"working": working, "profiles": _dump(s.launch)}
+
+
+def last_action(s: Session) -> dict[str, Any] | None:
+    return s.last_action.model_dump(mode="json", exclude_none=True) if s.last_action else None
+
+
+def timeline_entries(s: Session) -> list[dict[str, Any]]:
+    return [{"when": e.when.isoformat(), "kind": e.kind, "text": e.text, **({"ref": e.ref} if e.ref else {})}
+            for e in timeline(s)]
+
+
+# resource name -> (description, what it holds)
+SECTIONS: dict[str, tuple[str, Callable[[Session], Any]]] = {
+    "goal": ("The goal and each target's best score so far (met or not).", goal),
+    "instructions": ("The standing instructions.", lambda s: _dump(s.instructions)),
+    "discoveries": ("Discoveries with status, evidence and links.", lambda s: _dump(s.discoveries)),
+    "tasks": ("The task board by column (todo, doing, done, blocked); `review` marks a task to re-check.", tasks),
+    "files": ("Patched files.", lambda s: _dump(s.files)),
+    "packages": ("Key package versions.", lambda s: _dump(s.packages)),
+    "launch": ("Launch profiles and which is working (secrets redacted).", launch),
+    "benchmarks": ("Recorded benchmarks.", lambda s: _dump(s.benchmarks)),
+    "last-action": ("The last action, next step and fallback (null when not recorded).", last_action),
+    "timeline": ("The journal and benchmarks on one time axis, oldest first.", timeline_entries),
+}
+
+
+def section(name: str, s: Session) -> str:
+    return as_json(SECTIONS[name][1](s))
+
+
+def handoff(s: Session) -> str:
+    return render_handoff(s)  # redacted and sanitized by the renderer itself
+
+
+def open_reviews(s: Session) -> list[str]:
+    return [sanitize(redact_text(f"{t.id} {t.title} [{t.status.value}]")) for t in s.tasks if t.review]
+
+
+def failing_targets(s: Session) -> list[str]:
+    out = []
+    for sc in score_all(s.goal.targets, s.benchmarks):
+        if not sc.met:
+            best = f"best {sc.best_value:g} ({sc.best.id})" if sc.best and sc.best_value is not None else "no data"
+            out.append(sanitize(f"{sc.target.id} {sc.target.label or sc.target.describe()}: {best}"))
+    return out

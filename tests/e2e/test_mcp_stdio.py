@@ -1,0 +1,99 @@
+"""`cockpit mcp SESSION` as an assistant runs it: a subprocess spoken to over stdio by the
+SDK's own client."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+from cockpit.store.toml_store import load_session
+from paths import DATA, EXAMPLE_SESSION
+
+
+@pytest.fixture
+def path(tmp_path: Path) -> Path:
+    target = tmp_path / "s.toml"
+    shutil.copy(EXAMPLE_SESSION, target)
+    return target
+
+
+def stdio_client(path: Path) -> Client:
+    # the server inherits this environment (PYTHONPATH finds the checkout under test)
+    return Client(StdioServerParameters(command=sys.executable, args=["-m", "cockpit", "mcp", str(path)],
+                                        env=dict(os.environ)))
+
+
+async def test_a_client_session_over_stdio(path):
+    async with stdio_client(path) as c:
+        assert c.server_info is not None and c.server_info.name == "cockpit"
+        uris = [str(r.uri) for r in (await c.list_resources()).resources]
+        tools = [t.name for t in (await c.list_tools()).tools]
+        prompts = [p.name for p in (await c.list_prompts()).prompts]
+        moved = await c.call_tool("move_task", {"task_id": "t8", "to": "doing"})
+        before = path.read_bytes()
+        bad = await c.call_tool("add_discovery", {"claim": "x", "status": "proven"})
+        unchanged = path.read_bytes() == before
+        done = await c.call_tool("set_last_action", {"text": "moved t8", "next_step": "patch the .cuh"})
+        handoff = (await c.read_resource("cockpit://session/handoff")).contents[0].text  # type: ignore[union-attr]
+    assert "cockpit://session/handoff" in uris and "cockpit://session/tasks" in uris and len(uris) == 11
+    assert "move_task" in tools and len(tools) == 15 and prompts == ["resume-campaign", "record-what-you-did"]
+    assert not moved.is_error and moved.content[0].text == "t8 moved to doing"  # type: ignore[union-attr]
+    assert bad.is_error and "status" in bad.content[0].text and unchanged  # type: ignore[union-attr]
+    assert not done.is_error
+    in_progress = handoff.split("### In progress")[1].split("###")[0]
+    assert "**t8** Fix allreduce fusion for SM120 properly" in in_progress
+    assert "moved t8" in handoff and "**Next step:** patch the .cuh" in handoff
+    assert load_session(path).journal[-1].text == "last action: moved t8 (via assistant)"
+
+
+async def test_100_tool_calls_from_two_clients_at_once_lose_nothing(path):
+    async def one_client(name: str) -> list[str]:
+        ids = []
+        async with stdio_client(path) as c:
+            for i in range(50):
+                result = await c.call_tool("add_task", {"title": f"{name} {i}"})
+                assert not result.is_error, result.content
+                ids.append(result.content[0].text)  # type: ignore[union-attr]
+        return ids
+
+    results: dict[str, list[str]] = {}
+
+    async def run(name: str) -> None:
+        results[name] = await one_client(name)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(run, "a")
+        group.start_soon(run, "b")
+    session = load_session(path)
+    titles = {t.title for t in session.tasks}
+    assert {f"{n} {i}" for n in "ab" for i in range(50)} <= titles
+    assert len(set(results["a"]) | set(results["b"])) == 100, "every call got its own id"
+    assert sum(e.kind == "task.added" for e in session.journal) == 100
+
+
+def _serve(path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "cockpit", "mcp", str(path)], capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=60)
+
+
+def test_a_session_that_does_not_load_stops_it_at_start_with_the_position_and_writes_nothing(tmp_path):
+    path = tmp_path / "bad.toml"
+    shutil.copy(DATA / "broken" / "unknown_status.toml", path)
+    before = sorted(p.name for p in tmp_path.iterdir()), path.read_bytes()
+    done = _serve(path)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith(f"{path}:11:1: tasks[1].status")
+    assert (sorted(p.name for p in tmp_path.iterdir()), path.read_bytes()) == before
+
+
+def test_a_missing_session_is_an_error_not_a_new_file(tmp_path):
+    done = _serve(tmp_path / "typo.toml")
+    assert done.returncode == 1 and "typo.toml: no such session file" in done.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -1,0 +1,195 @@
+"""`cockpit mcp` through the SDK's own client, in memory: what an assistant lists, reads and writes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from cockpit.assistant.mcp_server import build_server
+from cockpit.store.handoff_md import render_handoff
+from cockpit.store.toml_store import load_session
+from paths import CORPUS, EXAMPLE_SESSION
+
+SECTIONS = {"goal", "instructions", "discoveries", "tasks", "files", "packages", "launch", "benchmarks",
+            "last-action", "timeline"}
+TOOLS = {"add_task", "edit_task", "move_task", "link_task", "acknowledge_review", "add_discovery",
+         "set_discovery_status", "record_benchmark", "import_bench_serving", "add_launch_profile",
+         "mark_profile_working", "record_file", "record_package", "set_last_action", "add_note"}
+
+
+@pytest.fixture
+def path(tmp_path: Path) -> Path:
+    target = tmp_path / "s.toml"
+    shutil.copy(EXAMPLE_SESSION, target)
+    return target
+
+
+def client(path: Path) -> Client:
+    return Client(build_server(path))
+
+
+async def read(c: Client, name: str) -> str:
+    result = await c.read_resource(f"cockpit://session/{name}")
+    text = result.contents[0].text  # type: ignore[union-attr]
+    return text
+
+
+async def call(c: Client, tool: str, **args: object) -> tuple[bool, str]:
+    result = await c.call_tool(tool, args)
+    return result.is_error, result.content[0].text  # type: ignore[union-attr]
+
+
+async def test_it_lists_the_handoff_each_section_the_tools_and_the_two_prompts(path):
+    async with client(path) as c:
+        uris = {str(r.uri) for r in (await c.list_resources()).resources}
+        tools = {t.name for t in (await c.list_tools()).tools}
+        prompts = {p.name for p in (await c.list_prompts()).prompts}
+    assert uris == {"cockpit://session/handoff"} | {f"cockpit://session/{n}" for n in SECTIONS}
+    assert tools == TOOLS
+    assert prompts == {"resume-campaign", "record-what-you-did"}
+
+
+async def test_the_handoff_resource_is_the_markdown_export(path):
+    async with client(path) as c:
+        text = await read(c, "handoff")
+    assert text == render_handoff(load_session(path))
+    assert text.startswith("# GLM-5-NVFP4") and "## 8. Last action" in text
+
+
+async def test_tool_schemas_come_from_the_session_models(path):
+    async with client(path) as c:
+        listed = (await c.list_tools()).tools
+    tools = {t.name: t.input_schema for t in listed}
+    assert all(t.annotations.open_world_hint is False and t.annotations.destructive_hint is False for t in listed)
+    assert tools["add_discovery"]["properties"]["status"]["default"] == "hypothesis"
+    defs = tools["add_discovery"]["$defs"]
+    assert defs["DiscoveryStatus"]["enum"] == ["hypothesis", "confirmed", "refuted"]
+    bench = tools["record_benchmark"]["$defs"]["BenchmarkFields"]
+    assert bench["additionalProperties"] is False and "id" not in bench["properties"]
+    assert bench["properties"]["concurrency"]["anyOf"][0]["minimum"] == 1
+    assert bench["required"] == ["label"]
+
+
+async def test_moving_a_task_is_saved_journaled_via_assistant_and_shown_on_the_tasks_resource(path):
+    async with client(path) as c:
+        assert await call(c, "move_task", task_id="t8", to="doing") == (False, "t8 moved to doing")
+        board = json.loads(await read(c, "tasks"))
+        again = await call(c, "move_task", task_id="t8", to="doing")
+        missing = await call(c, "move_task", task_id="t99", to="done")
+    session = load_session(path)
+    assert next(t for t in session.tasks if t.id == "t8").status.value == "doing"
+    assert [t["id"] for t in board["doing"]] == ["t7", "t8"] and "t8" not in [t["id"] for t in board["todo"]]
+    assert (session.journal[-1].kind, session.journal[-1].text) == ("task.moved", "task t8 moved (via assistant)")
+    assert again[0] and "t8 is already in doing" in again[1]
+    assert missing[0] and "no task with id 't99'" in missing[1]
+
+
+async def test_a_bad_status_is_a_tool_error_naming_the_field_and_the_file_is_unchanged(path):
+    before = path.read_bytes()
+    async with client(path) as c:
+        is_error, text = await call(c, "add_discovery", claim="fp8 kv cache is faster", status="maybe")
+    assert is_error
+    assert "status" in text and "'hypothesis', 'confirmed' or 'refuted'" in text
+    assert path.read_bytes() == before
+
+
+async def test_a_value_the_model_refuses_inside_the_edit_leaves_the_file_byte_for_byte(path):
+    before = path.read_bytes()
+    async with client(path) as c:
+        dangling = await call(c, "record_benchmark", benchmark={"label": "c=4", "profile": "l9"})
+        empty = await call(c, "edit_task", task_id="t8", title="")
+        below = await call(c, "record_benchmark", benchmark={"label": "c=0", "concurrency": 0})
+        unknown = await call(c, "record_package", package={"name": "sglang", "version": "0.5", "colour": "red"})
+    assert dangling[0] and "profile" in dangling[1] and "missing launch id 'l9'" in dangling[1]
+    assert empty[0] and "title: String should have at least 1 character" in empty[1]
+    assert below[0] and "benchmark.concurrency" in below[1] and "greater than or equal to 1" in below[1]
+    assert unknown[0] and "package.colour" in unknown[1]
+    assert path.read_bytes() == before
+
+
+async def test_set_last_action_is_saved_and_read_back(path):
+    async with client(path) as c:
+        assert not (await call(c, "set_last_action", text="relaunched with --cuda-graph-max-bs 64",
+                               next_step="bench c=1,2", fallback="back to l1"))[0]
+        last = json.loads(await read(c, "last-action"))
+        handoff = await read(c, "handoff")
+    assert (last["text"], last["next_step"], last["fallback"]) == (
+        "relaunched with --cuda-graph-max-bs 64", "bench c=1,2", "back to l1")
+    assert load_session(path).last_action.next_step == "bench c=1,2"
+    assert "**Next step:** bench c=1,2" in handoff
+
+
+async def test_a_discovery_status_change_flags_its_tasks_and_the_resume_prompt_lists_them(path):
+    async with client(path) as c:
+        ident = (await call(c, "add_discovery", claim="PDL helps at c=1", evidence="b3"))[1]
+        assert ident == "d8"
+        assert not (await call(c, "set_discovery_status", discovery_id="d2", status="refuted"))[0]
+        prompt = await c.get_prompt("resume-campaign")
+        flagged = [t["id"] for col in json.loads(await read(c, "tasks")).values() for t in col if t["review"]]
+        assert not (await call(c, "acknowledge_review", task_id="t8"))[0]
+    text = prompt.messages[0].content.text  # type: ignore[union-attr]
+    assert flagged == ["t8", "t10"]
+    assert "- t8 Fix allreduce fusion for SM120 properly [todo]" in text and "- t10 " in text
+    assert "Targets not met yet:\n- g2 " in text and "# GLM-5-NVFP4" in text
+    session = load_session(path)
+    assert [t.id for t in session.tasks if t.review] == ["t10"]
+    assert next(d for d in session.discoveries if d.id == "d8").evidence == "b3"
+
+
+async def test_records_benchmarks_profiles_files_packages_and_notes(path):
+    bench_text = (CORPUS / "sglang-logs" / "026.log").read_text(errors="replace")
+    async with client(path) as c:
+        assert (await call(c, "record_benchmark", benchmark={"label": "c=1", "concurrency": 1,
+                                                             "output_tok_s": 9.5, "profile": "l2"}))[1] == "b4"
+        assert (await call(c, "import_bench_serving", text=bench_text, label="c=512 run", profile="l2"))[1] == "b5"
+        nothing = await call(c, "import_bench_serving", text="no result here", label="x")
+        assert (await call(c, "add_launch_profile", profile={"name": "pdl", "command": "python -m sglang.launch_server",
+                                                             "env": {"SGLANG_PDL": "1"}}))[1] == "l3"
+        assert not (await call(c, "mark_profile_working", profile_id="l3"))[0]
+        assert (await call(c, "record_file", file={"path": "sgl-kernel/x.cuh", "lines": "10-20",
+                                                   "state": "applied"}))[1].startswith("f")
+        assert (await call(c, "record_package", package={"name": "flashinfer", "version": "0.6.1"}))[1].startswith("p")
+        assert not (await call(c, "add_note", text="restarted the server"))[0]
+        launch = json.loads(await read(c, "launch"))
+    assert nothing[0] and "no 'Serving Benchmark Result' block" in nothing[1]
+    session = load_session(path)
+    imported = session.benchmarks[-1]
+    assert (imported.concurrency, imported.output_tok_s, imported.input_len) == (512, 456.37, 1024)
+    assert launch["working"] == ["l3"]
+    assert session.files[-1].path == "sgl-kernel/x.cuh" and session.packages[-1].captured is not None
+    assert session.journal[-1].kind == "note" and session.journal[-1].text == "restarted the server (via assistant)"
+    assert all(e.text.endswith("(via assistant)") for e in session.journal)
+
+
+async def test_secrets_are_redacted_and_control_characters_inert_in_what_it_returns(path):
+    async with client(path) as c:
+        await call(c, "add_launch_profile", profile={"name": "with token",
+                                                     "command": "sglang serve --api-key sk-live-123 --tp 8",
+                                                     "env": {"HF_TOKEN": "hf_abcdef"}})
+        await call(c, "add_task", title="evil \x1b[2J\u202e title")
+        texts = [await read(c, name) for name in ("launch", "tasks", "timeline", "handoff")]
+    joined = "".join(texts)
+    assert "sk-live-123" not in joined and "hf_abcdef" not in joined and "[REDACTED]" in texts[0]
+    assert "\x1b" not in joined and "\u202e" not in joined
+    assert "sk-live-123" in path.read_text(), "the file keeps the real command; only what leaves is masked"
+
+
+async def test_the_timeline_resource_shows_the_assistants_edits(path):
+    async with client(path) as c:
+        await call(c, "add_task", title="try fp8 kv cache")
+        entries = json.loads(await read(c, "timeline"))
+    assert entries[-1]["kind"] == "task.added" and entries[-1]["text"] == "task added: try fp8 kv cache (via assistant)"
+
+
+async def test_a_file_broken_after_start_is_an_error_not_an_overwrite(path):
+    async with client(path) as c:
+        path.write_text('title = "half an edit\n')
+        is_error, text = await call(c, "add_task", title="x")
+        with pytest.raises(Exception, match="s.toml:1"):
+            await read(c, "tasks")
+    assert is_error and "s.toml:1" in text
+    assert path.read_text() == 'title = "half an edit\n'
