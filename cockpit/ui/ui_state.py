@@ -65,7 +65,7 @@ def capture(screen: MainScreen, base: UiState) -> UiState:
         "focused_pane": focused_key(screen),
         "selection": dict(sorted(selection.items())),
         "scroll": dict(sorted(scroll.items())),
-        "log": LogViewState(**screen.query_one(LogPane).view_state.as_dict()),
+        "log": screen.query_one(LogPane).view_state,
     })
 
 
