@@ -54,19 +54,20 @@ class LogPipeline:
 
         self.fold = fold = ChildFold(from_fold, use_process=self.use_process)
         fold.start()
-        reader = asyncio.create_task(self._read(fold, out))
+        failed: list[BaseException] = []
+        reader = asyncio.create_task(self._read(fold, out, failed))
         try:
             while (item := await out.get()) is not _DONE:
-                if isinstance(item, BaseException):
-                    raise item
                 yield item
+            if failed:  # after the lines read before the failure
+                raise failed[0]
         finally:
             reader.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await reader
             fold.stop()
 
-    async def _read(self, fold: ChildFold, out: asyncio.Queue[Any]) -> None:
+    async def _read(self, fold: ChildFold, out: asyncio.Queue[Any], failed: list[BaseException]) -> None:
         try:
             async for batch in self.feed.stream(parse=False):
                 if batch.state is not None or batch.connected is not None:
@@ -83,8 +84,7 @@ class LogPipeline:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - raised by stream() in the consumer
-            out.put_nowait(exc)
-            return
+            failed.append(exc)
         fold.close()  # the last lines, then _DONE from the fold
 
 

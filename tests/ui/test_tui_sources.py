@@ -7,9 +7,17 @@ import asyncio
 from tui_support import make_app, until
 
 from cockpit.ui.sources import LiveSources
+from cockpit.live.log_items import lines_of
+from cockpit.parse.nvsmi_topo import parse_topology
+from cockpit.parse.sglang_log import parse_text
+from cockpit.sources.demo import data_dir
 from cockpit.ui.widgets.gpu_pane import GpuPane
 from cockpit.ui.widgets.log_pane import LogPane
 from cockpit.ui.widgets.topology_pane import TopologyPane
+
+
+LINES = lines_of(parse_text("line 1\nline 2\n"))
+TOPO = parse_topology((data_dir() / "demo" / "nvidia-smi-topo.txt").read_text())
 
 
 class ListFeed:
@@ -37,15 +45,15 @@ async def test_items_from_each_feed_reach_their_pane(session_path):
 
         pane.feed = spy  # type: ignore[method-assign]
     try:
-        sources = LiveSources(log=ListFeed([["line 1", "line 2"]]), gpu=ListFeed([[]]),
-                              topology=ListFeed(["GPU0 X"]))
+        sources = LiveSources(log=ListFeed([LINES]), gpu=ListFeed([[]]), topology=ListFeed([TOPO]))
         app = make_app(session_path, sources=sources)
         async with app.run_test(size=(120, 40)) as pilot:
             await until(lambda: all(received.values()), pilot)
     finally:
         for pane, feed in originals.items():  # put the real methods back for later tests
             pane.feed = feed  # type: ignore[method-assign]
-    assert received == {"log": [["line 1", "line 2"]], "gpu": [[]], "topology": ["GPU0 X"]}
+    # each pane gets the items of its type; the GPU pane also the topology (NUMA nodes)
+    assert received == {"log": [LINES], "gpu": [[], TOPO], "topology": [TOPO]}
 
 
 async def test_a_failing_feed_is_shown_in_its_pane(session_path):
