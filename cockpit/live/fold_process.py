@@ -127,7 +127,9 @@ def serve(fd_in: int, out: BinaryIO) -> None:
             dirty = True
         del buf[:pos]
         # lines go at once (they are what the user watches); the figures at most 20x/s
-        send(lines, time.monotonic() >= last_sent + SNAPSHOT_INTERVAL_S)
+        due = dirty and time.monotonic() >= last_sent + SNAPSHOT_INTERVAL_S
+        if lines is not None or due:
+            send(lines, due)
 
 
 def main() -> int:

@@ -8,7 +8,8 @@
 * the session file is polled for outside changes (`cockpit add` from a shell) and every
   save re-reads it under the lock: the other writer's records are merged by id with the
   local ones (model/merge.py), never written over;
-* `sources` (LiveSources) are run as workers whose items go to the panes' `feed()`.
+* `sources` (LiveSources) are run as workers (a log feed through its LogPipeline) whose
+  items are routed by type to the panes that take them (ui/live_routes.py).
 """
 
 from __future__ import annotations

@@ -85,6 +85,26 @@ async def test_host_state_shows_in_the_header(session_path):
         assert "lxc reconnecting in 8 s" in screen_text(app)
 
 
+async def test_host_events_reach_the_header_by_their_type(session_path):
+    from tui_support import screen_text
+
+    from cockpit.sources.host_events import HostConnected, HostDisconnected
+
+    class HostConnectedLookalike:  # the same name, not the pool's event: ignored
+        host = "gpu8"
+
+    app = make_app(session_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        app._host_event(HostDisconnected("gpu9", "connection reset", 8.0))
+        app._host_event(HostConnected("gpu7"))
+        app._host_event(HostConnectedLookalike())
+        await pilot.pause()
+        text = screen_text(app)
+        assert "gpu9 reconnecting in 8 s" in text and "gpu7 connected" in text
+        assert "gpu8" not in text
+
+
 class EndlessFeed:
     """Items as fast as the loop allows: some are always in flight when the app exits."""
 

@@ -1,6 +1,7 @@
 """The log pane's bounded ring of lines and the filtered view over it (no Textual).
 
-Lines are stored sanitized (`cockpit.parse.sanitize`), tabs expanded, with a few flags,
+Lines come as display segments (cockpit.live.log_items: made inert by the log pipeline)
+and are stored with a few flags,
 in parallel lists (texts, flags; labels of the few error lines in a dict by sequence
 number): no object per line, and a batch is appended with two `extend`s. Parsed event
 objects are not kept, so 50k lines cost a few MB whatever the feed sends.
@@ -114,15 +115,6 @@ class LogBuffer:
         self.flags.append(labels_flag(labels))
         if len(text) > self.width:
             self.width = min(len(text) + len(label) + 1, 4000)
-
-    def add_note(self, text: str) -> int:
-        """A line of the pane's own (rotation, reconnect): shown muted, never filtered out."""
-        self.texts.append(safe_text(text))
-        self.flags.append(NOTE)
-        self.total += 1
-        if self.visible is not None:
-            self.visible.append(self.first + len(self.texts) - 1)
-        return self._trim()
 
     def _mark_block(self, lines: int, labels: tuple[str, ...], revisit: int | None) -> int | None:
         size = len(self.texts)
