@@ -94,7 +94,7 @@ async def test_host_events_reach_the_header_by_their_type(session_path):
         host = "gpu8"
 
     app = make_app(session_path)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(220, 40)) as pilot:
         await pilot.pause()
         app._host_event(HostDisconnected("gpu9", "connection reset", 8.0))
         app._host_event(HostConnected("gpu7"))
@@ -102,7 +102,7 @@ async def test_host_events_reach_the_header_by_their_type(session_path):
         await pilot.pause()
         text = screen_text(app)
         assert "gpu9 reconnecting in 8 s" in text and "gpu7 connected" in text
-        assert "gpu8" not in text
+        assert "gpu8" not in text and "gpu8" not in app.host_states
 
 
 class EndlessFeed:
