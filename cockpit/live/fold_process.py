@@ -26,7 +26,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, BinaryIO
+from typing import IO, Any, BinaryIO
 
 from cockpit.live.log_items import LogLines, lines_of
 from cockpit.live.metrics_snapshot import MetricsSnapshot
@@ -44,26 +44,34 @@ class LogEngine:
 
         self.parser, self.metrics = LogParser(), LogMetrics()
         self.folded = 0
+        self._unfolded: list[list[Any]] = []
 
     def take(self, notes: list[str], data: bytes, ended: bool = False) -> LogLines | None:
+        """Parse: the display rows now, the events folded by `fold` (lines go out first)."""
         events = self.parser.end() if ended else []
         if data:
             events += self.parser.feed(data)
-        return self._fold(events, notes)
+        return self._rows(events, notes)
 
     def seed(self, summary: dict) -> None:
         self.metrics.seed_summary(summary)
 
     def finish(self) -> LogLines | None:
-        return self._fold(self.parser.end(), [])
+        return self._rows(self.parser.end(), [])
+
+    def fold(self) -> None:
+        events, self._unfolded = self._unfolded, []
+        for batch in events:
+            self.metrics.apply_all(batch)
+            self.folded += len(batch)
 
     def snapshot(self) -> MetricsSnapshot:
+        self.fold()
         return MetricsSnapshot.of(self.metrics, self.folded)
 
-    def _fold(self, events: list[Any], notes: list[str]) -> LogLines | None:
+    def _rows(self, events: list[Any], notes: list[str]) -> LogLines | None:
         if events:
-            self.metrics.apply_all(events)
-            self.folded += len(events)
+            self._unfolded.append(events)
         return lines_of(events, notes) if events or notes else None
 
 
@@ -71,7 +79,7 @@ def _frame(payload: bytes) -> bytes:
     return len(payload).to_bytes(4, "big") + payload
 
 
-def _read_exact(stream: BinaryIO, n: int) -> bytes | None:
+def _read_exact(stream: IO[bytes], n: int) -> bytes | None:
     data = stream.read(n)
     return data if data is not None and len(data) == n else None
 
@@ -87,20 +95,20 @@ def serve(fd_in: int, out: BinaryIO) -> None:
     """The child's loop: parse and fold frames from `fd_in`, answer on `out`, until EOF."""
     engine = LogEngine()
     buf = bytearray()
-    handled = 0
+    handled = acked = 0  # frames read; frames whose effect a sent snapshot shows
     dirty, last_sent = False, 0.0
 
     def send(lines: LogLines | None, snap: bool) -> None:
-        nonlocal dirty, last_sent
-        snapshot = engine.snapshot() if snap else None
-        out.write(_frame(pickle.dumps((handled, lines, snapshot), protocol=5)))
-        out.flush()
+        nonlocal dirty, last_sent, acked
+        snapshot = None
         if snap:
+            snapshot, acked = engine.snapshot(), handled
             dirty, last_sent = False, time.monotonic()
+        out.write(_frame(pickle.dumps((acked, lines, snapshot), protocol=5)))
+        out.flush()
 
     while True:
-        now = time.monotonic()
-        if dirty and now >= last_sent + SNAPSHOT_INTERVAL_S:
+        if dirty and time.monotonic() >= last_sent + SNAPSHOT_INTERVAL_S:
             send(None, True)
         wait = max(0.0, last_sent + SNAPSHOT_INTERVAL_S - time.monotonic()) if dirty else None
         ready, _, _ = select.select([fd_in], [], [], wait)
@@ -126,13 +134,18 @@ def serve(fd_in: int, out: BinaryIO) -> None:
             handled += 1
             dirty = True
         del buf[:pos]
-        # lines go at once (they are what the user watches); the figures at most 20x/s
-        due = dirty and time.monotonic() >= last_sent + SNAPSHOT_INTERVAL_S
-        if lines is not None or due:
-            send(lines, due)
+        # lines go at once, before they are folded (they are what the user watches);
+        # the figures at most 20x/s
+        if lines is not None:
+            send(lines, False)
+        engine.fold()
 
 
 def main() -> int:
+    # Below the UI process: on a busy machine its frames and keys come first (the first
+    # screenful of a big log is drawn before this child's start-up and parse compete).
+    with contextlib.suppress(OSError):
+        os.nice(10)
     try:
         serve(sys.stdin.fileno(), sys.stdout.buffer)
     except (BrokenPipeError, KeyboardInterrupt):

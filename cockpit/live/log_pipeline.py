@@ -32,6 +32,9 @@ class LogPipeline:
 
     max_pending_bytes = 32 << 20
     """Beyond this many bytes given to the child and not yet taken, the tail waits."""
+    preview_head_start_s = 0.1
+    """A preview is drawn before the backlog goes to the child (whose parse would compete
+    with the first frames for the CPU on a busy machine)."""
 
     def __init__(self, feed: Any, *, use_process: bool = True) -> None:
         self.feed = feed
@@ -53,7 +56,7 @@ class LogPipeline:
                 loop.call_soon_threadsafe(out.put_nowait, _DONE if item is None else item)
 
         self.fold = fold = ChildFold(from_fold, use_process=self.use_process)
-        fold.start()
+        fold.start()  # its start-up (niced) overlaps the tail's opening
         failed: list[BaseException] = []
         reader = asyncio.create_task(self._read(fold, out, failed))
         try:
@@ -77,6 +80,7 @@ class LogPipeline:
                     out.put_nowait(SummaryBefore(batch.summary))  # shown now, not after the fold
                 if batch.preview:
                     out.put_nowait(lines_of(batch.events, preview=True))
+                    await asyncio.sleep(self.preview_head_start_s)
                     continue
                 fold.send(list(batch.notes), batch.data, batch.ended)
                 while fold.pending_bytes > self.max_pending_bytes:

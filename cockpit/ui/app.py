@@ -299,8 +299,9 @@ class CockpitApp(App[None]):
         if pane is None:
             return
         pane.set_state(feed.description)
-        if getattr(feed, "interval_s", None) and hasattr(pane, "expect_every"):
-            pane.expect_every(feed.interval_s)  # a sampled feed: quiet for 5 intervals is stale
+        interval = getattr(feed, "interval_s", None)
+        if interval and hasattr(pane, "expect_every"):
+            pane.expect_every(interval)  # a sampled feed: quiet for 5 intervals is stale
         self.run_worker(self._pump(name, pipeline_for(feed)), name=f"live-{name}", group=f"live-{name}",
                         description=feed.description, exclusive=True, exit_on_error=False)
 

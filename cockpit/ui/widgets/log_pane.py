@@ -22,6 +22,7 @@ a virtual LogLinesView.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
@@ -84,7 +85,7 @@ class LogPane(Vertical, can_focus=True):
         self.state_text = NO_SOURCE
         self.buffer = LogBuffer(max_lines)
         self.metrics = MetricsSnapshot()
-        self._search = None
+        self._search: re.Pattern[str] | None = None
         self._preview = False  # the buffer holds a preview, to be replaced
         self._sync_pending = False  # lines stored, the view not yet told
         self._removed = 0  # rows dropped from the top since the view was last told
