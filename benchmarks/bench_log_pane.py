@@ -21,8 +21,8 @@ under 20k lines/s, peak RSS after 1M and 10M lines.  A script, not a test.
     LogFeed into `cockpit log`'s app, then into the whole cockpit (main screen, focus on
     the log pane); a `b` key event posted every 100 ms as the driver would; time until the
     view draws its first row in the toggled state, p50/p99.
-(d) a subprocess pushes N lines through LogPane.feed (5000-line batches of parsed events,
-    re-used: parsing is the feed's cost, not the pane's) and reports ru_maxrss.
+(d) a subprocess pushes N lines through LogPane.feed (5000-line LogLines, re-used:
+    parsing and folding are the pipeline child's cost, not the pane's) and reports ru_maxrss.
 Writes benchmarks/out/log_pane.json.  The machine is 2 shared cores: numbers are noisy.
 """
 
@@ -200,7 +200,7 @@ async def metrics_whole(path: Path, n: int) -> float:
     app = PaneApp(LogFeed.local(str(part), from_start=True))
     async with app.run_test(size=(160, 50)) as pilot:
         pane = app.query_one("LogPane")
-        while not (pane.buffer.total >= n and pane.metrics_idle and pane.metrics.lines >= n):
+        while not (pane.buffer.total >= n and pane.metrics.lines >= n):
             await pilot.pause(0.05)
         return time.perf_counter() - t0
 
@@ -293,18 +293,19 @@ RSS_CHILD = r'''
 import asyncio, resource, sys
 sys.path[:0] = sys.argv[3:]
 from test_log_pane import PaneApp
+from cockpit.live.log_items import lines_of
 from cockpit.parse.sglang_log import parse_text
-from cockpit.sources.log_feed import LogBatch
 n = int(sys.argv[1])
 with open(sys.argv[2], "rb") as f:
     events = parse_text(b"".join(next(f) for _ in range(5000)))
+rows = lines_of(events)  # the pipeline's display rows (parsed and folded in its child)
 async def main():
     app = PaneApp()
     async with app.run_test(size=(160, 50)) as pilot:
         pane = app.query_one("LogPane")
         fed = 0
         while fed < n:
-            pane.feed(LogBatch(events)); fed += len(events)
+            pane.feed(rows); fed += len(events)
             await pilot.pause()
         print(pane.buffer.total, len(pane.buffer), pane.metrics.skipped)
 asyncio.run(main())

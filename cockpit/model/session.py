@@ -22,6 +22,7 @@ from cockpit.model.enums import (
     TaskStatus,
 )
 from cockpit.model.ids import ID_PATTERN
+from cockpit.model.log_view import LogViewState
 
 SCHEMA_VERSION = 1
 
@@ -212,14 +213,6 @@ class JournalEvent(Strict):
     kind: Text
     text: Text
     ref: str | None = None
-
-
-class LogViewState(Strict):
-    follow: bool = True
-    filter: str | None = None
-    search: str | None = None
-    errors_only: bool = False
-    hide_batches: bool = False
 
 
 class UiState(Strict):

@@ -57,29 +57,13 @@ with open(sys.argv[1], "rb") as f, mmap.mmap(f.fileno(), int(sys.argv[2]), acces
 async def _scan_prefix(path: str, end: int) -> dict | None:
     """The summary of path[:end], computed in a child process (the scan holds its GIL for
     long C-speed passes, which would stall the UI if it ran in a thread here)."""
-    import sys
-    from pathlib import Path
-
-    import cockpit
-
-    env = dict(os.environ)
-    root = str(Path(cockpit.__file__).resolve().parents[1])
-    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", _SCAN, path, str(end), stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, env=env)
-    try:
-        out, _ = await proc.communicate()
-    finally:
-        if proc.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                proc.kill()
-            with contextlib.suppress(Exception):
-                await proc.wait()
-    if proc.returncode != 0:
-        return None
     import json
 
+    from cockpit.sources.child_process import run_python
+
+    out = await run_python("-c", _SCAN, path, str(end))
+    if out is None:
+        return None
     try:
         return json.loads(out)
     except ValueError:
@@ -110,6 +94,12 @@ class LogBatch:
     connected: bool | None = None
     """After this batch the source is connected (True) or has lost its host (False: lines
     stop because of that, not because the log is quiet); None when unchanged."""
+    data: bytes = b""
+    """`stream(parse=False)`: the bytes that came, whole lines, not parsed (a preview's
+    events are parsed all the same)."""
+    ended: bool = False
+    """`stream(parse=False)`: the file was rotated or truncated before `data` (after the
+    notes): an unfinished traceback ends there."""
 
 
 def describe_event(ev: Any) -> str:
@@ -221,14 +211,22 @@ class LogFeed:
         return cls.ssh(source, pool=pool, lines=lines, **kw)
 
     # -- the stream ------------------------------------------------------------------------
-    async def stream(self) -> AsyncIterator[LogBatch]:
-        """Batches until the tail ends (a local file tail never does: cancel the worker)."""
+    async def stream(self, parse: bool = True) -> AsyncIterator[LogBatch]:
+        """Batches until the tail ends (a local file tail never does: cancel the worker).
+        With `parse=False` the batches carry the bytes (`data`) instead of events: for a
+        consumer that parses them once elsewhere (cockpit.live.log_pipeline)."""
         queue: asyncio.Queue[Any] = asyncio.Queue(self.queue_chunks)
         host_events: list[Any] = []
         reader = asyncio.create_task(self._read(queue, host_events.append))
         parser = LogParser()
         events: list[LogEvent] = []
+        chunks: list[bytes] = []  # parse=False: the data instead of events
+        ended = False
         notes: list[str] = []
+
+        def batch(**kw: Any) -> LogBatch:
+            return LogBatch(events, notes, state, connected=connected, data=b"".join(chunks), ended=ended, **kw)
+
         state: str | None = None
         connected: bool | None = None  # sent with `state`: both say what the host did
         n_lines = 0
@@ -243,9 +241,10 @@ class LogFeed:
                 except TimeoutError:
                     item = None
                 if item is _END:
-                    events += parser.end()
-                    if events or notes:
-                        yield LogBatch(events, notes, state, connected=connected)
+                    if parse:
+                        events += parser.end()
+                    if events or chunks or notes:
+                        yield batch()
                     return
                 if isinstance(item, BaseException):
                     raise item
@@ -253,9 +252,9 @@ class LogFeed:
                     scans.append(asyncio.create_task(self._scan(item, queue)))
                     continue
                 if isinstance(item, _Summary):
-                    if events or notes:  # the summary is of text before all events: order is free
-                        yield LogBatch(events, notes, state, connected=connected)
-                        events, notes, state, connected, n_lines, deadline = [], [], None, None, 0, None
+                    if events or chunks or notes:  # the summary is of text before all events: order is free
+                        yield batch()
+                        events, chunks, ended, notes, state, connected, n_lines, deadline = [], [], False, [], None, None, 0, None
                     yield LogBatch([], [], None, item.summary)
                     continue
                 if host_events:  # from the pool's listener, in the order they happened
@@ -278,23 +277,29 @@ class LogFeed:
                                            connected=connected)
                             state = connected = None
                     first_data = False
-                    # parse off the loop; the parser is only ever used by one thread at a time
-                    new = await asyncio.to_thread(parser.feed, data) if len(data) > 4096 else parser.feed(data)
-                    events += new
+                    if not parse:
+                        chunks.append(data)
+                    elif len(data) > 4096:  # parse off the loop; one thread at a time uses the parser
+                        events += await asyncio.to_thread(parser.feed, data)
+                    else:
+                        events += parser.feed(data)
                     n_lines += data.count(b"\n")
                     deadline = deadline or time.monotonic() + self.max_delay_s
                 elif item is not None:
-                    if events:  # a note belongs between the lines before it and after it
-                        yield LogBatch(events, notes, state, connected=connected)
-                        events, notes, state, connected, n_lines = [], [], None, None, 0
+                    if events or chunks:  # a note belongs between the lines before it and after it
+                        yield batch()
+                        events, chunks, ended, notes, state, connected, n_lines = [], [], False, [], None, None, 0
                     notes.append(describe_event(item))
                     if isinstance(item, (TailRotated, TailTruncated)):
-                        events += parser.end()  # an unfinished traceback ends with its file
+                        if parse:
+                            events += parser.end()  # an unfinished traceback ends with its file
+                        else:
+                            ended = True
                     deadline = deadline or time.monotonic() + self.max_delay_s
-                if (events or notes) and (n_lines >= self.max_lines or item is None
-                                          or (deadline is not None and time.monotonic() >= deadline)):
-                    yield LogBatch(events, notes, state, connected=connected)
-                    events, notes, state, connected, n_lines, deadline = [], [], None, None, 0, None
+                if (events or chunks or notes) and (n_lines >= self.max_lines or item is None
+                                                    or (deadline is not None and time.monotonic() >= deadline)):
+                    yield batch()
+                    events, chunks, ended, notes, state, connected, n_lines, deadline = [], [], False, [], None, None, 0, None
         finally:
             for task in [reader, *scans]:
                 task.cancel()

@@ -8,7 +8,8 @@
 * the session file is polled for outside changes (`cockpit add` from a shell) and every
   save re-reads it under the lock: the other writer's records are merged by id with the
   local ones (model/merge.py), never written over;
-* `sources` (LiveSources) are run as workers whose items go to the panes' `feed()`.
+* `sources` (LiveSources) are run as workers (a log feed through its LogPipeline) whose
+  items are routed by type to the panes that take them (ui/live_routes.py).
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ from textual.worker import Worker, WorkerState
 
 from cockpit.model.edits import SessionEditor
 from cockpit.model.session import Session
-from cockpit.parse.nvsmi_topo import TopologyMatrix
+from cockpit.live.log_pipeline import pipeline_for
 from cockpit.sources.feeds import LiveFeed, LiveSources
+from cockpit.sources.host_events import HostConnected, HostConnecting, HostDisconnected
 from cockpit.store.errors import SessionFileError
 from cockpit.model.merge import MergeResult
 from cockpit.store.session_controller import LOCK_RETRY_S, SessionController
@@ -41,6 +43,8 @@ from cockpit.ui.messages import LiveFeedStopped, LiveItemReceived
 from cockpit.ui.screens.confirm_quit import ConfirmQuitScreen
 from cockpit.ui.screens.main import MainScreen
 from cockpit.ui.themes import DEFAULT_THEME, load_themes, role_defaults
+from cockpit.ui.live_routes import ROUTES, LivePane, state_pane
+from cockpit.ui.widgets.gpu_pane import GpuPane
 from cockpit.ui.widgets.log_pane import LogPane
 
 
@@ -295,11 +299,16 @@ class CockpitApp(App[None]):
         self.main_screen.refresh_header()
 
     def _start_feed(self, name: str, feed: LiveFeed) -> None:
-        pane = self.main_screen.query_one(f"#{name}")
-        pane.set_state(feed.description)  # type: ignore[attr-defined]
-        if getattr(feed, "interval_s", None) and hasattr(pane, "expect_every"):
-            pane.expect_every(feed.interval_s)  # a sampled feed: quiet for 5 intervals is stale
-        self.run_worker(self._pump(name, feed), name=f"live-{name}", group=f"live-{name}",
+        if name not in ROUTES:
+            return
+        pane = self._pane(state_pane(name))
+        if pane is None:
+            return
+        pane.set_state(feed.description)
+        interval = getattr(feed, "interval_s", None)
+        if interval and hasattr(pane, "expect_every"):
+            pane.expect_every(interval)  # a sampled feed: quiet for 5 intervals is stale
+        self.run_worker(self._pump(name, pipeline_for(feed)), name=f"live-{name}", group=f"live-{name}",
                         description=feed.description, exclusive=True, exit_on_error=False)
 
     async def _pump(self, name: str, feed: LiveFeed) -> None:
@@ -308,47 +317,40 @@ class CockpitApp(App[None]):
         # Say where the data came from: a one-shot feed (a topology) ending is normal.
         self.post_message(LiveFeedStopped(name, f"{feed.description} · finished"))
 
-    def _pane(self, name: str) -> Any:
+    def _pane(self, pane_id: str) -> LivePane | None:
         """The main screen's pane, or None while the app is starting or exiting."""
         if not self.screen_stack or not isinstance(self.screen_stack[0], MainScreen):
             return None
         try:
-            return self.screen_stack[0].query_one(f"#{name}")
+            pane = self.screen_stack[0].query_one(f"#{pane_id}")
         except NoMatches:
             return None
+        return pane if isinstance(pane, LivePane) else None
 
     def on_live_item_received(self, message: LiveItemReceived) -> None:
         # An item can still be in flight while the app exits and its panes are gone.
-        pane = self._pane(message.feed)
-        if pane is None:
-            return
-        pane.feed(message.item)
-        if message.feed == "topology" and isinstance(message.item, TopologyMatrix):
-            # nvidia-smi's query has no NUMA field; topo -m's affinity fills it in.
-            gpu = self._pane("gpu")
-            if gpu is not None:
-                gpu.set_topology(message.item)
+        for pane_id, takes in ROUTES.get(message.feed, ()):
+            if isinstance(message.item, takes) and (pane := self._pane(pane_id)) is not None:
+                pane.feed(message.item)
 
     def on_log_pane_throughput_updated(self, message: LogPane.ThroughputUpdated) -> None:
         # Engine throughput and GPU power on one time axis: tokens per joule.
         gpu = self._pane("gpu")
-        if gpu is not None:
+        if isinstance(gpu, GpuPane):
             gpu.set_throughput(message.points or None)
 
     def _host_event(self, event: Any) -> None:
         """SshPool's Host* events -> the header's host states."""
-        name = getattr(event, "host", None)
-        if name is None:
-            return
-        kind = type(event).__name__
-        if kind == "HostConnected":
+        if isinstance(event, HostConnected):
             state = "connected"
-        elif kind == "HostConnecting":
+        elif isinstance(event, HostConnecting):
             state = "connecting"
-        else:
-            retry = getattr(event, "retry_in_s", None)
+        elif isinstance(event, HostDisconnected):
+            retry = event.retry_in_s
             state = f"reconnecting in {retry:.0f} s" if retry is not None else "disconnected"
-        label = str(name)
+        else:
+            return
+        label = str(event.host)
         for host in self.editor.session.hosts:
             if host.ssh and (host.ssh == label or label.endswith(host.ssh) or host.ssh in label):
                 label = host.name
@@ -364,7 +366,7 @@ class CockpitApp(App[None]):
                 print(f"cockpit: cleanup failed: {exc}", file=sys.stderr)
 
     def on_live_feed_stopped(self, message: LiveFeedStopped) -> None:
-        pane = self._pane(message.feed)
+        pane = self._pane(state_pane(message.feed)) if message.feed in ROUTES else None
         if pane is not None:
             pane.set_state(message.reason)
             if hasattr(pane, "source_stopped"):

@@ -80,9 +80,11 @@ class LogApp(App[None]):
         gc_settle.release()
 
     async def _pump(self, feed: Any) -> None:
+        from cockpit.live.log_pipeline import pipeline_for
+
         pane = self.query_one(LogPane)
         try:
-            async for item in feed.stream():
+            async for item in pipeline_for(feed).stream():
                 pane.feed(item)
         except Exception as exc:  # noqa: BLE001 - shown, not raised: the pane stays usable
             pane.set_state(f"stopped: {exc}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cockpit.model.enums import TASK_COLUMNS, TaskStatus
-from cockpit.model.session import LogViewState, UiState
+from cockpit.model.session import UiState
 from cockpit.ui.widgets.benchmarks_view import BenchmarksView
 from cockpit.ui.widgets.gpu_pane import GpuPane
 from cockpit.ui.widgets.log_pane import LogPane
@@ -65,7 +65,7 @@ def capture(screen: MainScreen, base: UiState) -> UiState:
         "focused_pane": focused_key(screen),
         "selection": dict(sorted(selection.items())),
         "scroll": dict(sorted(scroll.items())),
-        "log": LogViewState(**screen.query_one(LogPane).view_state.as_dict()),
+        "log": screen.query_one(LogPane).view_state,
     })
 
 

@@ -13,8 +13,8 @@ from textual.widgets import Static
 from tui_support import FROZEN, fill, make_app, screen_text, until
 
 from cockpit.parse.nvsmi_topo import parse_topology
-from cockpit.parse.sglang_log import LogParser
 from cockpit.parse.gpu_events import GpuSamplesTaken
+from cockpit.live.log_pipeline import LogPipeline
 from cockpit.sources.log_feed import LogBatch
 from cockpit.ui.screens.forms import BenchmarkForm
 from cockpit.sources.feeds import LiveSources
@@ -100,13 +100,14 @@ class QueueFeed:
         if interval_s is not None:
             self.interval_s = interval_s
 
-    async def stream(self):  # noqa: ANN201
+    async def stream(self, parse: bool = True):  # noqa: ANN201
         while True:
             yield await self.queue.get()
 
 
 def log_batch(*lines: str, **kw) -> LogBatch:  # noqa: ANN003
-    return LogBatch(LogParser().feed("".join(line + "\n" for line in lines)), **kw)
+    """A batch as `LogFeed.stream(parse=False)` yields it (for a LogPipeline)."""
+    return LogBatch(data="".join(line + "\n" for line in lines).encode(), **kw)
 
 
 LINE = "[2026-11-29 09:30:00] The server is fired up and ready to roll!"
@@ -137,7 +138,7 @@ async def test_gpu_figures_go_stale_after_five_quiet_intervals_and_fresh_ones_cl
 
 async def test_a_quiet_log_is_only_aged_a_dropped_one_is_stale(session_path):
     clock, log = Clock(), QueueFeed("tail gpu1:/var/log/sglang.log")
-    app = make_app(session_path, clock=clock, sources=LiveSources(log=log))
+    app = make_app(session_path, clock=clock, sources=LiveSources(log=LogPipeline(log)))
     async with app.run_test(size=(160, 50)) as pilot:
         pane = app.main_screen.query_one(LogPane)
         log.queue.put_nowait(log_batch(LINE, connected=True))
@@ -157,10 +158,10 @@ async def test_a_log_whose_feed_stopped_is_stale(session_path):
     class OneBatch:
         description = "run docker logs -f sglang"
 
-        async def stream(self):  # noqa: ANN202
+        async def stream(self, parse: bool = True):  # noqa: ANN202
             yield log_batch(LINE)
 
-    app = make_app(session_path, sources=LiveSources(log=OneBatch()))
+    app = make_app(session_path, sources=LiveSources(log=LogPipeline(OneBatch())))
     async with app.run_test(size=(160, 50)) as pilot:
         pane = app.main_screen.query_one(LogPane)
         await until(lambda: "1 lines · stale · 0 s" in screen_text(app), pilot)
@@ -198,11 +199,11 @@ async def test_cockpit_log_marks_a_log_whose_source_stopped():
     class Failing:
         description = "tail gpu1:/var/log/sglang.log"
 
-        async def stream(self):  # noqa: ANN202
+        async def stream(self, parse: bool = True):  # noqa: ANN202
             yield log_batch(LINE)
             raise ConnectionError("gpu1: host key changed")
 
-    app = LogApp(Failing(), clock=lambda: 0.0)
+    app = LogApp(LogPipeline(Failing()), clock=lambda: 0.0)
     async with app.run_test(size=(100, 30)) as pilot:
         pane = app.query_one(LogPane)
         await until(lambda: subtitle(pane) == "1 lines · stale · 0 s", pilot)  # (a toast covers the border)

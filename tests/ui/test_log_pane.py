@@ -6,6 +6,8 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
+from cockpit.live.log_items import SummaryBefore, lines_of
+from cockpit.live.log_pipeline import LogPipeline
 from cockpit.parse.sglang_log import parse_text
 from cockpit.sources.log_feed import LogBatch, LogFeed
 from cockpit.ui.log_app import LogApp
@@ -49,6 +51,32 @@ class PaneApp(LogApp):
 
     def __init__(self, feed: LogFeed | None = None, max_lines: int = 50_000) -> None:
         super().__init__(feed, max_lines=max_lines, clock=lambda: 0.0)
+
+
+class BatchFeed:
+    """Batches as `LogFeed.stream(parse=False)` yields them: bytes, notes, a summary."""
+
+    description = "test batches"
+
+    def __init__(self, *batches: LogBatch) -> None:
+        self.batches = batches
+
+    async def stream(self, parse: bool = False):  # noqa: ANN201
+        for batch in self.batches:
+            yield batch
+
+
+async def through_pipeline(pane: LogPane, *batches: LogBatch) -> LogPipeline:
+    """Run the batches through a LogPipeline (parsed and folded in its child) into the
+    pane, as the app does; returns when every line and the last figures are in."""
+    pipeline = LogPipeline(BatchFeed(*batches))
+    async for item in pipeline.stream():
+        pane.feed(item)
+    return pipeline
+
+
+def text_batch(lines: list[str], **kw) -> LogBatch:  # noqa: ANN003
+    return LogBatch(data="".join(line + "\n" for line in lines).encode(), **kw)
 
 
 async def until(pilot, cond: Callable[[], bool], timeout: float = 15.0) -> None:
@@ -182,11 +210,11 @@ async def test_view_state_restores(tmp_path: Path) -> None:
     app = PaneApp()
     async with app.run_test(size=(100, 30)) as pilot:
         pane = app.query_one(LogPane)
-        pane.feed(LogBatch(parse_text("\n".join(decode_lines(30) + corpus_lines("002")) + "\n")))
+        pane.feed(lines_of(parse_text("\n".join(decode_lines(30) + corpus_lines("002")) + "\n")))
         state = LogViewState(follow=False, filter="NCCL", search="pynccl", errors_only=True, hide_batches=True)
         pane.restore(state)
         await pilot.pause()
-        assert pane.view_state.as_dict() == state.model_dump()
+        assert pane.view_state == state
         assert pane.buffer.rows > 0
         assert all("NCCL" in pane.buffer.line_at(r).text for r in range(pane.buffer.rows))
         assert pane.search_next()
@@ -209,8 +237,7 @@ async def test_an_error_burst_is_highlighted_with_its_labels(tmp_path: Path) -> 
             assert label in joined, (label, labels)
         errors = [pane.buffer.line_at(r) for r in range(pane.buffer.rows) if pane.buffer.line_at(r).flags & ERROR]
         assert len(errors) > 10
-        await until(pilot, lambda: pane.metrics_idle)
-        assert pane.metrics.run_state == "error"
+        await until(pilot, lambda: pane.metrics.run_state == "error")
         rows = screen_rows(pane)
         assert any(" nccl " in row or " traceback " in row for row in rows)
 
@@ -219,7 +246,7 @@ async def test_a_hostile_line_is_drawn_inert() -> None:
     app = PaneApp()
     async with app.run_test(size=(160, 20)) as pilot:
         pane = app.query_one(LogPane)
-        pane.feed(LogBatch(parse_text(HOSTILE + "\n")))
+        pane.feed(lines_of(parse_text(HOSTILE + "\n")))
         await pilot.pause()
         strip = pane.view.render_line(0)
         text = "".join(seg.text for seg in strip)
@@ -236,8 +263,7 @@ async def test_the_ring_keeps_the_newest_lines() -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         pane = app.query_one(LogPane)
         lines = [f"[2025-03-01 12:00:00 TP0] line {i}" for i in range(60_000)]
-        for k in range(0, 60_000, 5000):
-            pane.feed(lines[k:k + 5000])
+        await through_pipeline(pane, *(text_batch(lines[k:k + 5000]) for k in range(0, 60_000, 5000)))
         await pilot.pause()
         assert len(pane.buffer) == 50_000
         assert pane.buffer.line_at(0).text.endswith("line 10000")
@@ -271,8 +297,8 @@ async def test_throughput_series_and_message() -> None:
     app = Hooked()
     async with app.run_test(size=(100, 30)) as pilot:
         pane = app.query_one(LogPane)
-        pane.feed(LogBatch(parse_text("\n".join(decode_lines(10, dp=0) + decode_lines(10, dp=1)) + "\n")))
-        await until(pilot, lambda: pane.metrics_idle and bool(got))
+        await through_pipeline(pane, text_batch(decode_lines(10, dp=0) + decode_lines(10, dp=1)))
+        await until(pilot, lambda: bool(got))
         series = pane.throughput_series()
         assert series and got[-1].points == tuple(series)
         assert max(v for _, v in series) > 1000  # two DP ranks summed
@@ -290,8 +316,8 @@ async def _fill(pilot) -> None:
     await pilot.pause()
     pane = pilot.app.query_one(LogPane)
     pane.set_state("tail gpu1:/var/log/sglang.log")
-    pane.feed(LogBatch(parse_text(_snapshot_text()), notes=["connected to gpu1 (42 ms)"]))
-    await until(pilot, lambda: pane.metrics_idle)
+    await through_pipeline(pane, LogBatch(notes=["connected to gpu1 (42 ms)"], data=_snapshot_text().encode()))
+    await pilot.pause()
 
 
 def test_snapshot_80x24(snap_compare) -> None:
@@ -311,16 +337,20 @@ async def test_a_big_file_opened_at_its_end_shows_whole_log_figures_at_once() ->
     app = PaneApp()
     async with app.run_test(size=(200, 30)) as pilot:
         pane = app.query_one(LogPane)
-        pane.feed(LogBatch(parse_text("\n".join(decode_lines(5)) + "\n")))
         before = {"prefill_lines": 10, "decode_lines": 900, "last_gen_throughput": 100.0,
                   "max_gen_throughput": 4321.0, "max_running_req": 77, "max_queue_req": 12345,
                   "errors": ["cuda_oom"], "bench": None, "ready": True}
-        pane.feed(LogBatch(summary=before))
-        await pilot.pause()
+        pipeline = LogPipeline(BatchFeed(text_batch(decode_lines(5)), LogBatch(summary=before)))
+        stream = pipeline.stream()
         strip = pane.query_one(LogMetricsStrip)
-        first = strip.render().plain.splitlines()[0]
-        assert "whole log: gen ↑4.3k run ↑77 queue ↑12k errors: cuda_oom" in first, first
-        await until(pilot, lambda: pane.metrics_idle and pane.metrics.summary.get("decode_lines", 0) >= 905)
+        async for item in stream:  # the summary is shown when it comes, before the fold's figures
+            pane.feed(item)
+            if isinstance(item, SummaryBefore):
+                await pilot.pause()
+                first = strip.render().plain.splitlines()[0]
+                assert "whole log: gen ↑4.3k run ↑77 queue ↑12k errors: cuda_oom" in first, first
+        await pilot.pause()
+        assert pane.metrics.summary.get("decode_lines", 0) >= 905
         assert "whole log: gen ↑4.3k run ↑77" in strip.render().plain.splitlines()[0]
 
 
@@ -329,15 +359,15 @@ async def test_a_preview_is_replaced_by_the_full_backlog(tmp_path: Path) -> None
     once, in order, and only the full batch is folded into the metrics."""
     lines = decode_lines(3000)
     everything = parse_text("\n".join(lines) + "\n")
-    preview = parse_text("\n".join(lines[-200:]) + "\n")
+    preview = parse_text("\n".join(lines[-200:]) + "\n")  # parsed here, as the feed does
     app = PaneApp()
     async with app.run_test(size=(100, 30)) as pilot:
         pane = app.query_one(LogPane)
-        pane.feed(LogBatch(preview, preview=True))
+        pane.feed(lines_of(preview, preview=True))
         await pilot.pause()
         assert lines[-1].startswith(screen_rows(pane)[-1][:80])
-        pane.feed(LogBatch(everything, ["connected"]))
-        await until(pilot, lambda: pane.metrics_idle and pane.metrics.lines > 0)
+        await through_pipeline(pane, text_batch(lines, notes=["connected"]))
+        await pilot.pause()
         texts = pane.buffer.tail_texts(len(pane.buffer))
         assert texts == ["── connected ──", *lines]
         assert pane.buffer.total == len(lines) + 1

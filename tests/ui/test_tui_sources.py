@@ -7,9 +7,17 @@ import asyncio
 from tui_support import make_app, until
 
 from cockpit.sources.feeds import LiveSources
+from cockpit.live.log_items import lines_of
+from cockpit.parse.nvsmi_topo import parse_topology
+from cockpit.parse.sglang_log import parse_text
+from cockpit.sources.demo import data_dir
 from cockpit.ui.widgets.gpu_pane import GpuPane
 from cockpit.ui.widgets.log_pane import LogPane
 from cockpit.ui.widgets.topology_pane import TopologyPane
+
+
+LINES = lines_of(parse_text("line 1\nline 2\n"))
+TOPO = parse_topology((data_dir() / "demo" / "nvidia-smi-topo.txt").read_text())
 
 
 class ListFeed:
@@ -37,15 +45,15 @@ async def test_items_from_each_feed_reach_their_pane(session_path):
 
         pane.feed = spy  # type: ignore[method-assign]
     try:
-        sources = LiveSources(log=ListFeed([["line 1", "line 2"]]), gpu=ListFeed([[]]),
-                              topology=ListFeed(["GPU0 X"]))
+        sources = LiveSources(log=ListFeed([LINES]), gpu=ListFeed([[]]), topology=ListFeed([TOPO]))
         app = make_app(session_path, sources=sources)
         async with app.run_test(size=(120, 40)) as pilot:
             await until(lambda: all(received.values()), pilot)
     finally:
         for pane, feed in originals.items():  # put the real methods back for later tests
             pane.feed = feed  # type: ignore[method-assign]
-    assert received == {"log": [["line 1", "line 2"]], "gpu": [[]], "topology": ["GPU0 X"]}
+    # each pane gets the items of its type; the GPU pane also the topology (NUMA nodes)
+    assert received == {"log": [LINES], "gpu": [[], TOPO], "topology": [TOPO]}
 
 
 async def test_a_failing_feed_is_shown_in_its_pane(session_path):
@@ -75,6 +83,26 @@ async def test_host_state_shows_in_the_header(session_path):
         app.set_host_state("lxc", "reconnecting in 8 s")
         await pilot.pause()
         assert "lxc reconnecting in 8 s" in screen_text(app)
+
+
+async def test_host_events_reach_the_header_by_their_type(session_path):
+    from tui_support import screen_text
+
+    from cockpit.sources.host_events import HostConnected, HostDisconnected
+
+    class HostConnectedLookalike:  # the same name, not the pool's event: ignored
+        host = "gpu8"
+
+    app = make_app(session_path)
+    async with app.run_test(size=(220, 40)) as pilot:
+        await pilot.pause()
+        app._host_event(HostDisconnected("gpu9", "connection reset", 8.0))
+        app._host_event(HostConnected("gpu7"))
+        app._host_event(HostConnectedLookalike())
+        await pilot.pause()
+        text = screen_text(app)
+        assert "gpu9 reconnecting in 8 s" in text and "gpu7 connected" in text
+        assert "gpu8" not in text and "gpu8" not in app.host_states
 
 
 class EndlessFeed:

@@ -90,6 +90,10 @@ class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
         yield Static("", classes="gpu-notes", markup=False)
 
     # ----- hooks for the live side ----------------------------------------------------
+    TAKES: tuple[type, ...] = (GpuSamplesTaken, GpuStreamInterrupted, GpuSourceUnavailable, TopologyMatrix,
+                               list, tuple)
+    """The items `feed` takes (a list or tuple: one tick of GpuSamples)."""
+
     def feed(self, item: Any) -> None:
         """One item of the GPU feed (see the module docstring)."""
         if isinstance(item, GpuSamplesTaken):

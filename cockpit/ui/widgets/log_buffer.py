@@ -1,6 +1,7 @@
 """The log pane's bounded ring of lines and the filtered view over it (no Textual).
 
-Lines are stored sanitized (`cockpit.parse.sanitize`), tabs expanded, with a few flags,
+Lines come as display segments (cockpit.live.log_items: made inert by the log pipeline)
+and are stored with a few flags,
 in parallel lists (texts, flags; labels of the few error lines in a dict by sequence
 number): no object per line, and a batch is appended with two `extend`s. Parsed event
 objects are not kept, so 50k lines cost a few MB whatever the feed sends.
@@ -14,17 +15,12 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterable
 
-from cockpit.parse.error_labels import FATAL_LABELS
-from cockpit.parse.log_events import (
-    BenchResult, DecodeBatch, ErrorBlock, ErrorLine, LogEvent, PrefillBatch,
+from cockpit.live.log_items import (
+    BATCH, BLOCK, ERROR, ERROR_LINE, NOTE, NOTE_LINE, RUN, WARN, Segment, labels_flag, safe_text, segments_of,
 )
-from cockpit.parse.sanitize import _UNSAFE, sanitize
+from cockpit.parse.log_events import LogEvent
 
-ERROR = 1
-WARN = 2
-BATCH = 4
-NOTE = 8
-_ERROR_LABELS = FATAL_LABELS | {"traceback"}
+__all__ = ["BATCH", "ERROR", "NOTE", "WARN", "LogBuffer", "LogLine", "compile_pattern", "safe_text"]
 
 
 class LogLine:
@@ -42,12 +38,6 @@ class LogLine:
         return f"LogLine({self.text!r}, {self.flags}, {self.label!r})"
 
 
-def safe_text(line: str) -> str:
-    """Inert display text: control, escape and bidi characters made visible; tabs expanded."""
-    text = sanitize(line)
-    return text.expandtabs(4) if "\t" in text else text
-
-
 def compile_pattern(pattern: str | None) -> re.Pattern[str] | None:
     """A user's pattern: a regex, or the literal text when it is not a valid one.
     Smart case: case-insensitive unless the pattern has an upper-case letter."""
@@ -58,32 +48,6 @@ def compile_pattern(pattern: str | None) -> re.Pattern[str] | None:
         return re.compile(pattern, flags)
     except re.error:
         return re.compile(re.escape(pattern), flags)
-
-
-def _labels_flag(labels: Iterable[str]) -> int:
-    return ERROR if _ERROR_LABELS.intersection(labels) else WARN
-
-
-# What an event type becomes in the buffer: a flag (>= 0) for a line stored as is, or one
-# of the negative kinds handled one by one. Filled lazily for types not listed.
-_SKIP, _BLOCK, _ERROR_LINE = -1, -2, -3
-_KINDS: dict[type, int] = {}
-
-
-def _kind_of(cls: type) -> int:
-    if issubclass(cls, ErrorBlock):
-        kind = _BLOCK
-    elif issubclass(cls, BenchResult):
-        kind = _SKIP
-    elif issubclass(cls, ErrorLine):
-        kind = _ERROR_LINE
-    elif issubclass(cls, (DecodeBatch, PrefillBatch)):
-        kind = BATCH
-    else:
-        kind = 0
-    _KINDS[cls] = kind
-    return kind
-
 
 
 class LogBuffer:
@@ -104,41 +68,27 @@ class LogBuffer:
 
     # ----- adding ------------------------------------------------------------------------
     def add_events(self, events: Iterable[LogEvent]) -> int:
-        """Append the line events; a traceback block marks its lines as errors. Returns
-        how many rows of the current view were dropped from the top (the ring's oldest).
+        """Parsed events (tests, benchmarks): `add_segments` of their display segments."""
+        return self.add_segments(segments_of(events)[0])
 
-        Vectorised: plain and batch lines are gathered into one run, sanitized with one
-        regex search over the run's joined text (per line only when it finds something),
-        and appended with one `extend`; error lines and blocks (rare) close the run."""
+    def add_segments(self, segments: Iterable[Segment]) -> int:
+        """Append display segments (cockpit.live.log_items: runs of inert lines, labelled
+        error lines, traceback marks over the lines before, notes). Returns how many rows
+        of the current view were dropped from the top (the ring's oldest)."""
         lines = self.texts
         start = self.first + len(lines)
         revisit: int | None = None
-        kinds = _KINDS
-        texts: list[str] = []
-        flags: list[int] = []
-        for ev in events:
-            kind = kinds.get(type(ev))
-            if kind is None:
-                kind = _kind_of(type(ev))
-            if kind >= 0:
-                texts.append(ev.line)
-                flags.append(kind)
-                continue
-            if kind == _SKIP:
-                continue  # its lines came as line events already
-            if kind == _ERROR_LINE and not ev.labels:  # type: ignore[attr-defined]
-                texts.append(ev.line)
-                flags.append(0)
-                continue
-            if texts:
-                self._append_run(texts, flags)
-                texts, flags = [], []
-            if kind == _BLOCK:
-                revisit = self._mark_block(ev, revisit)  # type: ignore[arg-type]
-            else:
-                self._append_error_line(ev)  # type: ignore[arg-type]
-        if texts:
-            self._append_run(texts, flags)
+        for seg in segments:
+            kind = seg[0]
+            if kind == RUN:
+                self._append_run(seg[1], seg[2])
+            elif kind == ERROR_LINE:
+                self._append_error_line(seg[1], seg[2])
+            elif kind == BLOCK:
+                revisit = self._mark_block(seg[1], seg[2], revisit)
+            elif kind == NOTE_LINE:
+                self.texts.append(seg[1])
+                self.flags.append(NOTE)
         self.total += self.first + len(lines) - start
         if self.visible is not None:
             if revisit is not None and revisit < start:
@@ -148,46 +98,28 @@ class LogBuffer:
         return self._trim()
 
     def _append_run(self, texts: list[str], flags: list[int]) -> None:
-        joined = " ".join(texts)
-        if not joined.isprintable():  # no control, format (bidi) or odd space character
-            if _UNSAFE.search(joined) is not None:
-                texts = [sanitize(t) for t in texts]  # rare: something to make inert
-                joined = "".join(texts)
-            if "\t" in joined:
-                texts = [t.expandtabs(4) if "\t" in t else t for t in texts]
         self.texts.extend(texts)
         self.flags.extend(flags)
         longest = max(map(len, texts))
         if longest > self.width:
             self.width = min(longest + 1, 4000)
 
-    def _append_error_line(self, ev: ErrorLine) -> None:
-        text = safe_text(ev.line)
-        label = " ".join(ev.labels)
+    def _append_error_line(self, text: str, labels: tuple[str, ...]) -> None:
+        label = " ".join(labels)
         if self.texts and self.flags[-1] & (ERROR | WARN) \
                 and label in ("traceback", self.labels.get(self.first + len(self.texts) - 1, "")):
             label = ""  # a frame of the block above: one badge per block is enough
         if label:
             self.labels[self.first + len(self.texts)] = label
         self.texts.append(text)
-        self.flags.append(_labels_flag(ev.labels))
+        self.flags.append(labels_flag(labels))
         if len(text) > self.width:
             self.width = min(len(text) + len(label) + 1, 4000)
 
-    def add_note(self, text: str) -> int:
-        """A line of the pane's own (rotation, reconnect): shown muted, never filtered out."""
-        self.texts.append(safe_text(text))
-        self.flags.append(NOTE)
-        self.total += 1
-        if self.visible is not None:
-            self.visible.append(self.first + len(self.texts) - 1)
-        return self._trim()
-
-    def _mark_block(self, block: ErrorBlock, revisit: int | None) -> int | None:
+    def _mark_block(self, lines: int, labels: tuple[str, ...], revisit: int | None) -> int | None:
         size = len(self.texts)
-        n = min(len(block.lines), size)
-        labels = list(block.labels)
-        flag = _labels_flag(labels) if labels else ERROR
+        n = min(lines, size)
+        flag = labels_flag(labels) if labels else ERROR
         label = " ".join(labels) or "traceback"
         first_marked = None
         flags = self.flags

@@ -1,30 +1,31 @@
 """The server-log pane: a live, bounded, filterable view of an SGLang log with its metrics.
 
-Public surface the rest of the UI relies on:
+A view: it starts nothing. A LogPipeline (cockpit/live/log_pipeline.py) parses and folds
+the log; its items come here. Public surface the rest of the UI relies on:
 
-* `feed(item)`: an item from the injected `sources.log` feed: a `LogBatch`
-  (cockpit.sources.log_feed), a list of parsed events, a str or a list of str lines;
+* `feed(item)`: one `LogItem` (cockpit.live.log_items / log_pipeline): `LogLines` to show,
+  a `MetricsSnapshot` for the metrics strip, a `SourceState`, a `SummaryBefore`;
 * `set_state(text)`: the source's state in words ("tail gpu1:/var/log/sglang.log",
   "gpu1: reconnecting in 8 s"); before any source it reads "no source configured";
 * `view_state` / `apply_view_state(state)` (alias `restore`): follow, filter, search,
-  errors-only, hide-batches (a `LogView`; `apply_view_state` takes anything with those
-  fields, such as the session's `ui.log` table); a change made in the pane posts
-  `LogPane.ViewChanged`;
+  errors-only, hide-batches (the session's `LogViewState`, the `ui.log` table); a change
+  made in the pane posts `LogPane.ViewChanged`;
 * `throughput_series()`: (log time s, gen tokens/s summed over DP ranks) points, and the
   `LogPane.ThroughputUpdated` message posted whenever they change (for tokens per joule);
 * `show_age()`: the border subtitle says how long ago the last line came; a quiet log is
-  not stale, but one whose source lost its connection (`LogBatch.connected` False) or
+  not stale, but one whose source lost its connection (`SourceState.connected` False) or
   stopped (`source_stopped()`) is marked stale.
 
 Lines live in a LogBuffer ring (`max_lines`, the session's `ui.log_buffer_lines`), drawn by
-a virtual LogLinesView; metrics are folded off the UI's GIL by a MetricsFolder (a child process).
+a virtual LogLinesView.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,11 +37,9 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from cockpit.live.data_age import DataAge
-from cockpit.live.fold_process import MetricsFolder
+from cockpit.live.log_items import LogLines, SourceState, SummaryBefore
 from cockpit.live.metrics_snapshot import MetricsSnapshot
-from cockpit.parse.log_events import LogEvent
-from cockpit.parse.sglang_log import LogParser
-from cockpit.sources.log_feed import LogBatch
+from cockpit.model.log_view import LogViewState
 from cockpit.ui.actions import bindings_for
 from cockpit.ui.safe_text import safe
 from cockpit.ui.screens.prompt import PromptScreen
@@ -52,40 +51,15 @@ from cockpit.ui.widgets.log_view import LogLinesView
 NO_SOURCE = "no source configured"
 
 
-@dataclass(frozen=True, slots=True)
-class LogView:
-    """What the pane shows: the fields of the session's `ui.log` table (LogViewState),
-    plain here so the pane (and `cockpit log`) starts without the session model."""
-
-    follow: bool = True
-    filter: str | None = None
-    search: str | None = None
-    errors_only: bool = False
-    hide_batches: bool = False
-
-    @classmethod
-    def of(cls, state: object) -> LogView:
-        return cls(**{name: getattr(state, name) for name in cls.__slots__})  # type: ignore[attr-defined]
-
-    def as_dict(self) -> dict:
-        return {name: getattr(self, name) for name in self.__slots__}  # type: ignore[attr-defined]
-
-
 class LogPane(Vertical, can_focus=True):
     BINDINGS = bindings_for("log")
     DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text(encoding="utf-8")
 
     @dataclass
-    class MetricsFolded(Message):
-        """A new metrics snapshot from the folding thread (internal to the pane)."""
-
-        snapshot: MetricsSnapshot
-
-    @dataclass
     class ViewChanged(Message):
         """Follow, filter, search or a toggle changed in the pane (saved in `ui.log`)."""
 
-        state: LogView
+        state: LogViewState
 
     @dataclass
     class ThroughputUpdated(Message):
@@ -106,16 +80,14 @@ class LogPane(Vertical, can_focus=True):
         super().__init__(id=id)
         self.age = DataAge("last line", clock=clock or time.time)
         self._counts_text = ""
-        self._state = LogView()
+        self._state = LogViewState()
         self.border_title = Content(f"Server log · {self._describe_view()}")
         self._max_lines = max_lines
         self.state_text = NO_SOURCE
         self.buffer = LogBuffer(max_lines)
         self.metrics = MetricsSnapshot()
-        self._folder: MetricsFolder | None = None
-        self._text_parser: LogParser | None = None  # for plain str items
-        self._search = None
-        self._preview = False  # the buffer holds a LogBatch preview, to be replaced
+        self._search: re.Pattern[str] | None = None
+        self._preview = False  # the buffer holds a preview, to be replaced
         self._sync_pending = False  # lines stored, the view not yet told
         self._removed = 0  # rows dropped from the top since the view was last told
         self._last_sync = 0.0
@@ -131,12 +103,7 @@ class LogPane(Vertical, can_focus=True):
         yield view
 
     def on_mount(self) -> None:
-        self._folder = MetricsFolder(lambda snap: self.post_message(self.MetricsFolded(snap)))
         self._apply_to_widgets()
-
-    def on_unmount(self) -> None:
-        if self._folder is not None:
-            self._folder.stop()
 
     def on_focus(self) -> None:
         self.query_one(LogLinesView).focus()  # the lines take the keys; our bindings still apply
@@ -145,49 +112,37 @@ class LogPane(Vertical, can_focus=True):
     def view(self) -> LogLinesView:
         return self.query_one(LogLinesView)
 
-    # ----- hooks for the live side ----------------------------------------------------
-    def feed(self, item: Any) -> None:
-        """Take one feed item: a LogBatch, a list of events, or str line(s)."""
-        notes: list[str] = []
-        if isinstance(item, LogBatch):
-            events, notes = item.events, item.notes
-            if item.state is not None:
-                self.set_state(item.state)
+    # ----- the items of a LogPipeline ------------------------------------------------------
+    TAKES: tuple[type, ...] = (LogLines, MetricsSnapshot, SourceState, SummaryBefore)
+
+    def feed(self, item: LogLines | MetricsSnapshot | SourceState | SummaryBefore) -> None:
+        if isinstance(item, LogLines):
+            self.add(item)
+        elif isinstance(item, MetricsSnapshot):
+            self.show_metrics(item)
+        elif isinstance(item, SourceState):
+            if item.text is not None:
+                self.set_state(item.text)
             if item.connected is not None and item.connected == self.age.lost:
                 self.age.lost = not item.connected
                 self.show_age()
-            if item.summary is not None:
-                if self._folder is not None:
-                    self._folder.seed(item.summary)
-                if self.is_mounted:  # shown now, not after the folder's current round
-                    self.query_one(LogMetricsStrip).show_before(item.summary)
-            if not events and not notes:
-                return
-            if item.preview:
-                self._preview = True
-                self.add(events, notes, fold=False)
-                return
-            if self._preview and events:  # the same lines and all before them, in their place
-                self._preview = False
-                self._removed += self.buffer.discard_all()
-        elif isinstance(item, str) or (isinstance(item, list) and item and isinstance(item[0], str)):
-            text = item if isinstance(item, str) else "\n".join(item)
-            self._text_parser = self._text_parser or LogParser()
-            events = self._text_parser.feed(text + "\n")
+        elif isinstance(item, SummaryBefore):
+            if self.is_mounted:  # shown now, merged with the fold's figures when they come
+                self.query_one(LogMetricsStrip).show_before(item.summary)
         else:
-            events = list(item)
-        self.add(events, notes)
+            raise TypeError(f"LogPane takes no {type(item).__name__}")
 
-    def add(self, events: list[LogEvent], notes: list[str] = (), *, fold: bool = True) -> None:  # type: ignore[assignment]
+    def add(self, lines: LogLines) -> None:
         buffer = self.buffer
         removed = 0
-        for note in notes:
-            removed += buffer.add_note(f"── {note} ──")
-        removed += buffer.add_events(events)
-        if events:
+        if lines.preview:
+            self._preview = True
+        elif self._preview and lines.lines:  # the same lines and all before them, in their place
+            self._preview = False
+            removed += buffer.discard_all()
+        removed += buffer.add_segments(lines.segments)
+        if lines.lines:
             self.age.seen()
-        if self._folder is not None and fold:
-            self._folder.submit(events)
         if not self.is_mounted:
             return
         # The view is brought up to date at most once a frame, however many batches came.
@@ -232,11 +187,11 @@ class LogPane(Vertical, can_focus=True):
             show_age(self, self.age, before=self._counts_text)
 
     # ----- metrics ------------------------------------------------------------------------
-    def on_log_pane_metrics_folded(self, message: MetricsFolded) -> None:
-        message.stop()
+    def show_metrics(self, snap: MetricsSnapshot) -> None:
         old = self.metrics
-        self.metrics = snap = message.snapshot
-        self.query_one(LogMetricsStrip).show(snap)
+        self.metrics = snap
+        if self.is_mounted:
+            self.query_one(LogMetricsStrip).show(snap)
         name = "gen_throughput"
         if snap.points.get(name) != old.points.get(name):
             self.post_message(self.ThroughputUpdated(self, snap.points.get(name, ()),
@@ -246,20 +201,17 @@ class LogPane(Vertical, can_focus=True):
         """Gen throughput (tokens/s, summed over DP ranks) by log time, oldest first."""
         return list(self.metrics.points.get("gen_throughput", ()))
 
-    @property
-    def metrics_idle(self) -> bool:
-        """Every event fed so far has been folded into the shown metrics' snapshot."""
-        return self._folder is None or self._folder.idle
-
     # ----- view state (saved in ui.log) ------------------------------------------------
     @property
-    def view_state(self) -> LogView:
+    def view_state(self) -> LogViewState:
         return self._state
 
     def apply_view_state(self, state: object) -> None:
         self._sync_view()  # the view up to date with the buffer before it moves
         old = self._state
-        self._state = state = LogView.of(state)
+        if not isinstance(state, LogViewState):  # anything with its fields (tests, old callers)
+            state = LogViewState(**{f.name: getattr(state, f.name) for f in fields(LogViewState)})
+        self._state = state
         if (old.filter, old.errors_only, old.hide_batches) != (state.filter, state.errors_only, state.hide_batches) \
                 or self.buffer.filtered != bool(state.filter or state.errors_only or state.hide_batches):
             self._refilter()

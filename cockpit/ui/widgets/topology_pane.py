@@ -67,6 +67,8 @@ class TopologyPane(RedrawOnce, VerticalScroll, can_focus=True):
     def show_age(self) -> None:
         show_age(self, self.age)
 
+    TAKES: tuple[type, ...] = (TopologyMatrix, GpuSourceUnavailable)
+
     def feed(self, item: Any) -> None:
         if isinstance(item, GpuSourceUnavailable):
             self.unavailable = item
