@@ -14,7 +14,8 @@ from collections.abc import Callable
 
 from rich.segment import Segment
 from rich.style import Style
-from textual.geometry import Size
+from textual import events
+from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -114,7 +115,7 @@ class LogLinesView(ScrollView, can_focus=True):
         if self.on_scrolled_end is not None:
             self.on_scrolled_end()
 
-    def _on_mouse_scroll_up(self, event) -> None:  # type: ignore[no-untyped-def]
+    def _on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
         self._back()
         super()._on_mouse_scroll_up(event)
 
@@ -124,7 +125,7 @@ class LogLinesView(ScrollView, can_focus=True):
             self._styles = {cls: self.get_component_rich_style(cls) for cls in self.COMPONENT_CLASSES}
         return self._styles[name]
 
-    def render_lines(self, crop):  # type: ignore[no-untyped-def]
+    def render_lines(self, crop: Region) -> list[Strip]:
         # What every row of this frame shares, looked up once (each is a walk of styles).
         self._frame = (self.scroll_offset, self.scrollable_content_region.width, self.rich_style)
         try:
