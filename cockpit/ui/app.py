@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from textual import events, work
-from textual.app import App
 from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.timer import Timer
@@ -36,23 +35,23 @@ from cockpit.sources.host_events import HostConnected, HostConnecting, HostDisco
 from cockpit.store.errors import SessionFileError
 from cockpit.model.merge import MergeResult
 from cockpit.store.session_controller import LOCK_RETRY_S, SessionController
-from cockpit.ui import gc_settle, ui_state
+from cockpit.ui import ui_state
 from cockpit.ui.actions import ACTIONS
+from cockpit.ui.app_base import CockpitAppBase
 from cockpit.ui.commands import CockpitCommands
 from cockpit.ui.messages import LiveFeedStopped, LiveItemReceived
 from cockpit.ui.screens.confirm_quit import ConfirmQuitScreen
 from cockpit.ui.screens.main import MainScreen
-from cockpit.ui.themes import DEFAULT_THEME, load_themes, role_defaults
 from cockpit.ui.live_routes import ROUTES, LivePane, state_pane
 from cockpit.ui.widgets.gpu_pane import GpuPane
 from cockpit.ui.widgets.log_pane import LogPane
 
 
 
-class CockpitApp(App[None]):
+class CockpitApp(CockpitAppBase):
     CSS_PATH = Path(__file__).with_name("global.tcss")
     TITLE = "cockpit"
-    COMMANDS = App.COMMANDS | {CockpitCommands}
+    COMMANDS = CockpitAppBase.COMMANDS | {CockpitCommands}
     # A mode (not get_default_screen) so that the screen's CSS_PATH is loaded.
     MODES = {"cockpit": MainScreen}
     DEFAULT_MODE = "cockpit"
@@ -75,7 +74,7 @@ class CockpitApp(App[None]):
         """`sources`: live feeds for the panes (demo replay, SSH tails, test fakes);
         `clock`: what the header shows (tests freeze it); `watch_interval_s`: how often the
         session file is checked for outside changes (None: never)."""
-        super().__init__()
+        super().__init__(theme=theme or session.ui.theme, theme_dirs=theme_dirs)
         self.controller = SessionController(session, path)
         self.controller.add_listener(self._session_changed)
         self.path = Path(path)
@@ -91,27 +90,6 @@ class CockpitApp(App[None]):
             keymap, self.keymap_problems = load_keymap()
         self.keymap = dict(keymap)
         self._autosave_timer: Timer | None = None
-        themes, self.theme_problems = load_themes(theme_dirs)
-        for item in themes:
-            self.register_theme(item)
-        self.theme_names = [t.name for t in themes]
-        wanted = theme or session.ui.theme or DEFAULT_THEME
-        self.theme = wanted if wanted in self.available_themes else self._fallback_theme()
-        self._theme_missing = wanted if wanted not in self.available_themes else None
-
-    def _fallback_theme(self) -> str:
-        return DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
-
-    def get_theme_variable_defaults(self) -> dict[str, str]:
-        # Roles a theme leaves out (Textual's built-in ones) map onto its base colours.
-        return role_defaults(self.current_theme.to_color_system().generate())
-
-    def notify(self, message: str, *, title: str = "", markup: bool = False, **options: Any) -> None:
-        """Every toast (widgets' `notify` lands here too) quotes data: sanitized, never markup
-        (`[/bogus]` in a value would raise MarkupError, `[a-z]` would be eaten)."""
-        from cockpit.ui.safe_text import safe  # (imported here: this method is the file's only hunk)
-
-        super().notify(safe(message, multiline=True), title=safe(title), markup=False, **options)
 
     @property
     def main_screen(self) -> MainScreen:
@@ -122,12 +100,9 @@ class CockpitApp(App[None]):
     def on_mount(self) -> None:
         if self.keymap:
             self.set_keymap(self.keymap)
-        for problem in self.theme_problems:
-            self.notify(f"Theme file skipped: {problem}", severity="error", timeout=10)
+        self.report_theme_problems()
         for key_problem in self.keymap_problems:
             self.notify(f"Key skipped: {key_problem}", severity="warning", timeout=10)
-        if self._theme_missing:
-            self.notify(f"Theme '{self._theme_missing}' not found; using {self.theme}", severity="warning")
         self.call_after_refresh(self._restore_view)
         for name, feed in self.sources.items():
             self._start_feed(name, feed)
@@ -146,7 +121,7 @@ class CockpitApp(App[None]):
         # saved tab and focus: undoing it would look like a lost key.
         ui_state.apply(self.main_screen, self.editor.session.ui, move=not self._early_keys)
         self._restored = True
-        self.call_after_refresh(gc_settle.settle)  # the app is built: out of the GC's walks
+        self.settle_after_first_frame()
 
     async def on_event(self, event: events.Event) -> None:
         if not self._restored and isinstance(event, events.Key):
@@ -358,7 +333,7 @@ class CockpitApp(App[None]):
         self.set_host_state(label, state)
 
     def on_unmount(self) -> None:
-        gc_settle.release()
+        # (CockpitAppBase's on_unmount runs too: Textual calls each class's handler.)
         for stop in self.sources.on_stop:
             try:
                 stop()

@@ -11,15 +11,14 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Footer
 
-from cockpit.ui import gc_settle
 from cockpit.ui.actions import ActionSpec, specs_for
 from cockpit.ui.commands import CockpitCommands
-from cockpit.ui.safe_text import safe
-from cockpit.ui.themes import DEFAULT_THEME, load_themes, role_defaults, shipped_theme_dir, user_theme_dir
+from cockpit.ui.app_base import CockpitAppBase
+from cockpit.ui.themes import shipped_theme_dir, user_theme_dir
 from cockpit.ui.widgets.log_pane import LogPane
 
 
@@ -34,32 +33,21 @@ class LogCommands(CockpitCommands):
         return partial(pane.run_action, spec.action)
 
 
-class LogApp(App[None]):
+class LogApp(CockpitAppBase):
     """One LogPane fed by one LogFeed-like live feed (`description`, async `stream()`)."""
 
     TITLE = "cockpit log"
-    COMMANDS = App.COMMANDS | {LogCommands}
+    COMMANDS = CockpitAppBase.COMMANDS | {LogCommands}
     BINDINGS = [Binding("q", "quit", "Quit")]
     CSS = "LogPane { height: 1fr; }"
 
     def __init__(self, feed: Any = None, *, max_lines: int = 50_000, theme: str | None = None,
                  clock: Callable[[], float] | None = None) -> None:
         """`clock`: seconds, for the age of the last line (tests freeze it)."""
-        super().__init__()
+        super().__init__(theme=theme, theme_dirs=[shipped_theme_dir(), user_theme_dir()])
         self.clock = clock
-        themes, self.theme_problems = load_themes([shipped_theme_dir(), user_theme_dir()])
-        for item in themes:
-            self.register_theme(item)
-        self.theme = theme if theme in self.available_themes else DEFAULT_THEME
         self.feed = feed
         self.max_lines = max_lines
-
-    def get_theme_variable_defaults(self) -> dict[str, str]:
-        return role_defaults(self.current_theme.to_color_system().generate())
-
-    def notify(self, message: str, *, title: str = "", markup: bool = False, **options: Any) -> None:
-        """Toasts quote log and host text: sanitized, never markup (as in CockpitApp)."""
-        super().notify(safe(message, multiline=True), title=safe(title), markup=False, **options)
 
     def compose(self) -> ComposeResult:
         yield LogPane(id="log", max_lines=self.max_lines, clock=self.clock)
@@ -68,16 +56,12 @@ class LogApp(App[None]):
     def on_mount(self) -> None:
         pane = self.query_one(LogPane)
         pane.focus()
-        for problem in self.theme_problems:
-            self.notify(f"Theme file skipped: {problem}", severity="error", timeout=10)
+        self.report_theme_problems()
         self.set_interval(1.0, pane.show_age)  # "last line 2 min ago" keeps counting
         if self.feed is not None:
             pane.set_state(self.feed.description)
             self.run_worker(self._pump(self.feed), exclusive=True, exit_on_error=False)
-        self.call_after_refresh(gc_settle.settle)
-
-    def on_unmount(self) -> None:
-        gc_settle.release()
+        self.settle_after_first_frame()
 
     async def _pump(self, feed: Any) -> None:
         from cockpit.live.log_pipeline import pipeline_for

@@ -21,7 +21,7 @@ from cockpit.parse.gpu_sample import GpuSample
 from cockpit.parse.nvsmi_topo import TopologyMatrix
 from cockpit.parse.sglang_log import parse_text
 from cockpit.parse.gpu_events import GpuSamplesTaken
-from cockpit.sources.log_feed import LogBatch
+from cockpit.live.log_items import SourceState, lines_of
 from cockpit.store.toml_store import save_session
 from cockpit.ui.safe_text import inert_renderable
 from cockpit.ui.screens.forms import BenchmarkForm, DiscoveryForm, LinkForm, RecordForm, TaskForm
@@ -75,8 +75,8 @@ async def test_every_surface_shows_hostile_text_inert(name, tmp_path):
 
         # Live panes: the log pane's source state and a line; the GPU pane's names and host.
         log = screen.query_one("#log")
-        log.feed(LogBatch(events=list(parse_text(f"[2026-11-28 21:00:00] line {vector}\n".encode())),
-                          state=f"tailing {vector}"))
+        log.feed(SourceState(text=f"tailing {vector}"))
+        log.feed(lines_of(parse_text(f"[2026-11-28 21:00:00] line {vector}\n".encode())))
         gpu = screen.query_one("#gpu")
         gpu.feed(GpuSamplesTaken(f"host{vector}", (GpuSample(index=0, name=f"RTX {vector}", power_w=300,
                                                              power_limit_w=600, util_gpu_pct=50),), 1.0))

@@ -1,0 +1,57 @@
+"""What every cockpit App shares: the themes with their roles, toasts that quote data,
+and the collector settling once the app is built.
+
+`CockpitApp` (the whole cockpit) and `LogApp` (`cockpit log`) both derive from it, so a
+theme, a toast or a GC rule is decided once.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.app import App
+
+from cockpit.ui import gc_settle
+from cockpit.ui.safe_text import safe
+from cockpit.ui.themes import DEFAULT_THEME, ThemeProblem, load_themes, role_defaults
+
+
+class CockpitAppBase(App[None]):
+    def __init__(self, *, theme: str | None = None, theme_dirs: list[Path] | None = None) -> None:
+        """`theme`: the one to start with (falls back to the default, then Textual's);
+        `theme_dirs`: where theme files are read (None: shipped, then the user's)."""
+        super().__init__()
+        themes, self.theme_problems = load_themes(theme_dirs)
+        for item in themes:
+            self.register_theme(item)
+        self.theme_names = [t.name for t in themes]
+        wanted = theme or DEFAULT_THEME
+        self.theme = wanted if wanted in self.available_themes else self._fallback_theme()
+        self._theme_missing = wanted if wanted not in self.available_themes else None
+
+    def _fallback_theme(self) -> str:
+        return DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        # Roles a theme leaves out (Textual's built-in ones) map onto its base colours.
+        return role_defaults(self.current_theme.to_color_system().generate())
+
+    def notify(self, message: str, *, title: str = "", markup: bool = False, **options: Any) -> None:
+        """Every toast (widgets' `notify` lands here too) quotes data: sanitized, never markup
+        (`[/bogus]` in a value would raise MarkupError, `[a-z]` would be eaten)."""
+        super().notify(safe(message, multiline=True), title=safe(title), markup=False, **options)
+
+    def report_theme_problems(self) -> None:
+        problems: list[ThemeProblem] = self.theme_problems
+        for problem in problems:
+            self.notify(f"Theme file skipped: {problem}", severity="error", timeout=10)
+        if self._theme_missing:
+            self.notify(f"Theme '{self._theme_missing}' not found; using {self.theme}", severity="warning")
+
+    def settle_after_first_frame(self) -> None:
+        """The app is built: its objects leave the collector's walks (given back on exit)."""
+        self.call_after_refresh(gc_settle.settle)
+
+    def on_unmount(self) -> None:
+        gc_settle.release()
