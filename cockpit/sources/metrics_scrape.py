@@ -140,7 +140,7 @@ def metrics_feed_for_host(host: Any, pool: ConnectionSource | None, target: Any 
     if not url:
         return None
     return MetricsFeed(url, host=host.name, pool=pool if target is not None else None, target=target,
-                       interval_s=float(getattr(host, "metrics_interval_s", DEFAULT_INTERVAL_S)))
+                       interval_s=float(getattr(host, "metrics_interval_s", None) or DEFAULT_INTERVAL_S))
 
 
 def dcgm_feed_for_host(host: Any, pool: ConnectionSource | None, target: Any = None) -> DcgmFeed:
