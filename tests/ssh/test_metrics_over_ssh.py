@@ -83,3 +83,33 @@ async def test_a_hanging_server_behind_ssh_times_out(sshd):
             event = await asyncio.wait_for(
                 scrape_once(srv.url, pool=p, target=sshd.target(), timeout_s=0.5), 10)
     assert isinstance(event, MetricsScrapeFailed) and "within 0.5 s" in event.reason
+
+
+def test_cli_reads_a_session_hosts_metrics_through_its_ssh(sshd, tmp_path):
+    import json
+
+    from sshd_fixture import ALIAS
+
+    with MetricsServer("sglang-0.4-dp2-a.txt") as srv, MetricsServer("dcgm-exporter-a.txt") as dcgm:
+        session = tmp_path / "s.toml"
+        session.write_text(f'schema_version = 1\n\n[[hosts]]\nname = "gpu1"\nssh = "{ALIAS}"\n'
+                           f'gpu_source = "dcgm"\nmetrics_url = "{srv.url}"\ndcgm_url = "{dcgm.url}"\n')
+        r = sshd.cockpit("metrics", "host:gpu1", "--session", str(session), "--once", "--json")
+        g = sshd.cockpit("metrics", "host:gpu1", "--session", str(session), "--dcgm", "--once", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["sglang"]["num_running_reqs"] == 25
+    assert [x["host"] for x in json.loads(g.stdout)["gpus"]] == ["gpu1", "gpu1"]
+    assert srv.hits == 1 and dcgm.hits == 1
+
+
+def test_cli_goes_through_the_hosts_ssh_not_around_it(sshd, tmp_path):
+    # the server is reachable from here, but the host's sshd is down: the scrape must fail
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with MetricsServer("sglang-0.4-dp2-a.txt") as srv:
+        session = tmp_path / "s.toml"
+        session.write_text(f'schema_version = 1\n\n[[hosts]]\nname = "gpu1"\nssh = "me@127.0.0.1:{port}"\n'
+                           f'metrics_url = "{srv.url}"\n')
+        r = sshd.cockpit("metrics", "host:gpu1", "--session", str(session), "--once", "--timeout", "10")
+    assert r.returncode == 1 and "refused" in r.stderr and srv.hits == 0
