@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from types import MappingProxyType
 
 from cockpit.parse.prom_histogram import Histogram
-from cockpit.parse.sglang_metrics import ServerScrape
+from cockpit.parse.metrics_events import MetricsEvent, MetricsScrapeFailed
+from cockpit.parse.sglang_metrics import ServerScrape, sglang_scrape
 
 QUANTILES: tuple[tuple[str, float], ...] = (("p50", 0.50), ("p90", 0.90), ("p99", 0.99))
 # pane name -> histogram names, first present wins (0.3.x: time_per_output_token_seconds)
@@ -36,7 +36,8 @@ Percentiles = Mapping[str, float | None]
 
 @dataclass(frozen=True, slots=True)
 class ServerMetrics:
-    """One immutable view of a server's metrics; latencies in seconds."""
+    """One view of a server's metrics; latencies in seconds. Plain dicts (never mutated), so
+    it pickles: a folding process can hand it to the UI process as MetricsSnapshot is."""
 
     state: str = "waiting"
     """waiting (no scrape yet), ok, failing (the last scrape failed), not-sglang."""
@@ -100,6 +101,12 @@ class ServerMetricsFold:
         self._last = replace(self._last, state="failing", error=reason, failures=self._failures)
         return self._last
 
+    def feed(self, event: MetricsEvent) -> ServerMetrics:
+        """Fold one scraper event (sources/metrics_scrape.py), on the scraper's clock."""
+        if isinstance(event, MetricsScrapeFailed):
+            return self.failed(event.reason)
+        return self.add(sglang_scrape(event.exposition), event.taken_at)
+
     def add(self, scrape: ServerScrape, t: float) -> ServerMetrics:
         self._scrapes += 1
         self._failures, self._error = 0, None
@@ -122,14 +129,14 @@ class ServerMetricsFold:
             newest = _pick(scrape, names)
             if newest is None:
                 continue
-            latency_all[pane] = MappingProxyType(_percentiles(newest))
+            latency_all[pane] = dict(_percentiles(newest))
             older = _pick(first, names) if len(self._history) >= 2 else None
             delta = newest.minus(older) if older is not None else None
-            latency[pane] = MappingProxyType(_percentiles(delta))
+            latency[pane] = dict(_percentiles(delta))
         self._last = ServerMetrics(
             state="ok" if scrape.is_sglang else "not-sglang", at=t,
-            gauges=scrape.gauges, rates=MappingProxyType(rates),
-            latency=MappingProxyType(latency), latency_all=MappingProxyType(latency_all),
+            gauges=scrape.gauges, rates=dict(rates),
+            latency=dict(latency), latency_all=dict(latency_all),
             window_s=self.window_s, window_span_s=t - first_t, run_index=self._run,
             missing=scrape.missing, scrapes=self._scrapes, models=scrape.models,
         )

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
 
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -70,11 +69,11 @@ def parse_exposition(text: str) -> Exposition:
                 elif s.name.startswith(SGLANG_ALT_PREFIX):
                     spellings.add(SGLANG_ALT_PREFIX)
                 samples.setdefault(canonical_name(s.name), []).append(
-                    (MappingProxyType(dict(s.labels)), float(s.value)))
+                    (dict(s.labels), float(s.value)))
     except (ValueError, TypeError, KeyError, IndexError) as exc:  # the parser's refusals
         raise ExpositionError(f"not Prometheus exposition text: {exc}") from None
     return Exposition(
-        samples=MappingProxyType({k: tuple(v) for k, v in samples.items()}),
-        families=MappingProxyType(families),
+        samples=dict({k: tuple(v) for k, v in samples.items()}),
+        families=dict(families),
         spellings=frozenset(spellings),
     )

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
 
 from cockpit.parse.prom_histogram import Histogram
 from cockpit.parse.prom_text import SGLANG_PREFIX, Exposition, Labels
@@ -46,11 +45,11 @@ EXPECTED: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 # Why a name may be absent, said beside it in the pane.
-MISSING_HINTS: Mapping[str, str] = MappingProxyType({
+MISSING_HINTS: Mapping[str, str] = {
     "num_requests_total": "added in SGLang 0.4; is the server older?",
     "inter_token_latency_seconds": "0.3.x served time_per_output_token_seconds instead",
     "time_to_first_token_seconds": "is the server older than 0.3.6, or started without --enable-metrics?",
-})
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +126,7 @@ def sglang_scrape(expo: Exposition) -> ServerScrape:
         per_dp = _dp_values(expo, name)
         if not per_dp:
             continue
-        by_dp[name] = MappingProxyType(per_dp)
+        by_dp[name] = dict(per_dp)
         values = list(per_dp.values())
         gauges[name] = sum(values) / len(values) if name in AVERAGED_GAUGES else sum(values)
     counters = {name: sum(_dp_values(expo, name).values())
@@ -136,10 +135,13 @@ def sglang_scrape(expo: Exposition) -> ServerScrape:
     present = set(gauges) | set(counters) | set(histograms)
     missing = tuple(SGLANG_PREFIX + name for name, alts in EXPECTED
                     if name not in present and not any(a in present for a in alts))
-    models = sorted({labels["model_name"] for rows in expo.samples.values() for labels, _ in rows
-                     if "model_name" in labels})
+    # `model_name` since 0.4; 0.3.x labelled the scheduler's series `name` (func_latency's
+    # `name` is a function name, hence only the gauges and counters are asked)
+    models = sorted({model for name in SUMMED_GAUGES + AVERAGED_GAUGES + COUNTERS
+                     for labels, _ in expo.get(SGLANG_PREFIX + name)
+                     if (model := labels.get("model_name") or labels.get("name"))})
     return ServerScrape(
-        gauges=MappingProxyType(gauges), gauges_by_dp=MappingProxyType(by_dp),
-        counters=MappingProxyType(counters), histograms=MappingProxyType(histograms),
+        gauges=dict(gauges), gauges_by_dp=dict(by_dp),
+        counters=dict(counters), histograms=dict(histograms),
         missing=missing, models=tuple(models), spellings=expo.spellings,
     )

@@ -72,3 +72,11 @@ def test_a_failing_url_exits_1_with_the_reason():
     with MetricsServer("x 1\n", mode="404") as srv:
         r = cockpit(srv.url, "--once")
     assert r.returncode == 1 and "HTTP 404 Not Found" in r.stderr
+
+
+def test_a_server_restart_between_scrapes_starts_a_new_run():
+    with MetricsServer("sglang-0.4-dp2-b.txt", "sglang-0.4-dp2-a.txt") as srv:  # counters go down
+        r = cockpit(srv.url, "--count", "2", "--interval", "0.2", "--json")
+    first, second = (json.loads(line) for line in r.stdout.splitlines())
+    assert (first["run_index"], second["run_index"]) == (0, 1)
+    assert second["rates"] == {}  # never a negative rate across the restart

@@ -70,3 +70,20 @@ def test_a_failed_scrape_is_a_state_and_keeps_the_figures():
 
 def test_before_any_scrape_the_state_is_waiting():
     assert ServerMetricsFold().snapshot.state == "waiting"
+
+
+def test_scraper_events_fold_and_the_snapshot_pickles():
+    import pickle
+
+    from cockpit.parse.metrics_events import MetricsScraped, MetricsScrapeFailed
+
+    expo = parse_exposition((DATA / "sglang-0.4-dp2-b.txt").read_text())
+    fold = ServerMetricsFold()
+    fold.feed(MetricsScraped("gpu1", "http://x/metrics", parse_exposition((DATA / "sglang-0.4-dp2-a.txt").read_text()),
+                             100.0, 0.01))
+    m = fold.feed(MetricsScraped("gpu1", "http://x/metrics", expo, 110.0, 0.01))
+    assert m.rates["prompt_tokens_per_s"] == 30_000 and m.at == 110.0
+    assert pickle.loads(pickle.dumps(m)) == m
+    event = MetricsScrapeFailed("gpu1", "http://x/metrics", "refused", 120.0)
+    assert pickle.loads(pickle.dumps(event)) == event
+    assert fold.feed(event).state == "failing"

@@ -53,6 +53,7 @@ def test_an_old_server_names_what_it_lacks():
     # 0.3.x: no request counter; ITL under its old name, which serves instead
     assert s.missing == ("sglang:num_requests_total",)
     assert "time_per_output_token_seconds" in s.histograms
+    assert s.models == ("Qwen/Qwen3-32B",)  # 0.3.x: the `name` label
 
 
 def test_text_of_another_exporter_lacks_every_expected_family():
