@@ -76,4 +76,5 @@ class Metric(StrEnum):
 class GpuSource(StrEnum):
     NVML = "nvml"
     NVIDIA_SMI = "nvidia-smi"
+    DCGM = "dcgm"
     NONE = "none"

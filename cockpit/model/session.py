@@ -206,6 +206,13 @@ class Host(Strict):
     log_command: str | None = None
     gpu_source: GpuSource = GpuSource.NONE
     gpu_interval_s: float = Field(default=1.0, gt=0)
+    metrics_url: str | None = Field(default=None, pattern=r"^https?://")
+    """The server's Prometheus endpoint as the host sees it (`http://127.0.0.1:30000/metrics`);
+    read through the host's SSH connection when it has `ssh`."""
+    metrics_interval_s: float | None = Field(default=None, gt=0)
+    """Seconds between scrapes of `metrics_url` (unset: 5 s; optional so older files round-trip)."""
+    dcgm_url: str | None = Field(default=None, pattern=r"^https?://")
+    """dcgm-exporter's endpoint for `gpu_source = "dcgm"` (unset: http://127.0.0.1:9400/metrics)."""
 
 
 class JournalEvent(Strict):

@@ -65,6 +65,8 @@ class GpuSample:
     """Linux cpulist of the CPUs nearest the GPU, e.g. ``"0-47,96-143"``."""
     energy_mj: Number | None = None
     """Energy since driver load, millijoules (Volta+)."""
+    pcie_replays: Number | None = None
+    """PCIe replay counter (link retries after errors; DCGM_FI_DEV_PCIE_REPLAY_COUNTER)."""
     throttle_reasons: tuple[str, ...] = ()
     timestamp: float | None = None
     """Seconds since the epoch when the figures were taken."""

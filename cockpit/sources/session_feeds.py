@@ -35,7 +35,11 @@ def sources_for_session(session: Session) -> LiveSources:
         from cockpit.sources import gpu_feed
 
         target = _target(gpu_host)
-        if gpu_host.gpu_source.value == "nvidia-smi" and target is not None and pool is not None:
+        if gpu_host.gpu_source.value == "dcgm":  # dcgm-exporter's /metrics; no topology from it
+            from cockpit.sources.metrics_scrape import dcgm_feed_for_host
+
+            sources.gpu = dcgm_feed_for_host(gpu_host, pool, target)
+        elif gpu_host.gpu_source.value == "nvidia-smi" and target is not None and pool is not None:
             sources.gpu = gpu_feed.gpu_feed_for_host(gpu_host, pool, target)
             sources.topology = gpu_feed.RemoteTopologyFeed(pool, target, gpu_host.name)
         else:  # nvml, or nvidia-smi named for a host without ssh: the GPUs of this machine

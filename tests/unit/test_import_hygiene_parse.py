@@ -8,6 +8,7 @@ MODULES = [
     "cockpit.parse.bench_serving", "cockpit.parse.batch_lines", "cockpit.parse.sglang_log",
     "cockpit.parse.sglang_patterns", "cockpit.parse.log_summary", "cockpit.parse.log_summary_scan",
     "cockpit.parse.log_summary_fast", "cockpit.parse.log_summary_hs", "cockpit.live.log_metrics", "cockpit.live.server_runs",
+    "cockpit.parse.prom_text", "cockpit.parse.sglang_metrics", "cockpit.parse.dcgm_metrics", "cockpit.live.server_metrics",
     "cockpit.cli.log_cmds",
 ]
 

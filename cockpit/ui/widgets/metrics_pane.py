@@ -1,0 +1,82 @@
+"""The metrics pane: a server's own `/metrics` (SGLang `--enable-metrics`): requests, KV
+usage, token and request rates, TTFT / ITL / e2e percentiles over a window, and the names
+the endpoint lacks.
+
+Public surface:
+
+* `feed(item)`: a `MetricsScraped` / `MetricsScrapeFailed` from `sources.metrics_scrape`
+  (folded by `live.server_metrics.ServerMetricsFold`), or a ready `ServerMetrics`;
+* `set_state(text)`: the source in words ("metrics http://... via ssh lxc every 5 s").
+
+Items only update state; one redraw per batch. The look lives in `metrics_pane.tcss`.
+Not yet routed by the app (`LiveSources` has no metrics slot): the app wiring is to come.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from cockpit.live.server_metrics import ServerMetrics, ServerMetricsFold
+from cockpit.parse.metrics_events import MetricsScraped, MetricsScrapeFailed
+from cockpit.ui.safe_text import plain
+from cockpit.ui.widgets.metrics_render import figure_lines, latency_lines, missing_lines, state_line
+
+NO_SOURCE = "no metrics_url configured"
+
+
+class MetricsPane(VerticalScroll, can_focus=True):
+    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text(encoding="utf-8")
+
+    def __init__(self, *, window_s: float = 60.0, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.fold = ServerMetricsFold(window_s)
+        self.metrics: ServerMetrics = self.fold.snapshot
+        self.source: str | None = None
+        self.border_title = "Server metrics"
+
+    def compose(self) -> ComposeResult:
+        yield Static(classes="metrics-state")
+        yield Static(classes="metrics-figures")
+        yield Static(classes="metrics-latency")
+        yield Static(classes="metrics-missing")
+
+    def on_mount(self) -> None:
+        self._redraw()
+
+    def set_state(self, text: str) -> None:
+        self.source = text
+        self.border_subtitle = text
+        if self.is_mounted:
+            self._redraw()
+
+    def feed(self, item: Any) -> None:
+        if isinstance(item, ServerMetrics):
+            self.metrics = item
+        elif isinstance(item, (MetricsScraped, MetricsScrapeFailed)):
+            self.metrics = self.fold.feed(item)
+        else:
+            return
+        if self.is_mounted:
+            self._redraw()
+
+    def _redraw(self) -> None:
+        m = self.metrics
+        state = self.query_one(".metrics-state", Static)
+        if m.state == "waiting" and self.source is None:
+            state.update(plain(NO_SOURCE))
+        else:
+            state.update(plain(state_line(m)))
+        state.set_class(m.state == "failing", "-error")
+        state.set_class(m.state == "not-sglang" or bool(m.missing), "-warning")
+        figures = self.query_one(".metrics-figures", Static)
+        figures.update(plain("\n".join(figure_lines(m)), multiline=True))
+        latency = self.query_one(".metrics-latency", Static)
+        latency.update(plain("\n".join(latency_lines(m)), multiline=True))
+        for widget in (figures, latency):
+            widget.set_class(m.state == "failing", "-stale")
+        self.query_one(".metrics-missing", Static).update(plain("\n".join(missing_lines(m)), multiline=True))

@@ -1,0 +1,83 @@
+"""What the metrics pane says about a `ServerMetrics`, as plain lines (no widgets here).
+
+Figures are never invented: a latency with no request in the window is `—`, a family the
+endpoint lacks is named on its own line with a hint, and a failing scrape says why while
+the last figures stay (dimmed by the pane).
+"""
+
+from __future__ import annotations
+
+from cockpit.live.server_metrics import QUANTILES, ServerMetrics
+from cockpit.parse.sglang_metrics import MISSING_HINTS
+
+LATENCY_TITLES = (("ttft", "TTFT"), ("itl", "ITL"), ("e2e", "E2E"))
+DASH = "—"
+
+
+def seconds(v: float | None) -> str:
+    if v is None:
+        return DASH
+    if v < 1:
+        return f"{v * 1000:.0f} ms"
+    return f"{v:.2f} s" if v < 10 else f"{v:.1f} s"
+
+
+def _num(v: float | None, fmt: str = "{:g}") -> str:
+    return DASH if v is None else fmt.format(v)
+
+
+def state_line(m: ServerMetrics) -> str:
+    if m.state == "waiting":
+        return "waiting for the first scrape…"
+    parts = {"ok": "ok", "failing": f"failing: {m.error}", "not-sglang": "not an SGLang endpoint"}
+    text = parts.get(m.state, m.state)
+    if m.models:
+        text += " · " + ", ".join(m.models)
+    if m.run_index:
+        text += f" · restarted ({m.run_index}×)"
+    return text
+
+
+def figure_lines(m: ServerMetrics) -> list[str]:
+    g = m.gauges
+    lines = []
+    if g:
+        usage = g.get("token_usage")
+        lines.append(
+            f"running {_num(g.get('num_running_reqs'))}  queued {_num(g.get('num_queue_reqs'))}  "
+            f"KV {_num(None if usage is None else usage * 100, '{:.0f} %')}  "
+            f"gen {_num(g.get('gen_throughput'), '{:.0f} tok/s')}")
+    r = m.rates
+    if r:
+        lines.append(
+            f"in {_num(r.get('prompt_tokens_per_s'), '{:.0f} tok/s')}  "
+            f"out {_num(r.get('generation_tokens_per_s'), '{:.0f} tok/s')}  "
+            f"req {_num(r.get('requests_per_s'), '{:.2f}/s')}")
+    elif m.scrapes == 1:
+        lines.append("rates from the second scrape on")
+    return lines
+
+
+def latency_lines(m: ServerMetrics) -> list[str]:
+    if not m.latency and not m.latency_all:
+        return []
+    window = m.latency if m.window_span_s > 0 else m.latency_all
+    span = f"last {min(m.window_s, m.window_span_s):.0f} s" if m.window_span_s > 0 else "since start"
+    head = f"{'':5}" + "".join(f"{name:>9}" for name, _ in QUANTILES) + f"   {span}"
+    rows = [head]
+    for key, title in LATENCY_TITLES:
+        q = window.get(key)
+        if q is None:
+            continue
+        rows.append(f"{title:5}" + "".join(f"{seconds(q.get(name)):>9}" for name, _ in QUANTILES))
+    return rows
+
+
+def missing_lines(m: ServerMetrics) -> list[str]:
+    if m.state == "not-sglang":
+        return []
+    out = []
+    for name in m.missing:
+        hint = MISSING_HINTS.get(name.removeprefix("sglang:"))
+        out.append(f"no {name}" + (f": {hint}" if hint else ""))
+    return out

@@ -1,0 +1,107 @@
+"""SGLang /metrics text -> ServerScrape, through prometheus-client's parser.
+
+Fixtures in tests/data/metrics/ are made by us from the public formats (see make_fixtures.py).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from cockpit.parse.prom_histogram import Histogram
+from cockpit.parse.prom_text import ExpositionError, canonical_name, parse_exposition
+from cockpit.parse.sglang_metrics import EXPECTED, sglang_scrape
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "metrics"
+
+
+def scrape(name: str):
+    return sglang_scrape(parse_exposition((DATA / name).read_text()))
+
+
+def test_dp_ranks_are_summed_and_tp_replicas_counted_once():
+    s = scrape("sglang-0.4-dp2-a.txt")
+    # 2 DP ranks x 2 TP ranks: TP ranks repeat their group's figure; DP groups add up
+    assert s.gauges["num_running_reqs"] == 12 + 13
+    assert s.gauges["num_queue_reqs"] == 0 + 3
+    assert s.gauges["gen_throughput"] == 800 + 850
+    assert dict(s.gauges_by_dp["num_running_reqs"]) == {"0": 12, "1": 13}
+    assert s.gauges["token_usage"] == pytest.approx((0.30 + 0.40) / 2)  # a fraction: averaged
+    assert s.counters["prompt_tokens_total"] == 1_000_000
+    assert s.models == ("Qwen/Qwen3-32B",)
+    assert s.missing == ()
+    assert s.is_sglang
+
+
+def test_router_spelling_reads_like_the_server_spelling():
+    text = (DATA / "router-sglang_-a.txt").read_text()
+    router = sglang_scrape(parse_exposition(text))
+    server = sglang_scrape(parse_exposition(text.replace("sglang_", "sglang:")))
+    assert router.spellings == frozenset({"sglang_"}) and server.spellings == frozenset({"sglang:"})
+    assert router.figures() == server.figures() and router.figures()["num_running_reqs"] == 12
+    assert router.histograms == server.histograms
+    assert set(router.histograms) == {"time_to_first_token_seconds", "inter_token_latency_seconds",
+                                      "e2e_request_latency_seconds"}
+    assert canonical_name("sglang_num_queue_reqs") == "sglang:num_queue_reqs"
+    assert canonical_name("DCGM_FI_DEV_GPU_UTIL") == "DCGM_FI_DEV_GPU_UTIL"
+
+
+def test_an_old_server_names_what_it_lacks():
+    s = scrape("sglang-0.3-old-names.txt")
+    # 0.3.x: no request counter; ITL under its old name, which serves instead
+    assert s.missing == ("sglang:num_requests_total",)
+    assert "time_per_output_token_seconds" in s.histograms
+    assert s.models == ("Qwen/Qwen3-32B",)  # 0.3.x: the `name` label
+
+
+def test_text_of_another_exporter_lacks_every_expected_family():
+    s = scrape("dcgm-exporter-a.txt")
+    assert not s.is_sglang and s.figures() == {}
+    assert s.missing == tuple("sglang:" + name for name, _ in EXPECTED)
+
+
+def test_a_dropped_family_is_listed_missing_not_zero():
+    text = (DATA / "sglang-0.4-dp2-a.txt").read_text()
+    kept = "\n".join(line for line in text.splitlines() if "time_to_first_token" not in line) + "\n"
+    s = sglang_scrape(parse_exposition(kept))
+    assert s.missing == ("sglang:time_to_first_token_seconds",)
+    assert "time_to_first_token_seconds" not in s.histograms
+
+
+@pytest.mark.parametrize("garbage", ["not metrics {{{ at all\n", "x{le=\"1\" 3\n", "<html><body>Not Found</body></html>\n",
+                                     "{\"detail\":\"Not Found\"}\n"])
+def test_garbage_text_is_refused_with_a_reason(garbage):
+    with pytest.raises(ExpositionError, match="not Prometheus exposition text"):
+        parse_exposition(garbage)
+
+
+def test_families_are_counted_as_the_parser_names_them():
+    e = parse_exposition((DATA / "sglang-0.4-dp2-a.txt").read_text())
+    assert e.families["sglang:num_running_reqs"] == 4
+    assert e.families["sglang:prompt_tokens"] == 1  # the parser drops a counter's _total
+    assert e.families["sglang:time_to_first_token_seconds"] == 17 + 1 + 2  # buckets, +Inf, sum, count
+
+
+def test_a_page_of_2000_series_parses():
+    lines = [f'sglang:num_running_reqs{{dp_rank="{i}",tp_rank="0"}} 1' for i in range(2000)]
+    s = sglang_scrape(parse_exposition("\n".join(lines) + "\n"))
+    assert s.gauges["num_running_reqs"] == 2000
+
+
+def test_quantiles_interpolate_like_promql():
+    h = Histogram(((0.1, 0.0), (0.2, 10.0), (math.inf, 10.0)), 10, 1.5)
+    assert h.quantile(0.5) == pytest.approx(0.15)
+    assert h.quantile(0.99) == pytest.approx(0.199)
+    tail = Histogram(((1.0, 5.0), (math.inf, 10.0)), 10, 20)
+    assert tail.quantile(0.9) == 1.0  # in the +Inf bucket: the highest finite bound
+    assert Histogram(((1.0, 0.0), (math.inf, 0.0))).quantile(0.5) is None
+
+
+def test_bucket_deltas_refuse_a_reset():
+    old = Histogram(((1.0, 5.0), (math.inf, 8.0)), 8, 4)
+    new = Histogram(((1.0, 7.0), (math.inf, 12.0)), 12, 7)
+    assert new.minus(old) == Histogram(((1.0, 2.0), (math.inf, 4.0)), 4, 3)
+    assert old.minus(new) is None
+    assert new.minus(Histogram(((2.0, 1.0), (math.inf, 1.0)), 1, 1)) is None  # other bounds
