@@ -28,6 +28,7 @@ def _both(title: str, links: list[str], width: int, rules: dict) -> tuple[int, i
        pad=st.integers(min_value=0, max_value=2),
        overflow=st.sampled_from(["fold", "ellipsis", "clip"]))
 def test_the_short_count_matches_textuals_wrap(words, links, width, pad, overflow):
+    width += 2 * pad  # no room at all is not a layout Textual can wrap into
     rules = {"line_pad": pad, "text_overflow": overflow}
     ours, textual = _both(" ".join(words), links, width, rules)
     assert ours == textual
