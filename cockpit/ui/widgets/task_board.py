@@ -11,6 +11,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.visual import RulesMap
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -38,8 +39,10 @@ class _LineContent(Content):
 
     __slots__ = ()
 
-    def get_height(self, rules, width: int) -> int:  # noqa: ANN001 - Textual's RulesMap
-        if self.cell_length + rules.get("line_pad", 0) * 2 <= width and "\n" not in self.plain:
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        # A tab is 0 cells to cell_length but expands when drawn: the long way for it.
+        fits = self.cell_length + rules.get("line_pad", 0) * 2 <= width
+        if fits and "\n" not in self.plain and "\t" not in self.plain:
             return 1
         return super().get_height(rules, width)
 
