@@ -148,3 +148,31 @@ async def test_a_task_is_linked_to_discoveries(session_path):
         assert "→ d2" in screen_text(app)
         await pilot.press("u")
         assert task(app, "t1").discoveries == []
+
+
+async def test_a_big_board_fills_in_after_the_first_frame_and_the_saved_selection_holds(tmp_path):
+    """The first frame shows what a screen can (FIRST_FRAME_TASKS a column); the rest follow
+    right after, before the saved view is put back, so a selection deep in a column holds."""
+    from cockpit.model.session import Session, Task, UiState
+    from cockpit.store.toml_store import save_session
+    from cockpit.ui.screens.main import FIRST_FRAME_TASKS
+
+    path = tmp_path / "big.toml"
+    count = FIRST_FRAME_TASKS * 3
+    save_session(Session(tasks=[Task(id=f"t{i}", title=f"task {i}", order=i) for i in range(1, count + 1)],
+                         ui=UiState(selection={"tasks": "todo", "tasks.todo": f"t{count - 5}"})), path)
+    app = make_app(path)
+    seen_at_first_frame: list[int] = []
+    restore = app._restore_view
+
+    def check_then_restore() -> None:
+        seen_at_first_frame.append(app.main_screen.query_one(TaskBoard).list_for(TaskStatus.TODO).option_count)
+        restore()
+
+    app._restore_view = check_then_restore
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        board = app.main_screen.query_one(TaskBoard)
+        assert seen_at_first_frame == [FIRST_FRAME_TASKS]
+        assert board.list_for(TaskStatus.TODO).option_count == count and not board.partial
+        assert board.selected_task_id == f"t{count - 5}"

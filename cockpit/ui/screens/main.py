@@ -45,6 +45,7 @@ MAIN_PANES = ("board", "log", "gpu")
 NARROW_WIDTH = 100
 SHORT_HEIGHT = 30
 TAB_IDS = [tab for tab, *_ in TABS]
+FIRST_FRAME_TASKS = 120  # per column: more than a terminal shows; the rest follow the first frame
 
 
 class MainScreen(MainIntents):
@@ -81,8 +82,9 @@ class MainScreen(MainIntents):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        # Only the visible tab before the first frame; the app renders the rest right after.
-        self.show_session(self.app.editor.session)
+        # Only the visible tab before the first frame, and of a big board only what a screen
+        # can show; the app renders the rest right after (render_hidden_tabs).
+        self.show_session(self.app.editor.session, first_frame=True)
         self.query_one(LeftOffBanner).show(self.app.editor.session.last_action)
         self.refresh_header()
         self.tick()
@@ -91,7 +93,7 @@ class MainScreen(MainIntents):
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.on_theme_changed())
 
     # ----- rendering ------------------------------------------------------------------
-    def show_session(self, session: Session, *, every_tab: bool = False) -> None:
+    def show_session(self, session: Session, *, every_tab: bool = False, first_frame: bool = False) -> None:
         """Render the session: always the targets and header, the active tab now, and the
         other tabs when they are next shown (re-laying out hidden tabs on every key is slow)."""
         self._shown = session
@@ -99,23 +101,26 @@ class MainScreen(MainIntents):
         self._fresh: set[str] = set()
         self.query_one(TargetsStrip).show(self._scores)
         for tab in TAB_IDS if every_tab else [self.active_tab]:
-            self._render_tab(tab)
+            self._render_tab(tab, first_frame=first_frame)
         self.refresh_header()
 
     def render_hidden_tabs(self) -> None:
         # Not the handoff: its Markdown widget mounts a block per paragraph (15,000 for a
         # 5,000-task session, seconds of work); it is rendered when its tab is shown.
+        board = self.query_one(TaskBoard)
+        if board.partial:
+            board.show(self._shown)
         for tab in TAB_IDS:
             if tab != "handoff":
                 self._render_tab(tab)
 
-    def _render_tab(self, tab: str) -> None:
+    def _render_tab(self, tab: str, *, first_frame: bool = False) -> None:
         if tab in self._fresh:
             return
         self._fresh.add(tab)
         session, scores = self._shown, self._scores
         if tab == "main":
-            self.query_one(TaskBoard).show(session)
+            self.query_one(TaskBoard).show(session, first=FIRST_FRAME_TASKS if first_frame else None)
         elif tab == "goal":
             self.query_one(GoalView).show(session, scores)
         elif tab == "discoveries":

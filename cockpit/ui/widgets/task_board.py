@@ -85,6 +85,7 @@ class TaskBoard(Horizontal):
         self.column_index = 0
         """The column that has (or last had) focus."""
         self._options: dict[str, tuple[tuple[object, ...], Option]] = {}
+        self.partial = False
         """Task id -> (what its line shows, its Option): an unchanged task keeps its Option,
         whose laid-out height Textual caches, so a 5,000-task board re-renders in ms."""
 
@@ -93,7 +94,10 @@ class TaskBoard(Horizontal):
             yield TaskColumn(status)
 
     # ----- rendering ------------------------------------------------------------------
-    def show(self, session: Session) -> None:
+    def show(self, session: Session, *, first: int | None = None) -> None:
+        """Render the columns; `first`: only that many tasks per column for now (the first
+        frame of a big board; `partial` says so, and a later `show` fills them in)."""
+        self.partial = False
         backlinks: dict[str, list[str]] = {}
         for disc in session.discoveries:
             for task_id in disc.tasks:
@@ -102,7 +106,9 @@ class TaskBoard(Horizontal):
         for status in TASK_COLUMNS:
             tasks = SessionEditor.column(session, status)
             options = []
-            for task in tasks:
+            if first is not None and len(tasks) > first:
+                self.partial = True
+            for task in tasks[:first]:
                 links = list(dict.fromkeys([*task.discoveries, *backlinks.get(task.id, [])]))
                 shown = (task.title, task.review, *links)
                 known = self._options.get(task.id)
@@ -117,7 +123,7 @@ class TaskBoard(Horizontal):
             review = sum(1 for t in tasks if t.review)
             title = f"{COLUMN_TITLES[status]} · {len(tasks)}" + (f" · ⚑{review}" if review else "")
             self.query_one(f".-{status.value} > .column-title", Static).update(title)
-        self._options = cache
+        self._options = cache if not self.partial else {**self._options, **cache}
 
     # ----- lookups --------------------------------------------------------------------
     def list_for(self, status: TaskStatus) -> TaskList:
