@@ -49,9 +49,7 @@ def capture(screen: MainScreen, base: UiState) -> UiState:
         ident = widget.selected_id()
         if ident:
             selection[widget.state_key] = ident
-        offset = int(round(widget.scroll_y))  # type: ignore[attr-defined]
-        if widget._pending_scroll is not None:  # hidden since it was restored: keep the saved one
-            offset = widget._pending_scroll
+        offset = widget.scroll_offset_to_save()
         if offset:
             scroll[widget.state_key] = offset
     board = screen.query_one(TaskBoard)

@@ -27,6 +27,15 @@ class Restorable:
         self._pending_scroll = offset
         self._apply_pending_scroll()
 
+    def scroll_offset_to_save(self) -> int:
+        """The offset the view keeps: where the list is, or, while it has stayed hidden
+        since a restore, the saved one still waiting to apply."""
+        if self._pending_scroll is not None:
+            return self._pending_scroll
+        widget = self
+        assert isinstance(widget, Widget)  # a mixin of the lists below
+        return int(round(widget.scroll_y))
+
     def _apply_pending_scroll(self) -> None:
         widget = self
         assert isinstance(widget, Widget)  # a mixin of the lists below
