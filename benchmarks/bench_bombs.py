@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import tempfile
-import time
 from pathlib import Path
 
 from bench_store import big_session
 
+from bench_common import timed
 from cockpit.store.errors import SessionFileError
 from cockpit.store.limits import structure_problem
 from cockpit.store.toml_store import dumps_session, load_session
@@ -33,13 +32,6 @@ BOMBS = {
 }
 
 
-def timed(fn, runs: int) -> float:
-    samples = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
 
 
 def refuse(path: Path) -> None:

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
-import time
 from pathlib import Path
 
+from bench_common import timed
 from cockpit.live.server_metrics import ServerMetricsFold
 from cockpit.parse.dcgm_metrics import dcgm_samples
 from cockpit.parse.prom_text import parse_exposition
@@ -58,13 +57,10 @@ def dcgm_page(ngpu: int = 8) -> str:
                    for f in fields for g in range(ngpu))
 
 
-def timed(fn, runs: int) -> float:
-    samples = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - t0)
-    return statistics.median(samples) * 1000
+
+
+def timed_ms(fn, runs: int) -> float:
+    return timed(fn, runs) * 1000
 
 
 def main() -> None:
@@ -83,13 +79,13 @@ def main() -> None:
         f.add(sb, 5.0)
 
     rows = [
-        ("parse_exposition (prometheus-client)", expo_a.series, len(a), timed(lambda: parse_exposition(a), runs)),
-        ("sglang_scrape", expo_a.series, len(a), timed(lambda: sglang_scrape(expo_a), runs)),
-        ("ServerMetricsFold.add x2", expo_a.series, len(a), timed(fold, runs) / 2),
+        ("parse_exposition (prometheus-client)", expo_a.series, len(a), timed_ms(lambda: parse_exposition(a), runs)),
+        ("sglang_scrape", expo_a.series, len(a), timed_ms(lambda: sglang_scrape(expo_a), runs)),
+        ("ServerMetricsFold.add x2", expo_a.series, len(a), timed_ms(fold, runs) / 2),
         ("parse + scrape + fold (one scrape)", expo_a.series, len(a),
-         timed(lambda: sglang_scrape(parse_exposition(a)), runs) + timed(fold, runs) / 2),
+         timed_ms(lambda: sglang_scrape(parse_exposition(a)), runs) + timed_ms(fold, runs) / 2),
         ("dcgm: parse + dcgm_samples (8 GPUs)", expo_d.series, len(d),
-         timed(lambda: dcgm_samples(parse_exposition(d)), runs)),
+         timed_ms(lambda: dcgm_samples(parse_exposition(d)), runs)),
     ]
     print(f"{'step':42} {'series':>7} {'bytes':>8} {'median ms':>10}")
     for name, series, size, ms in rows:

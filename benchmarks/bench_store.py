@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import tempfile
-import time
 import tomllib
 from pathlib import Path
 
 import tomli_w
 
+from bench_common import timed
 from cockpit.model.edits import SessionEditor
 from cockpit.model.session import Benchmark, Discovery, JournalEvent, Session, Task, now
 from cockpit.store.toml_store import load_session, save_session, to_data
@@ -42,13 +41,6 @@ def big_session(items: int) -> Session:
     return SessionEditor(session).session
 
 
-def timed(fn, runs: int) -> float:
-    samples = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
 
 
 def main() -> None:
