@@ -1,8 +1,11 @@
 """Shared test setup: hermetic env for Textual and the loopback sshd fixture."""
 
 import os
+import shutil
 import sys
 from pathlib import Path
+
+import pytest
 
 # Textual reads NO_COLOR at App init: it would turn every snapshot monochrome.
 os.environ.pop("NO_COLOR", None)
@@ -10,3 +13,13 @@ os.environ.pop("TEXTUAL", None)
 
 sys.path.insert(0, str(Path(__file__).parent))
 from sshd_fixture import sshd  # noqa: E402,F401
+
+
+@pytest.fixture
+def example_copy(tmp_path: Path) -> Path:
+    """A copy of the example session (the seed's campaign) to write to, as `s.toml`."""
+    from paths import EXAMPLE_SESSION
+
+    target = tmp_path / "s.toml"
+    shutil.copyfile(EXAMPLE_SESSION, target)
+    return target

@@ -14,14 +14,12 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from cockpit.store.toml_store import load_session
-from paths import DATA, EXAMPLE_SESSION
+from paths import DATA
 
 
 @pytest.fixture
-def path(tmp_path: Path) -> Path:
-    target = tmp_path / "s.toml"
-    shutil.copy(EXAMPLE_SESSION, target)
-    return target
+def path(example_copy: Path) -> Path:
+    return example_copy
 
 
 def stdio_client(path: Path) -> Client:

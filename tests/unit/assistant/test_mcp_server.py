@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,7 @@ from mcp import Client
 from cockpit.assistant.mcp_server import build_server
 from cockpit.store.handoff_md import render_handoff
 from cockpit.store.toml_store import load_session
-from paths import CORPUS, EXAMPLE_SESSION
+from paths import CORPUS
 
 SECTIONS = {"goal", "instructions", "discoveries", "tasks", "files", "packages", "launch", "benchmarks",
             "last-action", "timeline"}
@@ -22,10 +21,8 @@ TOOLS = {"add_task", "edit_task", "move_task", "link_task", "acknowledge_review"
 
 
 @pytest.fixture
-def path(tmp_path: Path) -> Path:
-    target = tmp_path / "s.toml"
-    shutil.copy(EXAMPLE_SESSION, target)
-    return target
+def path(example_copy: Path) -> Path:
+    return example_copy
 
 
 def client(path: Path) -> Client:

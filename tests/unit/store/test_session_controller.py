@@ -3,24 +3,21 @@ never written over by accident, listeners hear every change."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
 from cockpit.model.edits import SessionEditor
 from cockpit.store.session_controller import SessionController
 from cockpit.store.toml_store import load_session, save_session
-from paths import EXAMPLE_SESSION
 
 
 @pytest.fixture
-def path(tmp_path):
-    target = tmp_path / "s.toml"
-    shutil.copyfile(EXAMPLE_SESSION, target)
-    return target
+def path(example_copy: Path) -> Path:
+    return example_copy
 
 
 def _outside_add(path, title):
