@@ -34,7 +34,8 @@ _T = TypeVar("_T")
 # Lists of records an edit may change. Records are copied one level (an edit assigns a
 # record's fields, never mutates a list inside one in place), which costs ~15 ms for 5,000
 # tasks where a deep copy cost ~260 ms.
-_RECORD_LISTS = ("instructions", "discoveries", "tasks", "files", "packages", "launch", "benchmarks", "hosts")
+_RECORD_LISTS = ("instructions", "discoveries", "tasks", "files", "packages", "launch", "benchmarks", "hosts",
+                 "sweeps", "prometheus")
 
 
 def _working_copy(session: Session) -> Session:

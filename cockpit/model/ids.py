@@ -15,6 +15,7 @@ PREFIX = {
     "launch": "l",
     "benchmarks": "b",
     "hosts": "h",
+    "sweeps": "s",
 }
 
 ID_PATTERN = re.compile(r"^[a-z][0-9]+$")

@@ -26,7 +26,7 @@ def _fail(loc: str, message: str) -> None:
 
 def check_integrity(session: "Session") -> None:
     ids: dict[str, set[str]] = {}
-    for name in ("instructions", "discoveries", "tasks", "files", "packages", "launch", "benchmarks"):
+    for name in ("instructions", "discoveries", "tasks", "files", "packages", "launch", "benchmarks", "sweeps"):
         seen: set[str] = set()
         for index, item in enumerate(getattr(session, name)):
             if item.id in seen:
@@ -46,6 +46,13 @@ def check_integrity(session: "Session") -> None:
     for index, bench in enumerate(session.benchmarks):
         if bench.profile is not None and bench.profile not in ids["launch"]:
             _fail(f"benchmarks[{index}].profile", f"links to missing launch id '{bench.profile}'")
+        if bench.sweep is not None and bench.sweep not in ids["sweeps"]:
+            _fail(f"benchmarks[{index}].sweep", f"links to missing sweep id '{bench.sweep}'")
+    names: set[str] = set()
+    for index, source in enumerate(session.prometheus):
+        if source.name in names:
+            _fail(f"prometheus[{index}].name", f"duplicate prometheus name '{source.name}'")
+        names.add(source.name)
     host_names: set[str] = set()
     for index, host in enumerate(session.hosts):
         if host.name in host_names:

@@ -26,10 +26,10 @@ from pydantic import BaseModel
 
 from cockpit.model.ids import PREFIX, next_id
 from cockpit.model.integrity import HOST_FIELDS, LINKS
-from cockpit.model.session import Host, JournalEvent, Session, now
+from cockpit.model.session import Host, JournalEvent, PrometheusSource, Session, now
 
 # Collections of records keyed by `id`, in the session's field order.
-ID_COLLECTIONS = ("instructions", "discoveries", "tasks", "files", "packages", "launch", "benchmarks")
+ID_COLLECTIONS = ("instructions", "discoveries", "tasks", "files", "packages", "launch", "benchmarks", "sweeps")
 # Fields holding lists of ids or words: merged as sets, not as one value.
 SET_FIELDS = frozenset({"benchmarks", "files", "tasks", "discoveries", "tags"})
 SINGLE_FIELDS = ("schema_version", "title", "created", "last_action")
@@ -202,6 +202,8 @@ def rename_ids(session: Session, mapping: dict[str, str], keep: Session | None =
     for bench in data.benchmarks:
         if bench.profile is not None:
             bench.profile = follow(bench.profile)
+        if bench.sweep is not None:
+            bench.sweep = follow(bench.sweep)
     kept_journal = {_journal_key(e) for e in keep.journal} if keep is not None else set()
     for event in data.journal:
         if event.ref in mapping and _journal_key(event) not in kept_journal:
@@ -261,6 +263,10 @@ def _drop_dangling(data: dict[str, Any], base: Session, ours: Session, theirs: S
         if bench.profile is not None and bench.profile not in ids["launch"]:
             result.dropped_links.append(f"{bench.id}.profile -> {bench.profile}")
             data["benchmarks"][index] = bench.model_copy(update={"profile": None})
+            bench = data["benchmarks"][index]
+        if bench.sweep is not None and bench.sweep not in ids["sweeps"]:
+            result.dropped_links.append(f"{bench.id}.sweep -> {bench.sweep}")
+            data["benchmarks"][index] = bench.model_copy(update={"sweep": None})
     if data["hosts"]:
         names = {h.name for h in data["hosts"]}
         known = {h.name: h for s in (ours, base, theirs) for h in s.hosts}
@@ -291,6 +297,8 @@ def merge_sessions(base: Session, ours: Session, theirs: Session) -> MergeResult
     for name in ID_COLLECTIONS:
         data[name] = _merge_keyed(name, _ident, getattr(base, name), getattr(ours, name), getattr(theirs, name), result)
     data["hosts"] = _merge_keyed("hosts", _host_name, base.hosts, ours.hosts, theirs.hosts, result)
+    data["prometheus"] = _merge_keyed("prometheus", _host_name, base.prometheus, ours.prometheus,
+                                      theirs.prometheus, result)
     data["journal"] = _merge_journal(base.journal, ours.journal, theirs.journal)
     data["ui"] = ours.ui
     _drop_dangling(data, base, ours, theirs, result)
@@ -311,6 +319,6 @@ def _ident(item: Any) -> str:
     return ident
 
 
-def _host_name(item: Host) -> str:
+def _host_name(item: Host | PrometheusSource) -> str:
     return item.name
 

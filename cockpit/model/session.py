@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Annotated, Any
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -160,6 +161,41 @@ class LaunchProfile(Strict):
     host: str | None = None
     env: dict[str, str] = {}
     notes: str | None = None
+    python: str | None = None
+    """The interpreter of the profile's environment on its host (runs bench_serving; unset: python3)."""
+    confirmed: str | None = None
+    """Fingerprint of the command, env and host a person last confirmed to run (see
+    `model.launch_confirm`): a start whose fingerprint differs asks again."""
+    broken_reason: str | None = None
+    """Why the last start failed (the crash's error label), when status is broken."""
+
+
+class SweepDataset(StrEnum):
+    RANDOM = "random"
+    SHAREGPT = "sharegpt"
+
+
+class Sweep(Strict):
+    """A benchmark workload run at several concurrencies (`[[sweeps]]`)."""
+
+    id: Id
+    name: Text
+    dataset: SweepDataset = SweepDataset.RANDOM
+    input_len: int = Field(default=1024, ge=1)
+    output_len: int = Field(default=1024, ge=1)
+    range_ratio: float = Field(default=1.0, gt=0, le=1)
+    prompts: int | None = Field(default=None, ge=1)
+    """Prompts per point as a number; unset: `prompts_per_concurrency` times the concurrency."""
+    prompts_per_concurrency: float = Field(default=4.0, gt=0)
+    concurrencies: list[Annotated[int, Field(ge=1)]] = [1, 2, 4, 8]
+    extra_args: list[str] = []
+    """More bench_serving arguments, each one argv item (never joined into a shell string)."""
+    notes: str | None = None
+
+    def prompts_at(self, concurrency: int) -> int:
+        if self.prompts is not None:
+            return self.prompts
+        return max(1, round(self.prompts_per_concurrency * concurrency))
 
 
 class Benchmark(Strict):
@@ -179,6 +215,26 @@ class Benchmark(Strict):
     e2e_latency_ms: float | None = Field(default=None, ge=0)
     when: AwareDatetime | None = None
     notes: str | None = None
+    # What the experiment loop records beside the tool's figures (all optional).
+    sweep: Id | None = None
+    dataset: str | None = None
+    command: str | None = None
+    """The launch command exactly as it ran (the profile may change later)."""
+    duration_s: float | None = Field(default=None, ge=0)
+    ttft_p99_ms: float | None = Field(default=None, ge=0)
+    itl_p99_ms: float | None = Field(default=None, ge=0)
+    power_mean_w: float | None = Field(default=None, ge=0)
+    power_peak_w: float | None = Field(default=None, ge=0)
+    power_share: float | None = Field(default=None, ge=0)
+    """Mean power over the point as a share of the summed power limits (0.62 = 62 %)."""
+    tok_per_joule: float | None = Field(default=None, ge=0)
+    peak_running: int | None = Field(default=None, ge=0)
+    peak_queued: int | None = Field(default=None, ge=0)
+    error_labels: list[str] = []
+    server_ttft_p50_ms: float | None = Field(default=None, ge=0)
+    server_ttft_p99_ms: float | None = Field(default=None, ge=0)
+    server_itl_p50_ms: float | None = Field(default=None, ge=0)
+    server_itl_p99_ms: float | None = Field(default=None, ge=0)
 
     def metric(self, metric: Metric) -> float | None:
         value: float | None = getattr(self, metric.value)  # every Metric names a float field
@@ -213,6 +269,19 @@ class Host(Strict):
     """Seconds between scrapes of `metrics_url` (unset: 5 s; optional so older files round-trip)."""
     dcgm_url: str | None = Field(default=None, pattern=r"^https?://")
     """dcgm-exporter's endpoint for `gpu_source = "dcgm"` (unset: http://127.0.0.1:9400/metrics)."""
+    run_dir: str | None = None
+    """Folder on the host for launched servers' PID files and logs (unset: ~/.cockpit/runs)."""
+
+
+class PrometheusSource(Strict):
+    """A Prometheus server that already scrapes the fleet (`[[prometheus]]`)."""
+
+    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
+    url: Annotated[str, Field(pattern=r"^https?://")]
+    auth_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    """Name of an environment variable holding `user:password` or a bearer token (never the secret)."""
+    interval_s: float = Field(default=5.0, gt=0)
+    history_h: float = Field(default=3.0, gt=0)
 
 
 class JournalEvent(Strict):
@@ -251,6 +320,8 @@ class Session(Strict):
     hosts: list[Host] = []
     journal: list[JournalEvent] = []
     ui: UiState = UiState()
+    sweeps: list[Sweep] = []
+    prometheus: list[PrometheusSource] = []
 
     @field_validator("schema_version")
     @classmethod
