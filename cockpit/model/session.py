@@ -191,6 +191,9 @@ class Sweep(Strict):
     extra_args: list[str] = []
     """More bench_serving arguments, each one argv item (never joined into a shell string)."""
     notes: str | None = None
+    confirmed: str | None = None
+    """Fingerprint of the bench command and host a person last confirmed to run (see
+    `live.sweep_runner.sweep_fingerprint`): a run whose fingerprint differs asks again."""
 
     def prompts_at(self, concurrency: int) -> int:
         if self.prompts is not None:
@@ -235,6 +238,9 @@ class Benchmark(Strict):
     server_ttft_p99_ms: float | None = Field(default=None, ge=0)
     server_itl_p50_ms: float | None = Field(default=None, ge=0)
     server_itl_p99_ms: float | None = Field(default=None, ge=0)
+    sweep_run: str | None = None
+    """The sweep run that recorded this point: with `sweep` and `concurrency` it names the
+    point, so a retried point is never recorded twice."""
 
     def metric(self, metric: Metric) -> float | None:
         value: float | None = getattr(self, metric.value)  # every Metric names a float field
