@@ -76,7 +76,7 @@ def record_fields(record: Mapping[str, Any]) -> dict[str, Any]:
     for key, name in RECORD_FIELDS.items():
         number = _number(record.get(key))
         if number is not None:
-            out[name] = number
+            out[name] = round(number, 3)  # a TOML file, not a float dump
     concurrency = _number(record.get("max_concurrency"))
     if concurrency is not None and concurrency >= 1:
         out["concurrency"] = int(concurrency)

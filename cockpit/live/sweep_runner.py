@@ -1,0 +1,351 @@
+"""Run a sweep on a running launch profile: per point, `sglang.bench_serving` on the host
+(sweep_hosts), its result read from the JSONL file it appends (its stdout block as a
+fallback), recorded as a Benchmark tied to the profile with what cockpit saw meanwhile
+(sweep_watch). No Textual: the TUI and `cockpit sweep` drive the same runner.
+
+* Progress: `on_event` gets PointStarted / PointProgress / PointRetrying / PointRecorded /
+  PointSkipped / PointFailed, then SweepFinished.
+* Observations: call `gpu_tick(samples)` and `log_event(event)` from the GPU and log feeds;
+  they count for the point running at the time.
+* Cancel: `cancel()` kills the running client; points already recorded stay.
+* A dropped link during a point: the runner waits for it to come back, records the point
+  if its record reached the host's file before the drop, else kills what is left and runs
+  the point once more; then marks it failed. Each point has a key (sweep, run, concurrency)
+  and a key already recorded is never recorded again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import shlex
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from cockpit.live.sweep_hosts import BenchHost, LinkLost
+from cockpit.live.sweep_plan import PlannedPoint, SweepPlan
+from cockpit.live.sweep_watch import PointWatch
+from cockpit.parse.bench_result_jsonl import BenchOutcome, from_record, from_stdout, last_record
+from cockpit.parse.gpu_sample import GpuSample
+
+__all__ = [
+    "ControllerSink", "PointFailed", "PointProgress", "PointRecorded", "PointRetrying", "PointSink", "PointSkipped",
+    "PointStarted", "SweepEvent", "SweepFinished", "SweepOutcome", "SweepRunner", "benchmark_fields",
+]
+
+_STDOUT_KEEP = 4000  # lines of the client's stdout kept for the fallback (the block is ~50 at the end)
+_PROGRESS_EVERY_S = 0.2
+_TQDM = re.compile(r"\d+%\|")
+
+
+# ----- events ---------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class PointStarted:
+    index: int
+    total: int
+    concurrency: int
+    attempt: int
+    command: str
+
+
+@dataclass(frozen=True, slots=True)
+class PointProgress:
+    index: int
+    total: int
+    concurrency: int
+    elapsed_s: float
+    line: str
+    """The client's last progress line (tqdm's), as it printed it (not sanitized)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PointRetrying:
+    index: int
+    total: int
+    concurrency: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class PointRecorded:
+    index: int
+    total: int
+    concurrency: int
+    benchmark_id: str
+    fields: dict[str, Any]
+    wall_s: float
+    """From the point's start to its record saved: what the sweep took for it."""
+    tool_s: float | None
+    """The client's own benchmark duration (its `duration`)."""
+    source: str
+    """"jsonl" or "stdout" (the fallback)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PointSkipped:
+    index: int
+    total: int
+    concurrency: int
+    benchmark_id: str
+    """Recorded before under the same key (a resumed run)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PointFailed:
+    index: int
+    total: int
+    concurrency: int
+    reason: str
+    elapsed_s: float
+
+
+@dataclass(slots=True)
+class SweepOutcome:
+    recorded: list[str] = field(default_factory=list)
+    """Benchmark ids, in point order (skipped points' ids too)."""
+    failed: list[tuple[int, str]] = field(default_factory=list)
+    """(concurrency, reason) of each failed point."""
+    cancelled: bool = False
+
+    @property
+    def status(self) -> str:
+        return "cancelled" if self.cancelled else "failed" if self.failed else "done"
+
+
+@dataclass(frozen=True, slots=True)
+class SweepFinished:
+    outcome: SweepOutcome
+
+
+SweepEvent = PointStarted | PointProgress | PointRetrying | PointRecorded | PointSkipped | PointFailed | SweepFinished
+
+
+# ----- where records go -------------------------------------------------------------------------
+class PointSink(Protocol):
+    def recorded(self, key: str) -> str | None:
+        """The id of the benchmark recorded under `key`, None when none is."""
+        ...
+
+    async def record(self, key: str, fields: dict[str, Any]) -> str:
+        """Record the point (once: a key already recorded returns that id); its id."""
+        ...
+
+
+def _key_parts(key: str) -> tuple[str, str, int]:
+    """`sweep:run:cN` (PlannedPoint.key) -> (sweep id, run id, concurrency)."""
+    sweep, run, conc = key.split(":")
+    return sweep, run, int(conc.removeprefix("c"))
+
+
+class ControllerSink:
+    """Records through a `SessionController` (store/session_controller.py; duck-typed here,
+    live does not import store): the editor adds the benchmark (undo, journal), and
+    `save=True` writes at once, merged under the lock with other writers (the TUI, `cockpit
+    add`). The TUI may pass `save=False` and leave it to its autosave."""
+
+    def __init__(self, controller: Any, *, save: bool = True, busy_wait_s: float = 15.0) -> None:
+        self.controller = controller
+        self.save = save
+        self.busy_wait_s = busy_wait_s
+
+    def recorded(self, key: str) -> str | None:
+        sweep, run, conc = _key_parts(key)
+        for bench in self.controller.session.benchmarks:
+            if bench.sweep == sweep and bench.sweep_run == run and bench.concurrency == conc:
+                return str(bench.id)
+        return None
+
+    async def record(self, key: str, fields: dict[str, Any]) -> str:
+        ident = self.recorded(key)
+        if ident is None:
+            ident = self.controller.apply(lambda editor: editor.add_benchmark(**fields))
+        if self.save:
+            await self.flush()
+            ident = self.recorded(key) or ident  # a merge may have renumbered it
+        return str(ident)
+
+    async def flush(self) -> None:
+        """Save now; waits while another writer holds the lock. OSError when it cannot."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.busy_wait_s
+        while True:
+            outcome = self.controller.save()
+            if outcome.saved:
+                return
+            if outcome.status != "busy" or loop.time() > deadline:
+                raise OSError(f"{self.controller.path}: not saved ({outcome.status}: {outcome.message})")
+            await asyncio.sleep(0.3)
+
+
+# ----- the runner --------------------------------------------------------------------------------
+def benchmark_fields(plan: SweepPlan, point: PlannedPoint, result: BenchOutcome, watch: PointWatch) -> dict[str, Any]:
+    """The Benchmark of one point: the client's figures, the sweep's context, what was seen."""
+    sweep, profile = plan.sweep, plan.profile
+    fields: dict[str, Any] = {
+        "label": f"{sweep.name} c{point.concurrency}", "profile": profile.id, "sweep": sweep.id,
+        "sweep_run": plan.run_id, "dataset": str(sweep.dataset), "command": profile.command,
+    }
+    fields.update(result.fields)
+    fields["concurrency"] = point.concurrency  # what was asked, whatever the record says
+    fields.update(watch.fields(total_tokens=result.total_tokens, duration_s=result.fields.get("duration_s")))
+    if result.completed is not None and result.completed < point.prompts:
+        fields["notes"] = f"{result.completed} of {point.prompts} requests completed"
+    return fields
+
+
+class _Output:
+    """The client's output as lines (`\\r` ends a tqdm redraw), and its last progress line."""
+
+    def __init__(self) -> None:
+        self.stdout: deque[str] = deque(maxlen=_STDOUT_KEEP)
+        self.tail: deque[str] = deque(maxlen=20)
+        self.partial = {"stdout": "", "stderr": ""}
+        self.progress = ""
+
+    def feed(self, stream: str, text: str) -> bool:
+        """Take a chunk; True when the progress line changed."""
+        parts = re.split(r"\r\n|\r|\n", self.partial[stream] + text)
+        self.partial[stream] = parts.pop()
+        changed = False
+        for line in parts:
+            if stream == "stdout":
+                self.stdout.append(line)
+            if _TQDM.search(line):
+                self.progress, changed = line.strip(), True
+            elif line.strip():
+                self.tail.append(line.strip())
+        if _TQDM.search(self.partial[stream]):  # a redraw not yet ended by the next `\r`
+            self.progress, changed = self.partial[stream].strip(), True
+        return changed
+
+    def lines(self) -> list[str]:
+        return [*self.stdout, self.partial["stdout"]]
+
+
+class SweepRunner:
+    def __init__(self, plan: SweepPlan, host: BenchHost, sink: PointSink, *,
+                 on_event: Callable[[SweepEvent], Any] | None = None, clock: Callable[[], float] = time.monotonic,
+                 retries: int = 1) -> None:
+        self.plan = plan
+        self.host = host
+        self.sink = sink
+        self.on_event = on_event or (lambda event: None)
+        self.clock = clock
+        self.retries = retries
+        self.watch: PointWatch | None = None
+        """The running point's observations (None between points)."""
+        self.current: PlannedPoint | None = None
+        self._task: asyncio.Task | None = None
+        self._cancelled = False
+
+    # -- observations, from the feeds ----------------------------------------------------------
+    def gpu_tick(self, samples: Iterable[GpuSample]) -> None:
+        if self.watch is not None:
+            self.watch.gpu_tick(samples)
+
+    def log_event(self, event: Any) -> None:
+        if self.watch is not None:
+            self.watch.log_event(event)
+
+    # -- control ------------------------------------------------------------------------------
+    def cancel(self) -> None:
+        """Stop the sweep: the running client is killed; recorded points stay."""
+        self._cancelled = True
+        if self._task is not None:
+            self._task.cancel()
+
+    async def run(self) -> SweepOutcome:
+        outcome = SweepOutcome()
+        total = len(self.plan.points)
+        for point in self.plan.points:
+            if self._cancelled:
+                break
+            self.current = point
+            self._task = asyncio.ensure_future(self._point(point, total, outcome))
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                if not self._cancelled:  # run() itself was cancelled: not ours to swallow
+                    raise
+            finally:
+                self._task = None
+                self.watch = None
+                self.current = None
+        outcome.cancelled = self._cancelled
+        self.on_event(SweepFinished(outcome))
+        return outcome
+
+    # -- one point --------------------------------------------------------------------------------
+    async def _point(self, point: PlannedPoint, total: int, outcome: SweepOutcome) -> None:
+        ident = self.sink.recorded(point.key)
+        if ident is not None:
+            outcome.recorded.append(ident)
+            self.on_event(PointSkipped(point.index, total, point.concurrency, ident))
+            return
+        started = self.clock()
+        reason = ""
+        for attempt in range(1, self.retries + 2):
+            result, reason = await self._attempt(point, total, attempt, started)
+            if result is not None:
+                try:
+                    fields = benchmark_fields(self.plan, point, result[0], result[1])
+                    ident = await self.sink.record(point.key, fields)
+                except (OSError, ValueError) as exc:  # not saved, or a figure the model refuses
+                    reason = f"not recorded: {exc}"
+                    break
+                outcome.recorded.append(ident)
+                self.on_event(PointRecorded(point.index, total, point.concurrency, ident, fields,
+                                            self.clock() - started, result[0].fields.get("duration_s"),
+                                            result[0].source))
+                return
+            if reason.startswith("link lost") and attempt <= self.retries:
+                self.on_event(PointRetrying(point.index, total, point.concurrency, reason))
+                continue
+            break
+        outcome.failed.append((point.concurrency, reason))
+        self.on_event(PointFailed(point.index, total, point.concurrency, reason, self.clock() - started))
+
+    async def _attempt(self, point: PlannedPoint, total: int, attempt: int,
+                       started: float) -> tuple[tuple[BenchOutcome, PointWatch] | None, str]:
+        """One run of the client: (the result and what was seen, "") or (None, why not)."""
+        argv = self.plan.argv(point, attempt)
+        out_file = point.output_file(self.plan.folder, attempt)
+        pidfile = out_file + ".pid"
+        output = _Output()
+        last_emit = [0.0]
+
+        def on_output(stream: str, text: str) -> None:
+            if output.feed(stream, text) and self.clock() - last_emit[0] >= _PROGRESS_EVERY_S:
+                last_emit[0] = self.clock()
+                self.on_event(PointProgress(point.index, total, point.concurrency, self.clock() - started,
+                                            output.progress))
+
+        watch = PointWatch()
+        self.watch = watch
+        self.on_event(PointStarted(point.index, total, point.concurrency, attempt, shlex.join(argv)))
+        try:
+            status = await self.host.run(argv, folder=self.plan.folder, pidfile=pidfile, on_output=on_output)
+        except LinkLost as exc:
+            self.watch = None
+            # the record may have reached the file before the link went: it counts, once
+            try:
+                record = last_record(await self.host.read_text(out_file) or "")
+                if record is not None:
+                    return (from_record(record), watch), ""
+                await self.host.kill_leftover(pidfile, out_file)
+            except LinkLost as again:
+                return None, f"link lost: {again}"
+            return None, f"link lost: {exc}"
+        self.watch = None
+        try:
+            record = last_record(await self.host.read_text(out_file) or "")
+        except LinkLost:
+            record = None  # the client's stdout came whole: its block is the fallback
+        result = from_record(record) if record is not None else from_stdout(output.lines())
+        if result is None:
+            said = "; ".join(list(output.tail)[-3:]) or "no output"
+            return None, f"exit status {status}, no result: {said}"
+        return (result, watch), ""

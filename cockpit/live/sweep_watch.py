@@ -1,0 +1,66 @@
+"""What cockpit saw while one sweep point ran: GPU power (mean, peak, share of the summed
+limits), the server log's peak running and queued requests, and the error labels it
+showed. Fed by whatever samples GPUs and follows the log (the TUI's feeds, the CLI's own);
+pure arithmetic, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from cockpit.parse.gpu_sample import GpuSample
+from cockpit.parse.log_events import DecodeBatch, ErrorBlock, ErrorLine, LogEvent, PrefillBatch
+
+__all__ = ["PointWatch"]
+
+
+class PointWatch:
+    """Folds GPU ticks and log events of one point; `fields()` gives the Benchmark fields."""
+
+    def __init__(self) -> None:
+        self.tick_power: list[float] = []
+        """Summed draw of the host's GPUs, one value per tick."""
+        self.limit_w: float | None = None
+        self.peak_running: int | None = None
+        self.peak_queued: int | None = None
+        self.error_labels: set[str] = set()
+
+    def gpu_tick(self, samples: Iterable[GpuSample]) -> None:
+        """One tick: every GPU of the host at one instant. A tick where a GPU's draw is
+        unknown is left out (a partial sum would read as a power drop)."""
+        draws = [s.power_w for s in samples]
+        if not draws or any(d is None for d in draws):
+            return
+        self.tick_power.append(sum(float(d) for d in draws if d is not None))
+        limits = [s.power_limit_w for s in samples]
+        if all(limits):
+            self.limit_w = sum(float(x) for x in limits if x)
+
+    def log_event(self, event: LogEvent | Any) -> None:
+        if isinstance(event, (PrefillBatch, DecodeBatch)):
+            if event.running_req is not None:
+                self.peak_running = max(self.peak_running or 0, event.running_req)
+            if event.queue_req is not None:
+                self.peak_queued = max(self.peak_queued or 0, event.queue_req)
+        elif isinstance(event, (ErrorLine, ErrorBlock)):
+            self.error_labels.update(event.labels)
+
+    def fields(self, *, total_tokens: int | None, duration_s: float | None) -> dict[str, Any]:
+        """Power figures and log peaks; tokens per joule = tokens / (mean power x duration)."""
+        out: dict[str, Any] = {}
+        if self.tick_power:
+            mean = sum(self.tick_power) / len(self.tick_power)
+            out["power_mean_w"] = round(mean, 1)
+            out["power_peak_w"] = round(max(self.tick_power), 1)
+            if self.limit_w:
+                out["power_share"] = round(mean / self.limit_w, 4)
+            if total_tokens and duration_s and mean > 0:
+                out["tok_per_joule"] = round(total_tokens / (mean * duration_s), 4)
+        if self.peak_running is not None:
+            out["peak_running"] = self.peak_running
+        if self.peak_queued is not None:
+            out["peak_queued"] = self.peak_queued
+        if self.error_labels:
+            out["error_labels"] = sorted(self.error_labels)
+        return out
