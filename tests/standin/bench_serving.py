@@ -61,6 +61,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="stand-in only: pace of a simulated token when no server answers")
     p.add_argument("--standin-exit", type=int, default=None,
                    help="stand-in only: exit with this status before the run (a crashed client)")
+    p.add_argument("--standin-no-record", action="store_true",
+                   help="stand-in only: write no JSONL record (the reader falls back to the printed block)")
     return p.parse_args(argv)
 
 
@@ -333,7 +335,7 @@ def report(args: argparse.Namespace, outputs: list[Output], duration: float, pea
             result[f"{stat}_{name}_ms"] = m[f"{stat}_{name}_ms"]
     result.update({"concurrency": m["concurrency"], "accept_length": None,
                    "max_output_tokens_per_s": m["output_throughput"], "max_concurrent_requests": peak})
-    if args.output_file:
+    if args.output_file and not args.standin_no_record:
         with open(args.output_file, "a") as fh:
             fh.write(json.dumps(result) + "\n")
     return 0

@@ -1,0 +1,153 @@
+"""The sweep runner on this machine: the STAND-IN bench client (tests/standin/bench_serving.py,
+run as `python -m sglang.bench_serving` through a wrapper interpreter) against the STAND-IN
+SGLang server (tests/standin/sglang_server.py); GPU samples from a labelled stand-in tick."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from sweep_support import StandinServer, make_bench_python, pid_alive, standin_gpu_tick
+
+from cockpit.live.sweep_hosts import LocalBenchHost
+from cockpit.live.sweep_plan import plan_sweep
+from cockpit.live.sweep_runner import (
+    ControllerSink, PointFailed, PointProgress, PointRecorded, PointSkipped, PointStarted, SweepRunner,
+)
+from cockpit.model.session import Host, LaunchProfile, Session, Sweep
+from cockpit.parse.sglang_log import parse_line
+from cockpit.store.session_controller import SessionController
+from cockpit.store.toml_store import load_session, save_session
+
+
+@pytest.fixture(scope="module")
+def server():
+    srv = StandinServer(tok_s=3000)
+    yield srv
+    srv.close()
+
+
+def _session(tmp_path: Path, port: int, python: str, **sweep_kw: object) -> Path:
+    path = tmp_path / "s.toml"
+    sweep = {"id": "s1", "name": "short", "input_len": 16, "output_len": 24, "concurrencies": [1, 2, 4, 8],
+             "prompts_per_concurrency": 2, **sweep_kw}
+    save_session(Session(
+        hosts=[Host(name="local", run_dir=str(tmp_path / "runs"))],
+        launch=[LaunchProfile(id="l1", name="base", host="local", python=python,
+                              command=f"python -m sglang.launch_server --model-path m --port {port}")],
+        sweeps=[Sweep(**sweep)]), path)
+    return path
+
+
+def _runner(path: Path, events: list, run_id: str | None = None, **kw: object) -> tuple[SweepRunner, SessionController]:
+    session = load_session(path)
+    controller = SessionController(session, path)
+    plan = plan_sweep(session.sweeps[0], session.launch[0], session.hosts[0], run_id=run_id)
+    return SweepRunner(plan, LocalBenchHost(), ControllerSink(controller), on_event=events.append, **kw), controller
+
+
+async def _with_feeds(runner: SweepRunner, server: StandinServer, watts: float = 300.0):
+    """Run the sweep while a stand-in GPU source ticks and the server's log lines are parsed."""
+    loop = asyncio.get_running_loop()
+
+    def on_line(line: str) -> None:
+        loop.call_soon_threadsafe(runner.log_event, parse_line(line))
+
+    server.listeners.append(on_line)
+
+    async def ticks() -> None:
+        while True:
+            runner.gpu_tick(standin_gpu_tick(watts_per_gpu=watts))
+            await asyncio.sleep(0.02)
+
+    ticker = asyncio.create_task(ticks())
+    try:
+        return await runner.run()
+    finally:
+        ticker.cancel()
+        server.listeners.remove(on_line)
+
+
+def test_four_point_sweep_records_four_benchmarks_with_power_and_tok_per_joule(tmp_path: Path, server) -> None:
+    path = _session(tmp_path, server.port, make_bench_python(tmp_path))
+    events: list = []
+    runner, _ = _runner(path, events)
+    outcome = asyncio.run(_with_feeds(runner, server))
+    assert outcome.status == "done" and len(outcome.recorded) == 4
+    saved = load_session(path)  # on disk, not only in memory
+    benches = saved.benchmarks
+    assert [b.concurrency for b in benches] == [1, 2, 4, 8]
+    for b in benches:
+        assert b.profile == "l1" and b.sweep == "s1" and b.sweep_run == runner.plan.run_id
+        assert b.command == saved.launch[0].command and b.dataset == "random"
+        assert b.total_tok_s and b.output_tok_s and b.ttft_ms is not None and b.duration_s
+        assert (b.power_mean_w, b.power_peak_w, b.power_share) == (600.0, 600.0, round(600 / 1400, 4))
+        assert b.tok_per_joule == pytest.approx(b.total_tok_s / 600.0, rel=0.01)
+        assert b.peak_running is not None and b.peak_running >= 1
+        assert b.input_len == 16 and b.output_len == 24
+    assert benches[3].peak_running >= 2  # eight at once show up in the server's batches
+    assert [type(e) for e in events if isinstance(e, (PointStarted, PointRecorded))] == [PointStarted, PointRecorded] * 4
+    assert any(isinstance(e, PointProgress) and "%|" in e.line for e in events)
+    assert [e.source for e in events if isinstance(e, PointRecorded)] == ["jsonl"] * 4
+
+
+def test_a_resumed_run_records_no_point_twice(tmp_path: Path, server) -> None:
+    path = _session(tmp_path, server.port, make_bench_python(tmp_path), concurrencies=[1, 2])
+    first: list = []
+    runner, _ = _runner(path, first, run_id="R1")
+    asyncio.run(runner.run())
+    again: list = []
+    runner, _ = _runner(path, again, run_id="R1")
+    outcome = asyncio.run(runner.run())
+    assert len(load_session(path).benchmarks) == 2
+    assert [type(e) for e in again[:-1]] == [PointSkipped, PointSkipped]
+    assert outcome.recorded == [b.id for b in load_session(path).benchmarks]
+
+
+def test_without_a_record_file_the_printed_block_is_read(tmp_path: Path, server) -> None:
+    path = _session(tmp_path, server.port, make_bench_python(tmp_path), concurrencies=[2],
+                    extra_args=["--standin-no-record"])
+    events: list = []
+    runner, _ = _runner(path, events)
+    asyncio.run(runner.run())
+    (bench,) = load_session(path).benchmarks
+    assert bench.total_tok_s and bench.ttft_p99_ms is not None
+    assert [e.source for e in events if isinstance(e, PointRecorded)] == ["stdout"]
+
+
+def test_a_crashed_client_fails_the_point_and_says_why(tmp_path: Path, server) -> None:
+    path = _session(tmp_path, server.port, make_bench_python(tmp_path), concurrencies=[1, 2],
+                    extra_args=["--standin-exit", "3"])
+    events: list = []
+    runner, _ = _runner(path, events)
+    outcome = asyncio.run(runner.run())
+    assert outcome.status == "failed" and [c for c, _ in outcome.failed] == [1, 2]
+    failed = [e for e in events if isinstance(e, PointFailed)]
+    assert "exit status 3" in failed[0].reason and "stand-in asked to fail" in failed[0].reason
+    assert load_session(path).benchmarks == []
+
+
+def test_cancel_kills_the_client_and_keeps_finished_points(tmp_path: Path, server) -> None:
+    # slow points: 400 tokens a request at 3000 tok/s, 8 requests at c1 -> about 1 s each
+    path = _session(tmp_path, server.port, make_bench_python(tmp_path), output_len=400, concurrencies=[1, 1024],
+                    prompts=8)
+    events: list = []
+    runner, _ = _runner(path, events)
+
+    async def scenario():
+        task = asyncio.create_task(runner.run())
+        while sum(isinstance(e, PointStarted) for e in events) < 2:
+            await asyncio.sleep(0.02)
+        while not any(isinstance(e, PointProgress) and e.concurrency == 1024 for e in events):
+            await asyncio.sleep(0.02)
+        runner.cancel()
+        return await task
+
+    outcome = asyncio.run(scenario())
+    assert outcome.status == "cancelled"
+    assert [b.concurrency for b in load_session(path).benchmarks] == [1]
+    pidfiles = sorted((tmp_path / "runs" / "sweeps").glob("*-c1024-a1.jsonl.pid"))
+    pid = int(pidfiles[0].read_text())
+    assert not pid_alive(pid)

@@ -1,0 +1,76 @@
+"""The bench_serving JSONL record (keys from sglang's own source, tests/data/bench/) and the
+printed block as the fallback -> Benchmark fields."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from cockpit.model.session import Benchmark
+from cockpit.parse.bench_result_jsonl import (
+    RECORD_FIELDS, from_record, from_stdout, last_record, read_records, record_fields,
+)
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "bench"
+RECORD_TEXT = (DATA / "bench_serving_0.5.23.jsonl").read_text()
+STDOUT_TEXT = (DATA / "bench_serving_stdout.txt").read_text()
+
+
+def test_record_of_sglang_source_gives_the_benchmark_fields() -> None:
+    fields = record_fields(last_record(RECORD_TEXT))
+    assert fields == {
+        "total_tok_s": 2123.2, "output_tok_s": 1061.6, "request_throughput": 1.037, "ttft_ms": 412.7,
+        "itl_ms": 14.67, "tpot_ms": 14.67, "e2e_latency_ms": 15420.5, "ttft_p99_ms": 640.9, "itl_p99_ms": 31.4,
+        "duration_s": 61.733, "concurrency": 16, "dataset": "random", "input_len": 1024, "output_len": 1024,
+    }
+    Benchmark(id="b1", label="x", **fields)  # every value is one the model takes
+
+
+def test_parser_reads_only_keys_sglang_writes() -> None:
+    keys = set(json.loads(RECORD_TEXT))
+    assert set(RECORD_FIELDS) <= keys
+    assert {"max_concurrency", "dataset_name", "completed", "total_input_tokens", "total_output_tokens"} <= keys
+
+
+def test_counts_for_tokens_per_joule() -> None:
+    outcome = from_record(last_record(RECORD_TEXT))
+    assert (outcome.completed, outcome.total_tokens, outcome.source) == (64, 131072, "jsonl")
+
+
+def test_last_of_several_runs_and_a_torn_line_is_skipped() -> None:
+    first = json.loads(RECORD_TEXT)
+    second = dict(first, max_concurrency=32, total_throughput=4000.0)
+    text = json.dumps(first) + "\n" + json.dumps(second) + "\n" + '{"max_concurrency": 64, "total_thr'
+    assert len(read_records(text)) == 2
+    assert record_fields(last_record(text))["concurrency"] == 32
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -1.0, True, "12", None])
+def test_a_value_that_is_no_measurement_is_left_out(bad: object) -> None:
+    record = dict(json.loads(RECORD_TEXT), total_throughput=bad)
+    assert "total_tok_s" not in record_fields(record)
+
+
+def test_no_completed_request_falls_back_to_the_asked_lengths() -> None:
+    record = dict(json.loads(RECORD_TEXT), completed=0)
+    fields = record_fields(record)
+    assert (fields["input_len"], fields["output_len"]) == (1024, 1024)
+
+
+def test_printed_block_is_the_fallback_with_the_same_figures() -> None:
+    jsonl = from_record(last_record(RECORD_TEXT))
+    printed = from_stdout(STDOUT_TEXT.splitlines())
+    assert printed is not None and printed.source == "stdout"
+    for name, value in jsonl.fields.items():
+        if name == "dataset":  # not printed
+            continue
+        assert math.isclose(printed.fields[name], value, abs_tol=0.01), name
+    assert (printed.completed, printed.total_tokens) == (64, 131072)
+
+
+def test_no_block_and_an_unfinished_block_give_nothing() -> None:
+    assert from_stdout(["Initial test run failed - Please make sure benchmark arguments are correctly specified."]) is None
+    assert from_stdout(STDOUT_TEXT.splitlines()[:20]) is None
