@@ -151,3 +151,52 @@ def test_cancel_kills_the_client_and_keeps_finished_points(tmp_path: Path, serve
     pidfiles = sorted((tmp_path / "runs" / "sweeps").glob("*-c1024-a1.jsonl.pid"))
     pid = int(pidfiles[0].read_text())
     assert not pid_alive(pid)
+
+
+class _DroppingHost:
+    """A host whose link drops at the end of the first run, after the client appended its
+    record (scripted; the real-sshd version is tests/ssh/test_sweep_remote.py)."""
+
+    label = "scripted"
+
+    def __init__(self, record_text: str, drop_before_record: bool) -> None:
+        self.files: dict[str, str] = {}
+        self.runs = 0
+        self.killed: list[str] = []
+        self.record_text = record_text
+        self.drop_before_record = drop_before_record
+
+    async def run(self, argv, *, folder, pidfile, on_output):
+        from cockpit.live.sweep_hosts import LinkLost
+
+        self.runs += 1
+        out = argv[argv.index("--output-file") + 1]
+        if self.runs == 1:
+            if not self.drop_before_record:
+                self.files[out] = self.record_text
+            raise LinkLost("scripted: connection lost")
+        self.files[out] = self.record_text
+        return 0
+
+    async def read_text(self, path):
+        return self.files.get(path)
+
+    async def kill_leftover(self, pidfile, marker):
+        self.killed.append(marker)
+
+
+@pytest.mark.parametrize("drop_before_record", [False, True])
+def test_link_lost_after_or_before_the_record(tmp_path: Path, drop_before_record: bool) -> None:
+    record = (Path(__file__).resolve().parents[2] / "data" / "bench" / "bench_serving_0.5.23.jsonl").read_text()
+    path = _session(tmp_path, 1, "python3", concurrencies=[16])
+    session = load_session(path)
+    plan = plan_sweep(session.sweeps[0], session.launch[0], session.hosts[0])
+    host = _DroppingHost(record, drop_before_record)
+    events: list = []
+    runner = SweepRunner(plan, host, ControllerSink(SessionController(session, path)), on_event=events.append)
+    outcome = asyncio.run(runner.run())
+    assert outcome.status == "done"
+    assert [b.concurrency for b in load_session(path).benchmarks] == [16]
+    # the record on the host counts (no second run); without one, what is left is killed and the point runs again
+    assert host.runs == (2 if drop_before_record else 1)
+    assert len(host.killed) == (1 if drop_before_record else 0)
