@@ -51,19 +51,23 @@ class StandinServer:
     """The STAND-IN SGLang server (tests/standin/sglang_server.py) on a free port; its log
     lines parsed as they come (`events`), for the runner's peak running / queued."""
 
-    def __init__(self, *, tok_s: float = 2000.0, extra: tuple[str, ...] = ()) -> None:
+    def __init__(self, *, tok_s: float = 2000.0, extra: tuple[str, ...] = (), log_path: Path | None = None) -> None:
+        """`log_path`: the log goes to that file (as a launched server's does) instead of `lines`."""
         import subprocess
         import threading
 
         self.port = free_port()
         self.lines: list[str] = []
         self.listeners: list = []
+        out = open(log_path, "w") if log_path else subprocess.PIPE
         self.proc = subprocess.Popen(
             [sys.executable, str(SERVER), "--port", str(self.port), "--standin-load-s", "0.05",
              "--standin-capture-s", "0.05", "--standin-tok-s", str(tok_s), "--decode-log-interval", "4", *extra],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
+            stdout=out, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        if log_path:
+            out.close()
+        else:
+            threading.Thread(target=self._read, daemon=True).start()
         self.wait_ready()
 
     def _read(self) -> None:

@@ -25,6 +25,7 @@ _COMMAND_MODULES = (
     "cockpit.cli.timeline_cmd",
     "cockpit.cli.mcp_cmd",
     "cockpit.cli.metrics_cmd",
+    "cockpit.cli.sweep_cmd",
 )
 # Which module serves which command, so a run imports only what it needs (the session
 # model alone costs ~0.2 s of imports; `parse-log` should start as fast as grep).
@@ -44,6 +45,7 @@ COMMANDS = {
     "timeline": "cockpit.cli.timeline_cmd",
     "mcp": "cockpit.cli.mcp_cmd",
     "metrics": "cockpit.cli.metrics_cmd",
+    "sweep": "cockpit.cli.sweep_cmd",
 }
 
 

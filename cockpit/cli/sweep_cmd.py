@@ -1,0 +1,304 @@
+"""`cockpit sweep SESSION SWEEP [--profile P] [--yes] [--port N]`: run a sweep's points with
+`sglang.bench_serving` on the running launch profile's host and record each as a benchmark.
+
+Exit status: 0 every point recorded; 1 a point failed (or the session/sweep/profile is
+wrong); 2 the server is not ready (no answer on /health); 3 not run: never confirmed and
+no terminal to ask on (give --yes); 130 cancelled (Ctrl-C: the client is killed, the points
+recorded so far stay). Safe while the TUI has the session open: every record is saved
+under the session lock, merged with what the TUI saved.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+import time
+from typing import Any
+
+from cockpit.cli.gpu_cmds import _ssh_options
+from cockpit.parse.sanitize import sanitize
+
+EXIT_DONE, EXIT_FAILED, EXIT_NOT_READY, EXIT_REFUSED, EXIT_CANCELLED = 0, 1, 2, 3, 130
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("sweep", help="run a [[sweeps]] workload with sglang.bench_serving, a benchmark per point",
+                       description="Run SWEEP (id or name) on the running launch profile: per concurrency, "
+                                   "`python -m sglang.bench_serving ... --max-concurrency C` on the profile's "
+                                   "host, recorded as a benchmark with GPU power and the server log's peaks. "
+                                   "Exit 0 done, 1 a point failed, 2 server not ready, 3 not confirmed.")
+    p.add_argument("session")
+    p.add_argument("sweep", metavar="SWEEP", help="a sweep id (s1) or name")
+    p.add_argument("--profile", help="launch profile id or name (default: the one running, else the working one)")
+    p.add_argument("--port", type=int, help="the server's port (default: the profile command's --port, else 30000)")
+    p.add_argument("--yes", action="store_true", help="run without asking, even if these commands were never confirmed")
+    _ssh_options(p)
+    p.set_defaults(func=cmd_sweep)
+
+
+def _say(text: str, *, err: bool = False) -> None:
+    print(sanitize(text, multiline=True), file=sys.stderr if err else sys.stdout, flush=True)
+
+
+def find_sweep(session: Any, ref: str) -> Any:
+    """A sweep by id, else by name (exact, then ignoring case); ValueError naming the known ones."""
+    for sweep in session.sweeps:
+        if sweep.id == ref:
+            return sweep
+    named = [s for s in session.sweeps if s.name == ref] or [s for s in session.sweeps if s.name.lower() == ref.lower()]
+    if len(named) == 1:
+        return named[0]
+    known = ", ".join(f"{s.id} ({s.name})" for s in session.sweeps) or "none; add a [[sweeps]] table"
+    raise ValueError(f"{'several sweeps are' if named else 'no sweep is'} named {ref!r} (sweeps: {known})")
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from cockpit.store.cli_load import load_or_report
+
+    session = load_or_report(args.session)
+    if session is None:
+        return EXIT_FAILED
+    try:
+        sweep = find_sweep(session, args.sweep)
+    except ValueError as exc:
+        _say(f"cockpit sweep: {exc}", err=True)
+        return EXIT_FAILED
+    return asyncio.run(_main(args, session, sweep))
+
+
+async def _running(session: Any, args: argparse.Namespace, pool: Any) -> dict[str, Any]:
+    """profile id -> the ServerStatus of a server of this session running now (any host)."""
+    from cockpit.sources.server_control import ServerControl, places_of_session
+
+    control = ServerControl(pool)
+    found: dict[str, Any] = {}
+    for place in places_of_session(session, args.session, ssh_config=_config(args), known_hosts=args.known_hosts):
+        try:
+            status = await asyncio.wait_for(control.status(place), 15)
+        except Exception:  # noqa: BLE001 -- an unreachable host runs nothing we can sweep
+            continue
+        if status.running and status.profile_id:
+            found[status.profile_id] = status
+    return found
+
+
+def _config(args: argparse.Namespace) -> tuple[str, ...] | None:
+    return tuple(args.ssh_config) if args.ssh_config else None
+
+
+def _pick_profile(session: Any, args: argparse.Namespace, running: dict[str, Any]) -> Any:
+    from cockpit.model.enums import ProfileStatus
+    from cockpit.sources.server_control import find_profile
+
+    if args.profile:
+        return find_profile(session, args.profile)
+    live = [p for p in session.launch if p.id in running]
+    if len(live) == 1:
+        return live[0]
+    working = [p for p in session.launch if p.status is ProfileStatus.WORKING]
+    if len(working) == 1 and not live:
+        return working[0]
+    if len(session.launch) == 1:
+        return session.launch[0]
+    known = ", ".join(f"{p.id} ({p.name})" for p in session.launch) or "none"
+    raise ValueError(f"which launch profile? name it with --profile (profiles: {known})")
+
+
+async def _main(args: argparse.Namespace, session: Any, sweep: Any) -> int:
+    from cockpit.sources.ssh_pool import SshPool
+
+    async with SshPool() as pool:
+        return await _sweep(args, session, sweep, pool)
+
+
+async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) -> int:
+    from cockpit.live.sweep_hosts import LocalBenchHost, SshBenchHost
+    from cockpit.live.sweep_plan import plan_sweep, profile_host, sweep_fingerprint
+    from cockpit.live.sweep_runner import ControllerSink, SweepRunner
+    from cockpit.sources.metrics_scrape import fetch_text
+    from cockpit.sources.http_get import HttpGetError
+    from cockpit.sources.ssh_target import SshTarget, with_config
+    from cockpit.store.session_controller import SessionController
+
+    running = await _running(session, args, pool)
+    try:
+        profile = _pick_profile(session, args, running)
+    except ValueError as exc:
+        _say(f"cockpit sweep: {exc}", err=True)
+        return EXIT_FAILED
+    host = next((h for h in session.hosts if h.name == profile.host), None)
+    target = None
+    if host is not None and host.ssh:
+        jump = SshTarget.parse(host.jump) if host.jump else None
+        target = with_config(SshTarget.parse(host.ssh, jump=jump), _config(args), args.known_hosts)
+    plan = plan_sweep(sweep, profile, host, port=args.port)
+    url = f"http://{profile_host(profile.command)}:{plan.port}/health"
+    try:
+        await fetch_text(url, pool=pool if target else None, target=target, timeout_s=10)
+    except HttpGetError as exc:
+        _say(f"cockpit sweep: the server of profile {profile.id} on {plan.where} is not ready: {exc}", err=True)
+        return EXIT_NOT_READY
+
+    controller = SessionController(session, args.session)
+    sink = ControllerSink(controller)
+    stamp = sweep_fingerprint(sweep, profile)
+    if sweep.confirmed != stamp:
+        _say(f"sweep {sweep.id} ({sweep.name}) on profile {profile.id} runs on {plan.where}, {len(plan.points)} points:")
+        for line in plan.command_lines():
+            _say(f"  {line}")
+        if not args.yes:
+            if not sys.stdin.isatty():
+                _say("cockpit sweep: not run: these commands were never confirmed; check them and run again "
+                     "with --yes", err=True)
+                return EXIT_REFUSED
+            answer = await asyncio.to_thread(input, "Run them? [y/N] ")
+            if answer.strip().lower() not in ("y", "yes"):
+                _say("not run")
+                return EXIT_REFUSED
+        _confirm(controller, sweep.id, stamp)
+        await sink.flush()
+
+    runner = SweepRunner(plan, SshBenchHost(pool, target, host.name if host else None) if target
+                         else LocalBenchHost(), sink, on_event=_Printer(sys.stdout.isatty()))
+    feeds = [asyncio.create_task(task) for task in _feeds(runner, host, target, pool, running.get(profile.id))]
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGINT, runner.cancel)
+    try:
+        outcome = await runner.run()
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+        for task in feeds:
+            task.cancel()
+    done = len(outcome.recorded)
+    text = f"sweep {sweep.id} ({sweep.name}) on {profile.id}: {done} of {len(plan.points)} points recorded"
+    if outcome.failed:
+        text += ", failed at c=" + ",".join(str(c) for c, _ in outcome.failed)
+    if outcome.cancelled:
+        text += ", cancelled"
+    controller.apply(lambda e: e.set_last_action(text, next_step="compare with the best profile (Benchmarks tab)"))
+    try:
+        await sink.flush()
+    except OSError as exc:
+        _say(f"cockpit sweep: {exc}", err=True)
+        return EXIT_FAILED
+    _say(text)
+    return EXIT_CANCELLED if outcome.cancelled else EXIT_FAILED if outcome.failed else EXIT_DONE
+
+
+def _confirm(controller: Any, sweep_id: str, stamp: str) -> None:
+    def change(session: Any) -> None:
+        for sweep in session.sweeps:
+            if sweep.id == sweep_id:
+                sweep.confirmed = stamp
+
+    controller.apply(lambda e: e.apply(f"sweep {sweep_id} confirmed", change, kind="sweep.confirmed", ref=sweep_id))
+
+
+def _feeds(runner: Any, host: Any, target: Any, pool: Any, status: Any) -> list[Any]:
+    """What cockpit watches during the points: the host's GPUs and the server's log."""
+    out = []
+    if host is not None:
+        from cockpit.sources.gpu_feed import gpu_feed_for_host
+
+        try:
+            gpu = gpu_feed_for_host(host, pool, target)
+        except ValueError:
+            gpu = None
+        if gpu is not None:
+            out.append(_follow_gpu(gpu, runner))
+    log = None
+    from cockpit.sources.log_feed import LogFeed
+
+    if host is not None and (host.log_path or host.log_command):
+        log = LogFeed.for_host(host, pool=pool, lines=0)
+    elif status is not None and status.log_path:
+        from cockpit.sources.log_tail import RemoteFile
+
+        log = (LogFeed.ssh(RemoteFile(target, status.log_path), pool=pool, lines=0) if target
+               else LogFeed.local(status.log_path, lines=0))
+    if log is not None:
+        out.append(_follow_log(log, runner))
+    return out
+
+
+async def _follow_gpu(feed: Any, runner: Any) -> None:
+    from cockpit.parse.gpu_events import GpuSamplesTaken
+
+    try:
+        async for event in feed.stream():
+            if isinstance(event, GpuSamplesTaken):
+                runner.gpu_tick(event.samples)
+    except Exception:  # noqa: BLE001 -- no GPU figures is a sweep without power, not a failed one
+        return
+
+
+async def _follow_log(feed: Any, runner: Any) -> None:
+    try:
+        async for batch in feed.stream():
+            if batch.preview:
+                continue
+            for event in batch.events:
+                runner.log_event(event)
+    except Exception:  # noqa: BLE001 -- no log is a sweep without peaks, not a failed one
+        return
+
+
+class _Printer:
+    """Progress lines: one per point event; on a terminal the client's progress line is
+    redrawn in place, else printed at most every 10 s."""
+
+    def __init__(self, tty: bool) -> None:
+        self.tty = tty
+        self.last = 0.0
+        self.open_line = False
+
+    def __call__(self, event: Any) -> None:
+        from cockpit.live.sweep_runner import (
+            PointFailed, PointProgress, PointRecorded, PointRetrying, PointSkipped, PointStarted,
+        )
+
+        head = f"[{getattr(event, 'index', 0)}/{getattr(event, 'total', 0)}] c={getattr(event, 'concurrency', '')}"
+        if isinstance(event, PointProgress):
+            line = sanitize(f"{head} {_clock(event.elapsed_s)} {event.line}")
+            if self.tty:
+                sys.stdout.write("\r\x1b[K" + line[:200])
+                sys.stdout.flush()
+                self.open_line = True
+            elif time.monotonic() - self.last >= 10:
+                self.last = time.monotonic()
+                print(line, flush=True)
+            return
+        if self.open_line:
+            sys.stdout.write("\r\x1b[K")
+            self.open_line = False
+        if isinstance(event, PointStarted):
+            again = f" (attempt {event.attempt})" if event.attempt > 1 else ""
+            _say(f"{head} started{again}")
+            self.last = time.monotonic()
+        elif isinstance(event, PointRecorded):
+            _say(f"{head} recorded {event.benchmark_id}: {_figures(event.fields)} ({event.wall_s:.1f} s)")
+        elif isinstance(event, PointSkipped):
+            _say(f"{head} already recorded as {event.benchmark_id}")
+        elif isinstance(event, PointRetrying):
+            _say(f"{head} {event.reason}; running the point again")
+        elif isinstance(event, PointFailed):
+            _say(f"{head} FAILED: {event.reason}")
+
+
+def _clock(seconds: float) -> str:
+    s = int(seconds)
+    return f"{s // 60:02d}:{s % 60:02d}"
+
+
+def _figures(fields: dict[str, Any]) -> str:
+    parts = []
+    for name, fmt in (("total_tok_s", "{:.0f} tok/s total"), ("output_tok_s", "{:.0f} tok/s out"),
+                      ("ttft_ms", "TTFT {:.0f} ms"), ("power_mean_w", "{:.0f} W"), ("tok_per_joule", "{:.2f} tok/J"),
+                      ("peak_running", "peak running {}"), ("peak_queued", "queued {}")):
+        if fields.get(name) is not None:
+            parts.append(fmt.format(fields[name]))
+    if fields.get("error_labels"):
+        parts.append("errors " + ",".join(fields["error_labels"]))
+    return ", ".join(parts)

@@ -1,0 +1,93 @@
+"""`cockpit sweep` as a user runs it: the STAND-IN SGLang server (its log in the host's
+log_path) and the STAND-IN bench client (as `python -m sglang.bench_serving`, through a
+wrapper interpreter); exit codes 0 / 1 / 2 / 3; confirmation; progress lines."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sweep_support import StandinServer, free_port, make_bench_python
+
+from cockpit.model.session import Host, LaunchProfile, Session, Sweep
+from cockpit.store.toml_store import load_session, save_session
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture(scope="module")
+def logged_server(tmp_path_factory):
+    log = tmp_path_factory.mktemp("server") / "server.log"
+    srv = StandinServer(tok_s=3000, log_path=log)
+    yield srv, log
+    srv.close()
+
+
+def _session(tmp_path: Path, port: int, log: Path | None, **sweep_kw: object) -> Path:
+    path = tmp_path / "s.toml"
+    sweep = {"id": "s1", "name": "short ramp", "input_len": 16, "output_len": 24, "concurrencies": [1, 2, 4, 8],
+             "prompts_per_concurrency": 2, **sweep_kw}
+    save_session(Session(
+        hosts=[Host(name="local", run_dir=str(tmp_path / "runs"), log_path=str(log) if log else None)],
+        launch=[LaunchProfile(id="l1", name="base", host="local", python=make_bench_python(tmp_path),
+                              command=f"python -m sglang.launch_server --model-path m --port {port}")],
+        sweeps=[Sweep(**sweep)]), path)
+    return path
+
+
+def _cockpit(*argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "cockpit", *argv], capture_output=True, text=True, cwd=ROOT,
+                          stdin=subprocess.DEVNULL, timeout=120)
+
+
+def test_never_confirmed_and_no_terminal_prints_the_commands_and_runs_nothing(tmp_path: Path, logged_server) -> None:
+    srv, log = logged_server
+    path = _session(tmp_path, srv.port, log)
+    res = _cockpit("sweep", str(path), "s1")
+    assert res.returncode == 3, res.stderr
+    assert res.stdout.count("-m sglang.bench_serving") == 4 and "--max-concurrency 8" in res.stdout
+    assert "--yes" in res.stderr
+    assert load_session(path).benchmarks == [] and not (tmp_path / "runs").exists()
+
+
+def test_yes_runs_every_point_records_them_and_remembers_the_confirmation(tmp_path: Path, logged_server) -> None:
+    srv, log = logged_server
+    path = _session(tmp_path, srv.port, log)
+    res = _cockpit("sweep", str(path), "short ramp", "--yes")  # by name
+    assert res.returncode == 0, res.stdout + res.stderr
+    for i, c in enumerate((1, 2, 4, 8), start=1):
+        assert f"[{i}/4] c={c} recorded b" in res.stdout
+    session = load_session(path)
+    assert [b.concurrency for b in session.benchmarks] == [1, 2, 4, 8]
+    assert all(b.profile == "l1" and b.sweep == "s1" for b in session.benchmarks)
+    assert session.benchmarks[-1].peak_running and session.benchmarks[-1].peak_running >= 2  # from the log
+    assert session.last_action and "4 of 4 points recorded" in session.last_action.text
+    assert session.sweeps[0].confirmed
+    again = _cockpit("sweep", str(path), "s1", "--profile", "base")  # confirmed before: no --yes needed
+    assert again.returncode == 0, again.stderr
+    assert len(load_session(path).benchmarks) == 8
+
+
+def test_no_server_on_the_port_is_exit_2(tmp_path: Path) -> None:
+    path = _session(tmp_path, free_port(), None)
+    res = _cockpit("sweep", str(path), "s1", "--yes")
+    assert res.returncode == 2
+    assert "not ready" in res.stderr
+    assert load_session(path).benchmarks == []
+
+
+def test_a_failed_point_is_exit_1(tmp_path: Path, logged_server) -> None:
+    srv, log = logged_server
+    path = _session(tmp_path, srv.port, log, concurrencies=[1], extra_args=["--standin-exit", "4"])
+    res = _cockpit("sweep", str(path), "s1", "--yes")
+    assert res.returncode == 1
+    assert "[1/1] c=1 FAILED: exit status 4" in res.stdout
+
+
+def test_an_unknown_sweep_names_the_known_ones(tmp_path: Path) -> None:
+    path = _session(tmp_path, free_port(), None)
+    res = _cockpit("sweep", str(path), "nope")
+    assert res.returncode == 1 and "s1 (short ramp)" in res.stderr
