@@ -80,6 +80,8 @@ class PointRecorded:
     """From the point's start to its record saved: what the sweep took for it."""
     tool_s: float | None
     """The client's own benchmark duration (its `duration`)."""
+    client_s: float | None
+    """The client process's wall time, start to exit (None: read back after a dropped link)."""
     source: str
     """"jsonl" or "stdout" (the fallback)."""
 
@@ -299,7 +301,7 @@ class SweepRunner:
                 outcome.recorded.append(ident)
                 self.on_event(PointRecorded(point.index, total, point.concurrency, ident, fields,
                                             self.clock() - started, result[0].fields.get("duration_s"),
-                                            result[0].source))
+                                            result[2], result[0].source))
                 return
             if reason.startswith("link lost") and attempt <= self.retries:
                 self.on_event(PointRetrying(point.index, total, point.concurrency, reason))
@@ -309,7 +311,7 @@ class SweepRunner:
         self.on_event(PointFailed(point.index, total, point.concurrency, reason, self.clock() - started))
 
     async def _attempt(self, point: PlannedPoint, total: int, attempt: int,
-                       started: float) -> tuple[tuple[BenchOutcome, PointWatch] | None, str]:
+                       started: float) -> tuple[tuple[BenchOutcome, PointWatch, float | None] | None, str]:
         """One run of the client: (the result and what was seen, "") or (None, why not)."""
         argv = self.plan.argv(point, attempt)
         out_file = point.output_file(self.plan.folder, attempt)
@@ -326,6 +328,7 @@ class SweepRunner:
         watch = PointWatch()
         self.watch = watch
         self.on_event(PointStarted(point.index, total, point.concurrency, attempt, shlex.join(argv)))
+        client_start = self.clock()
         try:
             status = await self.host.run(argv, folder=self.plan.folder, pidfile=pidfile, on_output=on_output)
         except LinkLost as exc:
@@ -334,12 +337,13 @@ class SweepRunner:
             try:
                 record = last_record(await self.host.read_text(out_file) or "")
                 if record is not None:
-                    return (from_record(record), watch), ""
+                    return (from_record(record), watch, None), ""
                 await self.host.kill_leftover(pidfile, out_file)
             except LinkLost as again:
                 return None, f"link lost: {again}"
             return None, f"link lost: {exc}"
         self.watch = None
+        client_s = self.clock() - client_start
         try:
             record = last_record(await self.host.read_text(out_file) or "")
         except LinkLost:
@@ -348,4 +352,4 @@ class SweepRunner:
         if result is None:
             said = "; ".join(list(output.tail)[-3:]) or "no output"
             return None, f"exit status {status}, no result: {said}"
-        return (result, watch), ""
+        return (result, watch, client_s), ""
