@@ -112,7 +112,7 @@ class SshBenchHost:
         self.reconnect_s = reconnect_s
 
     async def _connection(self) -> Any:
-        from cockpit.sources.ssh_pool import HostUnavailable
+        from cockpit.sources.ssh_pool import HostUnavailable, SshError
 
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.reconnect_s
@@ -122,6 +122,8 @@ class SshBenchHost:
             except HostUnavailable as exc:
                 if loop.time() + exc.retry_in_s > deadline:
                     raise LinkLost(str(exc)) from None
+            except SshError as exc:  # a host key or a refusal: needs a person, the point cannot run
+                raise LinkLost(str(exc)) from None
 
     def _lost(self, conn: Any, exc: BaseException | str) -> LinkLost:
         reason = exc if isinstance(exc, str) else (str(exc) or type(exc).__name__)

@@ -342,6 +342,9 @@ class SweepRunner:
             except LinkLost as again:
                 return None, f"link lost: {again}"
             return None, f"link lost: {exc}"
+        except OSError as exc:  # no such interpreter, no room for the output folder
+            self.watch = None
+            return None, f"cannot run the client: {exc}"
         self.watch = None
         client_s = self.clock() - client_start
         try:

@@ -200,3 +200,12 @@ def test_link_lost_after_or_before_the_record(tmp_path: Path, drop_before_record
     # the record on the host counts (no second run); without one, what is left is killed and the point runs again
     assert host.runs == (2 if drop_before_record else 1)
     assert len(host.killed) == (1 if drop_before_record else 0)
+
+
+def test_a_missing_interpreter_fails_the_point_with_the_reason(tmp_path: Path) -> None:
+    path = _session(tmp_path, 1, str(tmp_path / "no-such-python"), concurrencies=[1])
+    events: list = []
+    runner, _ = _runner(path, events)
+    outcome = asyncio.run(runner.run())
+    assert outcome.status == "failed" and "cannot run the client" in outcome.failed[0][1]
+    assert "no-such-python" in outcome.failed[0][1]
