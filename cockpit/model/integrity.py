@@ -49,10 +49,10 @@ def check_integrity(session: "Session") -> None:
         if bench.sweep is not None and bench.sweep not in ids["sweeps"]:
             _fail(f"benchmarks[{index}].sweep", f"links to missing sweep id '{bench.sweep}'")
     names: set[str] = set()
-    for index, source in enumerate(session.prometheus):
-        if source.name in names:
-            _fail(f"prometheus[{index}].name", f"duplicate prometheus name '{source.name}'")
-        names.add(source.name)
+    for index, prom in enumerate(session.prometheus):
+        if prom.name in names:
+            _fail(f"prometheus[{index}].name", f"duplicate prometheus name '{prom.name}'")
+        names.add(prom.name)
     host_names: set[str] = set()
     for index, host in enumerate(session.hosts):
         if host.name in host_names:
