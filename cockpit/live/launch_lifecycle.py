@@ -106,10 +106,10 @@ class LaunchFollower:
                 entered.append(state)
         del self.recent[:-_TAIL_LINES]
         if self.outcome is None:
-            state = self.tracker.state
-            if state == "ready":
+            now = self.tracker.state
+            if now == "ready":
                 self._ready()
-            elif state == "error":
+            elif now == "error":
                 self.outcome = self._crash(exit_code=None, still_running=True)
         return entered
 
