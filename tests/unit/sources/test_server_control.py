@@ -212,3 +212,16 @@ async def test_gpu_memory_of_another_process_is_warned_and_no_nvidia_smi_cannot_
     fake.unlink()
     check = await control.gpu_check(place)
     assert not check.checked and check.warning.startswith("cannot check")
+
+
+async def test_restart_replaces_the_server_and_leaves_nothing_of_the_old_one(runs, tmp_path):
+    port = free_port()
+    session = _session(runs, _profile("p1", standin_command(sys.executable, port)))
+    control, plan, first, outcome = await _launch(session, tmp_path / "s.toml", "p1")
+    assert outcome.kind == "ready"
+    again = plan_launch(session, tmp_path / "s.toml", "p1")
+    second = await control.restart(again, grace_s=5)
+    assert second.status.pid != first.status.pid and group_members(first.status.pid) == []
+    assert (await follow_launch(control, again, second, timeout_s=60, poll_s=0.1)).kind == "ready"
+    assert (await asyncio.to_thread(http_get, port, "/health"))[0] == 200
+    assert (await control.stop(plan.place, grace_s=5)).clean
