@@ -26,6 +26,7 @@ _COMMAND_MODULES = (
     "cockpit.cli.mcp_cmd",
     "cockpit.cli.metrics_cmd",
     "cockpit.cli.sweep_cmd",
+    "cockpit.cli.run_cmds",
 )
 # Which module serves which command, so a run imports only what it needs (the session
 # model alone costs ~0.2 s of imports; `parse-log` should start as fast as grep).
@@ -46,6 +47,8 @@ COMMANDS = {
     "mcp": "cockpit.cli.mcp_cmd",
     "metrics": "cockpit.cli.metrics_cmd",
     "sweep": "cockpit.cli.sweep_cmd",
+    "run": "cockpit.cli.run_cmds",
+    "stop": "cockpit.cli.run_cmds",
 }
 
 
@@ -70,7 +73,7 @@ def build_tui_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cockpit",
         description="Open the cockpit TUI on SESSION (created if missing; the last used one if omitted).",
-        epilog="Headless commands: check, fmt, export, diff, drift, timeline, parse-log, tail, gpus, topo, metrics, add, bench, mcp (see `cockpit COMMAND -h`); "
+        epilog="Headless commands: check, fmt, export, diff, drift, timeline, parse-log, tail, gpus, topo, metrics, add, bench, mcp, run, stop (see `cockpit COMMAND -h`); "
         "`cockpit log TARGET` opens the log pane alone.",
     )
     parser.add_argument("session", nargs="?", help="session TOML file")

@@ -34,6 +34,7 @@ class ServerRun:
     error_labels: set[str] = field(default_factory=set)
     last_error: str | None = None  # the exception line, or the error line itself
     summary: LogSummary = field(default_factory=LogSummary)
+    time_to_ready_s: float | None = None  # set by a launch cockpit followed (launch_lifecycle)
 
     @property
     def model(self) -> str | None:

@@ -290,7 +290,8 @@ exit 0
 # The server: `setsid` makes it a session and group leader; the small sh in front writes its
 # own pid (= the group id) and, when the command ends by itself, its exit status. The sh's
 # text is fixed; the command arrives as its positional parameters.
-_LEADER = ('p=$1; e=$2; m=$3; shift 3; umask "$m"; echo $$ >"$p"; "$@"; s=$?; echo "$s" >"$e"; exit "$s"')
+_LEADER = ('p=$1; e=$2; m=$3; shift 3; echo $$ >"$p"; umask "$m"; "$@"; s=$?; umask 077; echo "$s" >"$e"; '
+           'exit "$s"')
 
 _START = r"""
 readpid

@@ -89,6 +89,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 # --- the "scheduler": load, capture, and the batch accounting ------------------------------
 
 MAX_TOTAL_TOKENS = 400_000
+BUCKETS = (0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+HISTOGRAMS = ("time_to_first_token_seconds", "inter_token_latency_seconds", "e2e_request_latency_seconds")
 CONTEXT_LEN = 131_072
 _SITE = "/usr/local/lib/python3.11/dist-packages"
 
@@ -107,7 +109,8 @@ class Scheduler:
         self.prompt_tokens_total = 0
         self.gen_tokens_total = 0
         self.requests_total = 0
-        self.crashed = False
+        # histograms: name -> [bucket counts (cumulative at render), sum, count]
+        self.hist = {name: [[0] * len(BUCKETS), 0.0, 0] for name in HISTOGRAMS}
 
     def admit(self, prompt_tokens: int) -> None:
         """Wait for a running slot (queued meanwhile), then log the prefill batch."""
@@ -139,6 +142,16 @@ class Scheduler:
             self.requests_total += 1
             self.cond.notify()
 
+    def observe(self, name: str, value: float) -> None:
+        with self.cond:
+            counts, _, _ = h = self.hist[name]
+            for i, bound in enumerate(BUCKETS):
+                if value <= bound:
+                    counts[i] += 1
+                    break
+            h[1] += value
+            h[2] += 1
+
     def decode_logger(self) -> None:
         """A decode line every `--decode-log-interval` decode steps while requests run
         (one step makes one token per running request, at tok_s steps a second)."""
@@ -164,7 +177,16 @@ class Scheduler:
             counters = {"prompt_tokens_total": self.prompt_tokens_total,
                         "generation_tokens_total": self.gen_tokens_total,
                         "num_requests_total": self.requests_total}
+            hist = {name: (list(h[0]), h[1], h[2]) for name, h in self.hist.items()}
         lines = []
+        for name, (counts, total, n) in hist.items():
+            lines += [f"# HELP sglang:{name} {name}.", f"# TYPE sglang:{name} histogram"]
+            running = 0
+            for bound, c in zip(BUCKETS, counts):
+                running += c
+                lines.append(f'sglang:{name}_bucket{{{labels},le="{bound}"}} {float(running)}')
+            lines += [f'sglang:{name}_bucket{{{labels},le="+Inf"}} {float(n)}',
+                      f"sglang:{name}_sum{{{labels}}} {total}", f"sglang:{name}_count{{{labels}}} {float(n)}"]
         for name, value in gauges.items():
             lines += [f"# HELP sglang:{name} {name}.", f"# TYPE sglang:{name} gauge",
                       f"sglang:{name}{{{labels}}} {float(value)}"]
@@ -318,9 +340,14 @@ def make_handler(args: argparse.Namespace, sched: Scheduler, child: subprocess.P
                     self.send_header("Connection", "close")
                     self.end_headers()
                     self.close_connection = True
+                last = start
                 for i in range(max_tokens):
                     time.sleep(pace)
                     sched.token()
+                    now = time.perf_counter()
+                    sched.observe("time_to_first_token_seconds" if i == 0 else "inter_token_latency_seconds",
+                                  now - last)
+                    last = now
                     held += 1
                     piece = f" tok{i}"
                     text += piece
@@ -337,6 +364,7 @@ def make_handler(args: argparse.Namespace, sched: Scheduler, child: subprocess.P
             except (BrokenPipeError, ConnectionResetError):
                 self.close_connection = True  # the client left (a cancelled bench): abort the request
             finally:
+                sched.observe("e2e_request_latency_seconds", time.perf_counter() - start)
                 sched.finish(held)
 
         def _chunk(self, kind: str, rid: str, piece: str, text: str, n_prompt: int, n_out: int,
