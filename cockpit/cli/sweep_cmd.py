@@ -42,24 +42,14 @@ def _say(text: str, *, err: bool = False) -> None:
     print(sanitize(text, multiline=True), file=sys.stderr if err else sys.stdout, flush=True)
 
 
-def find_sweep(session: Any, ref: str) -> Any:
-    """A sweep by id, else by name (exact, then ignoring case); ValueError naming the known ones."""
-    for sweep in session.sweeps:
-        if sweep.id == ref:
-            return sweep
-    named = [s for s in session.sweeps if s.name == ref] or [s for s in session.sweeps if s.name.lower() == ref.lower()]
-    if len(named) == 1:
-        return named[0]
-    known = ", ".join(f"{s.id} ({s.name})" for s in session.sweeps) or "none; add a [[sweeps]] table"
-    raise ValueError(f"{'several sweeps are' if named else 'no sweep is'} named {ref!r} (sweeps: {known})")
-
-
 def cmd_sweep(args: argparse.Namespace) -> int:
     from cockpit.store.cli_load import load_or_report
 
     session = load_or_report(args.session)
     if session is None:
         return EXIT_FAILED
+    from cockpit.live.sweep_session import find_sweep
+
     try:
         sweep = find_sweep(session, args.sweep)
     except ValueError as exc:
@@ -68,42 +58,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return asyncio.run(_main(args, session, sweep))
 
 
-async def _running(session: Any, args: argparse.Namespace, pool: Any) -> dict[str, Any]:
-    """profile id -> the ServerStatus of a server of this session running now (any host)."""
-    from cockpit.sources.server_control import ServerControl, places_of_session
-
-    control = ServerControl(pool)
-    found: dict[str, Any] = {}
-    for place in places_of_session(session, args.session, ssh_config=_config(args), known_hosts=args.known_hosts):
-        try:
-            status = await asyncio.wait_for(control.status(place), 15)
-        except Exception:  # noqa: BLE001 -- an unreachable host runs nothing we can sweep
-            continue
-        if status.running and status.profile_id:
-            found[status.profile_id] = status
-    return found
-
-
 def _config(args: argparse.Namespace) -> tuple[str, ...] | None:
     return tuple(args.ssh_config) if args.ssh_config else None
-
-
-def _pick_profile(session: Any, args: argparse.Namespace, running: dict[str, Any]) -> Any:
-    from cockpit.model.enums import ProfileStatus
-    from cockpit.sources.server_control import find_profile
-
-    if args.profile:
-        return find_profile(session, args.profile)
-    live = [p for p in session.launch if p.id in running]
-    if len(live) == 1:
-        return live[0]
-    working = [p for p in session.launch if p.status is ProfileStatus.WORKING]
-    if len(working) == 1 and not live:
-        return working[0]
-    if len(session.launch) == 1:
-        return session.launch[0]
-    known = ", ".join(f"{p.id} ({p.name})" for p in session.launch) or "none"
-    raise ValueError(f"which launch profile? name it with --profile (profiles: {known})")
 
 
 async def _main(args: argparse.Namespace, session: Any, sweep: Any) -> int:
@@ -114,31 +70,26 @@ async def _main(args: argparse.Namespace, session: Any, sweep: Any) -> int:
 
 
 async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) -> int:
-    from cockpit.live.sweep_hosts import LocalBenchHost, SshBenchHost
-    from cockpit.live.sweep_plan import plan_sweep, profile_host, sweep_fingerprint
+    from cockpit.live.sweep_plan import plan_sweep, sweep_fingerprint
     from cockpit.live.sweep_runner import ControllerSink, SweepRunner
-    from cockpit.sources.metrics_scrape import fetch_text
-    from cockpit.sources.http_get import HttpGetError
-    from cockpit.sources.ssh_target import SshTarget, with_config
+    from cockpit.live.sweep_session import (
+        bench_host, confirm_sweep, host_target, outcome_text, pick_profile, running_profiles, server_ready,
+        watch_tasks,
+    )
     from cockpit.store.session_controller import SessionController
 
-    running = await _running(session, args, pool)
+    running = await running_profiles(session, args.session, pool, ssh_config=_config(args),
+                                     known_hosts=args.known_hosts)
     try:
-        profile = _pick_profile(session, args, running)
+        profile = pick_profile(session, args.profile, running)
     except ValueError as exc:
         _say(f"cockpit sweep: {exc}", err=True)
         return EXIT_FAILED
     host = next((h for h in session.hosts if h.name == profile.host), None)
-    target = None
-    if host is not None and host.ssh:
-        jump = SshTarget.parse(host.jump) if host.jump else None
-        target = with_config(SshTarget.parse(host.ssh, jump=jump), _config(args), args.known_hosts)
+    target = host_target(host, _config(args), args.known_hosts)
     plan = plan_sweep(sweep, profile, host, port=args.port)
-    url = f"http://{profile_host(profile.command)}:{plan.port}/health"
-    try:
-        await fetch_text(url, pool=pool if target else None, target=target, timeout_s=10)
-    except HttpGetError as exc:
-        _say(f"cockpit sweep: the server of profile {profile.id} on {plan.where} is not ready: {exc}", err=True)
+    if (not_ready := await server_ready(profile, plan, pool, target)) is not None:
+        _say(f"cockpit sweep: {not_ready}", err=True)
         return EXIT_NOT_READY
 
     controller = SessionController(session, args.session)
@@ -157,12 +108,11 @@ async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) 
             if answer.strip().lower() not in ("y", "yes"):
                 _say("not run")
                 return EXIT_REFUSED
-        _confirm(controller, sweep.id, stamp)
+        confirm_sweep(controller, sweep.id, stamp)
         await sink.flush()
 
-    runner = SweepRunner(plan, SshBenchHost(pool, target, host.name if host else None) if target
-                         else LocalBenchHost(), sink, on_event=_Printer(sys.stdout.isatty()))
-    feeds = [asyncio.create_task(task) for task in _feeds(runner, host, target, pool, running.get(profile.id))]
+    runner = SweepRunner(plan, bench_host(pool, target, host), sink, on_event=_Printer(sys.stdout.isatty()))
+    feeds = [asyncio.create_task(task) for task in watch_tasks(runner, host, target, pool, running.get(profile.id))]
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, runner.cancel)
     try:
@@ -171,12 +121,7 @@ async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) 
         loop.remove_signal_handler(signal.SIGINT)
         for task in feeds:
             task.cancel()
-    done = len(outcome.recorded)
-    text = f"sweep {sweep.id} ({sweep.name}) on {profile.id}: {done} of {len(plan.points)} points recorded"
-    if outcome.failed:
-        text += ", failed at c=" + ",".join(str(c) for c, _ in outcome.failed)
-    if outcome.cancelled:
-        text += ", cancelled"
+    text = outcome_text(sweep, profile, len(plan.points), outcome)
     controller.apply(lambda e: e.set_last_action(text, next_step="compare with the best profile (Benchmarks tab)"))
     try:
         await sink.flush()
@@ -185,64 +130,6 @@ async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) 
         return EXIT_FAILED
     _say(text)
     return EXIT_CANCELLED if outcome.cancelled else EXIT_FAILED if outcome.failed else EXIT_DONE
-
-
-def _confirm(controller: Any, sweep_id: str, stamp: str) -> None:
-    def change(session: Any) -> None:
-        for sweep in session.sweeps:
-            if sweep.id == sweep_id:
-                sweep.confirmed = stamp
-
-    controller.apply(lambda e: e.apply(f"sweep {sweep_id} confirmed", change, kind="sweep.confirmed", ref=sweep_id))
-
-
-def _feeds(runner: Any, host: Any, target: Any, pool: Any, status: Any) -> list[Any]:
-    """What cockpit watches during the points: the host's GPUs and the server's log."""
-    out = []
-    if host is not None:
-        from cockpit.sources.gpu_feed import gpu_feed_for_host
-
-        try:
-            gpu = gpu_feed_for_host(host, pool, target)
-        except ValueError:
-            gpu = None
-        if gpu is not None:
-            out.append(_follow_gpu(gpu, runner))
-    log = None
-    from cockpit.sources.log_feed import LogFeed
-
-    if host is not None and (host.log_path or host.log_command):
-        log = LogFeed.for_host(host, pool=pool, lines=0)
-    elif status is not None and status.log_path:
-        from cockpit.sources.log_tail import RemoteFile
-
-        log = (LogFeed.ssh(RemoteFile(target, status.log_path), pool=pool, lines=0) if target
-               else LogFeed.local(status.log_path, lines=0))
-    if log is not None:
-        out.append(_follow_log(log, runner))
-    return out
-
-
-async def _follow_gpu(feed: Any, runner: Any) -> None:
-    from cockpit.parse.gpu_events import GpuSamplesTaken
-
-    try:
-        async for event in feed.stream():
-            if isinstance(event, GpuSamplesTaken):
-                runner.gpu_tick(event.samples)
-    except Exception:  # noqa: BLE001 -- no GPU figures is a sweep without power, not a failed one
-        return
-
-
-async def _follow_log(feed: Any, runner: Any) -> None:
-    try:
-        async for batch in feed.stream():
-            if batch.preview:
-                continue
-            for event in batch.events:
-                runner.log_event(event)
-    except Exception:  # noqa: BLE001 -- no log is a sweep without peaks, not a failed one
-        return
 
 
 class _Printer:

@@ -1,0 +1,165 @@
+"""A sweep of the session, end to end: which sweep and profile, where the server runs,
+whether it answers, what to watch during the points, and the line that sums it up.
+Shared by `cockpit sweep` and the TUI, so both run the same loop and record the same way."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any
+
+from cockpit.live.sweep_plan import SweepPlan, profile_host
+from cockpit.live.sweep_runner import SweepOutcome
+from cockpit.model.enums import ProfileStatus
+from cockpit.model.session import Host, LaunchProfile, Session, Sweep
+
+__all__ = ["find_sweep", "running_profiles", "pick_profile", "host_target", "server_ready",
+           "confirm_sweep", "watch_tasks", "bench_host", "outcome_text"]
+
+
+def find_sweep(session: Session, ref: str) -> Sweep:
+    """A sweep by id, else by name (exact, then ignoring case); ValueError naming the known ones."""
+    for sweep in session.sweeps:
+        if sweep.id == ref:
+            return sweep
+    named = [s for s in session.sweeps if s.name == ref] or [s for s in session.sweeps if s.name.lower() == ref.lower()]
+    if len(named) == 1:
+        return named[0]
+    known = ", ".join(f"{s.id} ({s.name})" for s in session.sweeps) or "none; add a [[sweeps]] table"
+    raise ValueError(f"{'several sweeps are' if named else 'no sweep is'} named {ref!r} (sweeps: {known})")
+
+
+async def running_profiles(session: Session, session_path: str | Path, pool: Any, *,
+                           ssh_config: tuple[str, ...] | None = None,
+                           known_hosts: str | None = None) -> dict[str, Any]:
+    """profile id -> the ServerStatus of a server of this session running now (any host)."""
+    from cockpit.sources.server_control import ServerControl, places_of_session
+
+    control = ServerControl(pool)
+    found: dict[str, Any] = {}
+    for place in places_of_session(session, session_path, ssh_config=ssh_config, known_hosts=known_hosts):
+        try:
+            status = await asyncio.wait_for(control.status(place), 15)
+        except Exception:  # noqa: BLE001 -- an unreachable host runs nothing we can sweep
+            continue
+        if status.running and status.profile_id:
+            found[status.profile_id] = status
+    return found
+
+
+def pick_profile(session: Session, ref: str | None, running: dict[str, Any]) -> LaunchProfile:
+    """The named profile; else the one running; else the working one; else the only one."""
+    from cockpit.sources.server_control import find_profile
+
+    if ref:
+        return find_profile(session, ref)
+    live = [p for p in session.launch if p.id in running]
+    if len(live) == 1:
+        return live[0]
+    working = [p for p in session.launch if p.status is ProfileStatus.WORKING]
+    if len(working) == 1 and not live:
+        return working[0]
+    if len(session.launch) == 1:
+        return session.launch[0]
+    known = ", ".join(f"{p.id} ({p.name})" for p in session.launch) or "none"
+    raise ValueError(f"which launch profile? name it with --profile (profiles: {known})")
+
+
+def host_target(host: Host | None, ssh_config: tuple[str, ...] | None = None,
+                known_hosts: str | None = None) -> Any:
+    """The SshTarget of a host with `ssh` (None: the profile runs on this machine)."""
+    if host is None or not host.ssh:
+        return None
+    from cockpit.sources.ssh_target import SshTarget, with_config
+
+    jump = SshTarget.parse(host.jump) if host.jump else None
+    return with_config(SshTarget.parse(host.ssh, jump=jump), ssh_config, known_hosts)
+
+
+async def server_ready(profile: LaunchProfile, plan: SweepPlan, pool: Any, target: Any) -> str | None:
+    """None when the profile's server answers /health, else why not (one line)."""
+    from cockpit.sources.http_get import HttpGetError
+    from cockpit.sources.metrics_scrape import fetch_text
+
+    url = f"http://{profile_host(profile.command)}:{plan.port}/health"
+    try:
+        await fetch_text(url, pool=pool if target else None, target=target, timeout_s=10)
+    except HttpGetError as exc:
+        return f"the server of profile {profile.id} on {plan.where} is not ready: {exc}"
+    return None
+
+
+def confirm_sweep(controller: Any, sweep_id: str, stamp: str) -> None:
+    """Remember that a person confirmed these sweep commands (journaled)."""
+    def change(session: Session) -> None:
+        for sweep in session.sweeps:
+            if sweep.id == sweep_id:
+                sweep.confirmed = stamp
+
+    controller.apply(lambda e: e.apply(f"sweep {sweep_id} confirmed", change, kind="sweep.confirmed", ref=sweep_id))
+
+
+def bench_host(pool: Any, target: Any, host: Host | None) -> Any:
+    from cockpit.live.sweep_hosts import LocalBenchHost, SshBenchHost
+
+    return SshBenchHost(pool, target, host.name if host else None) if target else LocalBenchHost()
+
+
+def watch_tasks(runner: Any, host: Host | None, target: Any, pool: Any, status: Any) -> list[Coroutine[Any, Any, None]]:
+    """What cockpit watches during the points: the host's GPUs and the server's log."""
+    out: list[Coroutine[Any, Any, None]] = []
+    if host is not None:
+        from cockpit.sources.gpu_feed import gpu_feed_for_host
+
+        try:
+            gpu = gpu_feed_for_host(host, pool, target)
+        except ValueError:
+            gpu = None
+        if gpu is not None:
+            out.append(_follow_gpu(gpu, runner))
+    log = None
+    from cockpit.sources.log_feed import LogFeed
+
+    if host is not None and (host.log_path or host.log_command):
+        log = LogFeed.for_host(host, pool=pool, lines=0)
+    elif status is not None and status.log_path:
+        from cockpit.sources.log_tail import RemoteFile
+
+        log = (LogFeed.ssh(RemoteFile(target, status.log_path), pool=pool, lines=0) if target
+               else LogFeed.local(status.log_path, lines=0))
+    if log is not None:
+        out.append(_follow_log(log, runner))
+    return out
+
+
+async def _follow_gpu(feed: Any, runner: Any) -> None:
+    from cockpit.parse.gpu_events import GpuSamplesTaken
+
+    try:
+        async for event in feed.stream():
+            if isinstance(event, GpuSamplesTaken):
+                runner.gpu_tick(event.samples)
+    except Exception:  # noqa: BLE001 -- no GPU figures is a sweep without power, not a failed one
+        return
+
+
+async def _follow_log(feed: Any, runner: Any) -> None:
+    try:
+        async for batch in feed.stream():
+            if batch.preview:
+                continue
+            for event in batch.events:
+                runner.log_event(event)
+    except Exception:  # noqa: BLE001 -- no log is a sweep without peaks, not a failed one
+        return
+
+
+def outcome_text(sweep: Sweep, profile: LaunchProfile, points: int, outcome: SweepOutcome) -> str:
+    """The last action's line for a finished sweep."""
+    text = f"sweep {sweep.id} ({sweep.name}) on {profile.id}: {len(outcome.recorded)} of {points} points recorded"
+    if outcome.failed:
+        text += ", failed at c=" + ",".join(str(c) for c, _ in outcome.failed)
+    if outcome.cancelled:
+        text += ", cancelled"
+    return text
