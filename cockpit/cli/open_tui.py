@@ -92,6 +92,8 @@ def run_tui(args: Any, *, sources: LiveSources | None = None) -> int:
         from cockpit.sources.session_feeds import sources_for_session
 
         sources = sources_for_session(session)
-    app = CockpitApp(session, path, sources=sources, theme=getattr(args, "theme", None))
+    # Not in the demo: its session has no servers of its own to find.
+    app = CockpitApp(session, path, sources=sources, theme=getattr(args, "theme", None),
+                     attach_servers=not getattr(args, "demo", False))
     app.run()
     return 0

@@ -91,6 +91,12 @@ ACTIONS: tuple[ActionSpec, ...] = (
        "Switch to the next cockpit theme (saved in the session)"),
     _A("view.dismiss-banner", "screen", "x", "dismiss_banner", "view", "Dismiss banner",
        "Hide the 'where you left off' banner"),
+    _A("experiment.sweep", "screen", "W", "app.run_sweep", "experiment", "Run sweep",
+       "Run the session's first sweep with bench_serving on the running profile, a benchmark per point"),
+    _A("experiment.cancel", "screen", "ctrl+x", "app.cancel_sweep", "experiment", "Cancel sweep",
+       "Cancel the running sweep (its client is killed; finished points stay)"),
+    _A("experiment.fallback", "screen", "F", "app.start_fallback", "experiment", "Start fallback",
+       "After a start crashed: start the working profile offered as the fallback"),
     *(
         _A(f"view.tab-{tab}", "screen", key, f"show_tab('{tab}')", "view", f"Show {label}",
            f"Switch to the {label} tab")
@@ -138,6 +144,12 @@ ACTIONS: tuple[ActionSpec, ...] = (
     # (not in the footer: at 80 columns it would push out `? Keys`; `?` and the palette list them)
     _A("launch.add", "launch", "a", "add_record", "launch", "Add", "Record a new launch profile"),
     _A("launch.edit", "launch", "e", "edit_record", "launch", "Edit", "Edit the profile's name, command, host, env, notes"),
+    _A("launch.start", "launch", "r", "start_server", "launch", "Start server",
+       "Start the selected profile's server on its host (asks first when its command is new)", True),
+    _A("launch.stop", "launch", "X", "stop_server", "launch", "Stop server",
+       "Stop the session's server on the selected profile's host (SIGTERM, then SIGKILL)"),
+    _A("launch.restart", "launch", "R", "restart_server", "launch", "Restart server",
+       "Stop the server on the profile's host, then start the selected profile"),
     _A("launch.diff", "launch", "d", "diff_base", "launch", "Diff base",
        "Compare against the selected profile: the others then show what changes from it (d on it again: off)", True),
     # patched files and packages
@@ -168,11 +180,13 @@ ACTIONS: tuple[ActionSpec, ...] = (
     _A("quit.discard", "quit", "d", "choose('discard')", "quit", "Quit without saving",
        "Quit and drop the unsaved edits", True),
     _A("quit.cancel", "quit", "escape", "choose(None)", "quit", "Cancel", "Stay in cockpit", True, "esc"),
+    _A("confirm.run", "confirm", "y", "choose(True)", "confirm", "Run it", "Run what the dialog shows", True),
+    _A("confirm.cancel", "confirm", "n,escape", "choose(False)", "confirm", "Don't run", "Close without running", True),
     _A("help.close", "help", "escape,q,question_mark", "close", "help", "Close", "Close the keys screen", True, "esc"),
 )
 
 # Scopes that live on a modal dialog: bound there, and not palette commands.
-MODAL_SCOPES = frozenset({"form", "quit", "help"})
+MODAL_SCOPES = frozenset({"form", "quit", "help", "confirm"})
 
 BY_ID = {spec.id: spec for spec in ACTIONS}
 

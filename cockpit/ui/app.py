@@ -39,7 +39,8 @@ from cockpit.ui import ui_state
 from cockpit.ui.actions import ACTIONS
 from cockpit.ui.app_base import CockpitAppBase
 from cockpit.ui.commands import CockpitCommands
-from cockpit.ui.messages import LiveFeedStopped, LiveItemReceived
+from cockpit.ui.experiment import ExperimentControl
+from cockpit.ui.messages import LiveFeedStopped, LiveItemReceived, ServerStartRequested, ServerStopRequested
 from cockpit.ui.screens.confirm_quit import ConfirmQuitScreen
 from cockpit.ui.screens.main import MainScreen
 from cockpit.ui.live_routes import ROUTES, LivePane, state_pane
@@ -70,10 +71,12 @@ class CockpitApp(CockpitAppBase):
         theme_dirs: list[Path] | None = None,
         keymap: dict[str, str] | None = None,
         watch_interval_s: float | None = 1.5,
+        attach_servers: bool = False,
     ) -> None:
         """`sources`: live feeds for the panes (demo replay, SSH tails, test fakes);
         `clock`: what the header shows (tests freeze it); `watch_interval_s`: how often the
-        session file is checked for outside changes (None: never)."""
+        session file is checked for outside changes (None: never); `attach_servers`: look for
+        servers of this session already running on its hosts (by PID file) when it opens."""
         super().__init__(theme=theme or session.ui.theme, theme_dirs=theme_dirs)
         self.controller = SessionController(session, path)
         self.controller.add_listener(self._session_changed)
@@ -90,6 +93,8 @@ class CockpitApp(CockpitAppBase):
             keymap, self.keymap_problems = load_keymap()
         self.keymap = dict(keymap)
         self._autosave_timer: Timer | None = None
+        self.experiment = ExperimentControl(self)
+        self.attach_servers = attach_servers
 
     @property
     def main_screen(self) -> MainScreen:
@@ -113,6 +118,9 @@ class CockpitApp(CockpitAppBase):
             self.sources.host_events.add_listener(self._host_event)
         if self.watch_interval_s:
             self.watch_session_file()
+        if self.attach_servers and self.editor.session.launch:
+            self.run_worker(self.experiment.attach(), group="experiment-attach", exit_on_error=False,
+                            description="find this session's running servers")
 
     def _restore_view(self) -> None:
         """After the first frame: fill the hidden tabs, then put the view where `ui` says."""
@@ -332,8 +340,30 @@ class CockpitApp(CockpitAppBase):
                 break
         self.set_host_state(label, state)
 
+    # ----- the experiment loop (ui/experiment.py runs it) ------------------------------------------
+    def on_server_start_requested(self, message: ServerStartRequested) -> None:
+        self.experiment.start(message.profile_id, restart=message.restart)
+
+    def on_server_stop_requested(self, message: ServerStopRequested) -> None:
+        self.experiment.stop(message.profile_id)
+
+    def action_run_sweep(self) -> None:
+        self.experiment.sweep()
+
+    def action_cancel_sweep(self) -> None:
+        self.experiment.cancel_sweep()
+
+    def action_start_fallback(self) -> None:
+        self.experiment.start_fallback()
+
+    def show_run_status(self, text: str, profile_states: dict[str, str]) -> None:
+        if not self.screen_stack or not isinstance(self.screen_stack[0], MainScreen):
+            return
+        self.main_screen.show_run_status(text, profile_states)
+
     def on_unmount(self) -> None:
         # (CockpitAppBase's on_unmount runs too: Textual calls each class's handler.)
+        self.experiment.shutdown()
         for stop in self.sources.on_stop:
             try:
                 stop()

@@ -127,3 +127,15 @@ class LiveFeedStopped(Message):
 
     feed: str
     reason: str
+
+
+# ----- the experiment loop (launch tab) --------------------------------------------------------
+@dataclass
+class ServerStartRequested(Message):
+    profile_id: str
+    restart: bool = False
+
+
+@dataclass
+class ServerStopRequested(Message):
+    profile_id: str

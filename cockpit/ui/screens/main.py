@@ -31,6 +31,7 @@ from cockpit.ui.widgets.header import CockpitHeader
 from cockpit.ui.widgets.log_pane import LogPane
 from cockpit.ui.widgets.profiles_view import ProfilesView
 from cockpit.ui.widgets.records_view import FilesTable, PackagesTable
+from cockpit.ui.widgets.run_status import RunStatus
 from cockpit.ui.widgets.tab_bar import TabBar
 from cockpit.ui.widgets.targets_strip import TargetsStrip
 from cockpit.ui.widgets.task_board import TaskBoard
@@ -79,6 +80,7 @@ class MainScreen(MainIntents):
             yield LastActionView("last", id="last")
             yield TopologyPane(id="topology", clock=self._clock_s)
             yield HandoffView(id="handoff")
+        yield RunStatus(id="run-status")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -91,6 +93,11 @@ class MainScreen(MainIntents):
         self.set_interval(1.0, self.tick)
         self._update_pane_bar()
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.on_theme_changed())
+
+    def show_run_status(self, text: str, profile_states: dict[str, str]) -> None:
+        """The experiment loop's line (server phase, sweep point) and the Launch list's marks."""
+        self.query_one(RunStatus).show(text)
+        self.query_one(ProfilesView).set_run_states(profile_states)
 
     # ----- rendering ------------------------------------------------------------------
     def show_session(self, session: Session, *, every_tab: bool = False, first_frame: bool = False) -> None:

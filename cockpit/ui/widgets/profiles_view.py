@@ -43,6 +43,7 @@ class ProfilesView(RecordActions, ListDetailView):
     empty_text = "No launch profiles recorded."
     nothing_selected = "No launch profile selected"
 
+    run_states: dict[str, str] = {}
     diff_base: str | None = None
     """The profile the others are compared against (view state: `ui.selection["launch.diff_base"]`)."""
 
@@ -51,8 +52,10 @@ class ProfilesView(RecordActions, ListDetailView):
 
     def prompt(self, item: LaunchProfile) -> Content:
         mark = "" if self.diff_base is None else "◆ " if item.id == self.diff_base else "  "
+        running = self.run_states.get(item.id)
         return Content.assemble((mark, "bold $accent"), (f"{item.status.value:<9} ", _STATUS_STYLE[item.status]),
-                                (f"{item.id} ", "$foreground-muted"), safe(item.name))
+                                (f"{item.id} ", "$foreground-muted"), safe(item.name),
+                                (f"  ▶ {running}" if running else "", "bold $accent"))
 
     def detail(self, session: Session, profile: LaunchProfile) -> Content:
         base = next((p for p in session.launch if p.id == self.diff_base), None)
@@ -107,6 +110,25 @@ class ProfilesView(RecordActions, ListDetailView):
     def action_mark_working(self) -> None:
         if ident := self._selected_id():
             self.post_message(msg.ProfileMarkWorkingRequested(ident))
+
+    def action_start_server(self) -> None:
+        if ident := self._selected_id():
+            self.post_message(msg.ServerStartRequested(ident))
+
+    def action_restart_server(self) -> None:
+        if ident := self._selected_id():
+            self.post_message(msg.ServerStartRequested(ident, restart=True))
+
+    def action_stop_server(self) -> None:
+        if ident := self._selected_id():
+            self.post_message(msg.ServerStopRequested(ident))
+
+    def set_run_states(self, states: dict[str, str]) -> None:
+        """profile id -> what its server is doing now (not session data: shown, not saved)."""
+        if states != self.run_states:
+            self.run_states = states
+            if self._session is not None:
+                self.show(self._session)
 
     def action_copy(self) -> None:
         if ident := self._selected_id():

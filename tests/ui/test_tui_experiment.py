@@ -1,0 +1,130 @@
+"""The experiment loop driven from the TUI as a person would: Launch tab, `r` starts the
+selected profile (asked first: a command never run), the Launch list and the status line
+follow it to ready, `W` runs the sweep (asked first too), a benchmark per point lands on
+the Benchmarks tab, `X` stops it and nothing of its process group is left; a crash turns
+the profile broken and `F` starts the working one.
+
+The server is the STAND-IN (tests/standin/sglang_server.py: real-format log lines and
+HTTP endpoints, no model, no GPU) and the bench client the STAND-IN bench_serving run
+through the real argv (tests/sweep_support.py); processes, ports and files are real.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from standin.procs import free_port, group_members, kill_group, standin_command
+from sweep_support import make_bench_python
+from tui_support import make_app, screen_text, until
+
+from cockpit.model.enums import ProfileStatus
+from cockpit.model.session import Host, LaunchProfile, Session, Sweep
+from cockpit.store.toml_store import load_session, save_session
+from cockpit.ui.screens.confirm_run import ConfirmRunScreen
+
+
+@pytest.fixture
+def runs(tmp_path: Path):
+    d = tmp_path / "runs"
+    yield d
+    for pid_file in d.glob("*/*.pid"):
+        text = pid_file.read_text().strip()
+        if text.isdigit():
+            kill_group(int(text))
+
+
+def _campaign(tmp_path: Path, runs: Path, *, crash: bool = False) -> tuple[Path, int]:
+    port = free_port()
+    extra = ("--standin-load-s", "0.2", "--standin-capture-s", "0.2")
+    profiles = [LaunchProfile(id="l1", name="known good", host="box", status=ProfileStatus.WORKING,
+                              command=standin_command(sys.executable, port, *extra),
+                              python=make_bench_python(tmp_path / "py"))]
+    if crash:
+        profiles.append(LaunchProfile(id="l2", name="too big", host="box",
+                                      command=standin_command(sys.executable, port, *extra, "--standin-crash", "capture")))
+    session = Session(title="loop", hosts=[Host(name="box", run_dir=str(runs), log_path=str(tmp_path / "server.log"))],
+                      launch=profiles,
+                      sweeps=[Sweep(id="s1", name="short", input_len=16, output_len=8, prompts=4,
+                                    concurrencies=[1, 2])])
+    path = tmp_path / "loop.toml"
+    save_session(session, path)
+    return path, port
+
+
+async def _confirm(app, pilot) -> str:
+    await until(lambda: isinstance(app.screen, ConfirmRunScreen), pilot, timeout=20)
+    shown = screen_text(app)
+    await pilot.press("y")
+    return shown
+
+
+async def test_start_confirmed_ready_sweep_recorded_then_stop_leaves_nothing(tmp_path, runs):
+    path, port = _campaign(tmp_path, runs)
+    app = make_app(path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.press("7")
+        app.main_screen.query_one("#profile-list").focus()
+        await pilot.press("r")
+        shown = await _confirm(app, pilot)
+        assert "--port" in shown and str(port) in shown  # the exact command, before it runs
+        await until(lambda: app.experiment.profile_states.get("l1", "").startswith("ready"), pilot, timeout=60)
+        assert "▶ ready" in screen_text(app)  # the Launch list says so
+        assert "ready" in app.controller.session.last_action.text
+        assert "sweep s1" in (app.controller.session.last_action.next_step or "")
+
+        await pilot.press("W")
+        shown = await _confirm(app, pilot)
+        assert "sglang.bench_serving" in shown and "--max-concurrency 2" in shown
+        await until(lambda: app.experiment._runner is None and len(app.controller.session.benchmarks) == 2
+                    and "2 of 2 points" in app.controller.session.last_action.text, pilot, timeout=120)
+        benches = app.controller.session.benchmarks
+        assert [(b.sweep, b.concurrency, b.profile) for b in benches] == [("s1", 1, "l1"), ("s1", 2, "l1")]
+        assert all(b.total_tok_s and b.total_tok_s > 0 for b in benches)
+        assert all(b.peak_running is not None for b in benches)  # seen in the followed log
+
+        pgid = int(next(runs.glob("*/*.pid")).read_text())
+        assert group_members(pgid)
+        await pilot.press("7")
+        app.main_screen.query_one("#profile-list").focus()
+        await pilot.press("X")
+        await until(lambda: not group_members(pgid), pilot, timeout=30)
+        await until(lambda: "l1" not in app.experiment.profile_states, pilot)
+    saved = load_session(path)
+    assert len(saved.benchmarks) == 2  # recorded points are saved, not just shown
+    assert saved.launch[0].confirmed and saved.sweeps[0].confirmed
+
+
+async def test_a_crash_breaks_the_profile_and_F_starts_the_working_one(tmp_path, runs):
+    path, _port = _campaign(tmp_path, runs, crash=True)
+    app = make_app(path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.press("7")
+        app.main_screen.query_one("#profile-list").focus()
+        await pilot.press("down")  # l2, the one that crashes
+        await until(lambda: app.main_screen.query_one("#profile-list").highlighted == 1, pilot)
+        await pilot.press("r")
+        await _confirm(app, pilot)
+        await until(lambda: app.experiment.profile_states.get("l2") == "crashed", pilot, timeout=60)
+        l2 = next(p for p in app.controller.session.launch if p.id == "l2")
+        assert l2.status is ProfileStatus.BROKEN and "oom" in (l2.broken_reason or "").lower()
+        assert "l1" in (app.controller.session.last_action.fallback or "")
+        assert app.experiment.fallback_id == "l1"
+        await pilot.press("F")
+        await _confirm(app, pilot)
+        await until(lambda: app.experiment.profile_states.get("l1", "").startswith("ready"), pilot, timeout=60)
+
+
+async def test_no_sweep_runs_when_cancelled_at_the_question(tmp_path, runs):
+    path, _port = _campaign(tmp_path, runs)
+    app = make_app(path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.press("7")
+        app.main_screen.query_one("#profile-list").focus()
+        await pilot.press("r")
+        await until(lambda: isinstance(app.screen, ConfirmRunScreen), pilot, timeout=20)
+        await pilot.press("escape")
+        await pilot.pause(0.5)
+        assert not list(runs.glob("*/*.pid"))  # nothing started
+        assert app.controller.session.launch[0].confirmed is None
