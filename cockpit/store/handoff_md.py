@@ -91,9 +91,11 @@ def _goal(s: Session) -> list[str]:
     out = []
     if s.goal.summary:
         out.append(_md(s.goal.summary, multiline=True))
-    facts = [f"**Model:** {_md(s.goal.model)}" if s.goal.model else "",
-             f"**Hardware:** {_md(s.goal.hardware)}" if s.goal.hardware else ""]
-    out += [f for f in facts if f]
+    # A list: lines that follow one another in Markdown are one paragraph (the summary's).
+    facts = [f"- **Model:** {_md(s.goal.model)}" if s.goal.model else "",
+             f"- **Hardware:** {_md(s.goal.hardware)}" if s.goal.hardware else ""]
+    if any(facts):
+        out += ["", *(f for f in facts if f)] if out else [f for f in facts if f]
     if s.goal.targets:
         out += ["", "| target | best so far | benchmark | status |", "| --- | --- | --- | --- |"]
         for score in score_all(s.goal.targets, s.benchmarks):
