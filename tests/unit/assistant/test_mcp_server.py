@@ -80,7 +80,7 @@ async def test_moving_a_task_is_saved_journaled_via_assistant_and_shown_on_the_t
     session = load_session(path)
     assert next(t for t in session.tasks if t.id == "t8").status.value == "doing"
     assert [t["id"] for t in board["doing"]] == ["t7", "t8"] and "t8" not in [t["id"] for t in board["todo"]]
-    assert (session.journal[-1].kind, session.journal[-1].text) == ("task.moved", "task t8 moved (via assistant)")
+    assert (session.journal[-1].kind, session.journal[-1].text) == ("task.moved", "task t8 moved todo -> doing (via assistant)")
     assert again[0] and "t8 is already in doing" in again[1]
     assert missing[0] and "no task with id 't99'" in missing[1]
 
