@@ -15,6 +15,7 @@ from paths import CORPUS
 
 SECTIONS = {"goal", "instructions", "discoveries", "tasks", "files", "packages", "launch", "benchmarks",
             "last-action", "timeline"}
+LIVE = {"live/log", "live/server", "live/gpus", "live/topology"}
 TOOLS = {"add_task", "edit_task", "move_task", "link_task", "acknowledge_review", "add_discovery",
          "set_discovery_status", "record_benchmark", "import_bench_serving", "add_launch_profile",
          "mark_profile_working", "record_file", "record_package", "set_last_action", "add_note"}
@@ -45,7 +46,7 @@ async def test_it_lists_the_handoff_each_section_the_tools_and_the_two_prompts(p
         uris = {str(r.uri) for r in (await c.list_resources()).resources}
         tools = {t.name for t in (await c.list_tools()).tools}
         prompts = {p.name for p in (await c.list_prompts()).prompts}
-    assert uris == {"cockpit://session/handoff"} | {f"cockpit://session/{n}" for n in SECTIONS}
+    assert uris == {"cockpit://session/handoff"} | {f"cockpit://session/{n}" for n in SECTIONS | LIVE}
     assert tools == TOOLS
     assert prompts == {"resume-campaign", "record-what-you-did"}
 
