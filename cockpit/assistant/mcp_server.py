@@ -5,25 +5,29 @@ through `SessionEditor` (see session_file.py). Tool arguments are validated by t
 against schemas taken from the session's pydantic models; a value the model refuses is a
 tool error naming the field and why, and the file is left as it was. No tool runs a
 command on a host or starts a server: that stays with the person at the TUI or the CLI.
-Live state (log lines, GPU samples) is not exposed: it lives in the TUI's process.
+The live resources (`live/...`: log lines, server run, GPUs, topology) follow the session's
+hosts with the TUI's own feeds, started on their first read (see live_state.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.types import ToolAnnotations
 
 from cockpit import __version__
-from cockpit.assistant import views
+from cockpit.assistant import live_state, views
+from cockpit.assistant.live_state import FeedState, LiveState
 from cockpit.assistant.inputs import BenchmarkFields, FileChangeFields, LaunchProfileFields, PackageFields, fields_of
 from cockpit.assistant.session_file import SessionFile
 from cockpit.model.edits import EditError, SessionEditor
 from cockpit.model.enums import TASK_COLUMNS, DiscoveryStatus, TaskStatus
+from cockpit.model.redact import redact_text
 from cockpit.model.session import Session
 from cockpit.parse.sanitize import sanitize
 from cockpit.store.errors import SessionFileError
@@ -36,7 +40,9 @@ INSTRUCTIONS = (
     "This server is one cockpit session: the campaign's goal, instructions, discoveries, task board, patched "
     "files, package versions, launch profiles, benchmarks and last action. Read cockpit://session/handoff "
     "first. Record what you find and do with the tools as you go (a person may be watching the same session "
-    "live); each call is saved at once and journaled 'via assistant'. Nothing here runs commands on a host."
+    "live); each call is saved at once and journaled 'via assistant'. Nothing here runs commands on a host. "
+    "Where the session has hosts, cockpit://session/live/... shows the server log's last lines, the server "
+    "run and its metrics, the GPUs and the topology as they are now."
 )
 
 
@@ -49,10 +55,20 @@ def _fail(exc: Exception) -> str:
     return sanitize(text, multiline=True)  # may quote a value the caller sent
 
 
-def build_server(path: Path | str) -> MCPServer:
+def build_server(path: Path | str, *, live: LiveState | None = None) -> MCPServer:
+    """`live`: the hosts' feeds (tests pass one with their own wait); one is made if None."""
     file = SessionFile(path)
+    feeds = live or LiveState()
+
+    @asynccontextmanager
+    async def lifespan(_: MCPServer) -> AsyncIterator[dict[str, Any]]:
+        try:
+            yield {}
+        finally:  # the client went away: stop tails, GPU streams and SSH connections
+            await feeds.close()
+
     server: MCPServer = MCPServer(name="cockpit", version=__version__, instructions=INSTRUCTIONS,
-                                  log_level="WARNING")
+                                  log_level="WARNING", lifespan=lifespan)
 
     def read() -> Session:
         try:
@@ -84,6 +100,48 @@ def build_server(path: Path | str) -> MCPServer:
 
     for name, (description, _) in views.SECTIONS.items():
         add_section(name, description)
+
+    # ----- live state of the session's hosts (feeds started on first read) ---------------
+    async def feed(name: str, shows: str | None = None) -> FeedState | None:
+        await feeds.ensure(read())
+        return await feeds.settle(name, shows)
+
+    async def log_lines(lines: int) -> str:
+        text = live_state.log_text(feeds, await feed("log"), lines)
+        return sanitize(redact_text(text), multiline=True)  # log lines may print an --api-key
+
+    @server.resource(URI + "live/log", name="live-log", title="Server log (last lines)", mime_type="text/plain",
+                     description=f"The last {live_state.LOG_LINES_DEFAULT} lines of the followed server log, as "
+                                 "inert text, under a header saying the source and its connection. "
+                                 "live/log/{lines} gives another count.")
+    async def live_log() -> str:
+        return await log_lines(live_state.LOG_LINES_DEFAULT)
+
+    @server.resource(URI + "live/log/{lines}", name="live-log-lines", mime_type="text/plain",
+                     description=f"The last `lines` lines of the server log (at most {live_state.KEPT_LINES}).")
+    async def live_log_n(lines: str) -> str:
+        if not lines.isdigit() or not 0 < int(lines) <= live_state.KEPT_LINES:
+            raise ResourceError(f"lines: a whole number from 1 to {live_state.KEPT_LINES}")
+        return await log_lines(int(lines))
+
+    @server.resource(URI + "live/server", name="live-server", mime_type="application/json",
+                     description="The server run in the log now (starting, loading, capturing, ready, error, "
+                                 "stopped; model, last error) and its metrics (current and peak generation "
+                                 "throughput, running and queued requests, KV cache use).")
+    async def live_server() -> str:
+        return views.as_json(live_state.server_state(feeds, await feed("log", shows="server")))
+
+    @server.resource(URI + "live/gpus", name="live-gpus", mime_type="application/json",
+                     description="The latest GPU sample: per GPU power of its enforced limit, utilisation, "
+                                 "memory, temperature, clocks, throttle reasons; its age.")
+    async def live_gpus() -> str:
+        return views.as_json(live_state.gpu_state(feeds, await feed("gpu")))
+
+    @server.resource(URI + "live/topology", name="live-topology", mime_type="application/json",
+                     description="The GPU topology (nvidia-smi topo -m): link class between each pair of GPUs, "
+                                 "CPU and NUMA affinity.")
+    async def live_topology() -> str:
+        return views.as_json(live_state.topology_state(feeds, await feed("topology")))
 
     # ----- tasks -------------------------------------------------------------------------
     @tool("Add a task to the board; returns its id.")

@@ -42,8 +42,8 @@ def _ask_for_new() -> Path | None:
     return Path(answer or DEFAULT_NEW)
 
 
-def resolve_session(arg: str | None) -> tuple[Path, Session] | int:
-    """The session to open, or an exit status."""
+def resolve_session(arg: str | None) -> tuple[Path, Session, bool] | int:
+    """The session to open and whether it was just created, or an exit status."""
     if arg is None:
         path = recent.most_recent()
         if path is None or not path.exists():
@@ -58,10 +58,11 @@ def resolve_session(arg: str | None) -> tuple[Path, Session] | int:
         except OSError as exc:
             print(f"cockpit: cannot create {path}: {exc}", file=sys.stderr)
             return 1
-        print(f"cockpit: created {path}", file=sys.stderr)
-        return path, session
+        # Said in the TUI as it opens (a toast), not on stderr: the TUI's screen would hide
+        # that line until it exits, where it reads as if printed at exit.
+        return path, session, True
     loaded = load_or_report(path)
-    return 1 if loaded is None else (path, loaded)
+    return 1 if loaded is None else (path, loaded, False)
 
 
 def _demo(args: Any) -> tuple[Path, LiveSources] | int:
@@ -84,7 +85,7 @@ def run_tui(args: Any, *, sources: LiveSources | None = None) -> int:
     resolved = resolve_session(getattr(args, "session", None))
     if isinstance(resolved, int):
         return resolved
-    path, session = resolved
+    path, session, created = resolved
     recent.remember(path)
     from cockpit.ui.app import CockpitApp  # Textual only once there is something to show
 
@@ -95,5 +96,7 @@ def run_tui(args: Any, *, sources: LiveSources | None = None) -> int:
     # Not in the demo: its session has no servers of its own to find.
     app = CockpitApp(session, path, sources=sources, theme=getattr(args, "theme", None),
                      attach_servers=not getattr(args, "demo", False))
+    if created:
+        app.startup_notes.append(f"Created {path}: an empty campaign (its title is the file's name)")
     app.run()
     return 0

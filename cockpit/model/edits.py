@@ -16,6 +16,9 @@ from cockpit.model.enums import TASK_COLUMNS, DiscoveryStatus, ProfileStatus, Ta
 from cockpit.model.history import History
 from cockpit.model.ids import PREFIX, next_id
 from cockpit.model.integrity import check_integrity
+from cockpit.model.journal_text import change as said_change
+from cockpit.model.journal_text import changes as said_changes
+from cockpit.model.journal_text import shown
 from cockpit.model.session import (
     Benchmark,
     Discovery,
@@ -61,7 +64,10 @@ class SessionEditor:
         """Bumped on every change (edit, undo, redo): the UI and autosave watch it."""
 
     # ----- the one way in -------------------------------------------------------
-    def apply(self, label: str, change: Callable[[Session], _T], *, kind: str = "edit", ref: str | None = None) -> _T:
+    def apply(self, label: str | Callable[[], str], change: Callable[[Session], _T], *, kind: str = "edit",
+              ref: str | None = None) -> _T:
+        """`label`: the journal's text, or a function that says it once `change` has run
+        (an edit that tells from -> to learns the "from" inside `change`)."""
         before = self.session
         after = _working_copy(before)
         try:
@@ -75,6 +81,8 @@ class SessionEditor:
             first = exc.errors()[0]
             where = ".".join(str(part) for part in first.get("loc", ()))
             raise EditError(f"{where}: {first['msg']}" if where else first["msg"]) from exc
+        if callable(label):
+            label = label()
         after.journal.append(JournalEvent(when=now(), kind=kind, text=label, ref=ref))
         self.session = after
         self.history.record(label, before, after)
@@ -174,25 +182,34 @@ class SessionEditor:
         return self.apply(f"task added: {title}", change, kind="task.added")
 
     def edit_task(self, ident: str, **fields: Any) -> None:
+        said: list[str] = []
+
         def change(s: Session) -> None:
             task = self._find(s.tasks, ident)
+            old = task.model_copy()
             for key, value in fields.items():
                 setattr(task, key, value)
             task.updated = now()
-        self.apply(f"task edited: {ident}", change, kind="task.edited", ref=ident)
+            said.append(said_changes(old, task, fields))
+        self.apply(lambda: f"task {ident} edited: {said[0]}", change, kind="task.edited", ref=ident)
 
     def delete_task(self, ident: str) -> None:
+        said: list[str] = []
+
         def change(s: Session) -> None:
             task = self._find(s.tasks, ident)
+            said.append(shown(task.title))
             s.tasks.remove(task)
             for disc in s.discoveries:
                 if ident in disc.tasks:
                     disc.tasks = [t for t in disc.tasks if t != ident]
             self._renumber(s, task.status)
-        self.apply(f"task deleted: {ident}", change, kind="task.deleted", ref=ident)
+        self.apply(lambda: f"task {ident} deleted: {said[0]}", change, kind="task.deleted", ref=ident)
 
     def move_task(self, ident: str, step: int) -> TaskStatus:
         """Move a task `step` columns right (+1) or left (-1); it lands at the column's end."""
+        said: list[str] = []
+
         def change(s: Session) -> TaskStatus:
             task = self._find(s.tasks, ident)
             index = TASK_COLUMNS.index(task.status) + step
@@ -204,11 +221,14 @@ class SessionEditor:
             task.updated = now()
             self._renumber(s, old)
             self._renumber(s, task.status)
+            said.append(f"{old.value} -> {task.status.value}")
             return task.status
-        return self.apply(f"task {ident} moved", change, kind="task.moved", ref=ident)
+        return self.apply(lambda: f"task {ident} moved {said[0]}", change, kind="task.moved", ref=ident)
 
     def reorder_task(self, ident: str, step: int) -> None:
         """Move a task up (-1) or down (+1) within its column."""
+        said: list[str] = []
+
         def change(s: Session) -> None:
             task = self._find(s.tasks, ident)
             col = self.column(s, task.status)
@@ -219,22 +239,25 @@ class SessionEditor:
             col[pos], col[dest] = col[dest], col[pos]
             for index, item in enumerate(col):
                 item.order = index
-        self.apply(f"task {ident} reordered", change, kind="task.reordered", ref=ident)
+            said.append(f"in {task.status.value}: position {pos + 1} -> {dest + 1}")
+        self.apply(lambda: f"task {ident} reordered {said[0]}", change, kind="task.reordered", ref=ident)
 
     def set_task_links(self, task_id: str, chosen: list[str]) -> None:
         """One undoable edit: the task rests on exactly `chosen`, kept in step on both sides."""
+        said: list[str] = []
+
         def change(s: Session) -> None:
             task = self._find(s.tasks, task_id)
             for ident in chosen:
                 self._find(s.discoveries, ident)
+            said.append(said_change("discoveries", task.discoveries, chosen))
             task.discoveries = list(chosen)
             for disc in s.discoveries:
                 if disc.id in chosen and task_id not in disc.tasks:
                     disc.tasks = [*disc.tasks, task_id]
                 elif disc.id not in chosen and task_id in disc.tasks:
                     disc.tasks = [t for t in disc.tasks if t != task_id]
-        self.apply(f"task {task_id} linked to {', '.join(chosen) or 'nothing'}", change, kind="task.linked",
-                   ref=task_id)
+        self.apply(lambda: f"task {task_id} linked: {said[0]}", change, kind="task.linked", ref=task_id)
 
     def link_task(self, task_id: str, discovery_id: str) -> None:
         """Link (or unlink, if already linked) one discovery: `set_task_links` toggled."""
@@ -245,7 +268,7 @@ class SessionEditor:
     def acknowledge_review(self, ident: str) -> None:
         def change(s: Session) -> None:
             self._find(s.tasks, ident).review = False
-        self.apply(f"review acknowledged: {ident}", change, kind="task.reviewed", ref=ident)
+        self.apply(f"task {ident} review flag cleared", change, kind="task.reviewed", ref=ident)
 
     # ----- discoveries ---------------------------------------------------------------
     def add_discovery(self, claim: str, evidence: str | None = None,
@@ -263,22 +286,34 @@ class SessionEditor:
 
     def edit_discovery(self, ident: str, **fields: Any) -> None:
         status = fields.pop("status", None)
+        said: list[str] = []
+
         def change(s: Session) -> None:
             disc = self._find(s.discoveries, ident)
+            old = disc.model_copy()
             for key, value in fields.items():
                 setattr(disc, key, value)
             if status is not None and status != disc.status:
                 self._set_discovery_status(s, disc, DiscoveryStatus(status))
             disc.updated = now()
-        self.apply(f"discovery edited: {ident}", change, kind="discovery.edited", ref=ident)
+            edited = [*fields, "status"]
+            if old.status != disc.status and all(getattr(old, f) == getattr(disc, f) for f in fields):
+                said.append(f"discovery {ident} {said_change('status', old.status, disc.status)}")
+            else:
+                said.append(f"discovery {ident} edited: {said_changes(old, disc, edited)}")
+        self.apply(lambda: said[0], change, kind="discovery.edited", ref=ident)
 
     def cycle_discovery_status(self, ident: str) -> DiscoveryStatus:
+        said: list[str] = []
+
         def change(s: Session) -> DiscoveryStatus:
             disc = self._find(s.discoveries, ident)
+            old = disc.status
             self._set_discovery_status(s, disc, disc.status.cycled())
             disc.updated = now()
+            said.append(said_change("status", old, disc.status))
             return disc.status
-        return self.apply(f"discovery {ident} status changed", change, kind="discovery.status", ref=ident)
+        return self.apply(lambda: f"discovery {ident} {said[0]}", change, kind="discovery.status", ref=ident)
 
     def _set_discovery_status(self, s: Session, disc: Discovery, status: DiscoveryStatus) -> None:
         disc.status = status
@@ -310,18 +345,23 @@ class SessionEditor:
         self.apply(f"last action: {text}", change, kind="last_action.set")
 
     def mark_profile_working(self, ident: str) -> None:
+        said: list[str] = []
+
         def change(s: Session) -> None:
             chosen = self._find(s.launch, ident)
+            said.append(f"launch profile {ident} {said_change('status', chosen.status, ProfileStatus.WORKING)}")
             for profile in s.launch:
                 if profile.status is ProfileStatus.WORKING and profile is not chosen:
                     profile.status = ProfileStatus.CANDIDATE
+                    said.append(f"{profile.id} working -> candidate")
             chosen.status = ProfileStatus.WORKING
-        self.apply(f"launch profile {ident} marked working", change, kind="launch.working", ref=ident)
+        self.apply(lambda: "; ".join(said), change, kind="launch.working", ref=ident)
 
     # ----- simple records: patched files, package versions, launch profiles --------------
     # collection -> (model, journal kind prefix, what the journal text calls one)
     _RECORDS = {"files": (FileChange, "file", "file"), "packages": (Package, "package", "package"),
-                "launch": (LaunchProfile, "launch", "launch profile")}
+                "launch": (LaunchProfile, "launch", "launch profile"),
+                "benchmarks": (Benchmark, "benchmark", "benchmark")}
 
     def add_record(self, collection: str, **fields: Any) -> str:
         """Add a file, package or launch profile; returns its new id."""
@@ -338,12 +378,15 @@ class SessionEditor:
 
     def edit_record(self, collection: str, ident: str, **fields: Any) -> None:
         model, kind, what = self._RECORDS[collection]
+        said: list[str] = []
 
         def change(s: Session) -> None:
             items = getattr(s, collection)
             old = self._find(items, ident)
-            items[items.index(old)] = model(**{**old.model_dump(), **fields})
-        self.apply(f"{what} {ident} edited", change, kind=f"{kind}.edited", ref=ident)
+            new = model(**{**old.model_dump(), **fields})
+            items[items.index(old)] = new
+            said.append(said_changes(old, new, fields))
+        self.apply(lambda: f"{what} {ident} edited: {said[0]}", change, kind=f"{kind}.edited", ref=ident)
 
     def delete_record(self, collection: str, ident: str) -> None:
         """Delete a file or package (a file's links from discoveries go with it)."""

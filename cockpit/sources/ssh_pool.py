@@ -269,7 +269,9 @@ class SshPool:
 
         kw = target.connect_kwargs()
         try:
-            opts = await asyncssh.SSHClientConnectionOptions.construct(**kw)
+            # config (): ~/.ssh/config, as connect() reads it when no config is named; the
+            # options' own default is no file, which lost an alias's UserKnownHostsFile.
+            opts = await asyncssh.SSHClientConnectionOptions.construct(**{"config": (), **kw})
         except (OSError, ValueError, asyncssh.Error) as exc:  # the same answer on every retry
             raise ClientFilesUnusable(target, f"{target.label}: not connecting: {_describe(exc)}") from None
         try:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from datetime import datetime
+from pathlib import Path
 
 from cockpit.model.enums import DiscoveryStatus, ProfileStatus, TaskStatus
 from cockpit.model.profile_diff import diff_lines, diff_profiles
@@ -21,6 +22,7 @@ from cockpit.model.session import Benchmark, Discovery, FileChange, LaunchProfil
 from cockpit.model.targets import score_all
 from cockpit.model.timeline import drops, throughput
 from cockpit.parse.sanitize import sanitize
+from cockpit.store.atomic_write import write_atomic
 from cockpit.store.redact import redact_env, redact_text
 
 SECTIONS = (
@@ -91,9 +93,11 @@ def _goal(s: Session) -> list[str]:
     out = []
     if s.goal.summary:
         out.append(_md(s.goal.summary, multiline=True))
-    facts = [f"**Model:** {_md(s.goal.model)}" if s.goal.model else "",
-             f"**Hardware:** {_md(s.goal.hardware)}" if s.goal.hardware else ""]
-    out += [f for f in facts if f]
+    # A list: lines that follow one another in Markdown are one paragraph (the summary's).
+    facts = [f"- **Model:** {_md(s.goal.model)}" if s.goal.model else "",
+             f"- **Hardware:** {_md(s.goal.hardware)}" if s.goal.hardware else ""]
+    if any(facts):
+        out += ["", *(f for f in facts if f)] if out else [f for f in facts if f]
     if s.goal.targets:
         out += ["", "| target | best so far | benchmark | status |", "| --- | --- | --- | --- |"]
         for score in score_all(s.goal.targets, s.benchmarks):
@@ -247,6 +251,20 @@ def _benchmarks(s: Session) -> list[str]:
             lines = [f"{c.kind}: {c.text}" for c in d.changes] + list(d.profile_changes)
             out += [f"  - {_code(redact_text(line))}" for line in lines] or ["  - (nothing recorded)"]
     return out
+
+
+def handoff_path(session_path: Path | str) -> Path:
+    """Where the handoff of a session file is written: `<stem>.handoff.md` beside it."""
+    path = Path(session_path)
+    return path.with_name(f"{path.stem}.handoff.md")
+
+
+def write_handoff(s: Session, session_path: Path | str) -> Path:
+    """The handoff written (atomically, no .bak) beside the session file; returns where.
+    Raises SaveError / SessionReadOnlyError (`path: reason`) when it cannot be written."""
+    target = handoff_path(session_path)
+    write_atomic(target, render_handoff(s), keep_backup=False)
+    return target
 
 
 def render_handoff(s: Session) -> str:

@@ -69,6 +69,7 @@ SCOPE_TAB = {
     "launch": "launch",
     "packages": "packages",
     "files": "files",
+    "handoff": "handoff",
 }
 
 _A = ActionSpec
@@ -162,6 +163,11 @@ ACTIONS: tuple[ActionSpec, ...] = (
     _A("packages.drift", "packages", "r", "check_drift", "packages", "Check drift",
        "Compare the recorded versions with what each host runs now (over SSH; this machine for "
        "packages with no host)", True),
+    # the handoff tab: the Markdown export, to a file beside the session or to the clipboard
+    _A("handoff.write", "handoff", "W", "write", "handoff", "Write file",
+       "Write the handoff (Markdown) to <session>.handoff.md beside the session file", True),
+    _A("handoff.copy", "handoff", "y", "copy", "handoff", "Copy",
+       "Copy the handoff (Markdown) to the clipboard via OSC 52", True),
     # log pane (view state only; the live tail feeds it)
     _A("log.follow", "log", "f", "toggle_follow", "log", "Toggle follow", "Follow the end of the log, or pause", True),
     _A("log.search", "log", "slash", "search", "log", "Search", "Search the log", True, "/"),

@@ -92,6 +92,8 @@ class CockpitApp(CockpitAppBase):
 
             keymap, self.keymap_problems = load_keymap()
         self.keymap = dict(keymap)
+        self.startup_notes: list[str] = []
+        """Said as toasts once the TUI is up (`cockpit new.toml`: the file was created)."""
         self._autosave_timer: Timer | None = None
         self.experiment = ExperimentControl(self)
         self.attach_servers = attach_servers
@@ -108,6 +110,8 @@ class CockpitApp(CockpitAppBase):
         self.report_theme_problems()
         for key_problem in self.keymap_problems:
             self.notify(f"Key skipped: {key_problem}", severity="warning", timeout=10)
+        for note in self.startup_notes:
+            self.notify(note, timeout=8)
         self.call_after_refresh(self._restore_view)
         for name, feed in self.sources.items():
             self._start_feed(name, feed)

@@ -91,6 +91,17 @@ class ProfileCopyRequested(Message):
     profile_id: str
 
 
+# ----- handoff ---------------------------------------------------------------------------
+@dataclass
+class HandoffWriteRequested(Message):
+    pass
+
+
+@dataclass
+class HandoffCopyRequested(Message):
+    pass
+
+
 @dataclass
 class RecordAddRequested(Message):
     collection: str  # files | packages | launch

@@ -25,7 +25,7 @@ def _gpu_rows(screen: str) -> set[str]:
 
 
 def _decode_metrics(screen: str) -> bool:
-    match = re.search(r"gen tok/s ([\d.,]+)", screen)
+    match = re.search(r"gen(?: tok/s)? ([\d.,]+k?) ↑", screen)
     return bool(match) and match.group(1) not in ("0", "-") and "Decode batch" in screen
 
 

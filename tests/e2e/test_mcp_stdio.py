@@ -40,7 +40,7 @@ async def test_a_client_session_over_stdio(path):
         unchanged = path.read_bytes() == before
         done = await c.call_tool("set_last_action", {"text": "moved t8", "next_step": "patch the .cuh"})
         handoff = (await c.read_resource("cockpit://session/handoff")).contents[0].text  # type: ignore[union-attr]
-    assert "cockpit://session/handoff" in uris and "cockpit://session/tasks" in uris and len(uris) == 11
+    assert "cockpit://session/handoff" in uris and "cockpit://session/tasks" in uris and len(uris) == 15
     assert "move_task" in tools and len(tools) == 15 and prompts == ["resume-campaign", "record-what-you-did"]
     assert not moved.is_error and moved.content[0].text == "t8 moved to doing"  # type: ignore[union-attr]
     assert bad.is_error and "status" in bad.content[0].text and unchanged  # type: ignore[union-attr]
@@ -74,6 +74,33 @@ async def test_100_tool_calls_from_two_clients_at_once_lose_nothing(path):
     assert {f"{n} {i}" for n in "ab" for i in range(50)} <= titles
     assert len(set(results["a"]) | set(results["b"])) == 100, "every call got its own id"
     assert sum(e.kind == "task.added" for e in session.journal) == 100
+
+
+async def test_a_live_log_read_over_stdio_is_inert_and_shows_the_run(tmp_path):
+    from cockpit.model.session import Host, Session
+    from cockpit.store.toml_store import save_session
+
+    log = tmp_path / "server.log"
+    log.write_bytes(b"[2025-03-01 12:00:30] The server is fired up and ready to roll!\n"
+                    b"[2025-03-01 12:00:31 TP0] Decode batch. #running-req: 12, #token: 5000, token usage: 0.30, "
+                    b"gen throughput (token/s): 1234.50, #queue-req: 0\n"
+                    b"[2025-03-01 12:00:32 TP0] evil \x1b]0;pwned\x07 \xe2\x80\xae end\n")
+    path = tmp_path / "live.toml"
+    save_session(Session(title="live", hosts=[Host(name="here", log_path=str(log))]), path)
+    async with stdio_client(path) as c:
+        text = ""
+        for _ in range(100):
+            text = (await c.read_resource("cockpit://session/live/log")).contents[0].text  # type: ignore[union-attr]
+            if "end" in text:
+                break
+            await anyio.sleep(0.05)
+        server = (await c.read_resource("cockpit://session/live/server")).contents[0].text  # type: ignore[union-attr]
+    assert text.splitlines() == [f"# tail {log}", "# the last 3 lines; 3 log lines read",
+                                 "[2025-03-01 12:00:30] The server is fired up and ready to roll!",
+                                 "[2025-03-01 12:00:31 TP0] Decode batch. #running-req: 12, #token: 5000, token usage: "
+                                 "0.30, gen throughput (token/s): 1234.50, #queue-req: 0",
+                                 "[2025-03-01 12:00:32 TP0] evil ␛]0;pwned␇ <U+202E> end"]
+    assert '"state": "ready"' in server and '"current": 1234.5' in server
 
 
 def _serve(path: Path) -> subprocess.CompletedProcess[str]:

@@ -109,3 +109,14 @@ def test_a_profile_added_by_a_script_is_diffed_in_the_open_cockpit(tmux, tmp_pat
     assert "~ --moe-runner-backend: flashinfer_cutlass ->" in screen  # (the new value wraps)
     tmux.keys("q")
     tmux.wait_for("COCKPIT-EXIT=0")
+
+
+def test_a_new_session_is_announced_as_the_tui_opens_not_after_it_exits(tmux, tmp_path):
+    path = tmp_path / "new.toml"
+    tmux.start(_command(path))
+    screen = tmux.wait_for("Created new.toml")
+    assert "no targets yet" in screen, "said inside the opened TUI"
+    tmux.keys("q")
+    after = tmux.wait_for("COCKPIT-EXIT=0")
+    assert "created" not in after.lower(), "nothing left to surface on the shell after the TUI's screen goes"
+    assert load_session(path).title == "new"

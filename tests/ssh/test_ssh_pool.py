@@ -76,6 +76,18 @@ async def test_alias_from_config_shared_connection(sshd):
     assert events[0].host == ALIAS and events[2].retry_in_s is None
 
 
+async def test_an_alias_in_the_users_own_ssh_config_brings_its_known_hosts_file(sshd, tmp_path, monkeypatch):
+    """A session host's `ssh = "alias"` reads ~/.ssh/config (no config named): the alias's
+    UserKnownHostsFile checks the key, as `ssh alias` would."""
+    (tmp_path / ".ssh").mkdir()
+    (tmp_path / ".ssh" / "config").write_text(open(sshd.ssh_config).read())
+    monkeypatch.setenv("HOME", str(tmp_path))
+    pool, _ = pool_with_events()
+    async with pool:
+        conn = await pool.connection(SshTarget.parse(ALIAS))
+        assert (await conn.run("id -un", check=True)).stdout.strip() == sshd.username
+
+
 async def test_concurrent_callers_share_one_connect(sshd):
     pool, events = pool_with_events()
     async with pool:

@@ -18,10 +18,11 @@ from cockpit.ui.widgets.log_pane import LogPane
 from cockpit.ui.widgets.profiles_view import ProfilesView
 from cockpit.ui.widgets.records_view import FilesTable, PackagesTable
 from cockpit.ui.widgets.task_board import TaskBoard
+from cockpit.ui.widgets.text_views import HandoffView
 
 BOUND_ON = {
     "screen": MainScreen, "tasks": TaskBoard, "discoveries": DiscoveriesView, "benchmarks": BenchmarksView,
-    "launch": ProfilesView, "packages": PackagesTable, "files": FilesTable, "log": LogPane, "form": FormScreen, "quit": ConfirmQuitScreen, "help": HelpScreen,
+    "launch": ProfilesView, "packages": PackagesTable, "files": FilesTable, "log": LogPane, "handoff": HandoffView, "form": FormScreen, "quit": ConfirmQuitScreen, "help": HelpScreen,
 }
 
 

@@ -274,6 +274,7 @@ class MainScreen(MainIntents):
             "packages": lambda: self.query_one(PackagesTable),
             "files": lambda: self.query_one(FilesTable),
             "log": lambda: self.query_one(LogPane),
+            "handoff": lambda: self.query_one(HandoffView),
         }[scope]()
 
     async def run_registry_action(self, action_id: str) -> None:

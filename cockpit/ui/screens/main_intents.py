@@ -200,6 +200,25 @@ class MainIntents(Screen[None]):
             self.app.notify(f"Copied {profile.id}'s command (OSC 52; under tmux: set -s set-clipboard on)",
                             timeout=4)
 
+    # ----- the handoff: to a file beside the session, or to the clipboard ----------------
+    def on_handoff_write_requested(self, message: msg.HandoffWriteRequested) -> None:
+        from cockpit.store.handoff_md import write_handoff
+
+        try:
+            where = write_handoff(self._session, self.app.path)
+        except OSError as exc:  # SaveError / SessionReadOnlyError say `path: reason`
+            self.app.notify(f"Handoff not written: {exc}", severity="error", timeout=10)
+            return
+        self.app.notify(f"Handoff written to {where}", timeout=6)
+
+    def on_handoff_copy_requested(self, message: msg.HandoffCopyRequested) -> None:
+        from cockpit.store.handoff_md import render_handoff
+
+        text = render_handoff(self._session)
+        self.app.copy_to_clipboard(text)
+        self.app.notify(f"Copied the handoff ({len(text.splitlines())} lines of Markdown; OSC 52, "
+                        "under tmux: set -s set-clipboard on)", timeout=4)
+
     # ----- simple records: patched files, packages, launch profiles ---------------------
     def _select_record(self, collection: str, ident: str) -> None:
         view = self.scope_widget(collection)

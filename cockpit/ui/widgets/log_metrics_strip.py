@@ -32,6 +32,26 @@ def _fmt(value: float | None, name: str) -> str:
     return f"{value:.0f}" if value >= 10 or value == int(value) else f"{value:.1f}"
 
 
+FIGURES_WIDTH = 10
+"""Room kept for a cell's figures ("9.9k ↑9.9k"): the cell's title is chosen by the cell's
+width alone, so it does not flip between `gen tok/s` and `gen` as the numbers grow."""
+
+
+def _figures(current: float | None, peak: float | None, name: str) -> str:
+    """`current ↑peak` on one scale: both in k once either reaches 1000 ("0.8k ↑1.2k")."""
+    if name == "token_usage":
+        return f"{_fmt(current, name)} ↑{_fmt(peak, name)}"
+    top = max((v for v in (current, peak) if v is not None), default=0.0)
+    if top < 1000:
+        return f"{_fmt(current, name)} ↑{_fmt(peak, name)}"
+    digits = 0 if top >= 9950 else 1
+
+    def k(value: float | None) -> str:
+        return "-" if value is None else f"{value / 1000:.{digits}f}k"
+
+    return f"{k(current)} ↑{k(peak)}"
+
+
 def sparkline(points: tuple[tuple[float, float], ...], now: float | None, window_s: float,
               width: int, top: float | None = None) -> str:
     """`width` columns over [now - window_s, now]: the highest value in each column's time
@@ -137,9 +157,9 @@ class LogMetricsStrip(Widget):
         for i, name in enumerate(SERIES):
             w = (width - cell * (n - 1)) if i == n - 1 else cell
             inner = max(1, w - 1)
-            figures = f"{_fmt(snap.current.get(name), name)} ↑{_fmt(snap.peak.get(name), name)}"
+            figures = _figures(snap.current.get(name), snap.peak.get(name), name)
             head = Text(no_wrap=True, overflow="crop", end="")
-            title = _TITLES[name] if len(_TITLES[name]) + len(figures) + 1 <= inner else _SHORT[name]
+            title = _TITLES[name] if len(_TITLES[name]) + FIGURES_WIDTH + 1 <= inner else _SHORT[name]
             head.append(title + " ", label)
             head.append(figures, value)
             head.truncate(inner, pad=True)

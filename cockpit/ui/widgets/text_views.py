@@ -12,6 +12,8 @@ from textual.widgets import Static
 from cockpit.model.timeline import drops, timeline
 from cockpit.model.session import Session
 from cockpit.model.targets import TargetScore
+from cockpit.ui import messages as msg
+from cockpit.ui.actions import bindings_for
 from cockpit.ui.safe_text import safe
 from cockpit.ui.widgets.banner import when_text
 from cockpit.ui.widgets.restorable import Restorable
@@ -97,7 +99,10 @@ class LastActionView(TextView):
 
 
 class HandoffView(TextView):
-    """The Markdown handoff document, rendered; refreshed only when its tab is shown."""
+    """The Markdown handoff document, rendered; refreshed only when its tab is shown.
+    `W` writes it beside the session file, `y` copies it (the main screen does both)."""
+
+    BINDINGS = bindings_for("handoff")
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("handoff", id=id)
@@ -124,3 +129,9 @@ class HandoffView(TextView):
                 found.first().update(text)
             else:
                 self.mount(Markdown(text, id="handoff-markdown"))
+
+    def action_write(self) -> None:
+        self.post_message(msg.HandoffWriteRequested())
+
+    def action_copy(self) -> None:
+        self.post_message(msg.HandoffCopyRequested())

@@ -15,6 +15,7 @@ from paths import CORPUS
 
 SECTIONS = {"goal", "instructions", "discoveries", "tasks", "files", "packages", "launch", "benchmarks",
             "last-action", "timeline"}
+LIVE = {"live/log", "live/server", "live/gpus", "live/topology"}
 TOOLS = {"add_task", "edit_task", "move_task", "link_task", "acknowledge_review", "add_discovery",
          "set_discovery_status", "record_benchmark", "import_bench_serving", "add_launch_profile",
          "mark_profile_working", "record_file", "record_package", "set_last_action", "add_note"}
@@ -45,7 +46,7 @@ async def test_it_lists_the_handoff_each_section_the_tools_and_the_two_prompts(p
         uris = {str(r.uri) for r in (await c.list_resources()).resources}
         tools = {t.name for t in (await c.list_tools()).tools}
         prompts = {p.name for p in (await c.list_prompts()).prompts}
-    assert uris == {"cockpit://session/handoff"} | {f"cockpit://session/{n}" for n in SECTIONS}
+    assert uris == {"cockpit://session/handoff"} | {f"cockpit://session/{n}" for n in SECTIONS | LIVE}
     assert tools == TOOLS
     assert prompts == {"resume-campaign", "record-what-you-did"}
 
@@ -80,7 +81,7 @@ async def test_moving_a_task_is_saved_journaled_via_assistant_and_shown_on_the_t
     session = load_session(path)
     assert next(t for t in session.tasks if t.id == "t8").status.value == "doing"
     assert [t["id"] for t in board["doing"]] == ["t7", "t8"] and "t8" not in [t["id"] for t in board["todo"]]
-    assert (session.journal[-1].kind, session.journal[-1].text) == ("task.moved", "task t8 moved (via assistant)")
+    assert (session.journal[-1].kind, session.journal[-1].text) == ("task.moved", "task t8 moved todo -> doing (via assistant)")
     assert again[0] and "t8 is already in doing" in again[1]
     assert missing[0] and "no task with id 't99'" in missing[1]
 

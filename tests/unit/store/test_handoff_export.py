@@ -122,3 +122,19 @@ def test_export_command_writes_a_file(tmp_path):
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert out.read_text(encoding="utf-8").startswith("# GLM-5-NVFP4")
+
+
+def test_model_and_hardware_stand_on_their_own_lines_not_in_the_summary_paragraph():
+    from markdown_it import MarkdownIt
+
+    session = load_session(EXAMPLE_SESSION)
+    goal = _section(render_handoff(session), "## 1. Goal")
+    tokens = MarkdownIt().parse(goal)
+    paragraphs = [t.content for t in tokens if t.type == "inline"]
+    summary = next(p for p in paragraphs if session.goal.summary.split()[0] in p)
+    assert "Model:" not in summary and "Hardware:" not in summary
+    items = [tokens[i + 2].content for i, t in enumerate(tokens) if t.type == "list_item_open"]
+    assert items[:2] == [f"**Model:** {session.goal.model}", f"**Hardware:** {session.goal.hardware}"]
+    only_model = render_handoff(session.model_copy(update={"goal": session.goal.model_copy(
+        update={"summary": None, "hardware": None})}))
+    assert _section(only_model, "## 1. Goal").startswith(f"## 1. Goal\n\n- **Model:** {session.goal.model}\n\n|")

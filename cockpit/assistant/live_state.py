@@ -1,0 +1,342 @@
+"""The live state of a session's hosts, for the assistant: the log's last lines, the
+server run and its metrics, the latest GPU sample, the topology.
+
+The feeds are the TUI's (`sources_for_session`: one SSH connection per host, the log
+through its LogPipeline) and start on the first read of a live resource, not when the
+server starts: an assistant that only reads the handoff never connects anywhere. What
+they yield is kept small: the last `kept_lines` display lines (already inert: the
+pipeline's child made them so), the newest MetricsSnapshot, GPU tick and topology.
+
+No read waits on a host for long: the first one gives the feeds `first_wait_s` to say
+something, later ones answer from what is held. A host that cannot be reached is said
+in words (the feed's own "gpu1: connection refused; reconnecting in 4 s").
+The feeds restart when the session's hosts change in the file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from cockpit.live.log_items import BLOCK, ERROR_LINE, NOTE_LINE, RUN, LogLines, SourceState, SummaryBefore
+from cockpit.live.log_pipeline import LogPipeline
+from cockpit.live.metrics_snapshot import SERIES, MetricsSnapshot
+from cockpit.model.session import Session
+from cockpit.parse.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
+from cockpit.parse.gpu_sample import GpuSample
+from cockpit.parse.nvsmi_topo import TopologyMatrix
+from cockpit.sources.feeds import LiveSources
+from cockpit.sources.log_feed import LogFeed, describe_event
+from cockpit.sources.session_feeds import sources_for_session
+
+KEPT_LINES = 2000
+FIRST_WAIT_S = 3.0
+LOG_LINES_DEFAULT = 100
+
+
+@dataclass
+class FeedState:
+    """What one feed has said so far."""
+
+    description: str
+    state: str | None = None
+    """The source in words, as its pane's border shows it ("gpu1: connection refused; ...")."""
+    connected: bool | None = None
+    stopped: str | None = None
+    """Why the feed ended with an error (it is not restarted until the hosts change)."""
+    last_at: float | None = None
+    started: float = field(default_factory=time.monotonic)
+
+    def heard(self) -> None:
+        self.last_at = time.time()
+
+    @property
+    def failed(self) -> bool:
+        """Nothing more will come soon: the feed ended in error or lost its host."""
+        return self.stopped is not None or self.connected is False
+
+    def words(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"source": self.description}
+        if self.state and self.state != self.description:
+            out["state"] = self.state
+        if self.connected is not None:
+            out["connected"] = self.connected
+        if self.stopped:
+            out["stopped"] = self.stopped
+        if self.last_at is not None:
+            out["age_s"] = round(time.time() - self.last_at, 1)
+        return out
+
+
+class LiveState:
+    def __init__(self, make_sources: Callable[[Session], LiveSources] = sources_for_session, *,
+                 kept_lines: int = KEPT_LINES, first_wait_s: float = FIRST_WAIT_S) -> None:
+        self.make_sources = make_sources
+        self.first_wait_s = first_wait_s
+        self.lines: deque[str] = deque(maxlen=kept_lines)
+        self.lines_seen = 0
+        self._preview = 0  # lines of a preview at the buffer's end, replaced by the full batch
+        self.metrics: MetricsSnapshot | None = None
+        self.summary_before: dict | None = None
+        self.gpu: GpuSamplesTaken | None = None
+        self.gpu_problem: str | None = None
+        self.topology: TopologyMatrix | None = None
+        self.topology_problem: str | None = None
+        self.hosts: dict[str, str] = {}
+        """Host label -> its connection in words (from the SSH pool)."""
+        self.feeds: dict[str, FeedState] = {}
+        self._sources: LiveSources | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._hosts_key: str | None = None
+        self._lock = asyncio.Lock()
+
+    # ----- starting, restarting, stopping ------------------------------------------------
+    async def ensure(self, session: Session) -> None:
+        """Feeds running for the session's hosts as they are now (started on first use)."""
+        key = repr([h.model_dump(mode="json") for h in session.hosts])
+        async with self._lock:
+            if key == self._hosts_key:
+                return
+            await self._stop()
+            self._reset()
+            self._hosts_key = key
+            sources = self._sources = self.make_sources(session)
+            if sources.host_events is not None:
+                sources.host_events.add_listener(self._host_event)
+            for name, feed in sources.items():
+                self.feeds[name] = FeedState(getattr(feed, "description", name))
+                self._tasks.append(asyncio.create_task(self._run(name, feed), name=f"cockpit-mcp-{name}"))
+
+    async def settle(self, name: str, shows: str | None = None) -> FeedState | None:
+        """Feed `name`'s state once it has what a resource shows (`shows`: "server" for the
+        log's run and metrics), or it failed, or `first_wait_s` after it started: only the
+        first reads after a start wait at all."""
+        feed = self.feeds.get(name)
+        if feed is None:
+            return None
+        deadline = feed.started + self.first_wait_s
+        while not (feed.failed or self._has(shows or name)) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        return feed
+
+    def _has(self, name: str) -> bool:
+        if name == "log":
+            return self.feeds[name].last_at is not None
+        if name == "server":
+            return self.metrics is not None
+        if name == "gpu":
+            return self.gpu is not None or self.gpu_problem is not None
+        return self.topology is not None or self.topology_problem is not None
+
+    async def close(self) -> None:
+        async with self._lock:
+            await self._stop()
+
+    async def _stop(self) -> None:
+        tasks, self._tasks = self._tasks, []
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        pool, self._sources = (self._sources.host_events if self._sources else None), None
+        if pool is not None and hasattr(pool, "close"):
+            with contextlib.suppress(Exception):
+                await pool.close()
+
+    def _reset(self) -> None:
+        self.lines.clear()
+        self.lines_seen = self._preview = 0
+        self.metrics = self.gpu = self.topology = None
+        self.summary_before = None
+        self.gpu_problem = self.topology_problem = None
+        self.hosts = {}
+        self.feeds = {}
+
+    # ----- what the feeds say ------------------------------------------------------------
+    async def _run(self, name: str, feed: Any) -> None:
+        state = self.feeds[name]
+        stream = LogPipeline(feed).stream() if isinstance(feed, LogFeed) else feed.stream()
+        try:
+            async for item in stream:
+                self._take(name, item)
+                state.heard()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - said on the resource, not raised into the server
+            state.stopped = str(exc) or type(exc).__name__
+
+    def _take(self, name: str, item: Any) -> None:
+        if isinstance(item, LogLines):
+            self._take_lines(item)
+        elif isinstance(item, MetricsSnapshot):
+            self.metrics = item
+        elif isinstance(item, SourceState):
+            feed = self.feeds[name]
+            feed.state = item.text or feed.state
+            feed.connected = item.connected if item.connected is not None else feed.connected
+        elif isinstance(item, SummaryBefore):
+            self.summary_before = item.summary
+        elif isinstance(item, GpuSamplesTaken):
+            self.gpu, self.gpu_problem = item, None
+            self.feeds[name].connected = True
+        elif isinstance(item, GpuStreamInterrupted):
+            self.gpu_problem = f"{item.host}: {item.reason}; restarting in {item.retry_in_s:.0f} s"
+            self.feeds[name].connected = False
+        elif isinstance(item, GpuSourceUnavailable):
+            if name == "topology":
+                self.topology_problem = item.message
+            else:
+                self.gpu, self.gpu_problem = None, item.message
+        elif isinstance(item, TopologyMatrix):
+            self.topology, self.topology_problem = item, None
+        elif isinstance(item, (list, tuple)):  # a tick of GpuSamples (the demo replay's shape)
+            samples = tuple(s for s in item if isinstance(s, GpuSample))
+            if samples:
+                stamps = [s.timestamp for s in samples if s.timestamp is not None]
+                self.gpu = GpuSamplesTaken(samples[0].host, samples, max(stamps) if stamps else time.time())
+
+    def _take_lines(self, item: LogLines) -> None:
+        if self._preview and not item.preview and item.lines:
+            for _ in range(min(self._preview, len(self.lines))):  # the full batch holds them again
+                self.lines.pop()
+            self.lines_seen -= self._preview
+            self._preview = 0
+        added = 0
+        for segment in item.segments:
+            kind = segment[0]
+            if kind == RUN:
+                self.lines.extend(segment[1])
+                added += len(segment[1])
+            elif kind in (ERROR_LINE, NOTE_LINE):
+                self.lines.append(segment[1])
+                added += kind == ERROR_LINE
+            elif kind != BLOCK:  # a block only marks lines already held
+                continue
+        self.lines_seen += added
+        if item.preview:
+            self._preview += added
+
+    def _host_event(self, event: Any) -> None:
+        host = getattr(event, "host", None)
+        if host is None:
+            return
+        self.hosts[host] = describe_event(event)
+
+
+# ----- what a resource says ------------------------------------------------------------------
+def no_feed(what: str) -> str:
+    return (f"No {what} in this session: add a host with {'log_path or log_command' if what == 'log' else 'gpu_source'} "
+            "to [[hosts]] in the session file (or in the TUI).")
+
+
+def _hosts(live: LiveState) -> dict[str, Any]:
+    """The SSH connections in words, host by host (none for a session on this machine)."""
+    return {"hosts": dict(live.hosts)} if live.hosts else {}
+
+
+def log_text(live: LiveState, feed: FeedState | None, lines: int) -> str:
+    if feed is None:
+        return no_feed("log") + "\n"
+    head = [f"# {feed.description}"]
+    head += [f"# {words}" for words in live.hosts.values() if words != feed.state]
+    if feed.state and feed.state != feed.description:
+        head.append(f"# {feed.state}")
+    if feed.stopped:
+        head.append(f"# stopped: {feed.stopped}")
+    if feed.connected is False:
+        head.append("# not connected: the lines below (if any) are from before")
+    shown = list(live.lines)[-lines:] if lines > 0 else []
+    if not live.lines_seen:
+        head.append("# no log lines yet" if feed.connected is not False else
+                    "# no log lines: the host was not reached")
+    else:  # (the source's own notes, "── rotated ──", are among the lines shown)
+        head.append(f"# the last {len(shown)} lines; {live.lines_seen:,} log lines read")
+    return "\n".join([*head, *shown]) + "\n"
+
+
+def server_state(live: LiveState, feed: FeedState | None) -> dict[str, Any]:
+    if feed is None:
+        return {"log": no_feed("log")}
+    snap = live.metrics
+    out: dict[str, Any] = {"log": feed.words(), **_hosts(live)}
+    if snap is None or snap.run_state is None:
+        out["run"] = None
+        out["note"] = "no server run seen in the log yet"
+    else:
+        out["run"] = {"index": snap.run_index, "state": snap.run_state, "model": snap.model,
+                      "dp_ranks": snap.dp_ranks, "last_error": snap.last_error}
+    if snap is not None:
+        out["metrics"] = {name: {"current": snap.current.get(name), "peak": snap.peak.get(name)} for name in SERIES}
+        out["metrics_units"] = {"gen_throughput": "tokens/s (summed over DP ranks)", "running_req": "requests",
+                                "queue_req": "requests", "token_usage": "fraction of the KV cache"}
+        if snap.now is not None:
+            out["log_time"] = datetime.fromtimestamp(snap.now, UTC).isoformat(timespec="seconds")
+        out["lines_folded"] = snap.lines
+        if snap.summary:
+            out["summary"] = dict(snap.summary)
+    if live.summary_before is not None and (snap is None or not snap.summary):
+        out["summary_before_tail"] = live.summary_before
+    return out
+
+
+def _power(sample: GpuSample) -> str | None:
+    if sample.power_w is None:
+        return None
+    if not sample.power_limit_w:
+        return f"{sample.power_w:.0f} W"
+    return f"{sample.power_w:.0f} W of {sample.power_limit_w:.0f} W ({sample.power_fraction:.0%})"
+
+
+_GPU_FIELDS = ("index", "name", "power_w", "power_limit_w", "util_gpu_pct", "mem_used_mib", "mem_total_mib",
+               "temp_c", "sm_clock_mhz", "sm_clock_max_mhz", "pcie_gen", "pcie_width", "numa_node",
+               "throttle_reasons")
+
+
+def gpu_state(live: LiveState, feed: FeedState | None) -> dict[str, Any]:
+    if feed is None:
+        return {"gpus": no_feed("GPU source")}
+    out: dict[str, Any] = {"feed": feed.words(), **_hosts(live)}
+    if live.gpu_problem:
+        out["problem"] = live.gpu_problem
+    tick = live.gpu
+    if tick is None:
+        out["gpus"] = []
+        if not live.gpu_problem:
+            out["note"] = "no sample yet" + ("" if feed.connected is not False else ": the host was not reached")
+        return out
+    rows = []
+    for sample in tick.samples:
+        row: dict[str, Any] = {name: getattr(sample, name) for name in _GPU_FIELDS}
+        row["throttle_reasons"] = list(sample.throttle_reasons)
+        row["power_of_limit"] = _power(sample)
+        rows.append({k: v for k, v in row.items() if v is not None and v != []})
+    power = [s.power_w for s in tick.samples if s.power_w is not None]
+    limit = [s.power_limit_w for s in tick.samples if s.power_limit_w]
+    out.update(host=tick.host or "this machine",
+               taken_at=datetime.fromtimestamp(tick.taken_at, UTC).isoformat(timespec="seconds"),
+               age_s=round(max(0.0, time.time() - tick.taken_at), 1), gpus=rows)
+    if power and len(limit) == len(tick.samples):
+        total, cap = sum(power), sum(limit)
+        out["total"] = f"{total:.0f} W of {cap:.0f} W ({total / cap:.0%})"
+    return out
+
+
+def topology_state(live: LiveState, feed: FeedState | None) -> dict[str, Any]:
+    if feed is None:
+        return {"topology": no_feed("GPU source") if "gpu" not in live.feeds else
+                "the GPU source gives no topology (dcgm-exporter has none)"}
+    out: dict[str, Any] = {"feed": feed.words(), **_hosts(live)}
+    if live.topology is not None:
+        out["topology"] = live.topology.to_json(detail=True)
+    elif live.topology_problem:
+        out["problem"] = live.topology_problem
+    else:
+        out["note"] = "not read yet" + ("" if feed.connected is not False else ": the host was not reached")
+    return out

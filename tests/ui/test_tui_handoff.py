@@ -1,0 +1,61 @@
+"""The handoff from inside the app: written beside the session file, or copied (OSC 52)."""
+
+from __future__ import annotations
+
+from tui_support import keys_for, make_app, screen_text, until
+
+from cockpit.store.handoff_md import render_handoff
+
+
+async def test_W_on_the_handoff_tab_writes_the_export_beside_the_session_and_says_where(session_path):
+    app = make_app(session_path)
+    target = session_path.with_name("campaign.handoff.md")
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("0")
+        await until(lambda: "Write file" in screen_text(app) and "Copy" in screen_text(app), pilot)
+        await pilot.press("t")  # (no binding: nothing happens) then an edit the export must show
+        app.editor.add_task("carry on with the bench sweep")
+        await pilot.press("W")
+        await until(target.exists, pilot)
+        await until(lambda: "Handoff written to" in screen_text(app), pilot)
+        written = target.read_text(encoding="utf-8")
+        assert written == render_handoff(app.editor.session)
+        assert "carry on with the bench sweep" in written
+        assert str(target)[:40] in screen_text(app).replace("\n", "")
+    assert not list(session_path.parent.glob("*.handoff.md.bak")) and not list(session_path.parent.glob(".*.tmp"))
+
+
+async def test_y_copies_the_handoff_and_the_palette_runs_both_from_another_tab(session_path):
+    app = make_app(session_path)
+    target = session_path.with_name("campaign.handoff.md")
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("0", "y")
+        await until(lambda: app.clipboard != "", pilot)
+        assert app.clipboard == render_handoff(app.editor.session)
+        await until(lambda: "Copied the handoff" in screen_text(app), pilot)
+        await pilot.press("1")
+        await pilot.press("ctrl+p")
+        await pilot.press(*keys_for("handoff: write file"))
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await until(target.exists, pilot)
+        assert app.screen.query_one("#tabs").current == "handoff"
+        app.editor.add_task("a task added after the first copy")
+        await app.screen.run_registry_action("handoff.copy")
+        await until(lambda: "a task added after the first copy" in app.clipboard, pilot)
+        assert app.clipboard == render_handoff(app.editor.session)
+        assert "a task added after the first copy" not in target.read_text(encoding="utf-8")
+
+
+async def test_a_path_that_cannot_be_written_is_an_error_toast_not_a_crash(session_path):
+    app = make_app(session_path)
+    in_the_way = session_path.with_name("campaign.handoff.md")
+    in_the_way.mkdir()  # (tests run as root: a read-only folder would not stop the write)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await pilot.pause()
+        await app.screen.run_registry_action("handoff.write")
+        await until(lambda: "Handoff not written" in screen_text(app), pilot)
+        assert "not a regular file" in screen_text(app)
+    assert in_the_way.is_dir() and not list(in_the_way.iterdir())
