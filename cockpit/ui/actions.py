@@ -91,6 +91,13 @@ ACTIONS: tuple[ActionSpec, ...] = (
        "Switch to the next cockpit theme (saved in the session)"),
     _A("view.dismiss-banner", "screen", "x", "dismiss_banner", "view", "Dismiss banner",
        "Hide the 'where you left off' banner"),
+    # several hosts: bound on the screen so they work from any pane of the main tab
+    _A("log.next-host", "screen", "H", "next_log_host", "log", "Next host",
+       "Show the next host's log (and its server metrics); in the metrics pane, the next host's metrics",
+       True),
+    _A("hosts.reconnect", "screen", "R", "reconnect_shown", "hosts", "Reconnect shown host",
+       "Connect the host whose log is shown again now, skipping the back-off (e.g. after accepting its "
+       "host key); the palette has one 'hosts: Reconnect NAME' per host"),
     *(
         _A(f"view.tab-{tab}", "screen", key, f"show_tab('{tab}')", "view", f"Show {label}",
            f"Switch to the {label} tab")
