@@ -95,7 +95,7 @@ class CockpitApp(CockpitAppBase):
             keymap, self.keymap_problems = load_keymap()
         self.keymap = dict(keymap)
         self._autosave_timer: Timer | None = None
-        self._running: set[str] = set()  # keys of the session hosts' feeds now running
+        self._live_keys: set[str] = set()  # keys of the session hosts' feeds now running
         self._feed_states: dict[Any, dict[str, str]] = {}  # pane -> feed key -> its state text
 
     @property
@@ -296,7 +296,7 @@ class CockpitApp(CockpitAppBase):
 
     def _stop_feed(self, key: str) -> None:
         self.workers.cancel_group(self, f"live-{key}")
-        self._running.discard(key)
+        self._live_keys.discard(key)
         for states in self._feed_states.values():
             states.pop(key, None)
 
@@ -338,7 +338,7 @@ class CockpitApp(CockpitAppBase):
         for key in update.change.stop:
             self._stop_feed(key)
         for key, feed in update.feeds.items():
-            self._running.add(key)
+            self._live_keys.add(key)
             self._start_feed(key, feed)
         for key, reason in update.failed.items():
             if (pane := self._state_pane(key)) is not None:
@@ -382,7 +382,7 @@ class CockpitApp(CockpitAppBase):
         # An item can still be in flight while the app exits and its panes are gone, or
         # after its host left the session (its pane must not come back for it).
         kind, host = split_key(message.feed)
-        if host is not None and message.feed not in self._running:
+        if host is not None and message.feed not in self._live_keys:
             return
         for pane_id, takes in ROUTES.get(kind, ()):
             if isinstance(message.item, takes) and (pane := self._pane(pane_id, host)) is not None:
@@ -427,7 +427,7 @@ class CockpitApp(CockpitAppBase):
 
     def on_live_feed_stopped(self, message: LiveFeedStopped) -> None:
         kind, host = split_key(message.feed)
-        if host is not None and message.feed not in self._running:
+        if host is not None and message.feed not in self._live_keys:
             return  # stopped on purpose (host removed, restarted)
         pane = self._state_pane(message.feed)
         if pane is not None:
