@@ -86,6 +86,8 @@ class DemoMetricsPages:
                 value = a + (plain + slow) * delta
             else:
                 value = a + swing * delta
+                if a.is_integer() and pb[2].is_integer():  # a count of requests stays whole
+                    value = float(round(value))
             out.append(f"{la.rpartition(' ')[0]} {value!r}")
         return "\n".join(out) + "\n"
 

@@ -181,6 +181,9 @@ class MainScreen(MainIntents):
             log.show_age()
         self.query_one(GpuPane).show_age()
         self.query_one(TopologyPane).show_age()
+        metrics = self.query_one("#metrics-deck", HostDeck)
+        if metrics.has_class("-live"):
+            metrics.shown.follow_axis()  # type: ignore[attr-defined]  # its charts end with the power chart
 
     def on_theme_changed(self) -> None:
         """Tables colour cells in Python from theme roles, so they re-render (hidden tabs when

@@ -48,6 +48,7 @@ class MetricsPane(VerticalScroll, can_focus=True):
         self.series = ServerMetricsSeries()
         self.axis_end = axis_end
         self.source: str | None = None
+        self._drawn_end: float | None = None
         self.border_title = "Server metrics"
 
     def compose(self) -> ComposeResult:
@@ -93,9 +94,25 @@ class MetricsPane(VerticalScroll, can_focus=True):
         for widget in (figures, latency):
             widget.set_class(m.state == "failing", "-stale")
         self.query_one(".metrics-missing", Static).update(plain("\n".join(missing_lines(m)), multiline=True))
+        self._draw_chart()
+
+    def on_resize(self) -> None:
+        if self.series:
+            self._draw_chart()  # as wide as the pane now is
+
+    def follow_axis(self) -> None:
+        """The power chart moved on (the app calls this each second): the charts follow."""
+        if self.is_mounted and self.series and self._axis() != self._drawn_end:
+            self._draw_chart()
+
+    def _axis(self) -> float | None:
         end = self.axis_end() if self.axis_end is not None else None
-        chart = chart_lines(self.series, max(20, self.scrollable_content_region.width - 1),
-                            t_end=end if end is not None else m.at)
+        return end if end is not None else self.metrics.at
+
+    def _draw_chart(self) -> None:
+        self._drawn_end = end = self._axis()
+        chart = chart_lines(self.series, max(20, self.scrollable_content_region.width - 1), t_end=end)
         widget = self.query_one(".metrics-chart", Static)
         widget.update(plain("\n".join(chart), multiline=True))
         widget.display = bool(chart)
+        widget.set_class(self.metrics.state == "failing", "-stale")

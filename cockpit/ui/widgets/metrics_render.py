@@ -11,7 +11,7 @@ from cockpit.live.server_metrics import QUANTILES, ServerMetrics
 from cockpit.live.server_metrics_series import SERIES, ServerMetricsSeries
 from cockpit.parse.sglang_metrics import MISSING_HINTS
 from cockpit.ui.widgets.gpu_render import SPARK_WINDOW_S
-from cockpit.ui.widgets.gpu_spark import resample, span_of, sparkline
+from cockpit.ui.widgets.gpu_spark import span_of, sparkline
 
 LATENCY_TITLES = (("ttft", "TTFT"), ("itl", "ITL"), ("e2e", "E2E"))
 DASH = "—"
@@ -86,6 +86,24 @@ def missing_lines(m: ServerMetrics) -> list[str]:
     return out
 
 
+def time_buckets(points: list[tuple[float, float]], width: int, *, window_s: float,
+                 t_end: float | None) -> list[float | None]:
+    """`width` columns of equal time over the whole window ending at `t_end` (the mean of the
+    points in each; None where there is none): a column is the same time span in every chart,
+    so a short history sits at the right, not stretched over the width."""
+    if width <= 0 or not points:
+        return []
+    end = points[-1][0] if t_end is None else t_end
+    start = end - window_s
+    sums, counts = [0.0] * width, [0] * width
+    for t, v in points:
+        if start < t <= end:
+            i = min(width - 1, int((t - start) / window_s * width))
+            sums[i] += v
+            counts[i] += 1
+    return [total / n if n else None for total, n in zip(sums, counts)]
+
+
 def chart_lines(series: ServerMetricsSeries, width: int, *, t_end: float | None,
                 window_s: float = SPARK_WINDOW_S) -> list[str]:
     """A sparkline per series over the last `window_s` ending at `t_end`: the GPU pane's
@@ -97,7 +115,7 @@ def chart_lines(series: ServerMetricsSeries, width: int, *, t_end: float | None,
     lines = [f"{'':{label_w}}last {window_s / 60:.0f} min, the power chart's time axis"]
     for name, label, _where, _key in SERIES:
         points = series.series(name)
-        values = resample(points, spark_w, window_s=window_s, t_end=t_end)
+        values = time_buckets(points, spark_w, window_s=window_s, t_end=t_end)
         if sum(v is not None for v in values) < 2:  # one point is no chart
             continue
         span = span_of(values)
