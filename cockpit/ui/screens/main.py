@@ -270,6 +270,7 @@ class MainScreen(MainIntents):
             deck = self.query_one(f"#{pane_id}-deck", HostDeck)
             if pane_id == METRICS_PANE and not deck.has_class("-live"):
                 deck.add_class("-live")  # a metrics source: the pane takes its place
+                self.query_one("#live-side").add_class("-metrics")
                 self._update_pane_bar()
             if deck.has(host):
                 return deck.pane_for(host)
