@@ -3,7 +3,8 @@
 The session is a working copy of `sessions/glm5-nvfp4.toml` in the state folder (the
 shipped file is never touched), so a newcomer can edit, save and reopen it. The replay
 writes real-format SGLang lines into a temporary log that the real tail and parser
-follow, and plays recorded `nvidia-smi` CSV through the real stream parser. Quitting
+follow, plays recorded `nvidia-smi` CSV through the real stream parser, and replays a
+server's `/metrics` (sources/demo_metrics.py) through the real exposition parser. Quitting
 removes the temporary folder; the session copy stays (its path is printed), and the next
 `--demo` reopens it: only `--demo --fresh` starts a new copy, keeping the previous one
 beside it as `*.prev.toml`.
@@ -18,6 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from cockpit.sources.demo_metrics import DemoMetricsFeed
 from cockpit.sources.demo_replay import DemoGpuReplay, DemoLogWriter
 from cockpit.sources.feeds import LiveSources
 from cockpit.sources.gpu_feed import FileTopologyFeed
@@ -91,6 +93,8 @@ def build_demo(args: Any = None, *, speed: float = 1.0) -> tuple[Path, LiveSourc
         log=LogFeed.local(str(log_path), from_start=True),
         gpu=DemoGpuFeed(data / "demo" / "nvidia-smi-query.csv"),
         topology=FileTopologyFeed(data / "demo" / "nvidia-smi-topo.txt"),
+        metrics=DemoMetricsFeed(data / "demo" / "sglang-metrics-a.txt", data / "demo" / "sglang-metrics-b.txt",
+                                interval_s=2.0 / speed),
         title_note="DEMO",
         on_start=[writer.run],
         on_stop=[cleanup],

@@ -24,11 +24,16 @@ class LiveFeed(Protocol):
 
 @dataclass
 class LiveSources:
-    """Feeds by pane: `log` -> LogPane.feed, `gpu` -> GpuPane.feed, `topology` -> TopologyPane.feed."""
+    """Feeds by pane: `log` -> LogPane.feed, `gpu` -> GpuPane.feed, `topology` -> TopologyPane.feed,
+    `metrics` -> MetricsPane.feed; `hosts`: the session hosts' own feeds, several of each."""
 
     log: LiveFeed | None = None
     gpu: LiveFeed | None = None
     topology: LiveFeed | None = None
+    metrics: LiveFeed | None = None
+    hosts: Any = None
+    """A HostFeeds (sources/host_feeds.py): the feeds of the session's hosts, keyed
+    `kind@host`, re-planned by the app whenever the session changes."""
 
     title_note: str | None = None
     """Shown in the header beside the title (the demo says DEMO here)."""
@@ -40,5 +45,5 @@ class LiveSources:
     """An object with `add_listener(callback)` (the SshPool) whose Host* events the header shows."""
 
     def items(self) -> list[tuple[str, LiveFeed]]:
-        return [(name, feed) for name, feed in (("log", self.log), ("gpu", self.gpu),
-                                                  ("topology", self.topology)) if feed is not None]
+        return [(name, feed) for name, feed in (("log", self.log), ("gpu", self.gpu), ("topology", self.topology),
+                                                  ("metrics", self.metrics)) if feed is not None]

@@ -285,7 +285,8 @@ class LogFeed:
                         events += parser.feed(data)
                     n_lines += data.count(b"\n")
                     deadline = deadline or time.monotonic() + self.max_delay_s
-                elif item is not None:
+                elif item is not None and not isinstance(item, (HostConnecting, HostConnected, HostDisconnected)):
+                    # (a remote tail's host events came through the pool's listener above)
                     if events or chunks:  # a note belongs between the lines before it and after it
                         yield batch()
                         events, chunks, ended, notes, state, connected, n_lines = [], [], False, [], None, None, 0
@@ -366,8 +367,13 @@ class _RemoteTail:
         from cockpit.sources.log_tail import ResumableTail
         from cockpit.sources.ssh_pool import SshPool
 
-        if self.pool is not None:
-            unsubscribe = self.pool.add_listener(self.on_host)
+        if self.pool is not None:  # a shared pool: only this target's events (and its jumps')
+            labels = set()
+            target = self.source.target
+            while target is not None:
+                labels.add(target.label)
+                target = target.jump
+            unsubscribe = self.pool.add_listener(lambda ev: self.on_host(ev) if ev.host in labels else None)
             try:
                 async with ResumableTail(self.source, pool=self.pool, **self.kw) as tail:
                     async for ev in tail:

@@ -100,6 +100,7 @@ class _HostState:
     next_attempt: float = 0.0  # loop time before which no new attempt starts
     connected_at: float = 0.0
     closing: set = field(default_factory=set)  # ids of connections closed on purpose
+    wake: asyncio.Event | None = None  # set by reconnect_now: a back-off wait ends at once
 
 
 class SshPool:
@@ -186,6 +187,19 @@ class SshPool:
         h.closing.add(id(old))
         old.close()
 
+    def reconnect_now(self, target: SshTarget) -> None:
+        """A person asked to connect again (a host key was accepted, the server is back):
+        forget the back-off and the failures, and drop a live connection so that the next
+        `connection()` makes a new one now. A connect waiting out its back-off starts at once."""
+        h = self._hosts.get(target)
+        if h is None:
+            return
+        if h.conn is not None:
+            self.invalidate(target, h.conn, reason="reconnect asked")
+        h.failures, h.next_attempt = 0, 0.0
+        if h.wake is not None:
+            h.wake.set()
+
     async def close(self) -> None:
         """Close every connection (channels included); no events promise a retry afterwards."""
         self._closed = True
@@ -231,7 +245,11 @@ class SshPool:
         loop = asyncio.get_running_loop()
         wait = h.next_attempt - loop.time()
         if wait > 0:
-            await asyncio.sleep(wait)
+            h.wake = asyncio.Event()
+            try:
+                await asyncio.wait_for(h.wake.wait(), wait)
+            except (TimeoutError, asyncio.TimeoutError):
+                pass
         self._emit(HostConnecting(target.label, attempt=h.failures + 1))
         started = loop.time()
         try:

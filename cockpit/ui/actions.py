@@ -92,12 +92,19 @@ ACTIONS: tuple[ActionSpec, ...] = (
        "Switch to the next cockpit theme (saved in the session)"),
     _A("view.dismiss-banner", "screen", "x", "dismiss_banner", "view", "Dismiss banner",
        "Hide the 'where you left off' banner"),
-    _A("experiment.sweep", "screen", "W", "app.run_sweep", "experiment", "Run sweep",
+    _A("experiment.sweep", "screen", "B", "app.run_sweep", "experiment", "Run sweep",
        "Run the session's first sweep with bench_serving on the running profile, a benchmark per point"),
     _A("experiment.cancel", "screen", "ctrl+x", "app.cancel_sweep", "experiment", "Cancel sweep",
        "Cancel the running sweep (its client is killed; finished points stay)"),
     _A("experiment.fallback", "screen", "F", "app.start_fallback", "experiment", "Start fallback",
        "After a start crashed: start the working profile offered as the fallback"),
+    # several hosts: bound on the screen so they work from any pane of the main tab
+    _A("log.next-host", "screen", "H", "next_log_host", "log", "Next host",
+       "Show the next host's log (and its server metrics); in the metrics pane, the next host's metrics",
+       True),
+    _A("hosts.reconnect", "screen", "R", "reconnect_shown", "hosts", "Reconnect shown host",
+       "Connect the host whose log is shown again now, skipping the back-off (e.g. after accepting its "
+       "host key); the palette has one 'hosts: Reconnect NAME' per host"),
     *(
         _A(f"view.tab-{tab}", "screen", key, f"show_tab('{tab}')", "view", f"Show {label}",
            f"Switch to the {label} tab")
@@ -149,7 +156,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
        "Start the selected profile's server on its host (asks first when its command is new)", True),
     _A("launch.stop", "launch", "X", "stop_server", "launch", "Stop server",
        "Stop the session's server on the selected profile's host (SIGTERM, then SIGKILL)"),
-    _A("launch.restart", "launch", "R", "restart_server", "launch", "Restart server",
+    _A("launch.restart", "launch", "S", "restart_server", "launch", "Restart server",
        "Stop the server on the profile's host, then start the selected profile"),
     _A("launch.diff", "launch", "d", "diff_base", "launch", "Diff base",
        "Compare against the selected profile: the others then show what changes from it (d on it again: off)", True),

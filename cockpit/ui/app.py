@@ -9,7 +9,11 @@
   save re-reads it under the lock: the other writer's records are merged by id with the
   local ones (model/merge.py), never written over;
 * `sources` (LiveSources) are run as workers (a log feed through its LogPipeline) whose
-  items are routed by type to the panes that take them (ui/live_routes.py).
+  items are routed by type to the panes that take them (ui/live_routes.py);
+* the session hosts' feeds (`sources.hosts`, keyed `kind@host`) follow the session: after
+  every change the plan is diffed (sources/host_feeds_plan.py) and only what it says is
+  stopped and started, so a host added or edited is connected without a restart;
+  `reconnect_host` restarts one host's feeds now, skipping the back-off.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from cockpit.model.session import Session
 from cockpit.live.log_pipeline import pipeline_for
 from cockpit.sources.feeds import LiveFeed, LiveSources
 from cockpit.sources.host_events import HostConnected, HostConnecting, HostDisconnected
+from cockpit.sources.host_feeds_plan import hosts_with, split_key
 from cockpit.store.errors import SessionFileError
 from cockpit.model.merge import MergeResult
 from cockpit.store.session_controller import LOCK_RETRY_S, SessionController
@@ -97,6 +102,8 @@ class CockpitApp(CockpitAppBase):
         self._autosave_timer: Timer | None = None
         self.experiment = ExperimentControl(self)
         self.attach_servers = attach_servers
+        self._live_keys: set[str] = set()  # keys of the session hosts' feeds now running
+        self._feed_states: dict[Any, dict[str, str]] = {}  # pane -> feed key -> its state text
 
     @property
     def main_screen(self) -> MainScreen:
@@ -115,6 +122,7 @@ class CockpitApp(CockpitAppBase):
         self.call_after_refresh(self._restore_view)
         for name, feed in self.sources.items():
             self._start_feed(name, feed)
+        self.follow_hosts(announce=False)
         for start in self.sources.on_start:
             self.run_worker(start(), group="live-helpers", exit_on_error=False,
                             description=getattr(start, "__qualname__", "live helper"))
@@ -166,6 +174,7 @@ class CockpitApp(CockpitAppBase):
         """The controller's one signal: the session changed (edit, undo, merge)."""
         if self.screen_stack and isinstance(self.screen_stack[0], MainScreen):
             self.main_screen.show_session(self.editor.session)
+            self.follow_hosts()
         self._schedule_autosave()
 
     # ----- saving -------------------------------------------------------------------------
@@ -286,17 +295,83 @@ class CockpitApp(CockpitAppBase):
         self.main_screen.refresh_header()
 
     def _start_feed(self, name: str, feed: LiveFeed) -> None:
-        if name not in ROUTES:
-            return
-        pane = self._pane(state_pane(name))
+        """Run `feed` (`name`: a LiveSources field, or a host's `kind@host`) into its panes."""
+        pane = self._state_pane(name)
         if pane is None:
             return
-        pane.set_state(feed.description)
+        self._set_feed_state(pane, name, feed.description)
         interval = getattr(feed, "interval_s", None)
         if interval and hasattr(pane, "expect_every"):
             pane.expect_every(interval)  # a sampled feed: quiet for 5 intervals is stale
         self.run_worker(self._pump(name, pipeline_for(feed)), name=f"live-{name}", group=f"live-{name}",
                         description=feed.description, exclusive=True, exit_on_error=False)
+
+    def _stop_feed(self, key: str) -> None:
+        self.workers.cancel_group(self, f"live-{key}")
+        self._live_keys.discard(key)
+        for states in self._feed_states.values():
+            states.pop(key, None)
+
+    def _state_pane(self, key: str) -> LivePane | None:
+        kind, host = split_key(key)
+        return self._pane(state_pane(kind), host) if kind in ROUTES else None
+
+    def _set_feed_state(self, pane: LivePane, key: str, text: str) -> None:
+        """A pane fed by several hosts (the GPUs) shows each feed's state, joined."""
+        states = self._feed_states.setdefault(pane, {})
+        states[key] = text
+        pane.set_state(" · ".join(states.values()))
+
+    # ----- the session hosts' feeds ----------------------------------------------------------
+    def follow_hosts(self, *, announce: bool = True) -> None:
+        """Bring the running feeds in line with the session's hosts (sources/host_feeds.py)."""
+        hosts = self.sources.hosts
+        if hosts is None or not self.screen_stack or not isinstance(self.screen_stack[0], MainScreen):
+            return
+        update = hosts.update(self.editor.session.hosts)
+        self._apply_feed_update(update)
+        change = update.change
+        for name in change.hosts_removed:
+            self.main_screen.drop_host(name)
+            self.controller.host_states.pop(name, None)
+        for name in change.hosts_added:
+            self.controller.host_states.setdefault(name, "")
+        if change.hosts_removed or change.hosts_added:
+            self.main_screen.refresh_header()
+        if announce and change:
+            started = sorted({spec.host for spec in change.start})
+            stopped = sorted(set(change.hosts_removed))
+            parts = ([f"connecting {', '.join(started)}"] if started else []) + (
+                [f"stopped {', '.join(stopped)} (removed)"] if stopped else [])
+            if parts:
+                self.notify("Hosts changed: " + "; ".join(parts), timeout=4)
+
+    def _apply_feed_update(self, update: Any) -> None:
+        for key in update.change.stop:
+            self._stop_feed(key)
+        for key, feed in update.feeds.items():
+            self._live_keys.add(key)
+            self._start_feed(key, feed)
+        for key, reason in update.failed.items():
+            if (pane := self._state_pane(key)) is not None:
+                self._set_feed_state(pane, key, reason)
+
+    def live_hosts(self) -> list[str]:
+        """Session hosts with a live feed (the palette's "hosts: Reconnect NAME")."""
+        hosts = self.sources.hosts
+        return hosts_with(hosts.plan, "log", "gpu", "topology", "metrics") if hosts is not None else []
+
+    def reconnect_host(self, name: str) -> None:
+        """Connect `name` again now (no back-off) and restart all of its feeds."""
+        hosts = self.sources.hosts
+        if hosts is None or name not in self.live_hosts():
+            self.notify(f"{name} has no live feed to reconnect", severity="warning", timeout=4)
+            return
+        self._apply_feed_update(hosts.reconnect(name))
+        host = hosts.hosts.get(name)
+        if host is not None and host.ssh:
+            self.set_host_state(name, "connecting")
+        self.notify(f"Reconnecting {name}", timeout=3)
 
     async def _pump(self, name: str, feed: LiveFeed) -> None:
         async for item in feed.stream():
@@ -304,20 +379,25 @@ class CockpitApp(CockpitAppBase):
         # Say where the data came from: a one-shot feed (a topology) ending is normal.
         self.post_message(LiveFeedStopped(name, f"{feed.description} · finished"))
 
-    def _pane(self, pane_id: str) -> LivePane | None:
-        """The main screen's pane, or None while the app is starting or exiting."""
+    def _pane(self, pane_id: str, host: str | None = None) -> LivePane | None:
+        """The main screen's pane (for the log and metrics: `host`'s), or None while the app
+        is starting or exiting."""
         if not self.screen_stack or not isinstance(self.screen_stack[0], MainScreen):
             return None
         try:
-            pane = self.screen_stack[0].query_one(f"#{pane_id}")
+            pane = self.screen_stack[0].live_pane(pane_id, host)
         except NoMatches:
             return None
         return pane if isinstance(pane, LivePane) else None
 
     def on_live_item_received(self, message: LiveItemReceived) -> None:
-        # An item can still be in flight while the app exits and its panes are gone.
-        for pane_id, takes in ROUTES.get(message.feed, ()):
-            if isinstance(message.item, takes) and (pane := self._pane(pane_id)) is not None:
+        # An item can still be in flight while the app exits and its panes are gone, or
+        # after its host left the session (its pane must not come back for it).
+        kind, host = split_key(message.feed)
+        if host is not None and message.feed not in self._live_keys:
+            return
+        for pane_id, takes in ROUTES.get(kind, ()):
+            if isinstance(message.item, takes) and (pane := self._pane(pane_id, host)) is not None:
                 pane.feed(message.item)
 
     def on_log_pane_throughput_updated(self, message: LogPane.ThroughputUpdated) -> None:
@@ -338,11 +418,16 @@ class CockpitApp(CockpitAppBase):
         else:
             return
         label = str(event.host)
-        for host in self.editor.session.hosts:
-            if host.ssh and (host.ssh == label or label.endswith(host.ssh) or host.ssh in label):
-                label = host.name
-                break
-        self.set_host_state(label, state)
+        names = self.sources.hosts.hosts_for_label(label) if self.sources.hosts is not None else []
+        if not names:
+            for host in self.editor.session.hosts:
+                if host.ssh and (host.ssh == label or label.endswith(host.ssh) or host.ssh in label):
+                    label = host.name
+                    break
+            names = [label]
+        for name in names:  # two host entries on one machine share its connection
+            self.controller.set_host_state(name, state)
+        self.main_screen.refresh_header()
 
     # ----- the experiment loop (ui/experiment.py runs it) ------------------------------------------
     def on_server_start_requested(self, message: ServerStartRequested) -> None:
@@ -375,9 +460,12 @@ class CockpitApp(CockpitAppBase):
                 print(f"cockpit: cleanup failed: {exc}", file=sys.stderr)
 
     def on_live_feed_stopped(self, message: LiveFeedStopped) -> None:
-        pane = self._pane(state_pane(message.feed)) if message.feed in ROUTES else None
+        kind, host = split_key(message.feed)
+        if host is not None and message.feed not in self._live_keys:
+            return  # stopped on purpose (host removed, restarted)
+        pane = self._state_pane(message.feed)
         if pane is not None:
-            pane.set_state(message.reason)
+            self._set_feed_state(pane, message.feed, message.reason)
             if hasattr(pane, "source_stopped"):
                 pane.source_stopped()  # no more data: its age is marked stale
 

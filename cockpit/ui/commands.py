@@ -41,3 +41,27 @@ class CockpitCommands(Provider):
             score = matcher.match(spec.title)
             if score > 0 and (runner := self._runner(spec)):
                 yield Hit(score, matcher.highlight(spec.title), runner, text=spec.title, help=self._help(spec))
+
+
+class HostCommands(Provider):
+    """One "hosts: Reconnect NAME" per session host with a live feed (no key: a host each)."""
+
+    def _hosts(self) -> list[str]:
+        return list(getattr(self.app, "live_hosts", lambda: [])())
+
+    def _hit(self, host: str) -> tuple[str, object, str]:
+        title = f"hosts: Reconnect {host}"
+        return title, partial(self.app.reconnect_host, host), (  # type: ignore[attr-defined]
+            f"Connect {host} again now and restart its feeds, skipping the back-off")
+
+    async def discover(self) -> Hits:
+        for host in self._hosts():
+            title, run, help_text = self._hit(host)
+            yield DiscoveryHit(title, run, help=help_text)  # type: ignore[arg-type]
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for host in self._hosts():
+            title, run, help_text = self._hit(host)
+            if (score := matcher.match(title)) > 0:
+                yield Hit(score, matcher.highlight(title), run, text=title, help=help_text)  # type: ignore[arg-type]

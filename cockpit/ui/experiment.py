@@ -175,7 +175,7 @@ class ExperimentControl:
         if outcome.kind == "ready":
             self._phase(plan.profile_id, host, f"ready in {outcome.elapsed_s:.0f} s")
             sweep = self.session.sweeps[0].id if self.session.sweeps else None
-            hint = f"; W runs sweep {sweep}" if sweep else ""
+            hint = f"; B runs sweep {sweep}" if sweep else ""
             self.app.notify(f"{outcome.describe()}{hint}", timeout=8)
         elif outcome.kind == "crashed":
             self._phase(plan.profile_id, host, "crashed")

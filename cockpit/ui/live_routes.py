@@ -1,8 +1,10 @@
 """Which pane takes which live items: the routing table of the app's feeds.
 
 Each pane declares the item types it takes (`TAKES`, checked with `isinstance`); a feed
-(a LiveSources field) is routed to panes by widget id, each filtered by the types it
-takes from that feed. A log feed is run through its own LogPipeline on the way.
+(a LiveSources field, or a session host's `kind@host`) is routed by its kind to panes by
+widget id, each filtered by the types it takes from that feed. The log and metrics panes
+are one per host (MainScreen.live_pane picks the host's). A log feed is run through its
+own LogPipeline on the way.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 from cockpit.parse.nvsmi_topo import TopologyMatrix
 from cockpit.ui.widgets.gpu_pane import GpuPane
 from cockpit.ui.widgets.log_pane import LogPane
+from cockpit.ui.widgets.metrics_pane import MetricsPane
 from cockpit.ui.widgets.topology_pane import TopologyPane
 
 
@@ -31,6 +34,7 @@ ROUTES: dict[str, Route] = {
     "gpu": (("gpu", GpuPane.TAKES),),
     # nvidia-smi's query has no NUMA field: topo -m's affinity fills it in on the GPU pane
     "topology": (("topology", TopologyPane.TAKES), ("gpu", (TopologyMatrix,))),
+    "metrics": (("metrics", MetricsPane.TAKES),),
 }
 
 

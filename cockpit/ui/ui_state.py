@@ -63,7 +63,7 @@ def capture(screen: MainScreen, base: UiState) -> UiState:
         "focused_pane": focused_key(screen),
         "selection": dict(sorted(selection.items())),
         "scroll": dict(sorted(scroll.items())),
-        "log": screen.query_one(LogPane).view_state,
+        "log": screen.shown_pane("log").view_state,  # type: ignore[attr-defined]  # the shown host's
     })
 
 
@@ -81,7 +81,8 @@ def apply(screen: MainScreen, ui: UiState, *, move: bool = True) -> None:
         if ident := ui.selection.get(widget.state_key):
             widget.select_id(ident)
         widget.restore_scroll(ui.scroll.get(widget.state_key, 0))
-    screen.query_one(LogPane).apply_view_state(ui.log)
+    for log in screen.query(LogPane):  # every host's log pane: one view state
+        log.apply_view_state(ui.log)
     if not move:
         return
     tab = ui.active_tab or "main"

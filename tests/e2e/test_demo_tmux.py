@@ -38,14 +38,16 @@ def test_demo_shows_live_panes_then_keeps_a_moved_task(tmux, tmp_path, size):
     screen = tmux.wait_for("DEMO")
 
     if width >= 120:  # every pane at once
-        screen = tmux.wait_until(lambda s: _decode_metrics(s) and len(_gpu_rows(s)) == 8,
-                                 "decode metrics and eight GPU rows", timeout=40)
-    else:  # 80x24: panes are tabs; `w` walks board -> log -> GPUs
+        screen = tmux.wait_until(lambda s: _decode_metrics(s) and len(_gpu_rows(s)) == 8 and "Server metrics" in s,
+                                 "decode metrics, eight GPU rows and the server metrics", timeout=40)
+    else:  # 80x24: panes are tabs; `w` walks board -> log -> GPUs -> server metrics
         tmux.keys("w")
         tmux.wait_until(_decode_metrics, "decode metrics", timeout=40)
         tmux.keys("w")
         screen = tmux.wait_until(lambda s: len(_gpu_rows(s)) == 8, "eight GPU rows", timeout=30)
         assert "W of 4800 W" in screen
+        tmux.keys("w")  # the replayed /metrics through the real parser: window percentiles
+        tmux.wait_until(lambda s: re.search(r"TTFT +[\d.]+ m?s +[\d.]+ m?s", s) is not None, "TTFT percentiles", timeout=30)
         tmux.keys("w")
         tmux.wait_for("todo ·")
 

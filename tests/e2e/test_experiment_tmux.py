@@ -47,7 +47,7 @@ def test_launch_ready_sweep_record_stop_in_tmux(tmux, tmp_path: Path):
         assert f"--port {port}" in screen  # the exact command is shown before anything runs
         tmux.keys("y")
         tmux.wait_for("▶ ready", timeout=60)
-        tmux.keys("W")
+        tmux.keys("B")
         screen = tmux.wait_for("Run sweep s1 (smoke)")
         assert "--max-concurrency 4" in screen, screen  # (the rest scroll in the dialog)
         tmux.keys("y")

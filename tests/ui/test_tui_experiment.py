@@ -74,7 +74,7 @@ async def test_start_confirmed_ready_sweep_recorded_then_stop_leaves_nothing(tmp
         assert "ready" in app.controller.session.last_action.text
         assert "sweep s1" in (app.controller.session.last_action.next_step or "")
 
-        await pilot.press("W")
+        await pilot.press("B")
         shown = await _confirm(app, pilot)
         assert "sglang.bench_serving" in shown and "--max-concurrency 2" in shown
         await until(lambda: app.experiment._runner is None and len(app.controller.session.benchmarks) == 2

@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
-from textual.containers import Container, Horizontal
+from textual.containers import Container, Horizontal, Vertical
 from textual.content import Content
+from textual.css.query import NoMatches
 from textual.events import Resize
 from textual.screen import Screen
 from textual.widget import Widget
@@ -20,6 +21,7 @@ from textual.widgets import ContentSwitcher, Footer, Static
 
 from cockpit.model.session import Session
 from cockpit.model.targets import score_all
+from cockpit.sources.host_feeds_plan import next_in
 from cockpit.ui.actions import BY_ID, SCOPE_TAB, TABS, bindings_for
 from cockpit.ui.screens.help import HelpScreen
 from cockpit.ui.screens.main_intents import MainIntents
@@ -28,7 +30,9 @@ from cockpit.ui.widgets.benchmarks_view import BenchmarksView
 from cockpit.ui.widgets.discoveries_view import DiscoveriesView
 from cockpit.ui.widgets.gpu_pane import GpuPane
 from cockpit.ui.widgets.header import CockpitHeader
+from cockpit.ui.widgets.host_deck import HostDeck
 from cockpit.ui.widgets.log_pane import LogPane
+from cockpit.ui.widgets.metrics_pane import MetricsPane
 from cockpit.ui.widgets.profiles_view import ProfilesView
 from cockpit.ui.widgets.records_view import FilesTable, PackagesTable
 from cockpit.ui.widgets.run_status import RunStatus
@@ -42,6 +46,9 @@ if TYPE_CHECKING:
     from cockpit.ui.app import CockpitApp
 
 MAIN_PANES = ("board", "log", "gpu")
+METRICS_PANE = "metrics"
+"""A fourth main pane once a host has a `metrics_url` (beside the GPUs; alone when narrow)."""
+DECKS = {"log-deck": "log", "metrics-deck": METRICS_PANE}
 # Below either size the main tab shows one pane at a time.
 NARROW_WIDTH = 100
 SHORT_HEIGHT = 30
@@ -68,9 +75,12 @@ class MainScreen(MainIntents):
                 yield Static("", id="pane-bar")
                 yield TaskBoard(id="board")
                 with Horizontal(id="live-row"):
-                    yield LogPane(id="log", max_lines=self.app.editor.session.ui.log_buffer_lines,
-                                  clock=self._clock_s)
-                    yield GpuPane(id="gpu", clock=self._clock_s)
+                    # one log pane per host, one shown; `H` switches (actions.py: log.next-host)
+                    yield HostDeck(self._log_pane, label="Log", key_hint=f"{BY_ID['log.next-host'].keys}: next host",
+                                   id="log-deck")
+                    with Vertical(id="live-side"):
+                        yield GpuPane(id="gpu", clock=self._clock_s)
+                        yield HostDeck(self._metrics_pane, label="Metrics", id="metrics-deck")
             yield GoalView("goal", id="goal")
             yield DiscoveriesView(id="discoveries")
             yield BenchmarksView(id="benchmarks")
@@ -82,6 +92,21 @@ class MainScreen(MainIntents):
             yield HandoffView(id="handoff")
         yield RunStatus(id="run-status")
         yield Footer(compact=True)
+
+    def _log_pane(self, primary: bool) -> LogPane:
+        pane = LogPane(id="log" if primary else None, max_lines=self.app.editor.session.ui.log_buffer_lines,
+                       clock=self._clock_s)
+        if not primary:  # a new host's log starts with the view (filter, follow) now shown
+            pane.apply_view_state(self.shown_pane("log").view_state)  # type: ignore[attr-defined]
+        return pane
+
+    def _metrics_pane(self, primary: bool) -> MetricsPane:
+        return MetricsPane(id="metrics" if primary else None, axis_end=self._power_axis_end)
+
+    def _power_axis_end(self) -> float | None:
+        """Where the GPU pane's power sparklines end: the metrics charts end there too."""
+        total = self.query_one(GpuPane).history.total_series()
+        return total[-1][0] if total else None
 
     def on_mount(self) -> None:
         # Only the visible tab before the first frame, and of a big board only what a screen
@@ -159,9 +184,13 @@ class MainScreen(MainIntents):
     def tick(self) -> None:
         self.query_one(CockpitHeader).show_clock(self.app.clock())
         # The one timer that ages the live panes' data ("updated 3 s ago", "stale · 25 s").
-        self.query_one(LogPane).show_age()
+        for log in self.query(LogPane):
+            log.show_age()
         self.query_one(GpuPane).show_age()
         self.query_one(TopologyPane).show_age()
+        metrics = self.query_one("#metrics-deck", HostDeck)
+        if metrics.has_class("-live"):
+            metrics.shown.follow_axis()  # type: ignore[attr-defined]  # its charts end with the power chart
 
     def on_theme_changed(self) -> None:
         """Tables colour cells in Python from theme roles, so they re-render (hidden tabs when
@@ -190,29 +219,47 @@ class MainScreen(MainIntents):
         focus_view = getattr(widget, "focus_view", None)
         focus_view() if focus_view else widget.focus()
 
-    def focus_pane(self, pane: str) -> None:
-        self.main_pane = pane
+    @property
+    def main_panes(self) -> tuple[str, ...]:
+        """The main tab's panes, `w` order: the metrics pane once a host has one."""
+        return MAIN_PANES + ((METRICS_PANE,) if self.query_one("#metrics-deck").has_class("-live") else ())
+
+    def shown_pane(self, pane: str) -> Widget:
+        """The widget of a main pane: for the log and metrics, the shown host's."""
+        if pane in ("log", METRICS_PANE):
+            return self.query_one(f"#{pane}-deck", HostDeck).shown
+        return self.query_one(f"#{pane}")
+
+    def _mark_pane(self, pane: str) -> None:
         main = self.query_one("#main")
-        for name in MAIN_PANES:
+        for name in (*MAIN_PANES, METRICS_PANE):
             main.set_class(name == pane, f"-pane-{name}")
         self._update_pane_bar()
+
+    def focus_pane(self, pane: str) -> None:
+        self.main_pane = pane
+        self._mark_pane(pane)
         if pane == "board":
             self.query_one(TaskBoard).focus_board()
         else:
-            self.query_one(f"#{pane}").focus()
+            self.shown_pane(pane).focus()
 
     def action_next_pane(self) -> None:
         if self.active_tab != "main":
             self.action_show_tab("main")
             return
+        panes = self.main_panes
         current = self._focused_main_pane() or self.main_pane
-        self.focus_pane(MAIN_PANES[(MAIN_PANES.index(current) + 1) % len(MAIN_PANES)])
+        index = panes.index(current) if current in panes else -1
+        self.focus_pane(panes[(index + 1) % len(panes)])
 
     def _focused_main_pane(self) -> str | None:
         node: Widget | None = self.focused
         while node is not None and node is not self:
             if node.id in MAIN_PANES:
                 return node.id
+            if node.id in DECKS:
+                return DECKS[node.id]
             node = node.parent  # type: ignore[assignment]
         return None
 
@@ -220,10 +267,62 @@ class MainScreen(MainIntents):
         pane = self._focused_main_pane()
         if pane and pane != self.main_pane:
             self.main_pane = pane
-            main = self.query_one("#main")
-            for name in MAIN_PANES:
-                main.set_class(name == pane, f"-pane-{name}")
-            self._update_pane_bar()
+            self._mark_pane(pane)
+
+    # ----- several hosts: the log (and metrics) of one at a time -----------------------------
+    def live_pane(self, pane_id: str, host: str | None) -> Widget | None:
+        """The pane that takes a feed's items: a host's own log or metrics pane (made on
+        first use), or the one pane of that id."""
+        if pane_id in ("log", METRICS_PANE):
+            deck = self.query_one(f"#{pane_id}-deck", HostDeck)
+            if pane_id == METRICS_PANE and not deck.has_class("-live"):
+                deck.add_class("-live")  # a metrics source: the pane takes its place
+                self.query_one("#live-side").add_class("-metrics")
+                self._update_pane_bar()
+            if deck.has(host):
+                return deck.pane_for(host)
+            pane = deck.pane_for(host)
+            self.refresh_bindings()  # a second host: `H` appears in the footer
+            return pane
+        try:
+            return self.query_one(f"#{pane_id}")
+        except NoMatches:
+            return None
+
+    def drop_host(self, host: str) -> None:
+        """`host` left the session: its log and metrics panes go, its GPUs leave the table."""
+        for deck in self.query(HostDeck):
+            deck.drop(host)
+        self.query_one(GpuPane).forget_host(host)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "next_log_host":  # in the footer only when there is another host to show
+            return any(len(deck.hosts) > 1 for deck in self.query(HostDeck))
+        return True
+
+    def action_next_log_host(self) -> None:
+        """The next host's log; its metrics too (in the metrics pane: the next metrics host)."""
+        log, metrics = self.query_one("#log-deck", HostDeck), self.query_one("#metrics-deck", HostDeck)
+        if self._focused_main_pane() == METRICS_PANE:
+            metrics.show(next_in(metrics.hosts, metrics.current))
+            return
+        host = next_in(log.hosts, log.current)
+        if host is None:
+            return
+        log.show(host)
+        if metrics.has(host):
+            metrics.show(host)
+
+    def action_reconnect_shown(self) -> None:
+        host = self.query_one("#log-deck", HostDeck).current
+        if host is None:
+            self.notify("No host's log is shown: reconnect a host from the palette (hosts: Reconnect …)",
+                        severity="warning", timeout=4)
+            return
+        self.app.reconnect_host(host)
+
+    def on_host_deck_shown(self, message: HostDeck.Shown) -> None:
+        self.refresh_bindings()
 
     def on_resize(self, event: Resize) -> None:
         narrow = event.size.width < NARROW_WIDTH or event.size.height < SHORT_HEIGHT
@@ -231,7 +330,7 @@ class MainScreen(MainIntents):
 
     def _update_pane_bar(self) -> None:
         parts: list[str | tuple[str, str]] = []
-        for name, label in zip(MAIN_PANES, ("Board", "Log", "GPUs")):
+        for name, label in zip(self.main_panes, ("Board", "Log", "GPUs", "Metrics")):
             parts.append((f" {label} ", "bold reverse $primary") if name == self.main_pane else (f" {label} ", ""))
         parts.append(("  w: next pane", "$foreground-muted"))
         self.query_one("#pane-bar", Static).update(Content.assemble(*parts))
@@ -273,7 +372,7 @@ class MainScreen(MainIntents):
             "launch": lambda: self.query_one(ProfilesView),
             "packages": lambda: self.query_one(PackagesTable),
             "files": lambda: self.query_one(FilesTable),
-            "log": lambda: self.query_one(LogPane),
+            "log": lambda: self.shown_pane("log"),
             "handoff": lambda: self.query_one(HandoffView),
         }[scope]()
 

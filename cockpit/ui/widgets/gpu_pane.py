@@ -28,6 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
@@ -46,6 +47,7 @@ from cockpit.ui.widgets.gpu_render import (
     missing_reasons,
     plan_layout,
     render_header,
+    render_host_totals,
     render_rows,
     render_total,
     short_name,
@@ -111,6 +113,16 @@ class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
         elif isinstance(item, Sequence) and not isinstance(item, str):
             self.update_samples(item)
             return
+        self._schedule_render()
+
+    def forget_host(self, host: str | None) -> None:
+        """`host` left the session: its GPUs leave the table and the totals."""
+        self.history.forget(host)
+        self.samples = [s for s in self.samples if s.host != host]
+        if self.interrupted is not None and self.interrupted.host == host:
+            self.interrupted = None
+        if self.unavailable is not None and self.unavailable.host == host:
+            self.unavailable = None
         self._schedule_render()
 
     def update_samples(self, samples: Sequence[Any]) -> None:
@@ -201,7 +213,7 @@ class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
         height = self.scrollable_content_region.height or self.size.height
         reasons = missing_reasons(samples, multi_host=multi_host)
         n_notes = min(len(reasons), MAX_NOTES)
-        total_lines = 2 + (self.throughput is not None)
+        total_lines = 2 + (self.throughput is not None) + (len(hosts) if multi_host else 0)
         want_full = width >= FULL_MIN_WIDTH and height >= 2 + 2 * len(samples) + total_lines + n_notes
         layout = plan_layout(width, samples, full=want_full, multi_host=multi_host)
         self.compact = not layout.full
@@ -210,8 +222,13 @@ class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
         _update(rows, render_rows(samples, self.history, layout, pal, multi_host=multi_host,
                                   window_s=self.spark_window_s))
         rows.tooltip = inert_renderable(gpu_tooltip(samples, multi_host=multi_host))
-        _update(total, render_total(self.history, self.throughput, width, pal, full=layout.full,
-                                    window_s=self.spark_window_s))
+        grand = render_total(self.history, self.throughput, width, pal, full=layout.full,
+                             window_s=self.spark_window_s)
+        if multi_host:  # a total per host, then the total of all
+            per_host = render_host_totals(self.history, sorted(hosts, key=lambda h: h or ""), pal,
+                                          label_width=layout.label_width)
+            grand = Text("\n").join([per_host, grand])
+        _update(total, grand)
         shown = reasons[:MAX_NOTES] + ([f"… {len(reasons) - MAX_NOTES} more (hover the rows)"]
                                        if len(reasons) > MAX_NOTES else [])
         _update(notes, "\n".join(shown))

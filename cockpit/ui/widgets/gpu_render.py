@@ -325,6 +325,22 @@ def render_total(history: PowerHistory, throughput: Sequence[Point] | None, widt
     return head
 
 
+def render_host_totals(history: PowerHistory, hosts: Sequence[str | None], pal: Palette, *, label_width: int) -> Text:
+    """Several hosts: one `gpu1 Σ 690 W of 1200 W 58%` line per host, above the grand total."""
+    out = Text(no_wrap=True, overflow="crop")
+    for n, host in enumerate(hosts):
+        draw, limit = history.total_draw_w(host), history.total_limit_w(host)
+        room = Headroom.UNKNOWN if draw is None or not limit else headroom_of(draw, limit)
+        if n:
+            out.append("\n")
+        out.append((host or "local").rjust(label_width), style=pal("foreground-muted", bold=True))
+        out.append(" Σ ", style=pal("foreground-muted"))
+        out.append(history.headline(host), style=pal(HEADROOM_ROLE[room]))
+        if draw is not None and limit:
+            out.append(f" {draw / limit * 100:.0f}%", style=pal(HEADROOM_ROLE[room]))
+    return out
+
+
 def _headroom_counts(history: PowerHistory) -> str:
     counts: dict[Headroom, int] = {}
     for room in history.headrooms().values():

@@ -9,11 +9,15 @@ Public surface:
 * `set_state(text)`: the source in words ("metrics http://... via ssh lxc every 5 s").
 
 Items only update state; one redraw per batch. The look lives in `metrics_pane.tcss`.
-Not yet routed by the app (`LiveSources` has no metrics slot): the app wiring is to come.
+The app routes a host's `metrics@host` feed here (one pane per host, ui/widgets/host_deck.py).
+Once two scrapes in the window have figures, sparklines of TTFT / ITL p50 and the token and
+request rates follow, ending where `axis_end()` says (the GPU pane's last power sample):
+the same time axis as the power sparklines.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +26,10 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from cockpit.live.server_metrics import ServerMetrics, ServerMetricsFold
+from cockpit.live.server_metrics_series import ServerMetricsSeries
 from cockpit.parse.metrics_events import MetricsScraped, MetricsScrapeFailed
 from cockpit.ui.safe_text import plain
-from cockpit.ui.widgets.metrics_render import figure_lines, latency_lines, missing_lines, state_line
+from cockpit.ui.widgets.metrics_render import chart_lines, figure_lines, latency_lines, missing_lines, state_line
 
 NO_SOURCE = "no metrics_url configured"
 
@@ -32,17 +37,25 @@ NO_SOURCE = "no metrics_url configured"
 class MetricsPane(VerticalScroll, can_focus=True):
     DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text(encoding="utf-8")
 
-    def __init__(self, *, window_s: float = 60.0, **kwargs: Any) -> None:
+    TAKES: tuple[type, ...] = (MetricsScraped, MetricsScrapeFailed, ServerMetrics)
+    """The items `feed` takes (the app's routing table, ui/live_routes.py)."""
+
+    def __init__(self, *, window_s: float = 60.0, axis_end: Callable[[], float | None] | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.fold = ServerMetricsFold(window_s)
         self.metrics: ServerMetrics = self.fold.snapshot
+        self.series = ServerMetricsSeries()
+        self.axis_end = axis_end
         self.source: str | None = None
+        self._drawn_end: float | None = None
         self.border_title = "Server metrics"
 
     def compose(self) -> ComposeResult:
         yield Static(classes="metrics-state")
         yield Static(classes="metrics-figures")
         yield Static(classes="metrics-latency")
+        yield Static(classes="metrics-chart")
         yield Static(classes="metrics-missing")
 
     def on_mount(self) -> None:
@@ -61,6 +74,7 @@ class MetricsPane(VerticalScroll, can_focus=True):
             self.metrics = self.fold.feed(item)
         else:
             return
+        self.series.add(self.metrics)
         if self.is_mounted:
             self._redraw()
 
@@ -80,3 +94,25 @@ class MetricsPane(VerticalScroll, can_focus=True):
         for widget in (figures, latency):
             widget.set_class(m.state == "failing", "-stale")
         self.query_one(".metrics-missing", Static).update(plain("\n".join(missing_lines(m)), multiline=True))
+        self._draw_chart()
+
+    def on_resize(self) -> None:
+        if self.series:
+            self._draw_chart()  # as wide as the pane now is
+
+    def follow_axis(self) -> None:
+        """The power chart moved on (the app calls this each second): the charts follow."""
+        if self.is_mounted and self.series and self._axis() != self._drawn_end:
+            self._draw_chart()
+
+    def _axis(self) -> float | None:
+        end = self.axis_end() if self.axis_end is not None else None
+        return end if end is not None else self.metrics.at
+
+    def _draw_chart(self) -> None:
+        self._drawn_end = end = self._axis()
+        chart = chart_lines(self.series, max(20, self.scrollable_content_region.width - 1), t_end=end)
+        widget = self.query_one(".metrics-chart", Static)
+        widget.update(plain("\n".join(chart), multiline=True))
+        widget.display = bool(chart)
+        widget.set_class(self.metrics.state == "failing", "-stale")

@@ -8,7 +8,10 @@ the last figures stay (dimmed by the pane).
 from __future__ import annotations
 
 from cockpit.live.server_metrics import QUANTILES, ServerMetrics
+from cockpit.live.server_metrics_series import SERIES, ServerMetricsSeries
 from cockpit.parse.sglang_metrics import MISSING_HINTS
+from cockpit.ui.widgets.gpu_render import SPARK_WINDOW_S
+from cockpit.ui.widgets.gpu_spark import span_of, sparkline
 
 LATENCY_TITLES = (("ttft", "TTFT"), ("itl", "ITL"), ("e2e", "E2E"))
 DASH = "—"
@@ -81,3 +84,42 @@ def missing_lines(m: ServerMetrics) -> list[str]:
         hint = MISSING_HINTS.get(name.removeprefix("sglang:"))
         out.append(f"no {name}" + (f": {hint}" if hint else ""))
     return out
+
+
+def time_buckets(points: list[tuple[float, float]], width: int, *, window_s: float,
+                 t_end: float | None) -> list[float | None]:
+    """`width` columns of equal time over the whole window ending at `t_end` (the mean of the
+    points in each; None where there is none): a column is the same time span in every chart,
+    so a short history sits at the right, not stretched over the width."""
+    if width <= 0 or not points:
+        return []
+    end = points[-1][0] if t_end is None else t_end
+    start = end - window_s
+    sums, counts = [0.0] * width, [0] * width
+    for t, v in points:
+        if start < t <= end:
+            i = min(width - 1, int((t - start) / window_s * width))
+            sums[i] += v
+            counts[i] += 1
+    return [total / n if n else None for total, n in zip(sums, counts)]
+
+
+def chart_lines(series: ServerMetricsSeries, width: int, *, t_end: float | None,
+                window_s: float = SPARK_WINDOW_S) -> list[str]:
+    """A sparkline per series over the last `window_s` ending at `t_end`: the GPU pane's
+    power sparklines end at the same time and span the same window, so they line up."""
+    if not series:
+        return []
+    label_w = max(len(label) for _, label, *_ in SERIES) + 1
+    spark_w = max(8, width - label_w - 16)
+    lines = [f"{'':{label_w}}last {window_s / 60:.0f} min, the power chart's time axis"]
+    for name, label, _where, _key in SERIES:
+        points = series.series(name)
+        values = time_buckets(points, spark_w, window_s=window_s, t_end=t_end)
+        if sum(v is not None for v in values) < 2:  # one point is no chart
+            continue
+        span = span_of(values)
+        assert span is not None
+        unit = seconds if name.endswith("_p50") else (lambda v: f"{v:.0f}" if v >= 10 else f"{v:.2f}")
+        lines.append(f"{label:<{label_w}}{sparkline(values, spark_w)} {unit(span[0])}–{unit(span[1])}")
+    return lines if len(lines) > 1 else []

@@ -108,7 +108,7 @@ def test_session_hosts_name_their_endpoints():
     assert feed is not None and (feed.url, feed.interval_s, feed.target) == (host.metrics_url, 3.0, None)
     dcgm = dcgm_feed_for_host(host, None)
     assert dcgm.metrics.url == "http://127.0.0.1:9400/metrics" and dcgm.metrics.interval_s == 2.0
-    assert isinstance(sources_for_session(session).gpu, DcgmFeed)
+    assert isinstance(sources_for_session(session).hosts.update(session.hosts).feeds["gpu@box"], DcgmFeed)
     assert metrics_feed_for_host(Session(hosts=[{"name": "x"}]).hosts[0], None) is None
     plain = Session(hosts=[{"name": "y", "metrics_url": "http://10.0.0.2:30000/metrics"}]).hosts[0]
     assert metrics_feed_for_host(plain, None).interval_s == 5.0
