@@ -225,21 +225,35 @@ class LogLinesView(ScrollView, can_focus=True):
             self._wrapped = []
 
     def _wrap_screen(self, frame: tuple) -> list[Strip]:
-        """The screen's rows, from the top log row down, each line cut at the width."""
+        """The screen's rows, from the top log row down, each line cut at the width. At
+        the end the last line sits on the bottom row (the top one may show only its end)."""
         (_x, top), width, base = frame
         width = max(1, width)
         height = self.scrollable_content_region.height
-        out: list[Strip] = []
-        row, rows = top, self.buffer.rows
+        rows = self.buffer.rows
+        if top >= self.max_scroll_y and rows:
+            out: list[Strip] = []
+            row = rows
+            while len(out) < height and row > 0:
+                row -= 1
+                out[:0] = self._wrap_row(row, width, base)
+            self._shown_rows = rows - row
+            return out[-height:]
+        out = []
+        row = top
         while len(out) < height and row < rows:
-            strip, fill = self._line_strip(row, base)
-            cells = strip.cell_length
-            cuts = range(width, cells, width)
-            for piece in strip.divide(cuts) if cells > width else [strip]:
-                out.append(piece.extend_cell_length(width, fill))
+            out += self._wrap_row(row, width, base)
             row += 1
         self._shown_rows = row - top
-        return out
+        return out[:height]
+
+    def _wrap_row(self, row: int, width: int, base: Style) -> list[Strip]:
+        strip, fill = self._line_strip(row, base)
+        cells = strip.cell_length
+        if cells <= width:
+            return [strip.extend_cell_length(width, fill)]
+        cuts = [*range(width, cells, width), cells]  # divide() wants the end as the last cut
+        return [piece.extend_cell_length(width, fill) for piece in strip.divide(cuts)]
 
     _frame: tuple | None = None
 
