@@ -430,8 +430,7 @@ class LogPane(Vertical, can_focus=True):
         view = self.view
         row = view.current_row
         if row is None or row >= buffer.rows:
-            bottom = int(view.scroll_y) + view.scrollable_content_region.height - 1
-            row = max(0, min(buffer.rows - 1, bottom))
+            row = view.bottom_row()
         end = buffer.seq_at(row) - buffer.first  # the block is read from every line, shown or not
         result = result_before(buffer.texts, end)
         if result is None:

@@ -129,6 +129,11 @@ class LogLinesView(ScrollView, can_focus=True):
                 self.current_row = self.current_row - rows if self.current_row >= rows else None
             self.scroll_to(y=max(0, self.scroll_y - rows), animate=False, immediate=True, force=True)
 
+    def bottom_row(self) -> int:
+        """The last log row on screen (wrapped rows counted as they were last drawn)."""
+        shown = self._shown_rows if self.wrap else self.scrollable_content_region.height
+        return max(0, min(self.buffer.rows - 1, int(self.scroll_y) + max(1, shown) - 1))
+
     def show_row(self, row: int) -> None:
         """Put `row` in view (a third from the top, like less) and mark it current."""
         self.current_row = row
