@@ -332,6 +332,14 @@ class SessionEditor:
             return ident
         return self.apply(f"benchmark added: {fields.get('label', '')}", change, kind="benchmark.added", ref=ident)
 
+    def edit_benchmark(self, ident: str, **fields: Any) -> None:
+        """Change any of a benchmark's fields (None clears one); validated as a whole."""
+        def change(s: Session) -> None:
+            old = self._find(s.benchmarks, ident)
+            s.benchmarks[s.benchmarks.index(old)] = Benchmark(**{**old.model_dump(), **fields})
+        names = ", ".join(sorted(fields)) or "nothing"
+        self.apply(f"benchmark {ident} edited: {names}", change, kind="benchmark.edited", ref=ident)
+
     def delete_benchmark(self, ident: str) -> None:
         def change(s: Session) -> None:
             s.benchmarks.remove(self._find(s.benchmarks, ident))

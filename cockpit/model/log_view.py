@@ -19,3 +19,5 @@ class LogViewState:
     search: str | None = None
     errors_only: bool = False
     hide_batches: bool = False
+    wrap: bool = False
+    """Long lines wrap onto the next rows instead of running off the right edge."""

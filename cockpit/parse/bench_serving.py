@@ -4,7 +4,7 @@ the closing `=====` line, kept as label (as printed, typos included) -> number."
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from cockpit.parse.log_events import BenchResult, Number
 from cockpit.parse.sglang_patterns import BENCH_HEADER
@@ -98,4 +98,30 @@ def bench_fields(values: Mapping[str, float]) -> dict[str, float | int]:
         for label, name in (("Total input tokens", "input_len"), ("Total generated tokens", "output_len")):
             if label in values:
                 out[name] = round(values[label] / done)
+    return out
+
+
+def result_before(lines: Sequence[str], end: int) -> BenchResult | None:
+    """The result block whose header is the last one at or before `lines[end]` (a log
+    view's lines: "record the result I am looking at"), parsed to its closing line or
+    the end of `lines`; None when no header comes before `end` or it holds no figure."""
+    start = next((i for i in range(min(end, len(lines) - 1), -1, -1) if BENCH_HEADER in lines[i]), None)
+    if start is None:
+        return None
+    parser = BenchBlockParser()
+    for i in range(start, len(lines)):
+        if (result := parser.feed(lines[i])) is not None and result.line == lines[start]:
+            return result if result.values else None
+    result = parser.finish()
+    return result if result is not None and result.values else None
+
+
+# Rows `bench_fields` leaves out that a Benchmark also holds (recording from the log fills them).
+_MORE_FIELDS = {"P99 TTFT (ms)": "ttft_p99_ms", "P99 ITL (ms)": "itl_p99_ms", "Benchmark duration (s)": "duration_s"}
+
+
+def record_fields(values: Mapping[str, float]) -> dict[str, float | int]:
+    """Every Benchmark field a result block gives: `bench_fields` and the p99s and duration."""
+    out = bench_fields(values)
+    out.update({name: float(values[label]) for label, name in _MORE_FIELDS.items() if label in values})
     return out

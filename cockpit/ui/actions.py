@@ -18,7 +18,8 @@ class ActionSpec:
     id: str
     """kebab-case binding id, `scope.verb`; what a keymap override names."""
     scope: str
-    """Which widget binds it: screen, tasks, discoveries, benchmarks, launch, files, packages, log."""
+    """Which widget binds it: screen, list (every list and table), tasks, discoveries,
+    benchmarks, launch, files, packages, log; logapp (`cockpit log`'s own)."""
     keys: str
     """Textual key string, comma separated for alternates; the first is displayed."""
     action: str
@@ -72,6 +73,10 @@ SCOPE_TAB = {
     "handoff": "handoff",
 }
 
+# The one rule of every list and table (the board's columns, Discoveries, Launch,
+# Benchmarks, Files, Packages): j / k move, g / G go to the ends, Enter opens, `e` edits
+# (each view's own `e`); a click selects, a double click opens.
+
 _A = ActionSpec
 ACTIONS: tuple[ActionSpec, ...] = (
     # session and view: bound on the main screen
@@ -110,13 +115,18 @@ ACTIONS: tuple[ActionSpec, ...] = (
            f"Switch to the {label} tab")
         for tab, label, _short, key in TABS
     ),
+    # every list and table
+    _A("list.down", "list", "j", "list_step(1)", "list", "Next item", "Select the item below"),
+    _A("list.up", "list", "k", "list_step(-1)", "list", "Previous item", "Select the item above"),
+    _A("list.first", "list", "g", "list_end(-1)", "list", "First item", "Select the first item"),
+    _A("list.last", "list", "G", "list_end(1)", "list", "Last item", "Select the last item"),
+    _A("list.open", "list", "enter", "list_open", "list", "Open",
+       "Open the selected item (its edit form; a double click does the same)"),
     # task board
     _A("tasks.prev-column", "tasks", "left,h", "column(-1)", "tasks", "Previous column",
        "Select the column to the left"),
     _A("tasks.next-column", "tasks", "right,l", "column(1)", "tasks", "Next column",
        "Select the column to the right"),
-    _A("tasks.cursor-up", "tasks", "k", "cursor(-1)", "tasks", "Previous task", "Select the task above"),
-    _A("tasks.cursor-down", "tasks", "j", "cursor(1)", "tasks", "Next task", "Select the task below"),
     _A("tasks.move-right", "tasks", "greater_than_sign,shift+right", "move(1)", "tasks", "Move right",
        "Move the task to the next column (todo > doing > done > blocked)", True, ">"),
     _A("tasks.move-left", "tasks", "less_than_sign,shift+left", "move(-1)", "tasks", "Move left",
@@ -139,7 +149,11 @@ ACTIONS: tuple[ActionSpec, ...] = (
     _A("discoveries.cycle", "discoveries", "s", "cycle", "discoveries", "Cycle status",
        "hypothesis > confirmed > refuted; flags linked tasks for review", True),
     # benchmarks
-    _A("benchmarks.add", "benchmarks", "a", "add", "benchmarks", "Add", "Record a benchmark result", True),
+    _A("benchmarks.add", "benchmarks", "a", "add", "benchmarks", "Add",
+       "Record a benchmark result (paste a bench_serving result block into the form to fill it)", True),
+    # (not in the footer: at 80 columns it would push out `? Keys`; Enter opens the form too)
+    _A("benchmarks.edit", "benchmarks", "e", "edit", "benchmarks", "Edit",
+       "Edit any field of the selected benchmark (u undoes)"),
     _A("benchmarks.delete", "benchmarks", "d", "delete", "benchmarks", "Delete", "Delete the selected benchmark", True),
     _A("benchmarks.sort", "benchmarks", "s", "sort", "benchmarks", "Sort by next column",
        "Sort the table by the next column", True),
@@ -186,6 +200,23 @@ ACTIONS: tuple[ActionSpec, ...] = (
        "Go to the next line matching the search (pauses follow)"),
     _A("log.prev-match", "log", "N", "search_previous", "log", "Previous match",
        "Go to the previous line matching the search (pauses follow)"),
+    _A("log.clear-filter", "log", "c", "clear_filter", "log", "Clear filter",
+       "Show every line again: filter, search and errors-only off"),
+    _A("log.wrap", "log", "W", "toggle_wrap", "log", "Toggle wrap",
+       "Wrap long lines onto the next rows, or cut them at the edge (saved with the view)"),
+    _A("log.top", "log", "g", "top", "log", "Top", "Go to the first line (pauses follow)"),
+    _A("log.bottom", "log", "G", "bottom", "log", "Bottom", "Go to the last line and follow again"),
+    _A("log.half-left", "log", "left,h", "half_left", "log", "Half screen left",
+       "Scroll left by half the pane's width"),
+    _A("log.half-right", "log", "right,l", "half_right", "log", "Half screen right",
+       "Scroll right by half the pane's width"),
+    _A("log.record-bench", "log", "r", "record_bench", "log", "Record bench result",
+       "Fill the benchmark form from the 'Serving Benchmark Result' block at or above the "
+       "current match (or the bottom of the view), linked to the working profile"),
+    # `cockpit log` alone (no session): bound on its app
+    _A("logapp.help", "logapp", "question_mark", "help", "view", "Keys",
+       "Show every key of the log pane", True, "?"),
+    _A("logapp.quit", "logapp", "q", "quit", "session", "Quit", "Quit cockpit log", True),
     # modal dialogs: bound on the dialog, not offered in the palette (they act on the dialog)
     _A("form.save", "form", "ctrl+s", "submit", "form", "Save", "Check the form and apply it", True),
     _A("form.cancel", "form", "escape", "cancel", "form", "Cancel", "Close the form without changes", True, "esc"),
@@ -200,6 +231,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
 
 # Scopes that live on a modal dialog: bound there, and not palette commands.
 MODAL_SCOPES = frozenset({"form", "quit", "help", "confirm"})
+# Scopes of `cockpit log`'s app: its palette's, not the cockpit's.
+LOG_APP_SCOPES = frozenset({"log", "logapp"})
 
 BY_ID = {spec.id: spec for spec in ACTIONS}
 

@@ -41,7 +41,6 @@ from cockpit.store.errors import SessionFileError
 from cockpit.model.merge import MergeResult
 from cockpit.store.session_controller import LOCK_RETRY_S, SessionController
 from cockpit.ui import ui_state
-from cockpit.ui.actions import ACTIONS
 from cockpit.ui.app_base import CockpitAppBase
 from cockpit.ui.commands import CockpitCommands
 from cockpit.ui.experiment import ExperimentControl
@@ -272,17 +271,6 @@ class CockpitApp(CockpitAppBase):
         index = names.index(self.theme) + 1 if self.theme in names else 0
         self.theme = names[index % len(names)]
         self.notify(f"Theme: {self.theme}", timeout=2)
-
-    def bound_key_displays(self) -> dict[str, str]:
-        """Binding id -> the key shown for it, after any keymap override."""
-        out = {}
-        for spec in ACTIONS:
-            binding = spec.binding()
-            if spec.id in self.keymap:
-                binding = binding.with_key(self.keymap[spec.id])
-            out[spec.id] = ", ".join(self.get_key_display(binding.with_key(key, binding.key_display if i == 0 else None))
-                                     for i, key in enumerate(binding.key.split(",")))
-        return out
 
     # ----- live feeds and hosts ---------------------------------------------------------------
     @property

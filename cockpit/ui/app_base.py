@@ -7,12 +7,16 @@ theme, a toast or a GC rule is decided once.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from textual.app import App
+from textual.app import App, SystemCommand
+from textual.screen import Screen
 
 from cockpit.ui import gc_settle
+from cockpit.ui.actions import ACTIONS
+from cockpit.ui.commands import textual_commands
 from cockpit.ui.safe_text import safe
 from cockpit.ui.themes import DEFAULT_THEME, ThemeProblem, load_themes, role_defaults
 
@@ -32,6 +36,23 @@ class CockpitAppBase(App[None]):
 
     def _fallback_theme(self) -> str:
         return DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
+
+    keymap: dict[str, str] = {}
+    """Binding id -> keys, the person's overrides (CockpitApp reads keymap.toml)."""
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        return textual_commands(super().get_system_commands(screen))
+
+    def bound_key_displays(self) -> dict[str, str]:
+        """Binding id -> the key shown for it, after any keymap override."""
+        out = {}
+        for spec in ACTIONS:
+            binding = spec.binding()
+            if spec.id in self.keymap:
+                binding = binding.with_key(self.keymap[spec.id])
+            out[spec.id] = ", ".join(self.get_key_display(binding.with_key(key, binding.key_display if i == 0 else None))
+                                     for i, key in enumerate(binding.key.split(",")))
+        return out
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         # Roles a theme leaves out (Textual's built-in ones) map onto its base colours.

@@ -1,4 +1,9 @@
-"""The command palette: every registry action as "area: Verb", with its description and key."""
+"""The command palette: every registry action as "area: Verb", with its description and key.
+
+Textual's own palette commands that go around cockpit are left out (`textual_commands`):
+its theme picker (a theme chosen there is not saved in the session; `view: Next theme`
+is), its quit (cockpit's asks about unsaved edits) and its keys panel (`view: Keys`
+lists every key from the registry)."""
 
 from __future__ import annotations
 
@@ -6,11 +11,22 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from collections.abc import Iterable
+from typing import Any
+
 from cockpit.ui.actions import ACTIONS, MODAL_SCOPES, ActionSpec
+
+LEFT_OUT = frozenset({"Theme", "Quit", "Keys"})
+"""Titles of Textual's system commands that cockpit has its own of."""
 
 
 def palette_actions() -> list[ActionSpec]:
-    return [spec for spec in ACTIONS if spec.scope not in MODAL_SCOPES]
+    return [spec for spec in ACTIONS if spec.scope not in MODAL_SCOPES and spec.scope != "logapp"]
+
+
+def textual_commands(commands: Iterable[Any]) -> Iterable[Any]:
+    """Textual's system commands less those in LEFT_OUT (screenshot, maximize stay)."""
+    return (command for command in commands if command.title not in LEFT_OUT)
 
 
 class CockpitCommands(Provider):

@@ -12,10 +12,9 @@ from functools import partial
 from typing import Any
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.widgets import Footer
 
-from cockpit.ui.actions import ActionSpec, specs_for
+from cockpit.ui.actions import ActionSpec, bindings_for, specs_for
 from cockpit.ui.commands import CockpitCommands
 from cockpit.ui.app_base import CockpitAppBase
 from cockpit.ui.themes import shipped_theme_dir, user_theme_dir
@@ -26,9 +25,11 @@ class LogCommands(CockpitCommands):
     """The log pane's actions in the palette."""
 
     def _specs(self) -> list[ActionSpec]:
-        return specs_for("log")
+        return specs_for("log") + specs_for("logapp")
 
     def _runner(self, spec: ActionSpec):  # noqa: ANN202
+        if spec.scope == "logapp":
+            return partial(self.app.run_action, spec.action)
         pane = self.app.query_one(LogPane)
         return partial(pane.run_action, spec.action)
 
@@ -38,7 +39,7 @@ class LogApp(CockpitAppBase):
 
     TITLE = "cockpit log"
     COMMANDS = CockpitAppBase.COMMANDS | {LogCommands}
-    BINDINGS = [Binding("q", "quit", "Quit")]
+    BINDINGS = bindings_for("logapp")
     CSS = "LogPane { height: 1fr; }"
 
     def __init__(self, feed: Any = None, *, max_lines: int = 50_000, theme: str | None = None,
@@ -62,6 +63,18 @@ class LogApp(CockpitAppBase):
             pane.set_state(self.feed.description)
             self.run_worker(self._pump(self.feed), exclusive=True, exit_on_error=False)
         self.settle_after_first_frame()
+
+    def action_help(self) -> None:
+        from cockpit.ui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(dict(self.screen.active_bindings), self.bound_key_displays(),
+                                        scopes=("log", "logapp")))
+
+    def on_log_pane_bench_result_seen(self, _message: LogPane.BenchResultSeen) -> None:
+        self.notify("cockpit log has no session to record the result in: open the session "
+                    "(cockpit SESSION.toml) and press r on the block there, or paste it into "
+                    "the benchmark form (4, then a)", severity="warning", timeout=8)
 
     async def _pump(self, feed: Any) -> None:
         from cockpit.live.log_pipeline import pipeline_for

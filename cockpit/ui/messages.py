@@ -77,6 +77,11 @@ class BenchmarkAddRequested(Message):
 
 
 @dataclass
+class BenchmarkEditRequested(Message):
+    benchmark_id: str
+
+
+@dataclass
 class BenchmarkDeleteRequested(Message):
     benchmark_id: str
 

@@ -16,20 +16,25 @@ from cockpit.ui.widgets.benchmarks_view import BenchmarksView
 from cockpit.ui.widgets.discoveries_view import DiscoveriesView
 from cockpit.ui.widgets.log_pane import LogPane
 from cockpit.ui.widgets.profiles_view import ProfilesView
+from cockpit.ui.log_app import LogApp
+from cockpit.ui.screens.confirm_run import ConfirmRunScreen
 from cockpit.ui.widgets.records_view import FilesTable, PackagesTable
+from cockpit.ui.widgets.restorable import RestorableOptionList, RestorableTable
 from cockpit.ui.widgets.task_board import TaskBoard
 from cockpit.ui.widgets.text_views import HandoffView
 
 BOUND_ON = {
     "screen": MainScreen, "tasks": TaskBoard, "discoveries": DiscoveriesView, "benchmarks": BenchmarksView,
     "launch": ProfilesView, "packages": PackagesTable, "files": FilesTable, "log": LogPane, "handoff": HandoffView, "form": FormScreen, "quit": ConfirmQuitScreen, "help": HelpScreen,
+    "list": RestorableOptionList, "logapp": LogApp, "confirm": ConfirmRunScreen,
 }
 
 
 def test_every_registry_action_is_bound_where_its_scope_lives():
     for spec in ACTIONS:
-        bindings = [b for b in BOUND_ON[spec.scope].BINDINGS if isinstance(b, Binding)]
-        assert any(b.id == spec.id and b.action == spec.action for b in bindings), spec.id
+        for where in (BOUND_ON[spec.scope], RestorableTable) if spec.scope == "list" else (BOUND_ON[spec.scope],):
+            bindings = [b for b in where.BINDINGS if isinstance(b, Binding)]
+            assert any(b.id == spec.id and b.action == spec.action for b in bindings), (spec.id, where)
 
 
 def test_ids_are_unique_and_no_key_collides_within_a_scope():
@@ -50,7 +55,7 @@ async def test_every_registry_action_is_in_the_palette(session_path):
         await pilot.pause()
         provider = CockpitCommands(app.screen)
         titles = [hit.text async for hit in provider.discover()]
-        expected = [spec.title for spec in ACTIONS if spec.scope not in MODAL_SCOPES]
+        expected = [spec.title for spec in ACTIONS if spec.scope not in MODAL_SCOPES | {"logapp"}]
         assert titles == expected
         assert all(":" in title for title in titles), "area: Verb"
         found = [hit.text async for hit in provider.search("tasks move right")]
@@ -117,7 +122,7 @@ async def test_the_footer_shows_save_and_help_at_80_columns(session_path):
 
 
 def test_palette_actions_exclude_only_dialog_scopes():
-    assert {spec.scope for spec in palette_actions()} == set(BOUND_ON) - MODAL_SCOPES
+    assert {spec.scope for spec in palette_actions()} == set(BOUND_ON) - MODAL_SCOPES - {"logapp"}
 
 
 async def test_the_keymap_file_rebinds_and_reports_what_it_skipped(session_path, tmp_path):

@@ -29,11 +29,14 @@ class HelpScreen(ModalScreen[None]):
     CSS_PATH = Path(__file__).with_suffix(".tcss")
     BINDINGS = bindings_for("help")
 
-    def __init__(self, active: dict[str, ActiveBinding], bound_keys: dict[str, str]) -> None:
-        """`active`: the bindings live where `?` was pressed; `bound_keys`: binding id -> key shown."""
+    def __init__(self, active: dict[str, ActiveBinding], bound_keys: dict[str, str],
+                 scopes: tuple[str, ...] | None = None) -> None:
+        """`active`: the bindings live where `?` was pressed; `bound_keys`: binding id -> key
+        shown; `scopes`: the registry scopes listed below (None: all but `cockpit log`'s)."""
         super().__init__()
         self.active = active
         self.bound_keys = bound_keys
+        self.scopes = scopes
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
@@ -67,7 +70,7 @@ class HelpScreen(ModalScreen[None]):
     def _everything(self) -> Table:
         groups: dict[str, list[tuple[str, str]]] = defaultdict(list)
         for spec in ACTIONS:
-            if spec.scope in MODAL_SCOPES:
+            if spec.scope in MODAL_SCOPES or (spec.scope not in self.scopes if self.scopes else spec.scope == "logapp"):
                 continue
             groups[spec.area].append((self.bound_keys.get(spec.id, spec.keys), f"{spec.verb}: {spec.description}"))
         table = Table.grid(padding=(0, 2))

@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import Container, Horizontal, Vertical
 from textual.content import Content
 from textual.css.query import NoMatches
-from textual.events import Resize
+from textual.events import Click, Resize
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Footer, Static
@@ -35,8 +35,9 @@ from cockpit.ui.widgets.log_pane import LogPane
 from cockpit.ui.widgets.metrics_pane import MetricsPane
 from cockpit.ui.widgets.profiles_view import ProfilesView
 from cockpit.ui.widgets.records_view import FilesTable, PackagesTable
+from cockpit.ui.widgets.restorable import Restorable
 from cockpit.ui.widgets.run_status import RunStatus
-from cockpit.ui.widgets.tab_bar import TabBar
+from cockpit.ui.widgets.tab_bar import TabBar, clickable
 from cockpit.ui.widgets.targets_strip import TargetsStrip
 from cockpit.ui.widgets.task_board import TaskBoard
 from cockpit.ui.widgets.text_views import GoalView, HandoffView, LastActionView
@@ -329,11 +330,22 @@ class MainScreen(MainIntents):
         self.set_class(narrow, "-narrow")
 
     def _update_pane_bar(self) -> None:
-        parts: list[str | tuple[str, str]] = []
+        parts: list[tuple[str | tuple[str, str], str | None]] = []
         for name, label in zip(self.main_panes, ("Board", "Log", "GPUs", "Metrics")):
-            parts.append((f" {label} ", "bold reverse $primary") if name == self.main_pane else (f" {label} ", ""))
-        parts.append(("  w: next pane", "$foreground-muted"))
-        self.query_one("#pane-bar", Static).update(Content.assemble(*parts))
+            style = "bold reverse $primary" if name == self.main_pane else ""
+            parts.append(((f" {label} ", style), name))
+        parts.append((("  w: next pane", "$foreground-muted"), None))
+        self.query_one("#pane-bar", Static).update(clickable(parts, "pane"))
+
+    def on_click(self, event: Click) -> None:
+        """A click on a tab label or on the narrow main tab's pane switcher."""
+        meta = event.style.meta
+        if (tab := meta.get("tab")) in TAB_IDS:
+            event.stop()
+            self.action_show_tab(tab)
+        elif (pane := meta.get("pane")) in self.main_panes:
+            event.stop()
+            self.focus_pane(pane)
 
     # ----- screen-scope actions (keys from the registry's `screen` scope) --------------------
     def action_save(self) -> None:
@@ -381,6 +393,13 @@ class MainScreen(MainIntents):
         spec = BY_ID[action_id]
         if spec.scope == "screen":
             await self.run_action(spec.action)
+            return
+        if spec.scope == "list":  # the list that has the focus
+            focused = self.focused
+            if isinstance(focused, Restorable) and focused is not None:
+                await focused.run_action(spec.action)
+            else:
+                self.notify("No list has the focus", severity="warning", timeout=2)
             return
         self.action_show_tab(SCOPE_TAB[spec.scope], focus=False)
         if spec.scope in ("tasks", "log"):

@@ -19,6 +19,7 @@ from cockpit.ui import messages as msg
 from cockpit.ui.widgets.banner import LeftOffBanner
 from cockpit.ui.widgets.benchmarks_view import BenchmarksView
 from cockpit.ui.widgets.discoveries_view import DiscoveriesView
+from cockpit.ui.widgets.log_pane import LogPane
 from cockpit.ui.widgets.profiles_view import ProfilesView, full_command
 from cockpit.ui.widgets.restorable import Restorable
 from cockpit.ui.widgets.records_view import PackagesTable
@@ -176,14 +177,39 @@ class MainIntents(Screen[None]):
 
     # ----- benchmarks, profiles, last action ---------------------------------------------------
     def on_benchmark_add_requested(self, _message: msg.BenchmarkAddRequested) -> None:
+        self._new_benchmark()
+
+    def on_log_pane_bench_result_seen(self, message: LogPane.BenchResultSeen) -> None:
+        """"Record this result" in the log: the form filled with the block's figures."""
+        self._new_benchmark(message.fields, announce=True)
+
+    def _new_benchmark(self, figures: dict[str, Any] | None = None, *, announce: bool = False) -> None:
         def done(result: dict[str, Any] | None) -> None:
             if result is None:
                 return
-            ident = self._apply(lambda ed: ed.add_benchmark(**result))
+            fields = {key: value for key, value in result.items() if value is not None and value != []}
+            ident = self._apply(lambda ed: ed.add_benchmark(**fields))
             if ident:
                 self.query_one(BenchmarksView).select(ident)
+                if announce:
+                    self.notify(f"Recorded {ident}: {fields['label']} (tab 4 shows it)", timeout=4)
 
-        self.app.push_screen(_forms().BenchmarkForm(self._session), done)
+        self.app.push_screen(_forms().BenchmarkForm(self._session, figures=figures), done)
+
+    def on_benchmark_edit_requested(self, message: msg.BenchmarkEditRequested) -> None:
+        bench = _find(self._session.benchmarks, message.benchmark_id)
+        if bench is None:
+            return
+
+        def done(result: dict[str, Any] | None) -> None:
+            if result is None:
+                return
+            changed = {key: value for key, value in result.items() if getattr(bench, key) != value}
+            if changed:
+                self._apply(lambda ed: ed.edit_benchmark(bench.id, **changed))
+                self.query_one(BenchmarksView).select(bench.id)
+
+        self.app.push_screen(_forms().BenchmarkForm(self._session, bench), done)
 
     def on_benchmark_delete_requested(self, message: msg.BenchmarkDeleteRequested) -> None:
         self._apply(lambda ed: ed.delete_benchmark(message.benchmark_id),

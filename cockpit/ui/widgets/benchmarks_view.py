@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import Static
+from textual.widgets import DataTable, Static
 
 from cockpit.model.enums import Metric
 from cockpit.model.session import Benchmark, Session
@@ -130,6 +130,18 @@ class BenchmarksView(Vertical):
 
     def action_add(self) -> None:
         self.post_message(msg.BenchmarkAddRequested())
+
+    def action_edit(self) -> None:
+        ident = self.query_one(BenchTable).selected_id()
+        if ident is None:
+            self.notify("No benchmark selected", severity="warning", timeout=2)
+            return
+        self.post_message(msg.BenchmarkEditRequested(ident))
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter or a double click on a row opens its edit form."""
+        event.stop()
+        self.action_edit()
 
     def action_delete(self) -> None:
         ident = self.query_one(BenchTable).selected_id()

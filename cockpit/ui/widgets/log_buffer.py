@@ -65,6 +65,8 @@ class LogBuffer:
         self.hide_batches = False
         self.width = 0  # widest line seen (cells, roughly): the view's virtual width
         self.total = 0  # lines ever added
+        self.generation = 0  # bumped when the view's rows change other than at its ends
+        self._matches: tuple[re.Pattern[str] | None, int, list[int], int] = (None, -1, [], 0)
 
     # ----- adding ------------------------------------------------------------------------
     def add_events(self, events: Iterable[LogEvent]) -> int:
@@ -94,6 +96,7 @@ class LogBuffer:
             if revisit is not None and revisit < start:
                 start = revisit
                 del self.visible[bisect_left(self.visible, start):]
+                self.generation += 1
             self._extend_visible(start)
         return self._trim()
 
@@ -143,6 +146,7 @@ class LogBuffer:
         self.texts, self.flags, self.labels = [], [], {}
         if self.visible is not None:
             self.visible = []
+        self.generation += 1
         return rows
 
     def _trim(self) -> int:
@@ -170,6 +174,7 @@ class LogBuffer:
         self.filter = compile_pattern(pattern)
         self.errors_only, self.hide_batches = errors_only, hide_batches
         self.visible = [] if self.filtered else None
+        self.generation += 1
         if self.visible is not None:
             self._extend_visible(self.first)
 
@@ -222,6 +227,33 @@ class LogBuffer:
             if pattern.search(self.text_at(row)) is not None:
                 return row
         return None
+
+    def matches(self, pattern: re.Pattern[str]) -> list[int]:
+        """The sequence numbers of the rows shown whose text matches, ascending. Kept
+        between calls: only rows added since the last call are searched (the search's
+        "3 of 41" is recounted while lines pour in)."""
+        known, generation, seqs, upto = self._matches
+        if known is not pattern or generation != self.generation:
+            seqs, upto = [], self.first
+        elif seqs and seqs[0] < self.first:
+            del seqs[:bisect_left(seqs, self.first)]
+        first, texts, search = self.first, self.texts, pattern.search
+        lo = max(upto, first) - first
+        if self.visible is None:
+            seqs.extend(i + first for i in range(lo, len(texts)) if search(texts[i]) is not None)
+        else:
+            visible = self.visible
+            seqs.extend(seq for seq in visible[bisect_left(visible, lo + first):]
+                        if search(texts[seq - first]) is not None)
+        self._matches = (pattern, self.generation, seqs, first + len(texts))
+        return seqs
+
+    def match_index(self, pattern: re.Pattern[str], row: int) -> int | None:
+        """Row `row`'s place (1-based) among the matches, or None when it is not one."""
+        seqs = self.matches(pattern)
+        seq = self.seq_at(row)
+        i = bisect_left(seqs, seq)
+        return i + 1 if i < len(seqs) and seqs[i] == seq else None
 
     def tail_texts(self, n: int) -> list[str]:
         """The texts of the last `n` rows of the view (for tests and captures)."""

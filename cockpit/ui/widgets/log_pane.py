@@ -8,8 +8,11 @@ the log; its items come here. Public surface the rest of the UI relies on:
 * `set_state(text)`: the source's state in words ("tail gpu1:/var/log/sglang.log",
   "gpu1: reconnecting in 8 s"); before any source it reads "no source configured";
 * `view_state` / `apply_view_state(state)` (alias `restore`): follow, filter, search,
-  errors-only, hide-batches (the session's `LogViewState`, the `ui.log` table); a change
-  made in the pane posts `LogPane.ViewChanged`;
+  errors-only, hide-batches, wrap (the session's `LogViewState`, the `ui.log` table); a
+  change made in the pane posts `LogPane.ViewChanged`; with a search on, the border says
+  which match is current of how many ("search: NCCL 3 of 41");
+* `r` posts `BenchResultSeen` with the figures of the `bench_serving` result block at
+  or above the current match (or the bottom of the view), for the benchmark form;
 * `throughput_series()`: (log time s, gen tokens/s summed over DP ranks) points, and the
   `LogPane.ThroughputUpdated` message posted whenever they change (for tokens per joule);
 * `show_age()`: the border subtitle says how long ago the last line came; a quiet log is
@@ -40,6 +43,7 @@ from cockpit.live.data_age import DataAge
 from cockpit.live.log_items import LogLines, SourceState, SummaryBefore
 from cockpit.live.metrics_snapshot import MetricsSnapshot
 from cockpit.model.log_view import LogViewState
+from cockpit.parse.bench_serving import record_fields, result_before
 from cockpit.ui.actions import bindings_for
 from cockpit.ui.safe_text import safe
 from cockpit.ui.screens.prompt import PromptScreen
@@ -60,6 +64,14 @@ class LogPane(Vertical, can_focus=True):
         """Follow, filter, search or a toggle changed in the pane (saved in `ui.log`)."""
 
         state: LogViewState
+
+    @dataclass
+    class BenchResultSeen(Message):
+        """"Record this result": a bench_serving block's figures as Benchmark fields
+        (`bench_serving.record_fields`); `backend` as the block printed it."""
+
+        fields: dict[str, float | int]
+        backend: str | None
 
     @dataclass
     class ThroughputUpdated(Message):
@@ -245,13 +257,29 @@ class LogPane(Vertical, can_focus=True):
         self._update_counts()
 
     def _apply_to_widgets(self) -> None:
-        # In the border, not a widget of its own: a title change redraws the pane without
-        # a layout pass, so a toggle key shows within a frame while lines pour in.
-        self.border_title = Content(f"Server log · {self._describe_view()}")
         view = self.view
         view.search = self._search
+        view.set_wrap(self._state.wrap)
         view.sync(self._state.follow)
-        self._update_counts()
+        self._update_counts()  # and the title
+
+    def _show_title(self) -> None:
+        # In the border, not a widget of its own: a title change redraws the pane without
+        # a layout pass, so a toggle key shows within a frame while lines pour in.
+        title = f"Server log · {self._describe_view()}"
+        if title != str(self.border_title):
+            self.border_title = Content(title)
+
+    def match_count(self) -> tuple[int | None, int]:
+        """(the current match's place, 1-based, or None; how many rows match the search)."""
+        if self._search is None:
+            return None, 0
+        buffer = self.buffer
+        total = len(buffer.matches(self._search))
+        row = self.view.current_row if self.is_mounted else None
+        if row is None or row >= buffer.rows:
+            return None, total
+        return buffer.match_index(self._search, row), total
 
     def _changed(self, **changes: Any) -> None:
         self.apply_view_state(replace(self._state, **changes))
@@ -263,11 +291,15 @@ class LogPane(Vertical, can_focus=True):
         if s.filter:
             parts.append(f"filter: {safe(s.filter)}")
         if s.search:
-            parts.append(f"search: {safe(s.search)}")
+            place, total = self.match_count()
+            count = "no match" if not total else f"{place:,} of {total:,}" if place else f"{total:,} matches"
+            parts.append(f"search: {safe(s.search)} {count}")
         if s.errors_only:
             parts.append("errors only")
         if s.hide_batches:
             parts.append("no batch lines")
+        if s.wrap:
+            parts.append("wrap")
         return " · ".join(parts)
 
     COUNTS_INTERVAL_S = 0.25
@@ -290,6 +322,7 @@ class LogPane(Vertical, can_focus=True):
         b = self.buffer
         self._counts_text = f"{b.rows:,} of {len(b):,} lines" if b.filtered else f"{len(b):,} lines"
         self.show_age()
+        self._show_title()  # the match count grows with the lines
 
     def _scrolled_back(self) -> None:
         if self._state.follow:
@@ -319,6 +352,7 @@ class LogPane(Vertical, can_focus=True):
         if self._state.follow:
             self._changed(follow=False)
         view.show_row(row)
+        self._show_title()  # "3 of 41"
         return True
 
     def search_next(self) -> bool:
@@ -352,6 +386,58 @@ class LogPane(Vertical, can_focus=True):
     def action_search(self) -> None:
         self.app.push_screen(PromptScreen("Search the log (regex)", self._state.search or ""),
                              lambda text: self.set_search(text) if text is not None else None)
+
+    def action_toggle_wrap(self) -> None:
+        self._changed(wrap=not self._state.wrap)
+
+    def action_top(self) -> None:
+        """The first line (pauses follow)."""
+        self._sync_view()
+        if self._state.follow:
+            self._changed(follow=False)
+        self.view.scroll_to(y=0, animate=False, immediate=True, force=True)
+
+    def action_bottom(self) -> None:
+        """The last line, following again."""
+        if self._state.follow:
+            self.view.sync(True)
+        else:
+            self._changed(follow=True)
+
+    def action_half_left(self) -> None:
+        self.view.action_scroll_left()
+
+    def action_half_right(self) -> None:
+        self.view.action_scroll_right()
+
+    def action_clear_filter(self) -> None:
+        """Show every line again: the filter, the search and errors-only off in one key
+        (hiding batch lines is a standing choice: `b` turns it off)."""
+        s = self._state
+        if not (s.filter or s.search or s.errors_only):
+            self.notify("No filter or search to clear", timeout=2)
+            return
+        self._changed(filter=None, search=None, errors_only=False)
+
+    def action_record_bench(self) -> None:
+        """"Record this result": the bench_serving block at or above the current match,
+        or else above the bottom of the view."""
+        self._sync_view()
+        buffer = self.buffer
+        if not buffer.rows:
+            self.notify("No lines yet", severity="warning", timeout=3)
+            return
+        view = self.view
+        row = view.current_row
+        if row is None or row >= buffer.rows:
+            row = view.bottom_row()
+        end = buffer.seq_at(row) - buffer.first  # the block is read from every line, shown or not
+        result = result_before(buffer.texts, end)
+        if result is None:
+            self.notify("No 'Serving Benchmark Result' block at or above this point of the log",
+                        severity="warning", timeout=4)
+            return
+        self.post_message(self.BenchResultSeen(record_fields(result.values), result.backend))
 
     def action_filter(self) -> None:
         self.app.push_screen(PromptScreen("Show only lines matching (regex)", self._state.filter or ""),

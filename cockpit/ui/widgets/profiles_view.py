@@ -107,6 +107,9 @@ class ProfilesView(RecordActions, ListDetailView):
             parts.append((f", best {best:g} total tok/s", "$foreground-muted"))
         return Content.assemble(*parts)
 
+    def item_chosen(self, ident: str) -> None:
+        self.post_message(msg.RecordEditRequested(self.collection, ident))
+
     def action_mark_working(self) -> None:
         if ident := self._selected_id():
             self.post_message(msg.ProfileMarkWorkingRequested(ident))

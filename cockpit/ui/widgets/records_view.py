@@ -3,6 +3,8 @@ drift; a / e / d add, edit and delete records through the forms."""
 
 from __future__ import annotations
 
+from textual.widgets import DataTable
+
 from cockpit.model.package_drift import DriftRow
 from cockpit.model.session import Session
 from cockpit.ui import messages as msg
@@ -31,6 +33,11 @@ class RecordActions:
     def action_delete_record(self) -> None:
         if ident := self.record_id():
             self.post_message(msg.RecordDeleteRequested(self.collection, ident))  # type: ignore[attr-defined]
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter or a double click on a row opens its edit form."""
+        event.stop()
+        self.action_edit_record()
 
 
 class FilesTable(RecordActions, RestorableTable):

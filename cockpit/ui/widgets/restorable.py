@@ -3,14 +3,21 @@
 `state_key` names the entry in `ui.selection` / `ui.scroll` (`tasks.doing`, `benchmarks`).
 A scroll offset restored while the list is hidden (another tab) waits until it is shown
 and laid out, otherwise the offset would be clamped to zero.
+
+They also hold the one rule of every list (the registry's `list` scope): j / k, g / G,
+Enter opens; a single click selects and a double click opens (a click that opened a form
+at once made every look at an item an edit).
 """
 
 from __future__ import annotations
 
+from textual import events
 from textual.coordinate import Coordinate
 from textual.widget import Widget
 from textual.widgets import DataTable, OptionList
 from textual.widgets.option_list import OptionDoesNotExist
+
+from cockpit.ui.actions import bindings_for
 
 
 class Restorable:
@@ -54,6 +61,27 @@ class Restorable:
 class RestorableOptionList(Restorable, OptionList):
     """An OptionList whose options carry item ids."""
 
+    BINDINGS = bindings_for("list")
+
+    def action_list_step(self, step: int) -> None:
+        self.action_cursor_down() if step > 0 else self.action_cursor_up()
+
+    def action_list_end(self, step: int) -> None:
+        self.action_last() if step > 0 else self.action_first()
+
+    def action_list_open(self) -> None:
+        self.action_select()
+
+    async def _on_click(self, event: events.Click) -> None:
+        # Replaces OptionList's (which selects, i.e. opens, on every click).
+        event.prevent_default()
+        clicked: int | None = event.style.meta.get("option")
+        if clicked is None or self._options[clicked].disabled:
+            return
+        self.highlighted = clicked
+        if event.chain >= 2:
+            self.action_select()
+
     def selected_id(self) -> str | None:
         option = self.highlighted_option
         return option.id if option is not None else None
@@ -83,6 +111,30 @@ class RestorableOptionList(Restorable, OptionList):
 
 class RestorableTable(Restorable, DataTable):
     """A row-cursor DataTable whose rows are keyed by item id."""
+
+    BINDINGS = bindings_for("list")
+
+    def action_list_step(self, step: int) -> None:
+        self.action_cursor_down() if step > 0 else self.action_cursor_up()
+
+    def action_list_end(self, step: int) -> None:
+        if self.row_count:
+            self.move_cursor(row=self.row_count - 1 if step > 0 else 0, animate=False)
+
+    def action_list_open(self) -> None:
+        self.action_select_cursor()
+
+    async def _on_click(self, event: events.Click) -> None:
+        meta = event.style.meta
+        row, column = meta.get("row"), meta.get("column")
+        if row is None or column is None or row < 0 or column < 0:
+            return  # a header or label click: DataTable's own (sort by header, ...)
+        # Replaces DataTable's (which selects, i.e. opens, on a click on the cursor row).
+        event.prevent_default()
+        event.stop()
+        self.move_cursor(row=row, column=column, animate=False)
+        if event.chain >= 2:
+            self.action_select_cursor()
 
     def selected_id(self) -> str | None:
         if not self.row_count:

@@ -176,11 +176,6 @@ class TaskBoard(Horizontal):
     def action_column(self, step: int) -> None:
         self.focus_column(self.column_index + step)
 
-    def action_cursor(self, step: int) -> None:
-        lst = self.current_list
-        lst.focus()
-        lst.action_cursor_down() if step > 0 else lst.action_cursor_up()
-
     def action_move(self, step: int) -> None:
         if task_id := self._with_task():
             self.post_message(msg.TaskMoveRequested(task_id, step))

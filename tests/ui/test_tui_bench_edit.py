@@ -1,0 +1,95 @@
+"""Benchmarks are edited in place (any field, undoable, journaled), and a pasted
+`Serving Benchmark Result` block fills the form."""
+
+from __future__ import annotations
+
+from textual import events
+
+from test_log_pane_keys import BENCH_BLOCK
+from tui_support import fill, make_app, screen_text, until
+
+from cockpit.store.toml_store import load_session
+from cockpit.ui.screens.forms import BenchmarkForm
+
+
+def bench(app, ident: str):  # noqa: ANN001, ANN201
+    return next(b for b in app.editor.session.benchmarks if b.id == ident)
+
+
+async def test_a_benchmark_is_edited_in_its_form_and_undo_brings_it_back(session_path):
+    app = make_app(session_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        original = bench(app, "b3")
+        await pilot.press("4", "G", "e")
+        form = app.screen
+        assert isinstance(form, BenchmarkForm) and form.title_text == "Edit benchmark b3"
+        assert form.query_one("#field-total_tok_s").value == "788.9"
+        assert form.query_one("#field-profile").value == "l2", "its own profile, not the working one"
+        fill(form, label="c=128 random 1k/1k nccl numa0", total_tok_s="1012.5", ttft_ms="", dataset="random",
+             ttft_p99_ms="4100", profile="l1")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        edited = bench(app, "b3")
+        assert (edited.label, edited.total_tok_s, edited.ttft_ms, edited.dataset, edited.ttft_p99_ms, edited.profile) == (
+            "c=128 random 1k/1k nccl numa0", 1012.5, None, "random", 4100.0, "l1")
+        assert (edited.output_tok_s, edited.when) == (original.output_tok_s, original.when), "the rest kept"
+        event = app.editor.session.journal[-1]
+        assert (event.kind, event.ref) == ("benchmark.edited", "b3")
+        assert "total_tok_s" in event.text and "label" in event.text
+        assert "✓ total tok/s >=1000: 1012.5" in screen_text(app)
+        await pilot.press("u")
+        await pilot.pause()
+        assert bench(app, "b3") == original
+        assert "✗ total tok/s >=1000: 788.9" in screen_text(app)
+        await pilot.press("ctrl+r", "ctrl+s")
+        await pilot.pause()
+    assert next(b for b in load_session(session_path).benchmarks if b.id == "b3").total_tok_s == 1012.5
+
+
+async def test_enter_opens_the_form_and_a_bad_value_is_refused_under_its_field(session_path):
+    app = make_app(session_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("4", "enter")
+        form = app.screen
+        assert isinstance(form, BenchmarkForm) and form.bench.id == "b1"
+        fill(form, concurrency="0")
+        await pilot.press("ctrl+s")
+        assert "must be at least 1" in screen_text(app)
+        await pilot.press("escape")
+        assert bench(app, "b1").concurrency == 64
+
+
+async def test_a_pasted_result_block_fills_the_new_benchmark_form(session_path):
+    app = make_app(session_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("4", "a")
+        form = app.screen
+        assert isinstance(form, BenchmarkForm)
+        paste = form.query_one("#field-paste")
+        paste.focus()
+        await pilot.pause()
+        paste.post_message(events.Paste(BENCH_BLOCK))  # what the terminal sends on a paste
+        await until(lambda: form.query_one("#field-total_tok_s").value == "7691.6", pilot)
+        assert form.query_one("#field-concurrency").value == "64"
+        assert form.query_one("#field-itl_p99_ms").value == "40.33"
+        assert form.query_one("#field-label").value == "c=64 1024/1024"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        added = app.editor.session.benchmarks[-1]
+        assert (added.id, added.label, added.profile, added.total_tok_s, added.e2e_latency_ms) == (
+            "b4", "c=64 1024/1024", "l1", 7691.6, 16890.11)
+
+
+def test_snapshot_the_benchmark_edit_form(snap_compare, example_path) -> None:
+    """Editing the example's first benchmark at 80x24: "Edit benchmark b1", the paste field
+    first (its placeholder says what to paste), then label, profile and the figures filled."""
+
+    async def run_before(pilot) -> None:  # noqa: ANN001
+        await pilot.pause()
+        await pilot.press("4", "e")
+        await pilot.pause()
+
+    assert snap_compare(make_app(example_path), terminal_size=(80, 24), run_before=run_before)
