@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.containers import Container, Horizontal, Vertical
-from textual.content import Content
 from textual.css.query import NoMatches
 from textual.events import Click, Resize
 from textual.screen import Screen
