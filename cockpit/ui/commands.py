@@ -6,7 +6,7 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from cockpit.ui.actions import ACTIONS, MODAL_SCOPES, ActionSpec
+from cockpit.ui.actions import ACTIONS, MODAL_SCOPES, PUSHED_SCOPES, ActionSpec
 
 
 def palette_actions() -> list[ActionSpec]:
@@ -15,12 +15,17 @@ def palette_actions() -> list[ActionSpec]:
 
 class CockpitCommands(Provider):
     def _specs(self) -> list[ActionSpec]:
-        return palette_actions()
+        # A pushed screen's commands while it is up; the main screen's otherwise.
+        pushed = getattr(self.screen, "scope", None)
+        return [spec for spec in palette_actions()
+                if (spec.scope == pushed if pushed in PUSHED_SCOPES else spec.scope not in PUSHED_SCOPES)]
 
     def _runner(self, spec: ActionSpec):  # noqa: ANN202
         from cockpit.ui.screens.main import MainScreen
 
         screen = self.screen
+        if spec.scope in PUSHED_SCOPES:
+            return partial(screen.run_action, spec.action) if getattr(screen, "scope", None) == spec.scope else None
         if not isinstance(screen, MainScreen):
             return None
         return partial(screen.run_registry_action, spec.id)

@@ -127,3 +127,13 @@ class LiveFeedStopped(Message):
 
     feed: str
     reason: str
+
+
+# ----- compare ----------------------------------------------------------------------------------
+@dataclass
+class CompareRequested(Message):
+    """Open the compare screen: `base` (else the working profile) against `selected`."""
+
+    selected: str | None
+    base: str | None = None
+    metric: str | None = None
