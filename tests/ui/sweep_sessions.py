@@ -34,8 +34,6 @@ def sweep_session(profiles: int, concurrencies: tuple[int, ...] = CONCURRENCIES)
         launch.append(LaunchProfile(id=f"l{i}", name=f"tp8 variant {i}",
                                     command=f"python -m sglang.launch_server --tp 8 --chunked-prefill-size {1024 * i}"))
     benches = list(base.benchmarks)
-    if profiles < 1:
-        benches = [b for b in benches if b.profile is None]
     n = 100
     for i in range(1, profiles + 1):
         for c in concurrencies:

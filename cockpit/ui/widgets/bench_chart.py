@@ -26,7 +26,7 @@ from cockpit.ui.themes import role_colour
 PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
            "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac")
 TICK_WIDTH = 6  # columns per x-axis label: "1024" and a gap
-LEGEND_NAME = 14  # characters of a profile name shown in the legend
+LEGEND_NAME = (14, 26)  # characters of a profile name the legend shows: below 110 columns, and from 110
 
 
 def _rgb(hex_colour: str) -> tuple[int, int, int]:
@@ -104,13 +104,23 @@ class BenchChart(Vertical):
             yield Static("", id="chart-legend")
         yield Static("", id="chart-best")
 
+    data: ChartData | None = None
+
     def show(self, data: ChartData) -> None:
         self.data = data
         self.query_one(ChartPlot).show(data)
         self.query_one("#chart-caption", Static).update(self._caption(data))
-        self.query_one("#chart-legend", Static).update(self._legend(data))
         self.query_one("#chart-best", Static).update(self._best(data))
         self.query_one("#chart-row").display = not data.empty
+        self._show_legend()
+
+    def on_resize(self) -> None:
+        self._show_legend()
+
+    def _show_legend(self) -> None:
+        if self.data is not None:
+            room = LEGEND_NAME[self.app.size.width >= 110]
+            self.query_one("#chart-legend", Static).update(self._legend(self.data, room))
 
     def focus_chart(self) -> None:
         self.query_one(ChartPlot).focus()
@@ -130,12 +140,12 @@ class BenchChart(Vertical):
         return Content.assemble(*parts)
 
     @staticmethod
-    def _legend(data: ChartData) -> Content:
+    def _legend(data: ChartData, room: int) -> Content:
         parts: list[str | tuple[str, str]] = []
         for line in data.series:
             name = safe(line.name)
-            if len(name) > LEGEND_NAME:
-                name = name[:LEGEND_NAME - 1] + "…"
+            if len(name) > room:
+                name = name[:room - 1] + "…"
             ident = safe(line.key) if line.key != NO_PROFILE else "—"
             wins = data.best_count(line.key)
             parts += [("━━ ", colour_of(data, line.key)), (f"{ident} ", "bold"), name,
