@@ -13,7 +13,7 @@ from cockpit.ui.commands import CockpitCommands
 from cockpit.ui.screens.compare import CompareScreen
 from cockpit.ui.screens.main import MainScreen
 from cockpit.ui.widgets.bench_chart import ChartPlot
-from cockpit.ui.widgets.benchmarks_view import BenchmarksView
+from cockpit.ui.widgets.benchmarks_view import BenchmarksView, BenchTable
 
 
 def _footer(app) -> str:  # noqa: ANN001
@@ -91,6 +91,23 @@ async def test_the_palette_brings_up_the_view_its_command_works_on(tmp_path):
         await app.screen.run_registry_action("benchmarks.sort")
         await pilot.pause()
         assert not view.chart_shown and view.sort_key == "label"
+
+
+async def test_a_run_recorded_while_the_chart_is_up_shows_in_both_views(tmp_path):
+    app = make_app(write_sweep_session(tmp_path / "s.toml", 3))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("4", "v")
+        await pilot.pause()
+        ident = app.controller.apply(lambda ed: ed.add_benchmark(
+            label="l2 again at 4096", profile="l2", concurrency=4096, total_tok_s=99000.0))
+        await pilot.pause()
+        text = screen_text(app)
+        assert "total tok/s · 3 profile(s), 37 point(s)" in text and "· 4096 l2" in text
+        await pilot.press("v")
+        await pilot.pause()
+        table = app.screen.query_one(BenchTable)
+        assert "40 benchmarks · sorted by id" in screen_text(app) and ident in [k.value for k in table.rows]
 
 
 async def test_the_chart_and_its_metric_are_saved_with_the_view(tmp_path):

@@ -46,19 +46,27 @@ class ChartPlot(PlotextPlot):
     def __init__(self) -> None:
         super().__init__(id="bench-plot")
         self.data: ChartData | None = None
+        self._version = 0  # of the data: show() bumps it
+        self._drawn: tuple[object, ...] = ()
+        self._figure: RenderResult = ""
 
     def show(self, data: ChartData) -> None:
         self.data = data
+        self._version += 1
         self.refresh()
 
     def render(self) -> RenderResult:
-        # The figure is rebuilt on every render: its x ticks depend on the width.
-        plt = self.plt
-        plt.clear_data()
-        data = self.data
-        if data is not None and not data.empty:
-            self._draw(data)
-        return super().render()
+        # Built again only when the data, the size (the x ticks depend on the width) or the
+        # theme changed: a repaint for focus or a toast costs nothing.
+        key = (self._version, self.size, self.app.theme)
+        if key != self._drawn:
+            plt = self.plt
+            plt.clear_data()
+            data = self.data
+            if data is not None and not data.empty:
+                self._draw(data)
+            self._figure, self._drawn = super().render(), key
+        return self._figure
 
     def _draw(self, data: ChartData) -> None:
         plt = self.plt
@@ -80,8 +88,11 @@ class ChartPlot(PlotextPlot):
             ys = [p.value for p in line.points]
             plt.plot(xs, ys, color=colour, marker="braille")
             plt.scatter(xs, ys, color=colour, marker="•")
-        for best in data.best:
-            plt.scatter([x_of(best.concurrency)], [best.value], color=_rgb(colour_of(data, best.key)), marker="★")
+        for line in data.series:  # the stars: one scatter per winning profile
+            won = [b for b in data.best if b.key == line.key]
+            if won:
+                plt.scatter([x_of(b.concurrency) for b in won], [b.value for b in won],
+                            color=_rgb(colour_of(data, line.key)), marker="★")
         width = max(1, self.size.width - 8)
         ticks = data.ticks(max(2, width // TICK_WIDTH))
         plt.xticks([x_of(c) for c in ticks], [str(c) for c in ticks])

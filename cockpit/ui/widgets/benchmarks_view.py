@@ -70,6 +70,7 @@ class BenchmarksView(Vertical):
         self.sort_reverse = False
         self._session: Session | None = None
         self._scores: list[TargetScore] = []
+        self._table_stale = False
         self.chart_metric = Metric.TOTAL_TOK_S
         """The throughput the chart shows (view state: `ui.selection["benchmarks.chart"]`)."""
 
@@ -119,8 +120,12 @@ class BenchmarksView(Vertical):
 
     def show(self, session: Session, scores: list[TargetScore]) -> None:
         self._session, self._scores = session, scores
-        self._rebuild()
-        self._redraw_chart()
+        # Only the view on screen is redrawn; the hidden one when `v` brings it up.
+        if self.chart_shown:
+            self._table_stale = True
+            self._redraw_chart()
+        else:
+            self._rebuild()
 
     def _redraw_chart(self) -> None:
         # Only while shown: a hidden chart is drawn when `v` brings it up.
@@ -143,6 +148,7 @@ class BenchmarksView(Vertical):
     def _rebuild(self) -> None:
         if self._session is None or not self.is_mounted:
             return
+        self._table_stale = False
         table = self.query_one(BenchTable)
         keep = table.selected_id()
         best: dict[str, list[TargetScore]] = {}
@@ -203,7 +209,10 @@ class BenchmarksView(Vertical):
     def action_toggle_chart(self) -> None:
         had_focus = self.has_focus_within
         self.set_class(not self.chart_shown, "-chart")
-        self._redraw_chart()
+        if self.chart_shown:
+            self._redraw_chart()
+        elif self._table_stale:
+            self._rebuild()
         self.refresh_bindings()
         if had_focus:
             self.focus_view()
