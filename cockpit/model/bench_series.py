@@ -123,15 +123,17 @@ class ChartData:
         return tuple(runs)
 
     def ticks(self, max_ticks: int) -> tuple[int, ...]:
-        """Concurrencies to label on the x axis: all of them when they fit, else an evenly
-        spread subset that keeps the first and the last."""
+        """Concurrencies to label on the x axis: all of them when they fit, else every k-th
+        counted back from the last (the high end, where lines part, reads evenly), and the first."""
         conc = self.concurrencies
         if len(conc) <= max_ticks:
             return conc
         if max_ticks < 2:
             return conc[:1]
-        step = (len(conc) - 1) / (max_ticks - 1)
-        return tuple(dict.fromkeys(conc[round(i * step)] for i in range(max_ticks)))
+        stride = math.ceil((len(conc) - 1) / (max_ticks - 1))
+        picks = list(range(len(conc) - 1, -1, -stride))
+        picks[-1] = 0  # within one stride of the start: the first concurrency takes its place
+        return tuple(conc[i] for i in reversed(picks))
 
 
 def value_ticks(top: float, most: int = 5) -> tuple[float, ...]:

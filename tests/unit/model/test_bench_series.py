@@ -132,6 +132,9 @@ def test_x_ticks_keep_the_first_and_last_and_never_exceed_the_room(most):
     assert list(ticks) == sorted(set(ticks))
     if most >= len(conc):
         assert ticks == conc
+    else:  # evenly spaced from the high end; only the gap after the first may be shorter
+        gaps = {conc.index(b) - conc.index(a) for a, b in zip(ticks[1:], ticks[2:])}
+        assert len(gaps) <= 1
 
 
 @pytest.mark.parametrize("top", [0.3, 1.0, 8.0, 99.0, 100.0, 3740.0, 49152.0, 1e6])
