@@ -71,11 +71,12 @@ class CompareScreen(Screen[None]):
         session = self.session
         a, b = self._profile(self.a), self._profile(self.b)
         label = METRIC_LABELS[self.metric]
+        # A line per profile, each cut to the width: a long name never hides the other one.
         self.query_one("#compare-title", Static).update(Content.assemble(
-            ("Compare ", "bold"), (label, "bold $accent"), "   ",
-            ("A ", "bold $accent"), (f"{self.a} ", "bold"), safe(a.name if a else "(gone)"), "   ",
+            ("A ", "bold $accent"), (f"{self.a} ", "bold"), safe(a.name if a else "(gone)"), "\n",
             ("B ", "bold $accent"), (f"{self.b} ", "bold"), safe(b.name if b else "(gone)")))
         table = self.query_one(DataTable)
+        table.border_title = Content.assemble(("Compare ", "bold"), (label, "bold $accent"))
         table.clear(columns=True)
         table.add_column("conc", key="conc")
         table.add_column(Text(f"A {self.a}", justify="right"), key="a")
