@@ -41,7 +41,8 @@ def test_the_chart_per_stream(snap_compare, tmp_path, size):
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_compare(snap_compare, tmp_path, size):
-    """`c` on the chart: l1 (working) against l2 per concurrency, B vs A red below zero and green
-    above, the launch diff (MoE backend changed) on the right; footer a, b, x, m, esc."""
+    """`c` on the chart: A l1 (working) and B l2 on a line each, the table titled "Compare total
+    tok/s" with B vs A red below zero and green above, the launch diff (MoE backend changed) on
+    the right; footer a, b, x, m, esc."""
     path = write_sweep_session(tmp_path / "sweeps.toml", 3)
     assert snap_compare(make_app(path), terminal_size=size, run_before=_press("4", "v", "c"))
