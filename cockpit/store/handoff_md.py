@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from cockpit.model.enums import DiscoveryStatus, ProfileStatus, TaskStatus
+from cockpit.model.enums import DiscoveryStatus, Metric, ProfileStatus, TaskStatus
 from cockpit.model.profile_diff import diff_lines, diff_profiles
 from cockpit.model.session import Benchmark, Discovery, FileChange, LaunchProfile, Session
 from cockpit.model.targets import score_all
@@ -267,6 +268,50 @@ def write_handoff(s: Session, session_path: Path | str) -> Path:
     return target
 
 
+def _share(value: float | None) -> str:
+    return "—" if value is None else f"{value:.0%}"
+
+
+# Sweep table columns: (header, cell, always shown); the optional ones appear when a row has them.
+_SWEEP_COLUMNS: tuple[tuple[str, Callable[[Benchmark], str], bool], ...] = (
+    ("concurrency", lambda b: str(b.concurrency or "—"), True),
+    ("total tok/s", lambda b: _num(b.total_tok_s), True),
+    ("output tok/s", lambda b: _num(b.output_tok_s), True),
+    ("per-stream tok/s", lambda b: _num(b.metric(Metric.OUTPUT_TOK_S_PER_STREAM)), True),
+    ("TTFT p99 ms", lambda b: _num(b.ttft_p99_ms), False),
+    ("power share", lambda b: _share(b.power_share), False),
+    ("tok/J", lambda b: _num(b.tok_per_joule), False),
+    ("run", lambda b: b.id, True),
+)
+
+
+def _sweeps(s: Session) -> list[str]:
+    """A compact table per profile and sweep: a row per concurrency, in concurrency order."""
+    groups: dict[tuple[str, str], list[Benchmark]] = defaultdict(list)
+    for b in s.benchmarks:
+        if b.sweep is not None:
+            groups[(b.profile or "", b.sweep)].append(b)
+    if not groups:
+        return []
+    profiles = {p.id: p for p in s.launch}
+    sweeps = {w.id: w for w in s.sweeps}
+    order = {pid: i for i, pid in enumerate([*profiles, ""])}
+    out = ["", "### Sweeps", ""]
+    for (pid, sid), rows in sorted(groups.items(), key=lambda g: order.get(g[0][0], len(order))):
+        rows.sort(key=lambda b: b.concurrency or 0)  # stable: re-runs stay in recorded order
+        profile, sweep = profiles.get(pid), sweeps.get(sid)
+        who = f"**{_md(profile.name)}** ({pid})" if profile else "**(no profile)**"
+        what = f"sweep {_md(sid)}"
+        if sweep is not None:
+            what += f" {_md(sweep.name)}: {sweep.dataset.value} {sweep.input_len}/{sweep.output_len}"
+        columns = [c for c in _SWEEP_COLUMNS if c[2] or any(c[1](b) != "—" for b in rows)]
+        out += [f"{who}, {what}", "",
+                "| " + " | ".join(c[0] for c in columns) + " |", "|" + " --- |" * len(columns)]
+        out += ["| " + " | ".join(c[1](b) for c in columns) + " |" for b in rows]
+        out.append("")
+    return out[:-1]
+
+
 def render_handoff(s: Session) -> str:
     bodies = (
         _goal(s),
@@ -281,7 +326,7 @@ def render_handoff(s: Session) -> str:
     lines = [f"# {_md(s.title)}", ""]
     for number, (title, body) in enumerate(zip(SECTIONS, bodies, strict=True), start=1):
         lines += [f"## {number}. {title}", "", *body, ""]
-    lines += ["## Benchmarks", "", *_benchmarks(s), ""]
+    lines += ["## Benchmarks", "", *_benchmarks(s), *_sweeps(s), ""]
     # A last pass catches a token pasted into a note or an evidence text; then no control,
     # bidi or zero-width character leaves raw (in a fence or a code span either).
     return sanitize(redact_text("\n".join(lines)), multiline=True)

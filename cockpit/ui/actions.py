@@ -19,7 +19,7 @@ class ActionSpec:
     """kebab-case binding id, `scope.verb`; what a keymap override names."""
     scope: str
     """Which widget binds it: screen, list (every list and table), tasks, discoveries,
-    benchmarks, launch, files, packages, log; logapp (`cockpit log`'s own)."""
+    benchmarks, launch, files, packages, log, compare; logapp (`cockpit log`'s own)."""
     keys: str
     """Textual key string, comma separated for alternates; the first is displayed."""
     action: str
@@ -155,9 +155,15 @@ ACTIONS: tuple[ActionSpec, ...] = (
     _A("benchmarks.edit", "benchmarks", "e", "edit", "benchmarks", "Edit",
        "Edit any field of the selected benchmark (u undoes)"),
     _A("benchmarks.delete", "benchmarks", "d", "delete", "benchmarks", "Delete", "Delete the selected benchmark", True),
-    _A("benchmarks.sort", "benchmarks", "s", "sort", "benchmarks", "Sort by next column",
+    _A("benchmarks.sort", "benchmarks", "s", "sort", "benchmarks", "Sort",
        "Sort the table by the next column", True),
     _A("benchmarks.reverse", "benchmarks", "S", "reverse", "benchmarks", "Reverse sort", "Reverse the sort order"),
+    _A("benchmarks.chart", "benchmarks", "v", "toggle_chart", "benchmarks", "Chart",
+       "Show throughput against concurrency as a chart (a line per launch profile), or the table", True),
+    _A("benchmarks.metric", "benchmarks", "m", "next_metric", "benchmarks", "Metric",
+       "Chart the next throughput: total, output, per-stream tok/s", True),
+    _A("benchmarks.compare", "benchmarks", "c", "compare", "benchmarks", "Compare",
+       "Two launch profiles side by side per concurrency, with their launch diff", True),
     # launch profiles
     _A("launch.working", "launch", "m", "mark_working", "launch", "Mark working",
        "Mark the selected profile as the working one", True),
@@ -174,6 +180,9 @@ ACTIONS: tuple[ActionSpec, ...] = (
        "Stop the server on the profile's host, then start the selected profile"),
     _A("launch.diff", "launch", "d", "diff_base", "launch", "Diff base",
        "Compare against the selected profile: the others then show what changes from it (d on it again: off)", True),
+    _A("launch.compare", "launch", "c", "compare", "launch", "Compare",
+       "The diff base (else the working profile) against the selected one: runs per concurrency and the diff",
+       True),
     # patched files and packages
     _A("files.add", "files", "a", "add_record", "files", "Add", "Record a patched file", True),
     _A("files.edit", "files", "e", "edit_record", "files", "Edit", "Edit the selected file's record", True),
@@ -217,6 +226,14 @@ ACTIONS: tuple[ActionSpec, ...] = (
     _A("logapp.help", "logapp", "question_mark", "help", "view", "Keys",
        "Show every key of the log pane", True, "?"),
     _A("logapp.quit", "logapp", "q", "quit", "session", "Quit", "Quit cockpit log", True),
+    # compare screen (pushed over the main screen; its palette commands are offered there)
+    _A("compare.next-a", "compare", "a", "step_a(1)", "compare", "Next A", "Compare the next launch profile as A", True),
+    _A("compare.next-b", "compare", "b", "step_b(1)", "compare", "Next B", "Compare the next launch profile as B", True),
+    _A("compare.swap", "compare", "x", "swap", "compare", "Swap", "Swap the two profiles", True),
+    _A("compare.metric", "compare", "m", "next_metric", "compare", "Metric",
+       "Compare the next throughput: total, output, per-stream tok/s", True),
+    _A("compare.close", "compare", "escape,q", "close", "compare", "Close", "Back to the tab it was opened from",
+       True, "esc"),
     # modal dialogs: bound on the dialog, not offered in the palette (they act on the dialog)
     _A("form.save", "form", "ctrl+s", "submit", "form", "Save", "Check the form and apply it", True),
     _A("form.cancel", "form", "escape", "cancel", "form", "Cancel", "Close the form without changes", True, "esc"),
@@ -233,6 +250,10 @@ ACTIONS: tuple[ActionSpec, ...] = (
 MODAL_SCOPES = frozenset({"form", "quit", "help", "confirm"})
 # Scopes of `cockpit log`'s app: its palette's, not the cockpit's.
 LOG_APP_SCOPES = frozenset({"log", "logapp"})
+
+# Scopes of a full screen pushed over the main one: their palette commands are offered
+# (and run) only while that screen is up.
+PUSHED_SCOPES = frozenset({"compare"})
 
 BY_ID = {spec.id: spec for spec in ACTIONS}
 

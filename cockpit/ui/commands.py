@@ -14,7 +14,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from collections.abc import Iterable
 from typing import Any
 
-from cockpit.ui.actions import ACTIONS, MODAL_SCOPES, ActionSpec
+from cockpit.ui.actions import ACTIONS, MODAL_SCOPES, PUSHED_SCOPES, ActionSpec
 
 LEFT_OUT = frozenset({"Theme", "Quit", "Keys"})
 """Titles of Textual's system commands that cockpit has its own of."""
@@ -31,12 +31,17 @@ def textual_commands(commands: Iterable[Any]) -> Iterable[Any]:
 
 class CockpitCommands(Provider):
     def _specs(self) -> list[ActionSpec]:
-        return palette_actions()
+        # A pushed screen's commands while it is up; the main screen's otherwise.
+        pushed = getattr(self.screen, "scope", None)
+        return [spec for spec in palette_actions()
+                if (spec.scope == pushed if pushed in PUSHED_SCOPES else spec.scope not in PUSHED_SCOPES)]
 
     def _runner(self, spec: ActionSpec):  # noqa: ANN202
         from cockpit.ui.screens.main import MainScreen
 
         screen = self.screen
+        if spec.scope in PUSHED_SCOPES:
+            return partial(screen.run_action, spec.action) if getattr(screen, "scope", None) == spec.scope else None
         if not isinstance(screen, MainScreen):
             return None
         return partial(screen.run_registry_action, spec.id)

@@ -155,3 +155,13 @@ class ServerStartRequested(Message):
 @dataclass
 class ServerStopRequested(Message):
     profile_id: str
+
+
+# ----- compare ----------------------------------------------------------------------------------
+@dataclass
+class CompareRequested(Message):
+    """Open the compare screen: `base` (else the working profile) against `selected`."""
+
+    selected: str | None
+    base: str | None = None
+    metric: str | None = None

@@ -2,7 +2,8 @@
 
 Keys: `ui.selection[state_key]` and `ui.scroll[state_key]` for every restorable list,
 `ui.selection["tasks"]` for the board's current column, `ui.selection["benchmarks.sort"]`
-for the table's sort, `ui.selection["launch.diff_base"]` for the Launch tab's diff base, `ui.focused_pane` for the focused list's state key (or log / gpu /
+for the table's sort, `ui.selection["launch.diff_base"]` for the Launch tab's diff base, `ui.selection["benchmarks.chart"]`
+for the chart's metric while the Benchmarks chart is shown, `ui.focused_pane` for the focused list's state key (or log / gpu /
 topology), `ui.active_tab`, `ui.theme` and `ui.log` (the log pane's view state).
 """
 
@@ -55,6 +56,8 @@ def capture(screen: MainScreen, base: UiState) -> UiState:
     board = screen.query_one(TaskBoard)
     selection["tasks"] = TASK_COLUMNS[board.column_index].value
     selection["benchmarks.sort"] = screen.query_one(BenchmarksView).sort_state
+    if chart := screen.query_one(BenchmarksView).chart_state:
+        selection["benchmarks.chart"] = chart
     if base_id := screen.query_one(ProfilesView).diff_base:
         selection["launch.diff_base"] = base_id
     return base.model_copy(update={
@@ -76,6 +79,7 @@ def apply(screen: MainScreen, ui: UiState, *, move: bool = True) -> None:
         board.column_index = TASK_COLUMNS.index(TaskStatus(column))
     if sort := ui.selection.get("benchmarks.sort"):
         screen.query_one(BenchmarksView).apply_sort_state(sort)
+    screen.query_one(BenchmarksView).apply_chart_state(ui.selection.get("benchmarks.chart"))
     screen.query_one(ProfilesView).restore_diff_base(ui.selection.get("launch.diff_base"))
     for widget in _restorables(screen):
         if ident := ui.selection.get(widget.state_key):

@@ -98,6 +98,15 @@ async def test_every_surface_shows_hostile_text_inert(name, tmp_path):
         await pilot.press("7", "d", "down")  # l1 is the diff base, l2 shown against it
         await pilot.pause(0.1)
         check("launch diff", "#launch")
+        # The Benchmarks chart's legend and the compare screen quote profile names.
+        await pilot.press("4", "v")
+        await pilot.pause(0.1)
+        check("benchmarks chart", "#bench-chart", visible=False)  # the legend cuts names to its width
+        await pilot.press("c")
+        await pilot.pause(0.1)
+        check("compare", app.screen)
+        await pilot.press("escape", "v")
+        await pilot.pause()
 
         # Forms show the values inert.
         for keys, form_type in ((("1", "e"), TaskForm), (("1", "c"), LinkForm), (("3", "e"), DiscoveryForm),

@@ -18,10 +18,14 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Footer, Static
 
+from cockpit.model.bench_compare import default_pair
+from cockpit.model.enums import Metric
 from cockpit.model.session import Session
 from cockpit.model.targets import score_all
 from cockpit.sources.host_feeds_plan import next_in
+from cockpit.ui import messages as msg
 from cockpit.ui.actions import BY_ID, SCOPE_TAB, TABS, bindings_for
+from cockpit.ui.screens.compare import CompareScreen
 from cockpit.ui.screens.help import HelpScreen
 from cockpit.ui.screens.main_intents import MainIntents
 from cockpit.ui.widgets.banner import LeftOffBanner
@@ -373,6 +377,14 @@ class MainScreen(MainIntents):
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(dict(self.active_bindings), self.app.bound_key_displays()))
+
+    def on_compare_requested(self, message: msg.CompareRequested) -> None:
+        pair = default_pair(self.app.editor.session, message.selected, message.base)
+        if pair is None:
+            self.notify("Comparing needs two launch profiles", severity="warning", timeout=2)
+            return
+        metric = Metric(message.metric) if message.metric else Metric.TOTAL_TOK_S
+        self.app.push_screen(CompareScreen(*pair, metric=metric))
 
     # ----- the palette's way in ---------------------------------------------------------
     def scope_widget(self, scope: str) -> Widget:

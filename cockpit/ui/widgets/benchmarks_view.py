@@ -1,16 +1,19 @@
-"""Benchmarks: a sortable table; the best row for each target is marked and coloured."""
+"""Benchmarks: a sortable table (the best row for each target marked and coloured), or `v`
+the chart of throughput against concurrency (`bench_chart`), whose metric `m` cycles."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.dom import DOMNode
 from textual.content import Content
 from textual.widgets import DataTable, Static
 
+from cockpit.model.bench_series import chart_data, next_metric
 from cockpit.model.enums import Metric
 from cockpit.model.session import Benchmark, Session
 from cockpit.model.targets import TargetScore
@@ -18,6 +21,7 @@ from cockpit.ui import messages as msg
 from cockpit.ui.actions import bindings_for
 from cockpit.ui.safe_text import inert
 from cockpit.ui.themes import role_style
+from cockpit.ui.widgets.bench_chart import BenchChart
 from cockpit.ui.widgets.restorable import RestorableTable
 
 
@@ -53,6 +57,10 @@ class BenchTable(RestorableTable):
         self.state_key = "benchmarks"
 
 
+_TABLE_ONLY = frozenset({"delete", "sort", "reverse"})
+"""Actions on the table's rows: off (and out of the footer) while the chart is shown."""
+
+
 class BenchmarksView(Vertical):
     BINDINGS = bindings_for("benchmarks")
 
@@ -62,10 +70,35 @@ class BenchmarksView(Vertical):
         self.sort_reverse = False
         self._session: Session | None = None
         self._scores: list[TargetScore] = []
+        self._table_stale = False
+        self.chart_metric = Metric.TOTAL_TOK_S
+        """The throughput the chart shows (view state: `ui.selection["benchmarks.chart"]`)."""
 
     def compose(self) -> ComposeResult:
         yield Static("", id="bench-caption")
         yield BenchTable()
+        yield BenchChart(id="bench-chart")
+
+    @property
+    def chart_shown(self) -> bool:
+        return self.has_class("-chart")
+
+    async def run_action(self, action: str, namespaces: Mapping[str, DOMNode] | None = None) -> None:
+        # The palette runs any benchmarks action (keys come through bindings, not here):
+        # first bring up the view the action works on.
+        name = action.partition("(")[0]
+        wants_chart = False if name in _TABLE_ONLY else True if name == "next_metric" else None
+        if wants_chart is not None and wants_chart != self.chart_shown:
+            self.action_toggle_chart()
+        await super().run_action(action, namespaces)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # The footer shows the keys of what is on screen: row keys with the table, `m` with the chart.
+        if action in _TABLE_ONLY:
+            return not self.chart_shown
+        if action == "next_metric":
+            return self.chart_shown
+        return True
 
     def on_mount(self) -> None:
         table = self.query_one(BenchTable)
@@ -87,11 +120,35 @@ class BenchmarksView(Vertical):
 
     def show(self, session: Session, scores: list[TargetScore]) -> None:
         self._session, self._scores = session, scores
-        self._rebuild()
+        # Only the view on screen is redrawn; the hidden one when `v` brings it up.
+        if self.chart_shown:
+            self._table_stale = True
+            self._redraw_chart()
+        else:
+            self._rebuild()
+
+    def _redraw_chart(self) -> None:
+        # Only while shown: a hidden chart is drawn when `v` brings it up.
+        if self._session is not None and self.chart_shown and self.is_mounted:
+            self.query_one(BenchChart).show(chart_data(self._session, self.chart_metric))
+
+    @property
+    def chart_state(self) -> str | None:
+        """What `ui.selection["benchmarks.chart"]` saves: the metric while the chart is shown."""
+        return self.chart_metric.value if self.chart_shown else None
+
+    def apply_chart_state(self, state: str | None) -> None:
+        metrics = {m.value: m for m in Metric}
+        shown = state in metrics
+        if shown:
+            self.chart_metric = metrics[str(state)]
+        if shown != self.chart_shown:
+            self.action_toggle_chart()
 
     def _rebuild(self) -> None:
         if self._session is None or not self.is_mounted:
             return
+        self._table_stale = False
         table = self.query_one(BenchTable)
         keep = table.selected_id()
         best: dict[str, list[TargetScore]] = {}
@@ -123,7 +180,10 @@ class BenchmarksView(Vertical):
             ("not yet", "$target-missed"), (")", "$foreground-muted")))
 
     def focus_view(self) -> None:
-        self.query_one(BenchTable).focus()
+        if self.chart_shown:
+            self.query_one(BenchChart).focus_chart()
+        else:
+            self.query_one(BenchTable).focus()
 
     def select(self, ident: str) -> None:
         self.query_one(BenchTable).select_id(ident)
@@ -157,3 +217,23 @@ class BenchmarksView(Vertical):
     def action_reverse(self) -> None:
         self.sort_reverse = not self.sort_reverse
         self._rebuild()
+
+    def action_toggle_chart(self) -> None:
+        had_focus = self.has_focus_within
+        self.set_class(not self.chart_shown, "-chart")
+        if self.chart_shown:
+            self._redraw_chart()
+        elif self._table_stale:
+            self._rebuild()
+        self.refresh_bindings()
+        if had_focus:
+            self.focus_view()
+
+    def action_next_metric(self) -> None:
+        self.chart_metric = next_metric(self.chart_metric)
+        self._redraw_chart()
+
+    def action_compare(self) -> None:
+        ident = self.query_one(BenchTable).selected_id() if not self.chart_shown else None
+        bench = next((b for b in self._session.benchmarks if b.id == ident), None) if self._session else None
+        self.post_message(msg.CompareRequested(bench.profile if bench else None, metric=self.chart_metric.value))

@@ -147,6 +147,9 @@ class ProfilesView(RecordActions, ListDetailView):
         if self._session is not None:
             self.show(self._session)
 
+    def action_compare(self) -> None:
+        self.post_message(msg.CompareRequested(self.query_one(self.list_type).selected_id(), self.diff_base))
+
     def action_diff_base(self) -> None:
         ident = self._selected_id()
         if ident is None or self._session is None:

@@ -1,0 +1,140 @@
+"""Compare two launch profiles: per concurrency A, B and B's change, beside the launch diff.
+
+Opened with `c` from the Benchmarks or the Launch tab. The numbers are the chart's points
+(`model.bench_compare`), the diff is the Launch tab's (`model.profile_diff`); the screen
+reads the session each time it redraws and edits nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from cockpit.model.bench_compare import compare_rows, step
+from cockpit.model.bench_series import METRIC_LABELS, next_metric, short_number
+from cockpit.model.enums import Metric
+from cockpit.model.profile_diff import diff_lines, diff_profiles
+from cockpit.model.session import LaunchProfile, Session
+from cockpit.ui.actions import bindings_for
+from cockpit.ui.safe_text import safe
+from cockpit.ui.themes import role_style
+
+if TYPE_CHECKING:
+    from cockpit.ui.app import CockpitApp
+
+_DIFF_STYLE = {"heading": "bold underline", "added": "$success", "removed": "$error",
+               "changed": "$warning", "note": "$foreground-muted"}
+
+
+def _value(value: float | None) -> Text:
+    return Text("—" if value is None else f"{value:,.1f}", justify="right")
+
+
+class CompareScreen(Screen[None]):
+    CSS_PATH = Path(__file__).with_suffix(".tcss")
+    BINDINGS = bindings_for("compare")
+    app: CockpitApp  # the one app this screen runs in
+    scope = "compare"
+    """The registry scope bound here: the palette offers its commands while this screen is up."""
+
+    def __init__(self, a: str, b: str, metric: Metric = Metric.TOTAL_TOK_S) -> None:
+        super().__init__(id="compare-screen")
+        self.a, self.b, self.metric = a, b, metric
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="compare-title")
+        with Horizontal(id="compare-body"):
+            yield DataTable(id="compare-table", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="compare-diff-scroll"):
+                yield Static("", id="compare-diff")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.redraw()
+        self.query_one(DataTable).focus()
+
+    @property
+    def session(self) -> Session:
+        return self.app.editor.session
+
+    def _profile(self, ident: str) -> LaunchProfile | None:
+        return next((p for p in self.session.launch if p.id == ident), None)
+
+    def redraw(self) -> None:
+        session = self.session
+        a, b = self._profile(self.a), self._profile(self.b)
+        label = METRIC_LABELS[self.metric]
+        # A line per profile, each cut to the width: a long name never hides the other one.
+        self.query_one("#compare-title", Static).update(Content.assemble(
+            ("A ", "bold $accent"), (f"{self.a} ", "bold"), safe(a.name if a else "(gone)"), "\n",
+            ("B ", "bold $accent"), (f"{self.b} ", "bold"), safe(b.name if b else "(gone)")))
+        table = self.query_one(DataTable)
+        table.border_title = Content.assemble(("Compare ", "bold"), (label, "bold $accent"))
+        table.clear(columns=True)
+        table.add_column("conc", key="conc")
+        table.add_column(Text(f"A {self.a}", justify="right"), key="a")
+        table.add_column(Text(f"B {self.b}", justify="right"), key="b")
+        table.add_column(Text("B vs A", justify="right"), key="change")
+        rows = compare_rows(session, self.a, self.b, self.metric)
+        variables = self.app.theme_variables
+        for row in rows:
+            change = row.change
+            if change is None:
+                shown = Text("—", justify="right")
+            else:
+                role = "target-met" if change > 0 else "target-missed" if change < 0 else ""
+                shown = Text(f"{change:+.1%}", justify="right",
+                             style=role_style(variables, role) if role else "")
+            table.add_row(Text(str(row.concurrency), justify="right"), _value(row.a), _value(row.b), shown,
+                          key=str(row.concurrency))
+        if not rows:
+            table.add_row(Text("—"), Text("no runs"), Text("no runs"), Text(""), key="none")
+        self.query_one("#compare-diff", Static).update(self._diff(a, b, rows_shown=len(rows)))
+
+    def _diff(self, a: LaunchProfile | None, b: LaunchProfile | None, *, rows_shown: int) -> Content:
+        if a is None or b is None:
+            return Content.styled("A profile of this comparison is no longer in the session.", "$error")
+        parts: list[str | tuple[str, str]] = [("Launch diff A → B", "bold"), "\n"]
+        for kind, text in diff_lines(diff_profiles(a, b)):
+            if kind == "heading":
+                parts += ["\n", (safe(text), _DIFF_STYLE[kind]), "\n"]
+            else:
+                parts += ["  ", (safe(text), _DIFF_STYLE[kind]), "\n"]
+        best_a = self.session.best_total_tok_s(a.id)
+        best_b = self.session.best_total_tok_s(b.id)
+        parts += ["\n", (f"best total tok/s {short_number(best_a) if best_a is not None else '—'} → "
+                         f"{short_number(best_b) if best_b is not None else '—'}", "$foreground-muted")]
+        if not rows_shown:
+            parts += ["\n", (f"Neither profile has a run with a concurrency and {METRIC_LABELS[self.metric]}.",
+                             "$foreground-muted")]
+        return Content.assemble(*parts)
+
+    # ----- actions (the registry's `compare` scope) -----------------------------------------
+    def _ids(self) -> list[str]:
+        return [p.id for p in self.session.launch]
+
+    def action_step_a(self, by: int) -> None:
+        self.a = step(self._ids(), self.a, by, skip=self.b)
+        self.redraw()
+
+    def action_step_b(self, by: int) -> None:
+        self.b = step(self._ids(), self.b, by, skip=self.a)
+        self.redraw()
+
+    def action_swap(self) -> None:
+        self.a, self.b = self.b, self.a
+        self.redraw()
+
+    def action_next_metric(self) -> None:
+        self.metric = next_metric(self.metric)
+        self.redraw()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,257 @@
+"""The Benchmarks chart (`v`, `m`) and the compare screen (`c` from Benchmarks or Launch),
+driven by keys and the palette as a person would."""
+
+from __future__ import annotations
+
+from sweep_sessions import sweep_session, write_sweep_session
+from tui_support import make_app, screen_text, until
+
+from cockpit.model.enums import Metric
+from cockpit.model.session import LaunchProfile
+from cockpit.store.toml_store import load_session, save_session
+from cockpit.ui.commands import CockpitCommands
+from cockpit.ui.screens.compare import CompareScreen
+from cockpit.ui.screens.main import MainScreen
+from cockpit.ui.widgets.bench_chart import ChartPlot
+from cockpit.ui.widgets.benchmarks_view import BenchmarksView, BenchTable
+
+
+def _footer(app) -> str:  # noqa: ANN001
+    return screen_text(app).splitlines()[-1]
+
+
+async def test_v_shows_the_chart_and_m_cycles_total_output_per_stream(tmp_path):
+    app = make_app(write_sweep_session(tmp_path / "s.toml", 3))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("4")
+        assert "total tok/s · 3 profile(s)" not in screen_text(app)
+        await pilot.press("v")
+        await pilot.pause()
+        view = app.screen.query_one(BenchmarksView)
+        assert view.chart_shown and not app.screen.query_one("#bench-table").display
+        assert isinstance(app.focused, ChartPlot)
+        text = screen_text(app)
+        assert "total tok/s · 3 profile(s), 36 point(s)" in text
+        for line in ("━━ l1 flashinfer_cutlass", "━━ l2 flashinfer_trtllm", "━━ l3 tp8 variant 3",
+                     "── g1 >= 1000 tok/s"):
+            assert line in text, line
+        assert "★ best at 1–32 l1 · 64–128 l2 · 256–2048 l3" in text
+        assert "concurrency (log2)" in text and "2048" in text and "10k" in text  # axes and ticks drawn
+        assert "★" in app.screen.query_one(ChartPlot).render().plain  # best points called out
+
+        await pilot.press("m")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "output tok/s · 3 profile(s)" in text and "g1 >=" not in text  # g1 is on total tok/s
+        plot = app.screen.query_one(ChartPlot).render().plain
+        assert "4k┤" in plot and "10k" not in plot  # the value axis follows: output is half the total
+
+        await pilot.press("m")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "per-stream tok/s · 3 profile(s)" in text and "── g2 >= 100 tok/s at 1..2" in text
+
+        await pilot.press("m")
+        await pilot.pause()
+        assert "total tok/s · 3 profile(s)" in screen_text(app)
+        await pilot.press("v")
+        await pilot.pause()
+        assert not view.chart_shown and "39 benchmarks · sorted by id" in screen_text(app)
+
+
+async def test_the_footer_shows_the_keys_of_the_view_on_screen(tmp_path):
+    app = make_app(write_sweep_session(tmp_path / "s.toml", 3))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("4")
+        footer = _footer(app)
+        assert "s Sort" in footer and "v Chart" in footer and "c Compare" in footer and "? Keys" in footer
+        assert "m Metric" not in footer
+        await pilot.press("v")
+        await pilot.pause()
+        footer = _footer(app)
+        assert "m Metric" in footer and "c Compare" in footer and "? Keys" in footer
+        assert "d Delete" not in footer and "s Sort" not in footer
+        count = len(app.editor.session.benchmarks)
+        await pilot.press("d")  # the table's row keys do nothing while the chart is shown
+        await pilot.pause()
+        assert len(app.editor.session.benchmarks) == count and app.screen is app.screen_stack[-1]
+
+
+async def test_the_palette_brings_up_the_view_its_command_works_on(tmp_path):
+    app = make_app(write_sweep_session(tmp_path / "s.toml", 3))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        view = app.screen.query_one(BenchmarksView)
+        await app.screen.run_registry_action("benchmarks.metric")
+        await pilot.pause()
+        assert view.chart_shown and view.chart_metric is Metric.OUTPUT_TOK_S
+        assert "output tok/s · 3 profile(s)" in screen_text(app)
+        await app.screen.run_registry_action("benchmarks.sort")
+        await pilot.pause()
+        assert not view.chart_shown and view.sort_key == "label"
+
+
+async def test_a_run_recorded_while_the_chart_is_up_shows_in_both_views(tmp_path):
+    app = make_app(write_sweep_session(tmp_path / "s.toml", 3))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("4", "v")
+        await pilot.pause()
+        ident = app.controller.apply(lambda ed: ed.add_benchmark(
+            label="l2 again at 4096", profile="l2", concurrency=4096, total_tok_s=99000.0))
+        await pilot.pause()
+        text = screen_text(app)
+        assert "total tok/s · 3 profile(s), 37 point(s)" in text and "· 4096 l2" in text
+        await pilot.press("v")
+        await pilot.pause()
+        table = app.screen.query_one(BenchTable)
+        assert "40 benchmarks · sorted by id" in screen_text(app) and ident in [k.value for k in table.rows]
+
+
+async def test_the_chart_and_its_metric_are_saved_with_the_view(tmp_path):
+    path = write_sweep_session(tmp_path / "s.toml", 3)
+    app = make_app(path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("4", "v", "m", "ctrl+s")
+        await pilot.pause()
+    assert load_session(path).ui.selection["benchmarks.chart"] == "output_tok_s"
+    again = make_app(path)
+    async with again.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        assert "output tok/s · 3 profile(s)" in screen_text(again)
+
+
+async def test_an_empty_chart_says_so(tmp_path):
+    session = sweep_session(1)
+    path = tmp_path / "s.toml"
+    save_session(session.model_copy(update={
+        "benchmarks": [b.model_copy(update={"concurrency": None}) for b in session.benchmarks]}), path)
+    app = make_app(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("4", "v")
+        await pilot.pause()
+        assert "No benchmark has a concurrency and total tok/s: nothing to plot yet." in screen_text(app)
+        assert not app.screen.query_one("#chart-row").display
+
+
+async def test_a_hostile_profile_name_reaches_the_legend_inert(tmp_path):
+    session = sweep_session(3)
+    launch = [p.model_copy(update={"name": "\x1b[2J\x1b[31mred [bold]x[/]"}) if p.id == "l3" else p
+              for p in session.launch]
+    path = tmp_path / "s.toml"
+    save_session(session.model_copy(update={"launch": launch}), path)
+    app = make_app(path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("4", "v")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "━━ l3 ␛[2J␛[31mred [bold]x[/]" in text  # escape shown, not run; markup as text
+        assert "\x1b" not in app.screen.query_one("#chart-legend").render().plain
+
+
+# ----- compare ------------------------------------------------------------------------------------
+async def test_c_compares_two_profiles_per_concurrency_beside_their_launch_diff(tmp_path):
+    app = make_app(write_sweep_session(tmp_path / "s.toml", 3))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("4", "v", "c")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, CompareScreen)
+        assert (screen.a, screen.b) == ("l1", "l2")  # the working profile, then the next
+        text = screen_text(app)
+        assert "Compare total tok/s" in text
+        assert " A l1 flashinfer_cutlass" in text and " B l2 flashinfer_trtllm" in text
+        assert "   1    139.6    106.3  -23.9%" in text and " 2048  4,537.1  6,702.5  +47.7%" in text
+        assert "~ --moe-runner-backend: flashinfer_cutlass -> flashinfer_trtllm" in text
+
+        await pilot.press("b")  # next B
+        await pilot.pause()
+        text = screen_text(app)
+        assert screen.b == "l3" and "B l3 tp8 variant 3" in text and "+ --chunked-prefill-size 3072" in text
+        await pilot.press("x")  # swap
+        await pilot.pause()
+        assert (screen.a, screen.b) == ("l3", "l1")
+        await pilot.press("a")  # next A passes over B
+        await pilot.pause()
+        assert (screen.a, screen.b) == ("l2", "l1")
+        await pilot.press("m")
+        await pilot.pause()
+        assert "Compare output tok/s" in screen_text(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen) and app.screen.active_tab == "benchmarks"
+
+
+async def test_c_from_the_table_compares_with_the_selected_runs_profile(tmp_path):
+    app = make_app(write_sweep_session(tmp_path / "s.toml", 3))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("4")
+        app.screen.query_one(BenchmarksView).select("b130")  # a run of l3
+        await pilot.press("c")
+        await pilot.pause()
+        assert (app.screen.a, app.screen.b) == ("l1", "l3")
+
+
+async def test_c_on_the_launch_tab_compares_the_diff_base_with_the_selected_profile(tmp_path):
+    app = make_app(write_sweep_session(tmp_path / "s.toml", 3))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("7", "down", "d", "down", "c")  # diff base l2, l3 highlighted
+        await pilot.pause()
+        assert isinstance(app.screen, CompareScreen) and (app.screen.a, app.screen.b) == ("l2", "l3")
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen) and app.screen.active_tab == "launch"
+
+
+async def test_compare_needs_two_profiles(tmp_path):
+    app = make_app(write_sweep_session(tmp_path / "s.toml", 1))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("4", "c")
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen)
+        assert "Comparing needs two launch profiles" in [n.message for n in app._notifications]
+
+
+async def test_the_compare_screens_commands_are_in_its_palette(tmp_path):
+    app = make_app(write_sweep_session(tmp_path / "s.toml", 3))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        main_titles = [hit.text async for hit in CockpitCommands(app.screen).discover()]
+        assert "benchmarks: Compare" in main_titles and "launch: Compare" in main_titles
+        assert not [t for t in main_titles if t.startswith("compare:")]
+        await pilot.press("4", "c")
+        await pilot.pause()
+        provider = CockpitCommands(app.screen)
+        hits = {hit.text: hit async for hit in provider.discover()}
+        assert list(hits) == ["compare: Next A", "compare: Next B", "compare: Swap", "compare: Metric",
+                              "compare: Close"]
+        await hits["compare: Swap"].command()
+        await pilot.pause()
+        assert (app.screen.a, app.screen.b) == ("l2", "l1")
+        await hits["compare: Close"].command()
+        await until(lambda: isinstance(app.screen, MainScreen), pilot)
+
+
+async def test_compare_shows_a_profile_without_runs_as_gaps(tmp_path):
+    session = sweep_session(2)
+    extra = LaunchProfile(id="l3", name="never run", command="python -m sglang.launch_server --tp 2")
+    path = tmp_path / "s.toml"
+    save_session(session.model_copy(update={"launch": [*session.launch, extra]}), path)
+    app = make_app(path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("7", "down", "down", "c")
+        await pilot.pause()
+        text = screen_text(app)
+        assert (app.screen.a, app.screen.b) == ("l1", "l3")
+        assert "│    1    139.6     —       — │" in text
