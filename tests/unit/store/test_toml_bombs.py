@@ -9,7 +9,7 @@ import tomllib
 
 import pytest
 import tomli_w
-from hypothesis import HealthCheck, given, settings
+from hypothesis import assume, HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cockpit.store.errors import SessionFileError
@@ -180,5 +180,7 @@ _values = st.recursive(
 def test_the_scan_refuses_nothing_the_parser_reads_within_the_bounds(data, multiline):
     """Any TOML tomli-w writes (strings full of quotes, brackets, backslashes) passes the scan."""
     text = tomli_w.dumps(data, multiline_strings=multiline)
-    assert tomllib.loads(text) == data
+    # A CR before LF inside a multiline string reads back as LF (TOML normalizes newlines
+    # there): not this property's concern, which is what the scan lets through.
+    assume(tomllib.loads(text) == data)
     assert structure_problem(text) is None, text
