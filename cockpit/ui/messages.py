@@ -127,3 +127,27 @@ class LiveFeedStopped(Message):
 
     feed: str
     reason: str
+
+
+# ----- the campaign's setup (Goal tab) -------------------------------------------------------
+@dataclass
+class SetupAddRequested(Message):
+    kind: str  # target | instruction | host
+
+
+@dataclass
+class SetupEditRequested(Message):
+    kind: str  # goal | target | instruction | host
+    ident: str  # a target's or instruction's id, a host's name ("goal" for the goal)
+
+
+@dataclass
+class SetupDeleteRequested(Message):
+    kind: str
+    ident: str
+
+
+@dataclass
+class InstructionMoveRequested(Message):
+    ident: str
+    step: int

@@ -17,10 +17,11 @@ from cockpit.ui.widgets.discoveries_view import DiscoveriesView
 from cockpit.ui.widgets.log_pane import LogPane
 from cockpit.ui.widgets.profiles_view import ProfilesView
 from cockpit.ui.widgets.records_view import FilesTable, PackagesTable
+from cockpit.ui.widgets.setup_view import SetupView
 from cockpit.ui.widgets.task_board import TaskBoard
 
 BOUND_ON = {
-    "screen": MainScreen, "tasks": TaskBoard, "discoveries": DiscoveriesView, "benchmarks": BenchmarksView,
+    "screen": MainScreen, "goal": SetupView, "tasks": TaskBoard, "discoveries": DiscoveriesView, "benchmarks": BenchmarksView,
     "launch": ProfilesView, "packages": PackagesTable, "files": FilesTable, "log": LogPane, "form": FormScreen, "quit": ConfirmQuitScreen, "help": HelpScreen,
 }
 

@@ -22,7 +22,7 @@ from cockpit.model.session import Session
 from cockpit.model.targets import score_all
 from cockpit.ui.actions import BY_ID, SCOPE_TAB, TABS, bindings_for
 from cockpit.ui.screens.help import HelpScreen
-from cockpit.ui.screens.main_intents import MainIntents
+from cockpit.ui.screens.setup_intents import SetupIntents
 from cockpit.ui.widgets.banner import LeftOffBanner
 from cockpit.ui.widgets.benchmarks_view import BenchmarksView
 from cockpit.ui.widgets.discoveries_view import DiscoveriesView
@@ -34,7 +34,8 @@ from cockpit.ui.widgets.records_view import FilesTable, PackagesTable
 from cockpit.ui.widgets.tab_bar import TabBar
 from cockpit.ui.widgets.targets_strip import TargetsStrip
 from cockpit.ui.widgets.task_board import TaskBoard
-from cockpit.ui.widgets.text_views import GoalView, HandoffView, LastActionView
+from cockpit.ui.widgets.setup_view import SetupView
+from cockpit.ui.widgets.text_views import HandoffView, LastActionView
 from cockpit.ui.widgets.topology_pane import TopologyPane
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ TAB_IDS = [tab for tab, *_ in TABS]
 FIRST_FRAME_TASKS = 120  # per column: more than a terminal shows; the rest follow the first frame
 
 
-class MainScreen(MainIntents):
+class MainScreen(SetupIntents):
     CSS_PATH = Path(__file__).with_suffix(".tcss")
     BINDINGS = bindings_for("screen")
 
@@ -70,7 +71,7 @@ class MainScreen(MainIntents):
                     yield LogPane(id="log", max_lines=self.app.editor.session.ui.log_buffer_lines,
                                   clock=self._clock_s)
                     yield GpuPane(id="gpu", clock=self._clock_s)
-            yield GoalView("goal", id="goal")
+            yield SetupView(id="goal")
             yield DiscoveriesView(id="discoveries")
             yield BenchmarksView(id="benchmarks")
             yield FilesTable(id="files")
@@ -122,7 +123,7 @@ class MainScreen(MainIntents):
         if tab == "main":
             self.query_one(TaskBoard).show(session, first=FIRST_FRAME_TASKS if first_frame else None)
         elif tab == "goal":
-            self.query_one(GoalView).show(session, scores)
+            self.query_one(SetupView).show(session, scores)
         elif tab == "discoveries":
             self.query_one(DiscoveriesView).show(session)
         elif tab == "benchmarks":
@@ -142,7 +143,9 @@ class MainScreen(MainIntents):
         app = self.app
         header = self.query_one(CockpitHeader)
         header.show_title(app.editor.session.title, app.path.name, app.sources.title_note)
-        header.show_hosts(app.host_states)
+        # Every host of the session, one added in the Goal tab too, with what is known of it.
+        states = app.host_states
+        header.show_hosts({**{h.name: states.get(h.name, "") for h in app.editor.session.hosts}, **states})
         header.show_dirty(app.unsaved_edits, app.autosave, app.disk_conflict, app.controller.merge_note)
 
     def _clock_s(self) -> float:
@@ -260,6 +263,7 @@ class MainScreen(MainIntents):
     # ----- the palette's way in ---------------------------------------------------------
     def scope_widget(self, scope: str) -> Widget:
         return {
+            "goal": lambda: self.query_one(SetupView),
             "tasks": lambda: self.query_one(TaskBoard),
             "discoveries": lambda: self.query_one(DiscoveriesView),
             "benchmarks": lambda: self.query_one(BenchmarksView),
