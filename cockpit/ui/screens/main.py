@@ -146,6 +146,7 @@ class MainScreen(SetupIntents):
         # Every host of the session, one added in the Goal tab too, with what is known of it.
         states = app.host_states
         header.show_hosts({**{h.name: states.get(h.name, "") for h in app.editor.session.hosts}, **states})
+        header.show_alert(app.alerts.headline())
         header.show_dirty(app.unsaved_edits, app.autosave, app.disk_conflict, app.controller.merge_note)
 
     def _clock_s(self) -> float:
@@ -156,8 +157,11 @@ class MainScreen(SetupIntents):
         self.query_one(CockpitHeader).show_clock(self.app.clock())
         # The one timer that ages the live panes' data ("updated 3 s ago", "stale · 25 s").
         self.query_one(LogPane).show_age()
-        self.query_one(GpuPane).show_age()
+        gpu = self.query_one(GpuPane)
+        gpu.show_age()
         self.query_one(TopologyPane).show_age()
+        if self.app.sources.gpu is not None and gpu.age.last_at is not None:
+            self.app.raise_alert(self.app.alerts.observe_stale("gpu", gpu.age.stale(), gpu.age.text()))
 
     def on_theme_changed(self) -> None:
         """Tables colour cells in Python from theme roles, so they re-render (hidden tabs when
@@ -256,6 +260,21 @@ class MainScreen(SetupIntents):
     def action_dismiss_banner(self) -> None:
         self.banner_dismissed = True
         self.query_one(LeftOffBanner).display = False
+
+    def action_jump_to_alert(self) -> None:
+        """Show the oldest unseen alert's cause (its tab and pane) and mark it seen."""
+        alert = self.app.alerts.take()
+        if alert is None:
+            self.notify("No alerts", timeout=2)
+            return
+        self.action_show_tab(alert.tab)
+        if alert.tab == "main" and alert.pane:
+            self.focus_pane(alert.pane)
+        self.notify(alert.text, severity="warning", timeout=6)
+        self.refresh_header()
+
+    def action_toggle_alert_bell(self) -> None:
+        self.app.toggle_alert_bell()
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(dict(self.active_bindings), self.app.bound_key_displays()))

@@ -25,6 +25,7 @@ class CockpitHeader(Horizontal):
     def compose(self) -> ComposeResult:
         yield Static("", id="header-title")
         yield Static("", id="header-path", markup=False)
+        yield Static("", id="header-alert", markup=False)
         yield Static("", id="header-hosts")
         yield Static("", id="header-dirty", markup=False)
         yield Static("", id="header-clock")
@@ -46,6 +47,12 @@ class CockpitHeader(Horizontal):
                 parts.append((f" {safe(state)}", "$foreground-muted"))  # may quote an SSH error
             parts.append("  ")
         self.query_one("#header-hosts", Static).update(Content.assemble(*parts))
+
+    def show_alert(self, text: str) -> None:
+        """The newest unseen alert (crash, errors, host down, stale feed); "" hides it."""
+        widget = self.query_one("#header-alert", Static)
+        widget.update(plain(text))  # may quote a log line
+        widget.display = bool(text)
 
     def show_dirty(self, unsaved: int, autosave: bool, disk_broken: bool = False, merge_note: str = "") -> None:
         widget = self.query_one("#header-dirty", Static)
