@@ -108,6 +108,11 @@ class RecordDeleteRequested(Message):
     ident: str
 
 
+@dataclass
+class FileDetailRequested(Message):
+    ident: str
+
+
 class DriftCheckRequested(Message):
     """Compare the recorded package versions with what the hosts run now."""
 

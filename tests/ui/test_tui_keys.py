@@ -9,6 +9,7 @@ from tui_support import keys_for, make_app, screen_text, task, until
 from cockpit.ui.actions import ACTIONS, FORBIDDEN_KEYS, MODAL_SCOPES
 from cockpit.ui.commands import CockpitCommands, palette_actions
 from cockpit.ui.screens.confirm_quit import ConfirmQuitScreen
+from cockpit.ui.screens.file_detail import FileDetailScreen
 from cockpit.ui.screens.form_base import FormScreen
 from cockpit.ui.screens.help import HelpScreen
 from cockpit.ui.screens.main import MainScreen
@@ -23,6 +24,7 @@ from cockpit.ui.widgets.task_board import TaskBoard
 BOUND_ON = {
     "screen": MainScreen, "goal": SetupView, "tasks": TaskBoard, "discoveries": DiscoveriesView, "benchmarks": BenchmarksView,
     "launch": ProfilesView, "packages": PackagesTable, "files": FilesTable, "log": LogPane, "form": FormScreen, "quit": ConfirmQuitScreen, "help": HelpScreen,
+    "detail": FileDetailScreen,
 }
 
 

@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import Container, Horizontal
 from textual.content import Content
 from textual.events import Resize
+from textual.css.scalar import Scalar, Unit
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Footer, Static
@@ -33,7 +34,7 @@ from cockpit.ui.widgets.profiles_view import ProfilesView
 from cockpit.ui.widgets.records_view import FilesTable, PackagesTable
 from cockpit.ui.widgets.tab_bar import TabBar
 from cockpit.ui.widgets.targets_strip import TargetsStrip
-from cockpit.ui.widgets.task_board import TaskBoard
+from cockpit.ui.widgets.task_board import TaskBoard, TaskList
 from cockpit.ui.widgets.setup_view import SetupView
 from cockpit.ui.widgets.text_views import HandoffView, LastActionView
 from cockpit.ui.widgets.topology_pane import TopologyPane
@@ -46,6 +47,9 @@ MAIN_PANES = ("board", "log", "gpu")
 NARROW_WIDTH = 100
 SHORT_HEIGHT = 30
 TAB_IDS = [tab for tab, *_ in TABS]
+BOARD_SHARE = 0.5  # of the main tab's rows, at most: the log is what changes
+BOARD_CHROME = 3  # a column's border and title
+BOARD_MIN_ROWS = 5
 FIRST_FRAME_TASKS = 120  # per column: more than a terminal shows; the rest follow the first frame
 
 
@@ -122,6 +126,7 @@ class MainScreen(SetupIntents):
         session, scores = self._shown, self._scores
         if tab == "main":
             self.query_one(TaskBoard).show(session, first=FIRST_FRAME_TASKS if first_frame else None)
+            self.call_after_refresh(self.fit_board)
         elif tab == "goal":
             self.query_one(SetupView).show(session, scores)
         elif tab == "discoveries":
@@ -228,6 +233,22 @@ class MainScreen(SetupIntents):
     def on_resize(self, event: Resize) -> None:
         narrow = event.size.width < NARROW_WIDTH or event.size.height < SHORT_HEIGHT
         self.set_class(narrow, "-narrow")
+        self.call_after_refresh(self.fit_board)
+
+    def fit_board(self) -> None:
+        """The board gets the rows its longest column needs (at most `BOARD_SHARE` of the
+        main tab), the log and GPUs the rest; narrow, the one pane shown fills the tab."""
+        board = self.query_one(TaskBoard)
+        main = self.query_one("#main")
+        if self.has_class("-narrow") or not main.size.height:
+            if board.styles.height is not None and board.styles.height.unit is not Unit.FRACTION:
+                board.styles.height = None  # the stylesheet's again
+            return
+        lists = list(board.query(TaskList))
+        need = max((lst.virtual_size.height for lst in lists), default=0) + BOARD_CHROME
+        rows = max(BOARD_MIN_ROWS, min(need, int(main.size.height * BOARD_SHARE)))
+        if board.styles.height != Scalar(rows, Unit.CELLS, Unit.WIDTH):
+            board.styles.height = rows
 
     def _update_pane_bar(self) -> None:
         parts: list[str | tuple[str, str]] = []

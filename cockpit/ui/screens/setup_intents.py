@@ -1,5 +1,6 @@
 """The Goal tab's intents: the goal, targets, instructions and hosts, each through a form
-and one SessionEditor call (undoable, journaled); the selection follows the item."""
+and one SessionEditor call (undoable, journaled); the selection follows the item. Also
+the Files tab's detail view (Enter on a file)."""
 
 from __future__ import annotations
 
@@ -107,3 +108,17 @@ class SetupIntents(MainIntents):
     def on_instruction_move_requested(self, message: msg.InstructionMoveRequested) -> None:
         self._apply(lambda ed: ed.move_instruction(message.ident, message.step))
         self._select_setup(message.ident)
+
+    # ----- the Files tab's detail view -------------------------------------------------------
+    def on_file_detail_requested(self, message: msg.FileDetailRequested) -> None:
+        from cockpit.ui.screens.file_detail import FileDetailScreen
+
+        item = next((f for f in self._session.files if f.id == message.ident), None)
+        if item is None:
+            return
+
+        def closed(choice: str | None) -> None:
+            if choice == "edit":
+                self.post_message(msg.RecordEditRequested("files", item.id))
+
+        self.app.push_screen(FileDetailScreen(self._session, item), closed)
