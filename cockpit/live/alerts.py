@@ -35,6 +35,8 @@ class Alert:
     """The tab that shows the cause."""
     pane: str | None = None
     """The main tab's pane (log, gpu), when the cause is there."""
+    short: str = ""
+    """A few words for a narrow header ("server crashed", "lxc dropped")."""
 
 
 def error_lines(item: Any) -> int:
@@ -73,7 +75,7 @@ class AlertBook:
         self._crashed_runs.add(run_index)
         why = f": {last_error.strip()[:120]}" if last_error else ""
         return self._raise(Alert(f"crash:{run_index}", "crash", f"server crashed (run {run_index}){why}",
-                                 "main", "log"))
+                                 "main", "log", "server crashed"))
 
     def observe_error_lines(self, count: int) -> Alert | None:
         """`count` error lines just arrived in the followed log."""
@@ -90,7 +92,7 @@ class AlertBook:
         n = len(self._errors)
         self._errors.clear()  # the next burst counts afresh
         return self._raise(Alert("errors", "errors", f"{n} error lines in the log within "
-                                 f"{self.burst_window_s:.0f} s", "main", "log"))
+                                 f"{self.burst_window_s:.0f} s", "main", "log", f"{n} errors"))
 
     def observe_host(self, host: str, state: str) -> Alert | None:
         """A host's state words ("connected", "reconnecting in 8 s"): up -> down is a drop."""
@@ -102,7 +104,8 @@ class AlertBook:
         if word in DROPPED_WORDS:
             self._host_up[host] = False
             if was_up:
-                return self._raise(Alert(f"host:{host}", "host", f"host {host} dropped: {state}", "main", "log"))
+                return self._raise(Alert(f"host:{host}", "host", f"host {host} dropped: {state}", "main", "log",
+                                         f"{host} dropped"))
         return None
 
     def observe_stale(self, feed: str, stale: bool, what: str = "") -> Alert | None:
@@ -112,7 +115,7 @@ class AlertBook:
         if stale and not was:
             label = {"gpu": "GPU feed"}.get(feed, f"{feed} feed")
             return self._raise(Alert(f"stale:{feed}", "stale", f"{label} stale{f': {what}' if what else ''}",
-                                     "main", feed))
+                                     "main", feed, f"{label} stale"))
         return None
 
     # ----- what the header and the key do with it ------------------------------------------
@@ -126,9 +129,13 @@ class AlertBook:
         """The oldest unseen alert, now seen (the key jumps to its cause)."""
         return self.unseen.pop(0) if self.unseen else None
 
-    def headline(self) -> str:
-        """One line for the header: the newest alert, and how many more wait."""
+    def headline(self, *, terse: bool = False) -> str:
+        """One line for the header: the newest alert, and how many more wait; `terse`: its
+        few words, for a narrow header."""
         if not self.unseen:
             return ""
+        newest = self.unseen[-1]
         more = f" (+{len(self.unseen) - 1})" if len(self.unseen) > 1 else ""
-        return f"⚠ {self.unseen[-1].text}{more} · ! shows"
+        if terse:
+            return f"⚠ {newest.short or newest.kind}{more} · !"
+        return f"⚠ {newest.text}{more} · ! shows"

@@ -151,7 +151,7 @@ class MainScreen(SetupIntents):
         # Every host of the session, one added in the Goal tab too, with what is known of it.
         states = app.host_states
         header.show_hosts({**{h.name: states.get(h.name, "") for h in app.editor.session.hosts}, **states})
-        header.show_alert(app.alerts.headline())
+        header.show_alert(app.alerts.headline(), app.alerts.headline(terse=True))
         header.show_dirty(app.unsaved_edits, app.autosave, app.disk_conflict, app.controller.merge_note)
 
     def _clock_s(self) -> float:

@@ -137,7 +137,7 @@ class InstructionForm(FormScreen[str]):
 # (field, label, placeholder); gpu_source is a choice
 HOST_LINES: tuple[tuple[str, str, str], ...] = (
     ("name", "Name", "a short name: lxc, gpu1"),
-    ("ssh", "SSH", "an alias from ~/.ssh/config or [user@]host[:port]; empty: this machine"),
+    ("ssh", "SSH", "~/.ssh/config alias or [user@]host[:port]; empty: here"),
     ("jump", "Jump", "a jump host, as ssh -J takes it (optional)"),
     ("log_path", "Log path", "the server log's path on the host"),
     ("log_command", "Log command", "or a command that prints it: docker logs -f --tail 0 sglang"),

@@ -20,6 +20,7 @@ from cockpit.ui.widgets.restorable import RestorableOptionList
 from cockpit.ui.widgets.targets_strip import describe
 
 Parts = list[str | tuple[str, str]]
+GOAL_ROW_CHARS = 60
 
 
 def kind_of(ident: str) -> str:
@@ -69,6 +70,8 @@ class SetupView(ListDetailView):
                                                   else score_all(session.goal.targets, session.benchmarks))}
         goal = session.goal
         summary = safe(goal.summary).split("␊")[0] if goal.summary else ""
+        if len(summary) > GOAL_ROW_CHARS:  # the detail beside it has the whole text
+            summary = summary[:GOAL_ROW_CHARS - 1].rstrip() + "…"
         options: list[Option] = [
             Option(Content.assemble(("Goal ", "bold $primary"),
                                     summary or ("no summary yet: e writes one", "$foreground-muted")), id="goal"),

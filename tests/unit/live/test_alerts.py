@@ -19,6 +19,7 @@ def test_a_crashed_run_raises_once_and_stays_until_taken():
     alert = book.observe_run(1, "error", "torch.OutOfMemoryError: CUDA out of memory")
     assert alert is not None and (alert.kind, alert.tab, alert.pane) == ("crash", "main", "log")
     assert "server crashed (run 1): torch.OutOfMemoryError" in book.headline()
+    assert book.headline(terse=True) == "⚠ server crashed · !"
     assert book.observe_run(1, "error", "again") is None, "the same run raises once"
     assert book.take() == alert
     assert book.headline() == "" and book.take() is None
