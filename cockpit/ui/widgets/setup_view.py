@@ -64,7 +64,7 @@ class SetupView(ListDetailView):
         super().__init__(id=id)
         self._scores: dict[str, TargetScore] = {}
 
-    def show(self, session: Session, scores: list[TargetScore] | None = None) -> None:  # type: ignore[override]
+    def show(self, session: Session, scores: list[TargetScore] | None = None) -> None:
         self._session = session
         self._scores = {s.target.id: s for s in (scores if scores is not None
                                                   else score_all(session.goal.targets, session.benchmarks))}
