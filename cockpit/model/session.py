@@ -308,6 +308,8 @@ class UiState(Strict):
     autosave: bool = True
     autosave_delay_s: float = Field(default=2.0, ge=0)
     log_buffer_lines: int = Field(default=50_000, ge=100)
+    alert_bell: bool | None = None
+    """Ring the terminal bell when an alert is raised (unset: off; unset keeps older files' bytes)."""
 
 
 class Session(Strict):

@@ -63,6 +63,7 @@ TABS: tuple[tuple[str, str, str, str], ...] = (
 
 # The tab a scope lives in, so the palette can bring it into view before acting.
 SCOPE_TAB = {
+    "goal": "goal",
     "tasks": "main",
     "log": "main",
     "discoveries": "discoveries",
@@ -122,6 +123,24 @@ ACTIONS: tuple[ActionSpec, ...] = (
     _A("list.last", "list", "G", "list_end(1)", "list", "Last item", "Select the last item"),
     _A("list.open", "list", "enter", "list_open", "list", "Open",
        "Open the selected item (its edit form; a double click does the same)"),
+    _A("goal.add-target-anywhere", "screen", "T", "add_target", "goal", "Add target (any tab)",
+       "Add a target to the goal from any tab; the targets strip updates at once"),
+    _A("alerts.jump", "screen", "exclamation_mark", "jump_to_alert", "alerts", "Jump to alert",
+       "Show what raised the header's alert (crash, errors, host down, stale GPUs) and mark it seen",
+       False, "!"),
+    _A("alerts.bell", "screen", "ctrl+g", "toggle_alert_bell", "alerts", "Toggle alert bell",
+       "Ring the terminal bell when an alert is raised, or not (saved in the session)"),
+    # the campaign's setup (Goal tab): goal, targets, instructions, hosts
+    _A("goal.edit", "goal", "e", "edit", "goal", "Edit", "Edit the selected goal, target, instruction or host", True),
+    _A("goal.add-target", "goal", "t", "add('target')", "goal", "Add target",
+       "Metric, comparator, value and concurrency range; the targets strip updates at once", True),
+    _A("goal.add-instruction", "goal", "i", "add('instruction')", "goal", "Add instruction",
+       "A standing instruction or constraint", True),
+    _A("goal.add-host", "goal", "H", "add('host')", "goal", "Add host",
+       "Name, ssh alias or address, jump, log path or command, GPU source and interval, metrics URL", True),
+    _A("goal.delete", "goal", "d", "delete", "goal", "Delete", "Delete the selected target, instruction or host (u undoes)"),
+    _A("goal.move-up", "goal", "K", "move(-1)", "goal", "Move up", "Move the selected instruction up"),
+    _A("goal.move-down", "goal", "J", "move(1)", "goal", "Move down", "Move the selected instruction down"),
     # task board
     _A("tasks.prev-column", "tasks", "left,h", "column(-1)", "tasks", "Previous column",
        "Select the column to the left"),
@@ -244,10 +263,12 @@ ACTIONS: tuple[ActionSpec, ...] = (
     _A("confirm.run", "confirm", "y", "choose(True)", "confirm", "Run it", "Run what the dialog shows", True),
     _A("confirm.cancel", "confirm", "n,escape", "choose(False)", "confirm", "Don't run", "Close without running", True),
     _A("help.close", "help", "escape,q,question_mark", "close", "help", "Close", "Close the keys screen", True, "esc"),
+    _A("detail.close", "detail", "escape,enter,q", "close", "detail", "Close", "Close the detail view", True, "esc"),
+    _A("detail.edit", "detail", "e", "edit", "detail", "Edit", "Edit this record", True),
 )
 
 # Scopes that live on a modal dialog: bound there, and not palette commands.
-MODAL_SCOPES = frozenset({"form", "quit", "help", "confirm"})
+MODAL_SCOPES = frozenset({"form", "quit", "help", "confirm", "detail"})
 # Scopes of `cockpit log`'s app: its palette's, not the cockpit's.
 LOG_APP_SCOPES = frozenset({"log", "logapp"})
 

@@ -33,7 +33,10 @@ from textual.worker import Worker, WorkerState
 
 from cockpit.model.edits import SessionEditor
 from cockpit.model.session import Session
+from cockpit.live.alerts import Alert, AlertBook, error_lines
+from cockpit.live.log_items import LogLines
 from cockpit.live.log_pipeline import pipeline_for
+from cockpit.live.metrics_snapshot import MetricsSnapshot
 from cockpit.sources.feeds import LiveFeed, LiveSources
 from cockpit.sources.host_events import HostConnected, HostConnecting, HostDisconnected
 from cockpit.sources.host_feeds_plan import hosts_with, split_key
@@ -103,6 +106,8 @@ class CockpitApp(CockpitAppBase):
         self.attach_servers = attach_servers
         self._live_keys: set[str] = set()  # keys of the session hosts' feeds now running
         self._feed_states: dict[Any, dict[str, str]] = {}  # pane -> feed key -> its state text
+        self.alerts = AlertBook(clock=lambda: self.clock().timestamp())
+        self.alert_bell = bool(session.ui.alert_bell)
 
     @property
     def main_screen(self) -> MainScreen:
@@ -178,7 +183,9 @@ class CockpitApp(CockpitAppBase):
 
     # ----- saving -------------------------------------------------------------------------
     def current_ui(self) -> Any:
-        return ui_state.capture(self.main_screen, self.editor.session.ui.model_copy(update={"autosave": self.autosave}))
+        ui = self.editor.session.ui
+        bell = self.alert_bell if (self.alert_bell or ui.alert_bell is not None) else None  # unset stays unset
+        return ui_state.capture(self.main_screen, ui.model_copy(update={"autosave": self.autosave, "alert_bell": bell}))
 
     def save(self, *, announce: bool = False, over_broken: bool = False) -> bool:
         """Save through the controller (merged with other writers' saves, under the lock)
@@ -280,6 +287,7 @@ class CockpitApp(CockpitAppBase):
     def set_host_state(self, host: str, state: str) -> None:
         """What the header says about a host ("connected", "reconnecting in 8 s", ...)."""
         self.controller.set_host_state(host, state)
+        self.raise_alert(self.alerts.observe_host(host, state))
         self.main_screen.refresh_header()
 
     def _start_feed(self, name: str, feed: LiveFeed) -> None:
@@ -387,6 +395,24 @@ class CockpitApp(CockpitAppBase):
         for pane_id, takes in ROUTES.get(kind, ()):
             if isinstance(message.item, takes) and (pane := self._pane(pane_id, host)) is not None:
                 pane.feed(message.item)
+        item = message.item
+        if isinstance(item, MetricsSnapshot):
+            self.raise_alert(self.alerts.observe_run(item.run_index, item.run_state, item.last_error))
+        elif isinstance(item, LogLines) and not item.preview:
+            self.raise_alert(self.alerts.observe_error_lines(error_lines(item)))
+
+    # ----- alerts -------------------------------------------------------------------------------
+    def raise_alert(self, alert: Alert | None) -> None:
+        """A new alert: the header shows it until seen (`!`); the bell rings if asked for."""
+        if alert is None or not self.screen_stack or not isinstance(self.screen_stack[0], MainScreen):
+            return
+        self.main_screen.refresh_header()
+        if self.alert_bell:
+            self.bell()
+
+    def toggle_alert_bell(self) -> None:
+        self.alert_bell = not self.alert_bell
+        self.notify(f"Alert bell {'on' if self.alert_bell else 'off'}", timeout=2)
 
     def on_log_pane_throughput_updated(self, message: LogPane.ThroughputUpdated) -> None:
         # Engine throughput and GPU power on one time axis: tokens per joule.

@@ -124,6 +124,11 @@ class RecordDeleteRequested(Message):
     ident: str
 
 
+@dataclass
+class FileDetailRequested(Message):
+    ident: str
+
+
 class DriftCheckRequested(Message):
     """Compare the recorded package versions with what the hosts run now."""
 
@@ -165,3 +170,27 @@ class CompareRequested(Message):
     selected: str | None
     base: str | None = None
     metric: str | None = None
+
+
+# ----- the campaign's setup (Goal tab) -------------------------------------------------------
+@dataclass
+class SetupAddRequested(Message):
+    kind: str  # target | instruction | host
+
+
+@dataclass
+class SetupEditRequested(Message):
+    kind: str  # goal | target | instruction | host
+    ident: str  # a target's or instruction's id, a host's name ("goal" for the goal)
+
+
+@dataclass
+class SetupDeleteRequested(Message):
+    kind: str
+    ident: str
+
+
+@dataclass
+class InstructionMoveRequested(Message):
+    ident: str
+    step: int

@@ -10,6 +10,7 @@ from cockpit.ui.actions import ACTIONS, FORBIDDEN_KEYS, MODAL_SCOPES, PUSHED_SCO
 from cockpit.ui.commands import CockpitCommands, palette_actions
 from cockpit.ui.screens.compare import CompareScreen
 from cockpit.ui.screens.confirm_quit import ConfirmQuitScreen
+from cockpit.ui.screens.file_detail import FileDetailScreen
 from cockpit.ui.screens.form_base import FormScreen
 from cockpit.ui.screens.help import HelpScreen
 from cockpit.ui.screens.main import MainScreen
@@ -21,13 +22,14 @@ from cockpit.ui.log_app import LogApp
 from cockpit.ui.screens.confirm_run import ConfirmRunScreen
 from cockpit.ui.widgets.records_view import FilesTable, PackagesTable
 from cockpit.ui.widgets.restorable import RestorableOptionList, RestorableTable
+from cockpit.ui.widgets.setup_view import SetupView
 from cockpit.ui.widgets.task_board import TaskBoard
 from cockpit.ui.widgets.text_views import HandoffView
 
 BOUND_ON = {
-    "screen": MainScreen, "tasks": TaskBoard, "discoveries": DiscoveriesView, "benchmarks": BenchmarksView,
+    "screen": MainScreen, "goal": SetupView, "tasks": TaskBoard, "discoveries": DiscoveriesView, "benchmarks": BenchmarksView,
     "launch": ProfilesView, "packages": PackagesTable, "files": FilesTable, "log": LogPane, "handoff": HandoffView, "form": FormScreen, "quit": ConfirmQuitScreen, "help": HelpScreen,
-    "list": RestorableOptionList, "logapp": LogApp, "confirm": ConfirmRunScreen, "compare": CompareScreen,
+    "list": RestorableOptionList, "logapp": LogApp, "confirm": ConfirmRunScreen, "compare": CompareScreen, "detail": FileDetailScreen,
 }
 
 

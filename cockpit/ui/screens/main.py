@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.containers import Container, Horizontal, Vertical
+from textual.content import Content
 from textual.css.query import NoMatches
+from textual.css.scalar import Scalar, Unit
 from textual.events import Click, Resize
 from textual.screen import Screen
 from textual.widget import Widget
@@ -27,7 +29,7 @@ from cockpit.ui import messages as msg
 from cockpit.ui.actions import BY_ID, SCOPE_TAB, TABS, bindings_for
 from cockpit.ui.screens.compare import CompareScreen
 from cockpit.ui.screens.help import HelpScreen
-from cockpit.ui.screens.main_intents import MainIntents
+from cockpit.ui.screens.setup_intents import SetupIntents
 from cockpit.ui.widgets.banner import LeftOffBanner
 from cockpit.ui.widgets.benchmarks_view import BenchmarksView
 from cockpit.ui.widgets.discoveries_view import DiscoveriesView
@@ -42,8 +44,9 @@ from cockpit.ui.widgets.restorable import Restorable
 from cockpit.ui.widgets.run_status import RunStatus
 from cockpit.ui.widgets.tab_bar import TabBar, clickable
 from cockpit.ui.widgets.targets_strip import TargetsStrip
-from cockpit.ui.widgets.task_board import TaskBoard
-from cockpit.ui.widgets.text_views import GoalView, HandoffView, LastActionView
+from cockpit.ui.widgets.task_board import TaskBoard, TaskList
+from cockpit.ui.widgets.setup_view import SetupView
+from cockpit.ui.widgets.text_views import HandoffView, LastActionView
 from cockpit.ui.widgets.topology_pane import TopologyPane
 
 if TYPE_CHECKING:
@@ -57,10 +60,13 @@ DECKS = {"log-deck": "log", "metrics-deck": METRICS_PANE}
 NARROW_WIDTH = 100
 SHORT_HEIGHT = 30
 TAB_IDS = [tab for tab, *_ in TABS]
+BOARD_SHARE = 0.5  # of the main tab's rows, at most: the log is what changes
+BOARD_CHROME = 3  # a column's border and title
+BOARD_MIN_ROWS = 5
 FIRST_FRAME_TASKS = 120  # per column: more than a terminal shows; the rest follow the first frame
 
 
-class MainScreen(MainIntents):
+class MainScreen(SetupIntents):
     CSS_PATH = Path(__file__).with_suffix(".tcss")
     BINDINGS = bindings_for("screen")
 
@@ -85,7 +91,7 @@ class MainScreen(MainIntents):
                     with Vertical(id="live-side"):
                         yield GpuPane(id="gpu", clock=self._clock_s)
                         yield HostDeck(self._metrics_pane, label="Metrics", id="metrics-deck")
-            yield GoalView("goal", id="goal")
+            yield SetupView(id="goal")
             yield DiscoveriesView(id="discoveries")
             yield BenchmarksView(id="benchmarks")
             yield FilesTable(id="files")
@@ -157,8 +163,9 @@ class MainScreen(MainIntents):
         session, scores = self._shown, self._scores
         if tab == "main":
             self.query_one(TaskBoard).show(session, first=FIRST_FRAME_TASKS if first_frame else None)
+            self.call_after_refresh(self.fit_board)
         elif tab == "goal":
-            self.query_one(GoalView).show(session, scores)
+            self.query_one(SetupView).show(session, scores)
         elif tab == "discoveries":
             self.query_one(DiscoveriesView).show(session)
         elif tab == "benchmarks":
@@ -178,7 +185,10 @@ class MainScreen(MainIntents):
         app = self.app
         header = self.query_one(CockpitHeader)
         header.show_title(app.editor.session.title, app.path.name, app.sources.title_note)
-        header.show_hosts(app.host_states)
+        # Every host of the session, one added in the Goal tab too, with what is known of it.
+        states = app.host_states
+        header.show_hosts({**{h.name: states.get(h.name, "") for h in app.editor.session.hosts}, **states})
+        header.show_alert(app.alerts.headline(), app.alerts.headline(terse=True))
         header.show_dirty(app.unsaved_edits, app.autosave, app.disk_conflict, app.controller.merge_note)
 
     def _clock_s(self) -> float:
@@ -190,8 +200,11 @@ class MainScreen(MainIntents):
         # The one timer that ages the live panes' data ("updated 3 s ago", "stale · 25 s").
         for log in self.query(LogPane):
             log.show_age()
-        self.query_one(GpuPane).show_age()
+        gpu = self.query_one(GpuPane)
+        gpu.show_age()
         self.query_one(TopologyPane).show_age()
+        if gpu.age.last_at is not None:  # a GPU feed that has reported: its silence is an alert
+            self.app.raise_alert(self.app.alerts.observe_stale("gpu", gpu.age.stale(), gpu.age.text()))
         metrics = self.query_one("#metrics-deck", HostDeck)
         if metrics.has_class("-live"):
             metrics.shown.follow_axis()  # type: ignore[attr-defined]  # its charts end with the power chart
@@ -331,6 +344,22 @@ class MainScreen(MainIntents):
     def on_resize(self, event: Resize) -> None:
         narrow = event.size.width < NARROW_WIDTH or event.size.height < SHORT_HEIGHT
         self.set_class(narrow, "-narrow")
+        self.call_after_refresh(self.fit_board)
+
+    def fit_board(self) -> None:
+        """The board gets the rows its longest column needs (at most `BOARD_SHARE` of the
+        main tab), the log and GPUs the rest; narrow, the one pane shown fills the tab."""
+        board = self.query_one(TaskBoard)
+        main = self.query_one("#main")
+        if self.has_class("-narrow") or not main.size.height:
+            if board.styles.height is not None and board.styles.height.unit is not Unit.FRACTION:
+                board.styles.height = None  # the stylesheet's again
+            return
+        lists = list(board.query(TaskList))
+        need = max((lst.virtual_size.height for lst in lists), default=0) + BOARD_CHROME
+        rows = max(BOARD_MIN_ROWS, min(need, int(main.size.height * BOARD_SHARE)))
+        if board.styles.height != Scalar(rows, Unit.CELLS, Unit.WIDTH):
+            board.styles.height = rows
 
     def _update_pane_bar(self) -> None:
         parts: list[tuple[str | tuple[str, str], str | None]] = []
@@ -375,6 +404,21 @@ class MainScreen(MainIntents):
         self.banner_dismissed = True
         self.query_one(LeftOffBanner).display = False
 
+    def action_jump_to_alert(self) -> None:
+        """Show the oldest unseen alert's cause (its tab and pane) and mark it seen."""
+        alert = self.app.alerts.take()
+        if alert is None:
+            self.notify("No alerts", timeout=2)
+            return
+        self.action_show_tab(alert.tab)
+        if alert.tab == "main" and alert.pane:
+            self.focus_pane(alert.pane)
+        self.notify(alert.text, severity="warning", timeout=6)
+        self.refresh_header()
+
+    def action_toggle_alert_bell(self) -> None:
+        self.app.toggle_alert_bell()
+
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(dict(self.active_bindings), self.app.bound_key_displays()))
 
@@ -389,6 +433,7 @@ class MainScreen(MainIntents):
     # ----- the palette's way in ---------------------------------------------------------
     def scope_widget(self, scope: str) -> Widget:
         return {
+            "goal": lambda: self.query_one(SetupView),
             "tasks": lambda: self.query_one(TaskBoard),
             "discoveries": lambda: self.query_one(DiscoveriesView),
             "benchmarks": lambda: self.query_one(BenchmarksView),

@@ -13,10 +13,35 @@ def when_text(last: LastAction) -> str:
     return last.when.strftime("%Y-%m-%d %H:%M %Z") if last.when else "earlier"
 
 
+COMPACT_BELOW = 100
+"""Columns below which the banner is one line each for what, next and fallback (each cut
+at the edge) instead of a paragraph whose end (the fallback) falls off its last row."""
+
+
 class LeftOffBanner(Static):
+    _last: LastAction | None = None
+    _compact: bool | None = None
+
+    def on_resize(self) -> None:
+        compact = self.size.width < COMPACT_BELOW
+        if compact != self._compact and self._last is not None:
+            self.show(self._last)
+
     def show(self, last: LastAction | None) -> None:
+        self._last = last
         if last is None:
             self.display = False
+            return
+        self._compact = compact = 0 < self.size.width < COMPACT_BELOW
+        self.set_class(compact, "-compact")
+        if compact:
+            lines: list[str | tuple[str, str]] = [("Left off ", "bold $accent"), safe(last.text),
+                                                  ("  x hides", "$foreground-muted")]
+            if last.next_step:
+                lines += ["\n", ("next ", "bold $accent"), safe(last.next_step)]
+            if last.fallback:
+                lines += ["\n", ("fallback ", "bold $accent"), safe(last.fallback)]
+            self.update(Content.assemble(*lines))
             return
         parts: list[str | tuple[str, str]] = [
             ("Where you left off ", "bold $accent"), (f"({when_text(last)}) ", "$foreground-muted"),

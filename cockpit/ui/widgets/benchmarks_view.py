@@ -49,6 +49,16 @@ COLUMNS: tuple[tuple[str, str, Callable[[Benchmark], Any], Callable[[Benchmark],
      lambda b: b.when.isoformat() if b.when else ""),
 )
 SORT_KEYS = [key for key, *_ in COLUMNS]
+# The column a target's metric is read from (the rest have none in the table).
+TARGET_COLUMN = {Metric.TOTAL_TOK_S: "total_tok_s", Metric.OUTPUT_TOK_S: "output_tok_s",
+                 _PER_STREAM: "per_stream", Metric.TTFT_MS: "ttft_ms", Metric.ITL_MS: "itl_ms"}
+
+
+def column_order(scores: list[TargetScore]) -> list[str]:
+    """id, then the columns the targets are judged by (so a narrow terminal still shows
+    them), then the rest in their usual order."""
+    judged = list(dict.fromkeys(TARGET_COLUMN[s.target.metric] for s in scores if s.target.metric in TARGET_COLUMN))
+    return ["id", *judged, *(key for key in SORT_KEYS[1:] if key not in judged)]
 
 
 class BenchTable(RestorableTable):
@@ -73,6 +83,7 @@ class BenchmarksView(Vertical):
         self._table_stale = False
         self.chart_metric = Metric.TOTAL_TOK_S
         """The throughput the chart shows (view state: `ui.selection["benchmarks.chart"]`)."""
+        self._order: list[str] = []
 
     def compose(self) -> ComposeResult:
         yield Static("", id="bench-caption")
@@ -101,12 +112,18 @@ class BenchmarksView(Vertical):
         return True
 
     def on_mount(self) -> None:
+        self._set_columns(column_order([]))
+
+    def _set_columns(self, order: list[str]) -> None:
         table = self.query_one(BenchTable)
+        self._order = order
+        table.clear(columns=True)
+        headers = {key: header for key, header, *_ in COLUMNS}
         # The target mark comes right after the id, so it is never scrolled off.
         table.add_column("id", key="id")
         table.add_column("best", key="best")
-        for key, header, *_ in COLUMNS[1:]:
-            table.add_column(header, key=key)
+        for key in order[1:]:
+            table.add_column(headers[key], key=key)
 
     @property
     def sort_state(self) -> str:
@@ -158,9 +175,13 @@ class BenchmarksView(Vertical):
         variables = self.app.theme_variables
         sort_value = next(col[3] for col in COLUMNS if col[0] == self.sort_key)
         rows = sorted(self._session.benchmarks, key=sort_value, reverse=self.sort_reverse)
+        order = column_order(self._scores)
+        if order != self._order:
+            self._set_columns(order)
         table.clear()
+        cell_of = {key: cell for key, _header, cell, _sort in COLUMNS}
         for bench in rows:
-            cells = [cell(bench) for _key, _header, cell, _sort in COLUMNS]
+            cells = [cell_of[key](bench) for key in order]
             marks = best.get(bench.id, [])
             mark = Text("")
             if marks:

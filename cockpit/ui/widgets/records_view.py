@@ -52,6 +52,12 @@ class FilesTable(RecordActions, RestorableTable):
         for header in ("id", "host", "path", "lines", "state", "what changed"):
             self.add_column(header, key=header)
 
+    def on_data_table_row_selected(self, event: FilesTable.RowSelected) -> None:
+        # Enter: the record in full (a long change is cut in its cell).
+        event.stop()
+        if event.row_key.value:
+            self.post_message(msg.FileDetailRequested(event.row_key.value))
+
     def show(self, session: Session) -> None:
         from cockpit.ui.themes import role_style
 

@@ -1,5 +1,6 @@
-"""A one-line tab bar (number keys switch, a click on a label too); short labels when the
-terminal is narrow.
+"""A one-line tab bar (number keys switch, a click on a label too) ending in the `?` hint;
+short labels when the terminal is narrow, and below 80 columns the other tabs by their keys
+alone, so every tab and the hint stay reachable at 60 columns.
 
 Each label carries its tab id as style meta (`{"tab": id}`); the screen's click handler
 reads it (the same for the main tab's pane switcher, `{"pane": name}`)."""
@@ -13,8 +14,10 @@ from textual.widgets import Static
 
 from cockpit.ui.actions import TABS
 
+Part = tuple[str | tuple[str, str], str | None]
 
-def clickable(parts: list[tuple[str | tuple[str, str], str | None]], key: str) -> Content:
+
+def clickable(parts: list[Part], key: str) -> Content:
     """Parts, each with the id a click on it reports as meta `key` (None: not clickable)."""
     content = Content.assemble(*(part for part, _ in parts))
     pos = 0
@@ -29,23 +32,29 @@ def clickable(parts: list[tuple[str | tuple[str, str], str | None]], key: str) -
 class TabBar(Static):
     active: reactive[str] = reactive("main")
 
-    def _parts(self, compact: bool) -> list[tuple[str | tuple[str, str], str | None]]:
-        # Compact: short labels, one space between tabs, so all ten fit in 80 columns.
-        pad = "" if compact else " "
-        parts: list[tuple[str | tuple[str, str], str | None]] = []
+    def _parts(self, level: int) -> list[Part]:
+        # 0: full labels; 1: short labels, one space between tabs (all ten fit in 80
+        # columns); 2: the active tab's short label, the others by their key.
+        pad = "" if level else " "
+        parts: list[Part] = []
         for tab, label, short, key in TABS:
-            name = short if compact else label
+            name = label if level == 0 else short
             if tab == self.active:
                 parts += [((f"{pad}{key} {name}{pad}", "bold reverse $primary"), tab), (" ", None)]
+            elif level == 2:
+                parts += [((f"{key}", ""), tab), (" ", None)]
             else:
                 parts += [((f"{pad}{key}", "$foreground-muted"), tab), ((f" {name}{pad}", ""), tab), (" ", None)]
         return parts
 
     def render(self) -> Content:
-        full = clickable(self._parts(compact=False), "tab")
-        if full.cell_length <= self.size.width:
-            return full
-        return clickable(self._parts(compact=True), "tab")
+        width = self.size.width
+        for level, hint in ((0, "? keys"), (1, "? keys"), (1, "?"), (2, "? keys")):
+            bar = clickable(self._parts(level), "tab").rstrip()
+            gap = width - bar.cell_length - len(hint)
+            if gap >= 1 or level == 2:
+                return Content.assemble(bar, " " * max(1, gap), (hint, "$foreground-muted"))
+        raise AssertionError("unreachable")
 
     def on_resize(self) -> None:
         self.refresh()

@@ -37,8 +37,9 @@ def describe(score: TargetScore) -> list[str | tuple[str, str]]:
 class TargetsStrip(Static):
     def show(self, scores: list[TargetScore]) -> None:
         if not scores:
-            self.update(Content.styled("no targets yet (add them to [goal] in the session file)",
-                                       "$foreground-muted"))
+            self.update(Content.assemble(("no targets yet: ", "$foreground-muted"), ("T", "bold $accent"),
+                                         (" adds one (2: the goal, its targets, instructions and hosts)",
+                                          "$foreground-muted")))
             return
         parts: list[str | tuple[str, str]] = [("Targets ", "bold")]
         for index, score in enumerate(scores):

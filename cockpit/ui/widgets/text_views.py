@@ -1,4 +1,4 @@
-"""Read-mostly tabs rendered from the session: goal & instructions, last action, handoff."""
+"""Read-mostly tabs rendered from the session: last action, handoff."""
 
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ from cockpit.ui.actions import bindings_for
 from cockpit.ui.safe_text import safe
 from cockpit.ui.widgets.banner import when_text
 from cockpit.ui.widgets.restorable import Restorable
-from cockpit.ui.widgets.targets_strip import describe
 
 Parts = list[str | tuple[str, str]]
 
@@ -43,27 +42,6 @@ class TextView(Restorable, VerticalScroll, can_focus=True):
 
     def put(self, content: Content) -> None:
         self.query_one(".text-body", Static).update(content)
-
-
-class GoalView(TextView):
-    def show(self, session: Session, scores: list[TargetScore]) -> None:
-        goal = session.goal
-        parts: Parts = [("Goal", "bold underline $primary"), "\n", safe(goal.summary, multiline=True) or ("(no summary yet)", "$foreground-muted")]
-        for label, value in (("Model", goal.model), ("Hardware", goal.hardware)):
-            if value:
-                parts += ["\n", (f"{label}: ", "bold"), safe(value)]
-        parts += ["\n\n", ("Targets", "bold underline $primary")]
-        if not scores:
-            parts += ["\n", ("none yet", "$foreground-muted")]
-        for score in scores:
-            parts += ["\n", (f"{score.target.id} ", "$foreground-muted"), *describe(score),
-                      (f"   {safe(score.target.describe())}", "$foreground-muted")]
-        parts += ["\n\n", ("Instructions", "bold underline $primary")]
-        if not session.instructions:
-            parts += ["\n", ("none recorded", "$foreground-muted")]
-        for index, item in enumerate(session.instructions, start=1):
-            parts += ["\n", (f"{index:>2}. ", "$foreground-muted"), safe(item.text, multiline=True)]
-        self.put(Content.assemble(*parts))
 
 
 TIMELINE_ROWS = 60
