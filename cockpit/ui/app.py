@@ -441,6 +441,7 @@ class CockpitApp(CockpitAppBase):
             names = [label]
         for name in names:  # two host entries on one machine share its connection
             self.controller.set_host_state(name, state)
+            self.raise_alert(self.alerts.observe_host(name, state))
         self.main_screen.refresh_header()
 
     # ----- the experiment loop (ui/experiment.py runs it) ------------------------------------------
