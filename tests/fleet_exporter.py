@@ -41,7 +41,12 @@ def _samples(text: str) -> list[tuple[str, float] | str]:
     return out
 
 
-def advancing(a: str, b: str, n: int) -> str:
+PAGE_GAP_S = 60.0
+"""The fixtures' `-b` page is read as a scrape this long after `-a` (their counters moved
+by a minute's traffic: ~1,500 generated tokens/s)."""
+
+
+def advancing(a: str, b: str, n: float) -> str:
     """Page a, moved n steps of (b - a) along: counters and buckets advance, lines as written."""
     lines = []
     for x, y in zip(_samples(a), _samples(b)):
@@ -97,7 +102,8 @@ class Target:
         self.hits += 1
         if self.kind in SGLANG_PAGES:
             a, b = SGLANG_PAGES[self.kind]
-            return advancing((DATA / a).read_text(), (DATA / b).read_text(), self.hits)
+            # one scrape a second: each moves 1/60 of the way from page a to page b
+            return advancing((DATA / a).read_text(), (DATA / b).read_text(), self.hits / PAGE_GAP_S)
         return dcgm_text((DATA / DCGM_PAGES[self.kind]).read_text(), self.host, self.gpus, self.hits)
 
 

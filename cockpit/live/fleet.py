@@ -286,11 +286,11 @@ class FleetModel:
         out: list[FleetHost] = []
         session_of = self._session_names(set(hosts) | set(self._seen))
         for name, e in hosts.items():
-            servers = sorted(e["servers"], key=lambda s: natural_key(s.instance))
-            has_data = bool(e["gpus"] or servers)
+            rows: list[FleetServer] = sorted(e["servers"], key=lambda srv: natural_key(srv.instance))
+            has_data = bool(e["gpus"] or rows)
             note = f"Prometheus cannot scrape {', '.join(e['down'])} (up == 0)" if e["down"] else ""
             out.append(FleetHost(
-                name, "ok" if has_data else "down", note, tuple(e["gpus"]), tuple(servers), e["missing"],
+                name, "ok" if has_data else "down", note, tuple(e["gpus"]), tuple(rows), e["missing"],
                 tuple(self._power.get(name, ())), session_of.get(name)))
         for name, last in self._seen.items():
             if name not in hosts:
@@ -330,17 +330,28 @@ def _maybe(v: float | None) -> float | None:
 def bin_series(points: Sequence[tuple[float, float]], width: int, *, start: float, end: float) -> list[float | None]:
     """Points averaged into `width` equal time bins over [start, end]; None for an empty bin.
 
-    Range history (one point a step) and live refreshes (one a second) share one time axis."""
+    Range history (one point a step) and live refreshes (one a second) share one time axis.
+    A bin narrower than the points' spacing is empty between two points: it holds the last
+    value when the next point is no further than twice the usual spacing (a gap stays a gap)."""
     if width <= 0 or end <= start:
         return []
     sums, counts = [0.0] * width, [0] * width
     span = end - start
-    for t, v in points:
-        if start <= t <= end:
-            i = min(width - 1, int((t - start) / span * width))
-            sums[i] += v
-            counts[i] += 1
-    return [s / c if c else None for s, c in zip(sums, counts)]
+    inside = [(t, v) for t, v in points if start <= t <= end]
+    for t, v in inside:
+        i = min(width - 1, int((t - start) / span * width))
+        sums[i] += v
+        counts[i] += 1
+    out: list[float | None] = [s / c if c else None for s, c in zip(sums, counts)]
+    if len(inside) >= 2:
+        gaps = sorted(b[0] - a[0] for a, b in zip(inside, inside[1:]))
+        hold_bins = 2 * gaps[len(gaps) // 2] / span * width
+        filled = [i for i, c in enumerate(counts) if c]
+        for a, b in zip(filled, filled[1:]):
+            if 1 < b - a <= hold_bins + 1:
+                for i in range(a + 1, b):
+                    out[i] = out[a]
+    return out
 
 
 def timeout_for(interval_s: float) -> float:
@@ -368,7 +379,9 @@ class FleetFeed:
     @classmethod
     def for_session(cls, source: Any, session: Any) -> FleetFeed:
         """`source`: a PrometheusSource; the session's hosts are the ones expected."""
-        expected = {h.name: tuple(a for a in (_ssh_host(h.ssh),) if a) for h in session.hosts}
+        # hosts with GPUs or a server: the ones Prometheus should know (said when it does not)
+        expected = {h.name: tuple(a for a in (_ssh_host(h.ssh),) if a) for h in session.hosts
+                    if str(getattr(h.gpu_source, "value", h.gpu_source)) != "none" or h.metrics_url}
         return cls(source.name, source.url, auth_env=source.auth_env, interval_s=source.interval_s,
                    history_h=source.history_h, expected=expected)
 

@@ -29,6 +29,8 @@ class LiveSources:
     log: LiveFeed | None = None
     gpu: LiveFeed | None = None
     topology: LiveFeed | None = None
+    fleet: LiveFeed | None = None
+    """`[[prometheus]]`: FleetSnapshots for the Fleet tab (live/fleet.py's FleetFeed)."""
 
     title_note: str | None = None
     """Shown in the header beside the title (the demo says DEMO here)."""
@@ -41,4 +43,5 @@ class LiveSources:
 
     def items(self) -> list[tuple[str, LiveFeed]]:
         return [(name, feed) for name, feed in (("log", self.log), ("gpu", self.gpu),
-                                                  ("topology", self.topology)) if feed is not None]
+                                                  ("topology", self.topology), ("fleet", self.fleet))
+                if feed is not None]

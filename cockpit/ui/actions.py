@@ -58,6 +58,8 @@ TABS: tuple[tuple[str, str, str, str], ...] = (
     ("last", "Last action", "Last", "8"),
     ("topology", "Topology", "Topo", "9"),
     ("handoff", "Handoff", "Handoff", "0"),
+    # no number key is left: F for Fleet
+    ("fleet", "Fleet", "Fleet", "F"),
 )
 
 # The tab a scope lives in, so the palette can bring it into view before acting.
@@ -69,6 +71,7 @@ SCOPE_TAB = {
     "launch": "launch",
     "packages": "packages",
     "files": "files",
+    "fleet": "fleet",
 }
 
 _A = ActionSpec
@@ -161,6 +164,11 @@ ACTIONS: tuple[ActionSpec, ...] = (
        "Go to the next line matching the search (pauses follow)"),
     _A("log.prev-match", "log", "N", "search_previous", "log", "Previous match",
        "Go to the previous line matching the search (pauses follow)"),
+    # fleet tab (hosts read through Prometheus)
+    _A("fleet.cursor-up", "fleet", "up,k", "cursor(-1)", "fleet", "Previous host", "Select the host above"),
+    _A("fleet.cursor-down", "fleet", "down,j", "cursor(1)", "fleet", "Next host", "Select the host below"),
+    _A("fleet.focus-host", "fleet", "enter", "select_host", "fleet", "Focus host",
+       "Show the selected host's log and GPU panes (a session host of that name)", True),
     # modal dialogs: bound on the dialog, not offered in the palette (they act on the dialog)
     _A("form.save", "form", "ctrl+s", "submit", "form", "Save", "Check the form and apply it", True),
     _A("form.cancel", "form", "escape", "cancel", "form", "Cancel", "Close the form without changes", True, "esc"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from cockpit.parse.nvsmi_topo import TopologyMatrix
+from cockpit.ui.widgets.fleet_pane import FleetPane
 from cockpit.ui.widgets.gpu_pane import GpuPane
 from cockpit.ui.widgets.log_pane import LogPane
 from cockpit.ui.widgets.topology_pane import TopologyPane
@@ -31,6 +32,7 @@ ROUTES: dict[str, Route] = {
     "gpu": (("gpu", GpuPane.TAKES),),
     # nvidia-smi's query has no NUMA field: topo -m's affinity fills it in on the GPU pane
     "topology": (("topology", TopologyPane.TAKES), ("gpu", (TopologyMatrix,))),
+    "fleet": (("fleet", FleetPane.TAKES),),
 }
 
 

@@ -26,6 +26,7 @@ from cockpit.ui.screens.main_intents import MainIntents
 from cockpit.ui.widgets.banner import LeftOffBanner
 from cockpit.ui.widgets.benchmarks_view import BenchmarksView
 from cockpit.ui.widgets.discoveries_view import DiscoveriesView
+from cockpit.ui.widgets.fleet_pane import FleetPane
 from cockpit.ui.widgets.gpu_pane import GpuPane
 from cockpit.ui.widgets.header import CockpitHeader
 from cockpit.ui.widgets.log_pane import LogPane
@@ -79,6 +80,7 @@ class MainScreen(MainIntents):
             yield LastActionView("last", id="last")
             yield TopologyPane(id="topology", clock=self._clock_s)
             yield HandoffView(id="handoff")
+            yield FleetPane(id="fleet", clock=self._clock_s)
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -100,6 +102,7 @@ class MainScreen(MainIntents):
         self._scores = score_all(session.goal.targets, session.benchmarks)
         self._fresh: set[str] = set()
         self.query_one(TargetsStrip).show(self._scores)
+        self.query_one(TabBar).hidden = frozenset() if session.prometheus else frozenset({"fleet"})
         for tab in TAB_IDS if every_tab else [self.active_tab]:
             self._render_tab(tab, first_frame=first_frame)
         self.refresh_header()
@@ -155,6 +158,7 @@ class MainScreen(MainIntents):
         self.query_one(LogPane).show_age()
         self.query_one(GpuPane).show_age()
         self.query_one(TopologyPane).show_age()
+        self.query_one(FleetPane).show_age()
 
     def on_theme_changed(self) -> None:
         """Tables colour cells in Python from theme roles, so they re-render (hidden tabs when
@@ -257,6 +261,20 @@ class MainScreen(MainIntents):
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(dict(self.active_bindings), self.app.bound_key_displays()))
 
+    def on_fleet_pane_host_selected(self, message: FleetPane.HostSelected) -> None:
+        """Enter on a Fleet row: that host's log and GPU panes, when the session has the host."""
+        if message.session_host is None:
+            self.notify(f"{message.host} is not a host of this session: add it under [[hosts]] to follow "
+                        "its log and GPUs here", timeout=5)
+            return
+        self.action_show_tab("main", focus=False)
+        for pane in (self.query_one(LogPane), self.query_one(GpuPane)):
+            show_host = getattr(pane, "show_host", None)  # panes that hold several hosts switch to it
+            if show_host is not None:
+                show_host(message.session_host)
+        self.focus_pane("log")
+        self.notify(f"{message.session_host}: log and GPUs", timeout=2)
+
     # ----- the palette's way in ---------------------------------------------------------
     def scope_widget(self, scope: str) -> Widget:
         return {
@@ -267,6 +285,7 @@ class MainScreen(MainIntents):
             "packages": lambda: self.query_one(PackagesTable),
             "files": lambda: self.query_one(FilesTable),
             "log": lambda: self.query_one(LogPane),
+            "fleet": lambda: self.query_one(FleetPane),
         }[scope]()
 
     async def run_registry_action(self, action_id: str) -> None:

@@ -11,12 +11,16 @@ from cockpit.ui.actions import TABS
 
 class TabBar(Static):
     active: reactive[str] = reactive("main")
+    hidden: reactive[frozenset[str]] = reactive(frozenset())
+    """Tabs left out of the bar (their key still shows them): Fleet without [[prometheus]]."""
 
     def _parts(self, compact: bool) -> list[str | tuple[str, str]]:
         # Compact: short labels, one space between tabs, so all ten fit in 80 columns.
         pad = "" if compact else " "
         parts: list[str | tuple[str, str]] = []
         for tab, label, short, key in TABS:
+            if tab in self.hidden and tab != self.active:
+                continue
             name = short if compact else label
             if tab == self.active:
                 parts += [(f"{pad}{key} {name}{pad}", "bold reverse $primary"), " "]
