@@ -40,11 +40,11 @@ def recorded_feed(hosts: int, expected: dict[str, tuple[str, ...]] | None = None
                      expected=expected, clock=lambda: at)
 
 
-def recorded_snapshot(hosts: int, expected: dict[str, tuple[str, ...]] | None = None) -> FleetSnapshot:
+async def recorded_snapshot_async(hosts: int, expected: dict[str, tuple[str, ...]] | None = None) -> FleetSnapshot:
     feed = recorded_feed(hosts, expected)
+    await feed.load_history()
+    return await feed.refresh()
 
-    async def go() -> FleetSnapshot:
-        await feed.load_history()
-        return await feed.refresh()
 
-    return asyncio.run(go())
+def recorded_snapshot(hosts: int, expected: dict[str, tuple[str, ...]] | None = None) -> FleetSnapshot:
+    return asyncio.run(recorded_snapshot_async(hosts, expected))

@@ -374,7 +374,7 @@ class FleetFeed:
         self.clock = clock
         self.model = FleetModel(name, url, expected=expected, history_s=self.history_s, min_gap_s=self.step_s / 4)
         self.description = f"Prometheus {name} · {url} every {interval_s:g} s"
-        self._server_q = server_query(self.window_s)
+        self.server_q = server_query(self.window_s)
 
     @classmethod
     def for_session(cls, source: Any, session: Any) -> FleetFeed:
@@ -402,7 +402,7 @@ class FleetFeed:
         at = self.clock()
         try:
             gpus, servers, up = await asyncio.gather(
-                self.client.query(GPU_QUERY, at), self.client.query(self._server_q, at),
+                self.client.query(GPU_QUERY, at), self.client.query(self.server_q, at),
                 self.client.query(UP_QUERY, at))
         except PrometheusError as exc:
             return self.model.failed(exc, at)

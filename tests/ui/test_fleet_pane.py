@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from fleet_recorded import FLEET_DATA, recorded_snapshot
+from fleet_recorded import FLEET_DATA, recorded_snapshot, recorded_snapshot_async
 from tui_support import OnePaneApp, make_app
 
 from cockpit.live.fleet import FleetSnapshot
@@ -67,11 +67,11 @@ def test_a_session_host_prometheus_lacks_is_a_row_that_says_so() -> None:
 
 
 async def test_keys_move_between_hosts_and_enter_asks_for_the_host() -> None:
-    snap = recorded_snapshot(3, expected={"node-b": ()})
+    snap = await recorded_snapshot_async(3, expected={"node-b": ()})
     app = fleet_app(snap)
     got: list[FleetPane.HostSelected] = []
     def hook(m: object) -> None:
-        if isinstance(m, FleetPane.HostSelected):
+        if isinstance(m, FleetPane.HostSelected) and all(m is not g for g in got):  # once, not per bubble
             got.append(m)
 
     async with app.run_test(size=(120, 40), message_hook=hook) as pilot:
