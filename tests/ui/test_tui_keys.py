@@ -14,6 +14,7 @@ from cockpit.ui.screens.help import HelpScreen
 from cockpit.ui.screens.main import MainScreen
 from cockpit.ui.widgets.benchmarks_view import BenchmarksView
 from cockpit.ui.widgets.discoveries_view import DiscoveriesView
+from cockpit.ui.widgets.fleet_pane import FleetPane
 from cockpit.ui.widgets.log_pane import LogPane
 from cockpit.ui.widgets.profiles_view import ProfilesView
 from cockpit.ui.widgets.records_view import FilesTable, PackagesTable
@@ -21,7 +22,7 @@ from cockpit.ui.widgets.task_board import TaskBoard
 
 BOUND_ON = {
     "screen": MainScreen, "tasks": TaskBoard, "discoveries": DiscoveriesView, "benchmarks": BenchmarksView,
-    "launch": ProfilesView, "packages": PackagesTable, "files": FilesTable, "log": LogPane, "form": FormScreen, "quit": ConfirmQuitScreen, "help": HelpScreen,
+    "launch": ProfilesView, "packages": PackagesTable, "files": FilesTable, "log": LogPane, "fleet": FleetPane, "form": FormScreen, "quit": ConfirmQuitScreen, "help": HelpScreen,
 }
 
 
