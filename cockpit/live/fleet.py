@@ -31,12 +31,13 @@ HISTORY_POINTS = 120
 """Range-query points per series on open (a 3 h history: one every 90 s)."""
 
 POWER, LIMIT, UTIL = "DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_POWER_MGMT_LIMIT", "DCGM_FI_DEV_GPU_UTIL"
-GPU_QUERY = f'{{__name__=~"{POWER}|{LIMIT}|{UTIL}"}}'
+# only the labels the model reads: dcgm-exporter's UUID, PCI id, driver... would be most of the answer
+GPU_QUERY = f'max by (__name__, Hostname, instance, gpu) ({{__name__=~"{POWER}|{LIMIT}|{UTIL}"}})'
 UP_QUERY = "up"
 # The server's `sglang:` and the router's / Ray's `sglang_` spellings, matched by one regex.
 SG = 'sglang[:_]'
 
-# Server figure -> the family it needs (named when absent).
+# Server figure -> the family it needs (named when absent), as a `has_` figure of the query.
 SERVER_FAMILIES: Mapping[str, str] = {
     "gen_tok_s": "sglang:generation_tokens_total",
     "prompt_tok_s": "sglang:prompt_tokens_total",
@@ -47,6 +48,17 @@ SERVER_FAMILIES: Mapping[str, str] = {
     "ttft_p99": "sglang:time_to_first_token_seconds",
     "itl_p50": "sglang:inter_token_latency_seconds",
     "itl_p99": "sglang:inter_token_latency_seconds",
+}
+# `has_` figure -> the series whose presence it tests (a rate needs two scrapes: a server
+# scraped once has the family but no rate yet, which is not the same as lacking it)
+PRESENCE: Mapping[str, str] = {
+    "sglang:generation_tokens_total": "generation_tokens_total",
+    "sglang:prompt_tokens_total": "prompt_tokens_total",
+    "sglang:num_requests_total": "num_requests_total",
+    "sglang:num_running_reqs": "num_running_reqs",
+    "sglang:num_queue_reqs": "num_queue_reqs",
+    "sglang:time_to_first_token_seconds": "time_to_first_token_seconds_bucket",
+    "sglang:inter_token_latency_seconds": "(inter_token_latency|time_per_output_token)_seconds_bucket",
 }
 
 
@@ -81,6 +93,8 @@ def server_query(window_s: float) -> str:
         "itl_p50": _quantile(0.5, itl, w),
         "itl_p99": _quantile(0.99, itl, w),
     }
+    for family, series in PRESENCE.items():
+        parts[f"has_{family}"] = f'group by (instance) ({{__name__=~"{SG}{series}"}})'
     return " or ".join(f'label_replace({q}, "fig", "{fig}", "", "")' for fig, q in parts.items())
 
 
@@ -270,7 +284,8 @@ class FleetModel:
         for inst, figs in srv_vals.items():
             h = instance_host(inst)
             host = alias.get(h, h)
-            missing = tuple(dict.fromkeys(fam for fig, fam in SERVER_FAMILIES.items() if fig not in figs))
+            missing = tuple(fam for fam in PRESENCE if f"has_{fam}" not in figs)
+            figs = {fig: figs.get(fig) for fig, fam in SERVER_FAMILIES.items() if fam not in missing}
             if figs.get("gen_tok_s") is not None:
                 self._push(self._tput, inst, at, figs["gen_tok_s"])  # type: ignore[arg-type]
             host_entry(host)["servers"].append(FleetServer(

@@ -19,9 +19,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Static
 
 from cockpit.live.data_age import DataAge, stale_after
@@ -32,6 +34,25 @@ from cockpit.ui.widgets.age_mark import show_age
 from cockpit.ui.widgets.fleet_render import ADD_ONE, render_fleet, state_line
 from cockpit.ui.widgets.gpu_render import Palette
 from cockpit.ui.widgets.redraw_once import RedrawOnce
+
+
+class FleetTable(Widget):
+    """The rows, redrawn in place every refresh: a new layout only when the number of lines
+    changes (a Static's update lays the whole screen out again, every second)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.text = Text()
+
+    def show(self, text: Text) -> None:
+        self.text = text
+        lines = text.plain.count("\n") + 1
+        if self.styles.height is None or self.styles.height.value != lines:
+            self.styles.height = lines
+        self.refresh()
+
+    def render(self) -> Text:
+        return self.text
 
 
 class FleetPane(RedrawOnce, VerticalScroll, can_focus=True):
@@ -55,10 +76,11 @@ class FleetPane(RedrawOnce, VerticalScroll, can_focus=True):
         self.state_text = ""
         self.snapshot: FleetSnapshot | None = None
         self.cursor = 0
+        self._state_shown: Any = None
 
     def compose(self) -> ComposeResult:
         yield Static(plain(ADD_ONE, multiline=True), classes="fleet-state", markup=False)
-        yield Static("", classes="fleet-table", markup=False)
+        yield FleetTable(classes="fleet-table")
 
     # ----- the live side -----------------------------------------------------------------
     def feed(self, item: Any) -> None:
@@ -95,18 +117,25 @@ class FleetPane(RedrawOnce, VerticalScroll, can_focus=True):
         if not self.is_mounted:
             return
         state = self.query_one(".fleet-state", Static)
-        table = self.query_one(".fleet-table", Static)
+        table = self.query_one(FleetTable)
         if not self.state_text:  # no [[prometheus]]: say how to add one
             state.update(plain(ADD_ONE, multiline=True))
             table.display = False
             return
         pal = Palette(self.app.theme_variables)
         width = max(40, self.scrollable_content_region.width or self.size.width)
-        state.update(inert_renderable(state_line(self.snapshot, self.state_text, pal)))
+        line = inert_renderable(state_line(self.snapshot, self.state_text, pal))
+        if line != self._state_shown:  # the same words every second: no new layout
+            self._state_shown = line
+            state.update(line)
         snap = self.snapshot
-        table.display = snap is not None and snap.state != "connecting"
-        if snap is not None and table.display:
-            table.update(inert_renderable(render_fleet(snap, width, pal, self.cursor)))
+        shown = snap is not None and snap.state != "connecting"
+        if table.display != shown:
+            table.display = shown
+        if snap is not None and shown:
+            table.show(inert_renderable(render_fleet(snap, width, pal, self.cursor)))
             ok = sum(1 for h in snap.hosts if h.state == "ok")
-            self.border_title = f"Fleet · {snap.source} · {ok}/{len(snap.hosts)} hosts"
+            title = f"Fleet · {snap.source} · {ok}/{len(snap.hosts)} hosts"
+            if self.border_title != title:
+                self.border_title = title
         self.show_age()
