@@ -8,8 +8,8 @@ tests/fleet_exporter.py (8 hosts, each dcgm-exporter with 8 GPUs and an SGLang s
 counters advancing) every second; runs the real CockpitApp (headless Textual driver,
 120x40) on a copy of the example session with the Fleet feed at interval_s = 1 and the
 Fleet tab shown. Reads the CPU time (user + sys) of the cockpit process over the window,
-after a warm-up (history loaded, first frames); Prometheus and the exporter (a forked
-child serving the socket this process bound) are not counted. Baseline in the same run:
+after a warm-up (history loaded, first frames); Prometheus and the exporter (children:
+a forked one serves the socket this process bound) are not counted. Baseline in the same run:
 the same app with no fleet feed. Also times one refresh's three PromQL queries and the
 model update.
 Prints a table and writes benchmarks/out/fleet.json.
@@ -21,6 +21,7 @@ import argparse
 import asyncio
 import json
 import multiprocessing
+import resource
 import shutil
 import statistics
 import sys
@@ -31,7 +32,6 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from bench_idle_cpu import cpu_s  # noqa: E402
 from fleet_exporter import FleetExporter  # noqa: E402
 from prometheus_fixture import PASSWORD, USER, start_prometheus, stop_prometheus  # noqa: E402
 
@@ -45,6 +45,14 @@ from cockpit.ui.app import CockpitApp  # noqa: E402
 OUT = HERE / "out"
 HOSTS = [(f"node-{i}", "dcgm", "sglang") for i in range(1, 9)]
 ENV = {"PROM_AUTH": f"{USER}:{PASSWORD}"}
+
+
+def cpu_s() -> float:
+    """This process's CPU time, every thread (user + sys). bench_idle_cpu.py also adds its
+    children, the cockpit's log-folding process; here the children are Prometheus and the
+    exporter, not the cockpit (the fleet feed starts no process), so they are left out."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _feed(url: str) -> FleetFeed:

@@ -79,7 +79,8 @@ class FleetPane(RedrawOnce, VerticalScroll, can_focus=True):
         self._state_shown: Any = None
 
     def compose(self) -> ComposeResult:
-        yield Static(plain(ADD_ONE, multiline=True), classes="fleet-state", markup=False)
+        yield Static(plain(ADD_ONE, multiline=True), classes="fleet-help", markup=False)
+        yield Static("", classes="fleet-state", markup=False)
         yield FleetTable(classes="fleet-table")
 
     # ----- the live side -----------------------------------------------------------------
@@ -118,8 +119,10 @@ class FleetPane(RedrawOnce, VerticalScroll, can_focus=True):
             return
         state = self.query_one(".fleet-state", Static)
         table = self.query_one(FleetTable)
-        if not self.state_text:  # no [[prometheus]]: say how to add one
-            state.update(plain(ADD_ONE, multiline=True))
+        helps = self.query_one(".fleet-help", Static)
+        helps.display = not self.state_text  # no [[prometheus]]: say how to add one
+        state.display = bool(self.state_text)
+        if not self.state_text:
             table.display = False
             return
         pal = Palette(self.app.theme_variables)
