@@ -79,7 +79,9 @@ def _spark(points: tuple[tuple[float, float], ...], snap: FleetSnapshot, width: 
 
 
 def _history_words(seconds: float) -> str:
-    return f"{seconds / 3600:g} h" if seconds >= 3600 else f"{seconds / 60:g} min"
+    if seconds >= 3600:
+        return f"{seconds / 3600:.3g} h"
+    return f"{seconds / 60:.3g} min" if seconds >= 60 else f"{seconds:.0f} s"
 
 
 class Layout:
