@@ -3,6 +3,9 @@
 TARGET is an http(s):// URL (read from here, or through `--via HOST`'s SSH connection),
 `host:NAME` for a session host (its `metrics_url`, or `dcgm_url` with `--dcgm`, through its
 `ssh`), or a file of exposition text (`-` for stdin). A file is read once.
+
+`prom:NAME` (a session's `[[prometheus]]`) or `--prometheus URL` prints the fleet instead:
+every host's GPUs and every server's throughput and latency, as the Fleet tab shows it.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ def register(subparsers: Any) -> None:
         description="Read SGLang's (or dcgm-exporter's) Prometheus metrics from a URL, a session host "
         "(host:NAME) or a file of exposition text (- for stdin).",
     )
-    p.add_argument("target", metavar="URL|host:NAME|FILE")
+    p.add_argument("target", metavar="URL|host:NAME|prom:NAME|FILE", nargs="?")
     p.add_argument("--json", action="store_true", help="print JSON (one object; a JSON line per scrape when streaming)")
     p.add_argument("--once", action="store_true", help="one scrape, then exit")
     p.add_argument("--interval", type=float, metavar="S", help="seconds between scrapes (default: the host's, else 5)")
@@ -38,6 +41,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--dcgm", action="store_true", help="host:NAME: read the host's dcgm-exporter (dcgm_url)")
     p.add_argument("--ssh-config", action="append", metavar="FILE", help="ssh_config file(s) to read instead of ~/.ssh/config")
     p.add_argument("--known-hosts", metavar="FILE", help="known_hosts file")
+    p.add_argument("--prometheus", metavar="URL", help="print the fleet read through this Prometheus")
+    p.add_argument("--auth-env", metavar="NAME", help="--prometheus: the environment variable with "
+                   "user:password or a bearer token")
+    p.add_argument("--width", type=int, default=100, metavar="N", help="fleet text: columns (default 100)")
     p.set_defaults(func=cmd_metrics)
 
 
@@ -123,6 +130,12 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     from cockpit.parse.prom_text import ExpositionError, parse_exposition
 
     target = args.target
+    if args.prometheus or (target or "").startswith("prom:"):
+        from cockpit.cli.fleet_cmd import cmd_fleet
+
+        return cmd_fleet(args)
+    if target is None:
+        return _fail("give a TARGET (URL, host:NAME, prom:NAME or a file) or --prometheus URL", 2)
     if target.startswith(("http://", "https://")) or target.startswith("host:"):
         return asyncio.run(_scrape_loop(args))
     try:

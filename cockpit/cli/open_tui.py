@@ -93,6 +93,10 @@ def run_tui(args: Any, *, sources: LiveSources | None = None) -> int:
         from cockpit.sources.session_feeds import sources_for_session
 
         sources = sources_for_session(session)
+    if session.prometheus and sources.fleet is None:
+        from cockpit.live.fleet import FleetFeed  # the Fleet tab: the first [[prometheus]]
+
+        sources.fleet = FleetFeed.for_session(session.prometheus[0], session)
     # Not in the demo: its session has no servers of its own to find.
     app = CockpitApp(session, path, sources=sources, theme=getattr(args, "theme", None),
                      attach_servers=not getattr(args, "demo", False))

@@ -34,6 +34,8 @@ class LiveSources:
     hosts: Any = None
     """A HostFeeds (sources/host_feeds.py): the feeds of the session's hosts, keyed
     `kind@host`, re-planned by the app whenever the session changes."""
+    fleet: LiveFeed | None = None
+    """`[[prometheus]]`: FleetSnapshots for the Fleet tab (live/fleet.py's FleetFeed)."""
 
     title_note: str | None = None
     """Shown in the header beside the title (the demo says DEMO here)."""
@@ -46,4 +48,4 @@ class LiveSources:
 
     def items(self) -> list[tuple[str, LiveFeed]]:
         return [(name, feed) for name, feed in (("log", self.log), ("gpu", self.gpu), ("topology", self.topology),
-                                                  ("metrics", self.metrics)) if feed is not None]
+                                                  ("metrics", self.metrics), ("fleet", self.fleet)) if feed is not None]

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 MAX_BODY_BYTES = 32 * 1024 * 1024  # a /metrics page of 2,000 series is ~300 kB
+EXPOSITION = "text/plain;version=0.0.4;q=1,*/*;q=0.1"
 
 
 class HttpGetError(Exception):
@@ -46,12 +48,31 @@ def split_url(url: str) -> UrlParts:
     return UrlParts(parts.scheme, parts.hostname, port or (443 if parts.scheme == "https" else 80), target)
 
 
-async def get(reader: Any, writer: Any, url: UrlParts, *, max_bytes: int = MAX_BODY_BYTES) -> bytes:
+@dataclass(frozen=True, slots=True)
+class HttpAnswer:
+    status: int
+    reason: str
+    body: bytes
+
+
+async def get(reader: Any, writer: Any, url: UrlParts, *, max_bytes: int = MAX_BODY_BYTES,
+              headers: Mapping[str, str] | None = None) -> bytes:
     """Send the request on `writer`, read the whole answer from `reader`; the body of a 200."""
-    request = (f"GET {url.target} HTTP/1.1\r\nHost: {url.authority}\r\n"
-               "Accept: text/plain;version=0.0.4;q=1,*/*;q=0.1\r\nAccept-Encoding: identity\r\n"
-               "User-Agent: cockpit\r\nConnection: close\r\n\r\n")
-    writer.write(request.encode("ascii"))
+    answer = await request(reader, writer, url, max_bytes=max_bytes, headers=headers)
+    if answer.status != 200:
+        raise HttpGetError(f"HTTP {answer.status} {answer.reason}".rstrip())
+    return answer.body
+
+
+async def request(reader: Any, writer: Any, url: UrlParts, *, max_bytes: int = MAX_BODY_BYTES,
+                  headers: Mapping[str, str] | None = None,
+                  accept: str = EXPOSITION) -> HttpAnswer:
+    """Like `get`, but any status comes back with its body (Prometheus says why in a 400's JSON)."""
+    extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
+    head = (f"GET {url.target} HTTP/1.1\r\nHost: {url.authority}\r\n"
+            f"Accept: {accept}\r\nAccept-Encoding: identity\r\n"
+            f"User-Agent: cockpit\r\n{extra}Connection: close\r\n\r\n")
+    writer.write(head.encode("latin-1"))
     await writer.drain()
     chunks: list[bytes] = []
     size = 0
@@ -63,10 +84,10 @@ async def get(reader: Any, writer: Any, url: UrlParts, *, max_bytes: int = MAX_B
         if size > max_bytes:
             raise HttpGetError(f"the answer is over {max_bytes // (1024 * 1024)} MiB: not a metrics page")
         chunks.append(data)
-    return _body(b"".join(chunks))
+    return _answer(b"".join(chunks))
 
 
-def _body(raw: bytes) -> bytes:
+def _answer(raw: bytes) -> HttpAnswer:
     head, sep, body = raw.partition(b"\r\n\r\n")
     if not sep:
         raise HttpGetError("the server closed the connection without a complete HTTP answer"
@@ -75,8 +96,6 @@ def _body(raw: bytes) -> bytes:
     status = lines[0].split(" ", 2)
     if len(status) < 2 or not status[0].startswith("HTTP/") or not status[1].isdigit():
         raise HttpGetError(f"not an HTTP answer: {lines[0][:80]!r}")
-    if status[1] != "200":
-        raise HttpGetError(f"HTTP {status[1]} {status[2] if len(status) > 2 else ''}".rstrip())
     headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
     if "chunked" in headers.get("transfer-encoding", "").lower():
         body = _dechunk(body)
@@ -84,7 +103,7 @@ def _body(raw: bytes) -> bytes:
         body = body[: int(headers["content-length"])]
     if headers.get("content-encoding", "").lower() == "gzip":
         body = gzip.decompress(body)
-    return body
+    return HttpAnswer(int(status[1]), status[2] if len(status) > 2 else "", body)
 
 
 def _dechunk(body: bytes) -> bytes:
@@ -106,11 +125,20 @@ def _dechunk(body: bytes) -> bytes:
 
 async def get_direct(url: UrlParts, *, timeout_s: float, max_bytes: int = MAX_BODY_BYTES) -> bytes:
     """GET over a TCP connection from this machine (https verified against the system CAs)."""
+    answer = await request_direct(url, timeout_s=timeout_s, max_bytes=max_bytes)
+    if answer.status != 200:
+        raise HttpGetError(f"HTTP {answer.status} {answer.reason}".rstrip())
+    return answer.body
+
+
+async def request_direct(url: UrlParts, *, timeout_s: float, max_bytes: int = MAX_BODY_BYTES,
+                         headers: Mapping[str, str] | None = None, accept: str = EXPOSITION) -> HttpAnswer:
+    """One GET from this machine, any status with its body; raises on no answer."""
     writer = None
     try:
         async with asyncio.timeout(timeout_s):
             reader, writer = await asyncio.open_connection(url.host, url.port, ssl=url.scheme == "https" or None)
-            return await get(reader, writer, url, max_bytes=max_bytes)
+            return await request(reader, writer, url, max_bytes=max_bytes, headers=headers, accept=accept)
     finally:
         if writer is not None:
             writer.close()

@@ -59,6 +59,8 @@ TABS: tuple[tuple[str, str, str, str], ...] = (
     ("last", "Last action", "Last", "8"),
     ("topology", "Topology", "Topo", "9"),
     ("handoff", "Handoff", "Handoff", "0"),
+    # no number key is left: F for Fleet
+    ("fleet", "Fleet", "Fleet", "F"),
 )
 
 # The tab a scope lives in, so the palette can bring it into view before acting.
@@ -72,6 +74,7 @@ SCOPE_TAB = {
     "packages": "packages",
     "files": "files",
     "handoff": "handoff",
+    "fleet": "fleet",
 }
 
 # The one rule of every list and table (the board's columns, Discoveries, Launch,
@@ -102,7 +105,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
        "Run the session's first sweep with bench_serving on the running profile, a benchmark per point"),
     _A("experiment.cancel", "screen", "ctrl+x", "app.cancel_sweep", "experiment", "Cancel sweep",
        "Cancel the running sweep (its client is killed; finished points stay)"),
-    _A("experiment.fallback", "screen", "F", "app.start_fallback", "experiment", "Start fallback",
+    _A("experiment.fallback", "screen", "ctrl+f", "app.start_fallback", "experiment", "Start fallback",
        "After a start crashed: start the working profile offered as the fallback"),
     # several hosts: bound on the screen so they work from any pane of the main tab
     _A("log.next-host", "screen", "H", "next_log_host", "log", "Next host",
@@ -253,6 +256,11 @@ ACTIONS: tuple[ActionSpec, ...] = (
        "Compare the next throughput: total, output, per-stream tok/s", True),
     _A("compare.close", "compare", "escape,q", "close", "compare", "Close", "Back to the tab it was opened from",
        True, "esc"),
+    # fleet tab (hosts read through Prometheus)
+    _A("fleet.cursor-up", "fleet", "up,k", "cursor(-1)", "fleet", "Previous host", "Select the host above"),
+    _A("fleet.cursor-down", "fleet", "down,j", "cursor(1)", "fleet", "Next host", "Select the host below"),
+    _A("fleet.focus-host", "fleet", "enter", "select_host", "fleet", "Focus host",
+       "Show the selected host's log and GPU panes (a session host of that name)", True),
     # modal dialogs: bound on the dialog, not offered in the palette (they act on the dialog)
     _A("form.save", "form", "ctrl+s", "submit", "form", "Save", "Check the form and apply it", True),
     _A("form.cancel", "form", "escape", "cancel", "form", "Cancel", "Close the form without changes", True, "esc"),

@@ -182,7 +182,7 @@ class ExperimentControl:
             self.servers.pop(host, None)
             fallback = fallback_profile(self.session, plan.profile_id)
             self.fallback_id = fallback.id if fallback else None
-            offer = f"\nF starts the working profile {fallback.id} ({fallback.name})" if fallback else ""
+            offer = f"\nctrl+f starts the working profile {fallback.id} ({fallback.name})" if fallback else ""
             tail = "\n".join(outcome.tail[-3:])
             self.app.notify(f"{outcome.describe()}\n{tail}{offer}", severity="error", timeout=20)
             self._show()

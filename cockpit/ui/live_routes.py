@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from cockpit.parse.nvsmi_topo import TopologyMatrix
+from cockpit.ui.widgets.fleet_pane import FleetPane
 from cockpit.ui.widgets.gpu_pane import GpuPane
 from cockpit.ui.widgets.log_pane import LogPane
 from cockpit.ui.widgets.metrics_pane import MetricsPane
@@ -35,6 +36,7 @@ ROUTES: dict[str, Route] = {
     # nvidia-smi's query has no NUMA field: topo -m's affinity fills it in on the GPU pane
     "topology": (("topology", TopologyPane.TAKES), ("gpu", (TopologyMatrix,))),
     "metrics": (("metrics", MetricsPane.TAKES),),
+    "fleet": (("fleet", FleetPane.TAKES),),
 }
 
 

@@ -2,7 +2,7 @@
 selected profile (asked first: a command never run), the Launch list and the status line
 follow it to ready, `W` runs the sweep (asked first too), a benchmark per point lands on
 the Benchmarks tab, `X` stops it and nothing of its process group is left; a crash turns
-the profile broken and `F` starts the working one.
+the profile broken and `ctrl+f` starts the working one.
 
 The server is the STAND-IN (tests/standin/sglang_server.py: real-format log lines and
 HTTP endpoints, no model, no GPU) and the bench client the STAND-IN bench_serving run
@@ -96,7 +96,7 @@ async def test_start_confirmed_ready_sweep_recorded_then_stop_leaves_nothing(tmp
     assert saved.launch[0].confirmed and saved.sweeps[0].confirmed
 
 
-async def test_a_crash_breaks_the_profile_and_F_starts_the_working_one(tmp_path, runs):
+async def test_a_crash_breaks_the_profile_and_ctrl_f_starts_the_working_one(tmp_path, runs):
     path, _port = _campaign(tmp_path, runs, crash=True)
     app = make_app(path)
     async with app.run_test(size=(140, 40)) as pilot:
@@ -111,7 +111,7 @@ async def test_a_crash_breaks_the_profile_and_F_starts_the_working_one(tmp_path,
         assert l2.status is ProfileStatus.BROKEN and "oom" in (l2.broken_reason or "").lower()
         assert "l1" in (app.controller.session.last_action.fallback or "")
         assert app.experiment.fallback_id == "l1"
-        await pilot.press("F")
+        await pilot.press("ctrl+f")
         await _confirm(app, pilot)
         await until(lambda: app.experiment.profile_states.get("l1", "").startswith("ready"), pilot, timeout=60)
 

@@ -16,6 +16,7 @@ from cockpit.ui.screens.help import HelpScreen
 from cockpit.ui.screens.main import MainScreen
 from cockpit.ui.widgets.benchmarks_view import BenchmarksView
 from cockpit.ui.widgets.discoveries_view import DiscoveriesView
+from cockpit.ui.widgets.fleet_pane import FleetPane
 from cockpit.ui.widgets.log_pane import LogPane
 from cockpit.ui.widgets.profiles_view import ProfilesView
 from cockpit.ui.log_app import LogApp
@@ -28,7 +29,7 @@ from cockpit.ui.widgets.text_views import HandoffView
 
 BOUND_ON = {
     "screen": MainScreen, "goal": SetupView, "tasks": TaskBoard, "discoveries": DiscoveriesView, "benchmarks": BenchmarksView,
-    "launch": ProfilesView, "packages": PackagesTable, "files": FilesTable, "log": LogPane, "handoff": HandoffView, "form": FormScreen, "quit": ConfirmQuitScreen, "help": HelpScreen,
+    "launch": ProfilesView, "packages": PackagesTable, "files": FilesTable, "log": LogPane, "handoff": HandoffView, "fleet": FleetPane, "form": FormScreen, "quit": ConfirmQuitScreen, "help": HelpScreen,
     "list": RestorableOptionList, "logapp": LogApp, "confirm": ConfirmRunScreen, "compare": CompareScreen, "detail": FileDetailScreen,
 }
 

@@ -33,6 +33,7 @@ from cockpit.ui.screens.setup_intents import SetupIntents
 from cockpit.ui.widgets.banner import LeftOffBanner
 from cockpit.ui.widgets.benchmarks_view import BenchmarksView
 from cockpit.ui.widgets.discoveries_view import DiscoveriesView
+from cockpit.ui.widgets.fleet_pane import FleetPane
 from cockpit.ui.widgets.gpu_pane import GpuPane
 from cockpit.ui.widgets.header import CockpitHeader
 from cockpit.ui.widgets.host_deck import HostDeck
@@ -100,6 +101,7 @@ class MainScreen(SetupIntents):
             yield LastActionView("last", id="last")
             yield TopologyPane(id="topology", clock=self._clock_s)
             yield HandoffView(id="handoff")
+            yield FleetPane(id="fleet", clock=self._clock_s)
         yield RunStatus(id="run-status")
         yield Footer(compact=True)
 
@@ -142,6 +144,7 @@ class MainScreen(SetupIntents):
         self._scores = score_all(session.goal.targets, session.benchmarks)
         self._fresh: set[str] = set()
         self.query_one(TargetsStrip).show(self._scores)
+        self.query_one(TabBar).hidden = frozenset() if session.prometheus else frozenset({"fleet"})
         for tab in TAB_IDS if every_tab else [self.active_tab]:
             self._render_tab(tab, first_frame=first_frame)
         self.refresh_header()
@@ -208,6 +211,7 @@ class MainScreen(SetupIntents):
         metrics = self.query_one("#metrics-deck", HostDeck)
         if metrics.has_class("-live"):
             metrics.shown.follow_axis()  # type: ignore[attr-defined]  # its charts end with the power chart
+        self.query_one(FleetPane).show_age()
 
     def on_theme_changed(self) -> None:
         """Tables colour cells in Python from theme roles, so they re-render (hidden tabs when
@@ -430,6 +434,19 @@ class MainScreen(SetupIntents):
         metric = Metric(message.metric) if message.metric else Metric.TOTAL_TOK_S
         self.app.push_screen(CompareScreen(*pair, metric=metric))
 
+    def on_fleet_pane_host_selected(self, message: FleetPane.HostSelected) -> None:
+        """Enter on a Fleet row: that host's log and GPU panes, when the session has the host."""
+        if message.session_host is None:
+            self.notify(f"{message.host} is not a host of this session: add it under [[hosts]] to follow "
+                        "its log and GPUs here", timeout=5)
+            return
+        self.action_show_tab("main", focus=False)
+        log_deck = self.query_one("#log-deck", HostDeck)
+        if log_deck.has(message.session_host):
+            log_deck.show(message.session_host)
+        self.focus_pane("log")
+        self.notify(f"{message.session_host}: log and GPUs", timeout=2)
+
     # ----- the palette's way in ---------------------------------------------------------
     def scope_widget(self, scope: str) -> Widget:
         return {
@@ -442,6 +459,7 @@ class MainScreen(SetupIntents):
             "files": lambda: self.query_one(FilesTable),
             "log": lambda: self.shown_pane("log"),
             "handoff": lambda: self.query_one(HandoffView),
+            "fleet": lambda: self.query_one(FleetPane),
         }[scope]()
 
     async def run_registry_action(self, action_id: str) -> None:

@@ -31,6 +31,8 @@ def clickable(parts: list[Part], key: str) -> Content:
 
 class TabBar(Static):
     active: reactive[str] = reactive("main")
+    hidden: reactive[frozenset[str]] = reactive(frozenset())
+    """Tabs left out of the bar (their key still shows them): Fleet without [[prometheus]]."""
 
     def _parts(self, level: int) -> list[Part]:
         # 0: full labels; 1: short labels, one space between tabs (all ten fit in 80
@@ -38,6 +40,8 @@ class TabBar(Static):
         pad = "" if level else " "
         parts: list[Part] = []
         for tab, label, short, key in TABS:
+            if tab in self.hidden and tab != self.active:
+                continue
             name = label if level == 0 else short
             if tab == self.active:
                 parts += [((f"{pad}{key} {name}{pad}", "bold reverse $primary"), tab), (" ", None)]

@@ -1,0 +1,85 @@
+"""`cockpit metrics prom:NAME` / `--prometheus URL`: the fleet through Prometheus, headless.
+
+The same figures as the Fleet tab (live/fleet.py), printed as its text (`--width`
+columns, sparklines of the history) or as one JSON object per refresh (`--json`).
+Exit status 1 when the last refresh failed (unreachable, 401, timeout, bad query).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from typing import Any
+
+from cockpit.parse.sanitize import sanitize
+
+
+def _fail(message: str, code: int = 1) -> int:
+    print(sanitize(f"cockpit: {message}", multiline=True), file=sys.stderr)
+    return code
+
+
+def fleet_text(snap: Any, width: int, description: str) -> str:
+    """The Fleet tab's text, without colours."""
+    from rich.style import Style
+
+    from cockpit.ui.widgets.fleet_render import render_fleet, state_line
+
+    def pal(role: str, *, bold: bool = False) -> Style:
+        return Style()
+
+    head = state_line(snap, description, pal).plain
+    return sanitize(head + "\n\n" + render_fleet(snap, width, pal, cursor=-1).plain, multiline=True)
+
+
+def cmd_fleet(args: argparse.Namespace) -> int:
+    from cockpit.live.fleet import FleetFeed
+
+    if args.prometheus:
+        if not args.prometheus.startswith(("http://", "https://")):
+            return _fail(f"--prometheus wants an http(s):// URL, not {args.prometheus!r}", 2)
+        feed = FleetFeed("prometheus", args.prometheus, auth_env=args.auth_env,
+                         interval_s=args.interval or 5.0, history_h=1.0)
+    else:
+        from cockpit.cli.recent import most_recent
+        from cockpit.store.cli_load import load_or_report
+
+        path = args.session or most_recent()
+        if path is None:
+            return _fail("prom:NAME needs --session FILE (no session was opened before)", 2)
+        session = load_or_report(path)
+        if session is None:
+            return 1
+        name = args.target.removeprefix("prom:")
+        source = next((p for p in session.prometheus if p.name == name), None)
+        if source is None:
+            names = ", ".join(p.name for p in session.prometheus) or "none: add a [[prometheus]] table"
+            return _fail(f"{path}: no [[prometheus]] named {name!r} ({names})", 2)
+        if args.interval:
+            source = source.model_copy(update={"interval_s": args.interval})
+        feed = FleetFeed.for_session(source, session)
+    return asyncio.run(_loop(feed, args))
+
+
+async def _loop(feed: Any, args: argparse.Namespace) -> int:
+    count = 1 if args.once else args.count
+    history_error = await feed.load_history()
+    n, status = 0, 0
+    while True:
+        snap = await feed.refresh()
+        n += 1
+        status = 1 if snap.state == "failing" else 0
+        if args.json:
+            out = snap.to_json()
+            if history_error:
+                out["notes"] = [*out["notes"], f"no history: {history_error}"]
+            print(json.dumps(out, indent=2 if count == 1 else None), flush=True)
+        else:
+            print(fleet_text(snap, args.width, feed.description) + ("\n" if count != 1 else ""), flush=True)
+        if snap.state == "failing":
+            print(sanitize(f"cockpit: {snap.error}"), file=sys.stderr, flush=True)
+        if count and n >= count:
+            return status
+        await asyncio.sleep(feed.interval_s)

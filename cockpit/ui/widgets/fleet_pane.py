@@ -1,0 +1,144 @@
+"""The Fleet tab: every host's GPUs and every SGLang server, read through Prometheus.
+
+Public surface:
+
+* `feed(item)`: a `FleetSnapshot` of the `sources.fleet` feed (live/fleet.py);
+* `set_state(text)`: the feed's description; before any feed the tab says how to add a
+  `[[prometheus]]` source;
+* `show_age()`: the border subtitle says when Prometheus last answered;
+* keys (registry scope `fleet`): up / down move between hosts, enter focuses the selected
+  host's log and GPU panes (posts `HostSelected`, the screen handles it).
+
+The look lives in fleet_pane.tcss; rows are built by fleet_render.py.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Static
+
+from cockpit.live.data_age import DataAge, stale_after
+from cockpit.live.fleet import FleetSnapshot
+from cockpit.ui.actions import bindings_for
+from cockpit.ui.safe_text import inert_renderable, plain
+from cockpit.ui.widgets.age_mark import show_age
+from cockpit.ui.widgets.fleet_render import ADD_ONE, render_fleet, state_line
+from cockpit.ui.widgets.gpu_render import Palette
+from cockpit.ui.widgets.redraw_once import RedrawOnce
+
+
+class FleetTable(Widget):
+    """The rows, redrawn in place every refresh: a new layout only when the number of lines
+    changes (a Static's update lays the whole screen out again, every second)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.text = Text()
+
+    def show(self, text: Text) -> None:
+        self.text = text
+        lines = text.plain.count("\n") + 1
+        if self.styles.height is None or self.styles.height.value != lines:
+            self.styles.height = lines
+        self.refresh()
+
+    def render(self) -> Text:
+        return self.text
+
+
+class FleetPane(RedrawOnce, VerticalScroll, can_focus=True):
+    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text(encoding="utf-8")
+    BINDINGS = bindings_for("fleet")
+
+    class HostSelected(Message):
+        """Enter on a host row: focus that host's log and GPU panes."""
+
+        def __init__(self, host: str, session_host: str | None) -> None:
+            super().__init__()
+            self.host = host
+            self.session_host = session_host
+
+    TAKES: tuple[type, ...] = (FleetSnapshot,)
+
+    def __init__(self, *, id: str | None = None, clock: Callable[[], float] | None = None) -> None:
+        super().__init__(id=id)
+        self.age = DataAge("answered", clock=clock or time.time)
+        self.border_title = "Fleet"
+        self.state_text = ""
+        self.snapshot: FleetSnapshot | None = None
+        self.cursor = 0
+        self._state_shown: Any = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(plain(ADD_ONE, multiline=True), classes="fleet-help", markup=False)
+        yield Static("", classes="fleet-state", markup=False)
+        yield FleetTable(classes="fleet-table")
+
+    # ----- the live side -----------------------------------------------------------------
+    def feed(self, item: Any) -> None:
+        if isinstance(item, FleetSnapshot):
+            self.snapshot = item
+            if item.state == "ok":
+                self.age.seen()
+            self.cursor = min(self.cursor, max(0, len(item.hosts) - 1))
+            self._schedule_render()
+
+    def expect_every(self, interval_s: float) -> None:
+        self.age.stale_after_s = stale_after(interval_s)
+
+    def show_age(self) -> None:
+        if self.state_text:
+            show_age(self, self.age)
+
+    # ----- keys ------------------------------------------------------------------------------
+    def action_cursor(self, step: int) -> None:
+        hosts = self.snapshot.hosts if self.snapshot else ()
+        if hosts:
+            self.cursor = (self.cursor + step) % len(hosts)
+            self._schedule_render()
+
+    def action_select_host(self) -> None:
+        hosts = self.snapshot.hosts if self.snapshot else ()
+        if hosts:
+            host = hosts[self.cursor]
+            self.post_message(self.HostSelected(host.name, host.session_host))
+
+    # ----- rendering ----------------------------------------------------------------------------
+    def _redraw(self) -> None:
+        self._render_pending = False
+        if not self.is_mounted:
+            return
+        state = self.query_one(".fleet-state", Static)
+        table = self.query_one(FleetTable)
+        helps = self.query_one(".fleet-help", Static)
+        helps.display = not self.state_text  # no [[prometheus]]: say how to add one
+        state.display = bool(self.state_text)
+        if not self.state_text:
+            table.display = False
+            return
+        pal = Palette(self.app.theme_variables)
+        width = max(40, self.scrollable_content_region.width or self.size.width)
+        line = inert_renderable(state_line(self.snapshot, self.state_text, pal))
+        if line != self._state_shown:  # the same words every second: no new layout
+            self._state_shown = line
+            state.update(line)
+        snap = self.snapshot
+        shown = snap is not None and snap.state != "connecting"
+        if table.display != shown:
+            table.display = shown
+        if snap is not None and shown:
+            table.show(inert_renderable(render_fleet(snap, width, pal, self.cursor)))
+            ok = sum(1 for h in snap.hosts if h.state == "ok")
+            title = f"Fleet · {snap.source} · {ok}/{len(snap.hosts)} hosts"
+            if self.border_title != title:
+                self.border_title = title
+        self.show_age()

@@ -1,0 +1,164 @@
+"""The fleet read through a REAL Prometheus (Debian's `prometheus`, tests/prometheus_fixture.py)
+scraping the stand-in fleet (tests/fleet_exporter.py): node-a (dcgm + SGLang 0.4), node-b
+(dcgm-exporter's default counters: no power limit; the router's `sglang_` re-export),
+node-c (dcgm only), node-d (SGLang 0.3's old names). Basic auth is on: credentials come
+from the environment variable `auth_env` names."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from prometheus_fixture import AUTH_ENV, PASSWORD, USER, prom_auth, prometheus_fleet  # noqa: F401
+
+from cockpit.live.fleet import FleetFeed, FleetSnapshot
+from cockpit.sources.prometheus_api import PrometheusClient, PrometheusError
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def refresh(feed: FleetFeed, history: bool = False) -> FleetSnapshot:
+    async def go() -> FleetSnapshot:
+        if history:
+            assert await feed.load_history() is None
+        return await feed.refresh()
+
+    return asyncio.run(asyncio.wait_for(go(), 60))  # a guard against a stall, not a timing
+
+
+def feed_for(prom, auth_env: str | None = AUTH_ENV, **kw) -> FleetFeed:  # noqa: ANN001
+    return FleetFeed("lab", prom.url, auth_env=auth_env, interval_s=1.0, history_h=0.02, **kw)
+
+
+def test_every_host_s_gpus_and_servers_come_from_prometheus(prometheus_fleet, prom_auth) -> None:  # noqa: F811
+    snap = refresh(feed_for(prometheus_fleet))
+    assert snap.state == "ok", snap.error
+    hosts = {h.name: h for h in snap.hosts}
+    assert sorted(hosts) == ["node-a", "node-b", "node-c", "node-d"]
+    a = hosts["node-a"]
+    assert [g.index for g in a.gpus] == ["0", "1", "2", "3"]
+    assert [g.limit_w for g in a.gpus] == [700.0] * 4          # dcgm-exporter-a.txt's POWER_MGMT_LIMIT
+    assert [g.util_pct for g in a.gpus] == [97.0, 94.0, 91.0, 88.0]
+    assert all(g.power_w and 400 < g.power_w < 700 for g in a.gpus)
+    (server,) = a.servers
+    assert server.instance == "node-a:30000" and server.missing == ()
+    assert server.get("gen_tok_s") and server.get("gen_tok_s") > 0   # a rate of the advancing counter
+    # the fixtures' TTFT histogram: most observations in (0.8, 1] s; ITL in (15, 20] ms
+    assert 0.8 < server.get("ttft_p50") <= 1.0 and server.get("ttft_p99") > server.get("ttft_p50")
+    assert 0.015 < server.get("itl_p50") <= 0.020
+    # two DP groups (12 and 13 running, moving up slowly); every TP rank summed would be twice that
+    assert 25 <= server.get("running") < 40
+    # node-b: the router's sglang_ spelling, and no power limit said, not zero
+    b = hosts["node-b"]
+    assert b.servers[0].get("gen_tok_s") and b.servers[0].missing == ()
+    assert b.missing == ("DCGM_FI_DEV_POWER_MGMT_LIMIT",) and b.limit_w is None
+    assert hosts["node-c"].servers == () and len(hosts["node-c"].gpus) == 4
+    # node-d: 0.3.x has no num_requests_total (said); its ITL is time_per_output_token_seconds
+    d = hosts["node-d"].servers[0]
+    assert d.missing == ("sglang:num_requests_total",)
+    assert "itl_p50" in d.figures and "ttft_p50" in d.figures
+
+
+def test_history_of_the_last_hours_is_there_on_open(prometheus_fleet, prom_auth) -> None:  # noqa: F811
+    prometheus_fleet.wait_for('count_over_time(DCGM_FI_DEV_POWER_USAGE{gpu="0",Hostname="node-a"}[1m]) >= 5')
+    feed = feed_for(prometheus_fleet)
+    snap = refresh(feed, history=True)
+    a = next(h for h in snap.hosts if h.name == "node-a")
+    # several points from query_range before the one this refresh added
+    assert len(a.power_history) >= 3
+    assert len(a.servers[0].history) >= 3
+
+
+def test_a_session_host_prometheus_has_no_series_for_is_said(prometheus_fleet, prom_auth) -> None:  # noqa: F811
+    snap = refresh(feed_for(prometheus_fleet, expected={"gpu9": ("10.0.0.9",), "node-a": ()}))
+    rows = {h.name: h for h in snap.hosts}
+    assert rows["gpu9"].state == "missing" and "no series" in rows["gpu9"].note
+    assert rows["gpu9"].gpus == () and rows["gpu9"].power_w is None
+    assert rows["node-a"].session_host == "node-a"
+
+
+def test_a_target_prometheus_cannot_scrape_is_said(prometheus_fleet, prom_auth) -> None:  # noqa: F811
+    exporter = prometheus_fleet.exporter
+    exporter.down("/node-c/dcgm")
+    try:
+        prometheus_fleet.wait_for('up{instance="node-c:9400"} == 0')
+        snap = refresh(feed_for(prometheus_fleet))
+    finally:
+        exporter.down("/node-c/dcgm", False)
+    c = next(h for h in snap.hosts if h.name == "node-c")
+    assert c.state == "down" and "node-c:9400" in c.note and c.gpus == ()
+    prometheus_fleet.wait_for('up{instance="node-c:9400"} == 1')
+
+
+def test_wrong_or_missing_credentials_are_a_401_state(prometheus_fleet, monkeypatch) -> None:  # noqa: F811
+    monkeypatch.setenv(AUTH_ENV, f"{USER}:not-the-password")
+    snap = refresh(feed_for(prometheus_fleet))
+    assert (snap.state, snap.error_kind) == ("failing", "unauthorized")
+    assert f"${AUTH_ENV}" in (snap.error or "") and "not-the-password" not in (snap.error or "")
+    snap = refresh(feed_for(prometheus_fleet, auth_env=None))
+    assert snap.error_kind == "unauthorized" and "auth_env" in (snap.error or "")
+    monkeypatch.delenv(AUTH_ENV)
+    snap = refresh(feed_for(prometheus_fleet))
+    assert snap.error_kind == "no-credentials" and AUTH_ENV in (snap.error or "")
+
+
+def test_bad_promql_and_an_unreachable_prometheus_are_errors_with_their_kind(prometheus_fleet, prom_auth) -> None:  # noqa: F811
+    client = PrometheusClient(prometheus_fleet.url, auth_env=AUTH_ENV)
+    with pytest.raises(PrometheusError) as bad:
+        asyncio.run(client.query("sum(rate(up[1m]"))
+    assert bad.value.kind == "bad-query" and "parse error" in str(bad.value)
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again on leaving: nothing listens there
+    with pytest.raises(PrometheusError) as gone:
+        asyncio.run(PrometheusClient(f"http://127.0.0.1:{port}").query("up"))
+    assert gone.value.kind == "unreachable"
+
+
+def test_a_hanging_prometheus_is_a_state_not_a_stall(prometheus_fleet, prom_auth) -> None:  # noqa: F811
+    feed = feed_for(prometheus_fleet)  # interval 1 s: each query may take 2 s
+    assert refresh(feed).state == "ok"
+    prometheus_fleet.pause()  # SIGSTOP: connections are accepted, nothing answers
+    try:
+        snap = refresh(feed)
+    finally:
+        prometheus_fleet.resume()
+    assert (snap.state, snap.error_kind) == ("failing", "timeout")
+    assert any(h.name == "node-a" and h.gpus for h in snap.hosts)  # the last good figures stay
+    assert refresh(feed).state == "ok"  # and it comes back by itself
+
+
+def _cli(*args: str, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO), **(env_extra or {})}
+    return subprocess.run([sys.executable, "-m", "cockpit", "metrics", *args], capture_output=True, text=True,
+                          env=env, timeout=120)
+
+
+def test_cockpit_metrics_prints_the_fleet_from_prometheus(prometheus_fleet, tmp_path) -> None:  # noqa: F811
+    env = {AUTH_ENV: f"{USER}:{PASSWORD}"}
+    done = _cli("--prometheus", prometheus_fleet.url, "--auth-env", AUTH_ENV, "--once", "--json", env_extra=env)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert [h["name"] for h in out["hosts"]] == ["node-a", "node-b", "node-c", "node-d"]
+    assert out["hosts"][0]["servers"][0]["instance"] == "node-a:30000"
+    # prom:NAME from a session's [[prometheus]]; the text is the Fleet tab's
+    session = tmp_path / "s.toml"
+    session.write_text(f'schema_version = 1\ntitle = "fleet"\n\n[[hosts]]\nname = "node-a"\n'
+                       f'gpu_source = "dcgm"\n\n[[hosts]]\nname = "gpu9"\ngpu_source = "dcgm"\n\n'
+                       f'[[prometheus]]\nname = "lab"\nurl = "{prometheus_fleet.url}"\nauth_env = "{AUTH_ENV}"\n'
+                       f'interval_s = 1\nhistory_h = 0.02\n')
+    done = _cli("prom:lab", "--session", str(session), "--once", "--width", "100", env_extra=env)
+    assert done.returncode == 0, done.stderr
+    assert "node-a:30000" in done.stdout and "4 hosts" in done.stdout
+    assert "gpu9" in done.stdout and "missing: a session host with no series" in done.stdout
+    # a 401 is said, exit status 1
+    done = _cli("prom:lab", "--session", str(session), "--once", env_extra={AUTH_ENV: "cockpit:wrong"})
+    assert done.returncode == 1 and "refused the credentials" in done.stderr

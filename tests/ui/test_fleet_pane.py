@@ -1,0 +1,106 @@
+"""The Fleet tab: snapshots of 1, 3 and 8 hosts at 80x24 and 120x40, from PromQL answers
+RECORDED FROM A REAL PROMETHEUS (tests/data/fleet/record_fleet.py: Debian's prometheus
+scraping the stand-in fleet of tests/fleet_exporter.py), replayed so the pictures are the
+same every run; the "how to add one" text without [[prometheus]]; a failing Prometheus; and
+enter on a host row focusing that host's panes in the app."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from fleet_recorded import FLEET_DATA, recorded_snapshot, recorded_snapshot_async
+from tui_support import OnePaneApp, make_app
+
+from cockpit.live.fleet import FleetSnapshot
+from cockpit.sources.prometheus_api import PrometheusError
+from cockpit.ui.widgets.fleet_pane import FleetPane
+
+SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+STATE = "Prometheus lab · http://prometheus.lab:9090 every 1 s"
+
+
+def fleet_app(*items: object, state: str | None = STATE) -> OnePaneApp:
+    at = next((i.at for i in items if isinstance(i, FleetSnapshot)), 0.0)
+
+    def after(pane) -> None:  # noqa: ANN001
+        if state:
+            pane.set_state(state)
+
+    return OnePaneApp(lambda: FleetPane(id="fleet", clock=lambda: at), items, after)
+
+
+class TestFleetSnapshots:
+    @pytest.mark.parametrize("size", SIZES)
+    @pytest.mark.parametrize("hosts", [1, 3, 8])
+    def test_fleet(self, snap_compare, hosts: int, size: tuple[int, int]) -> None:
+        """A row per host (a block per GPU: its power of its limit; the host's kW of its limit;
+        util; power over the last minute) and per server (gen tok/s, TTFT and ITL p50/p99,
+        throughput over the minute). 3 hosts: node-b's dcgm-exporter lacks the power limit
+        (said), node-c's exporter is down (said, not zeros). 8 hosts x 8 GPUs."""
+        assert snap_compare(fleet_app(recorded_snapshot(hosts)), terminal_size=size)
+
+    def test_without_prometheus_it_says_how_to_add_one(self, snap_compare) -> None:
+        assert snap_compare(fleet_app(state=None), terminal_size=(80, 24))
+
+    def test_a_failing_prometheus_keeps_the_last_figures_and_says_why(self, snap_compare) -> None:
+        snap = recorded_snapshot(3)
+        failing = FleetSnapshot(snap.source, snap.url, snap.at + 5, snap.hosts, "failing",
+                                "no answer from http://prometheus.lab:9090 within 2 s", "timeout", snap.history_s)
+        assert snap_compare(fleet_app(failing), terminal_size=(120, 40))
+
+
+def test_the_recorded_answers_are_labelled_as_recorded_from_a_real_prometheus() -> None:
+    for n in (1, 3, 8):
+        doc = json.loads((FLEET_DATA / f"fleet-{n}.json").read_text())
+        assert "real Prometheus" in doc["recorded"]
+
+
+def test_a_session_host_prometheus_lacks_is_a_row_that_says_so() -> None:
+    snap = recorded_snapshot(3, expected={"gpu9": (), "node-a": ()})
+    rows = {h.name: h for h in snap.hosts}
+    assert rows["gpu9"].state == "missing" and "no series" in rows["gpu9"].note
+    assert rows["node-a"].state == "ok" and rows["node-a"].session_host == "node-a"
+    assert rows["node-c"].state == "down" and "node-c:9400" in rows["node-c"].note
+    assert rows["node-b"].missing == ("DCGM_FI_DEV_POWER_MGMT_LIMIT",) and rows["node-b"].limit_w is None
+
+
+async def test_keys_move_between_hosts_and_enter_asks_for_the_host() -> None:
+    snap = await recorded_snapshot_async(3, expected={"node-b": ()})
+    app = fleet_app(snap)
+    got: list[FleetPane.HostSelected] = []
+    def hook(m: object) -> None:
+        if isinstance(m, FleetPane.HostSelected) and all(m is not g for g in got):  # once, not per bubble
+            got.append(m)
+
+    async with app.run_test(size=(120, 40), message_hook=hook) as pilot:
+        app.query_one(FleetPane).focus()
+        await pilot.press("down", "enter")
+        await pilot.pause()
+    assert [(m.host, m.session_host) for m in got] == [("node-b", "node-b")]
+
+
+async def test_enter_on_a_session_host_shows_its_log_pane(example_path) -> None:
+    from cockpit.store.toml_store import load_session
+
+    session = load_session(example_path)
+    host = session.hosts[0].name
+    app = make_app(example_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("F")
+        await pilot.pause()
+        assert app.main_screen.active_tab == "fleet"
+        app.main_screen.query_one(FleetPane).post_message(FleetPane.HostSelected(host, host))
+        await pilot.pause()
+        assert app.main_screen.active_tab == "main"
+        assert app.main_screen.main_pane == "log"
+
+
+async def test_a_failed_query_is_a_state_with_the_reason() -> None:
+    from cockpit.live.fleet import FleetModel
+
+    model = FleetModel("lab", "http://x")
+    snap = model.failed(PrometheusError("unauthorized", "Prometheus refused the credentials in $P (HTTP 401)"), 1.0)
+    assert snap.state == "failing" and snap.error_kind == "unauthorized" and "$P" in (snap.error or "")
