@@ -32,6 +32,8 @@ class ExperimentControl:
         """host -> what its server of this session is doing ("l2 ready in 41 s")."""
         self.profile_states: dict[str, str] = {}
         """profile id -> a word for the Launch list (starting, loading, ready, crashed, running)."""
+        self._hosts_of: dict[str, str] = {}
+        """profile id -> the host its state in `profile_states` is about."""
         self.sweep_line = ""
         self.fallback_id: str | None = None
         self._runner: Any = None
@@ -80,6 +82,12 @@ class ExperimentControl:
         self.app.show_run_status("  ·  ".join(parts), dict(self.profile_states))
 
     def _phase(self, profile_id: str, host: str, word: str) -> None:
+        # One server of the session per host: a start there (a restart too) ends the other's state.
+        for other, where in list(self._hosts_of.items()):
+            if where == host and other != profile_id:
+                self.profile_states.pop(other, None)
+                self._hosts_of.pop(other)
+        self._hosts_of[profile_id] = host
         self.profile_states[profile_id] = word
         self.servers[host] = f"{profile_id} {word}"
         self._show()

@@ -128,3 +128,22 @@ async def test_no_sweep_runs_when_cancelled_at_the_question(tmp_path, runs):
         await pilot.pause(0.5)
         assert not list(runs.glob("*/*.pid"))  # nothing started
         assert app.controller.session.launch[0].confirmed is None
+
+
+async def test_a_restart_with_another_profile_leaves_one_server_marked_on_the_host(tmp_path, runs):
+    path, _port = _campaign(tmp_path, runs, crash=False)
+    session = load_session(path)
+    second = session.launch[0].model_copy(update={"id": "l2", "name": "second", "status": ProfileStatus.CANDIDATE})
+    save_session(session.model_copy(update={"launch": [*session.launch, second]}), path)
+    app = make_app(path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.press("7")
+        app.main_screen.query_one("#profile-list").focus()
+        await pilot.press("r")
+        await _confirm(app, pilot)
+        await until(lambda: app.experiment.profile_states.get("l1", "").startswith("ready"), pilot, timeout=60)
+        await pilot.press("down", "S")  # restart with l2: l1's server is stopped first
+        await _confirm(app, pilot)
+        await until(lambda: app.experiment.profile_states.get("l2", "").startswith("ready"), pilot, timeout=60)
+        assert "l1" not in app.experiment.profile_states
+        assert screen_text(app).count("▶ ready") == 1
