@@ -74,6 +74,24 @@ class FeedState:
         return out
 
 
+def _feeds_of(sources: LiveSources, session: Session, on_host_event: Callable[[Any], Any]) -> list[tuple[str, Any]]:
+    """(name, feed) for the resources: the session's first log, GPU and topology feeds. The
+    TUI's sources plan a feed per host and kind (`kind@host`); the resources show the first
+    host of each kind, as they always did."""
+    if sources.hosts is None:
+        return list(sources.items())
+    from cockpit.sources.host_feeds_plan import split_key
+
+    sources.hosts.add_listener(on_host_event)
+    update = sources.hosts.update(session.hosts)
+    out: dict[str, Any] = {}
+    for key, feed in update.feeds.items():
+        kind, _host = split_key(key)
+        if kind in ("log", "gpu", "topology") and kind not in out:
+            out[kind] = feed
+    return [*out.items(), *sources.items()]
+
+
 class LiveState:
     def __init__(self, make_sources: Callable[[Session], LiveSources] = sources_for_session, *,
                  kept_lines: int = KEPT_LINES, first_wait_s: float = FIRST_WAIT_S) -> None:
@@ -109,7 +127,7 @@ class LiveState:
             sources = self._sources = self.make_sources(session)
             if sources.host_events is not None:
                 sources.host_events.add_listener(self._host_event)
-            for name, feed in sources.items():
+            for name, feed in _feeds_of(sources, session, self._host_event):
                 self.feeds[name] = FeedState(getattr(feed, "description", name))
                 self._tasks.append(asyncio.create_task(self._run(name, feed), name=f"cockpit-mcp-{name}"))
 
@@ -145,7 +163,10 @@ class LiveState:
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-        pool, self._sources = (self._sources.host_events if self._sources else None), None
+        sources, self._sources = self._sources, None
+        pool = None
+        if sources is not None:
+            pool = sources.host_events or (getattr(sources.hosts, "_pool", None) if sources.hosts else None)
         if pool is not None and hasattr(pool, "close"):
             with contextlib.suppress(Exception):
                 await pool.close()
