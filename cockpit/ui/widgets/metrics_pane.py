@@ -79,6 +79,8 @@ class MetricsPane(VerticalScroll, can_focus=True):
             self._redraw()
 
     def _redraw(self) -> None:
+        if not self.query(".metrics-state"):
+            return  # mounted, its lines not yet: on_mount draws
         m = self.metrics
         state = self.query_one(".metrics-state", Static)
         if m.state == "waiting" and self.source is None:
@@ -110,6 +112,8 @@ class MetricsPane(VerticalScroll, can_focus=True):
         return end if end is not None else self.metrics.at
 
     def _draw_chart(self) -> None:
+        if not self.query(".metrics-chart"):
+            return
         self._drawn_end = end = self._axis()
         chart = chart_lines(self.series, max(20, self.scrollable_content_region.width - 1), t_end=end)
         widget = self.query_one(".metrics-chart", Static)

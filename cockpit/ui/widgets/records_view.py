@@ -53,8 +53,10 @@ class FilesTable(RecordActions, RestorableTable):
             self.add_column(header, key=header)
 
     def on_data_table_row_selected(self, event: FilesTable.RowSelected) -> None:
-        # Enter: the record in full (a long change is cut in its cell).
+        # Enter: the record in full (a long change is cut in its cell); not RecordActions' edit form
+        # (Textual calls each class's handler unless the default is prevented).
         event.stop()
+        event.prevent_default()
         if event.row_key.value:
             self.post_message(msg.FileDetailRequested(event.row_key.value))
 
