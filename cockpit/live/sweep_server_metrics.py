@@ -44,16 +44,19 @@ def window_fields(start: ServerScrape | None, end: ServerScrape | None) -> dict[
     """`server_{ttft,itl}_{p50,p99}_ms` from the observations between `start` and `end`.
 
     Empty when either scrape is missing or the server restarted between them; a latency
-    whose family is absent, or that saw no observation in the window, is left out."""
+    whose family the end lacks, or that saw no observation in the window, is left out."""
     if start is None or end is None or _restarted(start, end):
         return {}
     out: dict[str, float] = {}
     for short, names in _WINDOW:
-        # the first family the server has, the same at both ends (0.3.x: time_per_output_token)
+        # the first family the server has (0.3.x: time_per_output_token_seconds for ITL)
         name = next((n for n in names if n in end.histograms), None)
-        if name is None or name not in start.histograms:
+        if name is None:
             continue
-        delta = end.histograms[name].minus(start.histograms[name])
+        # SGLang's histograms are labelled: a family shows only after its first observation,
+        # so one absent at the start (a fresh server) means nothing observed before the point
+        before = start.histograms.get(name)
+        delta = end.histograms[name] if before is None else end.histograms[name].minus(before)
         if delta is None:  # bounds changed or a bucket went down: a restart
             return {}
         for qname, q in _QUANTILES:

@@ -72,6 +72,13 @@ def test_replica_ranks_are_one_and_data_parallel_ranks_add_up():
     assert end.histograms["time_to_first_token_seconds"].count == 20
 
 
+def test_a_family_first_seen_at_the_end_counts_from_zero():
+    # a fresh server: labelled histograms appear with their first observation
+    start = _page(requests=0)
+    end = _page(_family("time_to_first_token_seconds", {0.2: 4}), requests=4)
+    assert window_fields(start, end) == {"server_ttft_p50_ms": 150.0, "server_ttft_p99_ms": 199.0}
+
+
 def test_itl_falls_back_to_time_per_output_token_of_0_3():
     start = _page(_family("time_per_output_token_seconds", {}))
     end = _page(_family("time_per_output_token_seconds", {0.2: 4}))
@@ -169,3 +176,25 @@ def test_a_timeout_skips_that_read_and_the_next_one_asks_again():
     assert scrapes[1] is not None and scrapes[1].histograms["time_to_first_token_seconds"].count == 1
     assert fake.calls == 4 and probe.absent is None
     assert [n is not None for n in notices] == [True, False, False, False]  # said once per sweep
+
+
+@pytest.mark.parametrize("pair", ["sglang-0.4-dp2", "router-sglang_"])
+def test_the_figures_are_the_metrics_panes_for_the_same_two_scrapes(pair: str):
+    # two successive pages in SGLang's shapes (tests/data/metrics, bounds of collector.py;
+    # dp 2 x tp 2 ranks, or the router's sglang_ re-export): the point's figures are what the
+    # metrics pane (live/server_metrics.py) shows over the window between the same scrapes
+    from pathlib import Path
+
+    from cockpit.live.server_metrics import ServerMetricsFold
+
+    data = Path(__file__).resolve().parents[2] / "data" / "metrics"
+    a, b = (sglang_scrape(parse_exposition((data / f"{pair}-{x}.txt").read_text())) for x in "ab")
+    fold = ServerMetricsFold(window_s=60)
+    fold.add(a, 0.0)
+    pane = fold.add(b, 10.0).latency
+    fields = window_fields(a, b)
+    assert set(fields) == {"server_ttft_p50_ms", "server_ttft_p99_ms", "server_itl_p50_ms", "server_itl_p99_ms"}
+    for short in ("ttft", "itl"):
+        for q in ("p50", "p99"):
+            assert fields[f"server_{short}_{q}_ms"] == pytest.approx(pane[short][q] * 1000, abs=1e-3)
+    assert fields["server_ttft_p50_ms"] < fields["server_ttft_p99_ms"]
