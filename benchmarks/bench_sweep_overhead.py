@@ -1,6 +1,6 @@
 """Cockpit's own overhead per sweep point (goal: under 1 s beyond the bench tool's run).
 
-    .venv/bin/python benchmarks/bench_sweep_overhead.py [--points 8] [--no-ssh]
+    .venv/bin/python benchmarks/bench_sweep_overhead.py [--points 8] [--no-ssh] [--no-server-metrics]
 
 Runs a sweep with the STAND-IN bench client (tests/standin/bench_serving.py, as `python -m
 sglang.bench_serving`) against the STAND-IN SGLang server, on this machine and over the
@@ -10,7 +10,8 @@ loopback sshd (needs root), recording into a session that already holds 300 benc
 * client_s: the client process, start to exit (its own startup included);
 * tool_s: the client's own measured benchmark duration (its `duration`);
 * overhead_s = point wall time - client_s: what cockpit adds (spawn or channel, reading the
-  JSONL back, parsing, recording and saving the session);
+  server's /metrics at the point's start and end as `cockpit sweep` does, reading the JSONL
+  back, parsing, recording and saving the session);
 * gap_s: from one point's record saved to the next point's client started.
 
 Prints medians per mode, writes benchmarks/out/sweep_overhead.json.
@@ -35,6 +36,7 @@ from sweep_support import StandinServer, make_bench_python  # noqa: E402
 from cockpit.live.sweep_hosts import LocalBenchHost, SshBenchHost  # noqa: E402
 from cockpit.live.sweep_plan import plan_sweep  # noqa: E402
 from cockpit.live.sweep_runner import ControllerSink, PointRecorded, PointStarted, SweepRunner  # noqa: E402
+from cockpit.live.sweep_session import server_metrics_probe  # noqa: E402
 from cockpit.model.session import Benchmark, Host, LaunchProfile, Session, Sweep  # noqa: E402
 from cockpit.store.session_controller import SessionController  # noqa: E402
 from cockpit.store.toml_store import load_session, save_session  # noqa: E402
@@ -54,13 +56,15 @@ def _session(path: Path, host: Host, python: str, port: int, points: int) -> Non
                     for i in range(1, 301)]), path)
 
 
-async def _sweep(path: Path, bench_host: object) -> list[dict[str, float]]:
+async def _sweep(path: Path, bench_host: object, *, metrics: bool, pool: object = None,
+                 target: object = None) -> list[dict[str, float]]:
     session = load_session(path)
     plan = plan_sweep(session.sweeps[0], session.launch[0], session.hosts[0])
     events: list[tuple[float, object]] = []
     loop = asyncio.get_running_loop()
+    probe = server_metrics_probe(session.launch[0], plan, pool, target, session.hosts[0]) if metrics else None
     runner = SweepRunner(plan, bench_host, ControllerSink(SessionController(session, path)),  # type: ignore[arg-type]
-                         on_event=lambda e: events.append((loop.time(), e)))
+                         on_event=lambda e: events.append((loop.time(), e)), server_metrics=probe)
     outcome = await runner.run()
     assert outcome.status == "done", outcome
     rows = []
@@ -89,16 +93,19 @@ async def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--points", type=int, default=8)
     parser.add_argument("--no-ssh", action="store_true", help="only this machine (the sshd mode needs root)")
+    parser.add_argument("--no-server-metrics", action="store_true",
+                        help="do not read the server's /metrics at each point's start and end")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-sweep-"))
     os.chmod(work, 0o755)
     server = StandinServer(tok_s=4000)
-    results: dict[str, object] = {"points": args.points, "session_benchmarks": 300}
+    metrics = not args.no_server_metrics
+    results: dict[str, object] = {"points": args.points, "session_benchmarks": 300, "server_metrics": metrics}
     try:
         path = work / "local.toml"
         _session(path, Host(name="local", run_dir=str(work / "runs")), make_bench_python(work / "local"),
                  server.port, args.points)
-        rows = await _sweep(path, LocalBenchHost())
+        rows = await _sweep(path, LocalBenchHost(), metrics=metrics)
         results["local"] = {"summary": _summary(rows), "points": rows}
         if not args.no_ssh:
             from sshd_fixture import LoopbackSshd
@@ -116,7 +123,8 @@ async def main() -> int:
                 _session(path, Host(name="gpu1", ssh="cockpit-loop", run_dir=str(runs)),
                          make_bench_python(remote, python="/usr/bin/python3"), server.port, args.points)
                 async with SshPool(agent_path=None) as pool:
-                    rows = await _sweep(path, SshBenchHost(pool, sshd.target(), "gpu1"))
+                    rows = await _sweep(path, SshBenchHost(pool, sshd.target(), "gpu1"), metrics=metrics, pool=pool,
+                                        target=sshd.target())
                 results["ssh"] = {"summary": _summary(rows), "points": rows}
             finally:
                 sshd.close()
@@ -131,7 +139,8 @@ async def main() -> int:
         print(f"{mode:<6} {args.points:>6} {s['median_client_s']:>9.3f} {s['median_tool_s']:>8.3f} "
               f"{s['median_wall_s']:>8.3f} {s['median_overhead_s']:>11.3f} {s['max_overhead_s']:>10.3f} "
               f"{s['median_gap_s']:>7.3f} {s['median_beyond_tool_s']:>14.3f}")
-    print("goal: overhead (wall - client) under 1 s per point; medians over points")
+    print(f"goal: overhead (wall - client) under 1 s per point; medians over points; server /metrics read at "
+          f"each point's start and end: {'yes' if metrics else 'no'}")
     OUT.mkdir(exist_ok=True)
     (OUT / "sweep_overhead.json").write_text(json.dumps(results, indent=2) + "\n")
     return 0

@@ -27,7 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("sweep", help="run a [[sweeps]] workload with sglang.bench_serving, a benchmark per point",
                        description="Run SWEEP (id or name) on the running launch profile: per concurrency, "
                                    "`python -m sglang.bench_serving ... --max-concurrency C` on the profile's "
-                                   "host, recorded as a benchmark with GPU power and the server log's peaks. "
+                                   "host, recorded as a benchmark with GPU power, the server log's peaks and the server's "
+                                   "own TTFT/ITL percentiles (when it serves /metrics). "
                                    "Exit 0 done, 1 a point failed, 2 server not ready, 3 not confirmed.")
     p.add_argument("session")
     p.add_argument("sweep", metavar="SWEEP", help="a sweep id (s1) or name")
@@ -73,8 +74,8 @@ async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) 
     from cockpit.live.sweep_plan import plan_sweep, sweep_fingerprint
     from cockpit.live.sweep_runner import ControllerSink, SweepRunner
     from cockpit.live.sweep_session import (
-        bench_host, confirm_sweep, host_target, outcome_text, pick_profile, running_profiles, server_ready,
-        watch_tasks,
+        bench_host, confirm_sweep, host_target, outcome_text, pick_profile, running_profiles, server_metrics_probe,
+        server_ready, watch_tasks,
     )
     from cockpit.store.session_controller import SessionController
 
@@ -111,7 +112,8 @@ async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) 
         confirm_sweep(controller, sweep.id, stamp)
         await sink.flush()
 
-    runner = SweepRunner(plan, bench_host(pool, target, host), sink, on_event=_Printer(sys.stdout.isatty()))
+    runner = SweepRunner(plan, bench_host(pool, target, host), sink, on_event=_Printer(sys.stdout.isatty()),
+                         server_metrics=server_metrics_probe(profile, plan, pool, target, host))
     feeds = [asyncio.create_task(task) for task in watch_tasks(runner, host, target, pool, running.get(profile.id))]
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, runner.cancel)
@@ -143,7 +145,7 @@ class _Printer:
 
     def __call__(self, event: Any) -> None:
         from cockpit.live.sweep_runner import (
-            PointFailed, PointProgress, PointRecorded, PointRetrying, PointSkipped, PointStarted,
+            PointFailed, PointProgress, PointRecorded, PointRetrying, PointSkipped, PointStarted, SweepNote,
         )
 
         head = f"[{getattr(event, 'index', 0)}/{getattr(event, 'total', 0)}] c={getattr(event, 'concurrency', '')}"
@@ -172,6 +174,8 @@ class _Printer:
             _say(f"{head} {event.reason}; running the point again")
         elif isinstance(event, PointFailed):
             _say(f"{head} FAILED: {event.reason}")
+        elif isinstance(event, SweepNote):
+            _say(f"note: {event.text}")
 
 
 def _clock(seconds: float) -> str:
@@ -186,6 +190,16 @@ def _figures(fields: dict[str, Any]) -> str:
                       ("peak_running", "peak running {}"), ("peak_queued", "queued {}")):
         if fields.get(name) is not None:
             parts.append(fmt.format(fields[name]))
+    for what in ("ttft", "itl"):  # the server's own percentiles over the point (its /metrics)
+        p50, p99 = fields.get(f"server_{what}_p50_ms"), fields.get(f"server_{what}_p99_ms")
+        if p50 is not None or p99 is not None:
+            parts.append(f"server {what.upper()} p50/p99 {_ms(p50)}/{_ms(p99)} ms")
     if fields.get("error_labels"):
         parts.append("errors " + ",".join(fields["error_labels"]))
     return ", ".join(parts)
+
+
+def _ms(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.0f}" if value >= 10 else f"{value:.1f}" if value >= 1 else f"{value:.2f}"

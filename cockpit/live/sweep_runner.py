@@ -4,9 +4,12 @@ fallback), recorded as a Benchmark tied to the profile with what cockpit saw mea
 (sweep_watch). No Textual: the TUI and `cockpit sweep` drive the same runner.
 
 * Progress: `on_event` gets PointStarted / PointProgress / PointRetrying / PointRecorded /
-  PointSkipped / PointFailed, then SweepFinished.
+  PointSkipped / PointFailed, then SweepFinished; a SweepNote says once what the sweep
+  records without (a server that exposes no metrics).
 * Observations: call `gpu_tick(samples)` and `log_event(event)` from the GPU and log feeds;
-  they count for the point running at the time.
+  they count for the point running at the time. With `server_metrics` (a
+  ServerMetricsProbe), the server's `/metrics` is read just before each client starts and
+  just after it exits: the point's server-side TTFT / ITL percentiles (sweep_server_metrics).
 * Cancel: `cancel()` kills the running client; points already recorded stay.
 * A dropped link during a point: the runner waits for it to come back, records the point
   if its record reached the host's file before the drop, else kills what is left and runs
@@ -27,13 +30,15 @@ from typing import Any, Protocol
 
 from cockpit.live.sweep_hosts import BenchHost, LinkLost
 from cockpit.live.sweep_plan import PlannedPoint, SweepPlan
+from cockpit.live.sweep_server_metrics import ServerMetricsProbe
 from cockpit.live.sweep_watch import PointWatch
 from cockpit.parse.bench_result_jsonl import BenchOutcome, from_record, from_stdout, last_record
 from cockpit.parse.gpu_sample import GpuSample
+from cockpit.parse.sglang_metrics import ServerScrape
 
 __all__ = [
     "ControllerSink", "PointFailed", "PointProgress", "PointRecorded", "PointRetrying", "PointSink", "PointSkipped",
-    "PointStarted", "SweepEvent", "SweepFinished", "SweepOutcome", "SweepRunner", "benchmark_fields",
+    "PointStarted", "SweepEvent", "SweepFinished", "SweepNote", "SweepOutcome", "SweepRunner", "benchmark_fields",
 ]
 
 _STDOUT_KEEP = 4000  # lines of the client's stdout kept for the fallback (the block is ~50 at the end)
@@ -122,7 +127,15 @@ class SweepFinished:
     outcome: SweepOutcome
 
 
-SweepEvent = PointStarted | PointProgress | PointRetrying | PointRecorded | PointSkipped | PointFailed | SweepFinished
+@dataclass(frozen=True, slots=True)
+class SweepNote:
+    """Said once: something every point goes without (e.g. the server exposes no metrics)."""
+
+    text: str
+
+
+SweepEvent = (PointStarted | PointProgress | PointRetrying | PointRecorded | PointSkipped | PointFailed
+              | SweepFinished | SweepNote)
 
 
 # ----- where records go -------------------------------------------------------------------------
@@ -230,13 +243,14 @@ class _Output:
 class SweepRunner:
     def __init__(self, plan: SweepPlan, host: BenchHost, sink: PointSink, *,
                  on_event: Callable[[SweepEvent], Any] | None = None, clock: Callable[[], float] = time.monotonic,
-                 retries: int = 1) -> None:
+                 retries: int = 1, server_metrics: ServerMetricsProbe | None = None) -> None:
         self.plan = plan
         self.host = host
         self.sink = sink
         self.on_event = on_event or (lambda event: None)
         self.clock = clock
         self.retries = retries
+        self.server_metrics = server_metrics
         self.watch: PointWatch | None = None
         """The running point's observations (None between points)."""
         self.current: PlannedPoint | None = None
@@ -326,6 +340,7 @@ class SweepRunner:
                                             output.progress))
 
         watch = PointWatch()
+        watch.server_start = await self._server_scrape()
         self.watch = watch
         self.on_event(PointStarted(point.index, total, point.concurrency, attempt, shlex.join(argv)))
         client_start = self.clock()
@@ -337,6 +352,7 @@ class SweepRunner:
             try:
                 record = last_record(await self.host.read_text(out_file) or "")
                 if record is not None:
+                    watch.server_end = await self._server_scrape()  # the client is done: nothing of it comes later
                     return (from_record(record), watch, None), ""
                 await self.host.kill_leftover(pidfile, out_file)
             except LinkLost as again:
@@ -347,6 +363,7 @@ class SweepRunner:
             return None, f"cannot run the client: {exc}"
         self.watch = None
         client_s = self.clock() - client_start
+        watch.server_end = await self._server_scrape()
         try:
             record = last_record(await self.host.read_text(out_file) or "")
         except LinkLost:
@@ -356,3 +373,12 @@ class SweepRunner:
             said = "; ".join(list(output.tail)[-3:]) or "no output"
             return None, f"exit status {status}, no result: {said}"
         return (result, watch, client_s), ""
+
+    async def _server_scrape(self) -> ServerScrape | None:
+        """The server's metrics now (None without a probe or an endpoint); says once why not."""
+        if self.server_metrics is None:
+            return None
+        scrape = await self.server_metrics.read()
+        if (notice := self.server_metrics.notice()) is not None:
+            self.on_event(SweepNote(notice))
+        return scrape

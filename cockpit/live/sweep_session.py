@@ -11,11 +11,12 @@ from typing import Any
 
 from cockpit.live.sweep_plan import SweepPlan, profile_host
 from cockpit.live.sweep_runner import SweepOutcome
+from cockpit.live.sweep_server_metrics import ServerMetricsProbe, metrics_url_for
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 
 __all__ = ["find_sweep", "running_profiles", "pick_profile", "host_target", "server_ready",
-           "confirm_sweep", "watch_tasks", "bench_host", "outcome_text"]
+           "confirm_sweep", "watch_tasks", "bench_host", "server_metrics_probe", "outcome_text"]
 
 
 def find_sweep(session: Session, ref: str) -> Sweep:
@@ -88,6 +89,23 @@ async def server_ready(profile: LaunchProfile, plan: SweepPlan, pool: Any, targe
     except HttpGetError as exc:
         return f"the server of profile {profile.id} on {plan.where} is not ready: {exc}"
     return None
+
+
+def server_metrics_probe(profile: LaunchProfile, plan: SweepPlan, pool: Any, target: Any,
+                         host: Host | None) -> ServerMetricsProbe:
+    """What reads the server's `/metrics` at each point's start and end (the runner's
+    `server_metrics`): the host's `metrics_url`, else the profile's server port, through
+    the host's SSH connection when it has `ssh` (as `server_ready` reaches `/health`)."""
+    from cockpit.sources.metrics_scrape import scrape_once
+
+    url = metrics_url_for(host, profile_host(profile.command), plan.port)
+    name = host.name if host is not None else None
+
+    async def scrape(cache: Any) -> Any:
+        return await scrape_once(url, host=name, pool=pool if target else None, target=target,
+                                 timeout_s=5.0, cache=cache)
+
+    return ServerMetricsProbe(url, scrape)
 
 
 def confirm_sweep(controller: Any, sweep_id: str, stamp: str) -> None:

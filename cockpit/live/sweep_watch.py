@@ -1,7 +1,8 @@
 """What cockpit saw while one sweep point ran: GPU power (mean, peak, share of the summed
-limits), the server log's peak running and queued requests, and the error labels it
-showed. Fed by whatever samples GPUs and follows the log (the TUI's feeds, the CLI's own);
-pure arithmetic, no I/O.
+limits), the server log's peak running and queued requests, the error labels it showed,
+and the server's own TTFT / ITL percentiles over the point (its `/metrics` at the point's
+start and end, live/sweep_server_metrics.py). Fed by whatever samples GPUs and follows the
+log (the TUI's feeds, the CLI's own) and by the runner's two scrapes; pure arithmetic, no I/O.
 """
 
 from __future__ import annotations
@@ -9,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from cockpit.live.sweep_server_metrics import window_fields
 from cockpit.parse.gpu_sample import GpuSample
 from cockpit.parse.log_events import DecodeBatch, ErrorBlock, ErrorLine, LogEvent, PrefillBatch
+from cockpit.parse.sglang_metrics import ServerScrape
 
 __all__ = ["PointWatch"]
 
@@ -25,6 +28,9 @@ class PointWatch:
         self.peak_running: int | None = None
         self.peak_queued: int | None = None
         self.error_labels: set[str] = set()
+        self.server_start: ServerScrape | None = None
+        self.server_end: ServerScrape | None = None
+        """The server's `/metrics` just before the client started and just after it exited."""
 
     def gpu_tick(self, samples: Iterable[GpuSample]) -> None:
         """One tick: every GPU of the host at one instant. A tick where a GPU's draw is
@@ -47,7 +53,8 @@ class PointWatch:
             self.error_labels.update(event.labels)
 
     def fields(self, *, total_tokens: int | None, duration_s: float | None) -> dict[str, Any]:
-        """Power figures and log peaks; tokens per joule = tokens / (mean power x duration)."""
+        """Power figures, log peaks and the server's percentiles over the point; tokens per
+        joule = tokens / (mean power x duration)."""
         out: dict[str, Any] = {}
         if self.tick_power:
             mean = sum(self.tick_power) / len(self.tick_power)
@@ -63,4 +70,5 @@ class PointWatch:
             out["peak_queued"] = self.peak_queued
         if self.error_labels:
             out["error_labels"] = sorted(self.error_labels)
+        out.update(window_fields(self.server_start, self.server_end))
         return out

@@ -279,6 +279,7 @@ _SWEEP_COLUMNS: tuple[tuple[str, Callable[[Benchmark], str], bool], ...] = (
     ("output tok/s", lambda b: _num(b.output_tok_s), True),
     ("per-stream tok/s", lambda b: _num(b.metric(Metric.OUTPUT_TOK_S_PER_STREAM)), True),
     ("TTFT p99 ms", lambda b: _num(b.ttft_p99_ms), False),
+    ("server TTFT p99 ms", lambda b: _num(b.server_ttft_p99_ms), False),
     ("power share", lambda b: _share(b.power_share), False),
     ("tok/J", lambda b: _num(b.tok_per_joule), False),
     ("run", lambda b: b.id, True),

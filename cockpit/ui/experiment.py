@@ -260,7 +260,7 @@ class ExperimentControl:
         from cockpit.live.sweep_runner import ControllerSink, SweepRunner
         from cockpit.live.sweep_session import (
             bench_host, confirm_sweep, find_sweep, host_target, outcome_text, pick_profile, running_profiles,
-            server_ready, watch_tasks,
+            server_metrics_probe, server_ready, watch_tasks,
         )
 
         session, pool = self.session, self.pool()
@@ -290,7 +290,8 @@ class ExperimentControl:
             confirm_sweep(self.app.controller, sweep.id, stamp)
             self.app.save()
         runner = SweepRunner(plan, bench_host(pool, target, host), ControllerSink(self.app.controller, save=False),
-                             on_event=self._sweep_event)
+                             on_event=self._sweep_event,
+                             server_metrics=server_metrics_probe(profile, plan, pool, target, host))
         self._runner = runner
         watchers = [asyncio.create_task(task) for task in watch_tasks(runner, host, target, pool, running.get(profile.id))]
         self._sweep_started = time.monotonic()
@@ -308,8 +309,12 @@ class ExperimentControl:
 
     def _sweep_event(self, event: Any) -> None:
         from cockpit.live.sweep_runner import (
-            PointFailed, PointProgress, PointRecorded, PointRetrying, PointStarted,
+            PointFailed, PointProgress, PointRecorded, PointRetrying, PointStarted, SweepNote,
         )
+
+        if isinstance(event, SweepNote):
+            self.app.notify(event.text, severity="warning", timeout=10)
+            return
 
         head = f"sweep point {getattr(event, 'index', 0)} of {getattr(event, 'total', 0)}, c={getattr(event, 'concurrency', '')}"
         if isinstance(event, PointStarted):

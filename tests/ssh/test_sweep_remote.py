@@ -17,6 +17,7 @@ from cockpit.live.sweep_plan import plan_sweep
 from cockpit.live.sweep_runner import (
     ControllerSink, PointProgress, PointRecorded, PointRetrying, PointStarted, SweepRunner,
 )
+from cockpit.live.sweep_session import server_metrics_probe
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.sources.ssh_pool import Backoff, SshPool
 from cockpit.store.session_controller import SessionController
@@ -49,12 +50,15 @@ def _setup(tmp_path: Path, sshd, port: int, **sweep_kw: object) -> tuple[Path, P
     return path, runs
 
 
-async def _run(path: Path, sshd, events: list, during=None):
+async def _run(path: Path, sshd, events: list, during=None, metrics: bool = False):
     session = load_session(path)
     plan = plan_sweep(session.sweeps[0], session.launch[0], session.hosts[0])
     async with SshPool(backoff=FAST, agent_path=None) as pool:
         host = SshBenchHost(pool, sshd.target(), "gpu1", reconnect_s=30)
-        runner = SweepRunner(plan, host, ControllerSink(SessionController(session, path)), on_event=events.append)
+        # /metrics on the host's loopback, reached through its SSH connection (a direct TCP channel)
+        probe = server_metrics_probe(session.launch[0], plan, pool, sshd.target(), session.hosts[0]) if metrics else None
+        runner = SweepRunner(plan, host, ControllerSink(SessionController(session, path)), on_event=events.append,
+                             server_metrics=probe)
 
         async def ticks() -> None:
             while True:
@@ -74,11 +78,12 @@ async def _run(path: Path, sshd, events: list, during=None):
 def test_four_points_over_ssh(tmp_path: Path, sshd, server) -> None:
     path, runs = _setup(tmp_path, sshd, server.port)
     events: list = []
-    outcome, _ = asyncio.run(_run(path, sshd, events))
+    outcome, _ = asyncio.run(_run(path, sshd, events, metrics=True))
     assert outcome.status == "done"
     benches = load_session(path).benchmarks
     assert [b.concurrency for b in benches] == [1, 2, 4, 8]
     assert all(b.power_mean_w == 500.0 and b.tok_per_joule and b.total_tok_s for b in benches)
+    assert all(b.server_ttft_p50_ms is not None and b.server_itl_p99_ms is not None for b in benches)
     assert len(list((runs / "sweeps").glob("*.jsonl"))) == 4  # written on the host, by the login user
     assert any(isinstance(e, PointProgress) and "%|" in e.line for e in events)
 
@@ -95,7 +100,9 @@ def test_sshd_killed_during_a_point_no_duplicate_and_no_lost_record(tmp_path: Pa
         await asyncio.sleep(0.5)
         await asyncio.to_thread(sshd.start)
 
-    outcome, runner = asyncio.run(_run(path, sshd, events, during=kill_during_c2))
+    # the server's metrics are read through the same link: a scrape across the drop costs that
+    # point its server percentiles, nothing more
+    outcome, runner = asyncio.run(_run(path, sshd, events, during=kill_during_c2, metrics=True))
     benches = load_session(path).benchmarks
     assert sorted(b.concurrency for b in benches) == [1, 2, 4, 8]  # each once: none lost, none twice
     assert outcome.status == "done" and len(set(outcome.recorded)) == 4

@@ -13,7 +13,9 @@ It behaves as sglang.launch_server does in everything cockpit observes, so the e
   `/v1/models`, `/model_info`, `/get_model_info`, `/server_info`, `/get_server_info`,
   `/generate` and `/v1/completions` (+ `/v1/chat/completions`), streamed as server-sent events
   the way SGLang streams them, one token per 1/tok_s seconds per request, and `/metrics` with
-  the `sglang:` gauge and counter families;
+  the `sglang:` gauge and counter families and the TTFT / ITL / e2e histograms, filled from
+  the requests it serves (a 404 there with --standin-no-metrics, as SGLang started without
+  --enable-metrics answers);
 * a crash on request: a real-looking traceback ending in `torch.OutOfMemoryError: CUDA out of
   memory`, SGLang's `Received sigquit from a child process` line, exit code 1.
 
@@ -26,6 +28,7 @@ Stand-in controls (flag, or env var STANDIN_<NAME>):
   --standin-crash PHASE   crash during `load`, `capture` (default when given bare) or `serve`
                           (the first request after ready)
   --standin-ignore-term   ignore SIGTERM (leader and child), to test the SIGKILL escalation
+  --standin-no-metrics    no `/metrics` (404), as a server started without --enable-metrics
 Plain standard library only: it must run on any host cockpit reaches, with any python3.
 """
 
@@ -81,6 +84,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                    choices=("load", "capture", "serve"))
     p.add_argument("--standin-ignore-term", action="store_true",
                    default=_env_default("ignore_term", "") not in ("", "0"))
+    p.add_argument("--standin-no-metrics", action="store_true",
+                   default=_env_default("no_metrics", "") not in ("", "0"))
     args, _unknown = p.parse_known_args(argv)  # every other real flag: accepted, ignored
     args.served_model_name = args.served_model_name or args.model_path
     return args
@@ -291,7 +296,7 @@ def make_handler(args: argparse.Namespace, sched: Scheduler, child: subprocess.P
                             "max_total_num_tokens": MAX_TOTAL_TOKENS,
                             "max_running_requests": args.max_running_requests,
                             "internal_states": [{"last_gen_throughput": 0.0}]})
-            elif path == "/metrics":
+            elif path == "/metrics" and not args.standin_no_metrics:
                 self._text(sched.metrics())
             else:
                 self._json({"detail": "Not Found"}, 404)
@@ -420,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
          f"host={args.host!r}, port={args.port}, mem_fraction_static=0.88, "
          f"max_running_requests={args.max_running_requests}, tp_size={args.tp}, dp_size=1, "
          f"served_model_name={args.served_model_name!r}, decode_log_interval={args.decode_log_interval}, "
-         f"enable_metrics=True, standin=True)", None)
+         f"enable_metrics={not args.standin_no_metrics}, standin=True)", None)
     # the "scheduler" process: real SGLang runs one per rank; a stop must reach it too
     child_code = ("import signal, time\n"
                   + ("signal.signal(signal.SIGTERM, signal.SIG_IGN)\n" if args.standin_ignore_term else "")

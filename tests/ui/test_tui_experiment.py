@@ -83,6 +83,8 @@ async def test_start_confirmed_ready_sweep_recorded_then_stop_leaves_nothing(tmp
         assert [(b.sweep, b.concurrency, b.profile) for b in benches] == [("s1", 1, "l1"), ("s1", 2, "l1")]
         assert all(b.total_tok_s and b.total_tok_s > 0 for b in benches)
         assert all(b.peak_running is not None for b in benches)  # seen in the followed log
+        assert all(b.server_ttft_p99_ms is not None and b.server_itl_p50_ms is not None
+                   for b in benches)  # the server's /metrics read at each point's start and end
 
         pgid = int(next(runs.glob("*/*.pid")).read_text())
         assert group_members(pgid)

@@ -60,15 +60,34 @@ def test_yes_runs_every_point_records_them_and_remembers_the_confirmation(tmp_pa
     assert res.returncode == 0, res.stdout + res.stderr
     for i, c in enumerate((1, 2, 4, 8), start=1):
         assert f"[{i}/4] c={c} recorded b" in res.stdout
+    recorded = [line for line in res.stdout.splitlines() if " recorded b" in line]
+    assert len(recorded) == 4 and all("server TTFT p50/p99 " in line and "server ITL p50/p99 " in line
+                                      for line in recorded)  # the stand-in serves /metrics
+    assert "note:" not in res.stdout
     session = load_session(path)
     assert [b.concurrency for b in session.benchmarks] == [1, 2, 4, 8]
     assert all(b.profile == "l1" and b.sweep == "s1" for b in session.benchmarks)
     assert session.benchmarks[-1].peak_running and session.benchmarks[-1].peak_running >= 2  # from the log
+    assert all(b.server_ttft_p99_ms is not None and b.server_itl_p50_ms is not None for b in session.benchmarks)
     assert session.last_action and "4 of 4 points recorded" in session.last_action.text
     assert session.sweeps[0].confirmed
     again = _cockpit("sweep", str(path), "s1", "--profile", "base")  # confirmed before: no --yes needed
     assert again.returncode == 0, again.stderr
     assert len(load_session(path).benchmarks) == 8
+
+
+def test_a_server_without_metrics_is_said_once_and_the_sweep_goes_on(tmp_path: Path) -> None:
+    srv = StandinServer(tok_s=3000, extra=("--standin-no-metrics",))
+    try:
+        path = _session(tmp_path, srv.port, None, concurrencies=[1, 2])
+        res = _cockpit("sweep", str(path), "s1", "--yes")
+    finally:
+        srv.close()
+    assert res.returncode == 0, res.stdout + res.stderr
+    notes = [line for line in res.stdout.splitlines() if line.startswith("note:")]
+    assert len(notes) == 1 and "exposes no metrics" in notes[0] and "--enable-metrics" in notes[0]
+    assert "server TTFT" not in res.stdout
+    assert [b.server_ttft_p50_ms for b in load_session(path).benchmarks] == [None, None]
 
 
 def test_no_server_on_the_port_is_exit_2(tmp_path: Path) -> None:

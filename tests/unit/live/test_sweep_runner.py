@@ -14,8 +14,9 @@ from sweep_support import StandinServer, make_bench_python, pid_alive, standin_g
 from cockpit.live.sweep_hosts import LocalBenchHost
 from cockpit.live.sweep_plan import plan_sweep
 from cockpit.live.sweep_runner import (
-    ControllerSink, PointFailed, PointProgress, PointRecorded, PointSkipped, PointStarted, SweepRunner,
+    ControllerSink, PointFailed, PointProgress, PointRecorded, PointSkipped, PointStarted, SweepNote, SweepRunner,
 )
+from cockpit.live.sweep_session import server_metrics_probe
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.parse.sglang_log import parse_line
 from cockpit.store.session_controller import SessionController
@@ -41,10 +42,13 @@ def _session(tmp_path: Path, port: int, python: str, **sweep_kw: object) -> Path
     return path
 
 
-def _runner(path: Path, events: list, run_id: str | None = None, **kw: object) -> tuple[SweepRunner, SessionController]:
+def _runner(path: Path, events: list, run_id: str | None = None, metrics: bool = False,
+            **kw: object) -> tuple[SweepRunner, SessionController]:
     session = load_session(path)
     controller = SessionController(session, path)
     plan = plan_sweep(session.sweeps[0], session.launch[0], session.hosts[0], run_id=run_id)
+    if metrics:  # as `cockpit sweep` and the TUI wire it: the profile's port, this machine
+        kw["server_metrics"] = server_metrics_probe(session.launch[0], plan, None, None, session.hosts[0])
     return SweepRunner(plan, LocalBenchHost(), ControllerSink(controller), on_event=events.append, **kw), controller
 
 
@@ -209,3 +213,48 @@ def test_a_missing_interpreter_fails_the_point_with_the_reason(tmp_path: Path) -
     outcome = asyncio.run(runner.run())
     assert outcome.status == "failed" and "cannot run the client" in outcome.failed[0][1]
     assert "no-such-python" in outcome.failed[0][1]
+
+
+SERVER_FIELDS = ("server_ttft_p50_ms", "server_ttft_p99_ms", "server_itl_p50_ms", "server_itl_p99_ms")
+
+
+def test_each_point_records_the_servers_own_ttft_and_itl_percentiles(tmp_path: Path) -> None:
+    # 80 tok/s per request: every inter-token gap is at least 12.5 ms, and the first token
+    # comes one gap after admission; the stand-in's buckets put both in (10, 20] ms
+    server = StandinServer(tok_s=80)
+    try:
+        path = _session(tmp_path, server.port, make_bench_python(tmp_path), output_len=8, concurrencies=[1, 4])
+        events: list = []
+        runner, _ = _runner(path, events, metrics=True)
+        outcome = asyncio.run(runner.run())
+    finally:
+        server.close()
+    assert outcome.status == "done"
+    benches = load_session(path).benchmarks
+    assert [b.concurrency for b in benches] == [1, 4]
+    for b in benches:
+        assert b.server_ttft_p50_ms is not None and b.server_ttft_p99_ms is not None
+        assert b.server_itl_p50_ms is not None and b.server_itl_p99_ms is not None
+        assert 10.0 <= b.server_ttft_p50_ms <= b.server_ttft_p99_ms < 250.0
+        assert 10.0 <= b.server_itl_p50_ms <= 20.0 and b.server_itl_p50_ms <= b.server_itl_p99_ms < 250.0
+    recorded = [e for e in events if isinstance(e, PointRecorded)]
+    assert all(set(SERVER_FIELDS) <= set(e.fields) for e in recorded)
+    assert not [e for e in events if isinstance(e, SweepNote)]
+
+
+def test_a_server_without_metrics_records_the_points_without_them_and_says_so_once(tmp_path: Path) -> None:
+    server = StandinServer(tok_s=3000, extra=("--standin-no-metrics",))
+    try:
+        path = _session(tmp_path, server.port, make_bench_python(tmp_path), concurrencies=[1, 2, 4])
+        events: list = []
+        runner, _ = _runner(path, events, metrics=True)
+        outcome = asyncio.run(runner.run())
+    finally:
+        server.close()
+    assert outcome.status == "done"
+    benches = load_session(path).benchmarks
+    assert [b.concurrency for b in benches] == [1, 2, 4] and all(b.total_tok_s for b in benches)
+    assert all(getattr(b, name) is None for b in benches for name in SERVER_FIELDS)
+    notes = [e.text for e in events if isinstance(e, SweepNote)]
+    assert len(notes) == 1 and "--enable-metrics" in notes[0] and "HTTP 404" in notes[0]
+    assert isinstance(events[0], SweepNote)  # said before the first point runs
