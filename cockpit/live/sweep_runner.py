@@ -205,7 +205,8 @@ def benchmark_fields(plan: SweepPlan, point: PlannedPoint, result: BenchOutcome,
     }
     fields.update(result.fields)
     fields["concurrency"] = point.concurrency  # what was asked, whatever the record says
-    fields.update(watch.fields(total_tokens=result.total_tokens, duration_s=result.fields.get("duration_s")))
+    fields.update(watch.fields(total_tokens=result.total_tokens, duration_s=result.fields.get("duration_s"),
+                               total_tok_s=result.fields.get("total_tok_s")))
     if result.completed is not None and result.completed < point.prompts:
         fields["notes"] = f"{result.completed} of {point.prompts} requests completed"
     return fields

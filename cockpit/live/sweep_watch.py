@@ -52,9 +52,12 @@ class PointWatch:
         elif isinstance(event, (ErrorLine, ErrorBlock)):
             self.error_labels.update(event.labels)
 
-    def fields(self, *, total_tokens: int | None, duration_s: float | None) -> dict[str, Any]:
+    def fields(self, *, total_tokens: int | None, duration_s: float | None,
+               total_tok_s: float | None = None) -> dict[str, Any]:
         """Power figures, log peaks and the server's percentiles over the point; tokens per
-        joule = tokens / (mean power x duration)."""
+        joule = tokens / (mean power x duration), i.e. total tok/s / mean power: the tool's
+        own throughput when it gives one (its duration is rounded to the millisecond, which
+        is percents of a short point)."""
         out: dict[str, Any] = {}
         if self.tick_power:
             mean = sum(self.tick_power) / len(self.tick_power)
@@ -62,7 +65,9 @@ class PointWatch:
             out["power_peak_w"] = round(max(self.tick_power), 1)
             if self.limit_w:
                 out["power_share"] = round(mean / self.limit_w, 4)
-            if total_tokens and duration_s and mean > 0:
+            if total_tok_s and mean > 0:
+                out["tok_per_joule"] = round(total_tok_s / mean, 4)
+            elif total_tokens and duration_s and mean > 0:
                 out["tok_per_joule"] = round(total_tokens / (mean * duration_s), 4)
         if self.peak_running is not None:
             out["peak_running"] = self.peak_running
