@@ -46,6 +46,8 @@ class SourceState:
     """The source in words ("tail gpu1:/var/log/sglang.log", "gpu1: reconnecting in 8 s")."""
     connected: bool | None = None
     """Connected (True) or lost its host (False); None when unchanged."""
+    waiting: bool | None = None
+    """Waits for its missing log file (True) or reads it again (False); None when unchanged."""
 
 
 @dataclass(frozen=True, slots=True)

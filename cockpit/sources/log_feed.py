@@ -100,6 +100,9 @@ class LogBatch:
     ended: bool = False
     """`stream(parse=False)`: the file was rotated or truncated before `data` (after the
     notes): an unfinished traceback ends there."""
+    waiting: bool | None = None
+    """After this batch the source waits for its missing file (True) or reads it again
+    (False; `state` is then the description again); None when unchanged."""
 
 
 def describe_event(ev: Any) -> str:
@@ -225,10 +228,13 @@ class LogFeed:
         notes: list[str] = []
 
         def batch(**kw: Any) -> LogBatch:
-            return LogBatch(events, notes, state, connected=connected, data=b"".join(chunks), ended=ended, **kw)
+            return LogBatch(events, notes, state, connected=connected, data=b"".join(chunks), ended=ended,
+                            waiting=waiting, **kw)
 
         state: str | None = None
         connected: bool | None = None  # sent with `state`: both say what the host did
+        waiting: bool | None = None  # sent with `state`: the file is missing, or back
+        missing = False  # a waiting notice came and no data since
         n_lines = 0
         deadline: float | None = None
         scans: list[asyncio.Task[None]] = []
@@ -255,6 +261,7 @@ class LogFeed:
                     if events or chunks or notes:  # the summary is of text before all events: order is free
                         yield batch()
                         events, chunks, ended, notes, state, connected, n_lines, deadline = [], [], False, [], None, None, 0, None
+                        waiting = None
                     yield LogBatch([], [], None, item.summary)
                     continue
                 if host_events:  # from the pool's listener, in the order they happened
@@ -265,6 +272,8 @@ class LogFeed:
                             connected = isinstance(ev, HostConnected)
                     host_events.clear()
                     deadline = deadline or time.monotonic() + self.max_delay_s
+                if missing and isinstance(item, (LogBytes, TailRotated, TailTruncated)):
+                    missing, waiting, state = False, False, self.description  # the file is back
                 if isinstance(item, LogBytes):
                     data = item.data
                     if first_data and self.preview_bytes and len(data) > 4 * self.preview_bytes:
@@ -274,8 +283,8 @@ class LogFeed:
                         if cut:
                             # (notes wait for the full batch: the preview is thrown away)
                             yield LogBatch(LogParser().feed(data[cut:]), [], state, preview=True,
-                                           connected=connected)
-                            state = connected = None
+                                           connected=connected, waiting=waiting)
+                            state = connected = waiting = None
                     first_data = False
                     if not parse:
                         chunks.append(data)
@@ -290,7 +299,10 @@ class LogFeed:
                     if events or chunks:  # a note belongs between the lines before it and after it
                         yield batch()
                         events, chunks, ended, notes, state, connected, n_lines = [], [], False, [], None, None, 0
+                        waiting = None
                     notes.append(describe_event(item))
+                    if isinstance(item, TailNotice) and item.waiting:
+                        missing, waiting, state = True, True, describe_event(item)
                     if isinstance(item, (TailRotated, TailTruncated)):
                         if parse:
                             events += parser.end()  # an unfinished traceback ends with its file
@@ -301,6 +313,7 @@ class LogFeed:
                                                     or (deadline is not None and time.monotonic() >= deadline)):
                     yield batch()
                     events, chunks, ended, notes, state, connected, n_lines, deadline = [], [], False, [], None, None, 0, None
+                    waiting = None
         finally:
             for task in [reader, *scans]:
                 task.cancel()

@@ -204,7 +204,7 @@ class ResumableTail:
                 except FileNotFoundError:
                     if not said_missing:
                         said_missing = True
-                        yield TailNotice(f"{path}: no such file yet; waiting for it")
+                        yield TailNotice(f"{path}: no such file yet; waiting for it", waiting=True)
                     await asyncio.sleep(self.poll_interval_s)
             st = os.fstat(fd)
             backlog = None
@@ -236,7 +236,7 @@ class ResumableTail:
                 except FileNotFoundError:
                     if not gone:
                         gone = True
-                        yield TailNotice(f"{path} has become inaccessible; waiting for it")
+                        yield TailNotice(f"{path} has become inaccessible; waiting for it", waiting=True)
                     await asyncio.sleep(self.poll_interval_s)
                     continue
                 cur = os.fstat(fd)
@@ -372,14 +372,14 @@ class ResumableTail:
             if mode == "resume" and ino is None:
                 if (ev := self._flush()) is not None:
                     out.append(ev)
-                out.append(TailNotice(f"{path}: no such file now; waiting for it"))
+                out.append(TailNotice(f"{path}: no such file now; waiting for it", waiting=True))
             elif mode == "resume" and not ((self.inode is None or ino == self.inode) and start == self.offset):
                 if (ev := self._flush()) is not None:
                     out.append(ev)
                 out.append(TailRotated(path, "replaced while disconnected") if ino != self.inode and self.inode
                            else TailTruncated(path, "truncated while disconnected"))
             elif ino is None:
-                out.append(TailNotice(f"{path}: no such file yet; waiting for it"))
+                out.append(TailNotice(f"{path}: no such file yet; waiting for it", waiting=True))
             self.inode, self.offset = ino, start
         elif text == "@old":
             pass  # the rest of the old file (found by inode) follows, counted as usual

@@ -61,6 +61,9 @@ class TailNotice:
     inaccessible, the remote tail exited and is restarted, ..."""
 
     message: str
+    waiting: bool = False
+    """The file is missing (not yet, or no more): nothing comes until it is there again.
+    The next data (or a rotation) says it is back."""
 
 
 TailEvent = LogBytes | TailRotated | TailTruncated | TailGap | TailNotice | HostConnecting | HostConnected | HostDisconnected

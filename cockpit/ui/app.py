@@ -34,7 +34,7 @@ from textual.worker import Worker, WorkerState
 from cockpit.model.edits import SessionEditor
 from cockpit.model.session import Session
 from cockpit.live.alerts import Alert, AlertBook, error_lines
-from cockpit.live.log_items import LogLines
+from cockpit.live.log_items import LogLines, SourceState
 from cockpit.live.log_pipeline import pipeline_for
 from cockpit.live.metrics_snapshot import MetricsSnapshot
 from cockpit.sources.feeds import LiveFeed, LiveSources
@@ -54,6 +54,9 @@ from cockpit.ui.live_routes import ROUTES, LivePane, state_pane
 from cockpit.ui.widgets.gpu_pane import GpuPane
 from cockpit.ui.widgets.log_pane import LogPane
 
+
+# What the header says of a host on this machine (no `ssh`): its log feed's state.
+LOCAL_TAILING, LOCAL_WAITING, LOCAL_STOPPED = "tailing", "no log file yet", "stopped"
 
 
 class CockpitApp(CockpitAppBase):
@@ -296,6 +299,7 @@ class CockpitApp(CockpitAppBase):
         if pane is None:
             return
         self._set_feed_state(pane, name, feed.description)
+        self._local_log_state(name, LOCAL_TAILING)
         interval = getattr(feed, "interval_s", None)
         if interval and hasattr(pane, "expect_every"):
             pane.expect_every(interval)  # a sampled feed: quiet for 5 intervals is stale
@@ -311,6 +315,15 @@ class CockpitApp(CockpitAppBase):
     def _state_pane(self, key: str) -> LivePane | None:
         kind, host = split_key(key)
         return self._pane(state_pane(kind), host) if kind in ROUTES else None
+
+    def _local_log_state(self, key: str, state: str) -> None:
+        """A host on this machine has no connection to speak of: the header shows its log
+        feed's state instead ("tailing", "no log file yet", "stopped")."""
+        kind, name = split_key(key)
+        hosts = self.sources.hosts
+        host = hosts.hosts.get(name) if hosts is not None and name is not None and kind == "log" else None
+        if host is not None and not host.ssh:
+            self.set_host_state(host.name, state)
 
     def _set_feed_state(self, pane: LivePane, key: str, text: str) -> None:
         """A pane fed by several hosts (the GPUs) shows each feed's state, joined."""
@@ -396,6 +409,8 @@ class CockpitApp(CockpitAppBase):
             if isinstance(message.item, takes) and (pane := self._pane(pane_id, host)) is not None:
                 pane.feed(message.item)
         item = message.item
+        if isinstance(item, SourceState) and item.waiting is not None:
+            self._local_log_state(message.feed, LOCAL_WAITING if item.waiting else LOCAL_TAILING)
         if isinstance(item, MetricsSnapshot):
             self.raise_alert(self.alerts.observe_run(item.run_index, item.run_state, item.last_error))
         elif isinstance(item, LogLines) and not item.preview:
@@ -481,6 +496,7 @@ class CockpitApp(CockpitAppBase):
         pane = self._state_pane(message.feed)
         if pane is not None:
             self._set_feed_state(pane, message.feed, message.reason)
+            self._local_log_state(message.feed, LOCAL_STOPPED)
             if hasattr(pane, "source_stopped"):
                 pane.source_stopped()  # no more data: its age is marked stale
 

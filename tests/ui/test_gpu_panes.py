@@ -253,3 +253,41 @@ async def test_topology_fills_numa_for_sources_without_it() -> None:
 
 def test_samples_are_gpu_samples() -> None:
     assert all(isinstance(s, GpuSample) for t in demo_ticks(8, 2) for s in t.samples)
+
+
+def _dimmed_rows(pane: GpuPane) -> dict[str, bool]:
+    """Each row's label -> whether it is drawn dimmed (every character of it)."""
+    from rich.text import Text
+
+    rows = pane.query_one(".gpu-rows").content  # type: ignore[attr-defined]
+    assert isinstance(rows, Text)
+    out = {}
+    for line in rows.split("\n"):
+        dim = [span for span in line.spans if getattr(span.style, "dim", False)]
+        out[line.plain.split()[0]] = any(s.start == 0 and s.end >= len(line.plain.rstrip()) for s in dim)
+    return out
+
+
+async def test_one_host_reconnecting_dims_only_its_rows_and_keeps_the_others_message() -> None:
+    ticks = [*demo_ticks(2, 3, host="node1"), *demo_ticks(1, 3, host="node2")]
+    app = pane_app(ticks)
+    async with app.run_test(size=(120, 40)) as pilot:
+        pane = app.query_one(GpuPane)
+        await pilot.pause()
+        assert not any(_dimmed_rows(pane).values())
+        pane.feed(GpuStreamInterrupted("node2", "timeout", 8))
+        await pilot.pause()
+        assert _text(pane, "state") == "node2: reconnecting in 8 s (timeout); node2's rows are stale"
+        assert _dimmed_rows(pane) == {"node1:0": False, "node1:1": False, "node2:0": True}
+        # the other host drops too: both messages, neither replaces the other
+        pane.feed(GpuStreamInterrupted("node1", "connection reset", 4))
+        await pilot.pause()
+        assert _text(pane, "state").splitlines() == [
+            "node1: reconnecting in 4 s (connection reset); node1's rows are stale",
+            "node2: reconnecting in 8 s (timeout); node2's rows are stale"]
+        assert all(_dimmed_rows(pane).values())
+        # node2 is back: its message and its dimming go; node1's stay
+        pane.feed(demo_ticks(1, 4, host="node2")[-1])
+        await pilot.pause()
+        assert _text(pane, "state") == "node1: reconnecting in 4 s (connection reset); node1's rows are stale"
+        assert _dimmed_rows(pane) == {"node1:0": True, "node1:1": True, "node2:0": False}

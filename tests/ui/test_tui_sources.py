@@ -123,3 +123,35 @@ async def test_quitting_while_items_are_in_flight_does_not_crash(session_path):
         await pilot.pause(0.3)
     # run_test re-raises an exception from a message handler on exit (it did: NoMatches '#gpu').
     assert app.return_code in (None, 0)
+
+
+async def test_a_host_on_this_machine_shows_its_log_feeds_state_in_the_header(session_path, tmp_path):
+    """No `ssh`, so no connection state: the header says what its log feed does instead."""
+    from tui_support import screen_text
+
+    from cockpit.model.session import Host, Session
+    from cockpit.sources.session_feeds import sources_for_session
+    from cockpit.store.toml_store import load_session, save_session
+
+    log = tmp_path / "later.log"
+    save_session(Session(title="here", hosts=[Host(name="here", log_path=str(log))]), session_path)
+    app = make_app(session_path, sources=sources_for_session(load_session(session_path)))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(lambda: app.host_states.get("here") == "no log file yet", pilot)
+        await pilot.pause()
+        assert "● here no log file yet" in screen_text(app).splitlines()[0]
+        assert "no such file yet; waiting for it" in app.main_screen.query_one("#log", LogPane).state_text
+        log.write_text("[2026-11-29 09:00:00] The server is fired up and ready to roll!\n")
+        await until(lambda: app.host_states.get("here") == "tailing", pilot)
+        await pilot.pause()
+        assert "● here tailing" in screen_text(app).splitlines()[0]
+        assert app.main_screen.query_one("#log", LogPane).state_text == f"tail {log}"
+        # gone again (deleted, not rotated): waiting for it once more
+        log.unlink()
+        await until(lambda: app.host_states.get("here") == "no log file yet", pilot)
+        log.write_text("[2026-11-29 09:05:00] back\n")
+        await until(lambda: app.host_states.get("here") == "tailing", pilot)
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        header = screen_text(app).splitlines()[0]
+        assert "● here" in header and "tailing" not in header, "narrow: the green dot says it"

@@ -5,8 +5,9 @@ footnotes that say why a figure is missing.
 Public surface (the app and the demo rely on it):
 
 * `feed(item)`: an item of the `sources.gpu` feed: `GpuSamplesTaken` (a tick),
-  `GpuStreamInterrupted` ("reconnecting in N s"), `GpuSourceUnavailable` (one clear
-  message); a plain sequence of `GpuSample` is taken as a tick too;
+  `GpuStreamInterrupted` ("reconnecting in N s": kept per host, only that host's rows
+  dimmed, until its next tick), `GpuSourceUnavailable` (one clear message); a plain
+  sequence of `GpuSample` is taken as a tick too;
 * `update_samples(samples)`: one tick of `GpuSample`s;
 * `set_state(text)`: the source's state in words; before any source, "no source configured";
 * `set_throughput(series)`: generation throughput `[(epoch s, tokens/s), ...]` from the log
@@ -77,7 +78,8 @@ class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
         self.history = PowerHistory(maxlen=history_points)
         self.spark_window_s = spark_window_s
         self.throughput: list[Point] | None = None
-        self.interrupted: GpuStreamInterrupted | None = None
+        self.interrupted: dict[str | None, GpuStreamInterrupted] = {}
+        """Hosts whose stream dropped and is being restarted, until their next tick."""
         self.unavailable: GpuSourceUnavailable | None = None
         self.compact = True
         """Set at each render: one line per GPU (short or narrow pane) or two."""
@@ -101,10 +103,10 @@ class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
         if isinstance(item, GpuSamplesTaken):
             self._take(item.samples, item.taken_at, item.host)
         elif isinstance(item, GpuStreamInterrupted):
-            self.interrupted = item
+            self.interrupted[item.host] = item
         elif isinstance(item, GpuSourceUnavailable):
             self.unavailable = item
-            self.interrupted = None
+            self.interrupted.pop(item.host, None)
             self.history.forget(item.host)
             self.samples = [s for s in self.samples if s.host != item.host]
         elif isinstance(item, TopologyMatrix):
@@ -119,8 +121,7 @@ class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
         """`host` left the session: its GPUs leave the table and the totals."""
         self.history.forget(host)
         self.samples = [s for s in self.samples if s.host != host]
-        if self.interrupted is not None and self.interrupted.host == host:
-            self.interrupted = None
+        self.interrupted.pop(host, None)
         if self.unavailable is not None and self.unavailable.host == host:
             self.unavailable = None
         self._schedule_render()
@@ -165,8 +166,10 @@ class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
         batch = [self._with_numa(s) for s in samples]
         self.age.seen()
         self.history.add(batch, t=taken_at)
-        if self.interrupted is not None and (host is None or self.interrupted.host == host):
-            self.interrupted = None
+        if host is None:  # a tick of no host (a local sampler): nothing else is interrupted
+            self.interrupted.clear()
+        else:
+            self.interrupted.pop(host, None)
         if self.unavailable is not None and self.unavailable.host == host:
             self.unavailable = None
         keys = {s.key for s in batch}
@@ -178,10 +181,16 @@ class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
     def _state_line(self) -> tuple[str, str]:
         if self.unavailable is not None and not self.samples:
             return f"No GPU data: {self.unavailable.message}", "-error"
-        if self.interrupted is not None:
-            i = self.interrupted
-            stale = "; figures below are stale" if self.samples else ""
-            return f"{i.host}: reconnecting in {i.retry_in_s:.0f} s ({i.reason}){stale}", "-warning"
+        if self.interrupted:
+            shown = {s.host for s in self.samples}
+            several = len(shown) > 1
+            lines = []
+            for host in sorted(self.interrupted, key=lambda h: h or ""):
+                i = self.interrupted[host]
+                stale = "" if host not in shown else (f"; {host}'s rows are stale" if several
+                                                      else "; figures below are stale")
+                lines.append(f"{i.host}: reconnecting in {i.retry_in_s:.0f} s ({i.reason}){stale}")
+            return "\n".join(lines), "-warning"
         return self.state_text, ""
 
     def _redraw(self) -> None:
@@ -194,7 +203,6 @@ class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
         _update(state_widget, state)
         state_widget.set_classes(f"gpu-state {state_class}".strip())
         header, rows, total, notes = (self.query_one(f".gpu-{n}", Static) for n in ("header", "rows", "total", "notes"))
-        rows.set_class(self.interrupted is not None, "-stale")
         samples = self.samples
         if not samples:
             header.update("" if self.unavailable is not None else WAITING)
@@ -220,7 +228,7 @@ class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
         self.set_class(self.compact, "-compact")
         _update(header, render_header(layout, pal))
         _update(rows, render_rows(samples, self.history, layout, pal, multi_host=multi_host,
-                                  window_s=self.spark_window_s))
+                                  window_s=self.spark_window_s, stale_hosts=set(self.interrupted)))
         rows.tooltip = inert_renderable(gpu_tooltip(samples, multi_host=multi_host))
         grand = render_total(self.history, self.throughput, width, pal, full=layout.full,
                              window_s=self.spark_window_s)

@@ -7,7 +7,7 @@ only decides *when* to render and in which mode. Colours come from theme roles
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from rich.style import Style
@@ -21,6 +21,8 @@ from cockpit.ui.widgets.gpu_spark import Point, bar, ratio_series, resample, spa
 DASH = "–"
 SPARK_WINDOW_S = 5 * 60.0
 """The span of the sparklines: the last five minutes."""
+STALE_ROW = Style(dim=True)
+"""A host whose stream dropped: its last figures stay, dimmed, until it is back."""
 SPARK_MIN_SPAN = 0.10
 """A power sparkline's scale spans at least this fraction of the limit."""
 SPAN_LABEL = 20
@@ -221,8 +223,10 @@ def render_header(layout: Layout, pal: Palette) -> Text:
 
 
 def render_rows(samples: Sequence[GpuSample], history: PowerHistory, layout: Layout, pal: Palette,
-                *, multi_host: bool, window_s: float = SPARK_WINDOW_S) -> Text:
-    """One line per GPU (two in full mode: the second is its power sparkline)."""
+                *, multi_host: bool, window_s: float = SPARK_WINDOW_S,
+                stale_hosts: Collection[str | None] = ()) -> Text:
+    """One line per GPU (two in full mode: the second is its power sparkline); the rows of
+    `stale_hosts` (their stream dropped: the figures are the last ones) are dimmed."""
     total = history.total_series()
     t_end = total[-1][0] if total else None
     out = Text(no_wrap=True, overflow="crop")
@@ -230,6 +234,7 @@ def render_rows(samples: Sequence[GpuSample], history: PowerHistory, layout: Lay
     for n, s in enumerate(samples):
         if n:
             out.append("\n")
+        row_start = len(out)
         room = history.headroom(s.key) if history.latest(s.key) is not None else headroom_of(
             None if s.power_w is None else float(s.power_w),
             None if s.power_limit_w is None else float(s.power_limit_w))
@@ -265,6 +270,8 @@ def render_rows(samples: Sequence[GpuSample], history: PowerHistory, layout: Lay
                 values = resample(history.series(s.key), spark_w - 1, window_s=window_s, t_end=t_end)
                 out.append(" ")
                 out.append(sparkline(values, spark_w - 1, min_span=min_span), style=colour)
+        if s.host in stale_hosts:
+            out.stylize(STALE_ROW, row_start, len(out))
     return out
 
 

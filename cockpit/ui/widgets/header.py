@@ -18,7 +18,13 @@ _STATE_STYLE = {
     "reconnecting": "$warning",
     "failed": "$error",
     "disconnected": "$error",
+    # a host on this machine: its log feed's state
+    "tailing": "$success",
+    "no": "$warning",  # no log file yet
+    "stopped": "$error",
 }
+UP_STATES = ("connected", "tailing")
+"""Said by the green dot alone on a narrow screen."""
 
 
 TERSE_BELOW = 100
@@ -61,7 +67,7 @@ class CockpitHeader(Horizontal):
         for name, state in states.items():
             word = state.split()[0] if state else ""
             parts += [("● ", _STATE_STYLE.get(word, "$foreground-muted")), safe(name)]
-            if state and not (terse and state == "connected"):
+            if state and not (terse and state in UP_STATES):
                 parts.append((f" {safe(state)}", "$foreground-muted"))  # may quote an SSH error
             parts.append("  ")
         content = Content.assemble(*parts).rstrip()

@@ -176,3 +176,20 @@ async def test_a_dropped_host_is_said_in_the_batch_and_so_is_the_reconnect() -> 
     assert [b.connected for b in c.batches if b.connected is not None] == [True, False, True]
     assert [b.connected for b in c.batches if b.events and b.events[0].line == line(2)] == [False]
     await c.stop()
+
+
+async def test_a_missing_file_is_a_waiting_state_until_its_first_lines(tmp_path: Path) -> None:
+    path = tmp_path / "later.log"
+    feed = LogFeed.local(str(path), max_delay_s=0.01)
+    c = Collector(feed)
+    await c.until(lambda: any(b.waiting for b in c.batches))
+    first = next(b for b in c.batches if b.waiting)
+    assert first.state == f"{path}: no such file yet; waiting for it"
+    append(path, [line(1)])
+    await c.until(lambda: c.lines)
+    back = c.batches[-1]
+    assert back.waiting is False and back.state == f"tail {path}" and back.events
+    append(path, [line(2)])
+    await c.until(lambda: len(c.lines) == 2)
+    assert c.batches[-1].waiting is None and c.batches[-1].state is None, "said once"
+    await c.stop()
