@@ -190,11 +190,11 @@ ACTIONS: tuple[ActionSpec, ...] = (
     _A("launch.working", "launch", "m", "mark_working", "launch", "Mark working",
        "Mark the selected profile as the working one", True),
     _A("launch.copy", "launch", "y", "copy", "launch", "Copy command",
-       "Copy the profile's command (with env) to the clipboard via OSC 52", True),
-    # (not in the footer: at 80 columns it would push out `? Keys`; `?` and the palette list them)
+       "Copy the profile's command (with env) to the clipboard via OSC 52"),
+    # (not in the footer: at 80 columns they would push out `? Keys`; `?` and the palette list them)
     _A("launch.add", "launch", "a", "add_record", "launch", "Add", "Record a new launch profile"),
     _A("launch.edit", "launch", "e", "edit_record", "launch", "Edit", "Edit the profile's name, command, host, env, notes"),
-    _A("launch.start", "launch", "r", "start_server", "launch", "Start server",
+    _A("launch.start", "launch", "r", "start_server", "launch", "Start",
        "Start the selected profile's server on its host (asks first when its command is new)", True),
     _A("launch.stop", "launch", "X", "stop_server", "launch", "Stop server",
        "Stop the session's server on the selected profile's host (SIGTERM, then SIGKILL)"),
@@ -203,8 +203,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
     _A("launch.diff", "launch", "d", "diff_base", "launch", "Diff base",
        "Compare against the selected profile: the others then show what changes from it (d on it again: off)", True),
     _A("launch.compare", "launch", "c", "compare", "launch", "Compare",
-       "The diff base (else the working profile) against the selected one: runs per concurrency and the diff",
-       True),
+       "The diff base (else the working profile) against the selected one: runs per concurrency and the diff"),
     # patched files and packages
     _A("files.add", "files", "a", "add_record", "files", "Add", "Record a patched file", True),
     _A("files.edit", "files", "e", "edit_record", "files", "Edit", "Edit the selected file's record", True),

@@ -41,7 +41,7 @@ def test_launch_ready_sweep_record_stop_in_tmux(tmux, tmp_path: Path):
         tmux.wait_for("loop in tmux")
         tmux.keys("7")
         tmux.wait_for("tp1 stand-in")
-        tmux.wait_for("Start server")  # the profile list has the focus: its keys are in the footer
+        tmux.wait_for("r Start")  # the profile list has the focus: its keys are in the footer
         tmux.keys("r")
         screen = tmux.wait_for("Not run before")
         assert f"--port {port}" in screen  # the exact command is shown before anything runs
@@ -57,7 +57,7 @@ def test_launch_ready_sweep_record_stop_in_tmux(tmux, tmp_path: Path):
         pgid = int(next(runs.glob("*/*.pid")).read_text())
         assert group_members(pgid)
         tmux.keys("7")
-        tmux.wait_for("Start server")
+        tmux.wait_for("r Start")
         tmux.keys("X")
         tmux.wait_for("stopped pid", timeout=30)
         assert not group_members(pgid)
