@@ -30,7 +30,7 @@ def describe(score: TargetScore) -> list[str | tuple[str, str]]:
     mark = "✓ " if score.met else "✗ "
     pct = f" {score.progress:.0%}" if score.progress is not None and not score.met else ""
     best_id = score.best.id if score.best else "?"
-    return [(mark, f"bold {role}"), f"{name} {goal}: ", (_figure(score.best_value), f"bold {role}"),
+    return [(mark, f"bold {role}"), f"{name} {goal}: ", (f"{score.best_value:g}", f"bold {role}"),
             (f"{pct} ({best_id})", "$foreground-muted")]
 
 
@@ -47,9 +47,3 @@ class TargetsStrip(Static):
                 parts.append(("  │ ", "$foreground-muted"))
             parts += describe(score)
         self.update(Content.assemble(*parts))
-
-
-def _figure(value: float) -> str:
-    """A measured figure as a person reads it: whole numbers from 100 up (724.518 -> 725),
-    three significant digits below (8.04 -> 8.04, 0.5 -> 0.5)."""
-    return f"{value:.0f}" if abs(value) >= 100 else f"{value:.3g}"
