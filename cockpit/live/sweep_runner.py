@@ -244,8 +244,10 @@ class _Output:
 class SweepRunner:
     def __init__(self, plan: SweepPlan, host: BenchHost, sink: PointSink, *,
                  on_event: Callable[[SweepEvent], Any] | None = None, clock: Callable[[], float] = time.monotonic,
-                 retries: int = 1, server_metrics: ServerMetricsProbe | None = None) -> None:
+                 retries: int = 1, server_metrics: ServerMetricsProbe | None = None,
+                 log_settle_s: float = 0.3) -> None:
         self.plan = plan
+        self.log_settle_s = log_settle_s
         self.host = host
         self.sink = sink
         self.on_event = on_event or (lambda event: None)
@@ -362,8 +364,11 @@ class SweepRunner:
         except OSError as exc:  # no such interpreter, no room for the output folder
             self.watch = None
             return None, f"cannot run the client: {exc}"
-        self.watch = None
         client_s = self.clock() - client_start
+        # The log is read by a tail that polls (over SSH too): the batch lines the server wrote
+        # in the point's last moments arrive just after the client exits; they still count.
+        await asyncio.sleep(self.log_settle_s)
+        self.watch = None
         watch.server_end = await self._server_scrape()
         try:
             record = last_record(await self.host.read_text(out_file) or "")
