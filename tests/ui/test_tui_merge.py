@@ -176,7 +176,7 @@ async def test_the_watcher_survives_a_bomb_in_the_file_and_takes_the_next_valid_
         await pilot.pause()
         session_path.write_text("x = " + "[" * 100_000 + "]" * 100_000 + "\n")
         await until(lambda: app.disk_conflict, pilot)
-        assert "file on disk does not load" in screen_text(app)
+        await until(lambda: "file on disk does not load" in screen_text(app), pilot)  # said on screen
         await pilot.press("ctrl+o", "greater_than_sign")  # autosave off; an edit waits meanwhile
         session_path.write_text(good)
         editor = SessionEditor(load_session(session_path))
