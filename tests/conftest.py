@@ -23,3 +23,13 @@ def example_copy(tmp_path: Path) -> Path:
     target = tmp_path / "s.toml"
     shutil.copyfile(EXAMPLE_SESSION, target)
     return target
+
+
+@pytest.fixture
+def runs(tmp_path: Path):
+    """A run_dir for launched servers (the STAND-IN's); every group still there at the end is killed."""
+    from standin.procs import kill_groups_left
+
+    d = tmp_path / "runs"
+    yield d
+    kill_groups_left(d)

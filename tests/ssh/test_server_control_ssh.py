@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from sshd_fixture import TEST_USER
-from standin.procs import all_cmdlines, free_port, group_members, http_get, kill_group, standin_command
+from standin.procs import all_cmdlines, free_port, group_members, http_get, kill_group, kill_groups_left, standin_command
 
 from cockpit.live.launch_lifecycle import follow_launch
 from cockpit.model.enums import ProfileStatus
@@ -36,10 +36,7 @@ def remote_runs(sshd):
     stem = f"camp-{uuid.uuid4().hex[:8]}"
     d = Path(pwd.getpwnam(TEST_USER).pw_dir) / ".cockpit" / "runs" / stem
     yield stem, d
-    for pid_file in d.glob("*.pid"):
-        text = pid_file.read_text().strip()
-        if text.isdigit():
-            kill_group(int(text))
+    kill_groups_left(d, "*.pid")
 
 
 def _session(*profiles: LaunchProfile) -> Session:

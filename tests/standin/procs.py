@@ -65,3 +65,11 @@ def kill_group(pgid: int) -> None:
 def http_get(port: int, path: str = "/health", timeout: float = 5.0) -> tuple[int, bytes]:
     with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=timeout) as r:
         return r.status, r.read()
+
+
+def kill_groups_left(folder: Path, pattern: str = "*/*.pid") -> None:
+    """Kill every server group whose PID file a test left under `folder` (its run_dir)."""
+    for pid_file in folder.glob(pattern):
+        text = pid_file.read_text().strip()
+        if text.isdigit():
+            kill_group(int(text))

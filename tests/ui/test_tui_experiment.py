@@ -14,8 +14,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import pytest
-from standin.procs import free_port, group_members, kill_group, standin_command
+from standin.procs import free_port, group_members, standin_command
 from sweep_support import make_bench_python
 from tui_support import make_app, screen_text, until
 
@@ -23,16 +22,6 @@ from cockpit.model.enums import ProfileStatus
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.store.toml_store import load_session, save_session
 from cockpit.ui.screens.confirm_run import ConfirmRunScreen
-
-
-@pytest.fixture
-def runs(tmp_path: Path):
-    d = tmp_path / "runs"
-    yield d
-    for pid_file in d.glob("*/*.pid"):
-        text = pid_file.read_text().strip()
-        if text.isdigit():
-            kill_group(int(text))
 
 
 def _campaign(tmp_path: Path, runs: Path, *, crash: bool = False) -> tuple[Path, int]:

@@ -17,24 +17,13 @@ import threading
 from pathlib import Path
 
 import pytest
-from standin.procs import all_cmdlines, free_port, group_members, http_get, kill_group, standin_command
+from standin.procs import all_cmdlines, free_port, group_members, http_get, standin_command
 
 from cockpit.live.launch_lifecycle import apply_outcome, follow_launch
 from cockpit.model.edits import SessionEditor
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.session import Host, LaunchProfile, Session
 from cockpit.sources.server_control import AlreadyRunning, ServerControl, plan_launch
-
-
-@pytest.fixture
-def runs(tmp_path: Path):
-    """The host's run_dir; every server group still there at the end is killed."""
-    d = tmp_path / "runs"
-    yield d
-    for pid_file in d.glob("*/*.pid"):
-        text = pid_file.read_text().strip()
-        if text.isdigit():
-            kill_group(int(text))
 
 
 def _session(runs: Path, *profiles: LaunchProfile, log_path: str | None = None) -> Session:
