@@ -103,4 +103,6 @@ def run_tui(args: Any, *, sources: LiveSources | None = None) -> int:
     if created:
         app.startup_notes.append(f"Created {path}: an empty campaign (its title is the file's name)")
     app.run()
+    for note in sources.exit_notes:
+        print(note, file=sys.stderr)
     return 0

@@ -86,8 +86,8 @@ def build_demo(args: Any = None, *, speed: float = 1.0) -> tuple[Path, LiveSourc
 
     def cleanup() -> None:
         shutil.rmtree(scratch, ignore_errors=True)
-        print(f"cockpit demo: removed {scratch}; your demo session stays at {session_path} "
-              "(cockpit --demo reopens it; --demo --fresh starts a new copy)", file=sys.stderr)
+        sources.exit_notes.append(f"cockpit demo: removed {scratch}; your demo session stays at {session_path} "
+                                  "(cockpit --demo reopens it; --demo --fresh starts a new copy)")
 
     sources = LiveSources(
         log=LogFeed.local(str(log_path), from_start=True),

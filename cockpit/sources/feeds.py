@@ -43,6 +43,9 @@ class LiveSources:
     """Coroutine factories the app runs beside the feeds (the demo's log writer)."""
     on_stop: list[Any] = field(default_factory=list)
     """Plain callables the app calls when it exits (cleanup of what the demo wrote)."""
+    exit_notes: list[str] = field(default_factory=list)
+    """Said on stderr once the TUI has given the terminal back (a print while it still holds
+    the alternate screen is lost with it)."""
     host_events: Any = None
     """An object with `add_listener(callback)` (the SshPool) whose Host* events the header shows."""
 

@@ -125,8 +125,9 @@ async def test_two_hosts_feed_the_gpu_pane_and_their_own_logs(nodes, ssh_config,
         assert sorted((s.host, s.index) for s in gpu.samples) == [("node1", 0), ("node1", 1), ("node2", 0)]
         await until(lambda: "node1 connected" in screen_text(app) and "node2 connected" in screen_text(app),
                     pilot, timeout=10)
+        # a total per host and for all (drawn on the pane's next refresh)
+        await until(lambda: "node1 Σ 600 W of 1400 W 43%" in screen_text(app), pilot, timeout=10)
         text = screen_text(app)
-        # a total per host and for all
         assert "node1 Σ 600 W of 1400 W 43%" in text and "node2 Σ 400 W of 700 W 57%" in text
         assert "1000 W of 2100 W" in text
         # the log pane switches between the hosts with one key; the strip says which

@@ -75,9 +75,14 @@ def test_demo_hook_injects_its_sources(session_path, opened, monkeypatch):
 
 
 def _quit(app: CockpitApp) -> None:
-    """What quitting runs (the app's run is replaced here): the demo's cleanup."""
+    """What quitting runs (the app's run is replaced here): the demo's cleanup, then the notes
+    run_tui says once the terminal is back (the tmux demo test sees them on a real terminal)."""
+    import sys
+
     for stop in app.sources.on_stop:
         stop()
+    for note in app.sources.exit_notes:
+        print(note, file=sys.stderr)
 
 
 def test_demo_again_reopens_the_kept_copy_and_fresh_starts_a_new_one(opened, capsys):
