@@ -43,15 +43,12 @@ def cmd_fleet(args: argparse.Namespace) -> int:
         feed = FleetFeed("prometheus", args.prometheus, auth_env=args.auth_env,
                          interval_s=args.interval or 5.0, history_h=1.0)
     else:
-        from cockpit.cli.recent import most_recent
-        from cockpit.store.cli_load import load_or_report
+        from cockpit.cli.metrics_cmd import session_for_target
 
-        path = args.session or most_recent()
-        if path is None:
-            return _fail("prom:NAME needs --session FILE (no session was opened before)", 2)
-        session = load_or_report(path)
-        if session is None:
-            return 1
+        found = session_for_target(args, "prom:NAME")
+        if isinstance(found, int):
+            return found
+        path, session = found
         name = args.target.removeprefix("prom:")
         source = next((p for p in session.prometheus if p.name == name), None)
         if source is None:
