@@ -43,7 +43,7 @@ def cmd_fleet(args: argparse.Namespace) -> int:
         feed = FleetFeed("prometheus", args.prometheus, auth_env=args.auth_env,
                          interval_s=args.interval or 5.0, history_h=1.0)
     else:
-        from cockpit.cli.metrics_cmd import session_for_target
+        from cockpit.cli.recent import session_for_target
 
         found = session_for_target(args, "prom:NAME")
         if isinstance(found, int):

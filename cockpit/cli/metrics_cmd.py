@@ -53,21 +53,6 @@ def _fail(message: str, code: int = 1) -> int:
     return code
 
 
-def session_for_target(args: argparse.Namespace, target: str) -> tuple[Any, Any] | int:
-    """(path, session) for a `host:NAME` / `prom:NAME` target: `--session FILE`, else the session
-    opened last; an exit status (the reason said) when there is none or it does not load."""
-    from cockpit.cli.recent import most_recent
-    from cockpit.store.cli_load import load_or_report
-
-    path = args.session or most_recent()
-    if path is None:
-        return _fail(f"{target} needs --session FILE (no session was opened before)", 2)
-    session = load_or_report(path)
-    if session is None:
-        return 1
-    return path, session
-
-
 def _ssh_target(spec: str, args: argparse.Namespace, jump: str | None = None) -> Any:
     from cockpit.sources.ssh_pool import SshTarget, with_config
 
@@ -177,6 +162,8 @@ async def _scrape_loop(args: argparse.Namespace) -> int:
 
     url, host, ssh, jump, interval = args.target, None, args.via, None, args.interval
     if args.target.startswith("host:"):
+        from cockpit.cli.recent import session_for_target
+
         found = session_for_target(args, "host:NAME")
         if isinstance(found, int):
             return found

@@ -1,9 +1,12 @@
-"""The most recently used session, remembered under $XDG_STATE_HOME/cockpit/."""
+"""The most recently used session, remembered under $XDG_STATE_HOME/cockpit/, and the session a
+CLI target such as `host:NAME` or `prom:NAME` reads (`--session FILE`, else that one)."""
 
 from __future__ import annotations
 
+import argparse
 import os
 from pathlib import Path
+from typing import Any
 
 
 def state_dir() -> Path:
@@ -32,3 +35,21 @@ def most_recent() -> Path | None:
     except OSError:
         return None
     return Path(text) if text else None
+
+
+def session_for_target(args: argparse.Namespace, target: str) -> tuple[Any, Any] | int:
+    """(path, session) for a `host:NAME` / `prom:NAME` target: `--session FILE`, else the session
+    opened last; an exit status (the reason said) when there is none or it does not load."""
+    import sys
+
+    from cockpit.parse.sanitize import sanitize
+    from cockpit.store.cli_load import load_or_report
+
+    path = args.session or most_recent()
+    if path is None:
+        print(sanitize(f"cockpit: {target} needs --session FILE (no session was opened before)"), file=sys.stderr)
+        return 2
+    session = load_or_report(path)
+    if session is None:
+        return 1
+    return path, session
