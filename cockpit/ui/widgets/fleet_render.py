@@ -22,16 +22,17 @@ DASH = "–"
 NAME_MIN, NAME_MAX = 10, 22
 SPARK_MIN = 6
 
-ADD_ONE = """No Prometheus in this session. The Fleet tab reads every host's GPUs (dcgm-exporter)
-and every SGLang server through a Prometheus that scrapes them. Add one to the session file:
-
-[[prometheus]]
-name = "lab"
-url = "http://prometheus.lab:9090"
-auth_env = "PROM_AUTH"   # optional: the NAME of a variable holding user:password or a token
-interval_s = 5           # refresh
-history_h = 3            # sparkline history loaded on open
-"""
+ADD_ONE = (  # the prose is one line so it wraps at any width; the snippet fits in 64 columns
+    "No Prometheus in this session. The Fleet tab reads every host's GPUs (dcgm-exporter) "
+    "and every SGLang server through a Prometheus that scrapes them. Add one to the session file:\n"
+    "\n"
+    "[[prometheus]]\n"
+    'name = "lab"\n'
+    'url = "http://prometheus.lab:9090"\n'
+    'auth_env = "PROM_AUTH"  # optional: env var, user:pass or token\n'
+    "interval_s = 5          # refresh\n"
+    "history_h = 3           # history loaded on open\n"
+)
 
 
 def _ms(v: float | None) -> str:
