@@ -49,7 +49,8 @@ class FilesTable(RecordActions, RestorableTable):
         self.state_key = "files"
 
     def on_mount(self) -> None:
-        for header in ("id", "host", "path", "lines", "state", "what changed"):
+        # the state before the path: a long path must not push it off an 80-column screen
+        for header in ("id", "state", "host", "path", "lines", "what changed"):
             self.add_column(header, key=header)
 
     def on_data_table_row_selected(self, event: FilesTable.RowSelected) -> None:
@@ -66,8 +67,8 @@ class FilesTable(RecordActions, RestorableTable):
         keep = self.selected_id()
         self.clear()
         for f in session.files:
-            self.add_row(inert(f.id), inert(f.host or "—"), inert(f.path), inert(f.lines or "—"),
-                         inert(f.state.value, style=role_style(self.app.theme_variables, _STATE_ROLE[f.state.value])),
+            state = inert(f.state.value, style=role_style(self.app.theme_variables, _STATE_ROLE[f.state.value]))
+            self.add_row(inert(f.id), state, inert(f.host or "—"), inert(f.path), inert(f.lines or "—"),
                          inert(f.change), key=f.id)
         if keep:
             self.select_id(keep)
