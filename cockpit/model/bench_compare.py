@@ -57,8 +57,8 @@ def default_pair(session: Session, selected: str | None, base: str | None = None
 
 def step(ids: list[str], current: str, by: int, skip: str | None = None) -> str:
     """The id `by` places after `current` in `ids` (wrapping), passing over `skip`."""
-    if current not in ids:
-        return ids[0]
+    if current not in ids:  # gone (an undo, another writer): start again from the first
+        return next((x for x in ids if x != skip), current)
     i = ids.index(current)
     for _ in ids:
         i = (i + by) % len(ids)

@@ -90,12 +90,14 @@ class SessionController:
         """An autosave would write now: on, edits pending, and a file that loads."""
         return self.autosave and self.unsaved_edits > 0 and self.broken_sig is None
 
-    def add_listener(self, listener: Callable[[], None]) -> None:
-        """`listener()` runs after every change of the session (edit, undo, merge)."""
+    def add_listener(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """`listener()` runs after every change of the session (edit, undo, merge).
+        Returns what removes it (a screen that comes and goes listens while it is up)."""
         self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
     def _changed(self) -> None:
-        for listener in self._listeners:
+        for listener in list(self._listeners):  # a listener may remove itself
             listener()
 
     # ----- edits --------------------------------------------------------------------------

@@ -3,9 +3,15 @@ driven by keys and the palette as a person would."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from sweep_sessions import sweep_session, write_sweep_session
 from tui_support import make_app, screen_text, until
 
+from textual.widgets import DataTable
+
+from cockpit.live.sweep_runner import ControllerSink
 from cockpit.model.enums import Metric
 from cockpit.model.session import LaunchProfile
 from cockpit.store.toml_store import load_session, save_session
@@ -255,3 +261,84 @@ async def test_compare_shows_a_profile_without_runs_as_gaps(tmp_path):
         text = screen_text(app)
         assert (app.screen.a, app.screen.b) == ("l1", "l3")
         assert "│    1    139.6     —       — │" in text
+
+
+# ----- the session changes while compare or the chart is on screen ------------------------------------
+def _cockpit_add_benchmark(path, profile: str, concurrency: int, total: float) -> None:  # noqa: ANN001
+    """Another writer (a shell's `cockpit add`): the lock, the merge, then the file on disk."""
+    done = subprocess.run([sys.executable, "-m", "cockpit", "add", "benchmark", str(path), f"{profile} at {concurrency}",
+                           "--profile", profile, "--concurrency", str(concurrency), "--total-tok-s", str(total)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def _cursor_conc(app) -> str:  # noqa: ANN001
+    table = app.screen.query_one(DataTable)
+    return str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+
+
+async def test_compare_shows_runs_another_writer_adds_while_it_is_open(tmp_path):
+    path = write_sweep_session(tmp_path / "s.toml", 3)
+    app = make_app(path, watch_interval_s=0.05)  # the app's own file watcher takes the change in
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("4", "c")
+        await until(lambda: isinstance(app.screen, CompareScreen), pilot)
+        await pilot.press(*["down"] * 6)  # the cursor on the 64 row
+        assert _cursor_conc(app) == "64"
+        _cockpit_add_benchmark(path, "l1", 3, 300.0)
+        _cockpit_add_benchmark(path, "l2", 3, 360.0)
+        await until(lambda: "    3    300.0    360.0  +20.0%" in screen_text(app), pilot, timeout=15)
+        text = screen_text(app)
+        assert text.index("    2    ") < text.index("    3    300.0") < text.index("    4    ")
+        assert _cursor_conc(app) == "64", "the cursor stays on its row when one is added above it"
+
+
+async def test_compare_shows_a_run_the_sweep_records_while_it_is_open(tmp_path):
+    app = make_app(write_sweep_session(tmp_path / "s.toml", 3))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("4", "c")
+        await until(lambda: isinstance(app.screen, CompareScreen), pilot)
+        sink = ControllerSink(app.controller, save=False)  # what the sweep runner records through
+        await sink.record("s1:r1:c4096", {"label": "l2 at 4096", "profile": "l2", "concurrency": 4096,
+                                        "total_tok_s": 9000.0, "sweep": "s1", "sweep_run": "r1"})
+        await until(lambda: "│ 4096        —  9,000.0       — │" in screen_text(app), pilot)
+        await sink.record("s1:r2:c4096", {"label": "l1 at 4096", "profile": "l1", "concurrency": 4096,
+                                        "total_tok_s": 7500.0, "sweep": "s1", "sweep_run": "r2"})
+        await until(lambda: " 4096  7,500.0  9,000.0  +20.0%" in screen_text(app), pilot)
+        await pilot.press("escape")  # closed: it stops listening, and the next record is the table's
+        await until(lambda: isinstance(app.screen, MainScreen), pilot)
+        await sink.record("s1:r3:c8192", {"label": "l1 at 8192", "profile": "l1", "concurrency": 8192,
+                                          "total_tok_s": 7600.0, "sweep": "s1", "sweep_run": "r3"})
+        await until(lambda: "42 benchmarks · sorted by id" in screen_text(app), pilot)
+
+
+async def test_a_compared_profile_that_goes_away_is_named_gone_in_the_title(tmp_path):
+    app = make_app(write_sweep_session(tmp_path / "s.toml", 2))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        new = app.controller.apply(lambda ed: ed.add_record("launch", name="short-lived",
+                                                            command="python -m sglang.launch_server --tp 4"))
+        await pilot.press("7", "end", "c")
+        await until(lambda: isinstance(app.screen, CompareScreen), pilot)
+        assert app.screen.b == new and f"B {new} short-lived" in screen_text(app)
+        app.controller.undo()  # the profile's add undone (the same signal as another writer's delete)
+        await until(lambda: f"B {new} no longer in the session" in screen_text(app), pilot)
+        text = screen_text(app)
+        assert "A profile of this comparison is no longer in the session." in text
+        await pilot.press("b")  # moving on from the gone profile still works
+        await pilot.pause()
+        assert app.screen.b not in (new, app.screen.a)
+
+
+async def test_the_chart_shows_a_run_another_writer_adds(tmp_path):
+    path = write_sweep_session(tmp_path / "s.toml", 3)
+    app = make_app(path, watch_interval_s=0.05)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("4", "v")
+        await until(lambda: "total tok/s · 3 profile(s), 36 point(s)" in screen_text(app), pilot)
+        _cockpit_add_benchmark(path, "l3", 4096, 99000.0)
+        await until(lambda: "total tok/s · 3 profile(s), 37 point(s)" in screen_text(app), pilot, timeout=15)
+        assert "256–4096 l3" in screen_text(app)  # the best call-out takes the new point in

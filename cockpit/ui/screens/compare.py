@@ -2,11 +2,14 @@
 
 Opened with `c` from the Benchmarks or the Launch tab. The numbers are the chart's points
 (`model.bench_compare`), the diff is the Launch tab's (`model.profile_diff`); the screen
-reads the session each time it redraws and edits nothing.
+reads the session each time it redraws and edits nothing. It redraws on the controller's
+change signal (an edit, an undo, a sweep's record, another writer's save merged by the
+file watcher) while it is up, so a running sweep's points arrive without reopening it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,6 +36,11 @@ _DIFF_STYLE = {"heading": "bold underline", "added": "$success", "removed": "$er
                "changed": "$warning", "note": "$foreground-muted"}
 
 
+def _name(profile: LaunchProfile | None) -> str | tuple[str, str]:
+    # Gone: removed by an undo or by another writer while the screen was up.
+    return safe(profile.name) if profile else ("no longer in the session", "$error")
+
+
 def _value(value: float | None) -> Text:
     return Text("—" if value is None else f"{value:,.1f}", justify="right")
 
@@ -47,6 +55,7 @@ class CompareScreen(Screen[None]):
     def __init__(self, a: str, b: str, metric: Metric = Metric.TOTAL_TOK_S) -> None:
         super().__init__(id="compare-screen")
         self.a, self.b, self.metric = a, b, metric
+        self._stop_listening: Callable[[], None] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", id="compare-title")
@@ -59,6 +68,11 @@ class CompareScreen(Screen[None]):
     def on_mount(self) -> None:
         self.redraw()
         self.query_one(DataTable).focus()
+        self._stop_listening = self.app.controller.add_listener(self.redraw)
+
+    def on_unmount(self) -> None:
+        if self._stop_listening is not None:
+            self._stop_listening()
 
     @property
     def session(self) -> Session:
@@ -73,9 +87,12 @@ class CompareScreen(Screen[None]):
         label = METRIC_LABELS[self.metric]
         # A line per profile, each cut to the width: a long name never hides the other one.
         self.query_one("#compare-title", Static).update(Content.assemble(
-            ("A ", "bold $accent"), (f"{self.a} ", "bold"), safe(a.name if a else "(gone)"), "\n",
-            ("B ", "bold $accent"), (f"{self.b} ", "bold"), safe(b.name if b else "(gone)")))
+            ("A ", "bold $accent"), (f"{self.a} ", "bold"), _name(a), "\n",
+            ("B ", "bold $accent"), (f"{self.b} ", "bold"), _name(b)))
         table = self.query_one(DataTable)
+        # The cursor stays on its concurrency when rows come or go (a sweep's point, a merge).
+        was_row = table.cursor_row
+        was_key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value if table.row_count else None
         table.border_title = Content.assemble(("Compare ", "bold"), (label, "bold $accent"))
         table.clear(columns=True)
         table.add_column("conc", key="conc")
@@ -96,6 +113,10 @@ class CompareScreen(Screen[None]):
                           key=str(row.concurrency))
         if not rows:
             table.add_row(Text("—"), Text("no runs"), Text("no runs"), Text(""), key="none")
+        if was_key is not None:
+            keys = [str(row.concurrency) for row in rows]
+            table.move_cursor(row=keys.index(was_key) if was_key in keys else min(was_row, table.row_count - 1),
+                              animate=False)
         self.query_one("#compare-diff", Static).update(self._diff(a, b, rows_shown=len(rows)))
 
     def _diff(self, a: LaunchProfile | None, b: LaunchProfile | None, *, rows_shown: int) -> Content:

@@ -184,3 +184,5 @@ def test_stepping_a_profile_wraps_and_passes_over_the_other_side():
     assert step(ids, "l3", 1, skip="l2") == "l1"
     assert step(ids, "l1", -1) == "l3"
     assert step(ids, "gone", 1) == "l1"
+    assert step(ids, "gone", 1, skip="l1") == "l2", "a gone side never lands on the other one"
+    assert step([], "gone", 1) == "gone"

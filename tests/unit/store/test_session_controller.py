@@ -42,6 +42,17 @@ def test_save_merges_an_outside_add_and_tells_listeners(path):
     assert len(heard) == 2, "one for the edit, one for the merge"
 
 
+def test_a_removed_listener_hears_nothing_more(path):
+    control = SessionController(load_session(path), path)
+    heard = []
+    stop = control.add_listener(lambda: heard.append("a"))
+    control.apply(lambda e: e.add_task("one"))
+    stop()
+    stop()  # twice is harmless (a screen unmounted after the app stopped)
+    control.apply(lambda e: e.add_task("two"))
+    assert heard == ["a"]
+
+
 def test_a_held_lock_is_busy_and_nothing_is_written(path):
     control = SessionController(load_session(path), path, lock_wait_s=0.1)
     control.apply(lambda e: e.add_task("waits"))
