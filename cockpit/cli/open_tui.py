@@ -94,9 +94,9 @@ def run_tui(args: Any, *, sources: LiveSources | None = None) -> int:
 
         sources = sources_for_session(session)
     if session.prometheus and sources.fleet is None:
-        from cockpit.live.fleet import FleetFeed  # the Fleet tab: the first [[prometheus]]
+        from cockpit.live.fleet_sources import FleetSources  # the Fleet tab: one [[prometheus]] at a time
 
-        sources.fleet = FleetFeed.for_session(session.prometheus[0], session)
+        sources.fleet = FleetSources.for_session(session)
     # Not in the demo: its session has no servers of its own to find.
     app = CockpitApp(session, path, sources=sources, theme=getattr(args, "theme", None),
                      attach_servers=not getattr(args, "demo", False))

@@ -194,6 +194,13 @@ class FleetSnapshot:
     error_kind: str | None = None
     history_s: float = 3 * 3600.0
     notes: tuple[str, ...] = ()
+    position: tuple[int, int] | None = None
+    """Which of the session's `[[prometheus]]` sources this is, (2, 2), when it has several."""
+
+    @property
+    def label(self) -> str:
+        """`lab` or, one of several, `lab (2/2)`."""
+        return f"{self.source} ({self.position[0]}/{self.position[1]})" if self.position else self.source
 
     def to_json(self) -> dict[str, Any]:
         def pts(p: Iterable[tuple[float, float]]) -> list[list[float]]:

@@ -260,6 +260,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
     _A("fleet.cursor-down", "fleet", "down,j", "cursor(1)", "fleet", "Next host", "Select the host below"),
     _A("fleet.focus-host", "fleet", "enter", "select_host", "fleet", "Focus host",
        "Show the selected host's log and GPU panes (a session host of that name)", True),
+    _A("fleet.next-source", "fleet", "s", "next_source", "fleet", "Next source",
+       "Show the next [[prometheus]] source of the session (only the shown one is queried)", True),
     # modal dialogs: bound on the dialog, not offered in the palette (they act on the dialog)
     _A("form.save", "form", "ctrl+s", "submit", "form", "Save", "Check the form and apply it", True),
     _A("form.cancel", "form", "escape", "cancel", "form", "Cancel", "Close the form without changes", True, "esc"),

@@ -34,6 +34,7 @@ from textual.worker import Worker, WorkerState
 from cockpit.model.edits import SessionEditor
 from cockpit.model.session import Session
 from cockpit.live.alerts import Alert, AlertBook, error_lines
+from cockpit.live.fleet_sources import FleetSources
 from cockpit.live.log_items import LogLines, SourceState
 from cockpit.live.log_pipeline import pipeline_for
 from cockpit.live.metrics_snapshot import MetricsSnapshot
@@ -51,6 +52,7 @@ from cockpit.ui.messages import LiveFeedStopped, LiveItemReceived, ServerStartRe
 from cockpit.ui.screens.confirm_quit import ConfirmQuitScreen
 from cockpit.ui.screens.main import MainScreen
 from cockpit.ui.live_routes import ROUTES, LivePane, state_pane
+from cockpit.ui.widgets.fleet_pane import FleetPane
 from cockpit.ui.widgets.gpu_pane import GpuPane
 from cockpit.ui.widgets.log_pane import LogPane
 
@@ -381,6 +383,17 @@ class CockpitApp(CockpitAppBase):
         if host is not None and host.ssh:
             self.set_host_state(name, "connecting")
         self.notify(f"Reconnecting {name}", timeout=3)
+
+    def on_fleet_pane_next_source(self, message: FleetPane.NextSource) -> None:
+        """`s` in the Fleet tab: stop the shown Prometheus's feed, start the next one's."""
+        fleet = self.sources.fleet
+        if not isinstance(fleet, FleetSources) or len(fleet) < 2:
+            self.notify("This session has one Prometheus source ([[prometheus]])", timeout=3)
+            return
+        self._stop_feed("fleet")
+        fleet.step()
+        self._start_feed("fleet", fleet)
+        self.notify(f"Fleet: {fleet.label}", timeout=2)
 
     async def _pump(self, name: str, feed: LiveFeed) -> None:
         async for item in feed.stream():

@@ -2,7 +2,8 @@
 scraping the stand-in fleet (tests/fleet_exporter.py): node-a (dcgm + SGLang 0.4), node-b
 (dcgm-exporter's default counters: no power limit; the router's `sglang_` re-export),
 node-c (dcgm only), node-d (SGLang 0.3's old names). Basic auth is on: credentials come
-from the environment variable `auth_env` names."""
+from the environment variable `auth_env` names. The Fleet tab in the app with several
+`[[prometheus]]` (this one under two names and an unreachable URL): `s` switches between them."""
 
 from __future__ import annotations
 
@@ -162,3 +163,130 @@ def test_cockpit_metrics_prints_the_fleet_from_prometheus(prometheus_fleet, tmp_
     # a 401 is said, exit status 1
     done = _cli("prom:lab", "--session", str(session), "--once", env_extra={AUTH_ENV: "cockpit:wrong"})
     assert done.returncode == 1 and "refused the credentials" in done.stderr
+
+
+# ----- the Fleet tab with several [[prometheus]]: `s` shows the next, only it is queried -----------
+
+def _fleet_session(tmp_path: Path, *sources: tuple[str, str], auth: bool = True) -> Path:
+    path = tmp_path / "fleet.toml"
+    text = 'schema_version = 1\ntitle = "fleet"\n'
+    for name, url in sources:
+        text += (f'\n[[prometheus]]\nname = "{name}"\nurl = "{url}"\n' + (f'auth_env = "{AUTH_ENV}"\n' if auth else "")
+                 + 'interval_s = 1\nhistory_h = 0.02\n')
+    path.write_text(text)
+    return path
+
+
+def _fleet_app(path: Path):  # noqa: ANN202
+    from cockpit.live.fleet_sources import FleetSources
+    from cockpit.sources.feeds import LiveSources
+    from cockpit.store.toml_store import load_session
+    from cockpit.ui.app import CockpitApp
+
+    session = load_session(path)
+    return CockpitApp(session, path, sources=LiveSources(fleet=FleetSources.for_session(session)),
+                      keymap={}, watch_interval_s=None)
+
+
+def _seen(app) -> tuple[str, str, str]:  # noqa: ANN001
+    """The Fleet pane as a person reads it: border title, state line, host rows."""
+    from textual.widgets import Static
+
+    from cockpit.ui.widgets.fleet_pane import FleetPane, FleetTable
+
+    pane = app.main_screen.query_one(FleetPane)
+    table = pane.query_one(FleetTable)
+    rows = table.text.plain if table.display else ""
+    return str(pane.border_title), str(pane.query_one(".fleet-state", Static).render()), rows
+
+
+def _host_rows(rows: str) -> list[str]:
+    """The host rows' names with their cursor mark (server rows are indented two spaces)."""
+    return [line.split()[0] if line[0] == "▸" else " " + line.split()[0]
+            for line in rows.splitlines()[2:] if line[:1] in "▸ " and line[1:2] not in (" ", "")]
+
+
+def _footer_offers(app, verb: str) -> bool:  # noqa: ANN001
+    """The footer's keys (the bindings the focused pane offers now)."""
+    return any(b.binding.description == verb for b in app.screen.active_bindings.values())
+
+
+async def _until(pilot, app, check) -> tuple[str, str, str]:  # noqa: ANN001
+    async def wait() -> tuple[str, str, str]:
+        while not check(*(seen := _seen(app))):
+            await pilot.pause(0.05)
+        return seen
+
+    try:
+        return await asyncio.wait_for(wait(), 30)  # a guard against a stall, not a timing
+    except TimeoutError:
+        raise AssertionError(f"the Fleet pane never showed it; it shows {_seen(app)}") from None
+
+
+async def test_s_switches_the_fleet_tab_between_prometheus_sources_and_back(
+        prometheus_fleet, prom_auth, tmp_path, monkeypatch) -> None:  # noqa: F811
+    """lab and lab-too: the fixture's Prometheus under two names (two working sources
+    without a second server); gone: a URL nothing listens on."""
+    from prometheus_fixture import free_port
+
+    from cockpit.ui.widgets.fleet_pane import FleetPane
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    url, gone = prometheus_fleet.url, f"http://127.0.0.1:{free_port()}"  # nothing listens there: refused
+    app = _fleet_app(_fleet_session(tmp_path, ("lab", url), ("lab-too", url), ("gone", gone)))
+    every_host = ["▸node-a", " node-b", " node-c", " node-d"]
+
+    def fleet_workers() -> int:
+        return sum(1 for w in app.workers if w.group == "live-fleet" and not w.is_finished)
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("F")
+        title, state, rows = await _until(pilot, app, lambda t, s, r: "hosts" in t)
+        assert title == "Fleet · lab (1/3) · 4/4 hosts"
+        assert state.startswith(f"Prometheus lab · {url} every 1 s · 4 hosts")
+        assert _host_rows(rows) == every_host and "node-a:30000" in rows
+        assert "answered" in str(app.main_screen.query_one(FleetPane).border_subtitle)
+        assert _footer_offers(app, "Next source")
+        await pilot.press("down")
+        assert _host_rows(_seen(app)[2])[:2] == [" node-a", "▸node-b"]
+
+        await pilot.press("s")  # another source: its own rows, the cursor on its first host
+        title, state, rows = await _until(pilot, app, lambda t, s, r: "lab-too" in t and "hosts" in t)
+        assert title == "Fleet · lab-too (2/3) · 4/4 hosts"
+        assert state.startswith(f"Prometheus lab-too · {url} every 1 s · 4 hosts")
+        assert _host_rows(rows) == every_host
+        assert fleet_workers() == 1  # only the shown source is queried
+
+        await pilot.press("s")  # the unreachable one says so
+        title, state, rows = await _until(pilot, app, lambda t, s, r: "unreachable" in s)
+        assert title == "Fleet · gone (3/3) · 0/0 hosts"
+        assert state.startswith(f"Prometheus gone · {gone} every 1 s")
+        assert "refused the connection" in state and "no figures from it yet" in state
+        assert _host_rows(rows) == [] and "node-a" not in rows
+        assert "answered" not in str(app.main_screen.query_one(FleetPane).border_subtitle)  # never did
+        assert fleet_workers() == 1
+
+        await pilot.press("s")  # and round to the first: its hosts again, its own state
+        title, state, rows = await _until(pilot, app, lambda t, s, r: "lab (1/3)" in t and "hosts" in t)
+        assert title == "Fleet · lab (1/3) · 4/4 hosts"
+        assert "unreachable" not in state and "4 hosts" in state
+        assert _host_rows(rows) == every_host and "node-a:30000" in rows
+        assert fleet_workers() == 1
+
+
+async def test_one_prometheus_source_shows_no_position_and_offers_no_switch(tmp_path, monkeypatch) -> None:
+    from prometheus_fixture import free_port
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    gone = f"http://127.0.0.1:{free_port()}"
+    app = _fleet_app(_fleet_session(tmp_path, ("gone", gone), auth=False))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("F")
+        await _until(pilot, app, lambda t, s, r: "unreachable" in s)
+        assert _footer_offers(app, "Focus host") and not _footer_offers(app, "Next source")
+        await pilot.press("s")
+        title, state, _rows = await _until(pilot, app, lambda t, s, r: "unreachable" in s)
+        assert title == "Fleet · gone · 0/0 hosts"
+        assert state.startswith(f"Prometheus gone · {gone} every 1 s")

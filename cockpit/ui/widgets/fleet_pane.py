@@ -7,7 +7,9 @@ Public surface:
   `[[prometheus]]` source;
 * `show_age()`: the border subtitle says when Prometheus last answered;
 * keys (registry scope `fleet`): up / down move between hosts, enter focuses the selected
-  host's log and GPU panes (posts `HostSelected`, the screen handles it).
+  host's log and GPU panes (posts `HostSelected`, the screen handles it), `s` asks for the
+  next `[[prometheus]]` source (posts `NextSource`, the app restarts the feed; offered only
+  when the snapshots say there are several); a snapshot of another source starts the age afresh.
 
 The look lives in fleet_pane.tcss; rows are built by fleet_render.py.
 """
@@ -67,6 +69,9 @@ class FleetPane(RedrawOnce, VerticalScroll, can_focus=True):
             self.host = host
             self.session_host = session_host
 
+    class NextSource(Message):
+        """`s`: show the session's next `[[prometheus]]` source."""
+
     TAKES: tuple[type, ...] = (FleetSnapshot,)
 
     def __init__(self, *, id: str | None = None, clock: Callable[[], float] | None = None) -> None:
@@ -86,7 +91,12 @@ class FleetPane(RedrawOnce, VerticalScroll, can_focus=True):
     # ----- the live side -----------------------------------------------------------------
     def feed(self, item: Any) -> None:
         if isinstance(item, FleetSnapshot):
+            old = self.snapshot
+            if old is not None and (old.source, old.url, old.position) != (item.source, item.url, item.position):
+                self.age.last_at = None  # another source: not "answered 2 s ago" for one that never did
             self.snapshot = item
+            if (old is None or old.position is None) != (item.position is None):
+                self.refresh_bindings()  # `s` in the footer only with several sources
             if item.state == "ok":
                 self.age.seen()
             self.cursor = min(self.cursor, max(0, len(item.hosts) - 1))
@@ -111,6 +121,14 @@ class FleetPane(RedrawOnce, VerticalScroll, can_focus=True):
         if hosts:
             host = hosts[self.cursor]
             self.post_message(self.HostSelected(host.name, host.session_host))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "next_source":  # in the footer only when there is another source to show
+            return self.snapshot is not None and self.snapshot.position is not None
+        return True
+
+    def action_next_source(self) -> None:
+        self.post_message(self.NextSource())
 
     # ----- rendering ----------------------------------------------------------------------------
     def _redraw(self) -> None:
@@ -137,8 +155,9 @@ class FleetPane(RedrawOnce, VerticalScroll, can_focus=True):
             table.display = shown
         if snap is not None and shown:
             table.show(inert_renderable(render_fleet(snap, width, pal, self.cursor)))
+        if snap is not None:
             ok = sum(1 for h in snap.hosts if h.state == "ok")
-            title = f"Fleet · {snap.source} · {ok}/{len(snap.hosts)} hosts"
+            title = f"Fleet · {snap.label}" + (f" · {ok}/{len(snap.hosts)} hosts" if shown else "")
             if self.border_title != title:
                 self.border_title = title
         self.show_age()

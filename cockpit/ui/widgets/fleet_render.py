@@ -188,7 +188,8 @@ def state_line(snap: FleetSnapshot | None, description: str, pal: Pal) -> Text:
              f", {sum(len(h.servers) for h in hosts)} server{'s' if sum(len(h.servers) for h in hosts) != 1 else ''}"
              f", {sum(len(h.gpus) for h in hosts)} GPUs")
     if snap.state == "failing":
-        t.append(f"\n⚠ {snap.error_kind}: {snap.error} (figures below are the last good ones)", style=pal("error"))
+        kept = "figures below are the last good ones" if snap.hosts else "no figures from it yet"
+        t.append(f"\n⚠ {snap.error_kind}: {snap.error} ({kept})", style=pal("error"))
     for note in snap.notes:
         t.append(f"\n{note}", style=pal("warning"))
     return t
