@@ -247,7 +247,7 @@ async def test_s_switches_the_fleet_tab_between_prometheus_sources_and_back(
         assert state.startswith(f"Prometheus lab · {url} every 1 s · 4 hosts")
         assert _host_rows(rows) == every_host and "node-a:30000" in rows
         assert "answered" in str(app.main_screen.query_one(FleetPane).border_subtitle)
-        assert _footer_offers(app, "Next source")
+        assert _footer_offers(app, "Next source") and _footer_offers(app, "Focus host")
         await pilot.press("down")
         assert _host_rows(_seen(app)[2])[:2] == [" node-a", "▸node-b"]
 
@@ -285,7 +285,8 @@ async def test_one_prometheus_source_shows_no_position_and_offers_no_switch(tmp_
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("F")
         await _until(pilot, app, lambda t, s, r: "unreachable" in s)
-        assert _footer_offers(app, "Focus host") and not _footer_offers(app, "Next source")
+        # no host rows: nothing to focus; one source: nothing to switch to
+        assert not _footer_offers(app, "Focus host") and not _footer_offers(app, "Next source")
         await pilot.press("s")
         title, state, _rows = await _until(pilot, app, lambda t, s, r: "unreachable" in s)
         assert title == "Fleet · gone · 0/0 hosts"

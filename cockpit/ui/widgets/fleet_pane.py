@@ -95,8 +95,9 @@ class FleetPane(RedrawOnce, VerticalScroll, can_focus=True):
             if old is not None and (old.source, old.url, old.position) != (item.source, item.url, item.position):
                 self.age.last_at = None  # another source: not "answered 2 s ago" for one that never did
             self.snapshot = item
-            if (old is None or old.position is None) != (item.position is None):
-                self.refresh_bindings()  # `s` in the footer only with several sources
+            had_hosts = old is not None and bool(old.hosts)
+            if (old is None or old.position is None) != (item.position is None) or had_hosts != bool(item.hosts):
+                self.refresh_bindings()  # `s` only with several sources, enter only with a host
             if item.state == "ok":
                 self.age.seen()
             self.cursor = min(self.cursor, max(0, len(item.hosts) - 1))
@@ -125,6 +126,8 @@ class FleetPane(RedrawOnce, VerticalScroll, can_focus=True):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "next_source":  # in the footer only when there is another source to show
             return self.snapshot is not None and self.snapshot.position is not None
+        if action in ("select_host", "cursor"):  # no host rows: nothing to select or focus
+            return self.snapshot is not None and bool(self.snapshot.hosts)
         return True
 
     def action_next_source(self) -> None:
