@@ -457,5 +457,5 @@ async def _settled(tasks: list[asyncio.Future]) -> None:
     for task in tasks:
         try:
             await task
-        except Exception:  # noqa: BLE001 (any failure of that one read: the pre-start read stays)
+        except Exception:  # any failure of that one read: the pre-start read stays
             pass
