@@ -25,7 +25,8 @@ def make_bench_python(folder: Path, *, python: str = sys.executable) -> str:
     (pkg / "bench_serving.py").write_text(
         f"import runpy\nrunpy.run_path({str(STANDIN)!r}, run_name='__main__')\n")
     wrapper = folder / "python-standin"
-    wrapper.write_text(f'#!/bin/sh\nPYTHONPATH={folder / "standin-pkgs"} exec {python} "$@"\n')
+    # PYTHONUNBUFFERED unset, as on a host where nothing sets it: a piped stdout is buffered
+    wrapper.write_text(f'#!/bin/sh\nunset PYTHONUNBUFFERED\nPYTHONPATH={folder / "standin-pkgs"} exec {python} "$@"\n')
     for path in (folder, folder / "standin-pkgs", pkg, pkg / "__init__.py", pkg / "bench_serving.py", wrapper):
         os.chmod(path, 0o755)
     return str(wrapper)

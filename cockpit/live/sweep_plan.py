@@ -62,8 +62,9 @@ def profile_host(command: str) -> str:
 
 def bench_argv(sweep: Sweep, concurrency: int, *, python: str, port: int, output_file: str,
                server: str = "127.0.0.1") -> list[str]:
-    """`python -m sglang.bench_serving ...` for one point, as argv."""
-    argv = [python, "-m", BENCH_MODULE, "--backend", "sglang", "--host", server, "--port", str(port),
+    """`python -u -m sglang.bench_serving ...` for one point, as argv. `-u`: the client's stdout
+    reaches the runner as it prints, not when it exits (its main-run line, sweep_runner)."""
+    argv = [python, "-u", "-m", BENCH_MODULE, "--backend", "sglang", "--host", server, "--port", str(port),
             "--dataset-name", str(sweep.dataset)]
     if sweep.dataset == "random":
         argv += ["--random-input-len", str(sweep.input_len), "--random-output-len", str(sweep.output_len),

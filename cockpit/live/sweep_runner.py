@@ -10,6 +10,9 @@ fallback), recorded as a Benchmark tied to the profile with what cockpit saw mea
   they count for the point running at the time. With `server_metrics` (a
   ServerMetricsProbe), the server's `/metrics` is read just before each client starts and
   just after it exits: the point's server-side TTFT / ITL percentiles (sweep_server_metrics).
+  When the client prints its main-run line (`main_run_line`: its warm-up answered), the
+  start is read again then, so the warm-up is left out; without that line (another client)
+  the window keeps the warm-up and the benchmark's notes say so.
 * Cancel: `cancel()` kills the running client; points already recorded stay.
 * A dropped link during a point: the runner waits for it to come back, records the point
   if its record reached the host's file before the drop, else kills what is left and runs
@@ -39,11 +42,23 @@ from cockpit.parse.sglang_metrics import ServerScrape
 __all__ = [
     "ControllerSink", "PointFailed", "PointProgress", "PointRecorded", "PointRetrying", "PointSink", "PointSkipped",
     "PointStarted", "SweepEvent", "SweepFinished", "SweepNote", "SweepOutcome", "SweepRunner", "benchmark_fields",
+    "ClientOutput", "main_run_line",
 ]
 
 _STDOUT_KEEP = 4000  # lines of the client's stdout kept for the fallback (the block is ~50 at the end)
 _PROGRESS_EVERY_S = 0.2
 _TQDM = re.compile(r"\d+%\|")
+_TQDM_DONE = re.compile(r"\d+%\|[^|]*\|\s*(\d+)/\d+")  # tqdm's `n/total`: requests of the main run done
+_RESULT_BLOCK = "Serving Benchmark Result"
+MAIN_RUN_MARK = "Starting main benchmark run"
+WARMUP_NOTE = "server percentiles include the client's warm-up (no main-run start line seen in time)"
+
+
+def main_run_line(line: str) -> bool:
+    """The client's line saying its warm-up answered and the main run starts: sglang (older)
+    and vllm-derived clients print "Initial test run completed. Starting main benchmark
+    run...", newer sglang "Warmup completed with N sequences. Starting main benchmark run..."."""
+    return MAIN_RUN_MARK in line
 
 
 # ----- events ---------------------------------------------------------------------------------
@@ -207,25 +222,36 @@ def benchmark_fields(plan: SweepPlan, point: PlannedPoint, result: BenchOutcome,
     fields["concurrency"] = point.concurrency  # what was asked, whatever the record says
     fields.update(watch.fields(total_tokens=result.total_tokens, duration_s=result.fields.get("duration_s"),
                                total_tok_s=result.fields.get("total_tok_s")))
+    notes = []
     if result.completed is not None and result.completed < point.prompts:
-        fields["notes"] = f"{result.completed} of {point.prompts} requests completed"
+        notes.append(f"{result.completed} of {point.prompts} requests completed")
+    if watch.server_main is None and any(name.startswith("server_") for name in fields):
+        notes.append(WARMUP_NOTE)
+    if notes:
+        fields["notes"] = "; ".join(notes)
     return fields
 
 
-class _Output:
-    """The client's output as lines (`\\r` ends a tqdm redraw), and its last progress line."""
+class ClientOutput:
+    """The client's output as lines (`\\r` ends a tqdm redraw), its last progress line, and
+    whether it said its main run started (`main_run`) while none of that run had finished."""
 
     def __init__(self) -> None:
         self.stdout: deque[str] = deque(maxlen=_STDOUT_KEEP)
         self.tail: deque[str] = deque(maxlen=20)
         self.partial = {"stdout": "", "stderr": ""}
         self.progress = ""
+        self.main_run: str | None = None
+        """"started": the main-run line came before anything of the main run finished;
+        "late": it came after (stdout held in a buffer until the client exits): not usable."""
+        self._main_done = False
 
     def feed(self, stream: str, text: str) -> bool:
         """Take a chunk; True when the progress line changed."""
         parts = re.split(r"\r\n|\r|\n", self.partial[stream] + text)
         self.partial[stream] = parts.pop()
         changed = False
+        said = False
         for line in parts:
             if stream == "stdout":
                 self.stdout.append(line)
@@ -233,9 +259,20 @@ class _Output:
                 self.progress, changed = line.strip(), True
             elif line.strip():
                 self.tail.append(line.strip())
+            said = self._watch_main_run(line) or said
         if _TQDM.search(self.partial[stream]):  # a redraw not yet ended by the next `\r`
             self.progress, changed = self.partial[stream].strip(), True
+        said = self._watch_main_run(self.partial[stream]) or said
+        # judged once the whole chunk is read: a buffered stdout gives the line together with
+        # the result block (and tqdm on stderr, unbuffered, has shown requests done already)
+        if said and self.main_run is None:
+            self.main_run = "late" if self._main_done else "started"
         return changed
+
+    def _watch_main_run(self, line: str) -> bool:
+        if _RESULT_BLOCK in line or ((m := _TQDM_DONE.search(line)) is not None and int(m.group(1)) > 0):
+            self._main_done = True
+        return main_run_line(line)
 
     def lines(self) -> list[str]:
         return [*self.stdout, self.partial["stdout"]]
@@ -330,19 +367,36 @@ class SweepRunner:
     async def _attempt(self, point: PlannedPoint, total: int, attempt: int,
                        started: float) -> tuple[tuple[BenchOutcome, PointWatch, float | None] | None, str]:
         """One run of the client: (the result and what was seen, "") or (None, why not)."""
+        main_scrape: list[asyncio.Future] = []
+        try:
+            return await self._run_client(point, total, attempt, started, main_scrape)
+        finally:
+            for task in main_scrape:  # awaited on every way out but a cancel: then it stops too
+                task.cancel()
+
+    async def _run_client(self, point: PlannedPoint, total: int, attempt: int, started: float,
+                          main_scrape: list[asyncio.Future],
+                          ) -> tuple[tuple[BenchOutcome, PointWatch, float | None] | None, str]:
         argv = self.plan.argv(point, attempt)
         out_file = point.output_file(self.plan.folder, attempt)
         pidfile = out_file + ".pid"
-        output = _Output()
+        output = ClientOutput()
         last_emit = [0.0]
+        watch = PointWatch()
 
         def on_output(stream: str, text: str) -> None:
-            if output.feed(stream, text) and self.clock() - last_emit[0] >= _PROGRESS_EVERY_S:
+            changed = output.feed(stream, text)
+            if output.main_run == "started" and not main_scrape and self.server_metrics is not None:
+                # The client prints this after its warm-up answered and before it sends the main
+                # requests: a main-run observation can only land before this read if its first
+                # token comes back faster than the line's trip here plus the read's round trip;
+                # then it is left out, never a warm-up counted in (newer sglang sleeps 1 s there).
+                main_scrape.append(asyncio.ensure_future(self._main_run_scrape(watch)))
+            if changed and self.clock() - last_emit[0] >= _PROGRESS_EVERY_S:
                 last_emit[0] = self.clock()
                 self.on_event(PointProgress(point.index, total, point.concurrency, self.clock() - started,
                                             output.progress))
 
-        watch = PointWatch()
         watch.server_start = await self._server_scrape()
         self.watch = watch
         self.on_event(PointStarted(point.index, total, point.concurrency, attempt, shlex.join(argv)))
@@ -351,6 +405,7 @@ class SweepRunner:
             status = await self.host.run(argv, folder=self.plan.folder, pidfile=pidfile, on_output=on_output)
         except LinkLost as exc:
             self.watch = None
+            await _settled(main_scrape)
             # the record may have reached the file before the link went: it counts, once
             try:
                 record = last_record(await self.host.read_text(out_file) or "")
@@ -369,6 +424,7 @@ class SweepRunner:
         # in the point's last moments arrive just after the client exits; they still count.
         await asyncio.sleep(self.log_settle_s)
         self.watch = None
+        await _settled(main_scrape)  # the main-run read lands before the end one
         watch.server_end = await self._server_scrape()
         try:
             record = last_record(await self.host.read_text(out_file) or "")
@@ -380,6 +436,12 @@ class SweepRunner:
             return None, f"exit status {status}, no result: {said}"
         return (result, watch, client_s), ""
 
+    async def _main_run_scrape(self, watch: PointWatch) -> None:
+        """The start read again as the client's main run starts; a failed read keeps the first."""
+        scrape = await self._server_scrape()
+        if scrape is not None:
+            watch.server_main = scrape
+
     async def _server_scrape(self) -> ServerScrape | None:
         """The server's metrics now (None without a probe or an endpoint); says once why not."""
         if self.server_metrics is None:
@@ -388,3 +450,12 @@ class SweepRunner:
         if (notice := self.server_metrics.notice()) is not None:
             self.on_event(SweepNote(notice))
         return scrape
+
+
+async def _settled(tasks: list[asyncio.Future]) -> None:
+    """Wait for the main-run read; one that failed leaves the earlier start read in place."""
+    for task in tasks:
+        try:
+            await task
+        except Exception:  # any failure of that one read: the pre-start read stays
+            pass

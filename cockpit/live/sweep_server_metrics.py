@@ -3,7 +3,9 @@
 The runner reads the server's `/metrics` just before a point's client starts and just after
 it exits; the TTFT and ITL histograms' bucket deltas between those two scrapes are exactly
 the observations the server made during the point (SGLang observes a request's latencies
-before it answers, so nothing of the point arrives after the client has exited).
+before it answers, so nothing of the point arrives after the client has exited). When the
+client says its main run starts (after its warm-up answered), the runner reads it once more
+and the window starts there (`main`): the warm-up's latencies are left out.
 
 * TTFT from `sglang:time_to_first_token_seconds`; ITL from `sglang:inter_token_latency_seconds`,
   else 0.3.x's `sglang:time_per_output_token_seconds` (the metrics pane's mapping,
@@ -40,11 +42,18 @@ def _restarted(start: ServerScrape, end: ServerScrape) -> bool:
     return any(end.histograms[k].count < h.count for k, h in start.histograms.items() if k in end.histograms)
 
 
-def window_fields(start: ServerScrape | None, end: ServerScrape | None) -> dict[str, float]:
+def window_fields(start: ServerScrape | None, end: ServerScrape | None, *,
+                  main: ServerScrape | None = None) -> dict[str, float]:
     """`server_{ttft,itl}_{p50,p99}_ms` from the observations between `start` and `end`.
 
-    Empty when either scrape is missing or the server restarted between them; a latency
-    whose family the end lacks, or that saw no observation in the window, is left out."""
+    `main`: the scrape taken when the client said its main run started; the window then
+    starts there (the warm-up left out). Empty when a scrape is missing or the server
+    restarted in between (from `start` on, `main` or not); a latency whose family the end
+    lacks, or that saw no observation in the window, is left out."""
+    if main is not None:
+        if start is not None and _restarted(start, main):
+            return {}
+        start = main
     if start is None or end is None or _restarted(start, end):
         return {}
     out: dict[str, float] = {}

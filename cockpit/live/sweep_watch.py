@@ -1,7 +1,7 @@
 """What cockpit saw while one sweep point ran: GPU power (mean, peak, share of the summed
 limits), the server log's peak running and queued requests, the error labels it showed,
 and the server's own TTFT / ITL percentiles over the point (its `/metrics` at the point's
-start and end, live/sweep_server_metrics.py). Fed by whatever samples GPUs and follows the
+start, or when the client's main run started, and end; live/sweep_server_metrics.py). Fed by whatever samples GPUs and follows the
 log (the TUI's feeds, the CLI's own) and by the runner's two scrapes; pure arithmetic, no I/O.
 """
 
@@ -31,6 +31,9 @@ class PointWatch:
         self.server_start: ServerScrape | None = None
         self.server_end: ServerScrape | None = None
         """The server's `/metrics` just before the client started and just after it exited."""
+        self.server_main: ServerScrape | None = None
+        """The server's `/metrics` when the client said its main run started (its warm-up
+        answered): the window starts there. None: not said, or not read then."""
 
     def gpu_tick(self, samples: Iterable[GpuSample]) -> None:
         """One tick: every GPU of the host at one instant. A tick where a GPU's draw is
@@ -75,5 +78,5 @@ class PointWatch:
             out["peak_queued"] = self.peak_queued
         if self.error_labels:
             out["error_labels"] = sorted(self.error_labels)
-        out.update(window_fields(self.server_start, self.server_end))
+        out.update(window_fields(self.server_start, self.server_end, main=self.server_main))
         return out

@@ -8,6 +8,8 @@ cockpit passes, and behaves as the real client does in everything cockpit observ
   server at --base-url or --host/--port, at most `--max-concurrency` at a time, when a
   server answers there; when none does it simulates the requests at `--standin-token-ms`
   per token (and says so on stderr), so a runner can be tested without a server;
+* after its warm-up request answered, prints "Initial test run completed. Starting main
+  benchmark run..." on stdout (as the real client, with print: buffered unless `-u`);
 * writes a tqdm-like progress line to stderr (`\\r 45%|####  | 9/20 [00:01<00:01, 8.1it/s]`);
 * prints the "Serving Benchmark Result" block with the real rows and formats;
 * appends one JSON line to --output-file with the real key set (tests/data/bench/).
@@ -63,6 +65,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="stand-in only: exit with this status before the run (a crashed client)")
     p.add_argument("--standin-no-record", action="store_true",
                    help="stand-in only: write no JSONL record (the reader falls back to the printed block)")
+    p.add_argument("--standin-no-main-run-line", action="store_true",
+                   help="stand-in only: do not say when the main run starts (as a client other than bench_serving)")
     return p.parse_args(argv)
 
 
@@ -232,7 +236,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"Initial test run failed - Please make sure benchmark arguments are correctly specified. "
                   f"Error: {test.error}")
             return 1
-        print("Initial test run completed. Starting main benchmark run...")
+        if not args.standin_no_main_run_line:
+            print("Initial test run completed. Starting main benchmark run...")
     else:
         print(f"STAND-IN: no server answers at {host}:{port}: simulating requests at "
               f"{args.standin_token_ms:g} ms a token", file=sys.stderr)

@@ -29,6 +29,10 @@ Stand-in controls (flag, or env var STANDIN_<NAME>):
                           (the first request after ready)
   --standin-ignore-term   ignore SIGTERM (leader and child), to test the SIGKILL escalation
   --standin-no-metrics    no `/metrics` (404), as a server started without --enable-metrics
+  --standin-cold-first-token-s S
+                          the first generation request after ready gets its first token only
+                          after S more seconds (a cold first request: the bench client's
+                          warm-up); every later request at the set pace
 Plain standard library only: it must run on any host cockpit reaches, with any python3.
 """
 
@@ -86,6 +90,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                    default=_env_default("ignore_term", "") not in ("", "0"))
     p.add_argument("--standin-no-metrics", action="store_true",
                    default=_env_default("no_metrics", "") not in ("", "0"))
+    p.add_argument("--standin-cold-first-token-s", type=float,
+                   default=float(_env_default("cold_first_token_s", "0")))
     args, _unknown = p.parse_known_args(argv)  # every other real flag: accepted, ignored
     args.served_model_name = args.served_model_name or args.model_path
     return args
@@ -116,6 +122,14 @@ class Scheduler:
         self.requests_total = 0
         # histograms: name -> [bucket counts (cumulative at render), sum, count]
         self.hist = {name: [[0] * len(BUCKETS), 0.0, 0] for name in HISTOGRAMS}
+        self.cold_s = args.standin_cold_first_token_s
+        """Still to add to the next request's first token (--standin-cold-first-token-s)."""
+
+    def take_cold(self) -> float:
+        """The cold first request's extra wait: once, for the first request that asks."""
+        with self.cond:
+            cold, self.cold_s = self.cold_s, 0.0
+        return cold
 
     def admit(self, prompt_tokens: int) -> None:
         """Wait for a running slot (queued meanwhile), then log the prefill batch."""
@@ -335,6 +349,7 @@ def make_handler(args: argparse.Namespace, sched: Scheduler, child: subprocess.P
             if args.standin_crash == "serve":
                 crash("serve", child)
             pace = 1.0 / max(args.standin_tok_s, 0.001)
+            cold = sched.take_cold()
             held = n_prompt
             text = ""
             try:
@@ -347,7 +362,7 @@ def make_handler(args: argparse.Namespace, sched: Scheduler, child: subprocess.P
                     self.close_connection = True
                 last = start
                 for i in range(max_tokens):
-                    time.sleep(pace)
+                    time.sleep(pace + (cold if i == 0 else 0.0))
                     sched.token()
                     now = time.perf_counter()
                     sched.observe("time_to_first_token_seconds" if i == 0 else "inter_token_latency_seconds",

@@ -25,7 +25,7 @@ def test_point_argv_is_the_documented_one() -> None:
     sweep = Sweep(id="s1", name="short", input_len=512, output_len=128, range_ratio=0.5, prompts_per_concurrency=3,
                   concurrencies=[1, 8])
     assert bench_argv(sweep, 8, python="/opt/venv/bin/python", port=31000, output_file="o.jsonl") == [
-        "/opt/venv/bin/python", "-m", "sglang.bench_serving", "--backend", "sglang", "--host", "127.0.0.1",
+        "/opt/venv/bin/python", "-u", "-m", "sglang.bench_serving", "--backend", "sglang", "--host", "127.0.0.1",
         "--port", "31000", "--dataset-name", "random", "--random-input-len", "512", "--random-output-len", "128",
         "--random-range-ratio", "0.5", "--max-concurrency", "8", "--num-prompts", "24", "--output-file", "o.jsonl"]
 

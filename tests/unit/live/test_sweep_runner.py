@@ -14,7 +14,8 @@ from sweep_support import StandinServer, make_bench_python, pid_alive, standin_g
 from cockpit.live.sweep_hosts import LocalBenchHost
 from cockpit.live.sweep_plan import plan_sweep
 from cockpit.live.sweep_runner import (
-    ControllerSink, PointFailed, PointProgress, PointRecorded, PointSkipped, PointStarted, SweepNote, SweepRunner,
+    ClientOutput, ControllerSink, PointFailed, PointProgress, PointRecorded, PointSkipped, PointStarted, SweepNote,
+    SweepRunner, main_run_line,
 )
 from cockpit.live.sweep_session import server_metrics_probe
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
@@ -258,3 +259,75 @@ def test_a_server_without_metrics_records_the_points_without_them_and_says_so_on
     notes = [e.text for e in events if isinstance(e, SweepNote)]
     assert len(notes) == 1 and "--enable-metrics" in notes[0] and "HTTP 404" in notes[0]
     assert isinstance(events[0], SweepNote)  # said before the first point runs
+
+
+COLD_S = 1.5  # the STAND-IN server's first request (the client's warm-up): first token after this
+
+
+@pytest.mark.parametrize("client_says_main_run", [True, False], ids=["main-run-line", "no-such-line"])
+def test_the_clients_warm_up_is_not_in_the_servers_percentiles(tmp_path: Path, client_says_main_run: bool) -> None:
+    # A cold server: the client's warm-up request waits 1.5 s for its first token, the 8
+    # main-run requests get theirs at once. At concurrency 1 and 8 prompts, p99 is in effect
+    # the slowest one: the warm-up, unless the window starts at the client's main-run line.
+    server = StandinServer(tok_s=3000, extra=("--standin-cold-first-token-s", str(COLD_S)))
+    extra = [] if client_says_main_run else ["--standin-no-main-run-line"]  # as a client that does not say it
+    try:
+        path = _session(tmp_path, server.port, make_bench_python(tmp_path), output_len=8, concurrencies=[1],
+                        prompts_per_concurrency=8, extra_args=extra)
+        events: list = []
+        runner, _ = _runner(path, events, metrics=True)
+        outcome = asyncio.run(runner.run())
+    finally:
+        server.close()
+    assert outcome.status == "done"
+    (bench,) = load_session(path).benchmarks
+    assert bench.ttft_p99_ms is not None and bench.ttft_p99_ms < COLD_S * 1000 / 3  # the client leaves it out
+    assert bench.server_ttft_p99_ms is not None and bench.server_itl_p99_ms is not None
+    if client_says_main_run:
+        assert bench.server_ttft_p99_ms < COLD_S * 1000 / 3
+        assert bench.notes is None
+    else:  # today's window, from before the client started: the warm-up is in it, and said so
+        assert bench.server_ttft_p99_ms >= COLD_S * 1000
+        assert bench.notes is not None and "warm-up" in bench.notes
+
+
+@pytest.mark.parametrize("line", [
+    "Initial test run completed. Starting main benchmark run...",  # sglang (older), vllm-derived
+    "Warmup completed with 1 sequences. Starting main benchmark run...",  # sglang (newer)
+])
+def test_both_phrasings_of_the_main_run_line_are_read(line: str) -> None:
+    assert main_run_line(line)
+    out = ClientOutput()
+    out.feed("stdout", "#Input tokens: 512\nStarting initial single prompt test run...\n")
+    assert out.main_run is None
+    out.feed("stdout", line + "\n")
+    assert out.main_run == "started"
+
+
+def test_other_lines_are_not_the_main_run_line() -> None:
+    for line in ("Starting initial single prompt test run...", "Starting warmup with 1 sequences...",
+                 "Traffic request rate: inf", "  0%|          | 0/8 [00:00<?, ?it/s]"):
+        assert not main_run_line(line)
+    out = ClientOutput()
+    out.feed("stdout", "Starting initial single prompt test run...\nTraffic request rate: inf\n")
+    out.feed("stderr", "\r  0%|          | 0/8 [00:00<?, ?it/s]")
+    assert out.main_run is None
+
+
+def test_a_main_run_line_that_comes_after_requests_finished_is_not_used() -> None:
+    # stdout held in a buffer: the line arrives when the client exits, after tqdm (stderr)
+    # showed requests done, or in one chunk with the result block (tqdm off)
+    out = ClientOutput()
+    out.feed("stderr", "\r  0%|          | 0/8 [00:00<?, ?it/s]\r 12%|█▎        | 1/8 [00:00<00:01, 6.1it/s]")
+    out.feed("stdout", "Initial test run completed. Starting main benchmark run...\n")
+    assert out.main_run == "late"
+    out = ClientOutput()
+    out.feed("stdout", "Initial test run completed. Starting main benchmark run...\nTraffic request rate: inf\n"
+                       "\n============ Serving Benchmark Result ============\nBackend:   sglang\n")
+    assert out.main_run == "late"
+    # said as it happens (`-u`), then the main run: usable, and not undone by what follows
+    out = ClientOutput()
+    out.feed("stdout", "Initial test run completed. Starting main benchmark run...")  # the newline comes next
+    out.feed("stderr", "\r 12%|█▎        | 1/8 [00:00<00:01, 6.1it/s]")
+    out.feed("stdout", "\nTraffic request rate: inf\n")
+    assert out.main_run == "started"

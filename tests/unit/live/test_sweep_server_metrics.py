@@ -102,6 +102,19 @@ def test_a_restart_between_start_and_end_gives_no_figures():
     assert window_fields(start, end) == {}
 
 
+def test_the_main_run_scrape_starts_the_window_and_a_restart_before_it_still_gives_none():
+    start = _page(_family("time_to_first_token_seconds", {}), requests=0)
+    # the client's warm-up: one first token after 5 s, answered before it said "main run"
+    main = _page(_family("time_to_first_token_seconds", {6.4: 1}), requests=1)
+    end = _page(_family("time_to_first_token_seconds", {6.4: 1, 0.2: 8}), requests=9)
+    assert window_fields(start, end)["server_ttft_p99_ms"] > 3200  # the warm-up is the p99
+    assert window_fields(start, end, main=main) == {"server_ttft_p50_ms": 150.0, "server_ttft_p99_ms": 199.0}
+    assert window_fields(None, end, main=main) == window_fields(main, end)  # the first read failed
+    # the server restarted during the warm-up: the point gets none, as for a restart later
+    before = _page(_family("time_to_first_token_seconds", {0.2: 50}), requests=50)
+    assert window_fields(before, end, main=main) == {}
+
+
 def test_missing_families_or_scrapes_leave_fields_unset():
     only_itl = _page(_family("inter_token_latency_seconds", {0.1: 3}))
     later = _page(_family("inter_token_latency_seconds", {0.1: 6}))
