@@ -10,7 +10,8 @@ loopback sshd (needs root), recording into a session that already holds 300 benc
 * client_s: the client process, start to exit (its own startup included);
 * tool_s: the client's own measured benchmark duration (its `duration`);
 * overhead_s = point wall time - client_s: what cockpit adds (spawn or channel, reading the
-  server's /metrics at the point's start and end as `cockpit sweep` does, reading the JSONL
+  server's /metrics at the point's start and end as `cockpit sweep` does (the third read, when
+  the client's main run starts, overlaps the client and adds nothing here), reading the JSONL
   back, parsing, recording and saving the session);
 * gap_s: from one point's record saved to the next point's client started.
 
