@@ -196,6 +196,8 @@ def _figures(fields: dict[str, Any]) -> str:
             parts.append(f"server {what.upper()} p50/p99 {_ms(p50)}/{_ms(p99)} ms")
     if fields.get("error_labels"):
         parts.append("errors " + ",".join(fields["error_labels"]))
+    if fields.get("notes"):  # e.g. fewer requests completed, or the warm-up inside the server window
+        parts.append(f"note: {fields['notes']}")
     return ", ".join(parts)
 
 

@@ -110,3 +110,14 @@ def test_an_unknown_sweep_names_the_known_ones(tmp_path: Path) -> None:
     path = _session(tmp_path, free_port(), None)
     res = _cockpit("sweep", str(path), "nope")
     assert res.returncode == 1 and "s1 (short ramp)" in res.stderr
+
+
+def test_a_points_note_is_on_its_recorded_line() -> None:
+    """A note the runner put on the record (the warm-up inside the server window) is printed, not
+    only stored: a script reading the lines learns the p99 may be the warm-up's."""
+    from cockpit.cli.sweep_cmd import _figures
+    from cockpit.live.sweep_runner import WARMUP_NOTE
+
+    line = _figures({"total_tok_s": 1000.0, "server_ttft_p99_ms": 2365.0, "notes": WARMUP_NOTE})
+    assert line.endswith(f"note: {WARMUP_NOTE}") and "1000 tok/s total" in line
+    assert "note:" not in _figures({"total_tok_s": 1000.0})
