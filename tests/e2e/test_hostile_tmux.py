@@ -21,7 +21,7 @@ from cockpit.store.toml_store import save_session
 SHORT = " ".join(v for name, v in VECTORS.items() if name != "10k line")
 OPTIONS = "set -g set-clipboard on\nset -g allow-passthrough on\n"
 # tab key -> text that is on screen only when that tab is drawn
-TABS = (("2", "Instructions"), ("3", "Evidence"), ("4", "sorted by"), ("5", "f1  v "),
+TABS = (("2", "Instructions"), ("3", "Evidence"), ("4", "sorted by"), ("5", "id  state"),
         ("6", "p1  —     pkg"), ("7", "Command"), ("8", "Timeline (newest first)"),
         ("9", "Topology"), ("0", "1. Goal"), ("1", "todo ·"))
 
