@@ -2,8 +2,9 @@
 
 The answers come from a real Prometheus scraping 3 hosts (node-a: dcgm-exporter and an
 SGLang server; node-b: dcgm-exporter's default counters, no power limit, and the router's
-`sglang_` re-export; node-c: its exporter down); sources/demo_fleet.py gives them at the time asked, moving with a load swell. Its
-name and description say it is a replay, so the tab never passes for a Prometheus.
+`sglang_` re-export; node-c: its exporter down); sources/demo_fleet.py gives them at the
+time asked, moving with a load swell. Its name and description say it is a replay, so the
+tab never passes for a Prometheus.
 """
 
 from __future__ import annotations
