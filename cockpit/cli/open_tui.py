@@ -66,9 +66,13 @@ def resolve_session(arg: str | None) -> tuple[Path, Session, bool] | int:
 
 
 def _demo(args: Any) -> tuple[Path, LiveSources] | int:
+    from cockpit.live.demo_fleet import demo_fleet_feed
     from cockpit.sources.demo import build_demo
 
-    return build_demo(args)
+    session_path, sources = build_demo(args)
+    if sources.fleet is None:  # here, not in build_demo: sources cannot import live's FleetFeed
+        sources.fleet = demo_fleet_feed()
+    return session_path, sources
 
 
 def run_tui(args: Any, *, sources: LiveSources | None = None) -> int:

@@ -4,7 +4,8 @@ The session is a working copy of `sessions/glm5-nvfp4.toml` in the state folder 
 shipped file is never touched), so a newcomer can edit, save and reopen it. The replay
 writes real-format SGLang lines into a temporary log that the real tail and parser
 follow, plays recorded `nvidia-smi` CSV through the real stream parser, and replays a
-server's `/metrics` (sources/demo_metrics.py) through the real exposition parser. Quitting
+server's `/metrics` (sources/demo_metrics.py) through the real exposition parser; the CLI
+adds the Fleet tab's replay of recorded PromQL answers (live/demo_fleet.py). Quitting
 removes the temporary folder; the session copy stays (its path is printed), and the next
 `--demo` reopens it: only `--demo --fresh` starts a new copy, keeping the previous one
 beside it as `*.prev.toml`.

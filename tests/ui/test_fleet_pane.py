@@ -1,19 +1,24 @@
 """The Fleet tab: snapshots of 1, 3 and 8 hosts at 80x24 and 120x40, from PromQL answers
 RECORDED FROM A REAL PROMETHEUS (tests/data/fleet/record_fleet.py: Debian's prometheus
 scraping the stand-in fleet of tests/fleet_exporter.py), replayed so the pictures are the
-same every run; the "how to add one" text without [[prometheus]]; a failing Prometheus; and
-enter on a host row focusing that host's panes in the app."""
+same every run; the "how to add one" text without [[prometheus]]; a failing Prometheus; the
+demo's replay of those answers (cockpit --demo, F); and enter on a host row focusing that
+host's panes in the app."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import re
+from argparse import Namespace
 
 import pytest
 
-from fleet_recorded import FLEET_DATA, recorded_snapshot, recorded_snapshot_async
-from tui_support import OnePaneApp, make_app
+from fleet_recorded import recorded_snapshot, recorded_snapshot_async, recording_path
+from tui_support import OnePaneApp, make_app, screen_text, until
 
-from cockpit.live.fleet import FleetSnapshot
+from cockpit.live.demo_fleet import demo_fleet_feed
+from cockpit.live.fleet import FleetFeed, FleetSnapshot
 from cockpit.sources.prometheus_api import PrometheusError
 from cockpit.ui.widgets.fleet_pane import FleetPane
 
@@ -50,10 +55,50 @@ class TestFleetSnapshots:
                                 "no answer from http://prometheus.lab:9090 within 2 s", "timeout", snap.history_s)
         assert snap_compare(fleet_app(failing), terminal_size=(120, 40))
 
+    @pytest.mark.parametrize("size", SIZES)
+    def test_the_demo_replay(self, snap_compare, size: tuple[int, int]) -> None:
+        """The demo's Fleet tab at a fixed time: "demo replay" in the title, the state line says
+        the answers are recorded from a real Prometheus; node-a and node-b each at their own
+        point of the load swell, a 15 min power and tok/s history that rises and falls; node-b
+        without a power limit (said), node-c's exporter down (said)."""
+        feed = demo_fleet_feed(clock=lambda: 1_800_000_000.0)
+        assert snap_compare(fleet_app(first_snapshot(feed), state=feed.description), terminal_size=size)
+
+
+def first_snapshot(feed: FleetFeed) -> FleetSnapshot:
+    async def go() -> FleetSnapshot:
+        await feed.load_history()
+        return await feed.refresh()
+
+    return asyncio.run(go())
+
+
+async def test_the_demo_fleet_tab_shows_the_replay(monkeypatch) -> None:
+    """`cockpit --demo` as run_tui builds it (its session has no [[prometheus]]): Fleet is in the
+    tab bar, and `F` shows host rows with power figures, labelled as a replay."""
+    from cockpit.cli import open_tui
+    from cockpit.ui.app import CockpitApp
+    from cockpit.ui.widgets.tab_bar import TabBar
+
+    opened: list[CockpitApp] = []
+    monkeypatch.setattr(CockpitApp, "run", lambda self, *a, **k: opened.append(self))
+    assert open_tui.run_tui(Namespace(session=None, demo=True, theme=None, fresh=True)) == 0
+    app = opened[0]
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert not app.main_screen.query_one(TabBar).hidden and "Handoff F Fleet" in screen_text(app)
+        await pilot.press("F")
+        rows = re.compile(r"node-a +\S+ +[\d.]+/5\.6 kW \d+% +\d+%.*\n.*node-a:30000 +\d+ ")
+        await until(lambda: rows.search(screen_text(app)) is not None and "answered" in screen_text(app), pilot)
+        text = screen_text(app)
+        assert "Fleet · demo replay · 2/3 hosts" in text
+        assert "replay: PromQL answers recorded from a real Prometheus, every 2 s (demo)" in text
+        assert re.search(r"node-b +\S+ +[\d.]+ kW no limit", text) and "cannot scrape node-c:9400" in text
+
 
 def test_the_recorded_answers_are_labelled_as_recorded_from_a_real_prometheus() -> None:
     for n in (1, 3, 8):
-        doc = json.loads((FLEET_DATA / f"fleet-{n}.json").read_text())
+        doc = json.loads(recording_path(n).read_text())
         assert "real Prometheus" in doc["recorded"]
 
 

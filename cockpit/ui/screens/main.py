@@ -144,7 +144,8 @@ class MainScreen(SetupIntents):
         self._scores = score_all(session.goal.targets, session.benchmarks)
         self._fresh: set[str] = set()
         self.query_one(TargetsStrip).show(self._scores)
-        self.query_one(TabBar).hidden = frozenset() if session.prometheus else frozenset({"fleet"})
+        fleet = session.prometheus or self.app.sources.fleet is not None  # the demo's replay has no [[prometheus]]
+        self.query_one(TabBar).hidden = frozenset() if fleet else frozenset({"fleet"})
         for tab in TAB_IDS if every_tab else [self.active_tab]:
             self._render_tab(tab, first_frame=first_frame)
         self.refresh_header()

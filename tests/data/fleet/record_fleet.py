@@ -1,12 +1,13 @@
 """Records the fleet's PromQL answers from a REAL Prometheus for the Fleet tab's snapshot tests.
 
-    PYTHONPATH=. python tests/data/fleet/record_fleet.py   # writes fleet-1.json, -3, -8 here
+    PYTHONPATH=. python tests/data/fleet/record_fleet.py   # writes fleet-1.json, -8 here, -3 for the demo
 
 Starts Debian's `prometheus` (tests/prometheus_fixture.py) scraping the stand-in fleet
 (tests/fleet_exporter.py: the metrics fixtures with counters advancing), lets it run
 SECONDS, then asks it every query the Fleet tab asks (the instant ones and the history's
 range ones) and writes the raw answers, keyed by query, with the time they were asked at.
 The snapshots then replay them (tests/fleet_recorded.py): deterministic, and real answers.
+The 3-host one is also the demo's Fleet tab, so it lives in sessions/demo/ (shipped in the wheel).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
 from fleet_exporter import FleetExporter  # noqa: E402
+from fleet_recorded import recording_path  # noqa: E402
 from prometheus_fixture import PASSWORD, USER, start_prometheus, stop_prometheus  # noqa: E402
 
 from cockpit.live.fleet import FleetFeed  # noqa: E402
@@ -74,11 +76,11 @@ def record(n: int) -> None:
             asyncio.run(go())
         finally:
             stop_prometheus(running)
-    (HERE / f"fleet-{n}.json").write_text(json.dumps({
+    recording_path(n).write_text(json.dumps({
         "recorded": "from a real Prometheus 2.42 (Debian) scraping tests/fleet_exporter.py; "
                     "see record_fleet.py", "at": at, "interval_s": INTERVAL_S, "history_s": HISTORY_S,
         "answers": client.answers}, indent=None) + "\n")
-    print(f"fleet-{n}.json: {len(client.answers)} answers")
+    print(f"{recording_path(n)}: {len(client.answers)} answers")
 
 
 if __name__ == "__main__":
