@@ -1,6 +1,6 @@
 """A one-line tab bar (number keys switch, a click on a label too) ending in the `?` hint;
-short labels when the terminal is narrow, and below 80 columns the other tabs by their keys
-alone, so every tab and the hint stay reachable at 60 columns.
+short labels when the terminal is narrow, then the last tabs by their keys alone (as few as
+needed to fit), so every tab and the hint stay reachable at 60 columns.
 
 Each label carries its tab id as style meta (`{"tab": id}`); the screen's click handler
 reads it (the same for the main tab's pane switcher, `{"pane": name}`)."""
@@ -34,18 +34,22 @@ class TabBar(Static):
     hidden: reactive[frozenset[str]] = reactive(frozenset())
     """Tabs left out of the bar (their key still shows them): Fleet without [[prometheus]]."""
 
-    def _parts(self, level: int) -> list[Part]:
+    def _shown(self) -> list[str]:
+        return [tab for tab, *_ in TABS if tab not in self.hidden or tab == self.active]
+
+    def _parts(self, level: int, bare: frozenset[str] = frozenset()) -> list[Part]:
         # 0: full labels; 1: short labels, one space between tabs (all ten fit in 80
-        # columns); 2: the active tab's short label, the others by their key.
+        # columns), the tabs in `bare` by their key alone (the active one keeps its label).
         pad = "" if level else " "
         parts: list[Part] = []
+        shown = self._shown()
         for tab, label, short, key in TABS:
-            if tab in self.hidden and tab != self.active:
+            if tab not in shown:
                 continue
             name = label if level == 0 else short
             if tab == self.active:
                 parts += [((f"{pad}{key} {name}{pad}", "bold reverse $primary"), tab), (" ", None)]
-            elif level == 2:
+            elif tab in bare:
                 parts += [((f"{key}", ""), tab), (" ", None)]
             else:
                 parts += [((f"{pad}{key}", "$foreground-muted"), tab), ((f" {name}{pad}", ""), tab), (" ", None)]
@@ -53,12 +57,16 @@ class TabBar(Static):
 
     def render(self) -> Content:
         width = self.size.width
-        for level, hint in ((0, "? keys"), (1, "? keys"), (1, "?"), (2, "? keys")):
-            bar = clickable(self._parts(level), "tab").rstrip()
+        others = [tab for tab in self._shown() if tab != self.active]
+        # the labels go from the end of the bar first: the first tabs are the ones used most
+        tries = [(0, frozenset[str](), "? keys"), (1, frozenset[str](), "? keys"), (1, frozenset[str](), "?")]
+        tries += [(1, frozenset(others[len(others) - n:]), "?") for n in range(1, len(others) + 1)]
+        for level, bare, hint in tries:
+            bar = clickable(self._parts(level, bare), "tab").rstrip()
             gap = width - bar.cell_length - len(hint)
-            if gap >= 1 or level == 2:
-                return Content.assemble(bar, " " * max(1, gap), (hint, "$foreground-muted"))
-        raise AssertionError("unreachable")
+            if gap >= 1:
+                return Content.assemble(bar, " " * gap, (hint, "$foreground-muted"))
+        return Content.assemble(bar, " ", (hint, "$foreground-muted"))
 
     def on_resize(self) -> None:
         self.refresh()
