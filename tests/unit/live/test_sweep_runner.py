@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -219,17 +220,22 @@ def test_a_missing_interpreter_fails_the_point_with_the_reason(tmp_path: Path) -
 SERVER_FIELDS = ("server_ttft_p50_ms", "server_ttft_p99_ms", "server_itl_p50_ms", "server_itl_p99_ms")
 
 
-def test_each_point_records_the_servers_own_ttft_and_itl_percentiles(tmp_path: Path) -> None:
-    # 80 tok/s per request: every inter-token gap is at least 12.5 ms, and the first token
-    # comes one gap after admission; the stand-in's buckets put both in (10, 20] ms
-    server = StandinServer(tok_s=80)
+def _sweep_against(server: StandinServer, tmp_path: Path, **session: Any) -> tuple[Any, list, Path]:
+    """One sweep with server metrics read against the STAND-IN server, which is closed after."""
     try:
-        path = _session(tmp_path, server.port, make_bench_python(tmp_path), output_len=8, concurrencies=[1, 4])
+        path = _session(tmp_path, server.port, make_bench_python(tmp_path), **session)
         events: list = []
         runner, _ = _runner(path, events, metrics=True)
         outcome = asyncio.run(runner.run())
     finally:
         server.close()
+    return outcome, events, path
+
+
+def test_each_point_records_the_servers_own_ttft_and_itl_percentiles(tmp_path: Path) -> None:
+    # 80 tok/s per request: every inter-token gap is at least 12.5 ms, and the first token
+    # comes one gap after admission; the stand-in's buckets put both in (10, 20] ms
+    outcome, events, path = _sweep_against(StandinServer(tok_s=80), tmp_path, output_len=8, concurrencies=[1, 4])
     assert outcome.status == "done"
     benches = load_session(path).benchmarks
     assert [b.concurrency for b in benches] == [1, 4]
@@ -245,13 +251,7 @@ def test_each_point_records_the_servers_own_ttft_and_itl_percentiles(tmp_path: P
 
 def test_a_server_without_metrics_records_the_points_without_them_and_says_so_once(tmp_path: Path) -> None:
     server = StandinServer(tok_s=3000, extra=("--standin-no-metrics",))
-    try:
-        path = _session(tmp_path, server.port, make_bench_python(tmp_path), concurrencies=[1, 2, 4])
-        events: list = []
-        runner, _ = _runner(path, events, metrics=True)
-        outcome = asyncio.run(runner.run())
-    finally:
-        server.close()
+    outcome, events, path = _sweep_against(server, tmp_path, concurrencies=[1, 2, 4])
     assert outcome.status == "done"
     benches = load_session(path).benchmarks
     assert [b.concurrency for b in benches] == [1, 2, 4] and all(b.total_tok_s for b in benches)
@@ -271,14 +271,8 @@ def test_the_clients_warm_up_is_not_in_the_servers_percentiles(tmp_path: Path, c
     # the slowest one: the warm-up, unless the window starts at the client's main-run line.
     server = StandinServer(tok_s=3000, extra=("--standin-cold-first-token-s", str(COLD_S)))
     extra = [] if client_says_main_run else ["--standin-no-main-run-line"]  # as a client that does not say it
-    try:
-        path = _session(tmp_path, server.port, make_bench_python(tmp_path), output_len=8, concurrencies=[1],
-                        prompts_per_concurrency=8, extra_args=extra)
-        events: list = []
-        runner, _ = _runner(path, events, metrics=True)
-        outcome = asyncio.run(runner.run())
-    finally:
-        server.close()
+    outcome, events, path = _sweep_against(server, tmp_path, output_len=8, concurrencies=[1],
+                                           prompts_per_concurrency=8, extra_args=extra)
     assert outcome.status == "done"
     (bench,) = load_session(path).benchmarks
     assert bench.ttft_p99_ms is not None and bench.ttft_p99_ms < COLD_S * 1000 / 3  # the client leaves it out
