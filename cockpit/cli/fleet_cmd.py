@@ -43,17 +43,12 @@ def cmd_fleet(args: argparse.Namespace) -> int:
         feed = FleetFeed("prometheus", args.prometheus, auth_env=args.auth_env,
                          interval_s=args.interval or 5.0, history_h=1.0)
     else:
-        from cockpit.cli.recent import session_for_target
+        from cockpit.cli.recent import named_in_session
 
-        found = session_for_target(args, "prom:NAME")
+        found = named_in_session(args, "prometheus", "[[prometheus]] named", "none: add a [[prometheus]] table")
         if isinstance(found, int):
             return found
-        path, session = found
-        name = args.target.removeprefix("prom:")
-        source = next((p for p in session.prometheus if p.name == name), None)
-        if source is None:
-            names = ", ".join(p.name for p in session.prometheus) or "none: add a [[prometheus]] table"
-            return _fail(f"{path}: no [[prometheus]] named {name!r} ({names})", 2)
+        _path, session, source = found
         if args.interval:
             source = source.model_copy(update={"interval_s": args.interval})
         feed = FleetFeed.for_session(source, session)

@@ -162,16 +162,13 @@ async def _scrape_loop(args: argparse.Namespace) -> int:
 
     url, host, ssh, jump, interval = args.target, None, args.via, None, args.interval
     if args.target.startswith("host:"):
-        from cockpit.cli.recent import session_for_target
+        from cockpit.cli.recent import named_in_session
 
-        found = session_for_target(args, "host:NAME")
+        found = named_in_session(args, "hosts", "host")
         if isinstance(found, int):
             return found
-        path, session = found
-        name = args.target.removeprefix("host:")
-        h = next((h for h in session.hosts if h.name == name), None)
-        if h is None:
-            return _fail(f"{path}: no host {name!r} (hosts: {', '.join(x.name for x in session.hosts) or 'none'})", 2)
+        path, _session, h = found
+        name = h.name
         url = (h.dcgm_url or DEFAULT_DCGM_URL) if args.dcgm else h.metrics_url
         if not url:
             return _fail(f"host {name!r} has no metrics_url in {path}", 2)

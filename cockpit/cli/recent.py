@@ -53,3 +53,25 @@ def session_for_target(args: argparse.Namespace, target: str) -> tuple[Any, Any]
     if session is None:
         return 1
     return path, session
+
+
+def named_in_session(args: argparse.Namespace, collection: str, what: str,
+                     none_hint: str = "none") -> tuple[Any, Any, Any] | int:
+    """(path, session, record) for a `host:NAME` / `prom:NAME` target: the record called NAME in
+    the session's `collection`; an exit status (the reason said) when there is none."""
+    import sys
+
+    from cockpit.parse.sanitize import sanitize
+
+    prefix, _, name = args.target.partition(":")
+    found = session_for_target(args, f"{prefix}:NAME")
+    if isinstance(found, int):
+        return found
+    path, session = found
+    records = getattr(session, collection)
+    record = next((r for r in records if r.name == name), None)
+    if record is None:
+        names = ", ".join(r.name for r in records) or none_hint
+        print(sanitize(f"cockpit: {path}: no {what} {name!r} ({names})"), file=sys.stderr)
+        return 2
+    return path, session, record

@@ -80,3 +80,15 @@ def test_a_server_restart_between_scrapes_starts_a_new_run():
     first, second = (json.loads(line) for line in r.stdout.splitlines())
     assert (first["run_index"], second["run_index"]) == (0, 1)
     assert second["rates"] == {}  # never a negative rate across the restart
+
+
+def test_a_name_the_session_lacks_is_said_with_the_names_it_has(tmp_path: Path) -> None:
+    from cockpit.model.session import Host, Session
+    from cockpit.store.toml_store import save_session
+
+    path = tmp_path / "s.toml"
+    save_session(Session(hosts=[Host(name="gpu1"), Host(name="gpu2")]), path)
+    res = cockpit("host:nope", "--session", str(path), "--once")
+    assert res.returncode == 2 and f"{path}: no host 'nope' (gpu1, gpu2)" in res.stderr
+    res = cockpit("prom:lab", "--session", str(path), "--once")
+    assert res.returncode == 2 and "no [[prometheus]] named 'lab' (none: add a [[prometheus]] table)" in res.stderr
