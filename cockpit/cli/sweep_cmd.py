@@ -72,6 +72,7 @@ async def _main(args: argparse.Namespace, session: Any, sweep: Any) -> int:
 
 async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) -> int:
     from cockpit.live.sweep_plan import plan_sweep, sweep_fingerprint
+    from cockpit.sources.confirm_key import is_confirmed
     from cockpit.live.sweep_runner import ControllerSink, SweepRunner
     from cockpit.live.sweep_session import (
         bench_host, confirm_sweep, host_target, outcome_text, pick_profile, running_profiles, server_metrics_probe,
@@ -96,7 +97,7 @@ async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) 
     controller = SessionController(session, args.session)
     sink = ControllerSink(controller)
     stamp = sweep_fingerprint(sweep, profile)
-    if sweep.confirmed != stamp:
+    if not is_confirmed("sweep", stamp, sweep.confirmed):
         _say(f"sweep {sweep.id} ({sweep.name}) on profile {profile.id} runs on {plan.where}, {len(plan.points)} points:")
         for line in plan.command_lines():
             _say(f"  {line}")

@@ -109,11 +109,17 @@ def server_metrics_probe(profile: LaunchProfile, plan: SweepPlan, pool: Any, tar
 
 
 def confirm_sweep(controller: Any, sweep_id: str, stamp: str) -> None:
-    """Remember that a person confirmed these sweep commands (journaled)."""
+    """Remember that a person confirmed these sweep commands (journaled): call only where a
+    person answered at a terminal. The stamp is sealed with this user's key
+    (sources/confirm_key.py), so no other writer can produce it."""
+    from cockpit.sources.confirm_key import confirmation
+
+    sealed = confirmation("sweep", stamp)
+
     def change(session: Session) -> None:
         for sweep in session.sweeps:
             if sweep.id == sweep_id:
-                sweep.confirmed = stamp
+                sweep.confirmed = sealed
 
     controller.apply(lambda e: e.apply(f"sweep {sweep_id} confirmed", change, kind="sweep.confirmed", ref=sweep_id))
 

@@ -144,10 +144,14 @@ class ExperimentControl:
             go()
 
     def _confirm_profile(self, plan: Any) -> None:
+        from cockpit.sources.confirm_key import confirmation
+
+        sealed = confirmation("launch", plan.fingerprint)  # the person said yes in the dialog
+
         def change(editor: Any) -> None:
             profile = next((p for p in editor.session.launch if p.id == plan.profile_id), None)
             if profile is not None and fingerprint(profile) == plan.fingerprint:
-                editor.edit_record("launch", plan.profile_id, confirmed=plan.fingerprint)
+                editor.edit_record("launch", plan.profile_id, confirmed=sealed)
 
         self._record(change)
 
@@ -257,6 +261,7 @@ class ExperimentControl:
 
     async def _sweep(self, ref: str) -> None:
         from cockpit.live.sweep_plan import plan_sweep, sweep_fingerprint
+        from cockpit.sources.confirm_key import is_confirmed
         from cockpit.live.sweep_runner import ControllerSink, SweepRunner
         from cockpit.live.sweep_session import (
             bench_host, confirm_sweep, find_sweep, host_target, outcome_text, pick_profile, running_profiles,
@@ -278,7 +283,7 @@ class ExperimentControl:
             self.app.notify(f"Sweep not run: {not_ready}", severity="error", timeout=10)
             return
         stamp = sweep_fingerprint(sweep, profile)
-        if sweep.confirmed != stamp:
+        if not is_confirmed("sweep", stamp, sweep.confirmed):
             from cockpit.ui.screens.confirm_run import ConfirmRunScreen
 
             what = "\n".join([f"on {plan.where}, {len(plan.points)} points:", *plan.command_lines()])
