@@ -23,7 +23,7 @@ def input_model(model: type[BaseModel], exclude: set[str], doc: str, *, dropped:
         def drop(cls: Any, data: Any) -> Any:
             return {k: v for k, v in data.items() if k not in dropped} if isinstance(data, dict) else data
 
-        validators["drop_fields"] = model_validator(mode="before")(classmethod(drop))
+        validators["drop_fields"] = model_validator(mode="before")(classmethod(drop))  # type: ignore[arg-type]
     made: type[BaseModel] = create_model(
         f"{model.__name__}Fields", __config__=ConfigDict(extra="forbid"), __doc__=doc,
         __validators__=validators or None, **fields
