@@ -146,7 +146,10 @@ def watch_tasks(runner: Any, host: Host | None, target: Any, pool: Any, status: 
     from cockpit.sources.log_feed import LogFeed
 
     if host is not None and (host.log_path or host.log_command):
-        log = LogFeed.for_host(host, pool=pool, lines=0)
+        try:
+            log = LogFeed.for_host(host, pool=pool, lines=0)
+        except ValueError:  # an unconfirmed log_command is not run: the sweep goes without its log
+            log = None
     elif status is not None and status.log_path:
         from cockpit.sources.log_tail import RemoteFile
 

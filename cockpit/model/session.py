@@ -266,6 +266,9 @@ class Host(Strict):
     jump: str | None = None
     log_path: str | None = None
     log_command: str | None = None
+    log_confirmed: str | None = None
+    """A person's seal of `log_command` on this host (see `model.launch_confirm`): the command
+    runs only once its seal verifies; set by the TUI's confirm dialog, never by a writer."""
     gpu_source: GpuSource = GpuSource.NONE
     gpu_interval_s: float = Field(default=1.0, gt=0)
     metrics_url: str | None = Field(default=None, pattern=r"^https?://")

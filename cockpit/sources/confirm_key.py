@@ -15,9 +15,12 @@ import secrets
 import stat
 from pathlib import Path
 
-from cockpit.model.launch_confirm import seal, sealed
+from typing import Any
 
-__all__ = ["ConfirmKeyError", "confirmation", "is_confirmed", "key_path", "read_key"]
+from cockpit.model.launch_confirm import log_fingerprint, seal, sealed
+
+__all__ = ["ConfirmKeyError", "LOG_NOT_CONFIRMED", "LogCommandNotConfirmed", "confirmation", "is_confirmed",
+           "key_path", "log_command_confirmed", "read_key", "require_log_confirmed"]
 
 _KEY_BYTES = 32
 
@@ -95,3 +98,26 @@ def confirmation(kind: str, stamp: str) -> str:
 def is_confirmed(kind: str, stamp: str, value: str | None) -> bool:
     """Whether the session's `value` is this user's confirmation of `stamp`."""
     return sealed(read_key(), kind, stamp, value)
+
+
+# ----- a host's log_command: a shell command from the session, so a person confirms it ----------
+LOG_NOT_CONFIRMED = "log_command not confirmed: confirm in the TUI"
+
+
+class LogCommandNotConfirmed(ValueError):
+    """A host's `log_command` that no person confirmed: it is not run (said in the pane)."""
+
+    def __init__(self, host: str) -> None:
+        super().__init__(f"{LOG_NOT_CONFIRMED} (ctrl+l there shows the command and asks)")
+        self.host = host
+
+
+def log_command_confirmed(host: Any) -> bool:
+    """Whether `host.log_command` carries this user's seal for this command on this host."""
+    return bool(host.log_command) and is_confirmed("log", log_fingerprint(host), getattr(host, "log_confirmed", None))
+
+
+def require_log_confirmed(host: Any) -> None:
+    """Raise LogCommandNotConfirmed unless the host's `log_command` may run."""
+    if host.log_command and not log_command_confirmed(host):
+        raise LogCommandNotConfirmed(host.name)

@@ -111,6 +111,9 @@ ACTIONS: tuple[ActionSpec, ...] = (
     _A("log.next-host", "screen", "H", "next_log_host", "log", "Next host",
        "Show the next host's log (and its server metrics); in the metrics pane, the next host's metrics",
        True),
+    _A("hosts.confirm-log", "screen", "ctrl+l", "app.confirm_log_command", "hosts", "Confirm log command",
+       "Show the log_command a host of this session would run (and where), and run it once you say yes: "
+       "a command from the session file never runs before you have seen it"),
     _A("hosts.reconnect", "screen", "R", "reconnect_shown", "hosts", "Reconnect shown host",
        "Connect the host whose log is shown again now, skipping the back-off (e.g. after accepting its "
        "host key); the palette has one 'hosts: Reconnect NAME' per host"),

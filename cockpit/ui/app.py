@@ -479,6 +479,11 @@ class CockpitApp(CockpitAppBase):
     def on_server_stop_requested(self, message: ServerStopRequested) -> None:
         self.experiment.stop(message.profile_id)
 
+    def action_confirm_log_command(self) -> None:
+        from cockpit.ui.log_confirm import ask_log_command
+
+        ask_log_command(self)
+
     def action_run_sweep(self) -> None:
         self.experiment.sweep()
 
