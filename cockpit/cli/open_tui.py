@@ -1,7 +1,8 @@
 """`cockpit [SESSION]`: find or create the session, load it strictly, run the TUI.
 
 * no SESSION: reopen the most recently used one, or offer to create one;
-* SESSION missing: create it (an empty campaign titled after the file);
+* SESSION missing: asked at a terminal ("PATH does not exist: create it? [y/N]"), else
+  refused with the command that makes it (`cockpit new PATH`): a typo makes no files;
 * SESSION broken: print its errors (file:line:col) to stderr, exit 1, file untouched;
 * `--demo`: built by `cockpit.sources.demo.build_demo(args) -> (session_path, LiveSources)`.
 
@@ -32,7 +33,7 @@ def create_session(path: Path) -> Session:
 
 def _ask_for_new() -> Path | None:
     if not sys.stdin.isatty():
-        print(f"cockpit: no session given and none used before; run `cockpit {DEFAULT_NEW}` to create one",
+        print(f"cockpit: no session given and none used before; run `cockpit new {DEFAULT_NEW}` to create one",
               file=sys.stderr)
         return None
     answer = input(f"No session given and none used before. Create one? [path, default {DEFAULT_NEW}; n to stop] ")
@@ -42,17 +43,39 @@ def _ask_for_new() -> Path | None:
     return Path(answer or DEFAULT_NEW)
 
 
+def _confirm_create(path: Path) -> bool:
+    """Whether to make the missing `path`: asked at a terminal, else refused with the command that does."""
+    from cockpit.parse.sanitize import sanitize
+
+    shown = sanitize(str(path))
+    if not sys.stdin.isatty():
+        print(f"cockpit: {shown} does not exist; create it with: cockpit new {shown}", file=sys.stderr)
+        return False
+    try:
+        answer = input(f"{shown} does not exist: create it? [y/N] ")
+    except EOFError:
+        answer = ""
+    if answer.strip().lower() in ("y", "yes"):
+        return True
+    print("cockpit: nothing created", file=sys.stderr)
+    return False
+
+
 def resolve_session(arg: str | None) -> tuple[Path, Session, bool] | int:
     """The session to open and whether it was just created, or an exit status."""
+    asked = False  # the person typed the new session's path at the prompt: that is the explicit step
     if arg is None:
         path = recent.most_recent()
         if path is None or not path.exists():
             path = _ask_for_new()
             if path is None:
                 return 2
+            asked = True
     else:
         path = Path(arg)
     if not path.exists():
+        if not asked and not _confirm_create(path):  # a typo makes no files: a new session is an explicit step
+            return 2
         try:
             session = create_session(path)
         except OSError as exc:
