@@ -274,13 +274,16 @@ ACTIONS: tuple[ActionSpec, ...] = (
     _A("quit.cancel", "quit", "escape", "choose(None)", "quit", "Cancel", "Stay in cockpit", True, "esc"),
     _A("confirm.run", "confirm", "y", "choose(True)", "confirm", "Run it", "Run what the dialog shows", True),
     _A("confirm.cancel", "confirm", "n,escape", "choose(False)", "confirm", "Don't run", "Close without running", True),
+    _A("stop.yes", "stop", "y", "choose(True)", "stop", "Stop it", "Stop the server the dialog names", True),
+    _A("stop.no", "stop", "n,escape", "choose(False)", "stop", "Keep it running",
+       "Close; the server keeps running", True),
     _A("help.close", "help", "escape,q,question_mark", "close", "help", "Close", "Close the keys screen", True, "esc"),
     _A("detail.close", "detail", "escape,enter,q", "close", "detail", "Close", "Close the detail view", True, "esc"),
     _A("detail.edit", "detail", "e", "edit", "detail", "Edit", "Edit this record", True),
 )
 
 # Scopes that live on a modal dialog: bound there, and not palette commands.
-MODAL_SCOPES = frozenset({"form", "quit", "help", "confirm", "detail"})
+MODAL_SCOPES = frozenset({"form", "quit", "help", "confirm", "stop", "detail"})
 # Scopes of `cockpit log`'s app: its palette's, not the cockpit's.
 LOG_APP_SCOPES = frozenset({"log", "logapp"})
 
