@@ -86,6 +86,20 @@ def build_tui_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _parse_command(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """Options anywhere among the positionals (`cockpit stop S --grace 1 HOST`): the command's
+    own parser reads them intermixed. A command with its own subcommands (or a REMAINDER
+    argument) cannot be read so; it gets the plain parse."""
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    command = sub.choices[argv[0]]
+    try:
+        args = command.parse_intermixed_args(argv[1:])
+    except TypeError:  # argparse: "parse_intermixed_args: positional arg with nargs=..." / subparsers
+        return parser.parse_args(argv)
+    args.command = argv[0]
+    return args
+
+
 def _not_a_command(word: str) -> bool:
     """A bare word that is neither a command nor an existing file (`cockpit fleet`): said, with
     the commands, instead of opening (and making) a session of that name."""
@@ -109,7 +123,7 @@ def _not_a_command(word: str) -> bool:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in COMMANDS:
-        args = build_parser((COMMANDS[argv[0]],)).parse_args(argv)
+        args = _parse_command(build_parser((COMMANDS[argv[0]],)), argv)
         try:
             return int(args.func(args) or 0)
         except KeyboardInterrupt:

@@ -128,3 +128,11 @@ def test_unknown_profile_and_host_and_nothing_to_stop(camp):
     done = cockpit("stop", str(path))
     assert done.returncode == 0 and "box: no server of this session" in done.stdout
 
+
+
+def test_options_may_come_before_the_host(camp):
+    """`cockpit stop S --grace 1 HOST`: options anywhere, as people type them."""
+    path, _runs, _ = camp
+    done = cockpit("stop", str(path), "--grace", "1", "box")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "box: no server of this session"
