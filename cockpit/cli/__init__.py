@@ -96,7 +96,8 @@ def _parse_command(parser: argparse.ArgumentParser, argv: list[str]) -> argparse
         args = command.parse_intermixed_args(argv[1:])
     except TypeError:  # argparse: "parse_intermixed_args: positional arg with nargs=..." / subparsers
         return parser.parse_args(argv)
-    args.command = argv[0]
+    if not hasattr(args, "command"):  # as the top parser names it (`add` has a --command of its own)
+        args.command = argv[0]
     return args
 
 

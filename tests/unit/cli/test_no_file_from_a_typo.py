@@ -58,3 +58,11 @@ def test_an_existing_file_named_like_a_word_still_opens(tmp_path: Path) -> None:
     (tmp_path / "notes").write_text("not toml [", encoding="utf-8")
     done = cockpit(tmp_path, "notes")
     assert "is not a command" not in done.stderr and done.returncode == 1
+
+
+def test_options_read_anywhere_keep_a_commands_own_command_option(tmp_path: Path) -> None:
+    """`cockpit add profile S NAME --command CMD`: the profile's command is CMD, not "add"."""
+    assert cockpit(tmp_path, "new", "s.toml").returncode == 0
+    done = cockpit(tmp_path, "add", "profile", "s.toml", "p", "--command", "python -m sglang.launch_server --tp 8")
+    assert done.returncode == 0, done.stderr
+    assert load_session(tmp_path / "s.toml").launch[0].command == "python -m sglang.launch_server --tp 8"
