@@ -134,7 +134,14 @@ class ExperimentControl:
                 self.app.notify(f"Not started: {plan.profile_id}", timeout=4)
                 return
             if plan.needs_confirmation:
-                self._confirm_profile(plan)
+                from cockpit.sources.confirm_key import ConfirmKeyError
+
+                try:
+                    self._confirm_profile(plan)
+                except ConfirmKeyError as exc:  # the key is unsafe: said, and nothing runs
+                    self.app.notify(f"Not started: cannot record the confirmation: {exc}", severity="error",
+                                    timeout=10)
+                    return
             self.app.run_worker(self._start(plan, restart=restart), group="experiment-server",
                                 exit_on_error=False, description=f"start {plan.profile_id}")
 
