@@ -43,7 +43,8 @@ def _dump(items: list[Any]) -> list[dict[str, Any]]:
 
 def goal(s: Session) -> dict[str, Any]:
     scores = [{"target": sc.target.model_dump(mode="json", exclude_none=True), "describe": sc.target.describe(),
-               "best_value": sc.best_value, "best_benchmark": sc.best.id if sc.best else None, "met": sc.met}
+               "best_value": sc.best_value, "best_benchmark": sc.best.id if sc.best else None, "met": sc.met,
+               "every_run": sc.every_run, "breaking_benchmark": sc.breaking.id if sc.breaking else None}
               for sc in score_all(s.goal.targets, s.benchmarks)]
     return {"title": s.title, "summary": s.goal.summary, "model": s.goal.model, "hardware": s.goal.hardware,
             "targets": scores}
@@ -99,5 +100,7 @@ def failing_targets(s: Session) -> list[str]:
     for sc in score_all(s.goal.targets, s.benchmarks):
         if not sc.met:
             best = f"best {sc.best_value:g} ({sc.best.id})" if sc.best and sc.best_value is not None else "no data"
+            if sc.breaking_text():
+                best = f"{sc.breaking_text()} breaks it"
             out.append(sanitize(f"{sc.target.id} {sc.target.label or sc.target.describe()}: {best}"))
     return out

@@ -105,6 +105,10 @@ def _goal(s: Session) -> list[str]:
             name = score.target.label or score.target.describe()
             bench = f"{score.best.id} {score.best.label}" if score.best else "—"
             status = "met" if score.met else "not met"
+            if score.every_run and score.best is not None:
+                where = f" at concurrency {score.best.concurrency}" if score.best.concurrency is not None else ""
+                status = f"not met: {score.best.id}{where} breaks it" if score.breaking is not None else \
+                    f"met by every run in range (worst: {score.best.id}{where})"
             out.append(f"| {_cell(name)} ({_code(score.target.describe(), in_table=True)}) | {_num(score.best_value)} "
                        f"| {_cell(bench)} | {status} |")
     return out
