@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -251,11 +251,31 @@ class Benchmark(Strict):
         return value
 
 
+class Activity(Strict):
+    """An automatic step (a start, ready, a crash, a sweep's end) and what it suggests."""
+
+    text: Text
+    when: AwareDatetime | None = None
+    next_step: str | None = None
+    fallback: str | None = None
+
+
+AUTO = "auto"
+"""`LastAction.by` of one an automatic step wrote (nobody has written one since)."""
+
+LAST_ACTIONS_KEPT = 20
+
+
 class LastAction(Strict):
     text: Text
     when: AwareDatetime | None = None
     next_step: str | None = None
     fallback: str | None = None
+    by: Literal["auto"] | None = None
+    """"auto" when an automatic step wrote it; unset: the words of a person (or their
+    assistant), which no automatic step replaces."""
+    activity: Activity | None = None
+    """The latest automatic step since a person wrote this: beside their words, never over them."""
 
 
 class Host(Strict):
@@ -330,6 +350,8 @@ class Session(Strict):
     ui: UiState = UiState()
     sweeps: list[Sweep] = []
     prometheus: list[PrometheusSource] = []
+    last_actions: list[LastAction] = []
+    """Earlier last actions, oldest first (the last `LAST_ACTIONS_KEPT`): what each new one replaced."""
 
     @field_validator("schema_version")
     @classmethod

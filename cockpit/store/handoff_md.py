@@ -228,6 +228,21 @@ def _last_action(s: Session) -> list[str]:
         out += ["", f"**Next step:** {_md(a.next_step)}"]
     if a.fallback:
         out += ["", f"**Fallback:** {_md(a.fallback)}"]
+    if a.activity is not None:
+        step = a.activity
+        line = f"**Since then (automatic):** {_md(step.text)}" + (f" ({_when(step.when)})" if step.when else "")
+        if step.next_step:
+            line += f"; suggests: {_md(step.next_step)}"
+        if step.fallback:
+            line += f"; fallback: {_md(step.fallback)}"
+        out += ["", line]
+    if s.last_actions:
+        out += ["", "Earlier actions (newest first):", ""]
+        for e in reversed(s.last_actions):
+            said = [_md(e.text) + (f" ({_when(e.when)})" if e.when else "")]
+            said += [f"next: {_md(e.next_step)}"] if e.next_step else []
+            said += [f"fallback: {_md(e.fallback)}"] if e.fallback else []
+            out.append("- " + "; ".join(said))
     return out
 
 
