@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -55,16 +55,48 @@ class Strict(BaseModel):
     @classmethod
     def _refuse_secrets(cls, data: Any) -> Any:
         if isinstance(data, dict):
-            for key in data:
-                if isinstance(key, str) and SECRET_KEY_NAMES.search(key):
-                    raise ValueError(
-                        f"'{key}': cockpit never stores passwords, passphrases or keys; "
-                        "use ssh-agent or an IdentityFile in ~/.ssh/config"
-                    )
-            for value in data.values():
-                if isinstance(value, str) and PRIVATE_KEY_BLOCK.search(value):
-                    raise ValueError("private key material is never stored in a session")
+            records = _record_fields(cls)  # they check themselves when they validate
+            why = _secret_in({k: v for k, v in data.items() if k not in records}) or \
+                _secret_in({k: None for k in data if k in records})
+            if why:
+                raise ValueError(why)
         return data
+
+
+_RECORD_FIELDS: dict[type, frozenset[str]] = {}
+
+
+def _record_fields(cls: type[BaseModel]) -> frozenset[str]:
+    """Fields of `cls` that hold models (or lists of them), which refuse secrets themselves."""
+    known = _RECORD_FIELDS.get(cls)
+    if known is None:
+        def models(tp: Any) -> bool:
+            return (isinstance(tp, type) and issubclass(tp, BaseModel)) or any(models(a) for a in get_args(tp))
+        known = _RECORD_FIELDS[cls] = frozenset(n for n, f in cls.model_fields.items() if models(f.annotation))
+    return known
+
+
+def _secret_in(value: dict[str, Any]) -> str | None:
+    """Why `value` may not be stored, looking into every table and list inside it (env keys
+    and values, argv lists): a password-like key name or private key material."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, str):
+            if PRIVATE_KEY_BLOCK.search(item):
+                return f"{where}: private key material is never stored in a session"
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                name = f"{where}.{key}" if where else str(key)
+                if isinstance(key, str) and SECRET_KEY_NAMES.search(key):
+                    return (f"'{name}': cockpit never stores passwords, passphrases or keys; "
+                            "use ssh-agent or an IdentityFile in ~/.ssh/config")
+                if isinstance(key, str) and PRIVATE_KEY_BLOCK.search(key):
+                    return f"{where or 'a key'}: private key material is never stored in a session (in a key name)"
+                stack.append((name, inner))
+        elif isinstance(item, list | tuple | set | frozenset):
+            stack += [(f"{where}[{index}]", inner) for index, inner in enumerate(item)]
+    return None
 
 
 class Target(Strict):

@@ -24,7 +24,7 @@ from cockpit.model.targets import score_all
 from cockpit.model.timeline import drops, throughput
 from cockpit.parse.sanitize import sanitize
 from cockpit.store.atomic_write import write_atomic
-from cockpit.store.redact import redact_env, redact_text
+from cockpit.store.redact import mask_secrets, redact_env, redact_text
 
 SECTIONS = (
     "Goal",
@@ -65,7 +65,7 @@ def _escape_line(line: str) -> str:
 def _md(text: str | None, *, multiline: bool = False, indent: str = "") -> str:
     """Data as Markdown text (see the module doc); `multiline` keeps line breaks, each
     further line starting with `indent` (to stay inside a list item)."""
-    text = (text or "").replace("\r\n", "\n")
+    text = mask_secrets((text or "").replace("\r\n", "\n"))  # a token pasted in a note never leaves
     if not multiline:
         return _escape_line(" ".join(text.split("\n")).strip())
     return ("\n" + indent).join(_escape_line(line) for line in text.strip().split("\n"))
@@ -78,7 +78,7 @@ def _fence_for(body: str) -> str:
 
 def _code(text: str | None, *, in_table: bool = False) -> str:
     """An inline code span holding `text` literally, whatever backquotes it has."""
-    text = " ".join((text or "").split("\n"))
+    text = mask_secrets(" ".join((text or "").split("\n")))
     fence = "`" * (max(map(len, _BACKQUOTES.findall(text)), default=0) + 1)
     pad = " " if text[:1] in ("`", " ") or text[-1:] in ("`", " ") else ""
     if in_table:  # GFM splits cells at a pipe even inside a code span
