@@ -30,8 +30,8 @@ _FLAG = re.compile(rf"({_FLAG_NAME})(=|\s+)(?!--?[A-Za-z])(\"[^\"]*\"|'[^']*'|[^
 # block (to its END line, or to the end of the text when cut), and tokens whose prefix
 # names their issuer (Hugging Face, OpenAI / Anthropic, GitHub, GitLab, Slack, AWS), a JWT,
 # an `Authorization: Bearer` value.
-_KEY_BLOCK = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)",
-                        re.S)
+_KEY_BLOCK = re.compile(
+    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\Z)", re.S)
 _TOKEN_SHAPE = re.compile(
     r"(?<![A-Za-z0-9_-])(?:"
     r"hf_[A-Za-z0-9]{20,}"

@@ -55,11 +55,20 @@ class Strict(BaseModel):
     @classmethod
     def _refuse_secrets(cls, data: Any) -> Any:
         if isinstance(data, dict):
-            records = _record_fields(cls)  # they check themselves when they validate
-            why = _secret_in({k: v for k, v in data.items() if k not in records}) or \
-                _secret_in({k: None for k in data if k in records})
-            if why:
-                raise ValueError(why)
+            records = _RECORD_FIELDS.get(cls)
+            if records is None:
+                records = _record_fields(cls)
+            for key, value in data.items():
+                if isinstance(value, str):
+                    if "PRIVATE KEY" in value and PRIVATE_KEY_BLOCK.search(value):
+                        raise ValueError(f"{key}: private key material is never stored in a session")
+                # Records inside (a profile in `launch`) check themselves when they validate.
+                elif value and key not in records and isinstance(value, dict | list | tuple):
+                    why = _secret_in(value, str(key))
+                    if why:
+                        raise ValueError(why)
+                if isinstance(key, str) and SECRET_KEY_NAMES.search(key):
+                    raise ValueError(_password_said(key))
         return data
 
 
@@ -68,33 +77,35 @@ _RECORD_FIELDS: dict[type, frozenset[str]] = {}
 
 def _record_fields(cls: type[BaseModel]) -> frozenset[str]:
     """Fields of `cls` that hold models (or lists of them), which refuse secrets themselves."""
-    known = _RECORD_FIELDS.get(cls)
-    if known is None:
-        def models(tp: Any) -> bool:
-            return (isinstance(tp, type) and issubclass(tp, BaseModel)) or any(models(a) for a in get_args(tp))
-        known = _RECORD_FIELDS[cls] = frozenset(n for n, f in cls.model_fields.items() if models(f.annotation))
+    def models(tp: Any) -> bool:
+        return (isinstance(tp, type) and issubclass(tp, BaseModel)) or any(models(a) for a in get_args(tp))
+    known = _RECORD_FIELDS[cls] = frozenset(n for n, f in cls.model_fields.items() if models(f.annotation))
     return known
 
 
-def _secret_in(value: dict[str, Any]) -> str | None:
+def _password_said(name: str) -> str:
+    return (f"'{name}': cockpit never stores passwords, passphrases or keys; "
+            "use ssh-agent or an IdentityFile in ~/.ssh/config")
+
+
+def _secret_in(value: Any, where: str) -> str | None:
     """Why `value` may not be stored, looking into every table and list inside it (env keys
     and values, argv lists): a password-like key name or private key material."""
-    stack: list[tuple[str, Any]] = [("", value)]
+    stack: list[tuple[str, Any]] = [(where, value)]
     while stack:
         where, item = stack.pop()
         if isinstance(item, str):
-            if PRIVATE_KEY_BLOCK.search(item):
+            if "PRIVATE KEY" in item and PRIVATE_KEY_BLOCK.search(item):
                 return f"{where}: private key material is never stored in a session"
         elif isinstance(item, dict):
             for key, inner in item.items():
-                name = f"{where}.{key}" if where else str(key)
+                name = f"{where}.{key}"
                 if isinstance(key, str) and SECRET_KEY_NAMES.search(key):
-                    return (f"'{name}': cockpit never stores passwords, passphrases or keys; "
-                            "use ssh-agent or an IdentityFile in ~/.ssh/config")
-                if isinstance(key, str) and PRIVATE_KEY_BLOCK.search(key):
-                    return f"{where or 'a key'}: private key material is never stored in a session (in a key name)"
+                    return _password_said(name)
+                if isinstance(key, str) and "PRIVATE KEY" in key and PRIVATE_KEY_BLOCK.search(key):
+                    return f"{where}: private key material is never stored in a session (in a key name)"
                 stack.append((name, inner))
-        elif isinstance(item, list | tuple | set | frozenset):
+        elif isinstance(item, list | tuple):
             stack += [(f"{where}[{index}]", inner) for index, inner in enumerate(item)]
     return None
 
@@ -292,7 +303,7 @@ class Activity(Strict):
     fallback: str | None = None
 
 
-AUTO = "auto"
+AUTO: Literal["auto"] = "auto"
 """`LastAction.by` of one an automatic step wrote (nobody has written one since)."""
 
 LAST_ACTIONS_KEPT = 20
