@@ -31,3 +31,7 @@ async def test_a_latency_ceiling_broken_at_c32_shows_a_cross_naming_that_run(tmp
         await pilot.pause()
         text = screen_text(app)
         assert "Broken by b2 c=32 chat (profile l1) at concurrency 32: 5000" in text, text
+        await pilot.press("4")
+        await pilot.pause()
+        row = next(line for line in screen_text(app).splitlines() if "c=32 chat" in line)
+        assert "✗ g1" in row, row
