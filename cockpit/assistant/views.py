@@ -60,7 +60,12 @@ def launch(s: Session) -> dict[str, Any]:
 
 
 def last_action(s: Session) -> dict[str, Any] | None:
-    return s.last_action.model_dump(mode="json", exclude_none=True) if s.last_action else None
+    if s.last_action is None:
+        return None
+    out: dict[str, Any] = s.last_action.model_dump(mode="json", exclude_none=True)
+    if s.last_actions:  # what earlier last actions said, newest first
+        out["earlier"] = [a.model_dump(mode="json", exclude_none=True) for a in reversed(s.last_actions)]
+    return out
 
 
 def timeline_entries(s: Session) -> list[dict[str, Any]]:
@@ -78,7 +83,8 @@ SECTIONS: dict[str, tuple[str, Callable[[Session], Any]]] = {
     "packages": ("Key package versions.", lambda s: _dump(s.packages)),
     "launch": ("Launch profiles and which is working (secrets redacted).", launch),
     "benchmarks": ("Recorded benchmarks.", lambda s: _dump(s.benchmarks)),
-    "last-action": ("The last action, next step and fallback (null when not recorded).", last_action),
+    "last-action": ("The last action, next step and fallback, the latest automatic step beside them (activity) and "
+                    "earlier last actions (null when not recorded).", last_action),
     "timeline": ("The journal and benchmarks on one time axis, oldest first.", timeline_entries),
 }
 

@@ -25,9 +25,17 @@ async def test_a_crash_after_the_person_wrote_next_and_fallback_keeps_both_and_t
                               phase="loading", log_path="/tmp/l2.log", error_label="CUDA out of memory")
         app.controller.apply(lambda editor: apply_outcome(editor, crash))  # as the experiment loop records it
         app.save()
+        saved = load_session(session_path).last_action
+        assert (saved.next_step, saved.fallback) == ("rerun c=128 on l2", "tp8 baseline l1")
         await until(lambda: "crashed while" in screen_text(app), pilot)
         text = screen_text(app)
         assert "Pinned NCCL to node 0" in text and "next: rerun c=128 on l2" in text
         assert "fallback: tp8 baseline l1" in text and "since: l2 (ep8) on lxc: crashed while" in text
-    last = load_session(session_path).last_action
-    assert (last.next_step, last.fallback) == ("rerun c=128 on l2", "tp8 baseline l1")
+        await pilot.press("8")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Since then (automatic)" in text and "fix profile l2 (see /tmp/l2.log)" in text
+        assert "Earlier actions" in text and "Benchmarked c=128 with cuda graphs up to bs 128" in text, text
+        await pilot.press("u", "u")  # the crash's two edits (status, activity), then the form's
+        await pilot.press("u")
+        assert app.editor.session.last_action.text == "Benchmarked c=128 with cuda graphs up to bs 128"
