@@ -382,7 +382,7 @@ class SessionEditor:
             s.last_action = LastAction(text=text, when=step.when, next_step=step.next_step, fallback=step.fallback,
                                        by=AUTO)
         said = f"activity: {text}" + (f"; suggests: {next_step}" if next_step else "")
-        self.apply(said, change, kind="last_action.activity")
+        self.apply(said, change, kind="activity")
 
     def mark_profile_working(self, ident: str) -> None:
         said: list[str] = []
