@@ -141,7 +141,7 @@ async def _run(args: argparse.Namespace, plan: Any) -> int:
             _say(f"  warning: {started.gpu.warning}")
         _say(f"  started: pid {started.status.pid} (its own process group; it outlives this command)")
         if not args.wait_ready:
-            _edit(args.session, lambda ed: ed.set_last_action(
+            _edit(args.session, lambda ed: ed.record_activity(
                 f"started {plan.profile_id} ({plan.profile_name}) on {plan.place.host}, pid {started.status.pid}",
                 next_step=f"wait for ready (the log pane, or cockpit run {label} {plan.profile_id} --wait-ready)"))
             return 0

@@ -125,7 +125,7 @@ async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) 
         for task in feeds:
             task.cancel()
     text = outcome_text(sweep, profile, len(plan.points), outcome)
-    controller.apply(lambda e: e.set_last_action(text, next_step="compare with the best profile (Benchmarks tab)"))
+    controller.apply(lambda e: e.record_activity(text, next_step="compare with the best profile (Benchmarks tab)"))
     try:
         await sink.flush()
     except OSError as exc:

@@ -358,7 +358,7 @@ class ExperimentControl:
             for task in watchers:
                 task.cancel()
         text = outcome_text(sweep, profile, len(plan.points), outcome)
-        self._record(lambda e: e.set_last_action(text, next_step="compare with the best profile (Benchmarks tab)"))
+        self._record(lambda e: e.record_activity(text, next_step="compare with the best profile (Benchmarks tab)"))
         self.sweep_line = ""
         self._show()
         self.app.notify(text, severity="error" if outcome.failed else "information", timeout=10)
