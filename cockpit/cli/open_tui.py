@@ -15,19 +15,20 @@ from pathlib import Path
 from typing import Any
 
 from cockpit.model.session import Session, now
-from cockpit.store.cli_load import load_or_report
-from cockpit.store.toml_store import save_session
+from cockpit.store.cli_load import load_or_report_signed
+from cockpit.store.signature import DiskSignature
+from cockpit.store.toml_store import save_session_with_signature
 from cockpit.cli import recent
 from cockpit.sources.feeds import LiveSources
 
 DEFAULT_NEW = "cockpit-session.toml"
 
 
-def create_session(path: Path) -> Session:
+def create_session(path: Path) -> tuple[Session, DiskSignature]:
+    """The new session and the signature of its write (what the TUI merges against)."""
     session = Session(title=path.stem.replace("_", " ").replace("-", " "), created=now())
     path.parent.mkdir(parents=True, exist_ok=True)
-    save_session(session, path)
-    return session
+    return session, save_session_with_signature(session, path)
 
 
 def _ask_for_new() -> Path | None:
@@ -42,8 +43,10 @@ def _ask_for_new() -> Path | None:
     return Path(answer or DEFAULT_NEW)
 
 
-def resolve_session(arg: str | None) -> tuple[Path, Session, bool] | int:
-    """The session to open and whether it was just created, or an exit status."""
+def resolve_session(arg: str | None) -> tuple[Path, Session, DiskSignature, bool] | int:
+    """The session to open, the signature of the read (or write) it came from, and whether
+    it was just created; or an exit status. The signature travels to the TUI's controller:
+    an add landing while Textual imports and the sources start is merged at the first look."""
     if arg is None:
         path = recent.most_recent()
         if path is None or not path.exists():
@@ -54,15 +57,15 @@ def resolve_session(arg: str | None) -> tuple[Path, Session, bool] | int:
         path = Path(arg)
     if not path.exists():
         try:
-            session = create_session(path)
+            session, sig = create_session(path)
         except OSError as exc:
             print(f"cockpit: cannot create {path}: {exc}", file=sys.stderr)
             return 1
         # Said in the TUI as it opens (a toast), not on stderr: the TUI's screen would hide
         # that line until it exits, where it reads as if printed at exit.
-        return path, session, True
-    loaded = load_or_report(path)
-    return 1 if loaded is None else (path, loaded, False)
+        return path, session, sig, True
+    loaded = load_or_report_signed(path)
+    return 1 if loaded is None else (path, loaded[0], loaded[1], False)
 
 
 def _demo(args: Any) -> tuple[Path, LiveSources] | int:
@@ -89,7 +92,7 @@ def run_tui(args: Any, *, sources: LiveSources | None = None) -> int:
     resolved = resolve_session(getattr(args, "session", None))
     if isinstance(resolved, int):
         return resolved
-    path, session, created = resolved
+    path, session, sig, created = resolved
     recent.remember(path)
     from cockpit.ui.app import CockpitApp  # Textual only once there is something to show
 
@@ -102,7 +105,7 @@ def run_tui(args: Any, *, sources: LiveSources | None = None) -> int:
 
         sources.fleet = FleetSources.for_session(session)
     # Not in the demo: its session has no servers of its own to find.
-    app = CockpitApp(session, path, sources=sources, theme=getattr(args, "theme", None),
+    app = CockpitApp(session, path, disk_sig=sig, sources=sources, theme=getattr(args, "theme", None),
                      attach_servers=not getattr(args, "demo", False))
     if created:
         app.startup_notes.append(f"Created {path}: an empty campaign (its title is the file's name)")

@@ -70,10 +70,11 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def _write_temp(folder: Path, name: str, chunks: Iterable[bytes], like: os.stat_result | None) -> str:
+def _write_temp(folder: Path, name: str, chunks: Iterable[bytes], like: os.stat_result | None) -> tuple[str, os.stat_result]:
     """Write CHUNKS to a fresh temp file in FOLDER with LIKE's mode and ownership; fsynced.
 
-    Returns its path; on any failure it is removed and the error raised.
+    Returns its path and its fstat after the last write (a rename keeps its inode, size and
+    mtime: the signature of the file it becomes); on any failure it is removed and raised.
     """
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
     try:
@@ -88,12 +89,13 @@ def _write_temp(folder: Path, name: str, chunks: Iterable[bytes], like: os.stat_
                 while view:
                     view = view[os.write(fd, view):]
             os.fsync(fd)
+            written = os.fstat(fd)
         finally:
             os.close(fd)  # may itself report a failed write (NFS, quotas)
     except BaseException:
         _remove(tmp)
         raise
-    return tmp
+    return tmp, written
 
 
 def _copy_ownership(fd: int, like: os.stat_result) -> None:
@@ -127,10 +129,11 @@ def _refuse_unwritable(path: Path, target: Path, st: os.stat_result) -> None:
         raise SaveError(errno.EACCES, "Permission denied", str(path))
 
 
-def write_atomic(path: Path, data: str, keep_backup: bool = True) -> None:
+def write_atomic(path: Path, data: str, keep_backup: bool = True) -> os.stat_result:
     """Replace the file PATH names with DATA; the old file kept as NAME.bak beside it.
 
-    At every instant the file holds either the old or the new complete text. Raises
+    At every instant the file holds either the old or the new complete text. Returns the
+    new file's stat as written (its signature, taken before anyone else could change it). Raises
     SessionReadOnlyError for a read-only file and SaveError (`path: reason`) for any
     other failure, with nothing left behind.
     """
@@ -149,10 +152,10 @@ def write_atomic(path: Path, data: str, keep_backup: bool = True) -> None:
         _refuse_unwritable(path, target, st)
     tmp = bak_tmp = None
     try:
-        tmp = _write_temp(folder, target.name, [data.encode("utf-8")], st)
+        tmp, written = _write_temp(folder, target.name, [data.encode("utf-8")], st)
         if keep_backup and st is not None:
             with open(target, "rb") as old:
-                bak_tmp = _write_temp(folder, f"{target.name}.bak", iter(lambda: old.read(1 << 20), b""), st)
+                bak_tmp, _ = _write_temp(folder, f"{target.name}.bak", iter(lambda: old.read(1 << 20), b""), st)
             os.replace(bak_tmp, folder / f"{target.name}.bak")
             bak_tmp = None
         os.replace(tmp, target)
@@ -163,6 +166,7 @@ def write_atomic(path: Path, data: str, keep_backup: bool = True) -> None:
         _remove(tmp)
         _remove(bak_tmp)
     fsync_dir(folder)
+    return written
 
 
 def _reason(exc: OSError, folder: Path) -> str:

@@ -8,12 +8,19 @@ from pathlib import Path
 
 from cockpit.model.session import Session
 from cockpit.store.errors import SessionFileError
-from cockpit.store.toml_store import load_session
+from cockpit.store.signature import DiskSignature
+from cockpit.store.toml_store import load_session_with_signature
 
 
 def load_or_report(path: str | Path) -> Session | None:
+    loaded = load_or_report_signed(path)
+    return None if loaded is None else loaded[0]
+
+
+def load_or_report_signed(path: str | Path) -> tuple[Session, DiskSignature] | None:
+    """The session and the signature of its read (for a writer that saves later)."""
     try:
-        return load_session(path)
+        return load_session_with_signature(path)
     except SessionFileError as exc:
         print(exc.render(), file=sys.stderr)
     except OSError as exc:

@@ -19,6 +19,7 @@ from cockpit.store.atomic_write import SessionReadOnlyError, write_atomic  # noq
 from cockpit.store.errors import Problem, SessionFileError
 from cockpit.store.locate import locate
 from cockpit.store.migrations import MigrationError, migrate
+from cockpit.store.signature import DiskSignature, signature_of
 
 # tomli-w writes short arrays of tables inline and hoists them above every table, which
 # scrambles the canonical section order and makes diffs noisy. Sessions always use
@@ -141,12 +142,23 @@ def loads_session(text: str, path: Path | str = "<string>") -> Session:
 
 def read_text(path: Path) -> str:
     """The file's text, refused before reading when it is over the size limit."""
+    return read_text_with_signature(path)[0]
+
+
+def read_text_with_signature(path: Path | str) -> tuple[str, DiskSignature]:
+    """The file's text and the signature of the very file it was read from (fstat of the
+    handle before reading: a change during the read makes the next look differ, never hides)."""
     path = Path(path)
     limit = _size_limit(path)
     with open(path, "rb") as handle:
-        _check_size(os.fstat(handle.fileno()).st_size, limit, path)
+        st = os.fstat(handle.fileno())
+        _check_size(st.st_size, limit, path)
         raw = handle.read(limit + 1)  # a file that grew since, or a device that says size 0
     _check_size(len(raw), limit, path)
+    return _decode(raw, path), signature_of(st)
+
+
+def _decode(raw: bytes, path: Path) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -157,8 +169,15 @@ def read_text(path: Path) -> str:
 
 
 def load_session(path: Path | str) -> Session:
+    return load_session_with_signature(path)[0]
+
+
+def load_session_with_signature(path: Path | str) -> tuple[Session, DiskSignature]:
+    """The session and the signature of the read it came from: what a long-lived writer
+    (SessionController) merges against, however long it waits before its first save."""
     path = Path(path)
-    return loads_session(read_text(path), path)
+    text, sig = read_text_with_signature(path)
+    return loads_session(text, path), sig
 
 
 def save_session(session: Session, path: Path | str) -> str:
@@ -166,3 +185,8 @@ def save_session(session: Session, path: Path | str) -> str:
     text = dumps_session(session)
     write_atomic(Path(path), text)
     return text
+
+
+def save_session_with_signature(session: Session, path: Path | str) -> DiskSignature:
+    """Write the session canonically; returns the signature of the file as written."""
+    return signature_of(write_atomic(Path(path), dumps_session(session)))
