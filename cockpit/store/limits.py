@@ -44,6 +44,20 @@ def max_session_bytes() -> int:
     return int(match.group(1)) * _UNITS[match.group(2).upper()]
 
 
+# Problems listed for one file: the first ones and a count of the rest. Ten thousand
+# lines of "unknown key" help nobody and take a terminal a while to print.
+MAX_PROBLEMS_LISTED = 50
+
+
+def capped(problems: list[Problem], most: int = MAX_PROBLEMS_LISTED) -> list[Problem]:
+    """The first MOST problems, then one saying how many more there are."""
+    if len(problems) <= most:
+        return problems
+    rest = len(problems) - most
+    last = problems[most]
+    return [*problems[:most], Problem(last.line, last.col, f"... and {rest:,} more problems (fix these and check again)")]
+
+
 def _mb(size: int) -> str:
     text = f"{size / MB:.1f}"
     return text.removesuffix(".0")

@@ -17,7 +17,7 @@ from cockpit.model.session import Session
 from cockpit.store import limits
 from cockpit.store.atomic_write import SessionReadOnlyError, write_atomic  # noqa: F401 (callers save through here)
 from cockpit.store.errors import Problem, SessionFileError
-from cockpit.store.locate import locate
+from cockpit.store.locate import KeyIndex, locate
 from cockpit.store.migrations import MigrationError, migrate
 from cockpit.store.signature import DiskSignature, signature_of
 
@@ -64,6 +64,7 @@ def _loc_path(loc: tuple[Any, ...]) -> str:
 
 def _problems_from_validation(exc: ValidationError, text: str) -> list[Problem]:
     problems = []
+    index = KeyIndex(text)  # one scan of the text for every error
     for err in exc.errors():
         ctx = err.get("ctx") or {}
         if err["type"] == "integrity":
@@ -78,9 +79,9 @@ def _problems_from_validation(exc: ValidationError, text: str) -> list[Problem]:
             secret_key = re.match(r"'([^']+)': cockpit never stores", message)
             if secret_key:
                 path = f"{path}.{secret_key.group(1)}"
-        line, col = locate(text, path)
+        line, col = index.locate(path)
         problems.append(Problem(line, col, f"{path}: {message}" if path else message))
-    return sorted(problems, key=lambda p: (p.line, p.col))
+    return limits.capped(sorted(problems, key=lambda p: (p.line, p.col)))
 
 
 def _syntax_problem(exc: tomllib.TOMLDecodeError) -> Problem:
