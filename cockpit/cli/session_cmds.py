@@ -121,8 +121,10 @@ def _edit(path: str, change) -> int:
         return 1
     try:
         with session_lock(Path(path)):
-            editor = SessionEditor(store.load_session(path))
+            read = store.load_session(path)
+            editor = SessionEditor(read)
             result = change(editor)
+            store.check_new_texts(read, editor.session)  # ValueError: a text over its bound
             store.save_session(editor.session, path)
     except SessionFileError as exc:
         return _report(exc)

@@ -35,6 +35,10 @@ class SaveError(OSError):
         return f"{self.filename}: {self.strerror}"
 
 
+class SaveTooLargeError(SaveError):
+    """A save that would write a file the next load refuses: nothing is written."""
+
+
 def _umask() -> int:
     # /proc avoids os.umask(), which sets the mask process-wide for an instant.
     try:

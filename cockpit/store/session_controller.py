@@ -23,7 +23,9 @@ from cockpit.model.session import Session, UiState
 from cockpit.store.errors import SessionFileError
 from cockpit.store.lock import SessionBusyError, session_lock
 from cockpit.store.signature import DiskSignature, disk_signature
-from cockpit.store.toml_store import load_session, load_session_with_signature, save_session_with_signature
+from cockpit.store.toml_store import (
+    check_new_texts, load_session, load_session_with_signature, save_session_with_signature,
+)
 
 __all__ = ["LOCK_RETRY_S", "LOCK_WAIT_S", "DiskSignature", "SaveOutcome", "SessionController", "disk_signature"]
 
@@ -136,6 +138,10 @@ class SessionController:
         ours = self.session if ui is None else self.session.model_copy(update={"ui": ui})
         merged: MergeResult | None = None
         overwrote = False
+        try:
+            check_new_texts(self.base, self.session)  # this writer's own edits, before any merge
+        except ValueError as exc:
+            return SaveOutcome("failed", f"{self.path}: {exc}")
         try:
             with session_lock(self.path, timeout=self.lock_wait_s):
                 if disk_signature(self.path) not in (self.disk_sig, None):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import tomllib
@@ -15,7 +16,7 @@ from pydantic import ValidationError
 
 from cockpit.model.session import Session
 from cockpit.store import limits
-from cockpit.store.atomic_write import SessionReadOnlyError, write_atomic  # noqa: F401 (callers save through here)
+from cockpit.store.atomic_write import SaveTooLargeError, SessionReadOnlyError, write_atomic  # noqa: F401 (callers save through here)
 from cockpit.store.errors import Problem, SessionFileError
 from cockpit.store.locate import KeyIndex, locate
 from cockpit.store.migrations import MigrationError, migrate
@@ -183,11 +184,37 @@ def load_session_with_signature(path: Path | str) -> tuple[Session, DiskSignatur
 
 def save_session(session: Session, path: Path | str) -> str:
     """Write the session canonically; returns the text written."""
-    text = dumps_session(session)
+    text = _savable_text(session, path)
     write_atomic(Path(path), text)
     return text
 
 
 def save_session_with_signature(session: Session, path: Path | str) -> DiskSignature:
     """Write the session canonically; returns the signature of the file as written."""
-    return signature_of(write_atomic(Path(path), dumps_session(session)))
+    return signature_of(write_atomic(Path(path), _savable_text(session, path)))
+
+
+def _savable_text(session: Session, path: Path | str) -> str:
+    """The canonical text, refused (SaveTooLargeError, nothing written) when the next load
+    would refuse it for its size: a save must never make the session unloadable."""
+    text = dumps_session(session)
+    try:
+        limit = limits.max_session_bytes()
+    except limits.SizeSettingError:
+        return text  # the load names the bad setting; a save is not the place to refuse it
+    size = len(text) if 4 * len(text) <= limit else len(text.encode("utf-8", "surrogatepass"))
+    problem = limits.size_problem(size, limit)
+    if problem is not None:
+        why = problem.message.removeprefix("file is ")
+        raise SaveTooLargeError(errno.EFBIG, f"not saved: the session would be {why}; nothing was written "
+                                             f"(remove or shorten something first)", str(path))
+    return text
+
+
+def check_new_texts(before: Session, after: Session) -> None:
+    """ValueError naming each text a writer set over its bound (limits.py): one huge title
+    or note from a tool call must not grow the file toward what a load refuses."""
+    problems = limits.new_text_problems(to_data(after), to_data(before))
+    if problems:
+        raise ValueError("not saved, too long: " + "; ".join(problems[:5])
+                         + (f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""))
