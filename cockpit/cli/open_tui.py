@@ -64,7 +64,7 @@ def resolve_session(arg: str | None) -> tuple[Path, Session, DiskSignature, bool
         # Said in the TUI as it opens (a toast), not on stderr: the TUI's screen would hide
         # that line until it exits, where it reads as if printed at exit.
         return path, session, sig, True
-    loaded = load_or_report_signed(path)
+    loaded = load_or_report_signed(path, warn=False)  # the TUI says it as it opens
     return 1 if loaded is None else (path, loaded[0], loaded[1], False)
 
 
@@ -109,6 +109,10 @@ def run_tui(args: Any, *, sources: LiveSources | None = None) -> int:
                      attach_servers=not getattr(args, "demo", False))
     if created:
         app.startup_notes.append(f"Created {path}: an empty campaign (its title is the file's name)")
+    from cockpit.store.exposure import exposure_warning
+
+    if (exposed := exposure_warning(path, session)) is not None:
+        app.startup_notes.append(exposed)
     app.run()
     for note in sources.exit_notes:
         print(note, file=sys.stderr)

@@ -126,6 +126,9 @@ def _edit(path: str, change) -> int:
             result = change(editor)
             store.check_new_texts(read, editor.session)  # ValueError: a text over its bound
             store.save_session(editor.session, path)
+        from cockpit.store.cli_load import warn_if_exposed
+
+        warn_if_exposed(path, editor.session)
     except SessionFileError as exc:
         return _report(exc)
     except (EditError, ValueError) as exc:

@@ -74,7 +74,8 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def _write_temp(folder: Path, name: str, chunks: Iterable[bytes], like: os.stat_result | None) -> tuple[str, os.stat_result]:
+def _write_temp(folder: Path, name: str, chunks: Iterable[bytes], like: os.stat_result | None,
+                new_mode: int | None = None) -> tuple[str, os.stat_result]:
     """Write CHUNKS to a fresh temp file in FOLDER with LIKE's mode and ownership; fsynced.
 
     Returns its path and its fstat after the last write (a rename keeps its inode, size and
@@ -87,7 +88,7 @@ def _write_temp(folder: Path, name: str, chunks: Iterable[bytes], like: os.stat_
                 _copy_ownership(fd, like)
                 os.fchmod(fd, stat.S_IMODE(like.st_mode))
             else:
-                os.fchmod(fd, _NEW_FILE_MODE & ~_umask())
+                os.fchmod(fd, (_NEW_FILE_MODE & ~_umask()) if new_mode is None else new_mode)
             for chunk in chunks:
                 view = memoryview(chunk)
                 while view:
@@ -133,11 +134,12 @@ def _refuse_unwritable(path: Path, target: Path, st: os.stat_result) -> None:
         raise SaveError(errno.EACCES, "Permission denied", str(path))
 
 
-def write_atomic(path: Path, data: str, keep_backup: bool = True) -> os.stat_result:
+def write_atomic(path: Path, data: str, keep_backup: bool = True, new_mode: int | None = None) -> os.stat_result:
     """Replace the file PATH names with DATA; the old file kept as NAME.bak beside it.
 
     At every instant the file holds either the old or the new complete text. Returns the
-    new file's stat as written (its signature, taken before anyone else could change it). Raises
+    new file's stat as written (its signature, taken before anyone else could change it).
+    A file that exists keeps its mode; a new one gets NEW_MODE (None: what the umask gives). Raises
     SessionReadOnlyError for a read-only file and SaveError (`path: reason`) for any
     other failure, with nothing left behind.
     """
@@ -156,7 +158,7 @@ def write_atomic(path: Path, data: str, keep_backup: bool = True) -> os.stat_res
         _refuse_unwritable(path, target, st)
     tmp = bak_tmp = None
     try:
-        tmp, written = _write_temp(folder, target.name, [data.encode("utf-8")], st)
+        tmp, written = _write_temp(folder, target.name, [data.encode("utf-8")], st, new_mode)
         if keep_backup and st is not None:
             with open(target, "rb") as old:
                 bak_tmp, _ = _write_temp(folder, f"{target.name}.bak", iter(lambda: old.read(1 << 20), b""), st)

@@ -27,6 +27,10 @@ from cockpit.store.signature import DiskSignature, signature_of
 # `[[name]]` blocks; test_store pins this so a tomli-w upgrade cannot change it silently.
 _tomli_writer.is_suitable_inline_table = lambda obj, ctx: False
 
+# A new session holds launch commands and env (HF_TOKEN, --api-key): only its owner reads it.
+# An existing file keeps the mode its owner gave it.
+NEW_SESSION_MODE = 0o600
+
 _TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 
@@ -185,13 +189,13 @@ def load_session_with_signature(path: Path | str) -> tuple[Session, DiskSignatur
 def save_session(session: Session, path: Path | str) -> str:
     """Write the session canonically; returns the text written."""
     text = _savable_text(session, path)
-    write_atomic(Path(path), text)
+    write_atomic(Path(path), text, new_mode=NEW_SESSION_MODE)
     return text
 
 
 def save_session_with_signature(session: Session, path: Path | str) -> DiskSignature:
     """Write the session canonically; returns the signature of the file as written."""
-    return signature_of(write_atomic(Path(path), _savable_text(session, path)))
+    return signature_of(write_atomic(Path(path), _savable_text(session, path), new_mode=NEW_SESSION_MODE))
 
 
 def _savable_text(session: Session, path: Path | str) -> str:

@@ -540,7 +540,7 @@ class CockpitApp(CockpitAppBase):
             return
         base = controller.base
         try:
-            theirs, sig = await asyncio.to_thread(controller.read_disk_signed)
+            theirs, read_sig = await asyncio.to_thread(controller.read_disk_signed)
         except SessionFileError as exc:
             controller.mark_broken(sig)
             self.notify(f"The session file changed on disk but does not load; keeping yours (autosave "
@@ -550,7 +550,7 @@ class CockpitApp(CockpitAppBase):
         except OSError as exc:
             self.notify(f"Could not read {self.path}: {exc.strerror or exc}", severity="error", timeout=10)
             return
-        result = controller.take_outside(theirs, sig, base)
+        result = controller.take_outside(theirs, read_sig, base)  # the signature of the text read
         if result is None:
             return  # a save merged it meanwhile, or it changed again: the next look takes it
         self._announce_merge(result)
