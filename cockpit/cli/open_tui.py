@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from cockpit.model.session import Session, now
+from cockpit.parse.sanitize import sanitize
 from cockpit.store.cli_load import load_or_report_signed
 from cockpit.store.signature import DiskSignature
 from cockpit.store.toml_store import save_session_with_signature
@@ -58,8 +59,8 @@ def resolve_session(arg: str | None) -> tuple[Path, Session, DiskSignature, bool
     if not path.exists():
         try:
             session, sig = create_session(path)
-        except OSError as exc:
-            print(f"cockpit: cannot create {path}: {exc}", file=sys.stderr)
+        except OSError as exc:  # a link to nothing is not created through (SaveError says so)
+            print(sanitize(f"cockpit: cannot create {path}: {exc.strerror or exc}"), file=sys.stderr)
             return 1
         # Said in the TUI as it opens (a toast), not on stderr: the TUI's screen would hide
         # that line until it exits, where it reads as if printed at exit.

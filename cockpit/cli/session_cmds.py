@@ -100,6 +100,9 @@ def _write_output(path: Path, text: str) -> None:
     if not path.parent.is_dir():
         raise FileNotFoundError(errno.ENOENT, f"no folder {path.parent}")
     if path.exists() and not path.is_file():
+        from cockpit.store.atomic_write import resolve_link_chain
+
+        resolve_link_chain(path)  # SaveError for a link another user planted (a FIFO of theirs)
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
         return

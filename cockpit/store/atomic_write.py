@@ -4,12 +4,17 @@ The new text goes to a `mkstemp` file (random name, O_EXCL, O_NOFOLLOW, 0600) in
 of the real file (a symlink is followed, so the link stays a link and the rename stays on one
 filesystem), gets the old file's mode, group and (as root) owner, is fsynced and renamed over.
 The previous version is kept as NAME.bak the same way. A temp file never outlives a failure.
+
+Links are followed only when this user (or root) made them: a link another user planted
+(`pub/handoff.md` -> a 0600 file in root's home) is refused, as OpenSSH and vim refuse, and
+a link to nothing never creates its target (opening a dangling link made files at its end).
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import pwd
 import stat
 import tempfile
 from collections.abc import Iterable
@@ -53,12 +58,69 @@ def _umask() -> int:
     return mask
 
 
+_MAX_HOPS = 40  # the kernel's own limit on links in one lookup
+
+
+def owner_name(uid: int) -> str:
+    try:
+        return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
+    except KeyError:
+        return f"uid {uid}"
+
+
+def _others_can_write(folder: str) -> str:
+    try:
+        mode = os.stat(folder).st_mode
+    except OSError:
+        return ""
+    if mode & stat.S_ISVTX and mode & stat.S_IWOTH:
+        return ", a sticky folder anyone can write"
+    if mode & (stat.S_IWOTH | stat.S_IWGRP):
+        return ", a folder others can write"
+    return ""
+
+
+def refuse_foreign_link(path: Path | str, link: str, st: os.stat_result) -> None:
+    """SaveError unless the link at LINK was made by this user or root: another user's link
+    is what an attacker plants to make a root-run cockpit write where they cannot."""
+    if st.st_uid in (os.geteuid(), 0):
+        return
+    folder = os.path.dirname(link) or "."
+    raise SaveError(errno.EPERM, f"{link} is a symlink owned by {owner_name(st.st_uid)} in {folder}"
+                    f"{_others_can_write(folder)}: not followed (remove it, or give the real path)", str(path))
+
+
+def resolve_link_chain(path: Path | str) -> tuple[Path, bool]:
+    """(the file PATH names at the end of its links, whether a link was followed). Each link
+    of the chain is checked (`refuse_foreign_link`); a loop is an error naming PATH."""
+    current = os.path.abspath(path)
+    followed = False
+    for _ in range(_MAX_HOPS):
+        try:
+            st = os.lstat(current)
+        except FileNotFoundError:
+            break
+        except OSError as exc:
+            raise SaveError(exc.errno, exc.strerror or str(exc), str(path)) from exc
+        if not stat.S_ISLNK(st.st_mode):
+            break
+        refuse_foreign_link(path, current, st)
+        followed = True
+        # The folder's real path, then the link's text: "../x" means from where the link is.
+        current = os.path.join(os.path.realpath(os.path.dirname(current)), os.readlink(current))
+    else:
+        raise SaveError(errno.ELOOP, "a loop of symlinks", str(path))
+    return Path(os.path.realpath(os.path.dirname(current))) / os.path.basename(current), followed
+
+
 def real_path(path: Path) -> Path:
     """Follow a chain of symlinks to the file they name (which may not exist yet)."""
-    target = Path(os.path.realpath(path))
-    if target.is_symlink():  # realpath stops at a loop and returns a link
-        raise SaveError(errno.ELOOP, "a loop of symlinks", str(path))
-    return target
+    return resolve_link_chain(path)[0]
+
+
+def refuse_dangling(path: Path | str, target: Path) -> None:
+    raise SaveError(errno.ENOENT, f"a symlink to {target}, which does not exist: cockpit does not create "
+                    "a file through a link (create the file first, or give the real path)", str(path))
 
 
 def fsync_dir(folder: Path) -> None:
@@ -144,14 +206,16 @@ def write_atomic(path: Path, data: str, keep_backup: bool = True, new_mode: int 
     other failure, with nothing left behind.
     """
     path = Path(path)
-    target = real_path(path)
+    target, via_link = resolve_link_chain(path)
     folder = target.parent
     try:
-        st: os.stat_result | None = os.stat(target)
+        st: os.stat_result | None = os.lstat(target)
     except FileNotFoundError:
         st = None
     except OSError as exc:
         raise SaveError(exc.errno, _reason(exc, folder), str(path)) from exc
+    if st is None and via_link:
+        refuse_dangling(path, target)
     if st is not None:
         if not stat.S_ISREG(st.st_mode):
             raise SaveError(errno.EINVAL, "not a regular file", str(path))
@@ -160,7 +224,8 @@ def write_atomic(path: Path, data: str, keep_backup: bool = True, new_mode: int 
     try:
         tmp, written = _write_temp(folder, target.name, [data.encode("utf-8")], st, new_mode)
         if keep_backup and st is not None:
-            with open(target, "rb") as old:
+            # O_NOFOLLOW: a link swapped in since the check is not read into our .bak.
+            with os.fdopen(os.open(target, os.O_RDONLY | os.O_NOFOLLOW), "rb") as old:
                 bak_tmp, _ = _write_temp(folder, f"{target.name}.bak", iter(lambda: old.read(1 << 20), b""), st)
             os.replace(bak_tmp, folder / f"{target.name}.bak")
             bak_tmp = None

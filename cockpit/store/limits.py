@@ -123,7 +123,7 @@ def structure_problem(text: str, max_nesting: int = MAX_NESTING) -> Problem | No
 # A title, a name, a label or a claim is a line or a paragraph; notes, evidence, commands and
 # the journal's text may be pages. Both far over what a person writes, far under what would
 # let five tool calls fill the file past the size a load accepts.
-MAX_SHORT_TEXT = 4 * 1024
+MAX_SHORT_TEXT = 16 * 1024
 MAX_LONG_TEXT = 64 * 1024
 LONG_TEXT_KEYS = frozenset({
     "notes", "evidence", "command", "text", "change", "summary", "log_command", "next_step", "fallback",
