@@ -30,7 +30,7 @@ def cmd_new(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     try:
-        session = create_session(path)
+        session, _sig = create_session(path)
     except OSError as exc:
         print(f"cockpit new: cannot create {shown}: {sanitize(str(exc.strerror or exc))}", file=sys.stderr)
         return 1

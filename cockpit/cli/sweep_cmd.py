@@ -44,11 +44,12 @@ def _say(text: str, *, err: bool = False) -> None:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from cockpit.store.cli_load import load_or_report
+    from cockpit.store.cli_load import load_or_report_signed
 
-    session = load_or_report(args.session)
-    if session is None:
+    loaded = load_or_report_signed(args.session)
+    if loaded is None:
         return EXIT_FAILED
+    session, args.disk_sig = loaded  # the read's signature: adds made while /health waits are merged
     from cockpit.live.sweep_session import find_sweep
 
     try:
@@ -94,7 +95,7 @@ async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) 
         _say(f"cockpit sweep: {not_ready}", err=True)
         return EXIT_NOT_READY
 
-    controller = SessionController(session, args.session)
+    controller = SessionController(session, args.session, disk_sig=getattr(args, "disk_sig", None))
     sink = ControllerSink(controller)
     stamp = sweep_fingerprint(sweep, profile)
     if not is_confirmed("sweep", stamp, sweep.confirmed):
