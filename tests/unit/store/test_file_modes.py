@@ -36,6 +36,8 @@ def test_a_new_session_and_its_bak_are_0600_under_a_022_umask(tmp_path):
 
 def test_the_file_cockpit_creates_on_open_is_0600(tmp_path, monkeypatch):
     from cockpit.cli import open_tui
+    # the person answers y at "does not exist: create it?" (a new session is an explicit step)
+    monkeypatch.setattr(open_tui, "_confirm_create", lambda path: True)
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     old = os.umask(0o022)

@@ -93,6 +93,8 @@ def test_a_link_of_my_own_is_still_saved_through_and_stays_a_link(tmp_path, exam
 
 def test_opening_a_dangling_link_creates_nothing_at_its_target(tmp_path, monkeypatch):
     from cockpit.cli import open_tui
+    # the person answers y at "does not exist: create it?" (a new session is an explicit step)
+    monkeypatch.setattr(open_tui, "_confirm_create", lambda path: True)
     from cockpit.ui.app import CockpitApp
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))

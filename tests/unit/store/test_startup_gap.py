@@ -153,6 +153,8 @@ def test_the_tui_keeps_an_add_made_at_any_moment_of_its_start_up(path, monkeypat
 
 def test_a_new_session_created_by_the_tui_keeps_an_add_made_before_its_first_save(tmp_path, monkeypatch):
     from cockpit.cli import open_tui
+    # the person answers y at "does not exist: create it?" (a new session is an explicit step)
+    monkeypatch.setattr(open_tui, "_confirm_create", lambda path: True)
     from cockpit.ui.app import CockpitApp
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
