@@ -187,6 +187,8 @@ def state_line(snap: FleetSnapshot | None, description: str, pal: Pal) -> Text:
     t.append(f" · {len(hosts)} host{'s' if len(hosts) != 1 else ''}"
              f", {sum(len(h.servers) for h in hosts)} server{'s' if sum(len(h.servers) for h in hosts) != 1 else ''}"
              f", {sum(len(h.gpus) for h in hosts)} GPUs")
+    if snap.rate_window_note:
+        t.append(f" · {snap.rate_window_note}")
     if snap.state == "failing":
         kept = "figures below are the last good ones" if snap.hosts else "no figures from it yet"
         t.append(f"\n⚠ {snap.error_kind}: {snap.error} ({kept})", style=pal("error"))
