@@ -32,6 +32,7 @@ ADD_ONE = (  # the prose is one line so it wraps at any width; the snippet fits 
     'auth_env = "PROM_AUTH"  # optional: env var, user:pass or token\n'
     "interval_s = 5          # refresh\n"
     "history_h = 3           # history loaded on open\n"
+    'match = {cluster = "a"} # optional: only the targets it names\n'
 )
 
 
