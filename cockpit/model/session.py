@@ -24,6 +24,7 @@ from cockpit.model.enums import (
 )
 from cockpit.model.ids import ID_PATTERN
 from cockpit.model.log_view import LogViewState
+from cockpit.model.prom_match import matchers_of
 
 SCHEMA_VERSION = 1
 
@@ -354,6 +355,16 @@ class PrometheusSource(Strict):
     """Name of an environment variable holding `user:password` or a bearer token (never the secret)."""
     interval_s: float = Field(default=5.0, gt=0)
     history_h: float = Field(default=3.0, gt=0)
+    match: dict[str, str] | str | None = None
+    """Which targets are this fleet's: `{job = "sglang"}` or a selector string (model/prom_match.py)."""
+    rate_window_s: float | None = Field(default=None, gt=0)
+    """rate() / percentile window; unset: from the targets' scrape interval (live/fleet.py)."""
+
+    @field_validator("match")
+    @classmethod
+    def _matchers(cls, value: dict[str, str] | str | None) -> dict[str, str] | str | None:
+        matchers_of(value)  # raises MatchError (a ValueError) saying which part is wrong
+        return value
 
 
 class JournalEvent(Strict):

@@ -97,6 +97,7 @@ class CockpitApp(CockpitAppBase):
         self.controller.add_listener(self._session_changed)
         self.path = Path(path)
         self.sources = sources or LiveSources()
+        self._prometheus_seen = tuple(session.prometheus)  # follow_prometheus acts on a change
         self.clock = clock or (lambda: datetime.now(UTC).astimezone())
         self.watch_interval_s = watch_interval_s
         self._restored = False  # the saved tab and focus applied (after the first frame)
@@ -187,6 +188,7 @@ class CockpitApp(CockpitAppBase):
         if self.screen_stack and isinstance(self.screen_stack[0], MainScreen):
             self.main_screen.show_session(self.editor.session)
             self.follow_hosts()
+            self.follow_prometheus()
         self._schedule_autosave()
 
     # ----- saving -------------------------------------------------------------------------
@@ -386,6 +388,31 @@ class CockpitApp(CockpitAppBase):
         if host is not None and host.ssh:
             self.set_host_state(name, "connecting")
         self.notify(f"Reconnecting {name}", timeout=3)
+
+    def follow_prometheus(self) -> None:
+        """`[[prometheus]]` edits (here, or merged from another writer) are used at once: the
+        Fleet tab's feed restarts on the session's sources (none: the tab says how to add one).
+        A fleet feed that is not the session's (the demo's replay) is left alone."""
+        wanted = tuple(self.editor.session.prometheus)
+        if wanted == self._prometheus_seen:
+            return
+        self._prometheus_seen = wanted
+        fleet = self.sources.fleet
+        if fleet is not None and not isinstance(fleet, FleetSources):
+            return
+        if not wanted:
+            if fleet is not None:
+                self._stop_feed("fleet")
+                self.sources.fleet = None
+                self.main_screen.query_one(FleetPane).clear()
+            return
+        if fleet is None:
+            fleet = self.sources.fleet = FleetSources.for_session(self.editor.session)
+        elif not fleet.follow(self.editor.session):
+            return
+        self._stop_feed("fleet")
+        self._start_feed("fleet", fleet)
+        self.notify(f"Fleet: {fleet.label} ([[prometheus]] changed)", timeout=3)
 
     def on_fleet_pane_next_source(self, message: FleetPane.NextSource) -> None:
         """`s` in the Fleet tab: stop the shown Prometheus's feed, start the next one's."""
