@@ -48,7 +48,8 @@ def test_never_confirmed_and_no_terminal_prints_the_commands_and_runs_nothing(tm
     path = _session(tmp_path, srv.port, log)
     res = _cockpit("sweep", str(path), "s1")
     assert res.returncode == 3, res.stderr
-    assert res.stdout.count("-m sglang.bench_serving") == 4 and "--max-concurrency 8" in res.stdout
+    assert res.stdout.count("-u -m sglang.bench_serving") == 4 and "--max-concurrency 8" in res.stdout
+    assert "-m sglang.benchmark.serving` where" in res.stdout  # which module runs is said too
     assert "--yes" in res.stderr
     assert load_session(path).benchmarks == [] and not (tmp_path / "runs").exists()
 
@@ -63,7 +64,10 @@ def test_yes_runs_every_point_records_them_and_remembers_the_confirmation(tmp_pa
     recorded = [line for line in res.stdout.splitlines() if " recorded b" in line]
     assert len(recorded) == 4 and all("server TTFT p50/p99 " in line and "server ITL p50/p99 " in line
                                       for line in recorded)  # the stand-in serves /metrics
-    assert "note:" not in res.stdout
+    assert "warm-up" not in res.stdout
+    # no GPU source on this host: every point says why it has no power, in one note
+    assert all(line.count("note: ") == 1 and 'no power: host local has gpu_source = "none"' in line
+               for line in recorded)
     session = load_session(path)
     assert [b.concurrency for b in session.benchmarks] == [1, 2, 4, 8]
     assert all(b.profile == "l1" and b.sweep == "s1" for b in session.benchmarks)
