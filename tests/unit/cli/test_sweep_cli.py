@@ -125,3 +125,40 @@ def test_a_points_note_is_on_its_recorded_line() -> None:
     line = _figures({"total_tok_s": 1000.0, "server_ttft_p99_ms": 2365.0, "notes": WARMUP_NOTE})
     assert line.endswith(f"note: {WARMUP_NOTE}") and "1000 tok/s total" in line
     assert "note:" not in _figures({"total_tok_s": 1000.0})
+
+
+def _sweep_killing_the_server(path: Path, srv: StandinServer, *extra: str) -> tuple[int, str, str]:
+    """`cockpit sweep --yes` as a user runs it; the server is killed once point 1 is recorded."""
+    proc = subprocess.Popen([sys.executable, "-m", "cockpit", "sweep", str(path), "s1", "--yes", *extra],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            stdin=subprocess.DEVNULL)
+    lines = []
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        lines.append(line)
+        if "[1/4] c=1 recorded" in line:
+            srv.close()
+    err = proc.stderr.read() if proc.stderr else ""
+    return proc.wait(timeout=120), "".join(lines), err
+
+
+@pytest.mark.parametrize("on_fail", ["stop", "skip"])
+def test_a_server_killed_mid_sweep_fails_the_rest_and_exits_1(tmp_path: Path, on_fail: str) -> None:
+    srv = StandinServer(tok_s=3000)
+    try:
+        # no warm-up: a client against a dead server still writes a record, every request failed
+        path = _session(tmp_path, srv.port, None, extra_args=["--warmup-requests", "0"])
+        status, out, err = _sweep_killing_the_server(path, srv, *(["--on-fail", "skip"] if on_fail == "skip" else []))
+    finally:
+        srv.close()
+    assert status == 1, out + err
+    assert "[2/4] c=2 FAILED: the server stopped answering" in out
+    assert " recorded b" not in out.split("[1/4] c=1 recorded", 1)[1]
+    session = load_session(path)
+    assert [b.concurrency for b in session.benchmarks] == [1]  # no 0 tok/s "success"
+    if on_fail == "stop":
+        assert "[3/4]" not in out and "not run: c=4,8" in err
+        assert "1 of 4 points recorded, failed at c=2, stopped there (not run: c=4,8)" in session.last_action.text
+    else:
+        assert "[3/4] c=4 FAILED" in out and "[4/4] c=8 FAILED" in out
+        assert "1 of 4 points recorded, failed at c=2,4,8" in session.last_action.text

@@ -329,3 +329,43 @@ def test_a_main_run_line_that_comes_after_requests_finished_is_not_used() -> Non
     out.feed("stderr", "\r 12%|█▎        | 1/8 [00:00<00:01, 6.1it/s]")
     out.feed("stdout", "\nTraffic request rate: inf\n")
     assert out.main_run == "started"
+
+
+def test_a_point_whose_requests_all_failed_is_failed_not_recorded(tmp_path: Path) -> None:
+    # no server on the port and no warm-up: the client sends every request, all fail, and it
+    # still writes its record (completed 0, throughput 0), as sglang's client does
+    from sweep_support import free_port
+
+    path = _session(tmp_path, free_port(), make_bench_python(tmp_path), concurrencies=[1, 2],
+                    extra_args=["--warmup-requests", "0"])
+    events: list = []
+    runner, _ = _runner(path, events)
+    outcome = asyncio.run(runner.run())
+    assert load_session(path).benchmarks == []
+    assert outcome.status == "failed" and outcome.recorded == [] and outcome.not_run == [2]
+    (failed,) = [e for e in events if isinstance(e, PointFailed)]
+    assert failed.concurrency == 1 and "no request completed (0 of 2)" in failed.reason
+
+
+def test_a_server_that_stopped_answering_fails_the_point_before_its_client_runs(tmp_path: Path) -> None:
+    from cockpit.live.sweep_session import server_health
+
+    server = StandinServer(tok_s=3000)
+    path = _session(tmp_path, server.port, make_bench_python(tmp_path), concurrencies=[1, 2, 4])
+    session = load_session(path)
+    events: list = []
+
+    def on_event(event: object) -> None:
+        events.append(event)
+        if isinstance(event, PointRecorded):
+            server.close()  # killed once the first point is recorded
+
+    plan = plan_sweep(session.sweeps[0], session.launch[0], session.hosts[0])
+    runner = SweepRunner(plan, LocalBenchHost(), ControllerSink(SessionController(session, path)), on_event=on_event,
+                         server_health=server_health(session.launch[0], plan, None, None), on_fail="skip")
+    outcome = asyncio.run(runner.run())
+    assert [b.concurrency for b in load_session(path).benchmarks] == [1]
+    assert [c for c, _ in outcome.failed] == [2, 4] and outcome.status == "failed"
+    reasons = [e.reason for e in events if isinstance(e, PointFailed)]
+    assert all(r.startswith("the server stopped answering") for r in reasons), reasons
+    assert sum(isinstance(e, PointStarted) for e in events) == 1  # no client ran against the dead server
