@@ -308,6 +308,8 @@ RECORD_FIELDS: dict[str, tuple[str, tuple[FieldSpec, ...]]] = {
         FieldSpec("name", "Name", required=True, placeholder="e.g. tp8 + eagle3"),
         FieldSpec("command", "Command", kind="area", required=True),
         FieldSpec("host", "Host", placeholder="a [[hosts]] name"),
+        # the sweep's bench client runs with it: SGLang must be importable there
+        FieldSpec("python", "Bench python", placeholder="empty: the python the command names by path, else python3"),
         FieldSpec("env", "Env", kind="env"),
         FieldSpec("notes", "Notes", kind="area"),
     )),
