@@ -214,7 +214,9 @@ def _clock(seconds: float) -> str:
 def _figures(fields: dict[str, Any]) -> str:
     parts = []
     for name, fmt in (("total_tok_s", "{:.0f} tok/s total"), ("output_tok_s", "{:.0f} tok/s out"),
-                      ("ttft_ms", "TTFT {:.0f} ms"), ("power_mean_w", "{:.0f} W"), ("tok_per_joule", "{:.2f} tok/J"),
+                      ("ttft_ms", "TTFT {:.0f} ms"), ("power_mean_w", "{:.0f} W"), ("tok_per_joule", "{:.3g} total tok/J"),
+                      ("output_tok_per_joule", "{:.3g} output tok/J"),
+                      ("max_concurrent_requests", "achieved c={}"),
                       ("peak_running", "peak running {}"), ("peak_queued", "queued {}")):
         if fields.get(name) is not None:
             parts.append(fmt.format(fields[name]))
