@@ -26,11 +26,13 @@ EXIT_DONE, EXIT_FAILED, EXIT_NOT_READY, EXIT_REFUSED, EXIT_CANCELLED = 0, 1, 2, 
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("sweep", help="run a [[sweeps]] workload with sglang.bench_serving, a benchmark per point",
+    p = sub.add_parser("sweep", help="run a [[sweeps]] workload with SGLang's bench client, a benchmark per point",
                        description="Run SWEEP (id or name) on the running launch profile: per concurrency, "
-                                   "`python -m sglang.bench_serving ... --max-concurrency C` on the profile's "
-                                   "host, recorded as a benchmark with GPU power, the server log's peaks and the server's "
-                                   "own TTFT/ITL percentiles (when it serves /metrics). "
+                                   "`PYTHON -m sglang.benchmark.serving ... --max-concurrency C` (sglang.bench_serving "
+                                   "where the host lacks it; PYTHON: the interpreter the profile's command names, else "
+                                   "its `python`, else python3) on the profile's host, recorded as a benchmark with GPU "
+                                   "power over the client's main run, the server log's peaks and the server's own "
+                                   "TTFT/ITL percentiles (when it serves /metrics). "
                                    "Exit 0 done, 1 a point failed, 2 server not ready, 3 not confirmed.")
     p.add_argument("session")
     p.add_argument("sweep", metavar="SWEEP", help="a sweep id (s1) or name")

@@ -1,4 +1,4 @@
-"""Run a sweep on a running launch profile: per point, `sglang.bench_serving` on the host
+"""Run a sweep on a running launch profile: per point, the SGLang bench client on the host
 (sweep_hosts), its result read from the JSONL file it appends (its stdout block as a
 fallback), recorded as a Benchmark tied to the profile with what cockpit saw meanwhile
 (sweep_watch). No Textual: the TUI and `cockpit sweep` drive the same runner.
@@ -13,6 +13,14 @@ fallback), recorded as a Benchmark tied to the profile with what cockpit saw mea
   When the client prints its main-run line (`main_run_line`: its warm-up answered), the
   start is read again then, so the warm-up is left out; without that line (another client)
   the window keeps the warm-up and the benchmark's notes say so.
+* Power: the GPU ticks and log batches count for the point's measured run only, from the
+  client's main-run line (moved to its progress bar's first draw, after newer clients' 1 s
+  pause) to its last request (the bar at n/n, the result block, or its exit); the imports
+  and warm-up before are left out (sweep_watch). Without the line, the whole client run,
+  said in the notes; without any GPU sample, one note says why (`gpu_unavailable`).
+* A failed point (the client gave no result, every request failed, or `server_health`
+  says the server stopped answering) is never recorded: PointFailed, and with
+  `on_fail="stop"` (the default) the points after it are not run (`SweepOutcome.not_run`).
 * Cancel: `cancel()` kills the running client; points already recorded stay.
 * A dropped link during a point: the runner waits for it to come back, records the point
   if its record reached the host's file before the drop, else kills what is left and runs

@@ -155,5 +155,9 @@ class PointWatch:
             out.append(NO_MAIN_RUN_NOTE)
         fold = self.run if self.run is not None else self.whole
         if not fold.tick_power:
-            out.append(f"no power: {no_power_reason or NO_POWER_DEFAULT}")
+            if self.whole.tick_power:  # samples came, none inside the run: it was shorter than a tick
+                out.append("no power: no GPU sample came inside the main run (shorter than the GPU source's "
+                           "interval? lower the host's gpu_interval_s)")
+            else:
+                out.append(f"no power: {no_power_reason or NO_POWER_DEFAULT}")
         return out

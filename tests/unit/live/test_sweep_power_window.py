@@ -185,3 +185,16 @@ def _free_port() -> int:
 
     return free_port()
 
+
+
+def test_a_run_shorter_than_a_gpu_tick_says_so_instead_of_a_start_up_figure() -> None:
+    from cockpit.live.sweep_watch import PointWatch
+
+    watch = PointWatch()
+    watch.gpu_tick(standin_gpu_tick(watts_per_gpu=IDLE_W))  # during the imports
+    watch.open_window()
+    watch.close_window()  # the run ended before the next tick
+    watch.gpu_tick(standin_gpu_tick(watts_per_gpu=IDLE_W))
+    assert "power_mean_w" not in watch.fields(total_tokens=100, duration_s=0.2, total_tok_s=500.0)
+    (note,) = watch.notes()
+    assert note.startswith("no power: no GPU sample came inside the main run")
