@@ -277,7 +277,8 @@ class ExperimentControl:
             self.app.notify(
                 f"Sweep {run.sweep} run {run.run_id} was cut short: {len(run.recorded)} of "
                 f"{len(run.recorded) + len(run.missing)} points recorded (no record: c="
-                f"{','.join(map(str, run.missing))}). ctrl+e resumes it.", severity="warning", timeout=20)
+                f"{','.join(map(str, run.missing))}; unless another cockpit still runs it). ctrl+e resumes it.",
+                severity="warning", timeout=20)
 
     def cancel_sweep(self) -> None:
         if self._runner is None:

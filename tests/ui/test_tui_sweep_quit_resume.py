@@ -82,7 +82,7 @@ async def test_quit_mid_sweep_asks_then_reopen_says_cut_short_and_ctrl_e_runs_th
     async with app.run_test(size=(140, 40)) as pilot:
         await until(lambda: any("was cut short" in n.message for n in app._notifications), pilot, timeout=10)
         (said,) = [n.message for n in app._notifications if "was cut short" in n.message]
-        assert f"run {run.run_id} was cut short: 0 of 2 points recorded (no record: c=1,2)" in said
+        assert f"run {run.run_id} was cut short: 0 of 2 points recorded (no record: c=1,2; unless another cockpit still runs it)" in said
         assert "ctrl+e resumes it" in said
         await pilot.press("ctrl+e")
         await _yes(app, pilot)
