@@ -53,11 +53,12 @@ def _say(text: str, *, err: bool = False) -> None:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from cockpit.store.cli_load import load_or_report
+    from cockpit.store.cli_load import load_or_report_signed
 
-    session = load_or_report(args.session)
-    if session is None:
+    loaded = load_or_report_signed(args.session)
+    if loaded is None:
         return EXIT_FAILED
+    session, args.disk_sig = loaded  # the read's signature: adds made while /health waits are merged
     from cockpit.live.sweep_session import find_sweep
 
     try:
@@ -81,6 +82,7 @@ async def _main(args: argparse.Namespace, session: Any, sweep: Any) -> int:
 
 async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) -> int:
     from cockpit.live.sweep_plan import plan_sweep, sweep_fingerprint
+    from cockpit.sources.confirm_key import is_confirmed
     from cockpit.live.sweep_runner import ControllerSink, SweepRunner
     from cockpit.live.sweep_session import (
         bench_host, confirm_sweep, host_target, outcome_text, pick_profile, running_profiles, server_metrics_probe,
@@ -108,10 +110,10 @@ async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) 
         _say(f"cockpit sweep: {not_ready}", err=True)
         return EXIT_NOT_READY
 
-    controller = SessionController(session, args.session)
+    controller = SessionController(session, args.session, disk_sig=getattr(args, "disk_sig", None))
     sink = ControllerSink(controller)
     stamp = sweep_fingerprint(sweep, profile)
-    if sweep.confirmed != stamp:
+    if not is_confirmed("sweep", stamp, sweep.confirmed):
         _say(f"sweep {sweep.id} ({sweep.name}) on profile {profile.id} runs on {plan.where}, {len(plan.points)} points:")
         for line in plan.command_lines():
             _say(f"  {line}")
@@ -151,7 +153,7 @@ async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) 
             task.cancel()
     text = outcome_text(sweep, profile, len(plan.points), outcome)
     controller.apply(lambda e: run_ended(e, plan, outcome))
-    controller.apply(lambda e: e.set_last_action(text, next_step="compare with the best profile (Benchmarks tab)"))
+    controller.apply(lambda e: e.record_activity(text, next_step="compare with the best profile (Benchmarks tab)"))
     try:
         await sink.flush()
     except OSError as exc:

@@ -147,11 +147,17 @@ def server_health(profile: LaunchProfile, plan: SweepPlan, pool: Any, target: An
 
 
 def confirm_sweep(controller: Any, sweep_id: str, stamp: str) -> None:
-    """Remember that a person confirmed these sweep commands (journaled)."""
+    """Remember that a person confirmed these sweep commands (journaled): call only where a
+    person answered at a terminal. The stamp is sealed with this user's key
+    (sources/confirm_key.py), so no other writer can produce it."""
+    from cockpit.sources.confirm_key import confirmation
+
+    sealed = confirmation("sweep", stamp)
+
     def change(session: Session) -> None:
         for sweep in session.sweeps:
             if sweep.id == sweep_id:
-                sweep.confirmed = stamp
+                sweep.confirmed = sealed
 
     controller.apply(lambda e: e.apply(f"sweep {sweep_id} confirmed", change, kind="sweep.confirmed", ref=sweep_id))
 
@@ -198,7 +204,10 @@ def watch_tasks(runner: Any, host: Host | None, target: Any, pool: Any, status: 
     from cockpit.sources.log_feed import LogFeed
 
     if host is not None and (host.log_path or host.log_command):
-        log = LogFeed.for_host(host, pool=pool, lines=0)
+        try:
+            log = LogFeed.for_host(host, pool=pool, lines=0)
+        except ValueError:  # an unconfirmed log_command is not run: the sweep goes without its log
+            log = None
     elif status is not None and status.log_path:
         from cockpit.sources.log_tail import RemoteFile
 

@@ -43,7 +43,7 @@ from cockpit.sources.host_events import HostConnected, HostConnecting, HostDisco
 from cockpit.sources.host_feeds_plan import hosts_with, split_key
 from cockpit.store.errors import SessionFileError
 from cockpit.model.merge import MergeResult
-from cockpit.store.session_controller import LOCK_RETRY_S, SessionController
+from cockpit.store.session_controller import LOCK_RETRY_S, DiskSignature, SessionController
 from cockpit.ui import ui_state
 from cockpit.ui.app_base import CockpitAppBase
 from cockpit.ui.commands import CockpitCommands
@@ -84,13 +84,16 @@ class CockpitApp(CockpitAppBase):
         keymap: dict[str, str] | None = None,
         watch_interval_s: float | None = 1.5,
         attach_servers: bool = False,
+        disk_sig: DiskSignature | None = None,
     ) -> None:
         """`sources`: live feeds for the panes (demo replay, SSH tails, test fakes);
         `clock`: what the header shows (tests freeze it); `watch_interval_s`: how often the
         session file is checked for outside changes (None: never); `attach_servers`: look for
-        servers of this session already running on its hosts (by PID file) when it opens."""
+        servers of this session already running on its hosts (by PID file) when it opens;
+        `disk_sig`: the signature of the read `session` came from (None: unknown, the first
+        look reads the file and merges whatever another writer saved since)."""
         super().__init__(theme=theme or session.ui.theme, theme_dirs=theme_dirs)
-        self.controller = SessionController(session, path)
+        self.controller = SessionController(session, path, disk_sig=disk_sig)
         self.controller.add_listener(self._session_changed)
         self.path = Path(path)
         self.sources = sources or LiveSources()
@@ -494,6 +497,11 @@ class CockpitApp(CockpitAppBase):
     def on_server_stop_requested(self, message: ServerStopRequested) -> None:
         self.experiment.stop(message.profile_id)
 
+    def action_confirm_log_command(self) -> None:
+        from cockpit.ui.log_confirm import ask_log_command
+
+        ask_log_command(self)
+
     def action_run_sweep(self) -> None:
         self.experiment.sweep()
 
@@ -555,7 +563,7 @@ class CockpitApp(CockpitAppBase):
             return
         base = controller.base
         try:
-            theirs = await asyncio.to_thread(controller.read_disk)
+            theirs, read_sig = await asyncio.to_thread(controller.read_disk_signed)
         except SessionFileError as exc:
             controller.mark_broken(sig)
             self.notify(f"The session file changed on disk but does not load; keeping yours (autosave "
@@ -565,7 +573,7 @@ class CockpitApp(CockpitAppBase):
         except OSError as exc:
             self.notify(f"Could not read {self.path}: {exc.strerror or exc}", severity="error", timeout=10)
             return
-        result = controller.take_outside(theirs, sig, base)
+        result = controller.take_outside(theirs, read_sig, base)  # the signature of the text read
         if result is None:
             return  # a save merged it meanwhile, or it changed again: the next look takes it
         self._announce_merge(result)
