@@ -275,6 +275,16 @@ class Benchmark(Strict):
     power_share: float | None = Field(default=None, ge=0)
     """Mean power over the point as a share of the summed power limits (0.62 = 62 %)."""
     tok_per_joule: float | None = Field(default=None, ge=0)
+    """Total (input + output) tokens per joule over the measured run."""
+    output_tok_per_joule: float | None = Field(default=None, ge=0)
+    """Output tokens per joule over the measured run (energy per generated token)."""
+    ttft_median_ms: float | None = Field(default=None, ge=0)
+    itl_median_ms: float | None = Field(default=None, ge=0)
+    e2e_p99_ms: float | None = Field(default=None, ge=0)
+    max_concurrent_requests: int | None = Field(default=None, ge=0)
+    """The concurrency the client achieved (its `max_concurrent_requests`), not the one asked."""
+    bench_client: str | None = None
+    """The bench module that ran the point (`sglang.benchmark.serving` or `sglang.bench_serving`)."""
     peak_running: int | None = Field(default=None, ge=0)
     peak_queued: int | None = Field(default=None, ge=0)
     error_labels: list[str] = []

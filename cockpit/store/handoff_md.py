@@ -300,7 +300,8 @@ _SWEEP_COLUMNS: tuple[tuple[str, Callable[[Benchmark], str], bool], ...] = (
     ("TTFT p99 ms", lambda b: _num(b.ttft_p99_ms), False),
     ("server TTFT p99 ms", lambda b: _num(b.server_ttft_p99_ms), False),
     ("power share", lambda b: _share(b.power_share), False),
-    ("tok/J", lambda b: _num(b.tok_per_joule), False),
+    ("total tok/J", lambda b: _num(b.tok_per_joule), False),  # input + output tokens per joule
+    ("output tok/J", lambda b: _num(b.output_tok_per_joule), False),
     ("run", lambda b: b.id, True),
 )
 

@@ -105,6 +105,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
        "Run the session's first sweep with bench_serving on the running profile, a benchmark per point"),
     _A("experiment.cancel", "screen", "ctrl+x", "app.cancel_sweep", "experiment", "Cancel sweep",
        "Cancel the running sweep (its client is killed; finished points stay)"),
+    _A("experiment.resume", "screen", "ctrl+e", "app.resume_sweep", "experiment", "Resume sweep",
+       "Run the points with no record of the last sweep run that was cut short (quit, killed, cancelled)"),
     _A("experiment.fallback", "screen", "ctrl+f", "app.start_fallback", "experiment", "Start fallback",
        "After a start crashed: start the working profile offered as the fallback"),
     # several hosts: bound on the screen so they work from any pane of the main tab

@@ -143,6 +143,7 @@ class CockpitApp(CockpitAppBase):
             self.sources.host_events.add_listener(self._host_event)
         if self.watch_interval_s:
             self.watch_session_file()
+        self.experiment.say_cut_short()
         if self.attach_servers and self.editor.session.launch:
             self.run_worker(self.experiment.attach(), group="experiment-attach", exit_on_error=False,
                             description="find this session's running servers")
@@ -263,6 +264,20 @@ class CockpitApp(CockpitAppBase):
         self.request_quit()
 
     def request_quit(self) -> None:
+        if (in_flight := self.experiment.in_flight()) is not None:  # a sweep point would be lost: ask
+            from cockpit.ui.screens.confirm_quit_sweep import ConfirmQuitSweepScreen
+
+            def answer(quit_anyway: bool | None) -> None:
+                if quit_anyway:
+                    self._quit_saving()
+                else:
+                    self.notify("Not quit: the sweep goes on", timeout=3)
+
+            self.push_screen(ConfirmQuitSweepScreen(in_flight), answer)
+            return
+        self._quit_saving()
+
+    def _quit_saving(self) -> None:
         if not self.unsaved_edits:
             self._save_view_if_moved()
             self.exit()
@@ -519,6 +534,9 @@ class CockpitApp(CockpitAppBase):
 
     def action_cancel_sweep(self) -> None:
         self.experiment.cancel_sweep()
+
+    def action_resume_sweep(self) -> None:
+        self.experiment.resume_sweep()
 
     def action_start_fallback(self) -> None:
         self.experiment.start_fallback()

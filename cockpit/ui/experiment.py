@@ -290,7 +290,7 @@ class ExperimentControl:
             self._record(lambda editor: editor.add_note(f"server stopped on {place.host} (pid {result.pid})"))
 
     # ----- sweeps --------------------------------------------------------------------------
-    def sweep(self, sweep_ref: str | None = None) -> None:
+    def sweep(self, sweep_ref: str | None = None, *, resume_run: str | None = None) -> None:
         if self._runner is not None:
             self.app.notify("A sweep is running (ctrl+x cancels it)", severity="warning", timeout=5)
             return
@@ -299,8 +299,41 @@ class ExperimentControl:
                             severity="warning", timeout=8)
             return
         ref = sweep_ref or self.session.sweeps[0].id
-        self.app.run_worker(self._sweep(ref), group="experiment-sweep", exit_on_error=False,
+        self.app.run_worker(self._sweep(ref, resume_run), group="experiment-sweep", exit_on_error=False,
                             description=f"sweep {ref}")
+
+    def resume_sweep(self) -> None:
+        """Run the points with no record of the last sweep run that was cut short."""
+        from cockpit.live.sweep_runs import unfinished_runs
+
+        runs = unfinished_runs(self.session)
+        if not runs:
+            self.app.notify("No sweep run was cut short: every run's points are recorded", timeout=5)
+            return
+        run = runs[-1]
+        self.sweep(run.sweep, resume_run=run.run_id)
+
+    def in_flight(self) -> str | None:
+        """What quitting now loses: the sweep point running (None when no sweep runs)."""
+        runner = self._runner
+        if runner is None:
+            return None
+        plan, point = runner.plan, runner.current
+        left = f"point {point.index} of {len(plan.points)} (c={point.concurrency})" if point else "its next point"
+        return (f"Sweep {plan.sweep.id} ({plan.sweep.name}) is running {left}: quitting kills its client and "
+                f"that point is lost (points recorded so far stay). On reopen, ctrl+e runs the points left "
+                f"(or: cockpit sweep {self._label()} {plan.sweep.id} --resume).")
+
+    def say_cut_short(self) -> None:
+        """On open: a sweep run cut short (quit, killed, cancelled) with points left is said."""
+        from cockpit.live.sweep_runs import unfinished_runs
+
+        for run in unfinished_runs(self.session):
+            self.app.notify(
+                f"Sweep {run.sweep} run {run.run_id} was cut short: {len(run.recorded)} of "
+                f"{len(run.recorded) + len(run.missing)} points recorded (no record: c="
+                f"{','.join(map(str, run.missing))}; unless another cockpit still runs it). ctrl+e resumes it.",
+                severity="warning", timeout=20)
 
     def cancel_sweep(self) -> None:
         if self._runner is None:
@@ -310,13 +343,14 @@ class ExperimentControl:
         self.sweep_line = "sweep: cancelling"
         self._show()
 
-    async def _sweep(self, ref: str) -> None:
+    async def _sweep(self, ref: str, resume_run: str | None = None) -> None:
         from cockpit.live.sweep_plan import plan_sweep, sweep_fingerprint
         from cockpit.sources.confirm_key import is_confirmed
         from cockpit.live.sweep_runner import ControllerSink, SweepRunner
+        from cockpit.live.sweep_runs import run_ended, run_started
         from cockpit.live.sweep_session import (
-            bench_host, confirm_sweep, find_sweep, host_target, outcome_text, pick_profile, running_profiles,
-            server_metrics_probe, server_ready, watch_tasks,
+            bench_host, confirm_sweep, find_sweep, host_target, module_choice_line, outcome_text, pick_profile,
+            running_profiles, server_health, server_metrics_probe, server_ready, watch_tasks, with_bench_client,
         )
 
         session, pool = self.session, self.pool()
@@ -329,7 +363,7 @@ class ExperimentControl:
             return
         host = next((h for h in session.hosts if h.name == profile.host), None)
         target = host_target(host)
-        plan = plan_sweep(sweep, profile, host)
+        plan = plan_sweep(sweep, profile, host, run_id=resume_run)
         if (not_ready := await server_ready(profile, plan, pool, target)) is not None:
             self.app.notify(f"Sweep not run: {not_ready}", severity="error", timeout=10)
             return
@@ -337,7 +371,8 @@ class ExperimentControl:
         if not is_confirmed("sweep", stamp, sweep.confirmed):
             from cockpit.ui.screens.confirm_run import ConfirmRunScreen
 
-            what = "\n".join([f"on {plan.where}, {len(plan.points)} points:", *plan.command_lines()])
+            what = "\n".join([f"on {plan.where}, {len(plan.points)} points:", *plan.command_lines(),
+                              f"({module_choice_line(plan)})"])
             ok = await self.app.push_screen_wait(
                 ConfirmRunScreen(f"Run sweep {sweep.id} ({sweep.name}) on {profile.id}? Not run before:", what))
             if not ok:
@@ -345,10 +380,15 @@ class ExperimentControl:
                 return
             confirm_sweep(self.app.controller, sweep.id, stamp)
             self.app.save()
+        plan, no_client = await with_bench_client(plan, bench_host(pool, target, host))  # once confirmed
+        if no_client:
+            self.app.notify(no_client, severity="warning", timeout=10)
         runner = SweepRunner(plan, bench_host(pool, target, host), ControllerSink(self.app.controller, save=False),
                              on_event=self._sweep_event,
-                             server_metrics=server_metrics_probe(profile, plan, pool, target, host))
+                             server_metrics=server_metrics_probe(profile, plan, pool, target, host),
+                             server_health=server_health(profile, plan, pool, target))
         self._runner = runner
+        self._record(lambda e: run_started(e, plan))  # saved: a quit or a kill leaves it cut short on disk
         watchers = [asyncio.create_task(task) for task in watch_tasks(runner, host, target, pool, running.get(profile.id))]
         self._sweep_started = time.monotonic()
         try:
@@ -358,6 +398,7 @@ class ExperimentControl:
             for task in watchers:
                 task.cancel()
         text = outcome_text(sweep, profile, len(plan.points), outcome)
+        self.app.controller.apply(lambda e: run_ended(e, plan, outcome))
         self._record(lambda e: e.record_activity(text, next_step="compare with the best profile (Benchmarks tab)"))
         self.sweep_line = ""
         self._show()
