@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from cockpit.model.edits import SessionEditor
     from cockpit.sources.server_control import LaunchPlan, ServerControl, StartResult
 
-__all__ = ["LaunchFollower", "LaunchOutcome", "PHASE_WORDS", "apply_outcome", "fallback_profile", "follow_launch"]
+__all__ = ["LaunchFollower", "LaunchOutcome", "PHASE_WORDS", "apply_outcome", "crash_after_ready", "fallback_profile",
+           "follow_launch"]
 
 OutcomeKind = Literal["ready", "crashed", "timeout"]
 
@@ -226,3 +227,15 @@ def apply_outcome(editor: SessionEditor, outcome: LaunchOutcome, *, session_labe
     else:
         editor.record_activity(outcome.describe(),
                                next_step=f"wait, or stop it: cockpit stop {session_label} {outcome.host}")
+
+
+def crash_after_ready(editor: SessionEditor, profile_id: str, host: str, *, exit_code: int | None,
+                      why: str | None, session_label: str = "SESSION") -> None:
+    """A server that was ready died (its log said so, its process is gone): the last action
+    gets it beside the person's words (an activity, never over their next step)."""
+    profile = next((p for p in editor.session.launch if p.id == profile_id), None)
+    name = f" ({profile.name})" if profile is not None else ""
+    code = f" (exit {exit_code})" if exit_code is not None else ""
+    reason = f": {why.strip()[:160]}" if why and why.strip() else ""
+    editor.record_activity(f"{profile_id}{name} on {host}: crashed after ready{code}{reason}",
+                           next_step=f"read its log, then start it again: cockpit run {session_label} {profile_id}")

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from cockpit.ui.app import CockpitApp
 
 READY_TIMEOUT_S = 1800.0
+CRASH_CHECKS, CRASH_CHECK_S = 10, 0.5
+"""After a crash line: how often, and how far apart, to ask whether the server is gone."""
 
 
 class ExperimentControl:
@@ -114,6 +116,32 @@ class ExperimentControl:
             pid = status.profile_id or "?"
             self._phase(pid, place.host, "running" if same else "running (older command)")
             self.app.notify(f"Attached: {pid} is running on {place.where} (pid {status.pid})", timeout=6)
+
+    # ----- a crash after ready ------------------------------------------------------------
+    def server_crashed(self, host: str | None, why: str | None) -> None:
+        """The followed log of `host` (None: a fixed feed, any host) says its server crashed.
+        A start follows its own crash (follow_launch); this is the one that comes after ready."""
+        self.app.run_worker(self._after_crash(host, why), group="experiment-crash", exit_on_error=False,
+                            description="check the crashed server")
+
+    async def _after_crash(self, host: str | None, why: str | None) -> None:
+        from cockpit.live.launch_lifecycle import crash_after_ready
+
+        up = [(pid, where) for pid, where in self._hosts_of.items()
+              if (host is None or where == host) and self.profile_states.get(pid, "").startswith(("ready", "running"))]
+        for pid, where in up:
+            for _ in range(CRASH_CHECKS):  # the crash line comes just before the process ends
+                _place, status = await self._running_there(where)
+                if status is None or not status.running:
+                    break
+                await asyncio.sleep(CRASH_CHECK_S)
+            if status is None or status.running:  # unreachable, or still up: nothing to say
+                continue
+            self._phase(pid, where, "crashed")
+            self.servers.pop(where, None)
+            self._show()
+            self._record(lambda editor, pid=pid, where=where, status=status: crash_after_ready(
+                editor, pid, where, exit_code=status.exit_code, why=why, session_label=self._label()))
 
     # ----- start / stop / restart ----------------------------------------------------------
     def start(self, profile_id: str, *, restart: bool = False, asked: bool = False) -> None:

@@ -73,3 +73,12 @@ def kill_groups_left(folder: Path, pattern: str = "*/*.pid") -> None:
         text = pid_file.read_text().strip()
         if text.isdigit():
             kill_group(int(text))
+
+
+def server_pid(folder: Path, pattern: str = "*/*.pid") -> int:
+    """The stand-in server process itself (a launched server's PID file names the small sh in
+    front of it), to send it SIGUSR1 (it crashes as under load)."""
+    pgid = int(next(folder.glob(pattern)).read_text())
+    cmdlines = all_cmdlines()
+    (pid,) = [p for p in group_members(pgid) if cmdlines.get(p, b"").split(b"\0")[1:2] == [str(STANDIN).encode()]]
+    return pid

@@ -27,6 +27,8 @@ Stand-in controls (flag, or env var STANDIN_<NAME>):
   --standin-tok-s N       tokens per second per request (default 200)
   --standin-crash PHASE   crash during `load`, `capture` (default when given bare) or `serve`
                           (the first request after ready)
+  SIGUSR1 (to the leader) once ready: the `serve` crash at once (a server that dies under
+                          a person's eyes, e.g. after a sweep: `kill -USR1 PID`)
   --standin-ignore-term   ignore SIGTERM (leader and child), to test the SIGKILL escalation
   --standin-no-metrics    no `/metrics` (404), as a server started without --enable-metrics
   --standin-cold-first-token-s S
@@ -496,6 +498,7 @@ def main(argv: list[str] | None = None) -> int:
 
     sched = Scheduler(args)
     server = ThreadingHTTPServer((args.host, args.port), make_handler(args, sched, child))
+    signal.signal(signal.SIGUSR1, lambda _sig, _frame: crash("serve", child))
     server.daemon_threads = True
     server.request_queue_size = 2048
     emit(f"INFO:     Started server process [{os.getpid()}]", None)

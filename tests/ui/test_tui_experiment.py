@@ -14,12 +14,17 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from standin.procs import free_port, group_members, standin_command
+import os
+import signal
+
+from standin.procs import free_port, group_members, server_pid, standin_command
 from sweep_support import make_bench_python
 from tui_support import make_app, screen_text, until
 
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
+from cockpit.sources.feeds import LiveSources
+from cockpit.sources.log_feed import LogFeed
 from cockpit.store.toml_store import load_session, save_session
 from cockpit.ui.screens.confirm_run import ConfirmRunScreen, ConfirmStopScreen
 
@@ -107,6 +112,26 @@ async def test_a_crash_breaks_the_profile_and_ctrl_f_starts_the_working_one(tmp_
         await pilot.press("ctrl+f")
         await _confirm(app, pilot)
         await until(lambda: app.experiment.profile_states.get("l1", "").startswith("ready"), pilot, timeout=60)
+
+
+async def test_a_crash_after_ready_says_crashed_beside_the_persons_words(tmp_path, runs):
+    path, _port = _campaign(tmp_path, runs)
+    # the followed log, as `cockpit` follows the host's (a fixed feed here: any host's server)
+    app = make_app(path, sources=LiveSources(log=LogFeed.local(str(tmp_path / "server.log"), lines=0,
+                                                               max_delay_s=0.02)))
+    async with app.run_test(size=(140, 40)) as pilot:
+        app.controller.apply(lambda e: e.set_last_action("tuned prefill", next_step="sweep l1", fallback="go back"))
+        await pilot.press("7")
+        app.main_screen.query_one("#profile-list").focus()
+        await pilot.press("r")
+        await _confirm(app, pilot)
+        await until(lambda: app.experiment.profile_states.get("l1", "").startswith("ready"), pilot, timeout=60)
+        os.kill(server_pid(runs), signal.SIGUSR1)  # the stand-in dies as under load (OOM traceback, exit 1)
+        await until(lambda: app.experiment.profile_states.get("l1") == "crashed", pilot, timeout=30)
+        assert "crashed" in screen_text(app)  # the Launch list no longer says ready
+        last = app.controller.session.last_action
+        assert "l1 (known good) on box: crashed after ready (exit 1)" in last.activity.text
+        assert (last.text, last.next_step, last.fallback) == ("tuned prefill", "sweep l1", "go back")
 
 
 async def test_no_sweep_runs_when_cancelled_at_the_question(tmp_path, runs):
