@@ -103,6 +103,14 @@ class StandinDcgm:
         self.httpd.server_close()
 
 
+def _means_of(samples: list[float]) -> set[float]:
+    """Every mean (to 0.1 W, as recorded) of some of `samples`, which take two values."""
+    idle, busy = samples.count(2 * IDLE_W), samples.count(2 * BUSY_W)
+    assert idle + busy == len(samples)
+    return {round((k * 2 * IDLE_W + m * 2 * BUSY_W) / (k + m), 1)
+            for k in range(idle + 1) for m in range(busy + 1) if k + m}
+
+
 def _see(tmux, step: str, text: str, timeout: float = 30.0) -> str:
     screen = tmux.wait_for(text, timeout=timeout)
     CAPTURES.append((step, screen))
@@ -126,7 +134,7 @@ def test_campaign_walk_words_and_figures_survive_quit_resume_crash(tmux, tmp_pat
                                     command=standin_command(sys.executable, port, "--standin-load-s", "0.3",
                                                             "--standin-capture-s", "0.3", "--standin-tok-s", "100",
                                                             "--decode-log-interval", "4"))]
-    session.sweeps = [Sweep(id="s1", name="walk", input_len=16, output_len=24, prompts=6, concurrencies=[1, 2, 4],
+    session.sweeps = [Sweep(id="s1", name="walk", input_len=16, output_len=32, prompts=8, concurrencies=[1, 2, 4],
                             extra_args=["--standin-idle-s", str(IDLE_S)])]
     save_session(session, path)
     program = f"{cockpit_program()} {path}"
@@ -209,7 +217,10 @@ def test_campaign_walk_words_and_figures_survive_quit_resume_crash(tmux, tmp_pat
         around = [w for t, w in dcgm.served if start - 2 * INTERVAL_S <= t <= end + 2 * INTERVAL_S]
         startup = [w for t, w in dcgm.served if start - IDLE_S <= t <= end]
         assert len(inside) >= 3 and min(startup) == 2 * IDLE_W  # the client's start-up idled the GPUs
-        assert bench.power_mean_w == pytest.approx(sum(inside) / len(inside), rel=0.05), bench.concurrency
+        # the GPU pane scrapes the same exporter, so the sweep saw about half of these samples: its mean
+        # is made of served ones (k idle, m busy, from around the window) and near the window's mean
+        assert bench.power_mean_w in _means_of(around), (bench.concurrency, bench.power_mean_w, around)
+        assert bench.power_mean_w == pytest.approx(sum(inside) / len(inside), rel=0.1), bench.concurrency
         assert bench.power_mean_w > sum(startup) / len(startup) + 50  # the start-up is not averaged in
         assert bench.power_peak_w == max(around)
         assert bench.power_share == pytest.approx(bench.power_mean_w / (2 * LIMIT_W), abs=1e-4)
