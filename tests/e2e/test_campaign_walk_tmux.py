@@ -140,10 +140,14 @@ def test_campaign_walk_words_and_figures_survive_quit_resume_crash(tmux, tmp_pat
     program = f"{cockpit_program()} {path}"
     try:
         tmux.start(program, width=200, height=50)
-        _see(tmux, "open", "walk")
+        _see(tmux, "open", "Σ 140 W of 1400 W")  # the GPU pane's first sample from the stand-in exporter
         tmux.keys("L")
         _see(tmux, "last action form", "what to do next")
-        tmux.keys(DID, "Tab", NEXT, "Tab", FALLBACK, "C-s")
+        tmux.keys(DID, "Tab", NEXT, "Tab", FALLBACK)
+        # each line in its own field (the placeholders gone) before it is saved
+        tmux.wait_until(lambda s: "what to do next" not in s and "if that fails" not in s, "three filled fields",
+                        timeout=5)
+        tmux.keys("C-s")
         _see(tmux, "words typed", f"fallback: {FALLBACK}")
         tmux.keys("7")
         tmux.wait_for("r Start")
