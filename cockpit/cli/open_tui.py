@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from cockpit.model.session import Session, now
+from cockpit.parse.sanitize import sanitize
 from cockpit.store.cli_load import load_or_report
 from cockpit.store.toml_store import save_session
 from cockpit.cli import recent
@@ -56,7 +57,7 @@ def resolve_session(arg: str | None) -> tuple[Path, Session, bool] | int:
         try:
             session = create_session(path)
         except OSError as exc:
-            print(f"cockpit: cannot create {path}: {exc}", file=sys.stderr)
+            print(sanitize(f"cockpit: cannot create {path}: {exc}"), file=sys.stderr)
             return 1
         # Said in the TUI as it opens (a toast), not on stderr: the TUI's screen would hide
         # that line until it exits, where it reads as if printed at exit.
@@ -108,5 +109,5 @@ def run_tui(args: Any, *, sources: LiveSources | None = None) -> int:
         app.startup_notes.append(f"Created {path}: an empty campaign (its title is the file's name)")
     app.run()
     for note in sources.exit_notes:
-        print(note, file=sys.stderr)
+        print(sanitize(note, multiline=True), file=sys.stderr)
     return 0

@@ -64,11 +64,11 @@ def cmd_fmt(args: argparse.Namespace) -> int:
                 if text == canonical:
                     continue
                 if args.check:
-                    print(f"{path}: would be reformatted", file=sys.stderr)
+                    print(sanitize(f"{path}: would be reformatted"), file=sys.stderr)
                     status = 1
                     continue
                 store.save_session(store.loads_session(text, path), path)
-                print(f"{path}: reformatted")
+                print(sanitize(f"{path}: reformatted"))
         except SessionFileError as exc:
             status = _report(exc)
         except OSError as exc:
@@ -115,9 +115,9 @@ def _edit(path: str, change) -> int:
     store = _store()
     if not Path(path).is_file():  # checked before the lock, whose file would be created beside it
         if Path(path).is_dir():
-            print(f"{path}: Is a directory", file=sys.stderr)
+            print(sanitize(f"{path}: Is a directory"), file=sys.stderr)
         else:
-            print(f"{path}: no such file (a session is created by opening it: cockpit {path})", file=sys.stderr)
+            print(sanitize(f"{path}: no such file (a session is created by opening it: cockpit {path})"), file=sys.stderr)
         return 1
     try:
         with session_lock(Path(path)):
@@ -228,11 +228,11 @@ def cmd_bench_import(args: argparse.Namespace) -> int:
     try:
         data = Path(args.file).read_bytes() if args.file != "-" else sys.stdin.buffer.read()
     except OSError as exc:
-        print(f"{args.file}: {exc.strerror}", file=sys.stderr)
+        print(sanitize(f"{args.file}: {exc.strerror}"), file=sys.stderr)
         return 1
     results = [e for e in parse_text(data) if isinstance(e, BenchResult)]
     if not results:
-        print(f"{args.file}: no 'Serving Benchmark Result' block found", file=sys.stderr)
+        print(sanitize(f"{args.file}: no 'Serving Benchmark Result' block found"), file=sys.stderr)
         return 1
     fields = bench_fields(results[-1].values)
     if args.profile:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from cockpit.model.session import Session
+from cockpit.parse.sanitize import sanitize
 from cockpit.store.errors import SessionFileError
 from cockpit.store.toml_store import load_session
 
@@ -17,5 +18,5 @@ def load_or_report(path: str | Path) -> Session | None:
     except SessionFileError as exc:
         print(exc.render(), file=sys.stderr)
     except OSError as exc:
-        print(f"{path}: {exc.strerror or exc}", file=sys.stderr)
+        print(sanitize(f"{path}: {exc.strerror or exc}"), file=sys.stderr)  # a path may hold escapes
     return None
