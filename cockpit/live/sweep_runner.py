@@ -270,7 +270,7 @@ class ClientOutput:
         return changed
 
     def _watch_main_run(self, line: str) -> bool:
-        if _RESULT_BLOCK in line or ((m := _TQDM_DONE.search(line)) is not None and int(m.group(1)) > 0):
+        if _RESULT_BLOCK in line or ((m := _TQDM_DONE.search(line)) is not None and m.group(1).strip("0") != ""):
             self._main_done = True
         return main_run_line(line)
 
