@@ -225,10 +225,15 @@ def cmd_bench_import(args: argparse.Namespace) -> int:
     from cockpit.parse.log_events import BenchResult
     from cockpit.parse.sglang_log import parse_text
 
+    from cockpit.sources.input_file import InputTooLarge, read_input
+
     try:
-        data = Path(args.file).read_bytes() if args.file != "-" else sys.stdin.buffer.read()
+        data = read_input(args.file)
     except OSError as exc:
         print(sanitize(f"{args.file}: {exc.strerror}"), file=sys.stderr)
+        return 1
+    except InputTooLarge as exc:
+        print(sanitize(str(exc)), file=sys.stderr)
         return 1
     results = [e for e in parse_text(data) if isinstance(e, BenchResult)]
     if not results:
