@@ -17,13 +17,14 @@ from cockpit.parse.gpu_sample import GpuSample
 STANDIN = Path(__file__).resolve().parent / "standin" / "bench_serving.py"
 
 
-def make_bench_python(folder: Path, *, python: str = sys.executable) -> str:
-    """Write the wrapper interpreter under `folder` (world-readable: the sshd test user runs it)."""
+def make_bench_python(folder: Path, *, python: str = sys.executable, script: Path = STANDIN) -> str:
+    """Write the wrapper interpreter under `folder` (world-readable: the sshd test user runs it,
+    with `script` from the fixture's readable copy of the stand-in)."""
     pkg = folder / "standin-pkgs" / "sglang"
     pkg.mkdir(parents=True, exist_ok=True)
     (pkg / "__init__.py").write_text('"""STAND-IN package: only bench_serving, which runs the stand-in client."""\n')
     (pkg / "bench_serving.py").write_text(
-        f"import runpy\nrunpy.run_path({str(STANDIN)!r}, run_name='__main__')\n")
+        f"import runpy\nrunpy.run_path({str(script)!r}, run_name='__main__')\n")
     wrapper = folder / "python-standin"
     # PYTHONUNBUFFERED unset, as on a host where nothing sets it: a piped stdout is buffered
     wrapper.write_text(f'#!/bin/sh\nunset PYTHONUNBUFFERED\nPYTHONPATH={folder / "standin-pkgs"} exec {python} "$@"\n')

@@ -38,7 +38,8 @@ def _setup(tmp_path: Path, sshd, port: int, **sweep_kw: object) -> tuple[Path, P
     runs = remote / "runs"
     runs.mkdir()
     os.chmod(runs, 0o777)  # the login user writes its output files there
-    python = make_bench_python(remote, python="/usr/bin/python3")  # the login user cannot run root's venv
+    # the login user cannot run root's venv, nor (in a 0700 home) read the checkout's stand-in
+    python = make_bench_python(remote, python="/usr/bin/python3", script=sshd.standin("bench_serving.py"))
     path = tmp_path / "s.toml"
     sweep = {"id": "s1", "name": "short", "input_len": 16, "output_len": 24, "concurrencies": [1, 2, 4, 8],
              "prompts_per_concurrency": 2, **sweep_kw}
