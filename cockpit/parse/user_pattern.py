@@ -21,7 +21,11 @@ from __future__ import annotations
 
 import functools
 import importlib
+import os
 import re
+import select
+import signal
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -130,28 +134,74 @@ def _count_unbounded(tree: Any) -> int:
     return n
 
 
+# Hyperscan's compile time is not bounded either: `((((a+)+)+)+...)` 90 deep runs for
+# minutes, `(\w+\s?){50}x` for 18 s. It runs in a forked child, killed past this.
+COMPILE_TIMEOUT_S = 1.0
+
+
+def _compile_bounded(expression: bytes, choices: tuple[int, ...], timeout_s: float) -> tuple[int, bytes]:
+    """(the flags that compiled, the serialized database), compiled in a child process that
+    is killed after `timeout_s`; ValueError with the reason when none compiles in time."""
+    if not hasattr(os, "fork"):
+        raise ValueError("no way to bound the compile here")
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: compile, send `flags` and the database (or b"!" and the error), exit
+        try:
+            os.close(read_fd)
+            out = b"!no flags"
+            for flags in choices:
+                db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+                try:
+                    db.compile(expressions=[expression], ids=[0], elements=1, flags=[flags])
+                except hyperscan.error as exc:
+                    out = b"!" + str(exc).encode()
+                    continue
+                out = flags.to_bytes(8, "big") + hyperscan.dumpb(db)
+                break
+            view = memoryview(out)
+            while view:
+                view = view[os.write(write_fd, view):]
+        finally:
+            os._exit(0)
+    os.close(write_fd)
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + timeout_s
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([read_fd], [], [], left)[0]:
+                os.kill(pid, signal.SIGKILL)
+                raise ValueError(f"it took over {timeout_s:g} s to compile")
+            data = os.read(read_fd, 1 << 20)
+            if not data:
+                break
+            chunks.append(data)
+    finally:
+        os.close(read_fd)
+        os.waitpid(pid, 0)
+    out = b"".join(chunks)
+    if not out or out[:1] == b"!":
+        raise ValueError(out[1:].decode("utf-8", "replace") or "the compile failed")
+    return int.from_bytes(out[:8], "big"), out[8:]
+
+
 class LinearPattern:
     """A pattern matched by Hyperscan (time linear in the text): `search` and `finditer`
     like `re.Pattern`'s, for the log pane's filter, search and highlights."""
 
-    def __init__(self, pattern: str, caseless: bool) -> None:
+    def __init__(self, pattern: str, caseless: bool, compile_timeout_s: float = COMPILE_TIMEOUT_S) -> None:
         self.pattern = pattern
         base = hyperscan.HS_FLAG_UTF8 | (hyperscan.HS_FLAG_CASELESS if caseless else 0)
         som, ucp = hyperscan.HS_FLAG_SOM_LEFTMOST, hyperscan.HS_FLAG_UCP  # UCP: \w, \d as `re` has them
-        error: Exception | None = None
         # Start of match gives the spans to highlight; a few shapes (one that can match
         # nothing, e.g. `(\w\s?)*$`) only compile without it: they filter, unhighlighted.
-        for flags in (base | som | ucp, base | som, base | ucp | hyperscan.HS_FLAG_ALLOWEMPTY,
-                      base | hyperscan.HS_FLAG_ALLOWEMPTY):
-            db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-            try:
-                db.compile(expressions=[pattern.encode()], ids=[0], elements=1, flags=[flags])
-            except hyperscan.error as exc:
-                error = exc
-                continue
-            self._db, self.highlights = db, bool(flags & som)
-            return
-        raise ValueError(str(error))
+        choices = (base | som | ucp, base | som, base | ucp | hyperscan.HS_FLAG_ALLOWEMPTY,
+                   base | hyperscan.HS_FLAG_ALLOWEMPTY)
+        flags, serialized = _compile_bounded(pattern.encode(), choices, compile_timeout_s)
+        db = hyperscan.loadb(serialized, hyperscan.HS_MODE_BLOCK)
+        db.scratch = hyperscan.Scratch(db)  # a loaded database has none
+        self._db, self.highlights = db, bool(flags & som)
 
     def _spans(self, text: str, first_only: bool) -> list[tuple[int, int]]:
         data = text.encode("utf-8", "replace")  # valid UTF-8, as HS_FLAG_UTF8 requires
@@ -163,8 +213,9 @@ class LinearPattern:
 
         try:
             self._db.scan(data, match_event_handler=on_match)
-        except hyperscan.error:  # stopped by the handler (HS_SCAN_TERMINATED)
-            pass
+        except hyperscan.error:
+            if not (first_only and found):  # else: stopped by the handler at the first match
+                raise
         if len(data) != len(text) and found:  # byte offsets -> characters
             found = [(len(data[:a].decode("utf-8", "ignore")), len(data[:b].decode("utf-8", "ignore")))
                      for a, b in found]

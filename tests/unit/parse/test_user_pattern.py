@@ -79,3 +79,13 @@ def test_any_small_pattern_gives_the_answer_re_gives(pattern, text):
     compiled = compile_user_pattern(pattern)
     if compiled.note is None:
         assert (compiled.matcher.search(text) is not None) == (rx.search(text) is not None)
+
+
+@pytest.mark.skipif(not user_pattern.HYPERSCAN, reason="no Hyperscan wheel here")
+def test_a_pattern_the_linear_engine_compiles_for_minutes_is_cut_short():
+    pattern = "(" * 90 + "a+" + ")+" * 90  # Hyperscan's compile of this runs for minutes
+    started = time.perf_counter()
+    compiled = compile_user_pattern(pattern)
+    assert time.perf_counter() - started < user_pattern.COMPILE_TIMEOUT_S + 1.0
+    assert compiled.note and "to compile" in compiled.note and "literal text" in compiled.note
+    assert compiled.matcher.search("a" * 100) is None
