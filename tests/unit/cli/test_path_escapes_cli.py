@@ -24,6 +24,8 @@ def place(tmp_path_factory) -> Path:
     (d / "broken.toml").write_text("[session\n")
     save_session(Session(title="fine"), d / "good.toml")
     (d / "log.txt").write_text("no result block here\n")
+    with (d / "big.txt").open("wb") as f:
+        f.truncate(64 << 20)  # over the input cap (a hole: no disk)
     return d
 
 
@@ -60,6 +62,9 @@ CASES = {
     "stop broken": ("stop", "{d}/broken.toml"),
     "sweep broken": ("sweep", "{d}/broken.toml", "s1"),
     "topo missing": ("topo", "{d}/missing.txt"),
+    "open broken (the TUI)": ("{d}/broken.toml",),
+    "open where none can be made": ("{d}/good.toml/new.toml",),
+    "metrics over the cap": ("metrics", "{d}/big.txt"),
 }
 
 
