@@ -33,3 +33,12 @@ def runs(tmp_path: Path):
     d = tmp_path / "runs"
     yield d
     kill_groups_left(d)
+
+
+@pytest.fixture(autouse=True)
+def own_confirm_key(tmp_path_factory, monkeypatch) -> Path:
+    """Each test its own per-user confirmation key (sources/confirm_key.py), never the real
+    user's: subprocesses inherit XDG_STATE_HOME, so `cockpit run` in a test seals with it."""
+    state = tmp_path_factory.mktemp("xdg-state")
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    return state / "cockpit" / "confirm.key"

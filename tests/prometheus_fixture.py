@@ -82,23 +82,31 @@ class RunningPrometheus:
         self.process.send_signal(signal.SIGCONT)
 
 
-def start_prometheus(exporter: FleetExporter, folder: Path) -> RunningPrometheus:
+def start_prometheus(exporter: FleetExporter, folder: Path, *, extra_jobs: str = "",
+                     lookback: str = "30s") -> RunningPrometheus:
+    """`extra_jobs`: more `scrape_configs` entries (YAML, indented as the list's items)."""
     binary = shutil.which("prometheus") or "/usr/bin/prometheus"
     folder.mkdir(parents=True, exist_ok=True)
+
+    def labels(t: object) -> str:
+        more = "".join(f', {k}: "{v}"' for k, v in (getattr(t, "labels", None) or {}).items())
+        return (f'instance: "{t.instance}", __metrics_path__: "{t.path}", '  # type: ignore[attr-defined]
+                f'fleet_kind: "{t.kind}"{more}')  # type: ignore[attr-defined]
+
     targets = "\n".join(
         f'      - targets: ["{exporter.address}"]\n'
-        f'        labels: {{instance: "{t.instance}", __metrics_path__: "{t.path}", fleet_kind: "{t.kind}"}}'
+        f'        labels: {{{labels(t)}}}'
         for t in exporter.targets.values())
     (folder / "prometheus.yml").write_text(
         "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n"
-        "scrape_configs:\n  - job_name: fleet\n    static_configs:\n" + targets + "\n")
+        "scrape_configs:\n  - job_name: fleet\n    static_configs:\n" + targets + "\n" + extra_jobs)
     (folder / "web.yml").write_text(f"basic_auth_users:\n  {USER}: {PASSWORD_HASH}\n")
     port = free_port()
     log = (folder / "prometheus.log").open("wb")
     proc = subprocess.Popen(
         [binary, f"--config.file={folder / 'prometheus.yml'}", f"--web.config.file={folder / 'web.yml'}",
          f"--storage.tsdb.path={folder / 'data'}", f"--web.listen-address=127.0.0.1:{port}",
-         "--storage.tsdb.retention.time=1h", "--query.lookback-delta=30s",
+         "--storage.tsdb.retention.time=1h", f"--query.lookback-delta={lookback}",
          "--web.console.templates=/nonexistent", "--web.console.libraries=/nonexistent"],
         stdout=log, stderr=subprocess.STDOUT, cwd=folder)
     running = RunningPrometheus(f"http://127.0.0.1:{port}", proc, folder, exporter)

@@ -17,18 +17,30 @@ from cockpit.parse.gpu_sample import GpuSample
 STANDIN = Path(__file__).resolve().parent / "standin" / "bench_serving.py"
 
 
-def make_bench_python(folder: Path, *, python: str = sys.executable, script: Path = STANDIN) -> str:
+def make_bench_python(folder: Path, *, python: str = sys.executable,
+                      modules: tuple[str, ...] = ("sglang.bench_serving",), script: Path = STANDIN) -> str:
     """Write the wrapper interpreter under `folder` (world-readable: the sshd test user runs it,
-    with `script` from the fixture's readable copy of the stand-in)."""
-    pkg = folder / "standin-pkgs" / "sglang"
-    pkg.mkdir(parents=True, exist_ok=True)
-    (pkg / "__init__.py").write_text('"""STAND-IN package: only bench_serving, which runs the stand-in client."""\n')
-    (pkg / "bench_serving.py").write_text(
-        f"import runpy\nrunpy.run_path({str(script)!r}, run_name='__main__')\n")
+    with `script` from the fixture's readable copy of the stand-in).
+    `modules`: the names the stand-in is installed as (`sglang.bench_serving`, as SGLang
+    before mid-2026 has it; `sglang.benchmark.serving`, as it has it since)."""
+    root = folder / "standin-pkgs"
+    made = [folder, root]
+    for module in modules:
+        parts = module.split(".")
+        pkg = root.joinpath(*parts[:-1])
+        pkg.mkdir(parents=True, exist_ok=True)
+        for depth in range(1, len(parts)):
+            init = root.joinpath(*parts[:depth], "__init__.py")
+            if not init.exists():
+                init.write_text('"""STAND-IN package: only the bench client, which runs the stand-in."""\n')
+            made += [init.parent, init]
+        leaf = pkg / f"{parts[-1]}.py"
+        leaf.write_text(f"import runpy\nrunpy.run_path({str(script)!r}, run_name='__main__')\n")
+        made.append(leaf)
     wrapper = folder / "python-standin"
     # PYTHONUNBUFFERED unset, as on a host where nothing sets it: a piped stdout is buffered
-    wrapper.write_text(f'#!/bin/sh\nunset PYTHONUNBUFFERED\nPYTHONPATH={folder / "standin-pkgs"} exec {python} "$@"\n')
-    for path in (folder, folder / "standin-pkgs", pkg, pkg / "__init__.py", pkg / "bench_serving.py", wrapper):
+    wrapper.write_text(f'#!/bin/sh\nunset PYTHONUNBUFFERED\nPYTHONPATH={root} exec {python} "$@"\n')
+    for path in (*made, wrapper):
         os.chmod(path, 0o755)
     return str(wrapper)
 

@@ -6,17 +6,27 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, create_model
+from pydantic import BaseModel, ConfigDict, create_model, model_validator
 
 from cockpit.model.session import Benchmark, FileChange, LaunchProfile, Package
 
 
-def input_model(model: type[BaseModel], exclude: set[str], doc: str) -> type[BaseModel]:
+def input_model(model: type[BaseModel], exclude: set[str], doc: str, *, dropped: frozenset[str] = frozenset()
+                ) -> type[BaseModel]:
+    """`dropped`: keys taken out of the schema and ignored when a client sends them anyway."""
     fields: dict[str, Any] = {
-        name: (info.annotation, info) for name, info in model.model_fields.items() if name not in exclude
+        name: (info.annotation, info) for name, info in model.model_fields.items()
+        if name not in exclude and name not in dropped
     }
+    validators: dict[str, Any] = {}
+    if dropped:
+        def drop(cls: Any, data: Any) -> Any:
+            return {k: v for k, v in data.items() if k not in dropped} if isinstance(data, dict) else data
+
+        validators["drop_fields"] = model_validator(mode="before")(classmethod(drop))  # type: ignore[arg-type]
     made: type[BaseModel] = create_model(
-        f"{model.__name__}Fields", __config__=ConfigDict(extra="forbid"), __doc__=doc, **fields
+        f"{model.__name__}Fields", __config__=ConfigDict(extra="forbid"), __doc__=doc,
+        __validators__=validators or None, **fields
     )
     return made
 
@@ -28,7 +38,9 @@ if TYPE_CHECKING:  # made at import time; to the type checker they are plain mod
     PackageFields: TypeAlias = BaseModel
 else:
     BenchmarkFields = input_model(Benchmark, {"id"}, "A benchmark run: label and the figures it measured.")
-    LaunchProfileFields = input_model(LaunchProfile, {"id"}, "A launch command (env values are redacted on read).")
+    # `confirmed` is a person's, given at a terminal (model/launch_confirm.py): an assistant's is ignored.
+    LaunchProfileFields = input_model(LaunchProfile, {"id"}, "A launch command (env values are redacted on read).",
+                                      dropped=frozenset({"confirmed"}))
     FileChangeFields = input_model(FileChange, {"id"}, "A file patched during the campaign.")
     PackageFields = input_model(Package, {"id", "captured"}, "A package version that matters.")
 

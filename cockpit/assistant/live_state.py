@@ -74,12 +74,14 @@ class FeedState:
         return out
 
 
-def _feeds_of(sources: LiveSources, session: Session, on_host_event: Callable[[Any], Any]) -> list[tuple[str, Any]]:
+def _feeds_of(sources: LiveSources, session: Session, on_host_event: Callable[[Any], Any]
+              ) -> tuple[list[tuple[str, Any]], dict[str, str]]:
     """(name, feed) for the resources: the session's first log, GPU and topology feeds. The
     TUI's sources plan a feed per host and kind (`kind@host`); the resources show the first
-    host of each kind, as they always did."""
+    host of each kind, as they always did. Also, by kind, why a feed was not built (a
+    `log_command` no person confirmed: the assistant never starts it)."""
     if sources.hosts is None:
-        return list(sources.items())
+        return list(sources.items()), {}
     from cockpit.sources.host_feeds_plan import split_key
 
     sources.hosts.add_listener(on_host_event)
@@ -89,7 +91,10 @@ def _feeds_of(sources: LiveSources, session: Session, on_host_event: Callable[[A
         kind, _host = split_key(key)
         if kind in ("log", "gpu", "topology") and kind not in out:
             out[kind] = feed
-    return [*out.items(), *sources.items()]
+    failed: dict[str, str] = {}
+    for key, reason in update.failed.items():
+        failed.setdefault(split_key(key)[0], reason)
+    return [*out.items(), *sources.items()], failed
 
 
 class LiveState:
@@ -127,9 +132,12 @@ class LiveState:
             sources = self._sources = self.make_sources(session)
             if sources.host_events is not None:
                 sources.host_events.add_listener(self._host_event)
-            for name, feed in _feeds_of(sources, session, self._host_event):
+            built, failed = _feeds_of(sources, session, self._host_event)
+            for name, feed in built:
                 self.feeds[name] = FeedState(getattr(feed, "description", name))
                 self._tasks.append(asyncio.create_task(self._run(name, feed), name=f"cockpit-mcp-{name}"))
+            for name, reason in failed.items():  # said on the resource instead of "no log"
+                self.feeds.setdefault(name, FeedState(reason, stopped=reason))
 
     async def settle(self, name: str, shows: str | None = None) -> FeedState | None:
         """Feed `name`'s state once it has what a resource shows (`shows`: "server" for the

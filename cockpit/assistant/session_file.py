@@ -14,7 +14,7 @@ from typing import TypeVar
 from cockpit.model.edits import SessionEditor
 from cockpit.model.session import Session
 from cockpit.store.lock import session_lock
-from cockpit.store.toml_store import load_session, save_session
+from cockpit.store.toml_store import check_new_texts, load_session, save_session
 
 _T = TypeVar("_T")
 
@@ -33,12 +33,14 @@ class SessionFile:
         """Lock, load, `change(editor)`, save. An EditError (or any error) leaves the file
         as it was: nothing is written unless the edit applied whole."""
         with session_lock(self.path):
-            editor = SessionEditor(load_session(self.path))
+            read = load_session(self.path)
+            editor = SessionEditor(read)
             before = len(editor.session.journal)
             result = change(editor)
             journal = editor.session.journal
             for index in range(before, len(journal)):
                 # The journal says who made the change (the TUI's timeline shows it).
                 journal[index] = journal[index].model_copy(update={"text": journal[index].text + VIA})
+            check_new_texts(read, editor.session)  # a 2 MB title is refused, not saved
             save_session(editor.session, self.path)
         return result

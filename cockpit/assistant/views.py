@@ -43,7 +43,8 @@ def _dump(items: list[Any]) -> list[dict[str, Any]]:
 
 def goal(s: Session) -> dict[str, Any]:
     scores = [{"target": sc.target.model_dump(mode="json", exclude_none=True), "describe": sc.target.describe(),
-               "best_value": sc.best_value, "best_benchmark": sc.best.id if sc.best else None, "met": sc.met}
+               "best_value": sc.best_value, "best_benchmark": sc.best.id if sc.best else None, "met": sc.met,
+               "every_run": sc.every_run, "breaking_benchmark": sc.breaking.id if sc.breaking else None}
               for sc in score_all(s.goal.targets, s.benchmarks)]
     return {"title": s.title, "summary": s.goal.summary, "model": s.goal.model, "hardware": s.goal.hardware,
             "targets": scores}
@@ -59,7 +60,12 @@ def launch(s: Session) -> dict[str, Any]:
 
 
 def last_action(s: Session) -> dict[str, Any] | None:
-    return s.last_action.model_dump(mode="json", exclude_none=True) if s.last_action else None
+    if s.last_action is None:
+        return None
+    out: dict[str, Any] = s.last_action.model_dump(mode="json", exclude_none=True)
+    if s.last_actions:  # what earlier last actions said, newest first
+        out["earlier"] = [a.model_dump(mode="json", exclude_none=True) for a in reversed(s.last_actions)]
+    return out
 
 
 def timeline_entries(s: Session) -> list[dict[str, Any]]:
@@ -77,7 +83,8 @@ SECTIONS: dict[str, tuple[str, Callable[[Session], Any]]] = {
     "packages": ("Key package versions.", lambda s: _dump(s.packages)),
     "launch": ("Launch profiles and which is working (secrets redacted).", launch),
     "benchmarks": ("Recorded benchmarks.", lambda s: _dump(s.benchmarks)),
-    "last-action": ("The last action, next step and fallback (null when not recorded).", last_action),
+    "last-action": ("The last action, next step and fallback, the latest automatic step beside them (activity) and "
+                    "earlier last actions (null when not recorded).", last_action),
     "timeline": ("The journal and benchmarks on one time axis, oldest first.", timeline_entries),
 }
 
@@ -99,5 +106,7 @@ def failing_targets(s: Session) -> list[str]:
     for sc in score_all(s.goal.targets, s.benchmarks):
         if not sc.met:
             best = f"best {sc.best_value:g} ({sc.best.id})" if sc.best and sc.best_value is not None else "no data"
+            if sc.breaking_text():
+                best = f"{sc.breaking_text()} breaks it"
             out.append(sanitize(f"{sc.target.id} {sc.target.label or sc.target.describe()}: {best}"))
     return out

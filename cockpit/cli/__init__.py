@@ -27,6 +27,7 @@ _COMMAND_MODULES = (
     "cockpit.cli.metrics_cmd",
     "cockpit.cli.sweep_cmd",
     "cockpit.cli.run_cmds",
+    "cockpit.cli.new_cmd",
 )
 # Which module serves which command, so a run imports only what it needs (the session
 # model alone costs ~0.2 s of imports; `parse-log` should start as fast as grep).
@@ -49,6 +50,7 @@ COMMANDS = {
     "sweep": "cockpit.cli.sweep_cmd",
     "run": "cockpit.cli.run_cmds",
     "stop": "cockpit.cli.run_cmds",
+    "new": "cockpit.cli.new_cmd",
 }
 
 
@@ -72,8 +74,8 @@ def build_parser(modules: tuple[str, ...] = _COMMAND_MODULES) -> argparse.Argume
 def build_tui_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="cockpit",
-        description="Open the cockpit TUI on SESSION (created if missing; the last used one if omitted).",
-        epilog="Headless commands: check, fmt, export, diff, drift, timeline, parse-log, tail, gpus, topo, metrics, add, bench, mcp, run, stop (see `cockpit COMMAND -h`); "
+        description="Open the cockpit TUI on SESSION (the last used one if omitted; `cockpit new PATH` makes one).",
+        epilog="Headless commands: new, check, fmt, export, diff, drift, timeline, parse-log, tail, gpus, topo, metrics, add, bench, mcp, run, stop (see `cockpit COMMAND -h`); "
         "`cockpit log TARGET` opens the log pane alone.",
     )
     parser.add_argument("session", nargs="?", help="session TOML file")
@@ -82,6 +84,41 @@ def build_tui_parser() -> argparse.ArgumentParser:
     parser.add_argument("--fresh", action="store_true", help="with --demo: start a new demo copy (the last one is kept as .prev.toml)")
     parser.add_argument("--theme", help="theme name to start with (overrides the session's)")
     return parser
+
+
+def _parse_command(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """Options anywhere among the positionals (`cockpit stop S --grace 1 HOST`): the command's
+    own parser reads them intermixed. A command with its own subcommands (or a REMAINDER
+    argument) cannot be read so; it gets the plain parse."""
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    command = sub.choices[argv[0]]
+    try:
+        args = command.parse_intermixed_args(argv[1:])
+    except TypeError:  # argparse: "parse_intermixed_args: positional arg with nargs=..." / subparsers
+        return parser.parse_args(argv)
+    if not hasattr(args, "command"):  # as the top parser names it (`add` has a --command of its own)
+        args.command = argv[0]
+    return args
+
+
+def _not_a_command(word: str) -> bool:
+    """A bare word that is neither a command nor an existing file (`cockpit fleet`): said, with
+    the commands, instead of opening (and making) a session of that name."""
+    import difflib
+    import os
+    import re
+
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", word) or os.path.lexists(word):
+        return False  # a path (x.toml, ./x, dir/x) or a file that exists: the TUI's to open
+    from cockpit.parse.sanitize import sanitize
+
+    near = difflib.get_close_matches(word, list(COMMANDS), n=1)
+    hint = f" (did you mean `cockpit {near[0]}`?)" if near else ""
+    print(f"cockpit: {sanitize(word)!r} is not a command nor a session file{hint}\n"
+          f"commands: {', '.join(sorted(COMMANDS))}\n"
+          f"to open a session: cockpit FILE.toml; to make a new one: cockpit new {sanitize(word)}.toml",
+          file=sys.stderr)
+    return True
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -97,13 +134,15 @@ def main(argv: list[str] | None = None) -> int:
         print("\ncommands: " + ", ".join(COMMANDS))
         return 0
     args = build_tui_parser().parse_args(argv)
+    if args.session is not None and not args.demo and _not_a_command(args.session):
+        return 2
     from cockpit.cli.open_tui import run_tui  # lazy: its imports are the model's and the store's
 
     return run_tui(args)
 
 
 def _run_command(argv: list[str]) -> int:
-    args = build_parser((COMMANDS[argv[0]],)).parse_args(argv)
+    args = _parse_command(build_parser((COMMANDS[argv[0]],)), argv)
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:

@@ -36,12 +36,20 @@ def fleet_text(snap: Any, width: int, description: str) -> str:
 
 def cmd_fleet(args: argparse.Namespace) -> int:
     from cockpit.live.fleet import FleetFeed
+    from cockpit.model.prom_match import MatchError, matchers_of
 
+    match, window = getattr(args, "match", None), getattr(args, "rate_window", None)
+    try:
+        matchers_of(match)
+    except MatchError as exc:
+        return _fail(f"--match: {exc}", 2)
+    if window is not None and window <= 0:
+        return _fail("--rate-window wants a number of seconds above 0", 2)
     if args.prometheus:
         if not args.prometheus.startswith(("http://", "https://")):
             return _fail(f"--prometheus wants an http(s):// URL, not {args.prometheus!r}", 2)
         feed = FleetFeed("prometheus", args.prometheus, auth_env=args.auth_env,
-                         interval_s=args.interval or 5.0, history_h=1.0)
+                         interval_s=args.interval or 5.0, history_h=1.0, match=match, window_s=window)
     else:
         from cockpit.cli.recent import named_in_session
 
@@ -51,6 +59,9 @@ def cmd_fleet(args: argparse.Namespace) -> int:
         _path, session, source = found
         if args.interval:
             source = source.model_copy(update={"interval_s": args.interval})
+        if match is not None or window is not None:  # the command line's, over the session's
+            source = source.model_copy(update={k: v for k, v in (("match", match), ("rate_window_s", window))
+                                                if v is not None})
         feed = FleetFeed.for_session(source, session)
     return asyncio.run(_loop(feed, args))
 

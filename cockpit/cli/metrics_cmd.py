@@ -44,6 +44,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--prometheus", metavar="URL", help="print the fleet read through this Prometheus")
     p.add_argument("--auth-env", metavar="NAME", help="--prometheus: the environment variable with "
                    "user:password or a bearer token")
+    p.add_argument("--match", metavar="SELECTOR", help="fleet: only the targets these label matchers name "
+                   "('{job=\"sglang\",cluster=\"a\"}'; a prom:NAME's own match otherwise)")
+    p.add_argument("--rate-window", type=float, metavar="S", help="fleet: rate and percentile window in seconds "
+                   "(default: from the targets' scrape interval)")
     p.add_argument("--width", type=int, default=100, metavar="N", help="fleet text: columns (default 100)")
     p.set_defaults(func=cmd_metrics)
 

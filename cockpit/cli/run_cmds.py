@@ -61,12 +61,14 @@ def _confirm(args: argparse.Namespace, plan: Any) -> int:
     from cockpit.cli.session_cmds import _edit
     from cockpit.model.edits import EditError
     from cockpit.model.launch_confirm import fingerprint
+    from cockpit.sources.confirm_key import ConfirmKeyError, confirmation
 
     if not plan.needs_confirmation:
         return 0
     if not args.yes:
         if not sys.stdin.isatty():
-            _say(f"{args.session}: not started: this command has not been confirmed to run; it would run\n"
+            _say(f"{args.session}: not started: this command needs confirmation (it has not been confirmed "
+                 f"by a person at a terminal); it would run\n"
                  f"{plan.preview()}\nrun again with --yes to confirm it (or start it once from a terminal)", err=True)
             return 1
         _say(f"this command has not been run before (or changed):\n{plan.preview()}")
@@ -78,11 +80,17 @@ def _confirm(args: argparse.Namespace, plan: Any) -> int:
             _say("not started")
             return 1
 
+    try:  # the person answered (or typed --yes): seal it with this user's key
+        sealed = confirmation("launch", plan.fingerprint)
+    except ConfirmKeyError as exc:
+        _say(f"{args.session}: not started: cannot record the confirmation: {exc}", err=True)
+        return 1
+
     def change(editor: Any) -> None:
         profile = next(p for p in editor.session.launch if p.id == plan.profile_id)
         if fingerprint(profile) != plan.fingerprint:  # edited meanwhile (the TUI): confirm what runs
             raise EditError(f"profile {plan.profile_id} changed while asking; run again to see the new command")
-        editor.edit_record("launch", plan.profile_id, confirmed=plan.fingerprint)
+        editor.edit_record("launch", plan.profile_id, confirmed=sealed)
     return _edit(args.session, change)
 
 
@@ -133,7 +141,7 @@ async def _run(args: argparse.Namespace, plan: Any) -> int:
             _say(f"  warning: {started.gpu.warning}")
         _say(f"  started: pid {started.status.pid} (its own process group; it outlives this command)")
         if not args.wait_ready:
-            _edit(args.session, lambda ed: ed.set_last_action(
+            _edit(args.session, lambda ed: ed.record_activity(
                 f"started {plan.profile_id} ({plan.profile_name}) on {plan.place.host}, pid {started.status.pid}",
                 next_step=f"wait for ready (the log pane, or cockpit run {label} {plan.profile_id} --wait-ready)"))
             return 0

@@ -100,6 +100,9 @@ def _write_output(path: Path, text: str) -> None:
     if not path.parent.is_dir():
         raise FileNotFoundError(errno.ENOENT, f"no folder {path.parent}")
     if path.exists() and not path.is_file():
+        from cockpit.store.atomic_write import resolve_link_chain
+
+        resolve_link_chain(path)  # SaveError for a link another user planted (a FIFO of theirs)
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
         return
@@ -121,9 +124,14 @@ def _edit(path: str, change) -> int:
         return 1
     try:
         with session_lock(Path(path)):
-            editor = SessionEditor(store.load_session(path))
+            read = store.load_session(path)
+            editor = SessionEditor(read)
             result = change(editor)
+            store.check_new_texts(read, editor.session)  # ValueError: a text over its bound
             store.save_session(editor.session, path)
+        from cockpit.store.cli_load import warn_if_exposed
+
+        warn_if_exposed(path, editor.session)
     except SessionFileError as exc:
         return _report(exc)
     except (EditError, ValueError) as exc:

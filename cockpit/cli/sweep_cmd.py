@@ -1,8 +1,9 @@
-"""`cockpit sweep SESSION SWEEP [--profile P] [--yes] [--port N]`: run a sweep's points with
-`sglang.bench_serving` on the running launch profile's host and record each as a benchmark.
+"""`cockpit sweep SESSION SWEEP [--profile P] [--yes] [--port N] [--on-fail stop|skip] [--resume]`:
+run a sweep's points with the SGLang bench client (`sglang.benchmark.serving`, else
+`sglang.bench_serving`) on the running launch profile's host and record each as a benchmark.
 
-Exit status: 0 every point recorded; 1 a point failed (or the session/sweep/profile is
-wrong); 2 the server is not ready (no answer on /health); 3 not run: never confirmed and
+Exit status: 0 every point recorded; 1 a point failed (every request failed, the server
+stopped answering, the client gave no result; or the session/sweep/profile is wrong); 2 the server is not ready (no answer on /health); 3 not run: never confirmed and
 no terminal to ask on (give --yes); 130 cancelled (Ctrl-C: the client is killed, the points
 recorded so far stay). Safe while the TUI has the session open: every record is saved
 under the session lock, merged with what the TUI saved.
@@ -20,21 +21,29 @@ from typing import Any
 from cockpit.cli.gpu_cmds import _ssh_options
 from cockpit.parse.sanitize import sanitize
 
+ON_FAIL = ("stop", "skip")  # the runner's (live/sweep_runner.py), not imported before a sweep runs
 EXIT_DONE, EXIT_FAILED, EXIT_NOT_READY, EXIT_REFUSED, EXIT_CANCELLED = 0, 1, 2, 3, 130
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("sweep", help="run a [[sweeps]] workload with sglang.bench_serving, a benchmark per point",
+    p = sub.add_parser("sweep", help="run a [[sweeps]] workload with SGLang's bench client, a benchmark per point",
                        description="Run SWEEP (id or name) on the running launch profile: per concurrency, "
-                                   "`python -m sglang.bench_serving ... --max-concurrency C` on the profile's "
-                                   "host, recorded as a benchmark with GPU power, the server log's peaks and the server's "
-                                   "own TTFT/ITL percentiles (when it serves /metrics). "
+                                   "`PYTHON -m sglang.benchmark.serving ... --max-concurrency C` (sglang.bench_serving "
+                                   "where the host lacks it; PYTHON: the interpreter the profile's command names, else "
+                                   "its `python`, else python3) on the profile's host, recorded as a benchmark with GPU "
+                                   "power over the client's main run, the server log's peaks and the server's own "
+                                   "TTFT/ITL percentiles (when it serves /metrics). "
                                    "Exit 0 done, 1 a point failed, 2 server not ready, 3 not confirmed.")
     p.add_argument("session")
     p.add_argument("sweep", metavar="SWEEP", help="a sweep id (s1) or name")
     p.add_argument("--profile", help="launch profile id or name (default: the one running, else the working one)")
     p.add_argument("--port", type=int, help="the server's port (default: the profile command's --port, else 30000)")
     p.add_argument("--yes", action="store_true", help="run without asking, even if these commands were never confirmed")
+    p.add_argument("--on-fail", choices=ON_FAIL, default="stop",
+                   help="after a failed point (every request failed, the server stopped answering, the client "
+                        "gave no result): stop the sweep (default) or skip to the next point; exit 1 either way")
+    p.add_argument("--resume", action="store_true",
+                   help="run only the points of this sweep's last unfinished run that have no record yet")
     _ssh_options(p)
     p.set_defaults(func=cmd_sweep)
 
@@ -44,11 +53,12 @@ def _say(text: str, *, err: bool = False) -> None:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from cockpit.store.cli_load import load_or_report
+    from cockpit.store.cli_load import load_or_report_signed
 
-    session = load_or_report(args.session)
-    if session is None:
+    loaded = load_or_report_signed(args.session)
+    if loaded is None:
         return EXIT_FAILED
+    session, args.disk_sig = loaded  # the read's signature: adds made while /health waits are merged
     from cockpit.live.sweep_session import find_sweep
 
     try:
@@ -72,11 +82,13 @@ async def _main(args: argparse.Namespace, session: Any, sweep: Any) -> int:
 
 async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) -> int:
     from cockpit.live.sweep_plan import plan_sweep, sweep_fingerprint
+    from cockpit.sources.confirm_key import is_confirmed
     from cockpit.live.sweep_runner import ControllerSink, SweepRunner
     from cockpit.live.sweep_session import (
         bench_host, confirm_sweep, host_target, outcome_text, pick_profile, running_profiles, server_metrics_probe,
-        server_ready, watch_tasks,
+        module_choice_line, server_health, server_ready, watch_tasks, with_bench_client,
     )
+    from cockpit.live.sweep_runs import last_unfinished_run, run_ended, run_started
     from cockpit.store.session_controller import SessionController
 
     running = await running_profiles(session, args.session, pool, ssh_config=_config(args),
@@ -88,18 +100,24 @@ async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) 
         return EXIT_FAILED
     host = next((h for h in session.hosts if h.name == profile.host), None)
     target = host_target(host, _config(args), args.known_hosts)
-    plan = plan_sweep(sweep, profile, host, port=args.port)
+    resumed = last_unfinished_run(session, sweep) if args.resume else None
+    if args.resume and resumed is None:
+        _say(f"cockpit sweep: --resume: sweep {sweep.id} has no unfinished run (every run's points are recorded)",
+             err=True)
+        return EXIT_FAILED
+    plan = plan_sweep(sweep, profile, host, port=args.port, run_id=resumed.run_id if resumed else None)
     if (not_ready := await server_ready(profile, plan, pool, target)) is not None:
         _say(f"cockpit sweep: {not_ready}", err=True)
         return EXIT_NOT_READY
 
-    controller = SessionController(session, args.session)
+    controller = SessionController(session, args.session, disk_sig=getattr(args, "disk_sig", None))
     sink = ControllerSink(controller)
     stamp = sweep_fingerprint(sweep, profile)
-    if sweep.confirmed != stamp:
+    if not is_confirmed("sweep", stamp, sweep.confirmed):
         _say(f"sweep {sweep.id} ({sweep.name}) on profile {profile.id} runs on {plan.where}, {len(plan.points)} points:")
         for line in plan.command_lines():
             _say(f"  {line}")
+        _say(f"  ({module_choice_line(plan)})")
         if not args.yes:
             if not sys.stdin.isatty():
                 _say("cockpit sweep: not run: these commands were never confirmed; check them and run again "
@@ -112,8 +130,18 @@ async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) 
         confirm_sweep(controller, sweep.id, stamp)
         await sink.flush()
 
-    runner = SweepRunner(plan, bench_host(pool, target, host), sink, on_event=_Printer(sys.stdout.isatty()),
-                         server_metrics=server_metrics_probe(profile, plan, pool, target, host))
+    # looked up once confirmed: the probe runs the profile's interpreter on the host
+    plan, no_client = await with_bench_client(plan, bench_host(pool, target, host))
+    _say(f"bench client: {plan.python} -m {plan.module}"
+         + (f" (resuming run {plan.run_id}: only points with no record run)" if resumed else ""))
+    if no_client:
+        _say(f"note: {no_client}")
+    printer = _Printer(sys.stdout.isatty())
+    runner = SweepRunner(plan, bench_host(pool, target, host), sink, on_event=printer,
+                         server_metrics=server_metrics_probe(profile, plan, pool, target, host),
+                         on_fail=args.on_fail, server_health=server_health(profile, plan, pool, target))
+    controller.apply(lambda e: run_started(e, plan))
+    await sink.flush()
     feeds = [asyncio.create_task(task) for task in watch_tasks(runner, host, target, pool, running.get(profile.id))]
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, runner.cancel)
@@ -124,13 +152,17 @@ async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) 
         for task in feeds:
             task.cancel()
     text = outcome_text(sweep, profile, len(plan.points), outcome)
-    controller.apply(lambda e: e.set_last_action(text, next_step="compare with the best profile (Benchmarks tab)"))
+    controller.apply(lambda e: run_ended(e, plan, outcome))
+    controller.apply(lambda e: e.record_activity(text, next_step="compare with the best profile (Benchmarks tab)"))
     try:
         await sink.flush()
     except OSError as exc:
         _say(f"cockpit sweep: {exc}", err=True)
         return EXIT_FAILED
     _say(text)
+    if outcome.not_run:
+        _say(f"sweep stopped at the failed point; not run: c={','.join(map(str, outcome.not_run))} "
+             f"(--on-fail skip runs them; --resume runs what has no record)", err=True)
     return EXIT_CANCELLED if outcome.cancelled else EXIT_FAILED if outcome.failed else EXIT_DONE
 
 
@@ -186,7 +218,9 @@ def _clock(seconds: float) -> str:
 def _figures(fields: dict[str, Any]) -> str:
     parts = []
     for name, fmt in (("total_tok_s", "{:.0f} tok/s total"), ("output_tok_s", "{:.0f} tok/s out"),
-                      ("ttft_ms", "TTFT {:.0f} ms"), ("power_mean_w", "{:.0f} W"), ("tok_per_joule", "{:.2f} tok/J"),
+                      ("ttft_ms", "TTFT {:.0f} ms"), ("power_mean_w", "{:.0f} W"), ("tok_per_joule", "{:.3g} total tok/J"),
+                      ("output_tok_per_joule", "{:.3g} output tok/J"),
+                      ("max_concurrent_requests", "achieved c={}"),
                       ("peak_running", "peak running {}"), ("peak_queued", "queued {}")):
         if fields.get(name) is not None:
             parts.append(fmt.format(fields[name]))

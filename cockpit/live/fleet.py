@@ -7,7 +7,16 @@ series, placed under the host its instance names.
 
 On open, `query_range` fills the last `history_h` hours (power per host, generation
 throughput per server); then instant queries every `interval_s` refresh the figures and
-extend the history. A host the session names, or one seen before, that Prometheus has no
+extend the history. A host's power is the sum over its physical GPUs of each one's largest
+reading: a MIG GPU's every instance reports the whole GPU's power, so live and history both
+take the max per GPU (dcgm-exporter's `gpu` index) before summing.
+
+`[[prometheus]] match` (model/prom_match.py) goes into every query's selector: only the
+targets it names are rows (a shared Prometheus's other jobs, and their down targets, are
+not). rate() and the percentiles' windows follow the targets' scrape interval as Grafana's
+`$__rate_interval` does (at least 4 scrapes, and one refresh plus one scrape; never under
+60 s, so a percentile is more than a few requests), read from Prometheus's targets API, or
+`rate_window_s` when the session sets one. A host the session names, or one seen before, that Prometheus has no
 series for is said ("no series", "target down"), never shown as zero; so is a family a
 server or host lacks (no TTFT histogram, no power limit exported).
 
@@ -17,6 +26,7 @@ server or host lacks (no TTFT histogram, no power limit exported).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import math
 import re
 import time
@@ -25,17 +35,35 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cockpit.sources.prometheus_api import PrometheusClient, PrometheusError, PromSeries
+from cockpit.model.prom_match import Matcher, matchers_of, matches, promql
+from cockpit.sources.prometheus_api import PrometheusClient, PrometheusError, PromSeries, config_scrape_intervals
 
 HISTORY_POINTS = 120
 """Range-query points per series on open (a 3 h history: one every 90 s)."""
 
 POWER, LIMIT, UTIL = "DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_POWER_MGMT_LIMIT", "DCGM_FI_DEV_GPU_UTIL"
-# only the labels the model reads: dcgm-exporter's UUID, PCI id, driver... would be most of the answer
-GPU_QUERY = f'max by (__name__, Hostname, instance, gpu) ({{__name__=~"{POWER}|{LIMIT}|{UTIL}"}})'
-UP_QUERY = "up"
 # The server's `sglang:` and the router's / Ray's `sglang_` spellings, matched by one regex.
 SG = 'sglang[:_]'
+MIN_WINDOW_S = 60.0
+"""The shortest automatic rate window: percentiles over fewer seconds are a handful of requests."""
+
+
+def _m(match: str) -> str:
+    """`,job="x"` to append inside a selector's braces ("" for no matcher)."""
+    return f",{match}" if match else ""
+
+
+def gpu_query(match: str = "") -> str:
+    # only the labels the model reads: dcgm-exporter's UUID, PCI id, driver... would be most
+    # of the answer; max per GPU: a MIG GPU's instances each report the whole GPU's power
+    return f'max by (__name__, Hostname, instance, gpu) ({{__name__=~"{POWER}|{LIMIT}|{UTIL}"{_m(match)}}})'
+
+
+def up_query(match: str = "") -> str:
+    return f"up{{{match}}}" if match else "up"
+
+
+GPU_QUERY, UP_QUERY = gpu_query(), up_query()
 
 # Server figure -> the family it needs (named when absent), as a `has_` figure of the query.
 SERVER_FAMILIES: Mapping[str, str] = {
@@ -62,48 +90,74 @@ PRESENCE: Mapping[str, str] = {
 }
 
 
-def _rate(family: str, window: str) -> str:
-    return f'sum by (instance) (rate({{__name__=~"{SG}{family}"}}[{window}]))'
+def _rate(family: str, window: str, match: str = "") -> str:
+    return f'sum by (instance) (rate({{__name__=~"{SG}{family}"{_m(match)}}}[{window}]))'
 
 
-def _gauge(family: str) -> str:
+def _gauge(family: str, match: str = "") -> str:
     # every TP / PP rank of a DP group repeats the scheduler's figure: one per group, summed
-    return f'sum by (instance) (max by (instance, dp_rank) ({{__name__=~"{SG}{family}"}}))'
+    # (a per-rank label such as 0.5.x's `pid` goes with the max)
+    return f'sum by (instance) (max by (instance, dp_rank) ({{__name__=~"{SG}{family}"{_m(match)}}}))'
 
 
-def _quantile(q: float, families: Sequence[str], window: str) -> str:
+def _quantile(q: float, families: Sequence[str], window: str, match: str = "") -> str:
     # the first family a server has wins (0.3.x named ITL time_per_output_token_seconds)
     return " or ".join(
-        f'histogram_quantile({q}, sum by (instance, le) (rate({{__name__=~"{SG}{f}_bucket"}}[{window}])))'
+        f'histogram_quantile({q}, sum by (instance, le) (rate({{__name__=~"{SG}{f}_bucket"{_m(match)}}}[{window}])))'
         for f in families)
 
 
-def server_query(window_s: float) -> str:
-    """One PromQL query for every server figure, each series tagged with a `fig` label."""
-    w = f"{max(1, round(window_s))}s"
+def _window(window_s: float) -> str:
+    return f"{max(1, round(window_s))}s"
+
+
+def server_query(window_s: float, match: str = "") -> str:
+    """One PromQL query for every server figure, each series tagged with a `fig` label.
+
+    `has_any`: every instance with any series of either spelling, with the spelling in a
+    `spelling` label: a server is a row whatever subset of the families it has (the ones
+    the figures need and it lacks are named)."""
+    w = _window(window_s)
     itl = ("inter_token_latency_seconds", "time_per_output_token_seconds")
     parts = {
-        "gen_tok_s": _rate("generation_tokens_total", w),
-        "prompt_tok_s": _rate("prompt_tokens_total", w),
-        "req_s": _rate("num_requests_total", w),
-        "running": _gauge("num_running_reqs"),
-        "queued": _gauge("num_queue_reqs"),
-        "ttft_p50": _quantile(0.5, ("time_to_first_token_seconds",), w),
-        "ttft_p99": _quantile(0.99, ("time_to_first_token_seconds",), w),
-        "itl_p50": _quantile(0.5, itl, w),
-        "itl_p99": _quantile(0.99, itl, w),
+        "gen_tok_s": _rate("generation_tokens_total", w, match),
+        "prompt_tok_s": _rate("prompt_tokens_total", w, match),
+        "req_s": _rate("num_requests_total", w, match),
+        "running": _gauge("num_running_reqs", match),
+        "queued": _gauge("num_queue_reqs", match),
+        "ttft_p50": _quantile(0.5, ("time_to_first_token_seconds",), w, match),
+        "ttft_p99": _quantile(0.99, ("time_to_first_token_seconds",), w, match),
+        "itl_p50": _quantile(0.5, itl, w, match),
+        "itl_p99": _quantile(0.99, itl, w, match),
     }
     for family, series in PRESENCE.items():
-        parts[f"has_{family}"] = f'group by (instance) ({{__name__=~"{SG}{series}"}})'
+        parts[f"has_{family}"] = f'group by (instance) ({{__name__=~"{SG}{series}"{_m(match)}}})'
+    parts["has_any"] = (f'group by (instance, spelling) (label_replace({{__name__=~"{SG}.+"{_m(match)}}}, '
+                        f'"spelling", "$1", "__name__", "(sglang[:_]).*"))')
     return " or ".join(f'label_replace({q}, "fig", "{fig}", "", "")' for fig, q in parts.items())
 
 
-def power_history_query() -> str:
-    return f"sum by (Hostname, instance) ({POWER})"
+def power_history_query(match: str = "") -> str:
+    # the live figure's sum of per-GPU maxima (a MIG GPU counted once, not once per instance)
+    return f"sum by (Hostname, instance) (max by (Hostname, instance, gpu) ({POWER}{{{match}}}))" if match \
+        else f"sum by (Hostname, instance) (max by (Hostname, instance, gpu) ({POWER}))"
 
 
-def throughput_history_query(window_s: float) -> str:
-    return _rate("generation_tokens_total", f"{max(1, round(window_s))}s")
+def throughput_history_query(window_s: float, match: str = "") -> str:
+    return _rate("generation_tokens_total", _window(window_s), match)
+
+
+def rate_window(scrape_s: float | None, interval_s: float, *, setting: float | None = None) -> tuple[float, str]:
+    """The rate window and why (said in the tab): the session's `rate_window_s`, else
+    Grafana's `$__rate_interval` rule (4 scrapes, one refresh plus one scrape) with a 60 s
+    floor, else (scrape interval unknown) 60 s or two refreshes."""
+    if setting is not None:
+        return setting, f"rate over {setting:g} s (rate_window_s)"
+    if scrape_s is None:
+        w = max(MIN_WINDOW_S, 2 * interval_s)
+        return w, f"rate over {w:g} s (scrape interval unknown: rate_window_s sets it)"
+    w = max(MIN_WINDOW_S, 4 * scrape_s, interval_s + scrape_s)
+    return w, f"rate over {w:g} s (scrape {scrape_s:g} s)"
 
 
 def instance_host(instance: str) -> str:
@@ -196,6 +250,9 @@ class FleetSnapshot:
     notes: tuple[str, ...] = ()
     position: tuple[int, int] | None = None
     """Which of the session's `[[prometheus]]` sources this is, (2, 2), when it has several."""
+    rate_window_s: float | None = None
+    rate_window_note: str = ""
+    """The rate window and where it came from ("rate over 240 s (scrape 60 s)")."""
 
     @property
     def label(self) -> str:
@@ -208,6 +265,7 @@ class FleetSnapshot:
         return {
             "source": self.source, "url": self.url, "at": self.at, "state": self.state,
             "error": self.error, "error_kind": self.error_kind, "notes": list(self.notes),
+            "rate_window_s": self.rate_window_s, "rate_window": self.rate_window_note,
             "hosts": [{
                 "name": h.name, "state": h.state, "note": h.note, "session_host": h.session_host,
                 "power_w": h.power_w, "limit_w": h.limit_w, "util_pct": h.util_pct, "missing": list(h.missing),
@@ -271,9 +329,12 @@ class FleetModel:
             idx = s.labels.get("gpu", "?")
             gpu_vals.setdefault(host, {}).setdefault(idx, {})[s.labels.get("__name__", "")] = s.value
         srv_vals: dict[str, dict[str, float | None]] = {}
+        spelling: dict[str, set[str]] = {}
         for s in servers:
             inst, fig = s.labels.get("instance", "?"), s.labels.get("fig", "")
             srv_vals.setdefault(inst, {})[fig] = _num(s.value)
+            if fig == "has_any" and s.labels.get("spelling"):
+                spelling.setdefault(inst, set()).add(s.labels["spelling"])
         hosts: dict[str, dict[str, Any]] = {}
 
         def host_entry(name: str) -> dict[str, Any]:
@@ -292,11 +353,15 @@ class FleetModel:
             h = instance_host(inst)
             host = alias.get(h, h)
             missing = tuple(fam for fam in PRESENCE if f"has_{fam}" not in figs)
+            if spelling.get(inst) == {"sglang_"}:  # said as this server spells them (the router's)
+                said = tuple("sglang_" + fam.removeprefix("sglang:") for fam in missing)
+            else:
+                said = missing
             figs = {fig: figs.get(fig) for fig, fam in SERVER_FAMILIES.items() if fam not in missing}
             if figs.get("gen_tok_s") is not None:
                 self._push(self._tput, inst, at, figs["gen_tok_s"])  # type: ignore[arg-type]
             host_entry(host)["servers"].append(FleetServer(
-                inst, dict(figs), missing, tuple(self._tput.get(inst, ()))))
+                inst, dict(figs), said, tuple(self._tput.get(inst, ()))))
         for s in up:
             if s.value == 0:
                 inst = s.labels.get("instance", "?")
@@ -386,17 +451,50 @@ class FleetFeed:
 
     def __init__(self, name: str, url: str, *, auth_env: str | None = None, interval_s: float = 5.0,
                  history_h: float = 3.0, expected: Mapping[str, Sequence[str]] | None = None,
-                 window_s: float = 60.0, client: PrometheusClient | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 window_s: float | None = None, match: Mapping[str, str] | str | None = None,
+                 client: PrometheusClient | None = None, clock: Callable[[], float] = time.time) -> None:
+        """`window_s`: the rate window (`rate_window_s`); None: from the targets' scrape
+        interval, read on open (`resolve_window`). `match`: `[[prometheus]] match`."""
         self.name, self.url, self.interval_s = name, url, interval_s
         self.history_s = history_h * 3600.0
-        self.window_s = max(window_s, 2 * interval_s)
+        self.window_setting = window_s
+        self.matchers: tuple[Matcher, ...] = matchers_of(match)
+        self.match = promql(self.matchers)
         self.step_s = max(interval_s, self.history_s / HISTORY_POINTS)
         self.client = client or PrometheusClient(url, auth_env=auth_env, timeout_s=timeout_for(interval_s))
         self.clock = clock
         self.model = FleetModel(name, url, expected=expected, history_s=self.history_s, min_gap_s=self.step_s / 4)
         self.description = f"Prometheus {name} · {url} every {interval_s:g} s"
-        self.server_q = server_query(self.window_s)
+        self.scrape_s: float | None = None
+        self._set_window(None)
+        self._resolved = window_s is not None
+
+    def _set_window(self, scrape_s: float | None) -> None:
+        self.scrape_s = scrape_s
+        self.window_s, self.window_note = rate_window(scrape_s, self.interval_s, setting=self.window_setting)
+        self.server_q = server_query(self.window_s, self.match)
+
+    async def resolve_window(self) -> None:
+        """The slowest scrape interval among the matched targets (the targets API; else the
+        loaded config's); the window follows it. Asked once; unknown stays unknown, said."""
+        if self._resolved:
+            return
+        self._resolved = True
+        scrape: float | None = None
+        try:
+            targets = await self.client.targets()
+            found = [t.scrape_interval_s for t in targets
+                     if t.scrape_interval_s is not None and matches(self.matchers, t.labels)]
+            scrape = max(found) if found else None
+        except PrometheusError:
+            pass
+        if scrape is None:
+            try:
+                found = config_scrape_intervals(await self.client.config_yaml())
+                scrape = max(found) if found else None
+            except PrometheusError:
+                pass
+        self._set_window(scrape)
 
     @classmethod
     def for_session(cls, source: Any, session: Any) -> FleetFeed:
@@ -405,16 +503,20 @@ class FleetFeed:
         expected = {h.name: tuple(a for a in (_ssh_host(h.ssh),) if a) for h in session.hosts
                     if str(getattr(h.gpu_source, "value", h.gpu_source)) != "none" or h.metrics_url}
         return cls(source.name, source.url, auth_env=source.auth_env, interval_s=source.interval_s,
-                   history_h=source.history_h, expected=expected)
+                   history_h=source.history_h, expected=expected, match=getattr(source, "match", None),
+                   window_s=getattr(source, "rate_window_s", None))
 
     async def load_history(self) -> str | None:
         """The last `history_h` hours; the reason when Prometheus could not give them."""
+        await self.resolve_window()
         end = self.clock()
         start = end - self.history_s
+        # a point every step: its rate window covers the step too ($__rate_interval's step term)
+        history_w = max(self.window_s, self.step_s + (self.scrape_s or 0.0))
         try:
             power, tput = await asyncio.gather(
-                self.client.query_range(power_history_query(), start, end, self.step_s),
-                self.client.query_range(throughput_history_query(self.window_s), start, end, self.step_s))
+                self.client.query_range(power_history_query(self.match), start, end, self.step_s),
+                self.client.query_range(throughput_history_query(history_w, self.match), start, end, self.step_s))
         except PrometheusError as exc:
             return str(exc)
         self.model.load_history(power, tput)
@@ -424,11 +526,12 @@ class FleetFeed:
         at = self.clock()
         try:
             gpus, servers, up = await asyncio.gather(
-                self.client.query(GPU_QUERY, at), self.client.query(self.server_q, at),
-                self.client.query(UP_QUERY, at))
+                self.client.query(gpu_query(self.match), at), self.client.query(self.server_q, at),
+                self.client.query(up_query(self.match), at))
         except PrometheusError as exc:
             return self.model.failed(exc, at)
-        return self.model.update(gpus, servers, up, at)
+        snap = self.model.update(gpus, servers, up, at)
+        return dataclasses.replace(snap, rate_window_s=self.window_s, rate_window_note=self.window_note)
 
     async def stream(self) -> AsyncIterator[FleetSnapshot]:
         yield FleetSnapshot(self.name, self.url, self.clock(), state="connecting", history_s=self.history_s)
@@ -447,8 +550,7 @@ class FleetFeed:
 
 
 def _with_note(snap: FleetSnapshot, note: str) -> FleetSnapshot:
-    return FleetSnapshot(snap.source, snap.url, snap.at, snap.hosts, snap.state, snap.error, snap.error_kind,
-                         snap.history_s, (*snap.notes, note))
+    return dataclasses.replace(snap, notes=(*snap.notes, note))
 
 
 def _ssh_host(ssh: str | None) -> str | None:

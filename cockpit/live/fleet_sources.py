@@ -4,6 +4,8 @@ A team with one Prometheus per cluster names each; the tab shows one and `step()
 the next, after which the app restarts the feed: only the shown Prometheus is queried.
 Each start is a fresh `FleetFeed` (its history comes again from `query_range` on open).
 With several sources each snapshot carries its position, so the tab can say `lab (2/2)`.
+`follow(session)` takes the session's `[[prometheus]]` as they are now (an edit, another
+writer's merge): the app restarts the feed at once when they changed, not at the next open.
 """
 
 from __future__ import annotations
@@ -48,6 +50,22 @@ class FleetSources:
     def label(self) -> str:
         name = self.sources[self.index].name
         return f"{name} ({self.index + 1}/{len(self.sources)})" if self.position else name
+
+    def follow(self, session: Any) -> bool:
+        """The session's `[[prometheus]]` now; True when they changed (the caller restarts the
+        feed). The shown source stays shown when it is still there (by name); needs one source."""
+        new = tuple(session.prometheus)
+        if not new:
+            raise ValueError("FleetSources needs at least one [[prometheus]] source")
+        if new == self.sources:
+            return False
+        shown = self.sources[self.index].name
+        self.sources = new
+        self._make = lambda source: FleetFeed.for_session(source, session)
+        self.index = next((i for i, s in enumerate(new) if s.name == shown), 0)
+        self.feed = self._make(new[self.index])
+        self.description = self.feed.description
+        return True
 
     def step(self, by: int = 1) -> FleetFeed:
         """Show the next source (`by` = -1: the previous); the caller restarts the stream."""

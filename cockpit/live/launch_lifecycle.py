@@ -210,7 +210,7 @@ def apply_outcome(editor: SessionEditor, outcome: LaunchOutcome, *, session_labe
             step = f"run sweep {sweep.id} ({sweep.name}): cockpit sweep {session_label} {sweep.id} --profile {pid}"
         else:
             step = f"define a sweep ([[sweeps]]) and run it on {pid}"
-        editor.set_last_action(f"started {outcome.describe()}", next_step=step)
+        editor.record_activity(f"started {outcome.describe()}", next_step=step)
     elif outcome.kind == "crashed":
         reason = f"{outcome.error_label} while {PHASE_WORDS.get(outcome.phase, outcome.phase)}"
         if outcome.exception:
@@ -221,8 +221,8 @@ def apply_outcome(editor: SessionEditor, outcome: LaunchOutcome, *, session_labe
         fallback = f"start the working profile {working.id} ({working.name}): cockpit run {session_label} {working.id}" \
             if working is not None else None
         left = " (its processes are still running: cockpit stop)" if outcome.still_running else ""
-        editor.set_last_action(f"{outcome.describe()}{left}", next_step=f"fix profile {pid} (see {outcome.log_path})",
+        editor.record_activity(f"{outcome.describe()}{left}", next_step=f"fix profile {pid} (see {outcome.log_path})",
                                fallback=fallback)
     else:
-        editor.set_last_action(outcome.describe(),
+        editor.record_activity(outcome.describe(),
                                next_step=f"wait, or stop it: cockpit stop {session_label} {outcome.host}")

@@ -1,4 +1,4 @@
-"""What a sweep would run, point by point: the bench_serving argv, its output file, and the
+"""What a sweep would run, point by point: the bench client's argv, its output file, and the
 key that names the point. Pure: no I/O, so the CLI can print it before asking to run it.
 
 The argv is a list (one item per argument, `Sweep.extra_args` included), turned into a
@@ -10,19 +10,25 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shlex
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from cockpit.model.session import Host, LaunchProfile, Sweep
 
 __all__ = [
-    "BENCH_MODULE", "DEFAULT_PORT", "DEFAULT_RUN_DIR", "PlannedPoint", "SweepPlan", "bench_argv", "new_run_id",
+    "BENCH_MODULE", "BENCH_MODULES", "DEFAULT_PORT", "bench_module_probe", "bench_python", "command_python", "DEFAULT_RUN_DIR", "PlannedPoint", "SweepPlan", "bench_argv", "new_run_id",
     "plan_sweep", "profile_host", "profile_port", "sweep_fingerprint",
 ]
 
 BENCH_MODULE = "sglang.bench_serving"
+"""The client's module on hosts whose SGLang predates `sglang.benchmark.serving` (a
+deprecated shim since mid-2026)."""
+BENCH_MODULES = ("sglang.benchmark.serving", BENCH_MODULE)
+"""The bench client's modules, the current one first (`bench_module_probe` picks)."""
+_PYTHON_WORD = re.compile(r"^python(\d+(\.\d+)?)?$")
 DEFAULT_PORT = 30000
 """`sglang.launch_server`'s port when the command names none."""
 DEFAULT_RUN_DIR = "~/.cockpit/runs"
@@ -60,11 +66,51 @@ def profile_host(command: str) -> str:
     return "127.0.0.1"
 
 
+def command_python(command: str) -> str | None:
+    """The interpreter a launch command runs SGLang with, when it names one:
+    `/opt/venv/bin/python -m sglang.launch_server ...` -> `/opt/venv/bin/python` (`VAR=x`
+    words before it skipped). None for anything else (a wrapper, a script, a container)."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    while words and "=" in words[0] and not words[0].startswith("-"):
+        words = words[1:]  # `CUDA_VISIBLE_DEVICES=0 python -m ...`
+    if not words or not _PYTHON_WORD.match(os.path.basename(words[0])):
+        return None
+    for i in range(1, len(words) - 1):
+        if words[i] == "-m":
+            return words[0] if words[i + 1].startswith("sglang.") else None
+        if not words[i].startswith("-"):  # a script: not SGLang's module
+            return None
+    return None
+
+
+def bench_python(profile: LaunchProfile) -> str:
+    """The sweep's interpreter: the one the profile's command names by path (the server's
+    SGLang is there), else the profile's `python`, else the command's bare `python3.x`,
+    else `python3`."""
+    named = command_python(profile.command)
+    if named and "/" in named:
+        return named
+    return profile.python or named or "python3"
+
+
+def bench_module_probe(python: str) -> list[str]:
+    """argv that prints the first of BENCH_MODULES `python` can import (nothing: neither);
+    `find_spec` loads only the parent packages, never the client itself."""
+    code = ("import importlib.util as u\n"
+            f"for m in {BENCH_MODULES!r}:\n"
+            "    try:\n        found = u.find_spec(m)\n    except Exception:\n        found = None\n"
+            "    if found:\n        print(m)\n        break\n")
+    return [python, "-c", code]
+
+
 def bench_argv(sweep: Sweep, concurrency: int, *, python: str, port: int, output_file: str,
-               server: str = "127.0.0.1") -> list[str]:
-    """`python -u -m sglang.bench_serving ...` for one point, as argv. `-u`: the client's stdout
-    reaches the runner as it prints, not when it exits (its main-run line, sweep_runner)."""
-    argv = [python, "-u", "-m", BENCH_MODULE, "--backend", "sglang", "--host", server, "--port", str(port),
+               server: str = "127.0.0.1", module: str = BENCH_MODULE) -> list[str]:
+    """`python -u -m MODULE ...` for one point, as argv. `-u`: the client's stdout reaches the
+    runner as it prints, not when it exits (its main-run line, sweep_runner)."""
+    argv = [python, "-u", "-m", module, "--backend", "sglang", "--host", server, "--port", str(port),
             "--dataset-name", str(sweep.dataset)]
     if sweep.dataset == "random":
         argv += ["--random-input-len", str(sweep.input_len), "--random-output-len", str(sweep.output_len),
@@ -107,11 +153,16 @@ class SweepPlan:
     folder: str
     """Where the output files go on the host (`run_dir/sweeps`; `~/` as home)."""
     points: tuple[PlannedPoint, ...]
+    module: str = BENCH_MODULE
+    """The bench client's module (`with_module` sets the one the host has)."""
 
     def argv(self, point: PlannedPoint, attempt: int = 1) -> list[str]:
         return bench_argv(self.sweep, point.concurrency, python=self.python, port=self.port,
                           output_file=point.output_file(self.folder, attempt),
-                          server=profile_host(self.profile.command))
+                          server=profile_host(self.profile.command), module=self.module)
+
+    def with_module(self, module: str) -> SweepPlan:
+        return replace(self, module=module)
 
     def command_lines(self) -> list[str]:
         """Each point's command as the host's shell gets it (what a person confirms)."""
@@ -140,7 +191,7 @@ def plan_sweep(sweep: Sweep, profile: LaunchProfile, host: Host | None, *, port:
     points = tuple(PlannedPoint(i, c, sweep.prompts_at(c), f"{sweep.id}:{run_id}:c{c}")
                    for i, c in enumerate(sweep.concurrencies, start=1))
     return SweepPlan(sweep, profile, host, port if port is not None else profile_port(profile.command),
-                     profile.python or "python3", run_id, _run_folder(host), points)
+                     bench_python(profile), run_id, _run_folder(host), points)
 
 
 def sweep_fingerprint(sweep: Sweep, profile: LaunchProfile) -> str:

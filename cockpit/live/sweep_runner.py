@@ -1,4 +1,4 @@
-"""Run a sweep on a running launch profile: per point, `sglang.bench_serving` on the host
+"""Run a sweep on a running launch profile: per point, the SGLang bench client on the host
 (sweep_hosts), its result read from the JSONL file it appends (its stdout block as a
 fallback), recorded as a Benchmark tied to the profile with what cockpit saw meanwhile
 (sweep_watch). No Textual: the TUI and `cockpit sweep` drive the same runner.
@@ -13,6 +13,14 @@ fallback), recorded as a Benchmark tied to the profile with what cockpit saw mea
   When the client prints its main-run line (`main_run_line`: its warm-up answered), the
   start is read again then, so the warm-up is left out; without that line (another client)
   the window keeps the warm-up and the benchmark's notes say so.
+* Power: the GPU ticks and log batches count for the point's measured run only, from the
+  client's main-run line (moved to its progress bar's first draw, after newer clients' 1 s
+  pause) to its last request (the bar at n/n, the result block, or its exit); the imports
+  and warm-up before are left out (sweep_watch). Without the line, the whole client run,
+  said in the notes; without any GPU sample, one note says why (`gpu_unavailable`).
+* A failed point (the client gave no result, every request failed, or `server_health`
+  says the server stopped answering) is never recorded: PointFailed, and with
+  `on_fail="stop"` (the default) the points after it are not run (`SweepOutcome.not_run`).
 * Cancel: `cancel()` kills the running client; points already recorded stay.
 * A dropped link during a point: the runner waits for it to come back, records the point
   if its record reached the host's file before the drop, else kills what is left and runs
@@ -27,7 +35,7 @@ import re
 import shlex
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -37,20 +45,22 @@ from cockpit.live.sweep_server_metrics import ServerMetricsProbe
 from cockpit.live.sweep_watch import PointWatch
 from cockpit.parse.bench_result_jsonl import BenchOutcome, from_record, from_stdout, last_record
 from cockpit.parse.gpu_sample import GpuSample
+from cockpit.parse.numbers import read_int
 from cockpit.parse.sglang_metrics import ServerScrape
 
 __all__ = [
     "ControllerSink", "PointFailed", "PointProgress", "PointRecorded", "PointRetrying", "PointSink", "PointSkipped",
     "PointStarted", "SweepEvent", "SweepFinished", "SweepNote", "SweepOutcome", "SweepRunner", "benchmark_fields",
-    "ClientOutput", "main_run_line",
+    "ClientOutput", "ON_FAIL", "main_run_line",
 ]
 
 _STDOUT_KEEP = 4000  # lines of the client's stdout kept for the fallback (the block is ~50 at the end)
 _PROGRESS_EVERY_S = 0.2
 _TQDM = re.compile(r"\d+%\|")
-_TQDM_DONE = re.compile(r"\d+%\|[^|]*\|\s*(\d+)/\d+")  # tqdm's `n/total`: requests of the main run done
+_TQDM_DONE = re.compile(r"\d+%\|[^|]*\|\s*(\d+)/(\d+)")  # tqdm's `n/total`: requests of the main run done
 _RESULT_BLOCK = "Serving Benchmark Result"
 MAIN_RUN_MARK = "Starting main benchmark run"
+ON_FAIL = ("stop", "skip")
 WARMUP_NOTE = "server percentiles include the client's warm-up (no main-run start line seen in time)"
 
 
@@ -131,6 +141,8 @@ class SweepOutcome:
     failed: list[tuple[int, str]] = field(default_factory=list)
     """(concurrency, reason) of each failed point."""
     cancelled: bool = False
+    not_run: list[int] = field(default_factory=list)
+    """Concurrencies left unrun because a point failed (`on_fail="stop"`)."""
 
     @property
     def status(self) -> str:
@@ -211,22 +223,27 @@ class ControllerSink:
 
 
 # ----- the runner --------------------------------------------------------------------------------
-def benchmark_fields(plan: SweepPlan, point: PlannedPoint, result: BenchOutcome, watch: PointWatch) -> dict[str, Any]:
-    """The Benchmark of one point: the client's figures, the sweep's context, what was seen."""
+def benchmark_fields(plan: SweepPlan, point: PlannedPoint, result: BenchOutcome, watch: PointWatch, *,
+                     no_power_reason: str | None = None) -> dict[str, Any]:
+    """The Benchmark of one point: the client's figures, the sweep's context, what was seen.
+    `no_power_reason`: why the GPU source gave nothing (said in the notes when no power)."""
     sweep, profile = plan.sweep, plan.profile
     fields: dict[str, Any] = {
         "label": f"{sweep.name} c{point.concurrency}", "profile": profile.id, "sweep": sweep.id,
         "sweep_run": plan.run_id, "dataset": str(sweep.dataset), "command": profile.command,
+        "bench_client": plan.module,
     }
     fields.update(result.fields)
     fields["concurrency"] = point.concurrency  # what was asked, whatever the record says
     fields.update(watch.fields(total_tokens=result.total_tokens, duration_s=result.fields.get("duration_s"),
-                               total_tok_s=result.fields.get("total_tok_s")))
+                               total_tok_s=result.fields.get("total_tok_s"),
+                               output_tok_s=result.fields.get("output_tok_s")))
     notes = []
     if result.completed is not None and result.completed < point.prompts:
         notes.append(f"{result.completed} of {point.prompts} requests completed")
     if watch.server_main is None and any(name.startswith("server_") for name in fields):
         notes.append(WARMUP_NOTE)
+    notes += watch.notes(no_power_reason=no_power_reason)
     if notes:
         fields["notes"] = "; ".join(notes)
     return fields
@@ -245,6 +262,10 @@ class ClientOutput:
         """"started": the main-run line came before anything of the main run finished;
         "late": it came after (stdout held in a buffer until the client exits): not usable."""
         self._main_done = False
+        self.sending = False
+        """The main run's progress bar drew after the main-run line: its requests go out."""
+        self.ended = False
+        """The main run's last request answered (the bar at n/n, or the result block)."""
 
     def feed(self, stream: str, text: str) -> bool:
         """Take a chunk; True when the progress line changed."""
@@ -270,8 +291,16 @@ class ClientOutput:
         return changed
 
     def _watch_main_run(self, line: str) -> bool:
-        if _RESULT_BLOCK in line or ((m := _TQDM_DONE.search(line)) is not None and m.group(1).strip("0") != ""):
+        m = _TQDM_DONE.search(line)
+        if _RESULT_BLOCK in line or (m is not None and m.group(1).strip("0") != ""):  # any digit count
             self._main_done = True
+        if self.main_run == "started":
+            if m is not None:
+                self.sending = True
+                done, total = read_int(m.group(1)), read_int(m.group(2))  # None past any real count
+                self.ended = self.ended or (done is not None and total is not None and done >= total > 0)
+            if _RESULT_BLOCK in line:
+                self.ended = True
         return main_run_line(line)
 
     def lines(self) -> list[str]:
@@ -282,7 +311,19 @@ class SweepRunner:
     def __init__(self, plan: SweepPlan, host: BenchHost, sink: PointSink, *,
                  on_event: Callable[[SweepEvent], Any] | None = None, clock: Callable[[], float] = time.monotonic,
                  retries: int = 1, server_metrics: ServerMetricsProbe | None = None,
-                 log_settle_s: float = 0.3) -> None:
+                 log_settle_s: float = 0.3, on_fail: str = "stop",
+                 server_health: Callable[[], Awaitable[str | None]] | None = None) -> None:
+        """`on_fail`: "stop" (the points after a failed one are not run) or "skip" (they
+        are). `server_health`: None when the server answers, else why not; asked before
+        each point and after one that failed, so a dead server fails points, never records
+        them."""
+        if on_fail not in ON_FAIL:
+            raise ValueError(f"on_fail is one of {', '.join(ON_FAIL)}, not {on_fail!r}")
+        self.on_fail = on_fail
+        self.server_health = server_health
+        self.gpu_note: str | None = None
+        """Why the GPU source gives nothing (set by whoever feeds `gpu_tick`): said in the
+        notes of a point that got no power."""
         self.plan = plan
         self.log_settle_s = log_settle_s
         self.host = host
@@ -306,6 +347,10 @@ class SweepRunner:
         if self.watch is not None:
             self.watch.log_event(event)
 
+    def gpu_unavailable(self, reason: str) -> None:
+        """The GPU source cannot give samples (no driver, no exporter, no source): why."""
+        self.gpu_note = reason
+
     # -- control ------------------------------------------------------------------------------
     def cancel(self) -> None:
         """Stop the sweep: the running client is killed; recorded points stay."""
@@ -319,6 +364,9 @@ class SweepRunner:
         for point in self.plan.points:
             if self._cancelled:
                 break
+            if outcome.failed and self.on_fail == "stop":
+                outcome.not_run.append(point.concurrency)
+                continue
             self.current = point
             self._task = asyncio.ensure_future(self._point(point, total, outcome))
             try:
@@ -342,12 +390,20 @@ class SweepRunner:
             self.on_event(PointSkipped(point.index, total, point.concurrency, ident))
             return
         started = self.clock()
-        reason = ""
+        reason = await self._server_down()
         for attempt in range(1, self.retries + 2):
+            if reason:
+                break
             result, reason = await self._attempt(point, total, attempt, started)
+            if result is not None and not result[0].completed and result[0].completed is not None:
+                # every request failed: no measurement of the server, whatever the figures say
+                down = await self._server_down()
+                reason = down or f"no request completed (0 of {point.prompts}): nothing measured"
+                break
             if result is not None:
                 try:
-                    fields = benchmark_fields(self.plan, point, result[0], result[1])
+                    fields = benchmark_fields(self.plan, point, result[0], result[1],
+                                              no_power_reason=self.gpu_note)
                     ident = await self.sink.record(point.key, fields)
                 except (OSError, ValueError) as exc:  # not saved, or a figure the model refuses
                     reason = f"not recorded: {exc}"
@@ -359,10 +415,19 @@ class SweepRunner:
                 return
             if reason.startswith("link lost") and attempt <= self.retries:
                 self.on_event(PointRetrying(point.index, total, point.concurrency, reason))
+                reason = ""
                 continue
+            reason = await self._server_down() or reason  # a dead server is the cause to say
             break
         outcome.failed.append((point.concurrency, reason))
         self.on_event(PointFailed(point.index, total, point.concurrency, reason, self.clock() - started))
+
+    async def _server_down(self) -> str:
+        """Why the server does not answer ("" when it does, or when nothing asks)."""
+        if self.server_health is None:
+            return ""
+        why = await self.server_health()
+        return f"the server stopped answering ({why})" if why else ""
 
     async def _attempt(self, point: PlannedPoint, total: int, attempt: int,
                        started: float) -> tuple[tuple[BenchOutcome, PointWatch, float | None] | None, str]:
@@ -386,6 +451,12 @@ class SweepRunner:
 
         def on_output(stream: str, text: str) -> None:
             changed = output.feed(stream, text)
+            if output.main_run == "started":  # the measured run: power and log peaks from here
+                watch.open_window()
+                if output.sending:
+                    watch.restart_window()
+                if output.ended:
+                    watch.close_window()
             if output.main_run == "started" and not main_scrape and self.server_metrics is not None:
                 # The client prints this after its warm-up answered and before it sends the main
                 # requests: a main-run observation can only land before this read if its first
@@ -420,6 +491,7 @@ class SweepRunner:
             self.watch = None
             return None, f"cannot run the client: {exc}"
         client_s = self.clock() - client_start
+        watch.close_window()  # its last request was answered by now, whatever it printed
         # The log is read by a tail that polls (over SSH too): the batch lines the server wrote
         # in the point's last moments arrive just after the client exits; they still count.
         await asyncio.sleep(self.log_settle_s)

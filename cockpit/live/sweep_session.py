@@ -16,7 +16,8 @@ from cockpit.model.enums import ProfileStatus
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 
 __all__ = ["find_sweep", "running_profiles", "pick_profile", "host_target", "server_ready",
-           "confirm_sweep", "watch_tasks", "bench_host", "server_metrics_probe", "outcome_text"]
+           "confirm_sweep", "watch_tasks", "bench_host", "server_metrics_probe", "outcome_text", "sweep_gpu_feed",
+           "with_bench_client", "server_health", "module_choice_line"]
 
 
 def find_sweep(session: Session, ref: str) -> Sweep:
@@ -108,12 +109,55 @@ def server_metrics_probe(profile: LaunchProfile, plan: SweepPlan, pool: Any, tar
     return ServerMetricsProbe(url, scrape)
 
 
+async def with_bench_client(plan: SweepPlan, host: Any) -> tuple[SweepPlan, str | None]:
+    """The plan with the bench module the host's interpreter has (`sglang.benchmark.serving`,
+    else `sglang.bench_serving`), and a line to say when neither was found (the plan keeps
+    the older name: its points then fail with the client's own error)."""
+    from cockpit.live.sweep_hosts import LinkLost
+    from cockpit.live.sweep_plan import BENCH_MODULES, bench_module_probe
+
+    said: list[str] = []
+    try:
+        await host.run(bench_module_probe(plan.python), folder=plan.folder, pidfile=f"{plan.folder}/probe.pid",
+                       on_output=lambda stream, text: said.append(text) if stream == "stdout" else None)
+    except (OSError, LinkLost) as exc:
+        return plan, f"bench client not looked up with {plan.python}: {exc}"
+    found = next((m for m in "".join(said).split() if m in BENCH_MODULES), None)
+    if found is None:
+        return plan, (f"{plan.python} on {plan.where} imports neither {' nor '.join(BENCH_MODULES)} "
+                      "(the profile's `python`, or the interpreter its command names, should be SGLang's)")
+    return plan.with_module(found), None
+
+
+def module_choice_line(plan: SweepPlan) -> str:
+    """Said under the commands a person confirms: which module runs is looked up after."""
+    from cockpit.live.sweep_plan import BENCH_MODULES
+
+    return (f"the client runs as `-m {BENCH_MODULES[0]}` where {plan.python} has it, "
+            f"else as `-m {BENCH_MODULES[1]}`")
+
+
+def server_health(profile: LaunchProfile, plan: SweepPlan, pool: Any, target: Any) -> Any:
+    """The runner's `server_health`: None while /health answers, else why not."""
+    async def ask() -> str | None:
+        why = await server_ready(profile, plan, pool, target)
+        return None if why is None else why.rpartition("is not ready: ")[2] or why
+
+    return ask
+
+
 def confirm_sweep(controller: Any, sweep_id: str, stamp: str) -> None:
-    """Remember that a person confirmed these sweep commands (journaled)."""
+    """Remember that a person confirmed these sweep commands (journaled): call only where a
+    person answered at a terminal. The stamp is sealed with this user's key
+    (sources/confirm_key.py), so no other writer can produce it."""
+    from cockpit.sources.confirm_key import confirmation
+
+    sealed = confirmation("sweep", stamp)
+
     def change(session: Session) -> None:
         for sweep in session.sweeps:
             if sweep.id == sweep_id:
-                sweep.confirmed = stamp
+                sweep.confirmed = sealed
 
     controller.apply(lambda e: e.apply(f"sweep {sweep_id} confirmed", change, kind="sweep.confirmed", ref=sweep_id))
 
@@ -124,23 +168,46 @@ def bench_host(pool: Any, target: Any, host: Host | None) -> Any:
     return SshBenchHost(pool, target, host.name if host else None) if target else LocalBenchHost()
 
 
-def watch_tasks(runner: Any, host: Host | None, target: Any, pool: Any, status: Any) -> list[Coroutine[Any, Any, None]]:
-    """What cockpit watches during the points: the host's GPUs and the server's log."""
-    out: list[Coroutine[Any, Any, None]] = []
-    if host is not None:
-        from cockpit.sources.gpu_feed import gpu_feed_for_host
+def sweep_gpu_feed(host: Host | None, pool: Any, target: Any) -> tuple[Any, str | None]:
+    """The GPU feed of the profile's host, as the GPU pane builds it (sources/host_feeds.py):
+    dcgm-exporter, this machine's NVML, or nvidia-smi over SSH; else (None, why none)."""
+    if host is None:
+        return None, "the profile names no [[hosts]] entry, so no GPU source is known"
+    source = str(getattr(host.gpu_source, "value", host.gpu_source))
+    if source == "none":
+        return None, f'host {host.name} has gpu_source = "none" (set nvml, nvidia-smi or dcgm)'
+    from cockpit.sources import gpu_feed
+    from cockpit.sources.host_feeds_plan import is_local_gpu
 
-        try:
-            gpu = gpu_feed_for_host(host, pool, target)
-        except ValueError:
-            gpu = None
-        if gpu is not None:
-            out.append(_follow_gpu(gpu, runner))
+    try:
+        if source == "dcgm":
+            from cockpit.sources.metrics_scrape import dcgm_feed_for_host
+
+            return dcgm_feed_for_host(host, pool if target is not None else None, target), None
+        if is_local_gpu(host) or target is None:
+            return gpu_feed.NvmlFeed(gpu_feed.interval_of(host)), None
+        return gpu_feed.gpu_feed_for_host(host, pool, target), None
+    except ValueError as exc:
+        return None, f"host {host.name}: {exc}"
+
+
+def watch_tasks(runner: Any, host: Host | None, target: Any, pool: Any, status: Any) -> list[Coroutine[Any, Any, None]]:
+    """What cockpit watches during the points: the host's GPUs and the server's log. Why
+    the GPUs cannot be read goes to `runner.gpu_unavailable` (the points' notes say it)."""
+    out: list[Coroutine[Any, Any, None]] = []
+    gpu, why = sweep_gpu_feed(host, pool, target)
+    if gpu is not None:
+        out.append(_follow_gpu(gpu, runner))
+    elif why:
+        runner.gpu_unavailable(why)
     log = None
     from cockpit.sources.log_feed import LogFeed
 
     if host is not None and (host.log_path or host.log_command):
-        log = LogFeed.for_host(host, pool=pool, lines=0)
+        try:
+            log = LogFeed.for_host(host, pool=pool, lines=0)
+        except ValueError:  # an unconfirmed log_command is not run: the sweep goes without its log
+            log = None
     elif status is not None and status.log_path:
         from cockpit.sources.log_tail import RemoteFile
 
@@ -152,14 +219,24 @@ def watch_tasks(runner: Any, host: Host | None, target: Any, pool: Any, status: 
 
 
 async def _follow_gpu(feed: Any, runner: Any) -> None:
-    from cockpit.parse.gpu_events import GpuSamplesTaken
+    from cockpit.parse.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 
+    what = getattr(feed, "description", "the GPU source")
     try:
         async for event in feed.stream():
             if isinstance(event, GpuSamplesTaken):
                 runner.gpu_tick(event.samples)
-    except Exception:  # noqa: BLE001 -- no GPU figures is a sweep without power, not a failed one
-        return
+                if event.samples and any(s.power_w is None for s in event.samples):
+                    why = next((s.notes.get("power_w") for s in event.samples if s.notes.get("power_w")), None)
+                    runner.gpu_unavailable(f"{what}: no power draw for every GPU ({why or 'not reported'})")
+            elif isinstance(event, GpuSourceUnavailable):  # NVML without a driver, a host without nvidia-smi
+                runner.gpu_unavailable(f"{what}: {event.message}")
+            elif isinstance(event, GpuStreamInterrupted):
+                runner.gpu_unavailable(f"{what}: {event.reason}")
+    except GpuSourceUnavailable as exc:
+        runner.gpu_unavailable(f"{what}: {exc.message}")
+    except Exception as exc:  # noqa: BLE001 -- no GPU figures is a sweep without power, not a failed one
+        runner.gpu_unavailable(f"{what}: {exc or type(exc).__name__}")
 
 
 async def _follow_log(feed: Any, runner: Any) -> None:
@@ -178,6 +255,8 @@ def outcome_text(sweep: Sweep, profile: LaunchProfile, points: int, outcome: Swe
     text = f"sweep {sweep.id} ({sweep.name}) on {profile.id}: {len(outcome.recorded)} of {points} points recorded"
     if outcome.failed:
         text += ", failed at c=" + ",".join(str(c) for c, _ in outcome.failed)
+    if outcome.not_run:
+        text += ", stopped there (not run: c=" + ",".join(str(c) for c in outcome.not_run) + ")"
     if outcome.cancelled:
         text += ", cancelled"
     return text

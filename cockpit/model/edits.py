@@ -20,6 +20,9 @@ from cockpit.model.journal_text import change as said_change
 from cockpit.model.journal_text import changes as said_changes
 from cockpit.model.journal_text import shown
 from cockpit.model.session import (
+    AUTO,
+    LAST_ACTIONS_KEPT,
+    Activity,
     Benchmark,
     Discovery,
     FileChange,
@@ -53,6 +56,12 @@ def _working_copy(session: Session) -> Session:
     if session.last_action is not None:
         update["last_action"] = session.last_action.model_copy()
     return session.model_copy(update=update)
+
+
+def _keep_earlier(session: Session) -> None:
+    """The last action about to be replaced joins the history (the newest `LAST_ACTIONS_KEPT`)."""
+    if session.last_action is not None:
+        session.last_actions = [*session.last_actions, session.last_action][-LAST_ACTIONS_KEPT:]
 
 
 class EditError(ValueError):
@@ -351,9 +360,29 @@ class SessionEditor:
         self.apply(f"benchmark deleted: {ident}", change, kind="benchmark.deleted", ref=ident)
 
     def set_last_action(self, text: str, next_step: str | None = None, fallback: str | None = None) -> None:
+        """A person's (or their assistant's) words; the one they replace goes to `last_actions`."""
         def change(s: Session) -> None:
+            _keep_earlier(s)
             s.last_action = LastAction(text=text, when=now(), next_step=next_step or None, fallback=fallback or None)
-        self.apply(f"last action: {text}", change, kind="last_action.set")
+        said = f"last action: {text}" + (f"; next: {next_step}" if next_step else "") + \
+            (f"; fallback: {fallback}" if fallback else "")
+        self.apply(said, change, kind="last_action.set")
+
+    def record_activity(self, text: str, next_step: str | None = None, fallback: str | None = None) -> None:
+        """An automatic step (start, ready, crash, a sweep's end): beside a person's last
+        action, never over their words; it is the last action only where there is none or
+        the one there was written by an automatic step too."""
+        def change(s: Session) -> None:
+            step = Activity(text=text, when=now(), next_step=next_step or None, fallback=fallback or None)
+            last = s.last_action
+            if last is not None and last.by != AUTO:
+                s.last_action = last.model_copy(update={"activity": step})
+                return
+            _keep_earlier(s)
+            s.last_action = LastAction(text=text, when=step.when, next_step=step.next_step, fallback=step.fallback,
+                                       by=AUTO)
+        said = f"activity: {text}" + (f"; suggests: {next_step}" if next_step else "")
+        self.apply(said, change, kind="activity")
 
     def mark_profile_working(self, ident: str) -> None:
         said: list[str] = []

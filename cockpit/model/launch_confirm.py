@@ -1,15 +1,27 @@
-"""What a person confirmed before cockpit ran a launch profile: a fingerprint of the
-command, its env and its host. Nothing runs that the user has not seen: a start whose
-fingerprint differs from the profile's `confirmed` asks again (or needs `--yes`)."""
+"""What a person confirmed before cockpit ran something: a fingerprint of what would run
+(a launch profile's command, env and host; a host's `log_command`), sealed with a key only
+this user holds. Nothing runs that the user has not seen: a start whose seal does not
+verify asks again (or needs `--yes` typed on the command line).
+
+Why a seal and not the bare fingerprint: anyone can compute a fingerprint, so an
+assistant over MCP, `cockpit add` or an editor could write one into the session and make
+`cockpit run` start the command unasked. The seal is an HMAC of the fingerprint with the
+per-user key (sources/confirm_key.py), written only where a person answered at a terminal;
+a seal from another user's session, or a bare fingerprint from an older file, does not
+verify and simply asks again. Pure functions here; the key's file is a source's business.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 
-from cockpit.model.session import LaunchProfile
+from cockpit.model.session import Host, LaunchProfile
 
-__all__ = ["fingerprint", "needs_confirmation"]
+__all__ = ["fingerprint", "log_fingerprint", "needs_confirmation", "seal", "sealed"]
+
+SEAL_PREFIX = "hmac1:"
 
 
 def fingerprint(profile: LaunchProfile) -> str:
@@ -23,5 +35,25 @@ def fingerprint(profile: LaunchProfile) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
-def needs_confirmation(profile: LaunchProfile) -> bool:
-    return profile.confirmed != fingerprint(profile)
+def log_fingerprint(host: Host) -> str:
+    """What a host's `log_command` runs and where: the command and the host's link."""
+    payload = json.dumps({"log_command": host.log_command, "name": host.name, "ssh": host.ssh, "jump": host.jump},
+                         sort_keys=True, ensure_ascii=True)
+    return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+def seal(key: bytes, kind: str, stamp: str) -> str:
+    """The confirmation of `stamp` (a fingerprint) for `kind` ("launch", "sweep", "log")."""
+    mac = hmac.new(key, f"{kind}\0{stamp}".encode(), hashlib.sha256).hexdigest()[:32]
+    return SEAL_PREFIX + mac
+
+
+def sealed(key: bytes | None, kind: str, stamp: str, value: str | None) -> bool:
+    """Whether `value` (what the session holds) is this user's seal of `stamp`."""
+    if key is None or not value or not value.startswith(SEAL_PREFIX):
+        return False
+    return hmac.compare_digest(value, seal(key, kind, stamp))
+
+
+def needs_confirmation(profile: LaunchProfile, key: bytes | None) -> bool:
+    return not sealed(key, "launch", fingerprint(profile), profile.confirmed)

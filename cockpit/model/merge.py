@@ -26,13 +26,23 @@ from pydantic import BaseModel
 
 from cockpit.model.ids import PREFIX, next_id
 from cockpit.model.integrity import HOST_FIELDS, LINKS
-from cockpit.model.session import Host, JournalEvent, PrometheusSource, Session, now
+from cockpit.model.session import (
+    AUTO,
+    LAST_ACTIONS_KEPT,
+    Activity,
+    Host,
+    JournalEvent,
+    LastAction,
+    PrometheusSource,
+    Session,
+    now,
+)
 
 # Collections of records keyed by `id`, in the session's field order.
 ID_COLLECTIONS = ("instructions", "discoveries", "tasks", "files", "packages", "launch", "benchmarks", "sweeps")
 # Fields holding lists of ids or words: merged as sets, not as one value.
 SET_FIELDS = frozenset({"benchmarks", "files", "tasks", "discoveries", "tags"})
-SINGLE_FIELDS = ("schema_version", "title", "created", "last_action")
+SINGLE_FIELDS = ("schema_version", "title", "created")
 # Fields an edit rewrites as a side effect (a column renumbered, a stamp): not content, so a
 # difference in them alone neither keeps a deleted record nor makes a conflict.
 LAYOUT_FIELDS = frozenset({"order", "updated", "captured"})
@@ -248,6 +258,36 @@ def _merge_value(where: str, base: Any, ours: Any, theirs: Any, result: MergeRes
     return ours
 
 
+def _words(action: LastAction | None) -> LastAction | None:
+    return action.model_copy(update={"activity": None}) if action is not None else None
+
+
+def _merge_last_action(base: LastAction | None, ours: LastAction | None, theirs: LastAction | None,
+                       result: MergeResult) -> LastAction | None:
+    """A person's words and the automatic activity beside them merge apart; where both
+    sides wrote new words and one side's are an automatic step's, the person's stay and the
+    automatic words go beside them (no writer's automatic step replaces a person's words)."""
+    w_base, w_ours, w_theirs = _words(base), _words(ours), _words(theirs)
+    activity = _merge_value("last_action.activity", base.activity if base else None,
+                            ours.activity if ours else None, theirs.activity if theirs else None, result)
+    both_wrote = w_ours != w_theirs and w_ours != w_base and w_theirs != w_base
+    if both_wrote and w_ours is not None and w_theirs is not None and (w_ours.by == AUTO) != (w_theirs.by == AUTO):
+        person, auto = (w_theirs, w_ours) if w_ours.by == AUTO else (w_ours, w_theirs)
+        result.taken += person is w_theirs
+        return person.model_copy(update={"activity": Activity(text=auto.text, when=auto.when,
+                                                              next_step=auto.next_step, fallback=auto.fallback)})
+    words = _merge_value("last_action", w_base, w_ours, w_theirs, result)
+    return words.model_copy(update={"activity": activity}) if words is not None else None
+
+
+def _merge_history(base: list[LastAction], ours: list[LastAction], theirs: list[LastAction]) -> list[LastAction]:
+    """Earlier last actions as a set: kept unless one side dropped it; oldest first, bounded."""
+    kept = [a for a in ours if a in theirs or a not in base]
+    kept += [a for a in theirs if a not in ours and a not in base]
+    kept.sort(key=lambda a: a.when.timestamp() if a.when else 0.0)
+    return kept[-LAST_ACTIONS_KEPT:]
+
+
 def _drop_dangling(data: dict[str, Any], base: Session, ours: Session, theirs: Session,
                    result: MergeResult) -> None:
     """Links to records the other side deleted are dropped; a host still named is kept."""
@@ -286,6 +326,8 @@ def merge_sessions(base: Session, ours: Session, theirs: Session) -> MergeResult
     data: dict[str, Any] = {}
     for name in SINGLE_FIELDS:
         data[name] = _merge_value(name, getattr(base, name), getattr(ours, name), getattr(theirs, name), result)
+    data["last_action"] = _merge_last_action(base.last_action, ours.last_action, theirs.last_action, result)
+    data["last_actions"] = _merge_history(base.last_actions, ours.last_actions, theirs.last_actions)
     goal: dict[str, Any] = {
         name: _merge_value(f"goal.{name}", getattr(base.goal, name), getattr(ours.goal, name),
                            getattr(theirs.goal, name), result)

@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from cockpit.model.redact import MASK, is_secret_flag, is_secret_name, redact_text
+from cockpit.model.redact import MASK, holds_secret, is_secret_flag, is_secret_name, mask_secrets, redact_text
 from cockpit.model.session import LaunchProfile
 
 _ENV_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
@@ -151,7 +151,7 @@ def diff_profiles(base: LaunchProfile, other: LaunchProfile) -> ProfileDiff:
         program=_masked(Change("program", a.program, b.program), False) if a.program != b.program else None,
         host=_masked(Change("host", base.host, other.host), False) if base.host != other.host else None,
         options=tuple(_masked(c, is_secret_flag(c.name)) for c in options),
-        env=tuple(_masked(c, is_secret_name(c.name)) for c in env), same_options=same,
+        env=tuple(_masked(c, is_secret_name(c.name) or holds_secret(c.name)) for c in env), same_options=same,
     )
 
 
@@ -161,7 +161,7 @@ def _masked(change: Change, secret: bool) -> Change:
         if not value:  # absent, or a switch: nothing to hide
             return value
         return MASK if secret else redact_text(value)
-    return Change(change.name, hide(change.old), hide(change.new))
+    return Change(mask_secrets(change.name), hide(change.old), hide(change.new))  # a token pasted as a name
 
 
 def _line(c: Change, joined: Callable[[str, str | None], str], empty: str) -> tuple[str, str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -24,6 +24,7 @@ from cockpit.model.enums import (
 )
 from cockpit.model.ids import ID_PATTERN
 from cockpit.model.log_view import LogViewState
+from cockpit.model.prom_match import matchers_of
 
 SCHEMA_VERSION = 1
 
@@ -55,16 +56,59 @@ class Strict(BaseModel):
     @classmethod
     def _refuse_secrets(cls, data: Any) -> Any:
         if isinstance(data, dict):
-            for key in data:
+            records = _RECORD_FIELDS.get(cls)
+            if records is None:
+                records = _record_fields(cls)
+            for key, value in data.items():
+                if isinstance(value, str):
+                    if "PRIVATE KEY" in value and PRIVATE_KEY_BLOCK.search(value):
+                        raise ValueError(f"{key}: private key material is never stored in a session")
+                # Records inside (a profile in `launch`) check themselves when they validate.
+                elif value and key not in records and isinstance(value, dict | list | tuple):
+                    why = _secret_in(value, str(key))
+                    if why:
+                        raise ValueError(why)
                 if isinstance(key, str) and SECRET_KEY_NAMES.search(key):
-                    raise ValueError(
-                        f"'{key}': cockpit never stores passwords, passphrases or keys; "
-                        "use ssh-agent or an IdentityFile in ~/.ssh/config"
-                    )
-            for value in data.values():
-                if isinstance(value, str) and PRIVATE_KEY_BLOCK.search(value):
-                    raise ValueError("private key material is never stored in a session")
+                    raise ValueError(_password_said(key))
         return data
+
+
+_RECORD_FIELDS: dict[type, frozenset[str]] = {}
+
+
+def _record_fields(cls: type[BaseModel]) -> frozenset[str]:
+    """Fields of `cls` that hold models (or lists of them), which refuse secrets themselves."""
+    def models(tp: Any) -> bool:
+        return (isinstance(tp, type) and issubclass(tp, BaseModel)) or any(models(a) for a in get_args(tp))
+    known = _RECORD_FIELDS[cls] = frozenset(n for n, f in cls.model_fields.items() if models(f.annotation))
+    return known
+
+
+def _password_said(name: str) -> str:
+    return (f"'{name}': cockpit never stores passwords, passphrases or keys; "
+            "use ssh-agent or an IdentityFile in ~/.ssh/config")
+
+
+def _secret_in(value: Any, where: str) -> str | None:
+    """Why `value` may not be stored, looking into every table and list inside it (env keys
+    and values, argv lists): a password-like key name or private key material."""
+    stack: list[tuple[str, Any]] = [(where, value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, str):
+            if "PRIVATE KEY" in item and PRIVATE_KEY_BLOCK.search(item):
+                return f"{where}: private key material is never stored in a session"
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                name = f"{where}.{key}"
+                if isinstance(key, str) and SECRET_KEY_NAMES.search(key):
+                    return _password_said(name)
+                if isinstance(key, str) and "PRIVATE KEY" in key and PRIVATE_KEY_BLOCK.search(key):
+                    return f"{where}: private key material is never stored in a session (in a key name)"
+                stack.append((name, inner))
+        elif isinstance(item, list | tuple):
+            stack += [(f"{where}[{index}]", inner) for index, inner in enumerate(item)]
+    return None
 
 
 class Target(Strict):
@@ -231,6 +275,16 @@ class Benchmark(Strict):
     power_share: float | None = Field(default=None, ge=0)
     """Mean power over the point as a share of the summed power limits (0.62 = 62 %)."""
     tok_per_joule: float | None = Field(default=None, ge=0)
+    """Total (input + output) tokens per joule over the measured run."""
+    output_tok_per_joule: float | None = Field(default=None, ge=0)
+    """Output tokens per joule over the measured run (energy per generated token)."""
+    ttft_median_ms: float | None = Field(default=None, ge=0)
+    itl_median_ms: float | None = Field(default=None, ge=0)
+    e2e_p99_ms: float | None = Field(default=None, ge=0)
+    max_concurrent_requests: int | None = Field(default=None, ge=0)
+    """The concurrency the client achieved (its `max_concurrent_requests`), not the one asked."""
+    bench_client: str | None = None
+    """The bench module that ran the point (`sglang.benchmark.serving` or `sglang.bench_serving`)."""
     peak_running: int | None = Field(default=None, ge=0)
     peak_queued: int | None = Field(default=None, ge=0)
     error_labels: list[str] = []
@@ -251,11 +305,31 @@ class Benchmark(Strict):
         return value
 
 
+class Activity(Strict):
+    """An automatic step (a start, ready, a crash, a sweep's end) and what it suggests."""
+
+    text: Text
+    when: AwareDatetime | None = None
+    next_step: str | None = None
+    fallback: str | None = None
+
+
+AUTO: Literal["auto"] = "auto"
+"""`LastAction.by` of one an automatic step wrote (nobody has written one since)."""
+
+LAST_ACTIONS_KEPT = 20
+
+
 class LastAction(Strict):
     text: Text
     when: AwareDatetime | None = None
     next_step: str | None = None
     fallback: str | None = None
+    by: Literal["auto"] | None = None
+    """"auto" when an automatic step wrote it; unset: the words of a person (or their
+    assistant), which no automatic step replaces."""
+    activity: Activity | None = None
+    """The latest automatic step since a person wrote this: beside their words, never over them."""
 
 
 # Polling intervals (seconds between GPU samples, scrapes, queries): 1e-300 would busy-loop,
@@ -275,6 +349,9 @@ class Host(Strict):
     jump: str | None = None
     log_path: str | None = None
     log_command: str | None = None
+    log_confirmed: str | None = None
+    """A person's seal of `log_command` on this host (see `model.launch_confirm`): the command
+    runs only once its seal verifies; set by the TUI's confirm dialog, never by a writer."""
     gpu_source: GpuSource = GpuSource.NONE
     gpu_interval_s: float = Field(default=1.0, ge=MIN_INTERVAL_S, le=MAX_INTERVAL_S)
     metrics_url: str | None = Field(default=None, pattern=r"^https?://")
@@ -297,6 +374,16 @@ class PrometheusSource(Strict):
     """Name of an environment variable holding `user:password` or a bearer token (never the secret)."""
     interval_s: float = Field(default=5.0, ge=MIN_INTERVAL_S, le=MAX_INTERVAL_S)
     history_h: float = Field(default=3.0, ge=1 / 3600, le=24 * 31)  # one second to a month
+    match: dict[str, str] | str | None = None
+    """Which targets are this fleet's: `{job = "sglang"}` or a selector string (model/prom_match.py)."""
+    rate_window_s: float | None = Field(default=None, ge=MIN_INTERVAL_S, le=MAX_INTERVAL_S)
+    """rate() / percentile window; unset: from the targets' scrape interval (live/fleet.py)."""
+
+    @field_validator("match")
+    @classmethod
+    def _matchers(cls, value: dict[str, str] | str | None) -> dict[str, str] | str | None:
+        matchers_of(value)  # raises MatchError (a ValueError) saying which part is wrong
+        return value
 
 
 class JournalEvent(Strict):
@@ -347,6 +434,8 @@ class Session(Strict):
     ui: UiState = UiState()
     sweeps: list[Sweep] = []
     prometheus: list[PrometheusSource] = []
+    last_actions: list[LastAction] = []
+    """Earlier last actions, oldest first (the last `LAST_ACTIONS_KEPT`): what each new one replaced."""
 
     @field_validator("schema_version")
     @classmethod

@@ -24,8 +24,11 @@ RECORD_FIELDS = {
     "total_throughput": "total_tok_s",
     "output_throughput": "output_tok_s",
     "request_throughput": "request_throughput",
-    "mean_ttft_ms": "ttft_ms",
+    "mean_ttft_ms": "ttft_ms",  # ttft_ms / itl_ms are the client's means
     "mean_itl_ms": "itl_ms",
+    "median_ttft_ms": "ttft_median_ms",
+    "median_itl_ms": "itl_median_ms",
+    "p99_e2e_latency_ms": "e2e_p99_ms",
     "mean_tpot_ms": "tpot_ms",
     "mean_e2e_latency_ms": "e2e_latency_ms",
     "p99_ttft_ms": "ttft_p99_ms",
@@ -37,7 +40,12 @@ STDOUT_EXTRA_FIELDS = {
     "P99 TTFT (ms)": "ttft_p99_ms",
     "P99 ITL (ms)": "itl_p99_ms",
     "Benchmark duration (s)": "duration_s",
+    "Median TTFT (ms)": "ttft_median_ms",
+    "Median ITL (ms)": "itl_median_ms",
+    "P99 E2E Latency (ms)": "e2e_p99_ms",
 }
+ACHIEVED_KEY, ACHIEVED_ROW = "max_concurrent_requests", "Peak concurrent requests"
+"""The concurrency the client reached (the JSONL key, the printed row); 0.5.x writes both."""
 
 
 def read_records(text: str) -> list[dict[str, Any]]:
@@ -80,6 +88,7 @@ def record_fields(record: Mapping[str, Any]) -> dict[str, Any]:
     concurrency = _number(record.get("max_concurrency"))
     if concurrency is not None and concurrency >= 1:
         out["concurrency"] = int(concurrency)
+    _achieved(out, _number(record.get(ACHIEVED_KEY)))
     dataset = record.get("dataset_name")
     if isinstance(dataset, str) and dataset:
         out["dataset"] = dataset
@@ -92,6 +101,17 @@ def record_fields(record: Mapping[str, Any]) -> dict[str, Any]:
         elif (asked := _number(record.get(asked_key))) is not None:
             out[name] = int(asked)
     return out
+
+
+def _achieved(out: dict[str, Any], achieved: float | None) -> None:
+    """The achieved concurrency, and the speed of one stream from it: output tok/s shared by
+    the requests that were in flight (not by the asked-for concurrency, which a short run or
+    a full server never reaches)."""
+    if achieved is None:
+        return
+    out["max_concurrent_requests"] = int(achieved)
+    if achieved >= 1 and out.get("output_tok_s") is not None:
+        out["output_tok_s_per_stream"] = round(out["output_tok_s"] / achieved, 3)
 
 
 def record_counts(record: Mapping[str, Any]) -> tuple[int | None, int | None]:
@@ -134,6 +154,7 @@ def from_stdout(lines: Iterable[str]) -> BenchOutcome | None:
     for label, name in STDOUT_EXTRA_FIELDS.items():
         if label in values:
             fields[name] = values[label]
+    _achieved(fields, values.get(ACHIEVED_ROW))
     completed = values.get("Successful requests")
     tokens_in, tokens_out = values.get("Total input tokens"), values.get("Total generated tokens")
     total = None if tokens_in is None or tokens_out is None else int(tokens_in + tokens_out)

@@ -4,7 +4,13 @@ Labels (SGLang docs, section 8 of docs/sglang-log-format.md): `model_name`, `eng
 `tp_rank`, `pp_rank`, `dp_rank`, and `moe_ep_rank` in 0.5.x. Every TP / PP / EP rank of one
 DP group reports the same scheduler figures (with `--enable-metrics-for-all-schedulers`), so
 one of them is kept (the lowest ranks); DP groups are separate schedulers, so counts and
-rates are summed over them and fractions (token usage, cache hit rate) averaged.
+rates are summed over them and fractions averaged (token usage weighted by each group's KV
+pool when the page gives `max_total_num_tokens`: used / total over the whole server).
+
+Groups are made by meaning, not by a fixed label list: 0.5.x serves its gauges through
+prometheus_client's multiprocess collector, which adds a `pid` label, a different value on
+every rank. A label whose value is fixed by a series' ranks and differs between ranks (`pid`,
+a host name, a GPU id) only says which process wrote it, so it never splits a rank group.
 
 Names the pane expects and the text lacks are listed in `missing`, never read as zero.
 """
@@ -75,12 +81,44 @@ class ServerScrape:
         return {**self.gauges, **self.counters}
 
 
+RANK_LABELS = (DP_LABEL, *REPLICA_LABELS)
+# a histogram's bucket bound and a summary's quantile split one process's series by design
+_DIMENSIONS = frozenset({"le", "quantile"})
+
+
+def per_process_labels(rows: Iterable[tuple[Labels, float]]) -> frozenset[str]:
+    """Labels of these rows that only name the process a row came from: each rank (its
+    dp / tp / pp / ep ranks) has one value of the label and the ranks' values differ.
+
+    `pid` is always one where the rows carry ranks (a restarted rank leaves its dead pid's
+    row beside the new one: still one rank). Rows with no rank labels at all (the tokenizer's
+    series) are separate processes doing separate work when they differ, and are kept apart."""
+    rows = list(rows)
+    if not any(r in labels for labels, _ in rows for r in RANK_LABELS):
+        return frozenset()
+    values: dict[str, dict[tuple[str | None, ...], set[str | None]]] = {}
+    names = {k for labels, _ in rows for k in labels} - set(RANK_LABELS) - _DIMENSIONS
+    for labels, _ in rows:
+        rank = tuple(labels.get(r) for r in RANK_LABELS)
+        for name in names:
+            values.setdefault(name, {}).setdefault(rank, set()).add(labels.get(name))
+    out = {"pid"} & names
+    for name, by_rank in values.items():
+        fixed_by_rank = all(len(v) == 1 for v in by_rank.values())
+        if fixed_by_rank and len({next(iter(v)) for v in by_rank.values()}) > 1:
+            out.add(name)
+    return frozenset(out)
+
+
 def _one_per_group(rows: Iterable[tuple[Labels, float]]) -> dict[
         tuple[tuple[str, str], ...], tuple[tuple[int, ...], float]]:
-    """Rows keyed by their labels less the replica ranks; the lowest ranks win."""
+    """Rows keyed by their labels less the replica ranks and the per-process labels; the
+    lowest ranks win."""
+    rows = list(rows)
+    drop = set(REPLICA_LABELS) | per_process_labels(rows)
     out: dict[tuple[tuple[str, str], ...], tuple[tuple[int, ...], float]] = {}
     for labels, value in rows:
-        key = tuple(sorted((k, v) for k, v in labels.items() if k not in REPLICA_LABELS))
+        key = tuple(sorted((k, v) for k, v in labels.items() if k not in drop))
         rank = tuple(_as_int(labels.get(r, "0")) for r in REPLICA_LABELS)
         if key not in out or rank < out[key][0]:
             out[key] = (rank, value)
@@ -129,6 +167,11 @@ def sglang_scrape(expo: Exposition) -> ServerScrape:
         by_dp[name] = dict(per_dp)
         values = list(per_dp.values())
         gauges[name] = sum(values) / len(values) if name in AVERAGED_GAUGES else sum(values)
+    pools = by_dp.get("max_total_num_tokens", {})
+    usage = by_dp.get("token_usage", {})
+    if len(usage) > 1 and set(usage) <= set(pools) and sum(pools[dp] for dp in usage) > 0:
+        # each DP group has its own KV pool: the server's usage is used / total over them
+        gauges["token_usage"] = sum(u * pools[dp] for dp, u in usage.items()) / sum(pools[dp] for dp in usage)
     counters = {name: sum(_dp_values(expo, name).values())
                 for name in COUNTERS if expo.has(SGLANG_PREFIX + name)}
     histograms = {name: h for name in HISTOGRAMS if (h := _histogram(expo, name)) is not None}

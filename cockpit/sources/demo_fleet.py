@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cockpit.sources.prometheus_api import PrometheusClient, PrometheusError, PromSeries
+from cockpit.sources.prometheus_api import PrometheusClient, PrometheusError, PromSeries, PromTarget
 
 REPLAY_URL = "replay://prometheus"
 """Stands in for the URL: a replay never opens a connection."""
@@ -60,6 +60,13 @@ class RecordedPrometheus(PrometheusClient):
     async def query_range(self, promql: str, start: float, end: float, step_s: float) -> list[PromSeries]:
         return [PromSeries(a["labels"], tuple((t, v) for t, v in a["points"]))
                 for a in self._recorded(f"query_range {promql}")]
+
+    async def targets(self) -> list[PromTarget]:
+        """The targets API's answer as recorded (their scrape intervals set the rate window)."""
+        return [PromTarget(a["labels"], a["scrape_interval_s"], a.get("health", "")) for a in self._recorded("targets")]
+
+    async def config_yaml(self) -> str:
+        raise PrometheusError("bad-query", "no recorded configuration")
 
 
 def load_factor(host: str, t: float) -> float:

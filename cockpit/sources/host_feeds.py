@@ -171,5 +171,8 @@ def _log_feed_to(target: SshTarget, host: Any, pool: SshPool, lines: int) -> Liv
     from cockpit.sources.log_tail import RemoteCommand, RemoteFile
 
     if host.log_command:
+        from cockpit.sources.confirm_key import require_log_confirmed
+
+        require_log_confirmed(host)  # a shell command from the session: only once a person confirmed it
         return LogFeed.ssh(RemoteCommand(target, host.log_command), pool=pool, lines=lines)
     return LogFeed.ssh(RemoteFile(target, host.log_path), pool=pool, lines=lines)

@@ -87,7 +87,10 @@ def plan_feeds(hosts: Sequence[Any]) -> Plan:
         link = (("ssh", host.ssh), ("jump", getattr(host, "jump", None)))
         specs: list[FeedSpec] = []
         if host.log_path or host.log_command:
-            specs.append(FeedSpec("log", name, (*link, ("log_path", host.log_path), ("log_command", host.log_command))))
+            fields: tuple[tuple[str, Any], ...] = (*link, ("log_path", host.log_path), ("log_command", host.log_command))
+            if host.log_command:  # a confirmation given restarts the feed (then it runs)
+                fields = (*fields, ("log_confirmed", getattr(host, "log_confirmed", None)))
+            specs.append(FeedSpec("log", name, fields))
         source = _gpu_source(host)
         if source != "none" and not (is_local_gpu(host) and local_gpus):
             local_gpus = local_gpus or is_local_gpu(host)

@@ -47,7 +47,57 @@ def load_known_hosts(target: SshTarget, resolved: Any) -> tuple[Any, list[str]]:
         kh = asyncssh.read_known_hosts(existing) if existing else asyncssh.import_known_hosts("")
     except (ValueError, OSError) as exc:  # UnicodeDecodeError is a ValueError
         raise _which_line(existing, exc) from None
+    if (dead := _dead_line(existing)) is not None:
+        raise dead
     return kh, files
+
+
+_NOT_A_LINE = "not a known_hosts line (host patterns, a key type, then the key in base64)"
+
+
+def _dead_line(files: list[str]) -> KnownHostsError | None:
+    """The first line asyncssh skips without a word although it is no key of a type it does
+    not know: garbage, or a key cut short or pasted over. Skipped silently, the host's key
+    would read as unknown (or a CHANGED key as new) instead of this line being fixed."""
+    import asyncssh
+
+    for f in files:
+        try:
+            with open(f, encoding="utf-8") as handle:
+                lines = handle.read().splitlines()
+        except (OSError, ValueError):
+            continue  # read_known_hosts read it a moment ago; a race is not this check's business
+        for n, line in enumerate(lines, 1):
+            text = line.strip()
+            if not text or text.startswith("#"):
+                continue
+            try:
+                loaded = asyncssh.import_known_hosts(text)
+            except ValueError:
+                return KnownHostsError(f"{_shown(f)}:{n}: {_NOT_A_LINE}")
+            if getattr(loaded, "_exact_entries", True) or getattr(loaded, "_pattern_entries", True):
+                continue
+            if not _unknown_key_type(text):
+                return KnownHostsError(f"{_shown(f)}:{n}: {_NOT_A_LINE}")
+    return None
+
+
+def _unknown_key_type(text: str) -> bool:
+    """A well-formed key whose type asyncssh does not support (a newer algorithm): skipped,
+    as OpenSSH skips what it does not know. Its base64 holds its own type name first."""
+    import base64
+    import binascii
+    import re
+
+    fields = text[1:].split()[1:] if text.startswith("@") else text.split()
+    if len(fields) < 3 or not re.fullmatch(r"[a-z0-9][a-z0-9@.+-]*", fields[1]):
+        return False
+    try:
+        blob = base64.b64decode(fields[2], validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    name = fields[1].encode()
+    return len(blob) > 4 + len(name) and blob[:4] == len(name).to_bytes(4, "big") and blob[4:4 + len(name)] == name
 
 
 def _which_line(files: list[str], exc: Exception) -> KnownHostsError:

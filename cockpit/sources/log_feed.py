@@ -191,7 +191,8 @@ class LogFeed:
     @classmethod
     def for_host(cls, host: Any, *, pool: Any = None, lines: int = 50_000, **kw: Any) -> LogFeed:
         """The feed for a session Host: `log_command` (on `host.ssh`, else here), else
-        `log_path` (on `host.ssh`; a bare path is local, `[user@]host:path` is remote)."""
+        `log_path` (on `host.ssh`; a bare path is local, `[user@]host:path` is remote).
+        An unconfirmed `log_command` raises LogCommandNotConfirmed (a ValueError)."""
         from cockpit.sources.log_tail import LocalFile, RemoteCommand, RemoteFile, ResumableTail
         from cockpit.sources.ssh_pool import SshTarget
 
@@ -200,6 +201,9 @@ class LogFeed:
             jump = SshTarget.parse(host.jump) if getattr(host, "jump", None) else None
             target = SshTarget.parse(host.ssh, jump=jump)
         if host.log_command:
+            from cockpit.sources.confirm_key import require_log_confirmed
+
+            require_log_confirmed(host)  # a shell command from the session: only once a person confirmed it
             if target is None:
                 return cls.command(host.log_command, **kw)
             return cls.ssh(RemoteCommand(target, host.log_command), pool=pool, lines=lines, **kw)

@@ -16,6 +16,7 @@ import asyncio
 import base64
 import json
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -47,6 +48,38 @@ class PromSeries:
         return self.points[-1][1]
 
 
+@dataclass(frozen=True, slots=True)
+class PromTarget:
+    """An active scrape target (`/api/v1/targets`): its labels and scrape interval."""
+
+    labels: Mapping[str, str]
+    scrape_interval_s: float | None
+    health: str = "unknown"
+
+
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|y|w|d|h|m|s)")
+_UNIT_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0, "y": 31536000.0}
+
+
+def duration_s(text: str) -> float | None:
+    """A Prometheus duration (`15s`, `1m30s`, `500ms`) in seconds; None when it is not one."""
+    text = text.strip().strip("'\"")
+    parts = _DURATION.findall(text)
+    if not text or "".join(n + u for n, u in parts) != text:
+        return None
+    return sum(float(n) * _UNIT_S[u] for n, u in parts)
+
+
+def config_scrape_intervals(yaml_text: str) -> list[float]:
+    """Every `scrape_interval:` of a Prometheus config (`/api/v1/status/config`'s YAML), the
+    global one included; no YAML library: the key is one line, its value one duration."""
+    out = []
+    for m in re.finditer(r"^\s*scrape_interval:\s*(\S+)\s*$", yaml_text, re.MULTILINE):
+        if (v := duration_s(m[1])) is not None:
+            out.append(v)
+    return out
+
+
 def auth_header(secret: str) -> str:
     """`user:password` -> basic auth; anything else is a bearer token."""
     if ":" in secret:
@@ -74,6 +107,22 @@ class PrometheusClient:
         return await self._get("/api/v1/query_range", {
             "query": promql, "start": f"{start:.3f}", "end": f"{end:.3f}", "step": f"{max(step_s, 0.001):g}"})
 
+    async def targets(self) -> list[PromTarget]:
+        """The active targets with their scrape intervals (Prometheus 2.x, 3.x)."""
+        data = await self._get_data("/api/v1/targets", {"state": "active"})
+        out = []
+        for t in data.get("activeTargets") or () if isinstance(data, dict) else ():
+            if isinstance(t, dict):
+                labels: dict[Any, Any] = t["labels"] if isinstance(t.get("labels"), dict) else {}
+                interval = duration_s(str(t["scrapeInterval"])) if t.get("scrapeInterval") else None
+                out.append(PromTarget({str(k): str(v) for k, v in labels.items()}, interval, str(t.get("health", ""))))
+        return out
+
+    async def config_yaml(self) -> str:
+        """The loaded configuration (`/api/v1/status/config`), as Prometheus gives it (YAML)."""
+        data = await self._get_data("/api/v1/status/config", {})
+        return str(data.get("yaml") or "") if isinstance(data, dict) else ""
+
     def _headers(self) -> dict[str, str]:
         if not self.auth_env:
             return {}
@@ -85,6 +134,10 @@ class PrometheusClient:
         return {"Authorization": auth_header(secret)}
 
     async def _get(self, path: str, params: Mapping[str, str]) -> list[PromSeries]:
+        return self._series(await self._get_data(path, params))
+
+    async def _get_data(self, path: str, params: Mapping[str, str]) -> Any:
+        """The answer's `data`, or a PrometheusError saying why there is none."""
         headers = self._headers()
         # POST would allow longer queries; the fleet's fit a GET, which proxies let through
         parts = split_url(f"{self.url}{path}?{urlencode(params)}")
@@ -99,9 +152,9 @@ class PrometheusClient:
             raise PrometheusError("bad-answer", f"{self.url}: {exc}") from None
         except OSError as exc:
             raise PrometheusError("unreachable", f"cannot reach {self.url}: {exc.strerror or exc}") from None
-        return self._series(answer)
+        return self._data(answer)
 
-    def _series(self, answer: HttpAnswer) -> list[PromSeries]:
+    def _data(self, answer: HttpAnswer) -> Any:
         if answer.status == 401:
             if self.auth_env:
                 why = f"Prometheus refused the credentials in ${self.auth_env} (HTTP 401)"
@@ -123,7 +176,12 @@ class PrometheusClient:
             error = str(doc.get("error") or f"HTTP {answer.status}")
             kind = "bad-query" if doc.get("errorType") in ("bad_data", "execution") else "http"
             raise PrometheusError(kind, f"Prometheus: {error}")
-        data = doc.get("data") or {}
+        return doc.get("data") or {}
+
+    @staticmethod
+    def _series(data: Any) -> list[PromSeries]:
+        if not isinstance(data, dict):
+            raise PrometheusError("bad-answer", "Prometheus answered a query without a result")
         rtype, result = data.get("resultType"), data.get("result") or []
         if rtype == "scalar":
             return [PromSeries({}, ((float(result[0]), float(result[1])),))]

@@ -31,10 +31,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cockpit.model.launch_confirm import fingerprint, needs_confirmation
+from cockpit.model.launch_confirm import fingerprint
 from cockpit.model.redact import redact_env, redact_text
 from cockpit.model.session import Host, LaunchProfile, Session
 from cockpit.parse.sanitize import sanitize
+from cockpit.sources.confirm_key import is_confirmed
 
 if TYPE_CHECKING:
     from cockpit.sources.ssh_pool import SshPool
@@ -180,7 +181,7 @@ def plan_launch(session: Session, session_path: str | Path, profile_ref: str, *,
     log_path = place.log_path or f"{place.run_dir}/{profile.id}-{time.strftime('%Y%m%d-%H%M%S')}.log"
     return LaunchPlan(profile_id=profile.id, profile_name=profile.name, place=place, argv=argv,
                       env=dict(profile.env), log_path=log_path, fingerprint=fingerprint(profile),
-                      needs_confirmation=needs_confirmation(profile))
+                      needs_confirmation=not is_confirmed("launch", fingerprint(profile), profile.confirmed))
 
 
 # --- results --------------------------------------------------------------------------------

@@ -7,7 +7,16 @@ from typing import Any
 
 from cockpit.model.session import Session
 from cockpit.parse.sanitize import json_inert
-from cockpit.store.redact import redact_env, redact_text
+from cockpit.store.redact import mask_secrets, redact_env, redact_text
+
+
+def _masked(value: Any) -> Any:
+    """Every string inside `value` (keys too) with credential-shaped text masked."""
+    if isinstance(value, dict):
+        return {mask_secrets(k): _masked(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_masked(v) for v in value]
+    return mask_secrets(value) if isinstance(value, str) else value
 
 
 def export_json(session: Session) -> str:
@@ -19,5 +28,6 @@ def export_json(session: Session) -> str:
     for bench in data.get("benchmarks", []):
         if "notes" in bench:
             bench["notes"] = redact_text(bench["notes"])
+    data = _masked(data)  # a token pasted in any field (a note, a tag, a host's command) never leaves
     # Readable UTF-8, but no C1, bidi or zero-width character raw: those are \u escapes.
     return json_inert(json.dumps(data, indent=2, ensure_ascii=False)) + "\n"

@@ -24,7 +24,7 @@ from cockpit.model.targets import score_all
 from cockpit.model.timeline import drops, throughput
 from cockpit.parse.sanitize import sanitize
 from cockpit.store.atomic_write import write_atomic
-from cockpit.store.redact import redact_env, redact_text
+from cockpit.store.redact import mask_secrets, redact_env, redact_text
 
 SECTIONS = (
     "Goal",
@@ -65,7 +65,7 @@ def _escape_line(line: str) -> str:
 def _md(text: str | None, *, multiline: bool = False, indent: str = "") -> str:
     """Data as Markdown text (see the module doc); `multiline` keeps line breaks, each
     further line starting with `indent` (to stay inside a list item)."""
-    text = (text or "").replace("\r\n", "\n")
+    text = mask_secrets((text or "").replace("\r\n", "\n"))  # a token pasted in a note never leaves
     if not multiline:
         return _escape_line(" ".join(text.split("\n")).strip())
     return ("\n" + indent).join(_escape_line(line) for line in text.strip().split("\n"))
@@ -78,7 +78,7 @@ def _fence_for(body: str) -> str:
 
 def _code(text: str | None, *, in_table: bool = False) -> str:
     """An inline code span holding `text` literally, whatever backquotes it has."""
-    text = " ".join((text or "").split("\n"))
+    text = mask_secrets(" ".join((text or "").split("\n")))
     fence = "`" * (max(map(len, _BACKQUOTES.findall(text)), default=0) + 1)
     pad = " " if text[:1] in ("`", " ") or text[-1:] in ("`", " ") else ""
     if in_table:  # GFM splits cells at a pipe even inside a code span
@@ -105,6 +105,10 @@ def _goal(s: Session) -> list[str]:
             name = score.target.label or score.target.describe()
             bench = f"{score.best.id} {score.best.label}" if score.best else "—"
             status = "met" if score.met else "not met"
+            if score.every_run and score.best is not None:
+                where = f" at concurrency {score.best.concurrency}" if score.best.concurrency is not None else ""
+                status = f"not met: {score.best.id}{where} breaks it" if score.breaking is not None else \
+                    f"met by every run in range (worst: {score.best.id}{where})"
             out.append(f"| {_cell(name)} ({_code(score.target.describe(), in_table=True)}) | {_num(score.best_value)} "
                        f"| {_cell(bench)} | {status} |")
     return out
@@ -224,6 +228,21 @@ def _last_action(s: Session) -> list[str]:
         out += ["", f"**Next step:** {_md(a.next_step)}"]
     if a.fallback:
         out += ["", f"**Fallback:** {_md(a.fallback)}"]
+    if a.activity is not None:
+        step = a.activity
+        line = f"**Since then (automatic):** {_md(step.text)}" + (f" ({_when(step.when)})" if step.when else "")
+        if step.next_step:
+            line += f"; suggests: {_md(step.next_step)}"
+        if step.fallback:
+            line += f"; fallback: {_md(step.fallback)}"
+        out += ["", line]
+    if s.last_actions:
+        out += ["", "Earlier actions (newest first):", ""]
+        for e in reversed(s.last_actions):
+            said = [_md(e.text) + (f" ({_when(e.when)})" if e.when else "")]
+            said += [f"next: {_md(e.next_step)}"] if e.next_step else []
+            said += [f"fallback: {_md(e.fallback)}"] if e.fallback else []
+            out.append("- " + "; ".join(said))
     return out
 
 
@@ -281,7 +300,8 @@ _SWEEP_COLUMNS: tuple[tuple[str, Callable[[Benchmark], str], bool], ...] = (
     ("TTFT p99 ms", lambda b: _num(b.ttft_p99_ms), False),
     ("server TTFT p99 ms", lambda b: _num(b.server_ttft_p99_ms), False),
     ("power share", lambda b: _share(b.power_share), False),
-    ("tok/J", lambda b: _num(b.tok_per_joule), False),
+    ("total tok/J", lambda b: _num(b.tok_per_joule), False),  # input + output tokens per joule
+    ("output tok/J", lambda b: _num(b.output_tok_per_joule), False),
     ("run", lambda b: b.id, True),
 )
 

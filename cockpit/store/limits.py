@@ -44,6 +44,20 @@ def max_session_bytes() -> int:
     return int(match.group(1)) * _UNITS[match.group(2).upper()]
 
 
+# Problems listed for one file: the first ones and a count of the rest. Ten thousand
+# lines of "unknown key" help nobody and take a terminal a while to print.
+MAX_PROBLEMS_LISTED = 50
+
+
+def capped(problems: list[Problem], most: int = MAX_PROBLEMS_LISTED) -> list[Problem]:
+    """The first MOST problems, then one saying how many more there are."""
+    if len(problems) <= most:
+        return problems
+    rest = len(problems) - most
+    last = problems[most]
+    return [*problems[:most], Problem(last.line, last.col, f"... and {rest:,} more problems (fix these and check again)")]
+
+
 def _mb(size: int) -> str:
     text = f"{size / MB:.1f}"
     return text.removesuffix(".0")
@@ -103,3 +117,48 @@ def structure_problem(text: str, max_nesting: int = MAX_NESTING) -> Problem | No
         pos = match.end()
     return None
 
+
+
+# ----- what a writer may set -------------------------------------------------------------------
+# A title, a name, a label or a claim is a line or a paragraph; notes, evidence, commands and
+# the journal's text may be pages. Both far over what a person writes, far under what would
+# let five tool calls fill the file past the size a load accepts.
+MAX_SHORT_TEXT = 16 * 1024
+MAX_LONG_TEXT = 64 * 1024
+LONG_TEXT_KEYS = frozenset({
+    "notes", "evidence", "command", "text", "change", "summary", "log_command", "next_step", "fallback",
+    "description", "broken_reason",
+})
+
+
+def text_bound(key: str) -> int:
+    return MAX_LONG_TEXT if key in LONG_TEXT_KEYS else MAX_SHORT_TEXT
+
+
+def _long_texts(data: object, where: str = "", key: str = "") -> list[tuple[str, str, int]]:
+    """(path, text, bound) of every string in DATA longer than its key's bound."""
+    found: list[tuple[str, str, int]] = []
+    stack: list[tuple[object, str, str]] = [(data, where, key)]
+    while stack:
+        item, path, name = stack.pop()
+        if isinstance(item, str):
+            if len(item) > MAX_SHORT_TEXT and len(item) > text_bound(name):
+                found.append((path, item, text_bound(name)))
+        elif isinstance(item, dict):
+            for sub, value in item.items():
+                stack.append((value, f"{path}.{sub}" if path else str(sub), str(sub)))
+        elif isinstance(item, list):
+            for index, value in enumerate(item):
+                stack.append((value, f"{path}[{index}]", name))
+    return found
+
+
+def new_text_problems(after: object, before: object) -> list[str]:
+    """What a write would set over its bound: strings in AFTER (a session's plain data) that
+    are too long and were not already in BEFORE (a file read with a long note stays savable)."""
+    over = _long_texts(after)
+    if not over:
+        return []
+    kept = {text for _, text, _ in _long_texts(before)}
+    return [f"{path}: {len(text):,} characters, over the {bound:,}-character limit for it"
+            for path, text, bound in sorted(over) if text not in kept]

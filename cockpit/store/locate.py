@@ -65,9 +65,23 @@ def _resolve(name: str, counters: dict[str, int]) -> str:
     return ".".join(out)
 
 
+class KeyIndex:
+    """The text's key paths indexed once, then looked up per problem: a file with thousands
+    of errors is scanned one time, not once per error (which was quadratic)."""
+
+    def __init__(self, text: str) -> None:
+        self.table = key_lines(text)
+
+    def locate(self, loc: str) -> tuple[int, int]:
+        return _nearest(self.table, loc)
+
+
 def locate(text: str, loc: str) -> tuple[int, int]:
     """Best (line, col) for a key path; walks up to the nearest known parent."""
-    table = key_lines(text)
+    return _nearest(key_lines(text), loc)
+
+
+def _nearest(table: dict[str, tuple[int, int]], loc: str) -> tuple[int, int]:
     path = loc
     while path:
         if path in table:

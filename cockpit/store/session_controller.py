@@ -22,23 +22,17 @@ from cockpit.model.merge import MergeResult, merge_sessions
 from cockpit.model.session import Session, UiState
 from cockpit.store.errors import SessionFileError
 from cockpit.store.lock import SessionBusyError, session_lock
-from cockpit.store.toml_store import load_session, save_session
+from cockpit.store.signature import DiskSignature, disk_signature
+from cockpit.store.toml_store import (
+    check_new_texts, load_session, load_session_with_signature, save_session_with_signature,
+)
+
+__all__ = ["LOCK_RETRY_S", "LOCK_WAIT_S", "DiskSignature", "SaveOutcome", "SessionController", "disk_signature"]
 
 # How long a save waits for another writer's lock (a UI's event loop must not hang behind a
 # slow `cockpit add`), and when the caller should try again.
 LOCK_WAIT_S = 0.5
 LOCK_RETRY_S = 0.3
-
-DiskSignature = tuple[int, int]
-
-
-def disk_signature(path: Path) -> DiskSignature | None:
-    try:
-        stat = path.stat()
-    except OSError:
-        return None
-    return (stat.st_mtime_ns, stat.st_size)
-
 
 @dataclass(frozen=True, slots=True)
 class SaveOutcome:
@@ -56,13 +50,19 @@ class SaveOutcome:
 
 
 class SessionController:
-    def __init__(self, session: Session, path: Path | str, *, lock_wait_s: float = LOCK_WAIT_S) -> None:
+    def __init__(self, session: Session, path: Path | str, *, disk_sig: DiskSignature | None = None,
+                 lock_wait_s: float = LOCK_WAIT_S) -> None:
+        """`session` as read from `path` with `disk_sig`, the signature of that same read
+        (`load_session_with_signature`, or `SessionController.open`). Without one the file is
+        taken as changed: the first look and the first save read it and merge, so an add
+        made since the read is never written over."""
         self.editor = SessionEditor(session)
         self.path = Path(path)
         self.lock_wait_s = lock_wait_s
         self.base = session
         """The session as this controller last read or wrote the file: the merge's ancestor."""
-        self.disk_sig = disk_signature(self.path)
+        self.disk_sig = disk_sig
+        """The signature of the read or write `base` came from (None: not known)."""
         self.broken_sig: DiskSignature | None = None
         """Set while the file on disk does not load: autosave waits for one that does."""
         self.saved_revision = 0
@@ -71,6 +71,12 @@ class SessionController:
         """What the last merge took in (for a header), until the next edit."""
         self.host_states: dict[str, str] = {host.name: "" for host in session.hosts}
         self._listeners: list[Callable[[], None]] = []
+
+    @classmethod
+    def open(cls, path: Path | str, *, lock_wait_s: float = LOCK_WAIT_S) -> SessionController:
+        """Load PATH and own it, the signature taken from the same read."""
+        session, sig = load_session_with_signature(path)
+        return cls(session, path, disk_sig=sig, lock_wait_s=lock_wait_s)
 
     # ----- state ------------------------------------------------------------------------
     @property
@@ -133,25 +139,32 @@ class SessionController:
         merged: MergeResult | None = None
         overwrote = False
         try:
+            check_new_texts(self.base, self.session)  # this writer's own edits, before any merge
+        except ValueError as exc:
+            return SaveOutcome("failed", f"{self.path}: {exc}")
+        try:
             with session_lock(self.path, timeout=self.lock_wait_s):
                 if disk_signature(self.path) not in (self.disk_sig, None):
                     try:
-                        theirs = load_session(self.path)
+                        theirs, _ = load_session_with_signature(self.path)
                     except SessionFileError as exc:
                         if not over_broken:
                             self.broken_sig = disk_signature(self.path)
                             return SaveOutcome("broken", exc.render())
                         overwrote = True
                     else:
-                        merged = merge_sessions(self.base, ours, theirs)
-                        ours = merged.session
-                save_session(ours, self.path)
+                        if theirs != self.base:  # else the same text under a signature not known yet
+                            merged = merge_sessions(self.base, ours, theirs)
+                            ours = merged.session
+                # The signature of this write, not a stat after the lock is let go: a save
+                # landing in between would be taken as ours and never merged.
+                written = save_session_with_signature(ours, self.path)
         except SessionBusyError as exc:
             return SaveOutcome("busy", str(exc))
         except OSError as exc:
             return SaveOutcome("failed", str(exc) if exc.filename else f"{self.path}: {exc.strerror or exc}")
         self.base = ours
-        self.disk_sig = disk_signature(self.path)
+        self.disk_sig = written
         self.broken_sig = None
         if merged is not None and merged.session is not self.editor.session:
             self.editor.adopt(merged.session, merged.renumbered)
@@ -172,6 +185,10 @@ class SessionController:
         """The file as it is now (slow for a big file: callers may run it in a thread)."""
         return load_session(self.path)
 
+    def read_disk_signed(self) -> tuple[Session, DiskSignature]:
+        """The file as it is now with the signature of that read (for `take_outside`)."""
+        return load_session_with_signature(self.path)
+
     def mark_broken(self, sig: DiskSignature) -> None:
         self.broken_sig = sig
 
@@ -180,6 +197,10 @@ class SessionController:
         `base`) into the open session; local unsaved edits stay unsaved. None when it is
         out of date (a save merged it meanwhile, or the file changed again)."""
         if self.base is not base or disk_signature(self.path) != sig:
+            return None
+        if theirs == base:  # the text this controller has, under a signature it did not know
+            self.disk_sig = sig
+            self.broken_sig = None
             return None
         pending = self.unsaved_edits
         result = merge_sessions(base, self.session, theirs)

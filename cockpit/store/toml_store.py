@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import tomllib
@@ -15,15 +16,20 @@ from pydantic import ValidationError
 
 from cockpit.model.session import Session
 from cockpit.store import limits
-from cockpit.store.atomic_write import SessionReadOnlyError, write_atomic  # noqa: F401 (callers save through here)
+from cockpit.store.atomic_write import SaveTooLargeError, SessionReadOnlyError, write_atomic  # noqa: F401 (callers save through here)
 from cockpit.store.errors import Problem, SessionFileError
-from cockpit.store.locate import locate
+from cockpit.store.locate import KeyIndex, locate
 from cockpit.store.migrations import MigrationError, migrate
+from cockpit.store.signature import DiskSignature, signature_of
 
 # tomli-w writes short arrays of tables inline and hoists them above every table, which
 # scrambles the canonical section order and makes diffs noisy. Sessions always use
 # `[[name]]` blocks; test_store pins this so a tomli-w upgrade cannot change it silently.
 _tomli_writer.is_suitable_inline_table = lambda obj, ctx: False
+
+# A new session holds launch commands and env (HF_TOKEN, --api-key): only its owner reads it.
+# An existing file keeps the mode its owner gave it.
+NEW_SESSION_MODE = 0o600
 
 _TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
 
@@ -63,6 +69,7 @@ def _loc_path(loc: tuple[Any, ...]) -> str:
 
 def _problems_from_validation(exc: ValidationError, text: str) -> list[Problem]:
     problems = []
+    index = KeyIndex(text)  # one scan of the text for every error
     for err in exc.errors():
         ctx = err.get("ctx") or {}
         if err["type"] == "integrity":
@@ -77,9 +84,9 @@ def _problems_from_validation(exc: ValidationError, text: str) -> list[Problem]:
             secret_key = re.match(r"'([^']+)': cockpit never stores", message)
             if secret_key:
                 path = f"{path}.{secret_key.group(1)}"
-        line, col = locate(text, path)
+        line, col = index.locate(path)
         problems.append(Problem(line, col, f"{path}: {message}" if path else message))
-    return sorted(problems, key=lambda p: (p.line, p.col))
+    return limits.capped(sorted(problems, key=lambda p: (p.line, p.col)))
 
 
 def _syntax_problem(exc: tomllib.TOMLDecodeError) -> Problem:
@@ -141,12 +148,23 @@ def loads_session(text: str, path: Path | str = "<string>") -> Session:
 
 def read_text(path: Path) -> str:
     """The file's text, refused before reading when it is over the size limit."""
+    return read_text_with_signature(path)[0]
+
+
+def read_text_with_signature(path: Path | str) -> tuple[str, DiskSignature]:
+    """The file's text and the signature of the very file it was read from (fstat of the
+    handle before reading: a change during the read makes the next look differ, never hides)."""
     path = Path(path)
     limit = _size_limit(path)
     with open(path, "rb") as handle:
-        _check_size(os.fstat(handle.fileno()).st_size, limit, path)
+        st = os.fstat(handle.fileno())
+        _check_size(st.st_size, limit, path)
         raw = handle.read(limit + 1)  # a file that grew since, or a device that says size 0
     _check_size(len(raw), limit, path)
+    return _decode(raw, path), signature_of(st)
+
+
+def _decode(raw: bytes, path: Path) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -157,12 +175,50 @@ def read_text(path: Path) -> str:
 
 
 def load_session(path: Path | str) -> Session:
+    return load_session_with_signature(path)[0]
+
+
+def load_session_with_signature(path: Path | str) -> tuple[Session, DiskSignature]:
+    """The session and the signature of the read it came from: what a long-lived writer
+    (SessionController) merges against, however long it waits before its first save."""
     path = Path(path)
-    return loads_session(read_text(path), path)
+    text, sig = read_text_with_signature(path)
+    return loads_session(text, path), sig
 
 
 def save_session(session: Session, path: Path | str) -> str:
     """Write the session canonically; returns the text written."""
-    text = dumps_session(session)
-    write_atomic(Path(path), text)
+    text = _savable_text(session, path)
+    write_atomic(Path(path), text, new_mode=NEW_SESSION_MODE)
     return text
+
+
+def save_session_with_signature(session: Session, path: Path | str) -> DiskSignature:
+    """Write the session canonically; returns the signature of the file as written."""
+    return signature_of(write_atomic(Path(path), _savable_text(session, path), new_mode=NEW_SESSION_MODE))
+
+
+def _savable_text(session: Session, path: Path | str) -> str:
+    """The canonical text, refused (SaveTooLargeError, nothing written) when the next load
+    would refuse it for its size: a save must never make the session unloadable."""
+    text = dumps_session(session)
+    try:
+        limit = limits.max_session_bytes()
+    except limits.SizeSettingError:
+        return text  # the load names the bad setting; a save is not the place to refuse it
+    size = len(text) if 4 * len(text) <= limit else len(text.encode("utf-8", "surrogatepass"))
+    problem = limits.size_problem(size, limit)
+    if problem is not None:
+        why = problem.message.removeprefix("file is ")
+        raise SaveTooLargeError(errno.EFBIG, f"not saved: the session would be {why}; nothing was written "
+                                             f"(remove or shorten something first)", str(path))
+    return text
+
+
+def check_new_texts(before: Session, after: Session) -> None:
+    """ValueError naming each text a writer set over its bound (limits.py): one huge title
+    or note from a tool call must not grow the file toward what a load refuses."""
+    problems = limits.new_text_problems(to_data(after), to_data(before))
+    if problems:
+        raise ValueError("not saved, too long: " + "; ".join(problems[:5])
+                         + (f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""))

@@ -105,12 +105,17 @@ ACTIONS: tuple[ActionSpec, ...] = (
        "Run the session's first sweep with bench_serving on the running profile, a benchmark per point"),
     _A("experiment.cancel", "screen", "ctrl+x", "app.cancel_sweep", "experiment", "Cancel sweep",
        "Cancel the running sweep (its client is killed; finished points stay)"),
+    _A("experiment.resume", "screen", "ctrl+e", "app.resume_sweep", "experiment", "Resume sweep",
+       "Run the points with no record of the last sweep run that was cut short (quit, killed, cancelled)"),
     _A("experiment.fallback", "screen", "ctrl+f", "app.start_fallback", "experiment", "Start fallback",
        "After a start crashed: start the working profile offered as the fallback"),
     # several hosts: bound on the screen so they work from any pane of the main tab
     _A("log.next-host", "screen", "H", "next_log_host", "log", "Next host",
        "Show the next host's log (and its server metrics); in the metrics pane, the next host's metrics",
        True),
+    _A("hosts.confirm-log", "screen", "ctrl+l", "app.confirm_log_command", "hosts", "Confirm log command",
+       "Show the log_command a host of this session would run (and where), and run it once you say yes: "
+       "a command from the session file never runs before you have seen it"),
     _A("hosts.reconnect", "screen", "R", "reconnect_shown", "hosts", "Reconnect shown host",
        "Connect the host whose log is shown again now, skipping the back-off (e.g. after accepting its "
        "host key); the palette has one 'hosts: Reconnect NAME' per host"),
@@ -271,13 +276,16 @@ ACTIONS: tuple[ActionSpec, ...] = (
     _A("quit.cancel", "quit", "escape", "choose(None)", "quit", "Cancel", "Stay in cockpit", True, "esc"),
     _A("confirm.run", "confirm", "y", "choose(True)", "confirm", "Run it", "Run what the dialog shows", True),
     _A("confirm.cancel", "confirm", "n,escape", "choose(False)", "confirm", "Don't run", "Close without running", True),
+    _A("stop.yes", "stop", "y", "choose(True)", "stop", "Stop it", "Stop the server the dialog names", True),
+    _A("stop.no", "stop", "n,escape", "choose(False)", "stop", "Keep it running",
+       "Close; the server keeps running", True),
     _A("help.close", "help", "escape,q,question_mark", "close", "help", "Close", "Close the keys screen", True, "esc"),
     _A("detail.close", "detail", "escape,enter,q", "close", "detail", "Close", "Close the detail view", True, "esc"),
     _A("detail.edit", "detail", "e", "edit", "detail", "Edit", "Edit this record", True),
 )
 
 # Scopes that live on a modal dialog: bound there, and not palette commands.
-MODAL_SCOPES = frozenset({"form", "quit", "help", "confirm", "detail"})
+MODAL_SCOPES = frozenset({"form", "quit", "help", "confirm", "stop", "detail"})
 # Scopes of `cockpit log`'s app: its palette's, not the cockpit's.
 LOG_APP_SCOPES = frozenset({"log", "logapp"})
 

@@ -43,7 +43,7 @@ from cockpit.sources.host_events import HostConnected, HostConnecting, HostDisco
 from cockpit.sources.host_feeds_plan import hosts_with, split_key
 from cockpit.store.errors import SessionFileError
 from cockpit.model.merge import MergeResult
-from cockpit.store.session_controller import LOCK_RETRY_S, SessionController
+from cockpit.store.session_controller import LOCK_RETRY_S, DiskSignature, SessionController
 from cockpit.ui import ui_state
 from cockpit.ui.app_base import CockpitAppBase
 from cockpit.ui.commands import CockpitCommands
@@ -84,16 +84,20 @@ class CockpitApp(CockpitAppBase):
         keymap: dict[str, str] | None = None,
         watch_interval_s: float | None = 1.5,
         attach_servers: bool = False,
+        disk_sig: DiskSignature | None = None,
     ) -> None:
         """`sources`: live feeds for the panes (demo replay, SSH tails, test fakes);
         `clock`: what the header shows (tests freeze it); `watch_interval_s`: how often the
         session file is checked for outside changes (None: never); `attach_servers`: look for
-        servers of this session already running on its hosts (by PID file) when it opens."""
+        servers of this session already running on its hosts (by PID file) when it opens;
+        `disk_sig`: the signature of the read `session` came from (None: unknown, the first
+        look reads the file and merges whatever another writer saved since)."""
         super().__init__(theme=theme or session.ui.theme, theme_dirs=theme_dirs)
-        self.controller = SessionController(session, path)
+        self.controller = SessionController(session, path, disk_sig=disk_sig)
         self.controller.add_listener(self._session_changed)
         self.path = Path(path)
         self.sources = sources or LiveSources()
+        self._prometheus_seen = tuple(session.prometheus)  # follow_prometheus acts on a change
         self.clock = clock or (lambda: datetime.now(UTC).astimezone())
         self.watch_interval_s = watch_interval_s
         self._restored = False  # the saved tab and focus applied (after the first frame)
@@ -139,6 +143,7 @@ class CockpitApp(CockpitAppBase):
             self.sources.host_events.add_listener(self._host_event)
         if self.watch_interval_s:
             self.watch_session_file()
+        self.experiment.say_cut_short()
         if self.attach_servers and self.editor.session.launch:
             self.run_worker(self.experiment.attach(), group="experiment-attach", exit_on_error=False,
                             description="find this session's running servers")
@@ -184,6 +189,7 @@ class CockpitApp(CockpitAppBase):
         if self.screen_stack and isinstance(self.screen_stack[0], MainScreen):
             self.main_screen.show_session(self.editor.session)
             self.follow_hosts()
+            self.follow_prometheus()
         self._schedule_autosave()
 
     # ----- saving -------------------------------------------------------------------------
@@ -258,6 +264,20 @@ class CockpitApp(CockpitAppBase):
         self.request_quit()
 
     def request_quit(self) -> None:
+        if (in_flight := self.experiment.in_flight()) is not None:  # a sweep point would be lost: ask
+            from cockpit.ui.screens.confirm_quit_sweep import ConfirmQuitSweepScreen
+
+            def answer(quit_anyway: bool | None) -> None:
+                if quit_anyway:
+                    self._quit_saving()
+                else:
+                    self.notify("Not quit: the sweep goes on", timeout=3)
+
+            self.push_screen(ConfirmQuitSweepScreen(in_flight), answer)
+            return
+        self._quit_saving()
+
+    def _quit_saving(self) -> None:
         if not self.unsaved_edits:
             self._save_view_if_moved()
             self.exit()
@@ -384,6 +404,31 @@ class CockpitApp(CockpitAppBase):
             self.set_host_state(name, "connecting")
         self.notify(f"Reconnecting {name}", timeout=3)
 
+    def follow_prometheus(self) -> None:
+        """`[[prometheus]]` edits (here, or merged from another writer) are used at once: the
+        Fleet tab's feed restarts on the session's sources (none: the tab says how to add one).
+        A fleet feed that is not the session's (the demo's replay) is left alone."""
+        wanted = tuple(self.editor.session.prometheus)
+        if wanted == self._prometheus_seen:
+            return
+        self._prometheus_seen = wanted
+        fleet = self.sources.fleet
+        if fleet is not None and not isinstance(fleet, FleetSources):
+            return
+        if not wanted:
+            if fleet is not None:
+                self._stop_feed("fleet")
+                self.sources.fleet = None
+                self.main_screen.query_one(FleetPane).clear()
+            return
+        if fleet is None:
+            fleet = self.sources.fleet = FleetSources.for_session(self.editor.session)
+        elif not fleet.follow(self.editor.session):
+            return
+        self._stop_feed("fleet")
+        self._start_feed("fleet", fleet)
+        self.notify(f"Fleet: {fleet.label} ([[prometheus]] changed)", timeout=3)
+
     def on_fleet_pane_next_source(self, message: FleetPane.NextSource) -> None:
         """`s` in the Fleet tab: stop the shown Prometheus's feed, start the next one's."""
         fleet = self.sources.fleet
@@ -479,11 +524,19 @@ class CockpitApp(CockpitAppBase):
     def on_server_stop_requested(self, message: ServerStopRequested) -> None:
         self.experiment.stop(message.profile_id)
 
+    def action_confirm_log_command(self) -> None:
+        from cockpit.ui.log_confirm import ask_log_command
+
+        ask_log_command(self)
+
     def action_run_sweep(self) -> None:
         self.experiment.sweep()
 
     def action_cancel_sweep(self) -> None:
         self.experiment.cancel_sweep()
+
+    def action_resume_sweep(self) -> None:
+        self.experiment.resume_sweep()
 
     def action_start_fallback(self) -> None:
         self.experiment.start_fallback()
@@ -537,7 +590,7 @@ class CockpitApp(CockpitAppBase):
             return
         base = controller.base
         try:
-            theirs = await asyncio.to_thread(controller.read_disk)
+            theirs, read_sig = await asyncio.to_thread(controller.read_disk_signed)
         except SessionFileError as exc:
             controller.mark_broken(sig)
             self.notify(f"The session file changed on disk but does not load; keeping yours (autosave "
@@ -547,7 +600,7 @@ class CockpitApp(CockpitAppBase):
         except OSError as exc:
             self.notify(f"Could not read {self.path}: {exc.strerror or exc}", severity="error", timeout=10)
             return
-        result = controller.take_outside(theirs, sig, base)
+        result = controller.take_outside(theirs, read_sig, base)  # the signature of the text read
         if result is None:
             return  # a save merged it meanwhile, or it changed again: the next look takes it
         self._announce_merge(result)

@@ -116,9 +116,13 @@ class ExperimentControl:
             self.app.notify(f"Attached: {pid} is running on {place.where} (pid {status.pid})", timeout=6)
 
     # ----- start / stop / restart ----------------------------------------------------------
-    def start(self, profile_id: str, *, restart: bool = False) -> None:
+    def start(self, profile_id: str, *, restart: bool = False, asked: bool = False) -> None:
         from cockpit.sources.server_control import ServerControlError, plan_launch
 
+        if restart and not asked:  # a restart stops what runs there: ask first (stop_question)
+            self.app.run_worker(self._ask_then_restart(profile_id), group="experiment-server",
+                                exit_on_error=False, description=f"restart {profile_id}")
+            return
         try:
             plan = plan_launch(self.session, self.app.path, profile_id)
         except ServerControlError as exc:
@@ -130,7 +134,14 @@ class ExperimentControl:
                 self.app.notify(f"Not started: {plan.profile_id}", timeout=4)
                 return
             if plan.needs_confirmation:
-                self._confirm_profile(plan)
+                from cockpit.sources.confirm_key import ConfirmKeyError
+
+                try:
+                    self._confirm_profile(plan)
+                except ConfirmKeyError as exc:  # the key is unsafe: said, and nothing runs
+                    self.app.notify(f"Not started: cannot record the confirmation: {exc}", severity="error",
+                                    timeout=10)
+                    return
             self.app.run_worker(self._start(plan, restart=restart), group="experiment-server",
                                 exit_on_error=False, description=f"start {plan.profile_id}")
 
@@ -144,10 +155,14 @@ class ExperimentControl:
             go()
 
     def _confirm_profile(self, plan: Any) -> None:
+        from cockpit.sources.confirm_key import confirmation
+
+        sealed = confirmation("launch", plan.fingerprint)  # the person said yes in the dialog
+
         def change(editor: Any) -> None:
             profile = next((p for p in editor.session.launch if p.id == plan.profile_id), None)
             if profile is not None and fingerprint(profile) == plan.fingerprint:
-                editor.edit_record("launch", plan.profile_id, confirmed=plan.fingerprint)
+                editor.edit_record("launch", plan.profile_id, confirmed=sealed)
 
         self._record(change)
 
@@ -208,8 +223,48 @@ class ExperimentControl:
     def stop(self, profile_id: str | None) -> None:
         profile = next((p for p in self.session.launch if p.id == profile_id), None)
         host = profile.host if profile is not None else None
-        self.app.run_worker(self._stop(host), group="experiment-server", exit_on_error=False,
+        self.app.run_worker(self._ask_then_stop(host), group="experiment-server", exit_on_error=False,
                             description="stop the server")
+
+    async def _running_there(self, host: str | None) -> tuple[Any, Any]:
+        """(place, status) of the session's server on `host`; status None when it could not be asked."""
+        from cockpit.sources.server_control import place_for_host
+
+        place = place_for_host(self.session, self.app.path, host)
+        try:
+            status = await asyncio.wait_for(self._control().status(place), 15)
+        except Exception:  # noqa: BLE001 -- unreachable: asked anyway, said so in the question
+            status = None
+        return place, status
+
+    async def _ask_then_stop(self, host: str | None) -> None:
+        """`X`: a loaded server is minutes of work to get back, so it is asked first."""
+        from cockpit.ui.screens.confirm_run import ConfirmStopScreen
+        from cockpit.ui.stop_words import stop_question
+
+        place, status = await self._running_there(host)
+        if status is not None and not status.running:
+            self.app.notify(f"{place.host}: no server of this session", timeout=5)
+            return
+        title, what = stop_question(place.host, status)
+        if not await self.app.push_screen_wait(ConfirmStopScreen(title, what)):
+            self.app.notify(f"Kept running on {place.host}", timeout=4)
+            return
+        await self._stop(host)
+
+    async def _ask_then_restart(self, profile_id: str) -> None:
+        """`S`: it stops whatever runs on the profile's host (another profile too): asked first."""
+        from cockpit.ui.screens.confirm_run import ConfirmStopScreen
+        from cockpit.ui.stop_words import stop_question
+
+        profile = next((p for p in self.session.launch if p.id == profile_id), None)
+        place, status = await self._running_there(profile.host if profile is not None else None)
+        if status is None or status.running:
+            title, what = stop_question(place.host, status, starting=profile_id)
+            if not await self.app.push_screen_wait(ConfirmStopScreen(title, what)):
+                self.app.notify(f"Not restarted: {profile_id}; kept running on {place.host}", timeout=4)
+                return
+        self.start(profile_id, restart=True, asked=True)
 
     async def _stop(self, host: str | None) -> None:
         from cockpit.sources.server_control import ServerControlError, place_for_host
@@ -235,7 +290,7 @@ class ExperimentControl:
             self._record(lambda editor: editor.add_note(f"server stopped on {place.host} (pid {result.pid})"))
 
     # ----- sweeps --------------------------------------------------------------------------
-    def sweep(self, sweep_ref: str | None = None) -> None:
+    def sweep(self, sweep_ref: str | None = None, *, resume_run: str | None = None) -> None:
         if self._runner is not None:
             self.app.notify("A sweep is running (ctrl+x cancels it)", severity="warning", timeout=5)
             return
@@ -244,8 +299,41 @@ class ExperimentControl:
                             severity="warning", timeout=8)
             return
         ref = sweep_ref or self.session.sweeps[0].id
-        self.app.run_worker(self._sweep(ref), group="experiment-sweep", exit_on_error=False,
+        self.app.run_worker(self._sweep(ref, resume_run), group="experiment-sweep", exit_on_error=False,
                             description=f"sweep {ref}")
+
+    def resume_sweep(self) -> None:
+        """Run the points with no record of the last sweep run that was cut short."""
+        from cockpit.live.sweep_runs import unfinished_runs
+
+        runs = unfinished_runs(self.session)
+        if not runs:
+            self.app.notify("No sweep run was cut short: every run's points are recorded", timeout=5)
+            return
+        run = runs[-1]
+        self.sweep(run.sweep, resume_run=run.run_id)
+
+    def in_flight(self) -> str | None:
+        """What quitting now loses: the sweep point running (None when no sweep runs)."""
+        runner = self._runner
+        if runner is None:
+            return None
+        plan, point = runner.plan, runner.current
+        left = f"point {point.index} of {len(plan.points)} (c={point.concurrency})" if point else "its next point"
+        return (f"Sweep {plan.sweep.id} ({plan.sweep.name}) is running {left}: quitting kills its client and "
+                f"that point is lost (points recorded so far stay). On reopen, ctrl+e runs the points left "
+                f"(or: cockpit sweep {self._label()} {plan.sweep.id} --resume).")
+
+    def say_cut_short(self) -> None:
+        """On open: a sweep run cut short (quit, killed, cancelled) with points left is said."""
+        from cockpit.live.sweep_runs import unfinished_runs
+
+        for run in unfinished_runs(self.session):
+            self.app.notify(
+                f"Sweep {run.sweep} run {run.run_id} was cut short: {len(run.recorded)} of "
+                f"{len(run.recorded) + len(run.missing)} points recorded (no record: c="
+                f"{','.join(map(str, run.missing))}; unless another cockpit still runs it). ctrl+e resumes it.",
+                severity="warning", timeout=20)
 
     def cancel_sweep(self) -> None:
         if self._runner is None:
@@ -255,12 +343,14 @@ class ExperimentControl:
         self.sweep_line = "sweep: cancelling"
         self._show()
 
-    async def _sweep(self, ref: str) -> None:
+    async def _sweep(self, ref: str, resume_run: str | None = None) -> None:
         from cockpit.live.sweep_plan import plan_sweep, sweep_fingerprint
+        from cockpit.sources.confirm_key import is_confirmed
         from cockpit.live.sweep_runner import ControllerSink, SweepRunner
+        from cockpit.live.sweep_runs import run_ended, run_started
         from cockpit.live.sweep_session import (
-            bench_host, confirm_sweep, find_sweep, host_target, outcome_text, pick_profile, running_profiles,
-            server_metrics_probe, server_ready, watch_tasks,
+            bench_host, confirm_sweep, find_sweep, host_target, module_choice_line, outcome_text, pick_profile,
+            running_profiles, server_health, server_metrics_probe, server_ready, watch_tasks, with_bench_client,
         )
 
         session, pool = self.session, self.pool()
@@ -273,15 +363,16 @@ class ExperimentControl:
             return
         host = next((h for h in session.hosts if h.name == profile.host), None)
         target = host_target(host)
-        plan = plan_sweep(sweep, profile, host)
+        plan = plan_sweep(sweep, profile, host, run_id=resume_run)
         if (not_ready := await server_ready(profile, plan, pool, target)) is not None:
             self.app.notify(f"Sweep not run: {not_ready}", severity="error", timeout=10)
             return
         stamp = sweep_fingerprint(sweep, profile)
-        if sweep.confirmed != stamp:
+        if not is_confirmed("sweep", stamp, sweep.confirmed):
             from cockpit.ui.screens.confirm_run import ConfirmRunScreen
 
-            what = "\n".join([f"on {plan.where}, {len(plan.points)} points:", *plan.command_lines()])
+            what = "\n".join([f"on {plan.where}, {len(plan.points)} points:", *plan.command_lines(),
+                              f"({module_choice_line(plan)})"])
             ok = await self.app.push_screen_wait(
                 ConfirmRunScreen(f"Run sweep {sweep.id} ({sweep.name}) on {profile.id}? Not run before:", what))
             if not ok:
@@ -289,10 +380,15 @@ class ExperimentControl:
                 return
             confirm_sweep(self.app.controller, sweep.id, stamp)
             self.app.save()
+        plan, no_client = await with_bench_client(plan, bench_host(pool, target, host))  # once confirmed
+        if no_client:
+            self.app.notify(no_client, severity="warning", timeout=10)
         runner = SweepRunner(plan, bench_host(pool, target, host), ControllerSink(self.app.controller, save=False),
                              on_event=self._sweep_event,
-                             server_metrics=server_metrics_probe(profile, plan, pool, target, host))
+                             server_metrics=server_metrics_probe(profile, plan, pool, target, host),
+                             server_health=server_health(profile, plan, pool, target))
         self._runner = runner
+        self._record(lambda e: run_started(e, plan))  # saved: a quit or a kill leaves it cut short on disk
         watchers = [asyncio.create_task(task) for task in watch_tasks(runner, host, target, pool, running.get(profile.id))]
         self._sweep_started = time.monotonic()
         try:
@@ -302,7 +398,8 @@ class ExperimentControl:
             for task in watchers:
                 task.cancel()
         text = outcome_text(sweep, profile, len(plan.points), outcome)
-        self._record(lambda e: e.set_last_action(text, next_step="compare with the best profile (Benchmarks tab)"))
+        self.app.controller.apply(lambda e: run_ended(e, plan, outcome))
+        self._record(lambda e: e.record_activity(text, next_step="compare with the best profile (Benchmarks tab)"))
         self.sweep_line = ""
         self._show()
         self.app.notify(text, severity="error" if outcome.failed else "information", timeout=10)

@@ -35,6 +35,8 @@ def test_a_new_campaign_is_set_up_from_the_forms_and_its_host_tails_at_once(tmux
     log = tmp_path / "server.log"  # not there yet: the server has not started
 
     tmux.start(_command(path), width=80, height=24)
+    tmux.wait_for("new.toml does not exist: create it? [y/N]")  # a new session is an explicit step
+    tmux.keys("y", "Enter")
     tmux.wait_for("no targets yet: T adds one")
 
     tmux.keys("T")  # the target form: metric, comparator, then the value

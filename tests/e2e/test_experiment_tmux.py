@@ -59,6 +59,9 @@ def test_launch_ready_sweep_record_stop_in_tmux(tmux, tmp_path: Path):
         tmux.keys("7")
         tmux.wait_for("r Start")
         tmux.keys("X")
+        tmux.wait_for("Stop l1 on host box?")  # asked first: what is lost, then y
+        tmux.wait_for("loading it again takes minutes")
+        tmux.keys("y")
         tmux.wait_for("stopped pid", timeout=30)
         assert not group_members(pgid)
         tmux.keys("C-s")

@@ -48,7 +48,7 @@ async def test_a_client_session_over_stdio(path):
     in_progress = handoff.split("### In progress")[1].split("###")[0]
     assert "**t8** Fix allreduce fusion for SM120 properly" in in_progress
     assert "moved t8" in handoff and "**Next step:** patch the .cuh" in handoff
-    assert load_session(path).journal[-1].text == "last action: moved t8 (via assistant)"
+    assert load_session(path).journal[-1].text == "last action: moved t8; next: patch the .cuh (via assistant)"
 
 
 async def test_100_tool_calls_from_two_clients_at_once_lose_nothing(path):

@@ -114,6 +114,8 @@ def test_a_profile_added_by_a_script_is_diffed_in_the_open_cockpit(tmux, tmp_pat
 def test_a_new_session_is_announced_as_the_tui_opens_not_after_it_exits(tmux, tmp_path):
     path = tmp_path / "new.toml"
     tmux.start(_command(path))
+    tmux.wait_for("new.toml does not exist: create it? [y/N]")  # asked at the terminal first
+    tmux.keys("y", "Enter")
     # said inside the opened TUI (its first frame may land a moment after the toast)
     tmux.wait_until(lambda s: "Created new.toml" in s and "no targets yet" in s, "the toast over the TUI")
     tmux.keys("q")

@@ -165,6 +165,18 @@ def test_cockpit_metrics_prints_the_fleet_from_prometheus(prometheus_fleet, tmp_
     assert done.returncode == 1 and "refused the credentials" in done.stderr
 
 
+def test_cockpit_metrics_fleet_takes_label_matchers_and_says_its_rate_window(prometheus_fleet) -> None:  # noqa: F811
+    env = {AUTH_ENV: f"{USER}:{PASSWORD}"}
+    done = _cli("--prometheus", prometheus_fleet.url, "--auth-env", AUTH_ENV, "--once", "--json",
+                "--match", '{fleet_kind="dcgm"}', env_extra=env)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert [h["name"] for h in out["hosts"]] == ["node-a", "node-c"]  # node-a's server is another kind
+    assert out["hosts"][0]["servers"] == [] and out["rate_window"] == "rate over 60 s (scrape 1 s)"
+    bad = _cli("--prometheus", prometheus_fleet.url, "--once", "--match", "{fleet_kind=dcgm}", env_extra=env)
+    assert bad.returncode == 2 and "a quoted value expected after fleet_kind=" in bad.stderr
+
+
 # ----- the Fleet tab with several [[prometheus]]: `s` shows the next, only it is queried -----------
 
 def _fleet_session(tmp_path: Path, *sources: tuple[str, str], auth: bool = True) -> Path:
@@ -291,3 +303,48 @@ async def test_one_prometheus_source_shows_no_position_and_offers_no_switch(tmp_
         title, state, _rows = await _until(pilot, app, lambda t, s, r: "unreachable" in s)
         assert title == "Fleet · gone · 0/0 hosts"
         assert state.startswith(f"Prometheus gone · {gone} every 1 s")
+
+
+async def test_a_prometheus_added_or_edited_while_the_app_is_open_is_used_at_once(
+        prometheus_fleet, prom_auth, tmp_path, monkeypatch) -> None:  # noqa: F811
+    """Another writer (`cockpit` in a shell, an editor) adds a [[prometheus]] to the open
+    session, then narrows its `match`: the Fleet tab shows it, then only the matched targets,
+    with no restart."""
+    from cockpit.model.session import PrometheusSource
+    from cockpit.store.toml_store import load_session, save_session
+    from cockpit.ui.widgets.fleet_pane import FleetPane
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    path = _fleet_session(tmp_path)  # no [[prometheus]] yet: opened as `cockpit` opens it (no fleet feed)
+    from cockpit.sources.feeds import LiveSources
+    from cockpit.ui.app import CockpitApp
+
+    app = CockpitApp(load_session(path), path, sources=LiveSources(), keymap={}, watch_interval_s=None)
+
+    def outside(**fields) -> None:  # noqa: ANN003
+        session = load_session(path)
+        source = PrometheusSource(name="lab", url=prometheus_fleet.url, auth_env=AUTH_ENV, interval_s=1,
+                                  history_h=0.02, **fields)
+        save_session(session.model_copy(update={"prometheus": [source]}), path)
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("F")
+        await pilot.pause()
+        help_text = str(app.main_screen.query_one(FleetPane).query_one(".fleet-help").render())
+        assert "[[prometheus]]" in help_text  # says how to add one
+        outside()
+        await app.check_disk()
+        title, state, rows = await _until(pilot, app, lambda t, s, r: "hosts" in t)
+        assert title == "Fleet · lab · 4/4 hosts"
+        assert _host_rows(rows) == ["▸node-a", " node-b", " node-c", " node-d"]
+
+        outside(match={"fleet_kind": "dcgm"})  # node-a's and node-c's dcgm-exporter only
+        await app.check_disk()
+        title, state, rows = await _until(pilot, app, lambda t, s, r: "2/2 hosts" in t)
+        assert _host_rows(rows) == ["▸node-a", " node-c"] and "node-a:30000" not in rows
+
+        outside(match='{fleet_kind=~"dcgm|sglang"}')  # and node-a's server again
+        await app.check_disk()
+        title, state, rows = await _until(pilot, app, lambda t, s, r: "node-a:30000" in r)
+        assert _host_rows(rows) == ["▸node-a", " node-c"]

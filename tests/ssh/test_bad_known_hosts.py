@@ -15,6 +15,9 @@ CASES = {
     "cert-authority": (b"@cert-authority *.example.com\n", "invalid known hosts entry (a @cert-authority"),
     "bad-marker": (b"@trusted 127.0.0.1 ssh-ed25519 AAAA\n", "invalid known hosts marker"),
     "not-utf8": (b"h\xff\xfe\x1b]0;x\x07 ssh-ed25519 AAAA\n", "not UTF-8 text"),
+    # lines asyncssh skips without a word: garbage of three words, a key that is no base64
+    "garbage": (b"this line is garbage\n", "not a known_hosts line"),
+    "not-base64": (b"127.0.0.1 ssh-ed25519 AAAA!!notbase64\n", "not a known_hosts line"),
 }
 
 
@@ -47,3 +50,15 @@ def test_commands_stop_with_the_line_instead_of_reconnecting(sshd, tmp_path, arg
     assert f"{path}:3: invalid known hosts entry" in done.stderr
     assert "reconnecting" not in done.stderr and "retrying" not in done.stderr
     assert done.stdout == ""
+
+
+async def test_a_damaged_key_line_is_named_not_reported_as_an_unknown_key(sshd, tmp_path):
+    """The host's only line, cut short (a bad paste): its FILE:LINE, not "Host key ... is unknown"."""
+    path = tmp_path / "known_hosts"
+    good = sshd.host_key_line.rstrip("\n")
+    path.write_text(good[: len(good) - 9] + "\n", encoding="utf-8")
+    async with SshPool(lambda e: None, backoff=Backoff(base_s=0.01, cap_s=0.01), agent_path=None) as pool:
+        with pytest.raises(KnownHostsUnusable) as info:
+            await pool.connection(sshd.target(known_hosts=str(path)))
+    assert f"{path}:1: not a known_hosts line" in str(info.value)
+    assert "unknown" not in str(info.value).lower()

@@ -131,3 +131,29 @@ def test_cancel_kills_the_remote_client(tmp_path: Path, sshd, server) -> None:
         time.sleep(0.05)
     assert not pid_alive(seen["pid"])
     assert not any(isinstance(e, PointRecorded) for e in events)
+
+
+@pytest.mark.parametrize("modules, expected", [
+    (("sglang.benchmark.serving", "sglang.bench_serving"), "sglang.benchmark.serving"),
+    (("sglang.bench_serving",), "sglang.bench_serving"),
+])
+def test_the_bench_module_is_looked_up_on_the_host(tmp_path: Path, sshd, server, modules, expected) -> None:
+    from cockpit.live.sweep_session import with_bench_client
+
+    remote = sshd.make_dir("probe")
+    python = make_bench_python(remote, python="/usr/bin/python3", modules=modules)
+    runs = remote / "runs"
+    runs.mkdir()
+    os.chmod(runs, 0o777)
+    session = Session(hosts=[Host(name="gpu1", ssh="cockpit-loop", run_dir=str(runs))],
+                      launch=[LaunchProfile(id="l1", name="base", host="gpu1", python=python,
+                                            command=f"python -m sglang.launch_server --port {server.port}")],
+                      sweeps=[Sweep(id="s1", name="short", concurrencies=[1])])
+    plan = plan_sweep(session.sweeps[0], session.launch[0], session.hosts[0])
+
+    async def look() -> tuple:
+        async with SshPool(backoff=FAST, agent_path=None) as pool:
+            return await with_bench_client(plan, SshBenchHost(pool, sshd.target(), "gpu1", reconnect_s=10))
+
+    found, note = asyncio.run(look())
+    assert (found.module, note) == (expected, None)

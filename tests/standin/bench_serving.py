@@ -5,9 +5,12 @@ The real client does not import here: `sglang.benchmark.serving` needs torch and
 cockpit passes, and behaves as the real client does in everything cockpit observes:
 
 * sends `--num-prompts` requests to `/generate` (SGLang's native API, streamed) of the
-  server at --base-url or --host/--port, at most `--max-concurrency` at a time, when a
-  server answers there; when none does it simulates the requests at `--standin-token-ms`
-  per token (and says so on stderr), so a runner can be tested without a server;
+  server at --base-url or --host/--port, at most `--max-concurrency` at a time; when no
+  server answers they fail as the real client's do (its warm-up first: exit 1; with
+  `--warmup-requests 0` a record with `completed` 0), or with `--standin-simulate` they
+  are simulated at `--standin-token-ms` per token (said on stderr);
+* `--standin-idle-s N` idles first, as the real client's imports do (~12 s);
+  `--standin-main-pause-s N` pauses after the main-run line, as newer clients do (1 s);
 * after its warm-up request answered, prints "Initial test run completed. Starting main
   benchmark run..." on stdout (as the real client, with print: buffered unless `-u`);
 * writes a tqdm-like progress line to stderr (`\\r 45%|####  | 9/20 [00:01<00:01, 8.1it/s]`);
@@ -67,6 +70,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="stand-in only: write no JSONL record (the reader falls back to the printed block)")
     p.add_argument("--standin-no-main-run-line", action="store_true",
                    help="stand-in only: do not say when the main run starts (as a client other than bench_serving)")
+    p.add_argument("--standin-idle-s", type=float, default=0.0,
+                   help="stand-in only: idle this long first (the real client's imports and dataset load)")
+    p.add_argument("--standin-main-pause-s", type=float, default=0.0,
+                   help="stand-in only: pause this long after the main-run line (newer clients sleep 1 s there)")
+    p.add_argument("--standin-simulate", action="store_true",
+                   help="stand-in only: when no server answers, simulate the requests instead of failing them")
     return p.parse_args(argv)
 
 
@@ -213,6 +222,7 @@ def _stats(values_s: list[float], name: str) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    time.sleep(args.standin_idle_s)  # as the real client's ~12 s of imports, the GPUs idle meanwhile
     print(LABEL, file=sys.stderr)
     print(f"benchmark_args={args}")
     if args.standin_exit is not None:
@@ -227,17 +237,21 @@ def main(argv: list[str] | None = None) -> int:
     print(f"#Output tokens: {sum(o for _, o in lens)}")
     host, port = _base(args)
     live = _get(host, port, "/health") is not None
-    if live:
+    if live or not args.standin_simulate:
+        # no server: the requests fail as the real client's do (the warm-up first, when there is one)
         def one(pair: tuple[int, int]) -> Output:
             return _generate(host, port, *pair)
-        print("Starting initial single prompt test run...")
-        test = one((lens[0][0], min(lens[0][1], 4)))
-        if not test.success:
-            print(f"Initial test run failed - Please make sure benchmark arguments are correctly specified. "
-                  f"Error: {test.error}")
-            return 1
-        if not args.standin_no_main_run_line:
-            print("Initial test run completed. Starting main benchmark run...")
+        if args.warmup_requests > 0:
+            print("Starting initial single prompt test run...")
+            test = one((lens[0][0], min(lens[0][1], 4)))
+            if not test.success:
+                print(f"Initial test run failed - Please make sure benchmark arguments are correctly specified. "
+                      f"Error: {test.error}")
+                return 1
+            if not args.standin_no_main_run_line:
+                print("Initial test run completed. Starting main benchmark run...")
+                sys.stdout.flush()
+            time.sleep(args.standin_main_pause_s)
     else:
         print(f"STAND-IN: no server answers at {host}:{port}: simulating requests at "
               f"{args.standin_token_ms:g} ms a token", file=sys.stderr)
@@ -248,6 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Traffic request rate: {args.request_rate}")
     print(f"Max request concurrency: {args.max_concurrency}")
     progress = Progress(len(lens), args.disable_tqdm)
+    main_start_unix = time.time()
     start = time.perf_counter()
     active = 0
     peak = 0
@@ -268,12 +283,14 @@ def main(argv: list[str] | None = None) -> int:
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
         outputs = list(pool.map(run, lens))
     duration = time.perf_counter() - start
+    main_end_unix = time.time()
     progress.close()
-    return report(args, outputs, duration, peak, _get(host, port, "/server_info") if live else None)
+    return report(args, outputs, duration, peak, _get(host, port, "/server_info") if live else None,
+                  (main_start_unix, main_end_unix))
 
 
 def report(args: argparse.Namespace, outputs: list[Output], duration: float, peak: int,
-           server_info_answer: tuple[int, bytes] | None) -> int:
+           server_info_answer: tuple[int, bytes] | None, main_run: tuple[float, float] = (0.0, 0.0)) -> int:
     done = [o for o in outputs if o.success]
     total_in = sum(o.prompt_len for o in done)
     total_out = sum(o.output_len for o in done)
@@ -340,6 +357,9 @@ def report(args: argparse.Namespace, outputs: list[Output], duration: float, pea
             result[f"{stat}_{name}_ms"] = m[f"{stat}_{name}_ms"]
     result.update({"concurrency": m["concurrency"], "accept_length": None,
                    "max_output_tokens_per_s": m["output_throughput"], "max_concurrent_requests": peak})
+    # STAND-IN keys (not the real client's): when the main run's requests went out and the last
+    # came back, by the wall clock, so a test can check the recorded power against its source
+    result.update({"standin_main_start_unix": main_run[0], "standin_main_end_unix": main_run[1]})
     if args.output_file and not args.standin_no_record:
         with open(args.output_file, "a") as fh:
             fh.write(json.dumps(result) + "\n")

@@ -52,6 +52,14 @@ async def test_two_scrapes_show_rates_and_window_percentiles():
         assert text(pane, "metrics-missing") == ""
 
 
+async def test_a_0_5_server_with_a_pid_per_rank_shows_each_dp_group_once():
+    """DP2 x TP4: 8 ranks, each with its own pid label; 10 running per DP group at 50 % KV."""
+    pages = [scraped("sglang-0.5-dp2-tp4-pid-a.txt", 1000.0), scraped("sglang-0.5-dp2-tp4-pid-b.txt", 1010.0)]
+    async with app(pages).run_test(size=(120, 40)) as pilot:
+        pane = pilot.app.query_one(MetricsPane)
+        assert "running 30  queued 2  KV 55 %  gen 1820 tok/s" in text(pane, "metrics-figures")
+
+
 async def test_a_failing_scrape_says_why_and_keeps_the_figures():
     async with app(FAILING).run_test(size=(120, 40)) as pilot:
         pane = pilot.app.query_one(MetricsPane)

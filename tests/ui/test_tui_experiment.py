@@ -21,7 +21,7 @@ from tui_support import make_app, screen_text, until
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.store.toml_store import load_session, save_session
-from cockpit.ui.screens.confirm_run import ConfirmRunScreen
+from cockpit.ui.screens.confirm_run import ConfirmRunScreen, ConfirmStopScreen
 
 
 def _campaign(tmp_path: Path, runs: Path, *, crash: bool = False) -> tuple[Path, int]:
@@ -43,7 +43,7 @@ def _campaign(tmp_path: Path, runs: Path, *, crash: bool = False) -> tuple[Path,
 
 
 async def _confirm(app, pilot) -> str:
-    await until(lambda: isinstance(app.screen, ConfirmRunScreen), pilot, timeout=20)
+    await until(lambda: type(app.screen) is ConfirmRunScreen, pilot, timeout=20)
     shown = screen_text(app)
     await pilot.press("y")
     return shown
@@ -80,6 +80,8 @@ async def test_start_confirmed_ready_sweep_recorded_then_stop_leaves_nothing(tmp
         await pilot.press("7")
         app.main_screen.query_one("#profile-list").focus()
         await pilot.press("X")
+        await until(lambda: isinstance(app.screen, ConfirmStopScreen), pilot, timeout=20)  # asked first
+        await pilot.press("y")
         await until(lambda: not group_members(pgid), pilot, timeout=30)
         await until(lambda: "l1" not in app.experiment.profile_states, pilot)
     saved = load_session(path)
@@ -133,8 +135,10 @@ async def test_a_restart_with_another_profile_leaves_one_server_marked_on_the_ho
         await pilot.press("r")
         await _confirm(app, pilot)
         await until(lambda: app.experiment.profile_states.get("l1", "").startswith("ready"), pilot, timeout=60)
-        await pilot.press("down", "S")  # restart with l2: l1's server is stopped first
-        await _confirm(app, pilot)
+        await pilot.press("down", "S")  # restart with l2: l1's server is stopped first (asked)
+        await until(lambda: isinstance(app.screen, ConfirmStopScreen), pilot, timeout=20)
+        await pilot.press("y")
+        await _confirm(app, pilot)  # l2's command: never run before
         await until(lambda: app.experiment.profile_states.get("l2", "").startswith("ready"), pilot, timeout=60)
         assert "l1" not in app.experiment.profile_states
         assert screen_text(app).count("▶ ready") == 1

@@ -20,7 +20,7 @@ from cockpit.ui.widgets.fleet_pane import FleetPane
 from cockpit.ui.widgets.log_pane import LogPane
 from cockpit.ui.widgets.profiles_view import ProfilesView
 from cockpit.ui.log_app import LogApp
-from cockpit.ui.screens.confirm_run import ConfirmRunScreen
+from cockpit.ui.screens.confirm_run import ConfirmRunScreen, ConfirmStopScreen
 from cockpit.ui.widgets.records_view import FilesTable, PackagesTable
 from cockpit.ui.widgets.restorable import RestorableOptionList, RestorableTable
 from cockpit.ui.widgets.setup_view import SetupView
@@ -30,7 +30,7 @@ from cockpit.ui.widgets.text_views import HandoffView
 BOUND_ON = {
     "screen": MainScreen, "goal": SetupView, "tasks": TaskBoard, "discoveries": DiscoveriesView, "benchmarks": BenchmarksView,
     "launch": ProfilesView, "packages": PackagesTable, "files": FilesTable, "log": LogPane, "handoff": HandoffView, "fleet": FleetPane, "form": FormScreen, "quit": ConfirmQuitScreen, "help": HelpScreen,
-    "list": RestorableOptionList, "logapp": LogApp, "confirm": ConfirmRunScreen, "compare": CompareScreen, "detail": FileDetailScreen,
+    "list": RestorableOptionList, "logapp": LogApp, "confirm": ConfirmRunScreen, "stop": ConfirmStopScreen, "compare": CompareScreen, "detail": FileDetailScreen,
 }
 
 

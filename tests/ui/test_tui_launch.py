@@ -25,12 +25,28 @@ def args(session=None, demo=False, theme=None, fresh=False) -> Namespace:
     return Namespace(session=session, demo=demo, theme=theme, fresh=fresh)
 
 
-def test_a_new_path_is_created_and_remembered(tmp_path, opened):
+def test_a_new_path_is_created_once_the_person_says_yes_and_remembered(tmp_path, opened, monkeypatch):
     path = tmp_path / "new-campaign.toml"
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    asked: list[str] = []
+    monkeypatch.setattr("builtins.input", lambda prompt: asked.append(prompt) or "y")
     assert launch.run_tui(args(str(path))) == 0
+    assert asked == [f"{path} does not exist: create it? [y/N] "]
     assert load_session(path).title == "new campaign"
     assert recent.most_recent() == path.resolve()
     assert opened[0].path == path
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_a_missing_path_is_not_created_unasked(tmp_path, opened, monkeypatch, capsys, terminal):
+    """A typo makes no files: without a terminal it says how to make one; at one, "n" makes none."""
+    path = tmp_path / "typo.toml"
+    monkeypatch.setattr("sys.stdin.isatty", lambda: terminal)
+    monkeypatch.setattr("builtins.input", lambda prompt: "n")
+    assert launch.run_tui(args(str(path))) == 2
+    assert list(tmp_path.iterdir()) == [] and opened == []
+    if not terminal:
+        assert f"cockpit new {path}" in capsys.readouterr().err
 
 
 def test_no_argument_reopens_the_most_recent(session_path, opened):
@@ -43,7 +59,7 @@ def test_no_argument_reopens_the_most_recent(session_path, opened):
 def test_no_argument_and_nothing_recent_without_a_terminal_says_how(capsys, opened, monkeypatch):
     monkeypatch.setattr("sys.stdin.isatty", lambda: False)
     assert launch.run_tui(args()) == 2
-    assert "cockpit cockpit-session.toml" in capsys.readouterr().err
+    assert "cockpit new cockpit-session.toml" in capsys.readouterr().err
     assert opened == []
 
 

@@ -1,5 +1,6 @@
 """Asked before cockpit runs a command a person has not seen: a launch profile's first
-start (or its first after the command, env or host changed) and a sweep's first run.
+start (or its first after the command, env or host changed) and a sweep's first run; and
+(ConfirmStopScreen) before a key stops a running server, which takes minutes to load again.
 Shows exactly what will run (secrets already masked by the caller); untrusted text, never markup."""
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ class ConfirmRunScreen(ModalScreen[bool]):
     """Dismisses with True (run it) or False."""
 
     CSS_PATH = Path(__file__).with_suffix(".tcss")
-    BINDINGS = bindings_for("confirm")
+    SCOPE = "confirm"
+    BINDINGS = bindings_for(SCOPE)
 
     def __init__(self, title: str, what: str) -> None:
         super().__init__()
@@ -28,7 +30,7 @@ class ConfirmRunScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         keys = " · ".join(f"{spec.key_display or spec.keys.split(',')[0]}: {spec.verb.lower()}"
-                          for spec in specs_for("confirm"))
+                          for spec in specs_for(self.SCOPE))
         with Vertical(id="dialog"):
             yield Static(safe(self.title_text), classes="form-title", markup=False)
             with VerticalScroll(id="what"):
@@ -37,3 +39,11 @@ class ConfirmRunScreen(ModalScreen[bool]):
 
     def action_choose(self, run: bool) -> None:
         self.dismiss(run)
+
+
+class ConfirmStopScreen(ConfirmRunScreen):
+    """Asked before a key stops a running server (stop, or a restart): says what is lost.
+    Dismisses with True (stop it) or False (it keeps running)."""
+
+    SCOPE = "stop"
+    BINDINGS = bindings_for(SCOPE)

@@ -144,6 +144,7 @@ class MainScreen(SetupIntents):
         self._scores = score_all(session.goal.targets, session.benchmarks)
         self._fresh: set[str] = set()
         self.query_one(TargetsStrip).show(self._scores)
+        self.query_one(LeftOffBanner).follow(session.last_action)
         fleet = session.prometheus or self.app.sources.fleet is not None  # the demo's replay has no [[prometheus]]
         self.query_one(TabBar).hidden = frozenset() if fleet else frozenset({"fleet"})
         for tab in TAB_IDS if every_tab else [self.active_tab]:

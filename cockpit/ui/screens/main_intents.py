@@ -223,7 +223,7 @@ class MainIntents(Screen[None]):
         profile = _find(self._session.launch, message.profile_id)
         if profile is not None:
             self.app.copy_to_clipboard(full_command(profile))
-            self.app.notify(f"Copied {profile.id}'s command (OSC 52; under tmux: set -s set-clipboard on)",
+            self.app.notify(f"Copied {profile.id}'s command, secrets masked (OSC 52; under tmux: set -s set-clipboard on)",
                             timeout=4)
 
     # ----- the handoff: to a file beside the session, or to the clipboard ----------------

@@ -1,16 +1,21 @@
-"""'Where you left off': the last action, what to do next and the fallback, shown on open."""
+"""'Where you left off': the last action, what to do next and the fallback, shown on open,
+and the latest automatic step beside them."""
 
 from __future__ import annotations
 
 from textual.content import Content
 from textual.widgets import Static
 
-from cockpit.model.session import LastAction
+from cockpit.model.session import Activity, LastAction
 from cockpit.ui.safe_text import safe
 
 
 def when_text(last: LastAction) -> str:
     return last.when.strftime("%Y-%m-%d %H:%M %Z") if last.when else "earlier"
+
+
+def activity_when(step: Activity) -> str:
+    return step.when.strftime("%H:%M %Z") if step.when else "later"
 
 
 COMPACT_BELOW = 100
@@ -27,6 +32,12 @@ class LeftOffBanner(Static):
         if compact != self._compact and self._last is not None:
             self.show(self._last)
 
+    def follow(self, last: LastAction | None) -> None:
+        """The session changed: show its last action (an automatic step beside it, too)
+        unless the person hid the banner."""
+        if self.display and last != self._last:
+            self.show(last)
+
     def show(self, last: LastAction | None) -> None:
         self._last = last
         if last is None:
@@ -41,6 +52,8 @@ class LeftOffBanner(Static):
                 lines += ["\n", ("next ", "bold $accent"), safe(last.next_step)]
             if last.fallback:
                 lines += ["\n", ("fallback ", "bold $accent"), safe(last.fallback)]
+            if last.activity is not None:
+                lines += ["\n", ("since ", "bold $foreground-muted"), safe(last.activity.text)]
             self.update(Content.assemble(*lines))
             return
         parts: list[str | tuple[str, str]] = [
@@ -51,5 +64,8 @@ class LeftOffBanner(Static):
             parts += [("  next: ", "bold $accent"), safe(last.next_step)]
         if last.fallback:
             parts += [("  fallback: ", "bold $accent"), safe(last.fallback)]
+        if last.activity is not None:  # an automatic step beside the person's words, never over them
+            parts += [("  since: ", "bold $foreground-muted"), safe(last.activity.text),
+                      (f" ({activity_when(last.activity)})", "$foreground-muted")]
         parts.append(("  [x hides]", "$foreground-muted"))
         self.update(Content.assemble(*parts))

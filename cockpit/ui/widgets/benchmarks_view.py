@@ -189,7 +189,9 @@ class BenchmarksView(Vertical):
                 style = role_style(variables, role, bold=True)
                 for cell in cells:
                     cell.stylize(style)
-                mark = Text("★ " + " ".join(s.target.id for s in marks), style=style)
+                # ✗: the run that breaks a target held at every concurrency of its range
+                words = [("✗ " if s.breaking is not None else "★ ") + s.target.id for s in marks]
+                mark = Text(" ".join(words), style=style)
             table.add_row(cells[0], mark, *cells[1:], key=bench.id)
         if keep:
             table.select_id(keep)
@@ -197,7 +199,8 @@ class BenchmarksView(Vertical):
         arrow = "↓" if self.sort_reverse else "↑"
         self.query_one("#bench-caption", Static).update(Content.assemble(
             (f"{len(rows)} benchmarks", "bold"), (f" · sorted by {header} {arrow}", "$foreground-muted"),
-            (" · ★ best for a target (", "$foreground-muted"), ("met", "$target-met"), (" / ", "$foreground-muted"),
+            (" · ★ best for a target, ✗ breaks one (", "$foreground-muted"), ("met", "$target-met"),
+            (" / ", "$foreground-muted"),
             ("not yet", "$target-missed"), (")", "$foreground-muted")))
 
     def focus_view(self) -> None:

@@ -103,6 +103,14 @@ class FleetPane(RedrawOnce, VerticalScroll, can_focus=True):
             self.cursor = min(self.cursor, max(0, len(item.hosts) - 1))
             self._schedule_render()
 
+    def clear(self) -> None:
+        """No `[[prometheus]]` any more: back to saying how to add one."""
+        self.state_text, self.snapshot, self.cursor, self._state_shown = "", None, 0, None
+        self.age.last_at = None
+        self.border_title, self.border_subtitle = "Fleet", ""
+        self.refresh_bindings()
+        self._schedule_render()
+
     def expect_every(self, interval_s: float) -> None:
         self.age.stale_after_s = stale_after(interval_s)
 

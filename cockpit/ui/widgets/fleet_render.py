@@ -32,6 +32,7 @@ ADD_ONE = (  # the prose is one line so it wraps at any width; the snippet fits 
     'auth_env = "PROM_AUTH"  # optional: env var, user:pass or token\n'
     "interval_s = 5          # refresh\n"
     "history_h = 3           # history loaded on open\n"
+    'match = {cluster = "a"} # optional: only the targets it names\n'
 )
 
 
@@ -187,6 +188,8 @@ def state_line(snap: FleetSnapshot | None, description: str, pal: Pal) -> Text:
     t.append(f" · {len(hosts)} host{'s' if len(hosts) != 1 else ''}"
              f", {sum(len(h.servers) for h in hosts)} server{'s' if sum(len(h.servers) for h in hosts) != 1 else ''}"
              f", {sum(len(h.gpus) for h in hosts)} GPUs")
+    if snap.rate_window_note:
+        t.append(f" · {snap.rate_window_note}")
     if snap.state == "failing":
         kept = "figures below are the last good ones" if snap.hosts else "no figures from it yet"
         t.append(f"\n⚠ {snap.error_kind}: {snap.error} ({kept})", style=pal("error"))

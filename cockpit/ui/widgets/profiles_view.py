@@ -9,7 +9,9 @@ from textual.content import Content
 
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.profile_diff import diff_lines, diff_profiles
+from cockpit.model.redact import redact_env, redact_text
 from cockpit.model.session import LaunchProfile, Session
+from cockpit.parse.sanitize import sanitize
 from cockpit.ui import messages as msg
 from cockpit.ui.actions import bindings_for
 from cockpit.ui.safe_text import safe
@@ -24,9 +26,11 @@ _DIFF_STYLE = {"heading": "bold underline", "added": "$success", "removed": "$er
 
 
 def full_command(profile: LaunchProfile) -> str:
-    """The command as one would paste it: env assignments first."""
-    env = " ".join(f"{key}={shlex.quote(value)}" for key, value in profile.env.items())
-    return f"{env} {profile.command}".strip()
+    """The command as one would paste it: env assignments first, secrets masked (what
+    leaves for a clipboard or a screen never carries a token) and made inert (one line,
+    no control character raw)."""
+    env = " ".join(f"{key}={shlex.quote(value)}" for key, value in redact_env(profile.env).items())
+    return sanitize(f"{env} {redact_text(profile.command)}".strip(), multiline=True)
 
 
 class ProfileList(RestorableOptionList):
@@ -95,13 +99,13 @@ class ProfilesView(RecordActions, ListDetailView):
         parts: list[str | tuple[str, str]] = [
             (safe(profile.name), "bold"), "  ", (profile.status.value, _STATUS_STYLE[profile.status]),
             (f"  on {safe(profile.host)}" if profile.host else "", "$foreground-muted"), "\n\n",
-            ("Command", "bold underline"), "\n", safe(profile.command, multiline=True), "\n",
+            ("Command", "bold underline"), "\n", safe(redact_text(profile.command), multiline=True), "\n",
         ]
-        if profile.env:
+        if profile.env:  # secrets masked: a screen is shared, recorded, screenshotted
             parts += ["\n", ("Env", "bold underline"), "\n"]
-            parts += [f"{safe(key)}={safe(value)}\n" for key, value in profile.env.items()]
+            parts += [f"{safe(key)}={safe(value)}\n" for key, value in redact_env(profile.env).items()]
         if profile.notes:
-            parts += ["\n", ("Notes", "bold underline"), "\n", safe(profile.notes, multiline=True), "\n"]
+            parts += ["\n", ("Notes", "bold underline"), "\n", safe(redact_text(profile.notes), multiline=True), "\n"]
         parts += ["\n", (f"{len(benches)} benchmark(s)", "$foreground-muted")]
         if best is not None:
             parts.append((f", best {best:g} total tok/s", "$foreground-muted"))

@@ -42,6 +42,21 @@ def host_line(host: Host) -> str:
     return " · ".join([where, log, gpus] + ([f"metrics {host.metrics_url}"] if host.metrics_url else []))
 
 
+def _range_rule(score: TargetScore) -> Parts:
+    """How the target reads its runs, and the run that breaks it (every-run targets)."""
+    if not score.every_run:
+        return []
+    parts: Parts = ["\n", ("held at every concurrency of its range: each run of a profile in it must meet it",
+                           "$foreground-muted")]
+    run = score.breaking
+    if run is not None:
+        where = f" at concurrency {run.concurrency}" if run.concurrency is not None else ""
+        profile = f" (profile {run.profile})" if run.profile else ""
+        parts += ["\n", ("Broken by ", "bold $target-missed"), (run.id, "bold"), f" {safe(run.label)}{profile}{where}: ",
+                  (f"{score.best_value:g}", "bold $target-missed")]
+    return parts
+
+
 class SetupList(RestorableOptionList):
     def __init__(self) -> None:
         super().__init__(id="setup-list")
@@ -128,6 +143,7 @@ class SetupView(ListDetailView):
                 parts += [(f"Target {target.id}", "bold underline $primary"), "\n", safe(target.describe())]
                 if score is not None:
                     parts += ["\n\n", *describe(score)]
+                    parts += _range_rule(score)
                 parts += ["\n\n", ("e edits · d deletes", "$foreground-muted")]
         elif kind == "instruction":
             item = next((i for i in session.instructions if i.id == ident), None)

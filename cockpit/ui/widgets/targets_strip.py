@@ -1,4 +1,5 @@
-"""Each target's best-so-far against its goal, met or not, from the recorded benchmarks."""
+"""Each target's best-so-far against its goal, met or not, from the recorded benchmarks;
+a target held at every concurrency of its range names its worst run (the one that breaks it)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,13 @@ def describe(score: TargetScore) -> list[str | tuple[str, str]]:
     mark = "✓ " if score.met else "✗ "
     pct = f" {score.progress:.0%}" if score.progress is not None and not score.met else ""
     best_id = score.best.id if score.best else "?"
+    if score.every_run:  # a promise at each concurrency: say which run stands on it or breaks it
+        run = score.best
+        where = f" at c={run.concurrency}" if run is not None and run.concurrency is not None else ""
+        said = f"{best_id}{where} breaks it" if score.breaking is not None else \
+            f"worst of {score.runs} run{'s' if score.runs != 1 else ''}: {best_id}{where}"
+        return [(mark, f"bold {role}"), f"{name} {goal}: ", (f"{score.best_value:g}", f"bold {role}"),
+                (f"{pct} ({said})", "$foreground-muted")]
     return [(mark, f"bold {role}"), f"{name} {goal}: ", (f"{score.best_value:g}", f"bold {role}"),
             (f"{pct} ({best_id})", "$foreground-muted")]
 

@@ -57,6 +57,14 @@ class LastActionView(TextView):
             parts += [(when_text(last), "$foreground-muted"), "\n", (safe(last.text), "bold")]
             parts += ["\n\n", ("Next step", "bold"), "\n", safe(last.next_step) or ("—", "$foreground-muted")]
             parts += ["\n\n", ("Fallback", "bold"), "\n", safe(last.fallback) or ("—", "$foreground-muted")]
+            if last.activity is not None:
+                parts += ["\n\n", ("Since then (automatic)", "bold"), "\n", safe(last.activity.text)]
+                if last.activity.next_step:
+                    parts += ["\n", ("suggests ", "$foreground-muted"), safe(last.activity.next_step)]
+        if session.last_actions:
+            parts += ["\n\n", ("Earlier actions (newest first; u undoes the last change)", "bold"), "\n"]
+            for earlier in reversed(session.last_actions[-5:]):
+                parts += [(f"{when_text(earlier)} ", "$foreground-muted"), safe(earlier.text), "\n"]
         parts += ["\n\n", ("Timeline (newest first)", "bold underline $primary"), "\n",
                   ("edits and benchmarks; ▼ marks a run below the best earlier run of its workload",
                    "$foreground-muted")]

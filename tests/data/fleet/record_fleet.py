@@ -54,6 +54,12 @@ class Recorder(PrometheusClient):
         self.answers[f"query_range {promql}"] = [{"labels": dict(s.labels), "points": s.points} for s in got]
         return got
 
+    async def targets(self):  # type: ignore[no-untyped-def]
+        got = await super().targets()
+        self.answers["targets"] = [{"labels": dict(t.labels), "scrape_interval_s": t.scrape_interval_s,
+                                    "health": t.health} for t in got]
+        return got
+
 
 def record(n: int) -> None:
     with FleetExporter(FLEETS[n], gpus=8) as exporter, tempfile.TemporaryDirectory() as tmp:

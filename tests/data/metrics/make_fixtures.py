@@ -110,6 +110,66 @@ def dcgm(step, *, with_limit=True, ngpu=2, host="gpu-node-1"):
     return "\n".join(lines) + "\n"
 
 
+def sglang_05(step, *, dp=2, tp=4, model="Qwen/Qwen3-235B-A22B"):
+    """A 0.5.x page of DP x TP schedulers run with --enable-metrics-for-all-schedulers, as
+    prometheus_client's multiprocess collector serves it: the scheduler's labels (model_name,
+    engine_type, tp_rank, pp_rank, moe_ep_rank, dp_rank) on every rank's series, and a `pid`
+    label, differing per rank, on the gauges (multiprocess_mode "all"; counters and histograms
+    are summed over processes, so they carry none). The tokenizer's series: model_name and
+    engine_type. Every DP group runs 10 requests at 50 % of its KV pool."""
+    lines = []
+    def head(name, typ, help_):
+        lines.append(f"# HELP sglang:{name} {help_}")
+        lines.append(f"# TYPE sglang:{name} {typ}")
+    def rank(d, t):
+        return {"model_name": model, "engine_type": "unified", "tp_rank": t, "pp_rank": 0,
+                "moe_ep_rank": t, "dp_rank": d}
+    ranks = [(d, t) for d in range(dp) for t in range(tp)]
+    gauges = {"num_running_reqs": ("The number of running requests.", lambda d: 10 + step),
+              "num_queue_reqs": ("The number of requests in the waiting queue.", lambda d: 2 * d),
+              "num_used_tokens": ("The number of used tokens.", lambda d: 50000 + 1000 * step),
+              "max_total_num_tokens": ("Maximum total number of tokens in the KV cache pool.", lambda d: 100000),
+              "token_usage": ("The token usage.", lambda d: 0.5 + 0.01 * step),
+              "gen_throughput": ("The generation throughput (token/s).", lambda d: 900.0 + 20 * d),
+              "cache_hit_rate": ("The prefix cache hit rate.", lambda d: 0.2),
+              "num_retracted_reqs": ("The number of retracted requests.", lambda d: 0)}
+    for name, (h, f) in gauges.items():
+        head(name, "gauge", h)
+        for d, t in ranks:
+            lines.append(f"sglang:{name}{lab({**rank(d, t), 'pid': 4100 + 10 * d + t})} {fmt(f(d))}")
+    # the scheduler's queue time: one histogram per rank, every TP rank of a DP group the same
+    head("queue_time_seconds", "histogram", "Histogram of queueing time in seconds.")
+    q_le = [0.0, 0.1, 0.2, 0.5, 1, 2, 3, 4, 5, 10]
+    for d, t in ranks:
+        counts = [a + b for a, b in zip(cum(q_le, 2 + d, 1000), cum(q_le, 3 + d, 20 * step))]
+        total = sum(b * (counts[i] - (counts[i - 1] if i else 0)) for i, b in enumerate(q_le))
+        lines.append(f"sglang:queue_time_seconds_sum{lab(rank(d, t))} {fmt(total)}")
+        for b, c in zip([*q_le, "+Inf"], counts):
+            le = "+Inf" if b == "+Inf" else repr(float(b))
+            lines.append(f"sglang:queue_time_seconds_bucket{lab({**rank(d, t), 'le': le})} {fmt(c)}")
+        lines.append(f"sglang:queue_time_seconds_count{lab(rank(d, t))} {fmt(counts[-1])}")
+    tok = {"model_name": model, "engine_type": "unified"}
+    counters = {"prompt_tokens_total": 2_000_000 + 60_000 * step,
+                "generation_tokens_total": 800_000 + 18_000 * step,
+                "num_requests_total": 4000 + 40 * step, "cached_tokens_total": 400_000 + 15_000 * step}
+    for name, v in counters.items():
+        head(name, "counter", f"Number of {name[:-6].replace('_', ' ')} processed.")
+        lines.append(f"sglang:{name}{lab(tok)} {fmt(v)}")
+    hists = [("time_to_first_token_seconds", TTFT_LE, 3, 4000, 5, 40 * step),
+             ("inter_token_latency_seconds", ITL_LE, 5, 800_000, 6, 18_000 * step),
+             ("e2e_request_latency_seconds", E2E_LE, 8, 4000, 9, 40 * step)]
+    for name, bounds, at, n0, at2, n1 in hists:
+        head(name, "histogram", f"Histogram of {name.replace('_', ' ')}.")
+        counts = [a + b for a, b in zip(cum(bounds, at, n0), cum(bounds, at2, n1))]
+        total = sum(b * (counts[i] - (counts[i - 1] if i else 0)) for i, b in enumerate(bounds))
+        lines.append(f"sglang:{name}_sum{lab(tok)} {fmt(total)}")
+        for b, c in zip([*bounds, "+Inf"], counts):
+            le = "+Inf" if b == "+Inf" else repr(float(b))
+            lines.append(f"sglang:{name}_bucket{lab({**tok, 'le': le})} {fmt(c)}")
+        lines.append(f"sglang:{name}_count{lab(tok)} {fmt(counts[-1])}")
+    return "\n".join(lines) + "\n"
+
+
 NOTICE = ("# MADE BY COCKPIT'S AUTHORS from public formats (SGLang collector.py and docs, dcgm-exporter\n"
           "# README); invented numbers, not captured from a server. See make_fixtures.py.\n")
 files = {
@@ -118,6 +178,8 @@ files = {
     "sglang-0.3-old-names.txt": sglang("sglang:", 0, dp=1, tp=1, old=True),
     "router-sglang_-a.txt": sglang("sglang_", 0, dp=1, tp=1, typed=False),
     "router-sglang_-b.txt": sglang("sglang_", 5, dp=1, tp=1, typed=False),
+    "sglang-0.5-dp2-tp4-pid-a.txt": sglang_05(0),
+    "sglang-0.5-dp2-tp4-pid-b.txt": sglang_05(5),
     "dcgm-exporter-a.txt": dcgm(0),
     "dcgm-exporter-defaults.txt": dcgm(0, with_limit=False),
 }

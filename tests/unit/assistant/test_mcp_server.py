@@ -119,6 +119,8 @@ async def test_set_last_action_is_saved_and_read_back(path):
         "relaunched with --cuda-graph-max-bs 64", "bench c=1,2", "back to l1")
     assert load_session(path).last_action.next_step == "bench c=1,2"
     assert "**Next step:** bench c=1,2" in handoff
+    assert last["earlier"][0]["text"] == "Server was being launched with --moe-runner-backend flashinfer_trtllm.", \
+        "the last action it replaced is kept"
 
 
 async def test_a_discovery_status_change_flags_its_tasks_and_the_resume_prompt_lists_them(path):

@@ -102,7 +102,9 @@ def test_add_where_the_folder_may_not_be_written(read_only_folder):
     path = read_only_folder / "s.toml"
     before = path.read_bytes()
     done = cockpit("add", "task", path, "x", bounded=True)
-    one_line(done, f"{path}: Permission denied")
+    # What blocks it, not a bare "Permission denied": the lock cannot be made in the folder.
+    one_line(done, f"{path}: cannot take the session lock {read_only_folder / '.s.toml.lock'}: "
+                   f"this user cannot create files in {read_only_folder}")
     assert path.read_bytes() == before
 
 

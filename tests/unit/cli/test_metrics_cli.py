@@ -31,6 +31,16 @@ def test_a_file_as_json_has_families_sglang_figures_and_no_gpus():
     assert out["latency_since_start_s"]["ttft"]["p50"] > 0
 
 
+def test_a_0_5_page_with_a_pid_per_rank_reads_each_dp_group_once():
+    """DP2 x TP4, each rank's gauges with its own pid (prometheus_client's multiprocess
+    collector), 10 running per DP group at 50 % KV."""
+    page = str(DATA / "sglang-0.5-dp2-tp4-pid-a.txt")
+    out = json.loads(cockpit(page, "--json").stdout)
+    assert out["sglang"]["num_running_reqs"] == 20 and out["sglang"]["token_usage"] == 0.5
+    text = cockpit(page).stdout
+    assert "running 20  queued 2  token usage 50 %  gen 1820.0 tok/s" in text
+
+
 def test_dcgm_text_gives_gpus():
     out = json.loads(cockpit(str(DATA / "dcgm-exporter-a.txt"), "--json").stdout)
     assert [(g["index"], g["power_w"], g["power_limit_w"]) for g in out["gpus"]] == [(0, 612.5, 700.0),

@@ -13,6 +13,7 @@ from standin.procs import free_port, group_members, http_get, kill_group, standi
 
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.launch_confirm import fingerprint
+from cockpit.sources.confirm_key import is_confirmed
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.store.toml_store import load_session, save_session
 
@@ -67,7 +68,7 @@ def test_run_ready_records_confirmation_and_next_step_then_stop(camp):
     assert http_get(ports[0])[0] == 200
     session = load_session(path)
     p1 = next(p for p in session.launch if p.id == "p1")
-    assert p1.confirmed == fingerprint(p1)
+    assert p1.confirmed and is_confirmed("launch", fingerprint(p1), p1.confirmed)  # sealed with this user's key
     assert session.last_action.next_step.startswith("run sweep s1 (chat 1k/1k): cockpit sweep")
 
     refused = cockpit("run", str(path), "p1")  # confirmed now: no --yes needed, but it already runs
@@ -127,3 +128,11 @@ def test_unknown_profile_and_host_and_nothing_to_stop(camp):
     done = cockpit("stop", str(path))
     assert done.returncode == 0 and "box: no server of this session" in done.stdout
 
+
+
+def test_options_may_come_before_the_host(camp):
+    """`cockpit stop S --grace 1 HOST`: options anywhere, as people type them."""
+    path, _runs, _ = camp
+    done = cockpit("stop", str(path), "--grace", "1", "box")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "box: no server of this session"

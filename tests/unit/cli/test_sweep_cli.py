@@ -4,6 +4,7 @@ wrapper interpreter); exit codes 0 / 1 / 2 / 3; confirmation; progress lines."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -26,13 +27,14 @@ def logged_server(tmp_path_factory):
     srv.close()
 
 
-def _session(tmp_path: Path, port: int, log: Path | None, **sweep_kw: object) -> Path:
+def _session(tmp_path: Path, port: int, log: Path | None, *, modules: tuple[str, ...] = ("sglang.bench_serving",),
+             **sweep_kw: object) -> Path:
     path = tmp_path / "s.toml"
     sweep = {"id": "s1", "name": "short ramp", "input_len": 16, "output_len": 24, "concurrencies": [1, 2, 4, 8],
              "prompts_per_concurrency": 2, **sweep_kw}
     save_session(Session(
         hosts=[Host(name="local", run_dir=str(tmp_path / "runs"), log_path=str(log) if log else None)],
-        launch=[LaunchProfile(id="l1", name="base", host="local", python=make_bench_python(tmp_path),
+        launch=[LaunchProfile(id="l1", name="base", host="local", python=make_bench_python(tmp_path, modules=modules),
                               command=f"python -m sglang.launch_server --model-path m --port {port}")],
         sweeps=[Sweep(**sweep)]), path)
     return path
@@ -48,7 +50,8 @@ def test_never_confirmed_and_no_terminal_prints_the_commands_and_runs_nothing(tm
     path = _session(tmp_path, srv.port, log)
     res = _cockpit("sweep", str(path), "s1")
     assert res.returncode == 3, res.stderr
-    assert res.stdout.count("-m sglang.bench_serving") == 4 and "--max-concurrency 8" in res.stdout
+    assert res.stdout.count("-u -m sglang.bench_serving") == 4 and "--max-concurrency 8" in res.stdout
+    assert "-m sglang.benchmark.serving` where" in res.stdout  # which module runs is said too
     assert "--yes" in res.stderr
     assert load_session(path).benchmarks == [] and not (tmp_path / "runs").exists()
 
@@ -63,7 +66,10 @@ def test_yes_runs_every_point_records_them_and_remembers_the_confirmation(tmp_pa
     recorded = [line for line in res.stdout.splitlines() if " recorded b" in line]
     assert len(recorded) == 4 and all("server TTFT p50/p99 " in line and "server ITL p50/p99 " in line
                                       for line in recorded)  # the stand-in serves /metrics
-    assert "note:" not in res.stdout
+    assert "warm-up" not in res.stdout
+    # no GPU source on this host: every point says why it has no power, in one note
+    assert all(line.count("note: ") == 1 and 'no power: host local has gpu_source = "none"' in line
+               for line in recorded)
     session = load_session(path)
     assert [b.concurrency for b in session.benchmarks] == [1, 2, 4, 8]
     assert all(b.profile == "l1" and b.sweep == "s1" for b in session.benchmarks)
@@ -121,3 +127,81 @@ def test_a_points_note_is_on_its_recorded_line() -> None:
     line = _figures({"total_tok_s": 1000.0, "server_ttft_p99_ms": 2365.0, "notes": WARMUP_NOTE})
     assert line.endswith(f"note: {WARMUP_NOTE}") and "1000 tok/s total" in line
     assert "note:" not in _figures({"total_tok_s": 1000.0})
+
+
+def _sweep_killing_the_server(path: Path, srv: StandinServer, *extra: str) -> tuple[int, str, str]:
+    """`cockpit sweep --yes` as a user runs it; the server is killed once point 1 is recorded."""
+    proc = subprocess.Popen([sys.executable, "-m", "cockpit", "sweep", str(path), "s1", "--yes", *extra],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            stdin=subprocess.DEVNULL)
+    lines = []
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        lines.append(line)
+        if "[1/4] c=1 recorded" in line:
+            srv.close()
+    err = proc.stderr.read() if proc.stderr else ""
+    return proc.wait(timeout=120), "".join(lines), err
+
+
+@pytest.mark.parametrize("on_fail", ["stop", "skip"])
+def test_a_server_killed_mid_sweep_fails_the_rest_and_exits_1(tmp_path: Path, on_fail: str) -> None:
+    srv = StandinServer(tok_s=3000)
+    try:
+        # no warm-up: a client against a dead server still writes a record, every request failed
+        path = _session(tmp_path, srv.port, None, extra_args=["--warmup-requests", "0"])
+        status, out, err = _sweep_killing_the_server(path, srv, *(["--on-fail", "skip"] if on_fail == "skip" else []))
+    finally:
+        srv.close()
+    assert status == 1, out + err
+    assert "[2/4] c=2 FAILED: the server stopped answering" in out
+    assert " recorded b" not in out.split("[1/4] c=1 recorded", 1)[1]
+    session = load_session(path)
+    assert [b.concurrency for b in session.benchmarks] == [1]  # no 0 tok/s "success"
+    if on_fail == "stop":
+        assert "[3/4]" not in out and "not run: c=4,8" in err
+        assert "1 of 4 points recorded, failed at c=2, stopped there (not run: c=4,8)" in session.last_action.text
+    else:
+        assert "[3/4] c=4 FAILED" in out and "[4/4] c=8 FAILED" in out
+        assert "1 of 4 points recorded, failed at c=2,4,8" in session.last_action.text
+
+
+def test_the_current_bench_module_runs_where_the_host_has_it_and_the_record_says_which(tmp_path: Path,
+                                                                                      logged_server) -> None:
+    srv, log = logged_server
+    path = _session(tmp_path, srv.port, log, modules=("sglang.benchmark.serving",), concurrencies=[1])
+    res = _cockpit("sweep", str(path), "s1", "--yes")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert f"bench client: {tmp_path / 'python-standin'} -m sglang.benchmark.serving" in res.stdout
+    (bench,) = load_session(path).benchmarks
+    assert bench.bench_client == "sglang.benchmark.serving" and bench.total_tok_s
+
+
+def test_resume_runs_only_the_points_with_no_record_of_the_run_cut_short(tmp_path: Path, logged_server) -> None:
+    import signal
+
+    srv, log = logged_server
+    path = _session(tmp_path, srv.port, log)
+    proc = subprocess.Popen([sys.executable, "-m", "cockpit", "sweep", str(path), "s1", "--yes"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT,
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if "[2/4] c=2 recorded" in line:
+            os.killpg(proc.pid, signal.SIGKILL)  # as a closed terminal or a crash: no end written
+            break
+    proc.wait(timeout=30)
+    cut = load_session(path)
+    assert [b.concurrency for b in cut.benchmarks] == [1, 2]
+    run_id = cut.benchmarks[0].sweep_run
+    res = _cockpit("sweep", str(path), "s1", "--resume")  # confirmed before: no --yes needed
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert f"resuming run {run_id}" in res.stdout
+    assert "[1/4] c=1 already recorded as b1" in res.stdout and "[2/4] c=2 already recorded as b2" in res.stdout
+    assert "[3/4] c=4 started" in res.stdout and "[4/4] c=8 started" in res.stdout
+    assert res.stdout.count(" started") == 2  # only the points left ran
+    benches = load_session(path).benchmarks
+    assert [(b.concurrency, b.sweep_run) for b in benches] == [(c, run_id) for c in (1, 2, 4, 8)]
+    again = _cockpit("sweep", str(path), "s1", "--resume")
+    assert again.returncode == 1 and "no unfinished run" in again.stderr
+    assert len(load_session(path).benchmarks) == 4

@@ -54,6 +54,36 @@ def test_the_server_query_tags_every_figure_and_presence() -> None:
     assert "sglang[:_]" in q and "[60s]" in q
 
 
+def test_every_query_carries_the_match_and_the_power_history_is_per_gpu() -> None:
+    from cockpit.live.fleet import gpu_query, power_history_query, up_query
+
+    m = 'cluster="a"'
+    q = server_query(60, m)
+    assert q.count('{__name__=~"sglang[:_]') == q.count(',cluster="a"}')  # every selector, none missed
+    assert gpu_query(m).endswith(',cluster="a"})') and up_query(m) == 'up{cluster="a"}'
+    assert power_history_query(m) == ('sum by (Hostname, instance) (max by (Hostname, instance, gpu) '
+                                      '(DCGM_FI_DEV_POWER_USAGE{cluster="a"}))')
+    assert up_query() == "up" and "{}" not in power_history_query()
+
+
+def test_the_rate_window_follows_the_scrape_interval_like_grafana_s_rate_interval() -> None:
+    from cockpit.live.fleet import rate_window
+
+    assert rate_window(60, 5) == (240, "rate over 240 s (scrape 60 s)")   # 4 scrapes
+    assert rate_window(15, 5)[0] == 60                                   # never under 60 s
+    assert rate_window(30, 100)[0] == 130                                # a refresh plus a scrape
+    assert rate_window(60, 5, setting=45) == (45, "rate over 45 s (rate_window_s)")
+    assert rate_window(None, 5)[1].endswith("(scrape interval unknown: rate_window_s sets it)")
+
+
+def test_prometheus_durations_and_the_config_s_scrape_intervals() -> None:
+    from cockpit.sources.prometheus_api import config_scrape_intervals, duration_s
+
+    assert [duration_s(t) for t in ("15s", "1m30s", "500ms", "2h", "x", "")] == [15, 90, 0.5, 7200, None, None]
+    yaml = "global:\n  scrape_interval: 1m\nscrape_configs:\n- job_name: a\n  scrape_interval: 2m\n"
+    assert config_scrape_intervals(yaml) == [60, 120]
+
+
 def test_bins_share_one_time_axis_and_hold_across_a_narrow_bin_but_not_a_gap() -> None:
     pts = [(float(t), float(t)) for t in range(0, 10)]  # one a second
     assert bin_series(pts, 5, start=0, end=10) == [0.5, 2.5, 4.5, 6.5, 8.5]

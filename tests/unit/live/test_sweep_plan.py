@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cockpit.live.sweep_plan import bench_argv, plan_sweep, profile_port, sweep_fingerprint
+from cockpit.live.sweep_plan import bench_argv, bench_python, plan_sweep, profile_port, sweep_fingerprint
 from cockpit.model.session import Host, LaunchProfile, Sweep
 
 HOSTILE = ["; touch {d}/semicolon", "$(touch {d}/dollar)", "`touch {d}/backquote`", "it's \"quoted\"",
@@ -90,3 +90,58 @@ def test_fingerprint_changes_with_what_would_run() -> None:
     assert sweep_fingerprint(sweep.model_copy(update={"notes": "n", "name": "y"}), profile) == base
     assert sweep_fingerprint(sweep.model_copy(update={"extra_args": ["--seed", "2"]}), profile) != base
     assert sweep_fingerprint(sweep, profile.model_copy(update={"python": "/other/python"})) != base
+
+
+@pytest.mark.parametrize("command, python, expected", [
+    # the interpreter the server's SGLang lives in, named by the command: the client runs there too
+    ("/opt/venv/bin/python -m sglang.launch_server --port 1", None, "/opt/venv/bin/python"),
+    ("/opt/venv/bin/python -m sglang.launch_server --port 1", "/usr/bin/python3", "/opt/venv/bin/python"),
+    ("CUDA_VISIBLE_DEVICES=0,1 /srv/sg/bin/python3.11 -u -m sglang.launch_server", None, "/srv/sg/bin/python3.11"),
+    # a bare name is only a PATH lookup: the profile's `python` says more
+    ("python -m sglang.launch_server --port 1", "/home/me/venv/bin/python", "/home/me/venv/bin/python"),
+    ("python3.12 -m sglang.launch_server", None, "python3.12"),
+    # no interpreter named: the profile's `python`, else python3
+    ("docker run --gpus all lmsysorg/sglang python -m sglang.launch_server", None, "python3"),
+    ("/opt/venv/bin/python serve.py", None, "python3"),
+    ("sglang serve --port 1", "/x/bin/python", "/x/bin/python"),
+])
+def test_the_bench_interpreter_comes_from_the_profiles_command_first(command: str, python: str | None,
+                                                                      expected: str) -> None:
+    profile = LaunchProfile(id="l1", name="base", command=command, python=python)
+    plan = plan_sweep(Sweep(id="s1", name="s", concurrencies=[1]), profile, None)
+    assert plan.python == expected and plan.argv(plan.points[0])[0] == expected
+    assert bench_python(profile) == expected
+
+
+@pytest.mark.parametrize("modules, expected", [
+    (("sglang.benchmark.serving",), "sglang.benchmark.serving"),
+    (("sglang.bench_serving", "sglang.benchmark.serving"), "sglang.benchmark.serving"),
+    (("sglang.bench_serving",), "sglang.bench_serving"),
+])
+def test_the_bench_module_is_the_one_the_host_has(tmp_path: Path, modules: tuple[str, ...], expected: str) -> None:
+    import asyncio
+
+    from sweep_support import make_bench_python
+
+    from cockpit.live.sweep_hosts import LocalBenchHost
+    from cockpit.live.sweep_session import with_bench_client
+
+    python = make_bench_python(tmp_path, modules=modules)  # the STAND-IN client under those names
+    plan = plan_sweep(Sweep(id="s1", name="s", concurrencies=[1]), _profile(python=python),
+                      Host(name="h", run_dir=str(tmp_path / "runs")))
+    found, note = asyncio.run(with_bench_client(plan, LocalBenchHost()))
+    assert (found.module, note) == (expected, None)
+    assert found.argv(found.points[0])[:4] == [python, "-u", "-m", expected]
+
+
+def test_an_interpreter_without_sglang_is_said(tmp_path: Path) -> None:
+    import asyncio
+
+    from cockpit.live.sweep_hosts import LocalBenchHost
+    from cockpit.live.sweep_session import with_bench_client
+
+    plan = plan_sweep(Sweep(id="s1", name="s", concurrencies=[1]), _profile(python=sys.executable),
+                      Host(name="h", run_dir=str(tmp_path / "runs")))
+    found, note = asyncio.run(with_bench_client(plan, LocalBenchHost()))
+    assert found.module == "sglang.bench_serving"
+    assert note is not None and sys.executable in note and "imports neither sglang.benchmark.serving" in note

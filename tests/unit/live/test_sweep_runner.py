@@ -123,13 +123,17 @@ def test_without_a_record_file_the_printed_block_is_read(tmp_path: Path, server)
     assert [e.source for e in events if isinstance(e, PointRecorded)] == ["stdout"]
 
 
-def test_a_crashed_client_fails_the_point_and_says_why(tmp_path: Path, server) -> None:
+@pytest.mark.parametrize("on_fail", ["stop", "skip"])
+def test_a_crashed_client_fails_the_point_and_says_why(tmp_path: Path, server, on_fail: str) -> None:
     path = _session(tmp_path, server.port, make_bench_python(tmp_path), concurrencies=[1, 2],
                     extra_args=["--standin-exit", "3"])
     events: list = []
-    runner, _ = _runner(path, events)
+    runner, _ = _runner(path, events, on_fail=on_fail)
     outcome = asyncio.run(runner.run())
-    assert outcome.status == "failed" and [c for c, _ in outcome.failed] == [1, 2]
+    # stop (the default): the point after the failed one is not run; skip: it runs (and fails too)
+    assert outcome.status == "failed"
+    assert [c for c, _ in outcome.failed] == ([1] if on_fail == "stop" else [1, 2])
+    assert outcome.not_run == ([2] if on_fail == "stop" else [])
     failed = [e for e in events if isinstance(e, PointFailed)]
     assert "exit status 3" in failed[0].reason and "stand-in asked to fail" in failed[0].reason
     assert load_session(path).benchmarks == []
@@ -279,7 +283,7 @@ def test_the_clients_warm_up_is_not_in_the_servers_percentiles(tmp_path: Path, c
     assert bench.server_ttft_p99_ms is not None and bench.server_itl_p99_ms is not None
     if client_says_main_run:
         assert bench.server_ttft_p99_ms < COLD_S * 1000 / 3
-        assert bench.notes is None
+        assert "warm-up" not in (bench.notes or "")
     else:  # today's window, from before the client started: the warm-up is in it, and said so
         assert bench.server_ttft_p99_ms >= COLD_S * 1000
         assert bench.notes is not None and "warm-up" in bench.notes
@@ -325,3 +329,43 @@ def test_a_main_run_line_that_comes_after_requests_finished_is_not_used() -> Non
     out.feed("stderr", "\r 12%|█▎        | 1/8 [00:00<00:01, 6.1it/s]")
     out.feed("stdout", "\nTraffic request rate: inf\n")
     assert out.main_run == "started"
+
+
+def test_a_point_whose_requests_all_failed_is_failed_not_recorded(tmp_path: Path) -> None:
+    # no server on the port and no warm-up: the client sends every request, all fail, and it
+    # still writes its record (completed 0, throughput 0), as sglang's client does
+    from sweep_support import free_port
+
+    path = _session(tmp_path, free_port(), make_bench_python(tmp_path), concurrencies=[1, 2],
+                    extra_args=["--warmup-requests", "0"])
+    events: list = []
+    runner, _ = _runner(path, events)
+    outcome = asyncio.run(runner.run())
+    assert load_session(path).benchmarks == []
+    assert outcome.status == "failed" and outcome.recorded == [] and outcome.not_run == [2]
+    (failed,) = [e for e in events if isinstance(e, PointFailed)]
+    assert failed.concurrency == 1 and "no request completed (0 of 2)" in failed.reason
+
+
+def test_a_server_that_stopped_answering_fails_the_point_before_its_client_runs(tmp_path: Path) -> None:
+    from cockpit.live.sweep_session import server_health
+
+    server = StandinServer(tok_s=3000)
+    path = _session(tmp_path, server.port, make_bench_python(tmp_path), concurrencies=[1, 2, 4])
+    session = load_session(path)
+    events: list = []
+
+    def on_event(event: object) -> None:
+        events.append(event)
+        if isinstance(event, PointRecorded):
+            server.close()  # killed once the first point is recorded
+
+    plan = plan_sweep(session.sweeps[0], session.launch[0], session.hosts[0])
+    runner = SweepRunner(plan, LocalBenchHost(), ControllerSink(SessionController(session, path)), on_event=on_event,
+                         server_health=server_health(session.launch[0], plan, None, None), on_fail="skip")
+    outcome = asyncio.run(runner.run())
+    assert [b.concurrency for b in load_session(path).benchmarks] == [1]
+    assert [c for c, _ in outcome.failed] == [2, 4] and outcome.status == "failed"
+    reasons = [e.reason for e in events if isinstance(e, PointFailed)]
+    assert all(r.startswith("the server stopped answering") for r in reasons), reasons
+    assert sum(isinstance(e, PointStarted) for e in events) == 1  # no client ran against the dead server

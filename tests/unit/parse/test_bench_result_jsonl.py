@@ -25,13 +25,16 @@ def test_record_of_sglang_source_gives_the_benchmark_fields() -> None:
         "total_tok_s": 2123.2, "output_tok_s": 1061.6, "request_throughput": 1.037, "ttft_ms": 412.7,
         "itl_ms": 14.67, "tpot_ms": 14.67, "e2e_latency_ms": 15420.5, "ttft_p99_ms": 640.9, "itl_p99_ms": 31.4,
         "duration_s": 61.733, "concurrency": 16, "dataset": "random", "input_len": 1024, "output_len": 1024,
+        # medians, p99 E2E and the achieved concurrency, and one stream's speed from it (1061.6 / 16)
+        "ttft_median_ms": 388.0, "itl_median_ms": 14.2, "e2e_p99_ms": 15602.9, "max_concurrent_requests": 16,
+        "output_tok_s_per_stream": 66.35,
     }
     Benchmark(id="b1", label="x", **fields)  # every value is one the model takes
 
 
 def test_parser_reads_only_keys_sglang_writes() -> None:
     keys = set(json.loads(RECORD_TEXT))
-    assert set(RECORD_FIELDS) <= keys
+    assert set(RECORD_FIELDS) <= keys and "max_concurrent_requests" in keys
     assert {"max_concurrency", "dataset_name", "completed", "total_input_tokens", "total_output_tokens"} <= keys
 
 
@@ -74,3 +77,20 @@ def test_printed_block_is_the_fallback_with_the_same_figures() -> None:
 def test_no_block_and_an_unfinished_block_give_nothing() -> None:
     assert from_stdout(["Initial test run failed - Please make sure benchmark arguments are correctly specified."]) is None
     assert from_stdout(STDOUT_TEXT.splitlines()[:20]) is None
+
+
+def test_the_means_and_the_medians_are_told_apart() -> None:
+    # ttft_ms / itl_ms are the client's means; the medians have their own fields (0.5.23 writes both)
+    record = dict(json.loads(RECORD_TEXT), mean_ttft_ms=900.0, median_ttft_ms=120.0, mean_itl_ms=30.0,
+                  median_itl_ms=11.0)
+    fields = record_fields(record)
+    assert (fields["ttft_ms"], fields["ttft_median_ms"], fields["itl_ms"], fields["itl_median_ms"]) == (
+        900.0, 120.0, 30.0, 11.0)
+
+
+def test_per_stream_speed_is_from_the_achieved_concurrency_not_the_asked_one() -> None:
+    # asked for 64 at once, only 8 ever ran together (8 prompts): a stream's speed is output / 8
+    record = dict(json.loads(RECORD_TEXT), max_concurrency=64, max_concurrent_requests=8, output_throughput=800.0)
+    fields = record_fields(record)
+    assert (fields["concurrency"], fields["max_concurrent_requests"], fields["output_tok_s_per_stream"]) == (
+        64, 8, 100.0)

@@ -35,6 +35,48 @@ def test_dp_ranks_are_summed_and_tp_replicas_counted_once():
     assert s.is_sglang
 
 
+PID_PAGE = "sglang-0.5-dp2-tp4-pid-a.txt"  # DP2 x TP4, 10 running per DP group, KV 50 %
+
+
+def test_a_0_5_page_with_a_pid_per_rank_counts_each_dp_group_once():
+    s = scrape(PID_PAGE)
+    # every one of the 8 ranks has its own pid; the 4 TP ranks of a DP group are one scheduler
+    assert s.gauges["num_running_reqs"] == 20          # not 80 (8 ranks x 10)
+    assert dict(s.gauges_by_dp["num_running_reqs"]) == {"0": 10, "1": 10}
+    assert s.gauges["token_usage"] == pytest.approx(0.5)  # not 2.0 (4 TP ranks summed)
+    assert s.gauges["max_total_num_tokens"] == 200_000    # two pools of 100,000
+    assert s.gauges["gen_throughput"] == 900 + 920
+    # the scheduler's own histogram: one per DP group (1,000 each), never once per TP rank
+    assert s.histograms["queue_time_seconds"].count == 2000
+    assert s.counters["num_requests_total"] == 4000 and s.missing == ()
+
+
+def test_a_label_fixed_by_the_rank_is_per_process_and_a_dimension_is_not():
+    from cockpit.parse.sglang_metrics import per_process_labels
+
+    rows = [({"tp_rank": str(t), "dp_rank": "0", "pid": str(100 + t), "host": f"n{t}", "model_name": "m"}, 1.0)
+            for t in range(4)]
+    assert per_process_labels(rows) == {"pid", "host"}  # model_name is the same everywhere: kept
+    # a label with two values on one rank is a dimension of that rank's figures (kept apart)
+    split = [({"tp_rank": "0", "priority": p}, 1.0) for p in ("high", "low")]
+    split += [({"tp_rank": "1", "priority": p}, 1.0) for p in ("high", "low")]
+    assert per_process_labels(split) == frozenset()
+    # the tokenizer's series carry no rank: two processes with their own pid are both counted
+    assert per_process_labels([({"pid": "1"}, 1.0), ({"pid": "2"}, 1.0)]) == frozenset()
+    text = ("sglang:num_running_reqs{tp_rank=\"0\",dp_rank=\"0\",pid=\"7\"} 4\n"
+            "sglang:num_running_reqs{tp_rank=\"1\",dp_rank=\"0\",pid=\"8\"} 4\n"
+            "sglang:num_running_reqs{tp_rank=\"0\",dp_rank=\"0\",pid=\"3\"} 4\n")  # a dead pid's row
+    assert sglang_scrape(parse_exposition(text)).gauges["num_running_reqs"] == 4
+
+
+def test_token_usage_over_dp_groups_is_used_over_total():
+    text = "".join(f'sglang:{name}{{dp_rank="{d}",tp_rank="0",pid="{d}"}} {v}\n'
+                   for d, (usage, pool) in enumerate(((0.9, 300_000), (0.1, 100_000)))
+                   for name, v in (("token_usage", usage), ("max_total_num_tokens", pool)))
+    s = sglang_scrape(parse_exposition(text))
+    assert s.gauges["token_usage"] == pytest.approx((0.9 * 300_000 + 0.1 * 100_000) / 400_000)
+
+
 def test_router_spelling_reads_like_the_server_spelling():
     text = (DATA / "router-sglang_-a.txt").read_text()
     router = sglang_scrape(parse_exposition(text))

@@ -119,9 +119,18 @@ def test_the_feed_for_a_host_follows_its_settings() -> None:
     assert remote.description == "tail me@gpu1:/var/log/s.log"
     inline = LogFeed.for_host(Host(name="gpu2", log_path="root@gpu2:/x.log"))
     assert inline.description == "tail root@gpu2:/x.log"
-    cmd = LogFeed.for_host(Host(name="gpu3", ssh="gpu3", log_command="docker logs -f sglang"))
+    from cockpit.model.launch_confirm import log_fingerprint
+    from cockpit.sources.confirm_key import LogCommandNotConfirmed, confirmation
+
+    def confirmed(host: Host) -> Host:  # as the TUI's dialog seals it when the person says yes
+        return host.model_copy(update={"log_confirmed": confirmation("log", log_fingerprint(host))})
+
+    gpu3 = Host(name="gpu3", ssh="gpu3", log_command="docker logs -f sglang")
+    with pytest.raises(LogCommandNotConfirmed, match="log_command not confirmed"):
+        LogFeed.for_host(gpu3)  # a command from the session runs only once a person confirmed it
+    cmd = LogFeed.for_host(confirmed(gpu3))
     assert cmd.description == "tail gpu3: docker logs -f sglang"
-    assert LogFeed.for_host(Host(name="l", log_command="journalctl -f")).description == "run journalctl -f"
+    assert LogFeed.for_host(confirmed(Host(name="l", log_command="journalctl -f"))).description == "run journalctl -f"
     with pytest.raises(ValueError):
         LogFeed.for_host(Host(name="none"))
 

@@ -47,7 +47,7 @@ def test_the_seed_numbers_are_all_there():
 def test_targets_are_scored_from_benchmarks():
     goal = _section(render_handoff(load_session(EXAMPLE_SESSION)), "## 1. Goal")
     assert re.search(r"1k\+ total tok/s .*\| 3,740 \| b1 .*\| met \|", goal)
-    assert re.search(r">100 tok/s single/dual stream .*\| 8 \| b3 .*\| not met \|", goal)
+    assert re.search(r">100 tok/s single/dual stream .*\| 8 \| b3 .*\| not met: b3 at concurrency 1 breaks it \|", goal)
 
 
 def test_hypotheses_are_kept_apart_from_confirmed_findings():

@@ -20,7 +20,8 @@ def _session() -> Session:
         benchmarks=[
             Benchmark(id="b1", label="not a sweep", profile="l1", concurrency=1, total_tok_s=5.0),
             Benchmark(id="b2", label="l1 at 8", profile="l1", concurrency=8, sweep="s1", total_tok_s=800.0,
-                      output_tok_s=400.0, ttft_p99_ms=120.0, server_ttft_p99_ms=98.5, power_share=0.62, tok_per_joule=1.25),
+                      output_tok_s=400.0, ttft_p99_ms=120.0, server_ttft_p99_ms=98.5, power_share=0.62, tok_per_joule=1.25,
+                      output_tok_per_joule=0.63),
             Benchmark(id="b3", label="l1 at 1", profile="l1", concurrency=1, sweep="s1", total_tok_s=150.0,
                       output_tok_s=75.0),
             Benchmark(id="b4", label="l2 at 2", profile="l2", concurrency=2, sweep="s1", total_tok_s=300.0,
@@ -58,9 +59,9 @@ def test_a_table_per_profile_with_a_row_per_concurrency_in_order():
     assert "random \\| 1k: random 1000/500" in sweeps
     l1, l2 = _tables(sweeps)
     assert l1[0] == ["concurrency", "total tok/s", "output tok/s", "per-stream tok/s", "TTFT p99 ms",
-                     "server TTFT p99 ms", "power share", "tok/J", "run"]
-    assert l1[1:] == [["1", "150", "75", "75", "—", "—", "—", "—", "b3"],
-                      ["8", "800", "400", "50", "120", "98.5", "62%", "1.25", "b2"]]
+                     "server TTFT p99 ms", "power share", "total tok/J", "output tok/J", "run"]
+    assert l1[1:] == [["1", "150", "75", "75", "—", "—", "—", "—", "—", "b3"],
+                      ["8", "800", "400", "50", "120", "98.5", "62%", "1.25", "0.63", "b2"]]
     # b1 has no sweep: not in a sweep table (it stays in the benchmarks table)
     assert all(row[-1] != "b1" for row in l1)
     # no run of l2 has TTFT p99 (the client's or the server's), power or tok/J: those columns are left out

@@ -122,13 +122,16 @@ def test_mode_group_and_owner_are_kept_on_the_file_and_on_bak(tmp_path, example,
     assert load_session(path).title == "third" and load_session(tmp_path / "s.toml.bak").title == "second"
 
 
-def test_a_new_file_gets_the_mode_the_umask_gives(tmp_path, example):
-    old = os.umask(0o027)
+def test_a_new_session_is_0600_whatever_the_umask_and_an_export_gets_the_umask_mode(tmp_path, example):
+    """A session holds launch env and commands (tokens): only its owner reads a new one."""
+    old = os.umask(0o022)
     try:
         save_session(example, tmp_path / "new.toml")
+        write_atomic(tmp_path / "handoff.md", "# handoff\n", keep_backup=False)
     finally:
         os.umask(old)
-    assert stat.S_IMODE((tmp_path / "new.toml").stat().st_mode) == 0o640
+    assert stat.S_IMODE((tmp_path / "new.toml").stat().st_mode) == 0o600
+    assert stat.S_IMODE((tmp_path / "handoff.md").stat().st_mode) == 0o644
 
 
 # ----- read-only ----------------------------------------------------------------------------
