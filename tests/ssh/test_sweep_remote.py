@@ -141,7 +141,7 @@ def test_the_bench_module_is_looked_up_on_the_host(tmp_path: Path, sshd, server,
     from cockpit.live.sweep_session import with_bench_client
 
     remote = sshd.make_dir("probe")
-    python = make_bench_python(remote, python="/usr/bin/python3", modules=modules)
+    python = make_bench_python(remote, python="/usr/bin/python3", modules=modules, script=sshd.standin("bench_serving.py"))
     runs = remote / "runs"
     runs.mkdir()
     os.chmod(runs, 0o777)
