@@ -89,6 +89,7 @@ async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) 
         module_choice_line, server_health, server_ready, watch_tasks, with_bench_client,
     )
     from cockpit.live.sweep_runs import last_unfinished_run, run_ended, run_started
+    from cockpit.model.edits import PERSON
 
     running = await running_profiles(session, args.session, pool, ssh_config=_config(args),
                                      known_hosts=args.known_hosts)
@@ -127,7 +128,8 @@ async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) 
             if answer.strip().lower() not in ("y", "yes"):
                 _say("not run")
                 return EXIT_REFUSED
-        if (failed := await _record(sink, confirmed(sweep.id, stamp))) is not None:
+        # the person answered at this terminal: the confirmation is theirs, not the sweep's
+        if (failed := await _record(sink, confirmed(sweep.id, stamp), actor=PERSON)) is not None:
             return failed
 
     # looked up once confirmed: the probe runs the profile's interpreter on the host
@@ -166,12 +168,12 @@ async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) 
     return EXIT_CANCELLED if outcome.cancelled else EXIT_FAILED if outcome.failed else EXIT_DONE
 
 
-async def _record(sink: Any, change: Any) -> int | None:
+async def _record(sink: Any, change: Any, *, actor: str | None = None) -> int | None:
     """One transaction of the sweep's; None when saved, else the exit status (said why)."""
     from cockpit.model.edits import EditError
 
     try:
-        await sink.apply(change)
+        await sink.apply(change, actor=actor)
     except (OSError, EditError, ValueError) as exc:
         _say(f"cockpit sweep: not saved: {exc}", err=True)
         return EXIT_FAILED

@@ -44,11 +44,12 @@ class TransactionSink:
         except (SessionFileError, OSError):
             return None  # the record that follows says why it cannot be written
 
-    async def apply(self, change: Callable[[SessionEditor], _T]) -> _T:
-        """One transaction as this sink's actor, off the event loop (the lock may be held a
-        while). OSError (SessionBusyError, a file that does not load, no room) when not saved."""
+    async def apply(self, change: Callable[[SessionEditor], _T], *, actor: str | None = None) -> _T:
+        """One transaction as this sink's actor (or `actor`: the person who confirmed the
+        sweep), off the event loop (the lock may be held a while). OSError
+        (SessionBusyError, a file that does not load, no room) when not saved."""
         try:
-            return await asyncio.to_thread(edit, self.path, change, self.actor, timeout=self.busy_wait_s)
+            return await asyncio.to_thread(edit, self.path, change, actor or self.actor, timeout=self.busy_wait_s)
         except SessionFileError as exc:
             raise OSError(exc.render()) from exc
 
