@@ -110,12 +110,14 @@ def _write_output(path: Path, text: str) -> None:
 
 
 def _edit(path: str, change) -> int:
-    """Load, change through the editor (journaled), save atomically, under the lock.
+    """One session transaction (control/transaction.py): lock, load, change through the
+    editor, save atomically. The actor is the person: a `cockpit` command is typed by the
+    same hand as the TUI, and a note's journal line is their words as typed.
 
     A missing SESSION is an error, not a new file (a typo would start an empty session)."""
-    from cockpit.model.edits import EditError, SessionEditor
+    from cockpit.control.transaction import edit_session
+    from cockpit.model.edits import PERSON, EditError
 
-    store = _store()
     if not Path(path).is_file():  # checked before the lock, whose file would be created beside it
         if Path(path).is_dir():
             print(sanitize(f"{path}: Is a directory"), file=sys.stderr)
@@ -123,15 +125,11 @@ def _edit(path: str, change) -> int:
             print(sanitize(f"{path}: no such file (a session is created by opening it: cockpit {path})"), file=sys.stderr)
         return 1
     try:
-        with session_lock(Path(path)):
-            read = store.load_session(path)
-            editor = SessionEditor(read)
-            result = change(editor)
-            store.check_new_texts(read, editor.session)  # ValueError: a text over its bound
-            store.save_session(editor.session, path)
+        edited = edit_session(path, change, PERSON)
+        result = edited.result
         from cockpit.store.cli_load import warn_if_exposed
 
-        warn_if_exposed(path, editor.session)
+        warn_if_exposed(path, edited.session)
     except SessionFileError as exc:
         return _report(exc)
     except (EditError, ValueError) as exc:

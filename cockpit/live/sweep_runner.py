@@ -50,7 +50,7 @@ from cockpit.parse.sglang_metrics import ServerScrape
 
 __all__ = [
     "ControllerSink", "PointFailed", "PointProgress", "PointRecorded", "PointRetrying", "PointSink", "PointSkipped",
-    "PointStarted", "SweepEvent", "SweepFinished", "SweepNote", "SweepOutcome", "SweepRunner", "benchmark_fields",
+    "PointStarted", "recorded_in", "SweepEvent", "SweepFinished", "SweepNote", "SweepOutcome", "SweepRunner", "benchmark_fields",
     "ClientOutput", "ON_FAIL", "main_run_line",
 ]
 
@@ -182,8 +182,17 @@ def _key_parts(key: str) -> tuple[str, str, int]:
     return sweep, run, int(conc.removeprefix("c"))
 
 
+def recorded_in(session: Any, key: str) -> str | None:
+    """The id of the benchmark of `session` recorded under `key` (PlannedPoint.key), if any."""
+    sweep, run, conc = _key_parts(key)
+    for bench in session.benchmarks:
+        if bench.sweep == sweep and bench.sweep_run == run and bench.concurrency == conc:
+            return str(bench.id)
+    return None
+
+
 class ControllerSink:
-    """Records through a `SessionController` (store/session_controller.py; duck-typed here,
+    """Records through a `SessionController` (control/session_controller.py; duck-typed here,
     live does not import store): the editor adds the benchmark (undo, journal), and
     `save=True` writes at once, merged under the lock with other writers (the TUI, `cockpit
     add`). The TUI may pass `save=False` and leave it to its autosave."""
@@ -194,11 +203,7 @@ class ControllerSink:
         self.busy_wait_s = busy_wait_s
 
     def recorded(self, key: str) -> str | None:
-        sweep, run, conc = _key_parts(key)
-        for bench in self.controller.session.benchmarks:
-            if bench.sweep == sweep and bench.sweep_run == run and bench.concurrency == conc:
-                return str(bench.id)
-        return None
+        return recorded_in(self.controller.session, key)
 
     async def record(self, key: str, fields: dict[str, Any]) -> str:
         ident = self.recorded(key)

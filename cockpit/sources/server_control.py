@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cockpit.model.launch_confirm import fingerprint
+from cockpit.model.lookup import by_id_or_name, known_records
 from cockpit.model.redact import redact_env, redact_text
 from cockpit.model.session import Host, LaunchProfile, Session
 from cockpit.parse.sanitize import sanitize
@@ -124,13 +125,10 @@ class LaunchPlan:
 
 def find_profile(session: Session, ref: str) -> LaunchProfile:
     """A launch profile by id, else by exact name, else by a name that differs only in case."""
-    for p in session.launch:
-        if p.id == ref:
-            return p
-    named = [p for p in session.launch if p.name == ref] or [p for p in session.launch if p.name.lower() == ref.lower()]
+    named = by_id_or_name(session.launch, ref)
     if len(named) == 1:
         return named[0]
-    known = ", ".join(f"{p.id} ({p.name})" for p in session.launch) or "none"
+    known = known_records(session.launch)
     if named:
         raise ServerControlError(f"{ref!r} names {len(named)} launch profiles; use the id ({known})")
     raise ServerControlError(f"no launch profile {ref!r} (profiles: {known})")

@@ -20,7 +20,7 @@ from cockpit.live.sweep_runner import (
 from cockpit.live.sweep_session import server_metrics_probe
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.sources.ssh_pool import Backoff, SshPool
-from cockpit.store.session_controller import SessionController
+from cockpit.control.session_controller import SessionController
 from cockpit.store.toml_store import load_session, save_session
 
 FAST = Backoff(base_s=0.05, cap_s=0.4)
