@@ -16,6 +16,13 @@ mean over the client's main run [standin_main_start_unix, standin_main_end_unix]
 the mean over the whole client process (what the old window, opened when the client started,
 took). Prints a table, writes benchmarks/out/h200_sweep_power.json.
 
+On the device tool's H200 (no network; its python3 has torch, nvidia-ml-py and
+prometheus-client): carry wheels of pydantic, pydantic-core, annotated-types,
+typing-inspection, tomli-w and typing-extensions (cockpit sweep's other imports), install them
+with `pip install --no-index --no-deps --target /tmp/site` and set PYTHONPATH=/tmp/site.
+Measured 2026-12-02 (idle 8 s, c=1,8,32): recorded / nvidia-smi over the main run 0.989-1.011;
+the whole-client-process mean was 0.59-0.62 of the recorded figure (tok/J 1.6-1.7x inflated).
+
 Note: for a host without `ssh`, cockpit reads `gpu_source = "nvidia-smi"` through NVML
 (sources/host_feeds_plan.is_local_gpu), so the second source here is that setting, not a
 second reader.
