@@ -65,6 +65,20 @@ def _write(path: Path, text: str | bytes, mode: int = 0o644) -> None:
     os.chmod(path, mode)
 
 
+STANDIN_SOURCE = Path(__file__).resolve().parent / "standin"
+
+
+def _readable_standin(target: Path) -> Path:
+    """A copy of tests/standin/ the login user can read: the checkout may sit in a 0700 home
+    (root's), where that user cannot reach the stand-in server it is asked to run."""
+    shutil.copytree(STANDIN_SOURCE, target, ignore=shutil.ignore_patterns("__pycache__"))
+    for folder, _, files in os.walk(target):
+        os.chmod(folder, 0o755)
+        for name in files:
+            os.chmod(os.path.join(folder, name), 0o644)
+    return target
+
+
 class LoopbackSshd:
     """One sshd -D on 127.0.0.1:<free port> with its own keys, known_hosts and ssh_config."""
 
@@ -88,6 +102,7 @@ class LoopbackSshd:
         _write(self.dir / "authorized_keys", ck.export_public_key())
         self.host_key_line = f"[{self.host}]:{self.port} {self.host_key_obj.export_public_key().decode().strip()}\n"
         _write(self.dir / "known_hosts", self.host_key_line)
+        self.standin_dir = _readable_standin(self.dir / "standin")
         self.client_key = str(self.dir / "client_key")
         self.known_hosts = str(self.dir / "known_hosts")
         self.ssh_config = str(self.dir / "ssh_config")
@@ -195,6 +210,10 @@ class LoopbackSshd:
         shutil.rmtree(self.dir, ignore_errors=True)
 
     # -- helpers for tests -------------------------------------------------------------------
+    def standin(self, name: str = "sglang_server.py") -> Path:
+        """A stand-in script (tests/standin/NAME) at a path the login user can read."""
+        return self.standin_dir / name
+
     def make_dir(self, name: str) -> Path:
         """A fresh dir the login user can read (tests write there as root)."""
         p = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=self.dir))

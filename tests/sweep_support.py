@@ -18,8 +18,9 @@ STANDIN = Path(__file__).resolve().parent / "standin" / "bench_serving.py"
 
 
 def make_bench_python(folder: Path, *, python: str = sys.executable,
-                      modules: tuple[str, ...] = ("sglang.bench_serving",)) -> str:
-    """Write the wrapper interpreter under `folder` (world-readable: the sshd test user runs it).
+                      modules: tuple[str, ...] = ("sglang.bench_serving",), script: Path = STANDIN) -> str:
+    """Write the wrapper interpreter under `folder` (world-readable: the sshd test user runs it,
+    with `script` from the fixture's readable copy of the stand-in).
     `modules`: the names the stand-in is installed as (`sglang.bench_serving`, as SGLang
     before mid-2026 has it; `sglang.benchmark.serving`, as it has it since)."""
     root = folder / "standin-pkgs"
@@ -34,7 +35,7 @@ def make_bench_python(folder: Path, *, python: str = sys.executable,
                 init.write_text('"""STAND-IN package: only the bench client, which runs the stand-in."""\n')
             made += [init.parent, init]
         leaf = pkg / f"{parts[-1]}.py"
-        leaf.write_text(f"import runpy\nrunpy.run_path({str(STANDIN)!r}, run_name='__main__')\n")
+        leaf.write_text(f"import runpy\nrunpy.run_path({str(script)!r}, run_name='__main__')\n")
         made.append(leaf)
     wrapper = folder / "python-standin"
     # PYTHONUNBUFFERED unset, as on a host where nothing sets it: a piped stdout is buffered

@@ -24,7 +24,7 @@ from cockpit import __version__
 from cockpit.assistant import live_state, views
 from cockpit.assistant.live_state import FeedState, LiveState
 from cockpit.assistant.inputs import BenchmarkFields, FileChangeFields, LaunchProfileFields, PackageFields, fields_of
-from cockpit.assistant.session_file import SessionFile
+from cockpit.control.transaction import ASSISTANT, SessionFileWriter
 from cockpit.model.edits import EditError, SessionEditor
 from cockpit.model.enums import TASK_COLUMNS, DiscoveryStatus, TaskStatus
 from cockpit.model.redact import redact_text
@@ -57,7 +57,9 @@ def _fail(exc: Exception) -> str:
 
 def build_server(path: Path | str, *, live: LiveState | None = None) -> MCPServer:
     """`live`: the hosts' feeds (tests pass one with their own wait); one is made if None."""
-    file = SessionFile(path)
+    # every read loads the file afresh; every tool call is one session transaction
+    # (control/transaction.py) whose editor journals "(via assistant)"
+    file = SessionFileWriter(path, ASSISTANT)
     feeds = live or LiveState()
 
     @asynccontextmanager
@@ -72,13 +74,13 @@ def build_server(path: Path | str, *, live: LiveState | None = None) -> MCPServe
 
     def read() -> Session:
         try:
-            return file.read()
+            return file.session
         except (SessionFileError, OSError) as exc:
             raise ResourceError(_fail(exc)) from exc
 
     def write(change: Callable[[SessionEditor], _T]) -> _T:
         try:
-            return file.edit(change)
+            return file.apply(change)
         except (SessionFileError, EditError, ValueError, OSError) as exc:
             raise ToolError(_fail(exc)) from exc
 

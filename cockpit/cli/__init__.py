@@ -124,17 +124,11 @@ def _not_a_command(word: str) -> bool:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in COMMANDS:
-        args = _parse_command(build_parser((COMMANDS[argv[0]],)), argv)
-        try:
-            return int(args.func(args) or 0)
-        except KeyboardInterrupt:
-            return 130
-        except BrokenPipeError:
-            return 0
-        except OSError as exc:  # the last line of defence: a file problem is a line, not a traceback
-            from cockpit.cli.os_errors import report_os_error
+        from cockpit.cli.inert_stderr import InertStderr
 
-            return report_os_error(exc)
+        if not isinstance(sys.stderr, InertStderr):  # kept to the end: a traceback is drawn inert too
+            sys.stderr = InertStderr(sys.stderr)
+        return _run_command(argv)
     if argv and argv[0] in ("-h", "--help"):
         build_tui_parser().print_help()
         print("\ncommands: " + ", ".join(COMMANDS))
@@ -145,3 +139,17 @@ def main(argv: list[str] | None = None) -> int:
     from cockpit.cli.open_tui import run_tui  # lazy: its imports are the model's and the store's
 
     return run_tui(args)
+
+
+def _run_command(argv: list[str]) -> int:
+    args = _parse_command(build_parser((COMMANDS[argv[0]],)), argv)
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except OSError as exc:  # the last line of defence: a file problem is a line, not a traceback
+        from cockpit.cli.os_errors import report_os_error
+
+        return report_os_error(exc)

@@ -23,6 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     from cockpit.model.profile_diff import diff_lines, diff_profiles
+    from cockpit.model.lookup import by_id_or_name, known_records
     from cockpit.store.cli_load import load_or_report
 
     session = load_or_report(args.session)
@@ -30,9 +31,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
         return 1
     profiles = []
     for key in (args.base, args.other):
-        found = [p for p in session.launch if p.id == key] or [p for p in session.launch if p.name == key]
+        found = by_id_or_name(session.launch, key)
         if len(found) != 1:
-            known = ", ".join(f"{p.id} ({p.name})" for p in session.launch) or "none"
+            known = known_records(session.launch)
             what = "no" if not found else "more than one"
             print(sanitize(f"cockpit diff: {what} launch profile {key!r} in {args.session}; profiles: {known}"),
                   file=sys.stderr)

@@ -53,7 +53,7 @@ def cmd_drift(args: argparse.Namespace) -> int:
     if session is None:
         return 1
     if not session.packages:
-        print(f"{args.session}: no packages recorded", file=sys.stderr)
+        print(sanitize(f"{args.session}: no packages recorded"), file=sys.stderr)
         return 0
     from cockpit.sources.drift_check import HOST_NOT_CHECKED
 

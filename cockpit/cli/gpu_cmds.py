@@ -98,10 +98,13 @@ def cmd_topo(args: argparse.Namespace) -> int:
     if args.timeout is not None and args.timeout <= 0:
         return _fail("--timeout must be positive")
     try:
-        if spec == "-":
-            topo = parse_topology(sys.stdin.read())
-        elif spec and Path(spec).exists():
-            topo = parse_topology(Path(spec).read_text(encoding="utf-8", errors="replace"))
+        if spec == "-" or spec and Path(spec).exists():
+            from cockpit.sources.input_file import InputTooLarge, read_input
+
+            try:
+                topo = parse_topology(read_input(spec).decode("utf-8", "replace"))
+            except InputTooLarge as exc:
+                return _fail(str(exc))
         elif spec and ("/" in spec or spec.endswith(".txt")):
             return _fail(f"{spec}: no such file")
         elif spec:

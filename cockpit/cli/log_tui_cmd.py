@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from cockpit.cli.target_args import add_target_args, source_of
+from cockpit.parse.sanitize import sanitize
 
 
 def register(subparsers: Any) -> None:
@@ -40,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         feed = feed_for(args)
     except ValueError as exc:
-        print(f"cockpit log: {exc}", file=sys.stderr)
+        print(sanitize(f"cockpit log: {exc}"), file=sys.stderr)
         return 2
     from cockpit.ui.log_app import LogApp  # lazy: Textual only for this command
 

@@ -6,13 +6,15 @@ import argparse
 import sys
 from pathlib import Path
 
+from cockpit.parse.sanitize import sanitize
+
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     from cockpit.store.cli_load import load_or_report
 
     path = Path(args.session)
     if not path.is_file():  # never create one: a typo would give the assistant an empty campaign
-        print(f"{path}: no such session file (create it by opening it: cockpit {path})", file=sys.stderr)
+        print(sanitize(f"{path}: no such session file (create it by opening it: cockpit {path})"), file=sys.stderr)
         return 1
     if load_or_report(path) is None:  # a broken file: say where, start nothing, write nothing
         return 1

@@ -142,10 +142,14 @@ def cmd_metrics(args: argparse.Namespace) -> int:
         return _fail("give a TARGET (URL, host:NAME, prom:NAME or a file) or --prometheus URL", 2)
     if target.startswith(("http://", "https://")) or target.startswith("host:"):
         return asyncio.run(_scrape_loop(args))
+    from cockpit.sources.input_file import InputTooLarge, read_input
+
     try:
-        text = sys.stdin.read() if target == "-" else Path(target).read_text(encoding="utf-8", errors="replace")
+        text = read_input(target).decode("utf-8", "replace")
     except OSError as exc:
         return _fail(f"{target}: {exc.strerror or exc}")
+    except InputTooLarge as exc:
+        return _fail(str(exc))
     try:
         expo = parse_exposition(text)
     except ExpositionError as exc:

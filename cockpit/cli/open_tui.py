@@ -139,5 +139,5 @@ def run_tui(args: Any, *, sources: LiveSources | None = None) -> int:
         app.startup_notes.append(exposed)
     app.run()
     for note in sources.exit_notes:
-        print(note, file=sys.stderr)
+        print(sanitize(note, multiline=True), file=sys.stderr)
     return 0

@@ -1,9 +1,12 @@
-"""An OSError as a command says it: one line `path: reason` on stderr, exit status 1."""
+"""An OSError as a command says it: one line `path: reason` on stderr (made inert for the
+terminal: a path is text from whoever named the file), exit status 1."""
 
 from __future__ import annotations
 
 import os
 import sys
+
+from cockpit.parse.sanitize import sanitize
 
 
 def os_error_line(exc: OSError, path: str | os.PathLike[str] | None = None) -> str:
@@ -11,7 +14,8 @@ def os_error_line(exc: OSError, path: str | os.PathLike[str] | None = None) -> s
     beside it, or none: a write() that hit a full disk); without it, the one the error names."""
     name = path if path is not None else exc.filename
     reason = exc.strerror or str(exc) or type(exc).__name__
-    return f"{os.fsdecode(name)}: {reason}" if name is not None else reason
+    # a file name may hold escapes (OSC 0 sets the title, OSC 52 the clipboard): made inert
+    return sanitize(f"{os.fsdecode(name)}: {reason}" if name is not None else reason)
 
 
 def report_os_error(exc: OSError, path: str | os.PathLike[str] | None = None) -> int:

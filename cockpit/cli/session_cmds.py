@@ -64,11 +64,11 @@ def cmd_fmt(args: argparse.Namespace) -> int:
                 if text == canonical:
                     continue
                 if args.check:
-                    print(f"{path}: would be reformatted", file=sys.stderr)
+                    print(sanitize(f"{path}: would be reformatted"), file=sys.stderr)
                     status = 1
                     continue
                 store.save_session(store.loads_session(text, path), path)
-                print(f"{path}: reformatted")
+                print(sanitize(f"{path}: reformatted"))
         except SessionFileError as exc:
             status = _report(exc)
         except OSError as exc:
@@ -110,28 +110,26 @@ def _write_output(path: Path, text: str) -> None:
 
 
 def _edit(path: str, change) -> int:
-    """Load, change through the editor (journaled), save atomically, under the lock.
+    """One session transaction (control/transaction.py): lock, load, change through the
+    editor, save atomically. The actor is the person: a `cockpit` command is typed by the
+    same hand as the TUI, and a note's journal line is their words as typed.
 
     A missing SESSION is an error, not a new file (a typo would start an empty session)."""
-    from cockpit.model.edits import EditError, SessionEditor
+    from cockpit.control.transaction import edit_session
+    from cockpit.model.edits import PERSON, EditError
 
-    store = _store()
     if not Path(path).is_file():  # checked before the lock, whose file would be created beside it
         if Path(path).is_dir():
-            print(f"{path}: Is a directory", file=sys.stderr)
+            print(sanitize(f"{path}: Is a directory"), file=sys.stderr)
         else:
-            print(f"{path}: no such file (a session is created by opening it: cockpit {path})", file=sys.stderr)
+            print(sanitize(f"{path}: no such file (a session is created by opening it: cockpit {path})"), file=sys.stderr)
         return 1
     try:
-        with session_lock(Path(path)):
-            read = store.load_session(path)
-            editor = SessionEditor(read)
-            result = change(editor)
-            store.check_new_texts(read, editor.session)  # ValueError: a text over its bound
-            store.save_session(editor.session, path)
+        edited = edit_session(path, change, PERSON)
+        result = edited.result
         from cockpit.store.cli_load import warn_if_exposed
 
-        warn_if_exposed(path, editor.session)
+        warn_if_exposed(path, edited.session)
     except SessionFileError as exc:
         return _report(exc)
     except (EditError, ValueError) as exc:
@@ -233,14 +231,19 @@ def cmd_bench_import(args: argparse.Namespace) -> int:
     from cockpit.parse.log_events import BenchResult
     from cockpit.parse.sglang_log import parse_text
 
+    from cockpit.sources.input_file import InputTooLarge, read_input
+
     try:
-        data = Path(args.file).read_bytes() if args.file != "-" else sys.stdin.buffer.read()
+        data = read_input(args.file)
     except OSError as exc:
-        print(f"{args.file}: {exc.strerror}", file=sys.stderr)
+        print(sanitize(f"{args.file}: {exc.strerror}"), file=sys.stderr)
+        return 1
+    except InputTooLarge as exc:
+        print(sanitize(str(exc)), file=sys.stderr)
         return 1
     results = [e for e in parse_text(data) if isinstance(e, BenchResult)]
     if not results:
-        print(f"{args.file}: no 'Serving Benchmark Result' block found", file=sys.stderr)
+        print(sanitize(f"{args.file}: no 'Serving Benchmark Result' block found"), file=sys.stderr)
         return 1
     fields = bench_fields(results[-1].values)
     if args.profile:

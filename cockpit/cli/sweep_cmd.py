@@ -53,12 +53,11 @@ def _say(text: str, *, err: bool = False) -> None:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from cockpit.store.cli_load import load_or_report_signed
+    from cockpit.store.cli_load import load_or_report
 
-    loaded = load_or_report_signed(args.session)
-    if loaded is None:
+    session = load_or_report(args.session)  # what to run; every write reads the file again under the lock
+    if session is None:
         return EXIT_FAILED
-    session, args.disk_sig = loaded  # the read's signature: adds made while /health waits are merged
     from cockpit.live.sweep_session import find_sweep
 
     try:
@@ -83,13 +82,14 @@ async def _main(args: argparse.Namespace, session: Any, sweep: Any) -> int:
 async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) -> int:
     from cockpit.live.sweep_plan import plan_sweep, sweep_fingerprint
     from cockpit.sources.confirm_key import is_confirmed
-    from cockpit.live.sweep_runner import ControllerSink, SweepRunner
+    from cockpit.control.sweep_records import TransactionSink
+    from cockpit.live.sweep_runner import SweepRunner
     from cockpit.live.sweep_session import (
-        bench_host, confirm_sweep, host_target, outcome_text, pick_profile, running_profiles, server_metrics_probe,
+        bench_host, confirmed, host_target, outcome_text, pick_profile, running_profiles, server_metrics_probe,
         module_choice_line, server_health, server_ready, watch_tasks, with_bench_client,
     )
     from cockpit.live.sweep_runs import last_unfinished_run, run_ended, run_started
-    from cockpit.store.session_controller import SessionController
+    from cockpit.model.edits import PERSON
 
     running = await running_profiles(session, args.session, pool, ssh_config=_config(args),
                                      known_hosts=args.known_hosts)
@@ -110,8 +110,9 @@ async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) 
         _say(f"cockpit sweep: {not_ready}", err=True)
         return EXIT_NOT_READY
 
-    controller = SessionController(session, args.session, disk_sig=getattr(args, "disk_sig", None))
-    sink = ControllerSink(controller)
+    # every record is one session transaction (control/transaction.py), journaled "via sweep":
+    # an add made by another writer at any moment is read under the lock, never written over
+    sink = TransactionSink(args.session)
     stamp = sweep_fingerprint(sweep, profile)
     if not is_confirmed("sweep", stamp, sweep.confirmed):
         _say(f"sweep {sweep.id} ({sweep.name}) on profile {profile.id} runs on {plan.where}, {len(plan.points)} points:")
@@ -127,8 +128,9 @@ async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) 
             if answer.strip().lower() not in ("y", "yes"):
                 _say("not run")
                 return EXIT_REFUSED
-        confirm_sweep(controller, sweep.id, stamp)
-        await sink.flush()
+        # the person answered at this terminal: the confirmation is theirs, not the sweep's
+        if (failed := await _record(sink, confirmed(sweep.id, stamp), actor=PERSON)) is not None:
+            return failed
 
     # looked up once confirmed: the probe runs the profile's interpreter on the host
     plan, no_client = await with_bench_client(plan, bench_host(pool, target, host))
@@ -140,8 +142,8 @@ async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) 
     runner = SweepRunner(plan, bench_host(pool, target, host), sink, on_event=printer,
                          server_metrics=server_metrics_probe(profile, plan, pool, target, host),
                          on_fail=args.on_fail, server_health=server_health(profile, plan, pool, target))
-    controller.apply(lambda e: run_started(e, plan))
-    await sink.flush()
+    if (failed := await _record(sink, lambda e: run_started(e, plan))) is not None:
+        return failed
     feeds = [asyncio.create_task(task) for task in watch_tasks(runner, host, target, pool, running.get(profile.id))]
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, runner.cancel)
@@ -152,18 +154,30 @@ async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) 
         for task in feeds:
             task.cancel()
     text = outcome_text(sweep, profile, len(plan.points), outcome)
-    controller.apply(lambda e: run_ended(e, plan, outcome))
-    controller.apply(lambda e: e.record_activity(text, next_step="compare with the best profile (Benchmarks tab)"))
-    try:
-        await sink.flush()
-    except OSError as exc:
-        _say(f"cockpit sweep: {exc}", err=True)
-        return EXIT_FAILED
+
+    def ended(editor: Any) -> None:
+        run_ended(editor, plan, outcome)
+        editor.record_activity(text, next_step="compare with the best profile (Benchmarks tab)")
+
+    if (failed := await _record(sink, ended)) is not None:
+        return failed
     _say(text)
     if outcome.not_run:
         _say(f"sweep stopped at the failed point; not run: c={','.join(map(str, outcome.not_run))} "
              f"(--on-fail skip runs them; --resume runs what has no record)", err=True)
     return EXIT_CANCELLED if outcome.cancelled else EXIT_FAILED if outcome.failed else EXIT_DONE
+
+
+async def _record(sink: Any, change: Any, *, actor: str | None = None) -> int | None:
+    """One transaction of the sweep's; None when saved, else the exit status (said why)."""
+    from cockpit.model.edits import EditError
+
+    try:
+        await sink.apply(change, actor=actor)
+    except (OSError, EditError, ValueError) as exc:
+        _say(f"cockpit sweep: not saved: {exc}", err=True)
+        return EXIT_FAILED
+    return None
 
 
 class _Printer:

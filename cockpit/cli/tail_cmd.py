@@ -63,7 +63,7 @@ async def _tail(args: argparse.Namespace) -> int:
     try:
         source = source_of(args)
     except ValueError as exc:
-        print(f"cockpit tail: {exc}", file=sys.stderr)
+        print(sanitize(f"cockpit tail: {exc}"), file=sys.stderr)
         return 2
     if args.cmd is None and args.lines < 0:
         print("cockpit tail: -n must be 0 or more", file=sys.stderr)
@@ -82,7 +82,7 @@ async def _tail(args: argparse.Namespace) -> int:
         try:
             return await _pump(tail, writer, out, limit)
         except SshError as exc:  # host key not trusted, keys refused: a person must act
-            print(f"cockpit tail: {exc}", file=sys.stderr)
+            print(sanitize(f"cockpit tail: {exc}"), file=sys.stderr)
             return 2
 
 

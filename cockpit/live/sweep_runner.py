@@ -45,11 +45,12 @@ from cockpit.live.sweep_server_metrics import ServerMetricsProbe
 from cockpit.live.sweep_watch import PointWatch
 from cockpit.parse.bench_result_jsonl import BenchOutcome, from_record, from_stdout, last_record
 from cockpit.parse.gpu_sample import GpuSample
+from cockpit.parse.numbers import read_int
 from cockpit.parse.sglang_metrics import ServerScrape
 
 __all__ = [
     "ControllerSink", "PointFailed", "PointProgress", "PointRecorded", "PointRetrying", "PointSink", "PointSkipped",
-    "PointStarted", "SweepEvent", "SweepFinished", "SweepNote", "SweepOutcome", "SweepRunner", "benchmark_fields",
+    "PointStarted", "recorded_in", "SweepEvent", "SweepFinished", "SweepNote", "SweepOutcome", "SweepRunner", "benchmark_fields",
     "ClientOutput", "ON_FAIL", "main_run_line",
 ]
 
@@ -181,8 +182,17 @@ def _key_parts(key: str) -> tuple[str, str, int]:
     return sweep, run, int(conc.removeprefix("c"))
 
 
+def recorded_in(session: Any, key: str) -> str | None:
+    """The id of the benchmark of `session` recorded under `key` (PlannedPoint.key), if any."""
+    sweep, run, conc = _key_parts(key)
+    for bench in session.benchmarks:
+        if bench.sweep == sweep and bench.sweep_run == run and bench.concurrency == conc:
+            return str(bench.id)
+    return None
+
+
 class ControllerSink:
-    """Records through a `SessionController` (store/session_controller.py; duck-typed here,
+    """Records through a `SessionController` (control/session_controller.py; duck-typed here,
     live does not import store): the editor adds the benchmark (undo, journal), and
     `save=True` writes at once, merged under the lock with other writers (the TUI, `cockpit
     add`). The TUI may pass `save=False` and leave it to its autosave."""
@@ -193,11 +203,7 @@ class ControllerSink:
         self.busy_wait_s = busy_wait_s
 
     def recorded(self, key: str) -> str | None:
-        sweep, run, conc = _key_parts(key)
-        for bench in self.controller.session.benchmarks:
-            if bench.sweep == sweep and bench.sweep_run == run and bench.concurrency == conc:
-                return str(bench.id)
-        return None
+        return recorded_in(self.controller.session, key)
 
     async def record(self, key: str, fields: dict[str, Any]) -> str:
         ident = self.recorded(key)
@@ -291,12 +297,13 @@ class ClientOutput:
 
     def _watch_main_run(self, line: str) -> bool:
         m = _TQDM_DONE.search(line)
-        if _RESULT_BLOCK in line or (m is not None and int(m.group(1)) > 0):
+        if _RESULT_BLOCK in line or (m is not None and m.group(1).strip("0") != ""):  # any digit count
             self._main_done = True
         if self.main_run == "started":
             if m is not None:
                 self.sending = True
-                self.ended = self.ended or int(m.group(1)) >= int(m.group(2)) > 0
+                done, total = read_int(m.group(1)), read_int(m.group(2))  # None past any real count
+                self.ended = self.ended or (done is not None and total is not None and done >= total > 0)
             if _RESULT_BLOCK in line:
                 self.ended = True
         return main_run_line(line)

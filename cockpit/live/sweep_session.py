@@ -5,30 +5,31 @@ Shared by `cockpit sweep` and the TUI, so both run the same loop and record the 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cockpit.live.sweep_plan import SweepPlan, profile_host
 from cockpit.live.sweep_runner import SweepOutcome
 from cockpit.live.sweep_server_metrics import ServerMetricsProbe, metrics_url_for
 from cockpit.model.enums import ProfileStatus
+from cockpit.model.lookup import by_id_or_name, known_records
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 
+if TYPE_CHECKING:
+    from cockpit.model.edits import SessionEditor
+
 __all__ = ["find_sweep", "running_profiles", "pick_profile", "host_target", "server_ready",
-           "confirm_sweep", "watch_tasks", "bench_host", "server_metrics_probe", "outcome_text", "sweep_gpu_feed",
+           "confirm_sweep", "confirmed", "watch_tasks", "bench_host", "server_metrics_probe", "outcome_text", "sweep_gpu_feed",
            "with_bench_client", "server_health", "module_choice_line"]
 
 
 def find_sweep(session: Session, ref: str) -> Sweep:
     """A sweep by id, else by name (exact, then ignoring case); ValueError naming the known ones."""
-    for sweep in session.sweeps:
-        if sweep.id == ref:
-            return sweep
-    named = [s for s in session.sweeps if s.name == ref] or [s for s in session.sweeps if s.name.lower() == ref.lower()]
+    named = by_id_or_name(session.sweeps, ref)
     if len(named) == 1:
         return named[0]
-    known = ", ".join(f"{s.id} ({s.name})" for s in session.sweeps) or "none; add a [[sweeps]] table"
+    known = known_records(session.sweeps, none="none; add a [[sweeps]] table")
     raise ValueError(f"{'several sweeps are' if named else 'no sweep is'} named {ref!r} (sweeps: {known})")
 
 
@@ -150,6 +151,11 @@ def confirm_sweep(controller: Any, sweep_id: str, stamp: str) -> None:
     """Remember that a person confirmed these sweep commands (journaled): call only where a
     person answered at a terminal. The stamp is sealed with this user's key
     (sources/confirm_key.py), so no other writer can produce it."""
+    controller.apply(confirmed(sweep_id, stamp))
+
+
+def confirmed(sweep_id: str, stamp: str) -> Callable[[SessionEditor], None]:
+    """The edit `confirm_sweep` applies (for a writer with no controller: `cockpit sweep`)."""
     from cockpit.sources.confirm_key import confirmation
 
     sealed = confirmation("sweep", stamp)
@@ -159,7 +165,7 @@ def confirm_sweep(controller: Any, sweep_id: str, stamp: str) -> None:
             if sweep.id == sweep_id:
                 sweep.confirmed = sealed
 
-    controller.apply(lambda e: e.apply(f"sweep {sweep_id} confirmed", change, kind="sweep.confirmed", ref=sweep_id))
+    return lambda e: e.apply(f"sweep {sweep_id} confirmed", change, kind="sweep.confirmed", ref=sweep_id)
 
 
 def bench_host(pool: Any, target: Any, host: Host | None) -> Any:

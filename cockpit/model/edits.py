@@ -68,9 +68,23 @@ class EditError(ValueError):
     """An edit that cannot apply (unknown id, invalid value); the session is unchanged."""
 
 
+PERSON = "person"
+"""The actor of the person's own hand (the TUI, a `cockpit` command typed at a shell):
+their journal lines carry no "(via ...)", a note stays their words as typed."""
+
+
+def journal_text(label: str, actor: str) -> str:
+    """A journal line as it says who acted: the person's own as is, any other writer's
+    (the assistant, a sweep) with " (via ACTOR)"."""
+    return label if actor == PERSON else f"{label} (via {actor})"
+
+
 class SessionEditor:
-    def __init__(self, session: Session, history_limit: int = 200) -> None:
+    def __init__(self, session: Session, history_limit: int = 200, *, actor: str = PERSON) -> None:
+        """`actor`: who makes the edits ("person", "assistant", "sweep"), written into
+        every journal event this editor makes."""
         self.session = session
+        self.actor = actor
         self.history = History(history_limit)
         self.revision = 0
         """Bumped on every change (edit, undo, redo): the UI and autosave watch it."""
@@ -95,7 +109,7 @@ class SessionEditor:
             raise EditError(f"{where}: {first['msg']}" if where else first["msg"]) from exc
         if callable(label):
             label = label()
-        after.journal.append(JournalEvent(when=now(), kind=kind, text=label, ref=ref))
+        after.journal.append(JournalEvent(when=now(), kind=kind, text=journal_text(label, self.actor), ref=ref))
         self.session = after
         self.history.record(label, before, after)
         self.revision += 1

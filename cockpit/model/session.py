@@ -332,6 +332,15 @@ class LastAction(Strict):
     """The latest automatic step since a person wrote this: beside their words, never over them."""
 
 
+# Polling intervals (seconds between GPU samples, scrapes, queries): 1e-300 would busy-loop,
+# 1e300 would never poll; both are typos, refused with the field's line.
+MIN_INTERVAL_S = 0.05  # 20 polls a second at most (the sweep tests sample GPUs this fast)
+MAX_INTERVAL_S = 86_400.0
+# The TUI's tabs (cockpit.ui.actions.TABS, which a test keeps equal to this).
+TABS = ("main", "goal", "discoveries", "benchmarks", "files", "packages", "launch", "last", "topology",
+        "handoff", "fleet")
+
+
 class Host(Strict):
     name: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
     description: str | None = None
@@ -344,11 +353,11 @@ class Host(Strict):
     """A person's seal of `log_command` on this host (see `model.launch_confirm`): the command
     runs only once its seal verifies; set by the TUI's confirm dialog, never by a writer."""
     gpu_source: GpuSource = GpuSource.NONE
-    gpu_interval_s: float = Field(default=1.0, gt=0)
+    gpu_interval_s: float = Field(default=1.0, ge=MIN_INTERVAL_S, le=MAX_INTERVAL_S)
     metrics_url: str | None = Field(default=None, pattern=r"^https?://")
     """The server's Prometheus endpoint as the host sees it (`http://127.0.0.1:30000/metrics`);
     read through the host's SSH connection when it has `ssh`."""
-    metrics_interval_s: float | None = Field(default=None, gt=0)
+    metrics_interval_s: float | None = Field(default=None, ge=MIN_INTERVAL_S, le=MAX_INTERVAL_S)
     """Seconds between scrapes of `metrics_url` (unset: 5 s; optional so older files round-trip)."""
     dcgm_url: str | None = Field(default=None, pattern=r"^https?://")
     """dcgm-exporter's endpoint for `gpu_source = "dcgm"` (unset: http://127.0.0.1:9400/metrics)."""
@@ -363,11 +372,11 @@ class PrometheusSource(Strict):
     url: Annotated[str, Field(pattern=r"^https?://")]
     auth_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     """Name of an environment variable holding `user:password` or a bearer token (never the secret)."""
-    interval_s: float = Field(default=5.0, gt=0)
-    history_h: float = Field(default=3.0, gt=0)
+    interval_s: float = Field(default=5.0, ge=MIN_INTERVAL_S, le=MAX_INTERVAL_S)
+    history_h: float = Field(default=3.0, ge=1 / 3600, le=24 * 31)  # one second to a month
     match: dict[str, str] | str | None = None
     """Which targets are this fleet's: `{job = "sglang"}` or a selector string (model/prom_match.py)."""
-    rate_window_s: float | None = Field(default=None, gt=0)
+    rate_window_s: float | None = Field(default=None, ge=MIN_INTERVAL_S, le=MAX_INTERVAL_S)
     """rate() / percentile window; unset: from the targets' scrape interval (live/fleet.py)."""
 
     @field_validator("match")
@@ -387,16 +396,24 @@ class JournalEvent(Strict):
 class UiState(Strict):
     theme: str | None = None
     active_tab: str | None = None
+    """One of TABS (a name the TUI does not know is refused: it cannot open on it)."""
     focused_pane: str | None = None
     selection: dict[str, str] = {}
     """Selected item id per list or board column (`tasks.todo` -> `t3`)."""
     scroll: dict[str, int] = {}
     log: LogViewState = LogViewState()
     autosave: bool = True
-    autosave_delay_s: float = Field(default=2.0, ge=0)
-    log_buffer_lines: int = Field(default=50_000, ge=100)
+    autosave_delay_s: float = Field(default=2.0, ge=0, le=MAX_INTERVAL_S)
+    log_buffer_lines: int = Field(default=50_000, ge=100, le=10_000_000)
     alert_bell: bool | None = None
     """Ring the terminal bell when an alert is raised (unset: off; unset keeps older files' bytes)."""
+
+    @field_validator("active_tab")
+    @classmethod
+    def _known_tab(cls, value: str | None) -> str | None:
+        if value is not None and value not in TABS:
+            raise ValueError(f"unknown tab {value!r}; the tabs are {', '.join(TABS)}")
+        return value
 
 
 class Session(Strict):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from cockpit.parse.log_events import DecodeBatch, FieldValue, PrefillBatch, Ranks
+from cockpit.parse.numbers import MAX_NUMBER_CHARS, read_float, read_int
 from cockpit.parse.sglang_patterns import BATCH_MARKER
 
 _INT = re.compile(r"\d+")
@@ -28,12 +29,10 @@ def _value(text: str) -> FieldValue:
     if text in ("True", "False"):
         return text == "True"
     if text.isdigit():
-        return int(text)
-    number = text[:-1] if text.endswith("%") else text
-    try:
-        return float(number)
-    except ValueError:
-        return text
+        value = read_int(text)
+        return text if value is None else value  # too long to be a figure: kept as text
+    number = read_float(text[:-1] if text.endswith("%") else text)
+    return text if number is None else number
 
 
 def _fields(rest: str, legacy: bool) -> dict[str, FieldValue]:
@@ -55,7 +54,7 @@ def _int(fields: dict[str, FieldValue], label: str) -> int | None:
     if isinstance(v, int):
         return v
     m = _INT.match(v) if isinstance(v, str) else None  # `5,` or a value cut mid-number
-    return int(m.group()) if m else None
+    return read_int(m.group()) if m else None
 
 
 def _float(fields: dict[str, FieldValue], label: str) -> float | None:
@@ -65,7 +64,7 @@ def _float(fields: dict[str, FieldValue], label: str) -> float | None:
     if isinstance(v, (int, float)):
         return float(v)
     m = _FLOAT.match(v)
-    return float(m.group()) if m else None
+    return read_float(m.group()) if m else None
 
 
 def _graph(fields: dict[str, FieldValue]) -> tuple[bool | None, str | None]:
@@ -81,7 +80,7 @@ def parse_batch(line: str, match: re.Match[str], ts: str | None, ranks: Ranks) -
     """Build the PrefillBatch or DecodeBatch event for a line whose BATCH_MARKER matched."""
     legacy = match.group(1) is None
     fields = _fields(line[match.end():], legacy)
-    iteration = int(match.group(2)) if match.group(2) else None
+    iteration = read_int(match.group(2)) if match.group(2) else None
     graph, backend = _graph(fields)
     if match.group(1) == "Decode":
         token = _int(fields, "#token")
@@ -124,7 +123,7 @@ def _as_int(v: FieldValue | None) -> int | None:
     if isinstance(v, int):
         return v
     m = _INT.match(v) if isinstance(v, str) else None
-    return int(m.group()) if m else None
+    return read_int(m.group()) if m else None
 
 
 def _as_float(v: FieldValue | None) -> float | None:
@@ -133,7 +132,7 @@ def _as_float(v: FieldValue | None) -> float | None:
     if isinstance(v, (int, float)):
         return float(v)
     m = _FLOAT.match(v)
-    return float(m.group()) if m else None
+    return read_float(m.group()) if m else None
 
 
 def _part_value(rest: str, key: str) -> FieldValue | None:
@@ -146,9 +145,9 @@ def _part_value(rest: str, key: str) -> FieldValue | None:
         if not gap or gap.isspace():
             k = rest.find(", ", i)
             text = rest[i + len(key):k if k >= 0 else len(rest)].strip()
-            if text.isdigit():  # _value's common cases first
+            if text.isdigit() and len(text) <= MAX_NUMBER_CHARS:  # _value's common cases first
                 return int(text)
-            if "," not in text and "%" not in text:
+            if "," not in text and "%" not in text and len(text) <= MAX_NUMBER_CHARS:
                 try:
                     return float(text)
                 except ValueError:

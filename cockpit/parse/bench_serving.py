@@ -7,6 +7,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from cockpit.parse.log_events import BenchResult, Number
+from cockpit.parse.numbers import read_float, read_int
 from cockpit.parse.sglang_patterns import BENCH_HEADER
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
@@ -17,8 +18,8 @@ def parse_number(text: str) -> Number | None:
     if not _NUMBER.fullmatch(text):
         return None
     if text.lstrip("+-").isdigit():
-        return int(text)
-    return float(text)
+        return read_int(text)
+    return read_float(text)
 
 
 def _is_footer(stripped: str) -> bool:

@@ -34,6 +34,7 @@ from typing import NamedTuple, Protocol, TypeAlias, TypeVar
 
 from cockpit.parse.error_labels import line_error_labels
 from cockpit.parse.greater_than import labels_greater
+from cockpit.parse.numbers import read_float, read_int
 from cockpit.parse.sglang_patterns import (
     BENCH_HEADER, DECODE_MARKER, GEN, GEN_LABEL, LEGACY_MARKER, LEGACY_QUEUE, LEGACY_REST, LEGACY_RUNNING,
     PREFILL_MARKER, QUEUE, QUEUE_LABEL, READY_TEXT, RUNNING, RUNNING_LABEL,
@@ -247,12 +248,22 @@ def scan(data: Buffer, start: int, end: int, engine_pass: EnginePass = SRE) -> P
         rests = LEGACY_REST.findall(data, start, end)  # one per line: the rest runs to its end
         out.legacy_lines = len(rests)
         text = b"\n".join(rests)
-        out.legacy_running = max(map(int, LEGACY_RUNNING.findall(text)), default=None)
-        out.legacy_queue = max(map(int, LEGACY_QUEUE.findall(text)), default=None)
+        out.legacy_running = max(_counts(LEGACY_RUNNING.findall(text)), default=None)
+        out.legacy_queue = max(_counts(LEGACY_QUEUE.findall(text)), default=None)
     out.prefill += out.legacy_lines
     out.max_running = _max(out.max_running, out.legacy_running)
     out.max_queue = _max(out.max_queue, out.legacy_queue)
     return out
+
+
+def _counts(texts: list[bytes]) -> list[int]:
+    """The counts among `texts` (one too long to be a figure is left out: numbers.py)."""
+    return [n for t in texts if (n := read_int(t)) is not None]
+
+
+def number(text: bytes, is_float: bool) -> Value | None:
+    """A field's value from its digits; None for one too long to be a figure."""
+    return read_float(text) if is_float else read_int(text)
 
 
 def _int(value: Value | None) -> int | None:
@@ -272,7 +283,7 @@ def _value_at(data: Buffer, pos: int, end: int, field: Field) -> Value | None:
     m = field.value.match(data, pos, end)
     if m is None:
         return None
-    return float(m.group(1)) if field.is_float else int(m.group(1))
+    return number(m.group(1), field.is_float)
 
 
 def _last_value(data: Buffer, start: int, end: int, field: Field) -> float | None:
@@ -301,8 +312,8 @@ def seed(data: Buffer, start: int, end: int, field: Field, samples: int = SAMPLE
         if in_batch_rest(data, start, pos, kinds):
             m = vrx.match(data, pos, end)
             if m is not None:
-                value = float(m.group(1)) if is_float else int(m.group(1))
-                if best is None or value > best:
+                value = number(m.group(1), is_float)
+                if value is not None and (best is None or value > best):
                     best, best_text = value, m.group(1)
     return best, best_text
 
@@ -332,9 +343,9 @@ def _max_values(data: Buffer, start: int, end: int, fields: tuple[Field, ...]) -
             if in_batch_rest(data, start, at, kinds):
                 vm = vrx.match(data, at, end)
                 assert vm is not None  # the regex matched a label and a number here
-                value: Value = float(vm.group(1)) if is_float else int(vm.group(1))
+                value = number(vm.group(1), is_float)
                 old = best[i]
-                if old is None or value > old:
+                if value is not None and (old is None or value > old):
                     best[i], texts[i] = value, vm.group(1)
                     rx = _greater_any(fields, texts)
             break

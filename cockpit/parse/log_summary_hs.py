@@ -157,8 +157,9 @@ def _greatest(data: Buffer, start: int, end: int, field: Field, best: Value | No
         line_start = data.rfind(b"\n", start, stop) + 1 or start
         at = data.rfind(label, line_start, stop)  # the label this candidate starts with
         m = vrx.match(data, at, end)
-        if m is not None:
-            values.append((float(m.group(1)) if is_float else int(m.group(1)), at))
+        value = None if m is None else fast.number(m.group(1), is_float)
+        if value is not None:
+            values.append((value, at))
     values.sort(reverse=True)
     for value, at in values:
         if best is not None and value <= best:

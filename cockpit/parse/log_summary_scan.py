@@ -37,6 +37,7 @@ HS_MIN_BYTES = 4 << 20  # below this, importing and compiling Hyperscan costs mo
 PARALLEL_MIN_BYTES = 16 << 20  # a slice smaller than this costs more to fork than it saves
 MAX_PROCESSES = 16
 CHUNK_BYTES = 32 << 20
+MAX_LINE_BYTES = 8 << 20  # a "line" longer than this is cut (LogParser's max_line_chars)
 
 
 def hyperscan_available() -> bool:
@@ -98,6 +99,9 @@ def summarize_stream(stream: BinaryIO, chunk_bytes: int = CHUNK_BYTES, engine: E
         if cut:
             _add_chunk(total, bench, data, cut, engine)
         carry = data[cut:]
+        if len(carry) > MAX_LINE_BYTES:  # a line that never ends (no newline in GBs): cut it, as
+            _add_chunk(total, bench, carry, len(carry), engine)  # the log parser does, instead
+            carry = b""  # of copying a growing carry for every chunk (quadratic)
     if carry:
         _add_chunk(total, bench, carry, len(carry), engine)
     return _result(total, bench)

@@ -128,8 +128,24 @@ class ExpositionCache:
         return expo
 
 
+# No exposition line is near this long (a sample with its labels is a few hundred bytes);
+# a page of one endless line is refused before prometheus-client spends seconds on it.
+MAX_LINE_CHARS = 1 << 20
+
+
+def _check_line_lengths(text: str) -> None:
+    if len(text) <= MAX_LINE_CHARS:  # a short page cannot hold a long line
+        return
+    lengths = list(map(len, text.split("\n")))
+    longest = max(lengths)
+    if longest > MAX_LINE_CHARS:
+        raise ExpositionError(f"line {lengths.index(longest) + 1} is over {MAX_LINE_CHARS >> 20} MB "
+                              "(no exposition line is): not Prometheus exposition text")
+
+
 def _parse_in_order(text: str) -> tuple[Exposition, list[tuple[str, Labels, float]]]:
     """parse_exposition, plus every sample in the order the parser gave them."""
+    _check_line_lengths(text)
     order: list[tuple[str, Labels, float]] = []
     samples: dict[str, list[tuple[Labels, float]]] = {}
     families: dict[str, int] = {}
@@ -146,7 +162,9 @@ def _parse_in_order(text: str) -> tuple[Exposition, list[tuple[str, Labels, floa
                 order.append((name, labels, value))
                 samples.setdefault(name, []).append((labels, value))
     except (ValueError, TypeError, KeyError, IndexError) as exc:
-        raise ExpositionError(f"not Prometheus exposition text: {exc}") from None
+        reason = str(exc)
+        reason = reason if len(reason) <= 300 else reason[:300] + "..."  # it may quote a whole line
+        raise ExpositionError(f"not Prometheus exposition text: {reason}") from None
     expo = Exposition(samples={k: tuple(v) for k, v in samples.items()}, families=dict(families),
                       spellings=frozenset(spellings))
     return expo, order

@@ -15,6 +15,7 @@ from functools import lru_cache
 from cockpit.parse.batch_lines import parse_batch
 from cockpit.parse.bench_serving import BenchBlockParser
 from cockpit.parse.error_labels import line_error_labels
+from cockpit.parse.numbers import read_float, read_int
 from cockpit.parse.log_events import (
     LAZY_FIELDS, FieldValue, NO_RANKS, CudaGraphCapture, DecodeBatch, ErrorBlock, ErrorLine, HttpRequest, KvCacheSize,
     LoadingWeights, LogEvent, PlainLine, PrefillBatch, Ranks, Ready, ServerArgs, ServerStopped, set_lazy_filler,
@@ -50,7 +51,7 @@ _MAX_BLOCK_LINES = 5000  # bound a runaway "traceback" (e.g. a py-spy dump glued
 @lru_cache(maxsize=512)
 def parse_ranks(tags: str) -> Ranks:
     """`" DP3 TP12 EP12"` (any order, any digits) -> Ranks; unknown tags are ignored."""
-    values = {_TAG_FIELDS[name]: int(num) for name, num in _TAG.findall(tags)}
+    values = {_TAG_FIELDS[name]: n for name, num in _TAG.findall(tags) if (n := read_int(num)) is not None}
     return Ranks(**values) if values else NO_RANKS
 
 
@@ -82,10 +83,7 @@ def split_prefix(line: str) -> tuple[str | None, Ranks, int]:
 
 def _float(rx: re.Pattern[str], text: str) -> float | None:
     m = rx.search(text)
-    try:
-        return float(m.group(1)) if m else None
-    except ValueError:  # `1.2.3 GB` in a mangled paste
-        return None
+    return read_float(m.group(1)) if m else None  # None for `1.2.3 GB` in a mangled paste
 
 
 def _server_args(line: str, start: int, ts: str | None, ranks: Ranks) -> ServerArgs:
@@ -98,13 +96,10 @@ def _server_args(line: str, start: int, ts: str | None, ranks: Ranks) -> ServerA
         elif raw == "None":
             value = None
         else:
-            try:
-                value = int(raw)
-            except ValueError:
-                try:
-                    value = float(raw)
-                except ValueError:
-                    value = raw
+            number: int | float | None = read_int(raw)
+            if number is None:
+                number = read_float(raw)
+            value = raw if number is None else number  # a word, or a number too long to be one
         args.setdefault(key, value)
     return ServerArgs(line=line, ts=ts, ranks=ranks, args=args)
 
@@ -133,7 +128,7 @@ def fill_lazy(ev: LogEvent) -> None:
         if m:
             full = HttpRequest(line=line, ts=ts, ranks=ranks, client=f"{m.group(1)}:{m.group(2)}",
                                method=m.group(3), path=m.group(4),
-                               status=int(m.group(5)) if m.group(5) else None)
+                               status=read_int(m.group(5)) if m.group(5) else None)
     else:
         m = BATCH_MARKER.search(line)
         if m:
@@ -173,15 +168,15 @@ def parse_line(line: str, ts: str | None = None, ranks: Ranks | None = None) -> 
         return _server_args(line, line.find("server_args=") + 12, ts, ranks)
     if "KV Cache is allocated" in line:
         m = _KV_TOKENS.search(line)
-        sizes = [float(s) for s in _KV_SIZES.findall(line) if s.count(".") <= 1]
-        return KvCacheSize(line=line, ts=ts, ranks=ranks, tokens=int(m.group(1)) if m else None,
+        sizes = [n for s in _KV_SIZES.findall(line) if s.count(".") <= 1 and (n := read_float(s)) is not None]
+        return KvCacheSize(line=line, ts=ts, ranks=ranks, tokens=read_int(m.group(1)) if m else None,
                            size_gb=round(sum(sizes), 3) if sizes else None)
     if "max_total_num_tokens=" in line and "self." not in line:
         found = dict(_SUMMARY.findall(line))
         return KvCacheSize(line=line, ts=ts, ranks=ranks, source="summary",
-                           tokens=int(found["max_total_num_tokens"]),
-                           max_running_requests=int(found["max_running_requests"]) if "max_running_requests" in found else None,
-                           context_len=int(found["context_len"]) if "context_len" in found else None)
+                           tokens=read_int(found["max_total_num_tokens"]),
+                           max_running_requests=read_int(found.get("max_running_requests", "")),
+                           context_len=read_int(found.get("context_len", "")))
     if "Capturing batches" in line or ("raph" in line and ("Captur" in line or "captur" in line)):
         return _graph_event(line, ts, ranks)
     if "Load weight" in line or "Loading safetensors" in line or "checkpoint shards" in line:
@@ -189,7 +184,7 @@ def parse_line(line: str, ts: str | None = None, ranks: Ranks | None = None) -> 
         m = _PERCENT.search(line) if phase == "progress" else None
         return LoadingWeights(line=line, ts=ts, ranks=ranks, phase=phase,
                               avail_mem_gb=_float(_AVAIL, line), mem_usage_gb=_float(_USAGE, line),
-                              percent=int(m.group(1)) if m else None)
+                              percent=read_int(m.group(1)) if m else None)
     if READY_TEXT in line:
         return Ready(line=line, ts=ts, ranks=ranks, primary=True)
     if "Uvicorn running on" in line:

@@ -32,8 +32,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cockpit.model.launch_confirm import fingerprint
+from cockpit.model.lookup import by_id_or_name, known_records
 from cockpit.model.redact import redact_env, redact_text
 from cockpit.model.session import Host, LaunchProfile, Session
+from cockpit.parse.sanitize import sanitize
 from cockpit.sources.confirm_key import is_confirmed
 
 if TYPE_CHECKING:
@@ -123,13 +125,10 @@ class LaunchPlan:
 
 def find_profile(session: Session, ref: str) -> LaunchProfile:
     """A launch profile by id, else by exact name, else by a name that differs only in case."""
-    for p in session.launch:
-        if p.id == ref:
-            return p
-    named = [p for p in session.launch if p.name == ref] or [p for p in session.launch if p.name.lower() == ref.lower()]
+    named = by_id_or_name(session.launch, ref)
     if len(named) == 1:
         return named[0]
-    known = ", ".join(f"{p.id} ({p.name})" for p in session.launch) or "none"
+    known = known_records(session.launch)
     if named:
         raise ServerControlError(f"{ref!r} names {len(named)} launch profiles; use the id ({known})")
     raise ServerControlError(f"no launch profile {ref!r} (profiles: {known})")
@@ -312,6 +311,24 @@ echo "offset $(wc -c <"$LOG" | tr -d ' ')"
 """
 
 
+# .info keys read back by `_parse_status` (the others are for people only)
+_INFO_READ_BACK = ("profile", "log")
+
+
+def _info_lines(info: dict[str, str]) -> list[str]:
+    """`key=value` lines for the .info file, which people read (`cat`, `less`): every value
+    made inert (a path or a command may hold OSC 0/52 escapes, a newline would forge a key).
+    A value read back that `sanitize` changed also goes as `key%hex=` (its bytes), so the
+    exact path is found again."""
+    lines = []
+    for key, value in info.items():
+        shown = sanitize(value)
+        lines.append(f"{key}={shown}")
+        if shown != value and key in _INFO_READ_BACK:
+            lines.append(f"{key}%hex={value.encode('utf-8', 'surrogateescape').hex()}")
+    return lines
+
+
 def _start_script(plan: LaunchPlan) -> str:
     p = plan.place
     info = {"fingerprint": plan.fingerprint, "profile": plan.profile_id, "log": plan.log_path,
@@ -320,8 +337,7 @@ def _start_script(plan: LaunchPlan) -> str:
     parts = ["M=$(umask)", "umask 077", _files(p), f"LOG={_q(plan.log_path)}",
              'mkdir -p "$D" || { echo "error cannot create the run folder"; exit 4; }', _ALIVE, _START,
              'rm -f "$INFO.new"']
-    parts += [f"printf '%s\\n' {shlex.quote(f'{k}={v}')} >>\"$INFO.new\"" for k, v in info.items()
-              if "\n" not in v]
+    parts += [f"printf '%s\\n' {shlex.quote(line)} >>\"$INFO.new\"" for line in _info_lines(info)]
     parts.append('mv -f "$INFO.new" "$INFO"')
     parts += [f"export {name}={shlex.quote(value)}" for name, value in plan.env.items()]
     parts.append(f"setsid sh -c {shlex.quote(_LEADER)} cockpit-server \"$PIDF\" \"$EXITF\" \"$M\" "
@@ -503,6 +519,13 @@ def _parse_status(host: str, text: str) -> ServerStatus:
             exit_code = int(rest)
         elif word == "info":
             key, _, value = rest.partition("=")
+            if key.endswith("%hex"):  # the exact value of one `_info_lines` made inert
+                try:
+                    key, value = key[:-4], bytes.fromhex(value).decode("utf-8", "surrogateescape")
+                except ValueError:
+                    continue
+            elif key in info:  # the inert form never replaces the exact one
+                continue
             info[key] = value
     return ServerStatus(host=host, running=running, pid=pid, fingerprint=info.get("fingerprint"),
                         profile_id=info.get("profile"), log_path=info.get("log"), started=info.get("started"),

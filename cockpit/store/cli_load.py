@@ -30,7 +30,7 @@ def load_or_report_signed(path: str | Path, *, warn: bool = True) -> tuple[Sessi
     except SessionFileError as exc:
         print(exc.render(), file=sys.stderr)
     except OSError as exc:
-        print(f"{path}: {exc.strerror or exc}", file=sys.stderr)
+        print(sanitize(f"{path}: {exc.strerror or exc}"), file=sys.stderr)  # a path may hold escapes
     return None
 
 

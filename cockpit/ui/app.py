@@ -1,7 +1,7 @@
 """CockpitApp: wiring and lifecycle. Owns the SessionController and the live feeds.
 
 * the session (edits, undo, saving, merging other writers' saves) is the
-  `SessionController`'s (store/session_controller.py, no Textual); the app turns its
+  `SessionController`'s (control/session_controller.py, no Textual); the app turns its
   outcomes into toasts and timers, and the controller tells the screen when to re-render;
 * `save` writes the session with the `ui` table captured from the widgets; autosave is
   debounced (`ui.autosave`, `ui.autosave_delay_s`);
@@ -43,7 +43,7 @@ from cockpit.sources.host_events import HostConnected, HostConnecting, HostDisco
 from cockpit.sources.host_feeds_plan import hosts_with, split_key
 from cockpit.store.errors import SessionFileError
 from cockpit.model.merge import MergeResult
-from cockpit.store.session_controller import LOCK_RETRY_S, DiskSignature, SessionController
+from cockpit.control.session_controller import LOCK_RETRY_S, DiskSignature, SessionController
 from cockpit.ui import ui_state
 from cockpit.ui.app_base import CockpitAppBase
 from cockpit.ui.commands import CockpitCommands
@@ -95,6 +95,9 @@ class CockpitApp(CockpitAppBase):
         super().__init__(theme=theme or session.ui.theme, theme_dirs=theme_dirs)
         self.controller = SessionController(session, path, disk_sig=disk_sig)
         self.controller.add_listener(self._session_changed)
+        self.host_states: dict[str, str] = {host.name: "" for host in session.hosts}
+        """What the header says about each host ("connected", "reconnecting in 8 s", ...):
+        view state, kept here rather than in the controller (which knows no connections)."""
         self.path = Path(path)
         self.sources = sources or LiveSources()
         self._prometheus_seen = tuple(session.prometheus)  # follow_prometheus acts on a change
@@ -305,13 +308,9 @@ class CockpitApp(CockpitAppBase):
         self.notify(f"Theme: {self.theme}", timeout=2)
 
     # ----- live feeds and hosts ---------------------------------------------------------------
-    @property
-    def host_states(self) -> dict[str, str]:
-        return self.controller.host_states
-
     def set_host_state(self, host: str, state: str) -> None:
         """What the header says about a host ("connected", "reconnecting in 8 s", ...)."""
-        self.controller.set_host_state(host, state)
+        self.host_states[host] = state
         self.raise_alert(self.alerts.observe_host(host, state))
         self.main_screen.refresh_header()
 
@@ -364,9 +363,9 @@ class CockpitApp(CockpitAppBase):
         change = update.change
         for name in change.hosts_removed:
             self.main_screen.drop_host(name)
-            self.controller.host_states.pop(name, None)
+            self.host_states.pop(name, None)
         for name in change.hosts_added:
-            self.controller.host_states.setdefault(name, "")
+            self.host_states.setdefault(name, "")
         if change.hosts_removed or change.hosts_added:
             self.main_screen.refresh_header()
         if announce and change:
@@ -516,7 +515,7 @@ class CockpitApp(CockpitAppBase):
                     break
             names = [label]
         for name in names:  # two host entries on one machine share its connection
-            self.controller.set_host_state(name, state)
+            self.host_states[name] = state
             self.raise_alert(self.alerts.observe_host(name, state))
         self.main_screen.refresh_header()
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from cockpit.model.enums import TASK_COLUMNS, TaskStatus
 from cockpit.model.session import UiState
+from cockpit.ui.actions import TABS
 from cockpit.ui.widgets.benchmarks_view import BenchmarksView
 from cockpit.ui.widgets.gpu_pane import GpuPane
 from cockpit.ui.widgets.log_pane import LogPane
@@ -89,11 +90,14 @@ def apply(screen: MainScreen, ui: UiState, *, move: bool = True) -> None:
         log.apply_view_state(ui.log)
     if not move:
         return
-    tab = ui.active_tab or "main"
+    # A name this TUI does not know (a newer file's, one built without validation) opens on
+    # the main tab instead of failing the open.
+    tab = ui.active_tab if ui.active_tab in {t for t, *_ in TABS} else "main"
     screen.action_show_tab(tab, focus=False)
     focus = ui.focused_pane
-    if focus and focus.startswith("tasks."):
-        board.column_index = TASK_COLUMNS.index(TaskStatus(focus.removeprefix("tasks.")))
+    columns = {s.value: i for i, s in enumerate(TASK_COLUMNS)}
+    if focus and focus.startswith("tasks.") and focus.removeprefix("tasks.") in columns:
+        board.column_index = columns[focus.removeprefix("tasks.")]
         screen.focus_pane("board") if tab == "main" else None
     elif focus in ("log", "gpu") and tab == "main":
         screen.focus_pane(focus)

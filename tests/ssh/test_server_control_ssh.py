@@ -47,6 +47,11 @@ def _profile(pid: str, command: str, **kw) -> LaunchProfile:
     return LaunchProfile(id=pid, name=f"profile {pid}", host="gpu1", command=command, **kw)
 
 
+def _standin(sshd, port: int, *extra: str) -> str:
+    """The stand-in's command, from the fixture's copy: the login user may not read the checkout."""
+    return standin_command(PY, port, *extra, script=sshd.standin())
+
+
 def _pool() -> SshPool:
     return SshPool(agent_path=None)
 
@@ -54,7 +59,7 @@ def _pool() -> SshPool:
 async def test_launch_ready_survives_the_link_and_cockpit_then_reattach_and_stop(sshd, remote_runs, tmp_path):
     stem, run_dir = remote_runs
     port = free_port()
-    profile = _profile("p1", standin_command(PY, port))
+    profile = _profile("p1", _standin(sshd, port))
     session, path = _session(profile), tmp_path / f"{stem}.toml"
     kw = {"ssh_config": (sshd.ssh_config,)}
     async with _pool() as pool:
@@ -83,7 +88,7 @@ async def test_launch_ready_survives_the_link_and_cockpit_then_reattach_and_stop
 
 async def test_second_start_refused_over_ssh(sshd, remote_runs, tmp_path):
     stem, _ = remote_runs
-    session, path = _session(_profile("p1", standin_command(PY, free_port()))), tmp_path / f"{stem}.toml"
+    session, path = _session(_profile("p1", _standin(sshd, free_port()))), tmp_path / f"{stem}.toml"
     async with _pool() as pool:
         control = ServerControl(pool)
         plan = plan_launch(session, path, "p1", ssh_config=(sshd.ssh_config,))
@@ -97,7 +102,7 @@ async def test_second_start_refused_over_ssh(sshd, remote_runs, tmp_path):
 async def test_secret_env_over_ssh_is_in_no_command_line_and_no_file(sshd, remote_runs, tmp_path):
     stem, run_dir = remote_runs
     secret = "hf_SeCrEt" + os.urandom(6).hex()
-    session = _session(_profile("p1", standin_command(PY, free_port()), env={"HF_TOKEN": secret}))
+    session = _session(_profile("p1", _standin(sshd, free_port()), env={"HF_TOKEN": secret}))
     seen: list[bytes] = []
     done = threading.Event()
 
@@ -131,7 +136,7 @@ async def test_hostile_profile_fields_over_ssh_run_nothing(sshd, remote_runs, tm
     canary = f"canary-{uuid.uuid4().hex[:6]}"
     name = f"; touch {canary} $(touch {canary}) `touch {canary}` ' \" \n touch {canary}"
     port = free_port()
-    command = standin_command(PY, port) + " --served-model-name " + __import__("shlex").quote(name)
+    command = _standin(sshd, port) + " --served-model-name " + __import__("shlex").quote(name)
     session = _session(_profile("p1", command, env={"V": f"$(touch {canary})'\"`touch {canary}`"}))
     async with _pool() as pool:
         control = ServerControl(pool)
@@ -149,8 +154,8 @@ def test_cli_crash_over_ssh_marks_broken_and_offers_the_working_profile(sshd, re
     stem, _ = remote_runs
     path = tmp_path / f"{stem}.toml"
     save_session(_session(
-        _profile("p1", standin_command(PY, free_port()), status=ProfileStatus.WORKING),
-        _profile("p2", standin_command(PY, free_port(), "--standin-crash", "load"))), path)
+        _profile("p1", _standin(sshd, free_port()), status=ProfileStatus.WORKING),
+        _profile("p2", _standin(sshd, free_port(), "--standin-crash", "load"))), path)
     done = sshd.cockpit("run", str(path), "p2", "--wait-ready", "--yes", "--timeout", "60")
     assert done.returncode == 2, done.stdout + done.stderr
     assert "loading weights" in done.stdout and "crashed while loading weights: cuda_oom, exit status 1" in done.stdout

@@ -20,7 +20,7 @@ from cockpit.live.sweep_runner import (
 from cockpit.live.sweep_session import server_metrics_probe
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.sources.ssh_pool import Backoff, SshPool
-from cockpit.store.session_controller import SessionController
+from cockpit.control.session_controller import SessionController
 from cockpit.store.toml_store import load_session, save_session
 
 FAST = Backoff(base_s=0.05, cap_s=0.4)
@@ -38,7 +38,8 @@ def _setup(tmp_path: Path, sshd, port: int, **sweep_kw: object) -> tuple[Path, P
     runs = remote / "runs"
     runs.mkdir()
     os.chmod(runs, 0o777)  # the login user writes its output files there
-    python = make_bench_python(remote, python="/usr/bin/python3")  # the login user cannot run root's venv
+    # the login user cannot run root's venv, nor (in a 0700 home) read the checkout's stand-in
+    python = make_bench_python(remote, python="/usr/bin/python3", script=sshd.standin("bench_serving.py"))
     path = tmp_path / "s.toml"
     sweep = {"id": "s1", "name": "short", "input_len": 16, "output_len": 24, "concurrencies": [1, 2, 4, 8],
              "prompts_per_concurrency": 2, **sweep_kw}
@@ -140,7 +141,7 @@ def test_the_bench_module_is_looked_up_on_the_host(tmp_path: Path, sshd, server,
     from cockpit.live.sweep_session import with_bench_client
 
     remote = sshd.make_dir("probe")
-    python = make_bench_python(remote, python="/usr/bin/python3", modules=modules)
+    python = make_bench_python(remote, python="/usr/bin/python3", modules=modules, script=sshd.standin("bench_serving.py"))
     runs = remote / "runs"
     runs.mkdir()
     os.chmod(runs, 0o777)

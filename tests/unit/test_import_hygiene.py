@@ -9,7 +9,7 @@ import pytest
 
 import cockpit
 
-ROOMS = ("model", "store", "parse", "sources", "live", "cli", "assistant")
+ROOMS = ("model", "store", "parse", "sources", "live", "control", "cli", "assistant")
 PACKAGE = Path(cockpit.__file__).parent
 
 
@@ -26,7 +26,7 @@ def test_the_list_covers_every_room():
     modules = headless_modules()
     for room in ROOMS:
         assert sum(m.startswith(f"cockpit.{room}.") for m in modules) >= 2, room
-    assert "cockpit.store.session_controller" in modules and "cockpit.sources.ssh_pool" in modules
+    assert "cockpit.control.session_controller" in modules and "cockpit.sources.ssh_pool" in modules
 
 
 @pytest.mark.parametrize("room", ROOMS)

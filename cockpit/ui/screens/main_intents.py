@@ -26,7 +26,7 @@ from cockpit.ui.widgets.records_view import PackagesTable
 from cockpit.ui.widgets.task_board import TaskBoard
 
 if TYPE_CHECKING:
-    from cockpit.store.session_controller import SessionController
+    from cockpit.control.session_controller import SessionController
     from cockpit.ui.app import CockpitApp
 
 

@@ -11,7 +11,6 @@ list of the sequence numbers that pass (None when no filter is on: every line pa
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
 from collections.abc import Iterable
 
@@ -19,8 +18,9 @@ from cockpit.live.log_items import (
     BATCH, BLOCK, ERROR, ERROR_LINE, NOTE, NOTE_LINE, RUN, WARN, Segment, labels_flag, safe_text, segments_of,
 )
 from cockpit.parse.log_events import LogEvent
+from cockpit.parse.user_pattern import Matcher, compile_user_pattern
 
-__all__ = ["BATCH", "ERROR", "NOTE", "WARN", "LogBuffer", "LogLine", "compile_pattern", "safe_text"]
+__all__ = ["BATCH", "ERROR", "NOTE", "WARN", "LogBuffer", "LogLine", "Matcher", "compile_pattern", "pattern_note", "safe_text"]
 
 
 class LogLine:
@@ -38,16 +38,16 @@ class LogLine:
         return f"LogLine({self.text!r}, {self.flags}, {self.label!r})"
 
 
-def compile_pattern(pattern: str | None) -> re.Pattern[str] | None:
-    """A user's pattern: a regex, or the literal text when it is not a valid one.
+def compile_pattern(pattern: str | None) -> Matcher | None:
+    """A user's pattern: a regex, or the literal text when it is not a valid one; one
+    that could backtrack without bound runs in linear time (cockpit.parse.user_pattern).
     Smart case: case-insensitive unless the pattern has an upper-case letter."""
-    if not pattern:
-        return None
-    flags = 0 if any(c.isupper() for c in pattern) else re.IGNORECASE
-    try:
-        return re.compile(pattern, flags)
-    except re.error:
-        return re.compile(re.escape(pattern), flags)
+    return compile_user_pattern(pattern).matcher if pattern else None
+
+
+def pattern_note(pattern: str | None) -> str | None:
+    """Why `pattern` is not matched as the regex it reads as, or None (compiled once, cached)."""
+    return compile_user_pattern(pattern).note if pattern else None
 
 
 class LogBuffer:
@@ -60,13 +60,13 @@ class LogBuffer:
         self.labels: dict[int, str] = {}  # sequence number -> badge (error lines only)
         self.first = 0  # sequence number of texts[0]
         self.visible: list[int] | None = None
-        self.filter: re.Pattern[str] | None = None
+        self.filter: Matcher | None = None
         self.errors_only = False
         self.hide_batches = False
         self.width = 0  # widest line seen (cells, roughly): the view's virtual width
         self.total = 0  # lines ever added
         self.generation = 0  # bumped when the view's rows change other than at its ends
-        self._matches: tuple[re.Pattern[str] | None, int, list[int], int] = (None, -1, [], 0)
+        self._matches: tuple[Matcher | None, int, list[int], int] = (None, -1, [], 0)
 
     # ----- adding ------------------------------------------------------------------------
     def add_events(self, events: Iterable[LogEvent]) -> int:
@@ -216,7 +216,7 @@ class LogBuffer:
         row = bisect_left(self.visible, seq)
         return row if row < len(self.visible) else None
 
-    def find(self, pattern: re.Pattern[str], start_row: int, step: int) -> int | None:
+    def find(self, pattern: Matcher, start_row: int, step: int) -> int | None:
         """The first row after `start_row` (step +1) or before it (step -1) whose text
         matches; wraps around once. None when no row matches."""
         n = self.rows
@@ -228,7 +228,7 @@ class LogBuffer:
                 return row
         return None
 
-    def matches(self, pattern: re.Pattern[str]) -> list[int]:
+    def matches(self, pattern: Matcher) -> list[int]:
         """The sequence numbers of the rows shown whose text matches, ascending. Kept
         between calls: only rows added since the last call are searched (the search's
         "3 of 41" is recounted while lines pour in)."""
@@ -248,7 +248,7 @@ class LogBuffer:
         self._matches = (pattern, self.generation, seqs, first + len(texts))
         return seqs
 
-    def match_index(self, pattern: re.Pattern[str], row: int) -> int | None:
+    def match_index(self, pattern: Matcher, row: int) -> int | None:
         """Row `row`'s place (1-based) among the matches, or None when it is not one."""
         seqs = self.matches(pattern)
         seq = self.seq_at(row)

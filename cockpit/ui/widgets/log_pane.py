@@ -25,7 +25,6 @@ a virtual LogLinesView.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
@@ -48,7 +47,7 @@ from cockpit.ui.actions import bindings_for
 from cockpit.ui.safe_text import safe
 from cockpit.ui.screens.prompt import PromptScreen
 from cockpit.ui.widgets.age_mark import show_age
-from cockpit.ui.widgets.log_buffer import LogBuffer, compile_pattern
+from cockpit.ui.widgets.log_buffer import LogBuffer, Matcher, compile_pattern, pattern_note
 from cockpit.ui.widgets.log_metrics_strip import LogMetricsStrip
 from cockpit.ui.widgets.log_view import LogLinesView
 
@@ -98,7 +97,7 @@ class LogPane(Vertical, can_focus=True):
         self.state_text = NO_SOURCE
         self.buffer = LogBuffer(max_lines)
         self.metrics = MetricsSnapshot()
-        self._search: re.Pattern[str] | None = None
+        self._search: Matcher | None = None
         self._preview = False  # the buffer holds a preview, to be replaced
         self._sync_pending = False  # lines stored, the view not yet told
         self._removed = 0  # rows dropped from the top since the view was last told
@@ -229,6 +228,7 @@ class LogPane(Vertical, can_focus=True):
             self._refilter()
         if old.search != state.search or self._search is None and state.search:
             self._search = compile_pattern(state.search)
+            self._say_pattern_note(state.search)
             if self.is_mounted:
                 self.view.search = self._search
                 self.view.current_row = None
@@ -246,6 +246,7 @@ class LogPane(Vertical, can_focus=True):
             top = min(int(view.scroll_y), self.buffer.rows - 1)
             anchor = self.buffer.seq_at(top)
         self.buffer.set_filter(s.filter, s.errors_only, s.hide_batches)
+        self._say_pattern_note(s.filter)
         if not self.is_mounted:
             return
         view = self.view
@@ -255,6 +256,11 @@ class LogPane(Vertical, can_focus=True):
             row = self.buffer.row_of(anchor)
             view.scroll_to(y=row if row is not None else view.max_scroll_y, animate=False, immediate=True, force=True)
         self._update_counts()
+
+    def _say_pattern_note(self, pattern: str | None) -> None:
+        note = pattern_note(pattern)
+        if note and self.is_attached:  # a pattern that could freeze the pane is not run as a regex
+            self.notify(f"{safe(pattern or '')}: {note}", severity="warning", timeout=10, markup=False)
 
     def _apply_to_widgets(self) -> None:
         view = self.view

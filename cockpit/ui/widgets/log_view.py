@@ -14,7 +14,6 @@ move by half a screen, not a column.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from rich.cells import cell_len
@@ -25,7 +24,7 @@ from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from cockpit.ui.widgets.log_buffer import BATCH, ERROR, NOTE, WARN, LogBuffer
+from cockpit.ui.widgets.log_buffer import BATCH, ERROR, NOTE, WARN, LogBuffer, Matcher
 
 
 class LogLinesView(ScrollView, can_focus=True):
@@ -37,7 +36,7 @@ class LogLinesView(ScrollView, can_focus=True):
     def __init__(self, buffer: LogBuffer, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.buffer = buffer
-        self.search: re.Pattern[str] | None = None
+        self.search: Matcher | None = None
         self.current_row: int | None = None  # the search match the cursor is on
         self.on_scrolled_back: Callable[[], None] | None = None
         self.on_scrolled_end: Callable[[], None] | None = None

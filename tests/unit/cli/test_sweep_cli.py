@@ -77,6 +77,10 @@ def test_yes_runs_every_point_records_them_and_remembers_the_confirmation(tmp_pa
     assert all(b.server_ttft_p99_ms is not None and b.server_itl_p50_ms is not None for b in session.benchmarks)
     assert session.last_action and "4 of 4 points recorded" in session.last_action.text
     assert session.sweeps[0].confirmed
+    # one transaction per record, journaled as who acted: the person confirmed, the sweep measured
+    said = {e.kind: e.text for e in session.journal}
+    assert said["sweep.confirmed"] == "sweep s1 confirmed"
+    assert said["benchmark.added"].endswith(" (via sweep)") and said["sweep.run.done"].endswith(" (via sweep)")
     again = _cockpit("sweep", str(path), "s1", "--profile", "base")  # confirmed before: no --yes needed
     assert again.returncode == 0, again.stderr
     assert len(load_session(path).benchmarks) == 8

@@ -28,7 +28,7 @@ from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.parse.bench_result_jsonl import read_records
 from cockpit.parse.log_events import DecodeBatch, PrefillBatch
 from cockpit.parse.sglang_log import parse_line
-from cockpit.store.session_controller import SessionController
+from cockpit.control.session_controller import SessionController
 from cockpit.store.toml_store import load_session, save_session
 
 BUSY_W, IDLE_W = 400.0, 70.0  # per GPU, two GPUs

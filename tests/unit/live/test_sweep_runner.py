@@ -21,7 +21,7 @@ from cockpit.live.sweep_runner import (
 from cockpit.live.sweep_session import server_metrics_probe
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.parse.sglang_log import parse_line
-from cockpit.store.session_controller import SessionController
+from cockpit.control.session_controller import SessionController
 from cockpit.store.toml_store import load_session, save_session
 
 

@@ -146,6 +146,24 @@ async def test_hostile_profile_fields_run_nothing(runs, tmp_path, monkeypatch):
     assert not (tmp_path / canary).exists()
 
 
+async def test_info_file_holds_no_raw_escape_and_the_log_path_is_found_again(runs, tmp_path):
+    osc = "\x1b]0;PWNED\x07\x1b]52;c;SGVsbG8=\x07"
+    port = free_port()
+    command = standin_command(sys.executable, port) + " --served-model-name " + _shell_quote(f"m{osc}\nforged=1")
+    log = tmp_path / f"log{osc}.txt"
+    session = _session(runs, _profile("p1", command), log_path=str(log))
+    control, plan, started, outcome = await _launch(session, tmp_path / "camp.toml", "p1")
+    assert outcome.kind == "ready", outcome
+    info = Path(plan.place.info_file).read_bytes()
+    assert b"\x1b" not in info and b"\x07" not in info and b"\nforged=1" not in info
+    text = info.decode()
+    assert "m␛]0;PWNED␇␛]52;c;SGVsbG8=␇␊forged=1" in text, "the command is there, in its inert form"
+    assert f"log={tmp_path}/log␛]0;PWNED␇" in text
+    status = await control.status(plan.place)
+    assert status.log_path == str(log) and status.profile_id == "p1", "the exact path is read back"
+    await control.stop(plan.place, grace_s=5)
+
+
 def _shell_quote(text: str) -> str:
     import shlex
 

@@ -1,6 +1,6 @@
 """Four kinds of writer on one session at once, each add placed in every long-lived writer's
 start-up gap (after its read, before its first save): the TUI's controller, three `cockpit
-add` shells, the MCP server's tools and a sweep recording through `ControllerSink`. Three
+add` shells, the MCP server's tools and `cockpit sweep`'s records (one transaction each). Three
 rounds of 134 records: none lost."""
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ import threading
 import time
 from pathlib import Path
 
-from cockpit.assistant.session_file import SessionFile
 from cockpit.cli import main as cockpit_main
 from cockpit.cli.open_tui import resolve_session
-from cockpit.live.sweep_runner import ControllerSink
+from cockpit.control.sweep_records import TransactionSink
 from cockpit.model.session import Session
-from cockpit.store.cli_load import load_or_report_signed
-from cockpit.store.session_controller import SessionController
+from cockpit.store.cli_load import load_or_report
+from cockpit.control.session_controller import SessionController
+from cockpit.control.transaction import ASSISTANT, SessionFileWriter
 from cockpit.store.toml_store import load_session, save_session
 
 SHELLS, PER_SHELL, TUI_ADDS, MCP_ADDS, SWEEP_POINTS = 3, 25, 20, 20, 19  # 134 records
@@ -54,10 +54,10 @@ def _round(path: Path, build=SessionController) -> tuple[int, int, float]:  # no
                 first_saved.wait()
 
     def sweep() -> None:
-        session, sig = load_or_report_signed(path)  # the read `cockpit sweep` makes
+        load_or_report(path)  # the read `cockpit sweep` makes
         have_read.wait()
         gap_done.wait()  # it waited on /health meanwhile
-        sink = ControllerSink(build(session, path, disk_sig=sig))
+        sink = TransactionSink(path)  # as `cockpit sweep` records: one transaction per point
 
         async def points() -> None:
             for c in range(SWEEP_POINTS):
@@ -75,10 +75,10 @@ def _round(path: Path, build=SessionController) -> tuple[int, int, float]:  # no
                 first_saved.wait()
 
     def mcp() -> None:
-        file = SessionFile(path)
+        file = SessionFileWriter(path, ASSISTANT)  # what the MCP server's tools write through
         have_read.wait()
         for i in range(MCP_ADDS):
-            file.edit(lambda e, i=i: e.add_task(f"mcp {i}"))
+            file.apply(lambda e, i=i: e.add_task(f"mcp {i}"))
             if i == 1:
                 gap_done.wait()
                 first_saved.wait()

@@ -13,7 +13,7 @@ import pytest
 from mcp import Client
 
 from cockpit.assistant.mcp_server import build_server
-from cockpit.store.session_controller import SessionController
+from cockpit.control.session_controller import SessionController
 from cockpit.store.toml_store import load_session
 
 TWO_MB = "x" * (2 * 1024 * 1024)

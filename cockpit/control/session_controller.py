@@ -69,7 +69,6 @@ class SessionController:
         self.autosave = session.ui.autosave
         self.merge_note = ""
         """What the last merge took in (for a header), until the next edit."""
-        self.host_states: dict[str, str] = {host.name: "" for host in session.hosts}
         self._listeners: list[Callable[[], None]] = []
 
     @classmethod
@@ -126,9 +125,6 @@ class SessionController:
         if label:
             self._changed()
         return label
-
-    def set_host_state(self, host: str, state: str) -> None:
-        self.host_states[host] = state
 
     # ----- saving ---------------------------------------------------------------------------
     def save(self, ui: UiState | None = None, *, over_broken: bool = False) -> SaveOutcome:
