@@ -69,7 +69,7 @@ async def test_a_campaign_is_set_up_from_an_empty_session_with_the_forms(tmp_pat
         fill(form, name="gpu box", log_command="")
         await pilot.press("ctrl+s")
         text = screen_text(app)
-        assert "letters, digits, '.', '_' and '-' only" in text and "Input should be greater than 0" in text
+        assert "letters, digits, '.', '_' and '-' only" in text and "Input should be greater than or equal to 0.05" in text
         fill(form, name="gpu1", ssh="glm-lxc", jump="bastion", gpu_interval_s="2", metrics_url="localhost:30000")
         form.query_one("#field-gpu_source").value = "nvidia-smi"
         await pilot.press("ctrl+s")
