@@ -120,7 +120,8 @@ async def test_a_host_that_cannot_be_reached_is_said_in_words_and_no_read_hangs(
                 gpu_source="nvidia-smi")
     path = session_file(tmp_path, gone)
     async with Client(build_server(path, live=LiveState(first_wait_s=2.0))) as c:
-        log = await read_until(c, "live/log", lambda t: "refused" in t.lower())
+        # the header's state and the separator line in the log arrive one after the other
+        log = await read_until(c, "live/log", lambda t: "refused" in t.lower() and "── cockpit-test@127.0.0.1:" in t)
         gpus = json.loads(await read(c, "live/gpus"))
         topology = json.loads(await read(c, "live/topology"))
         server = json.loads(await read(c, "live/server"))
