@@ -8,6 +8,8 @@
    srt.utils.common, srt.configs -> multimodal) needs torch, triton and torchvision; from
    PyPI that is the CUDA build of torch and its nvidia-* wheels: several GB, so this is a
    script, not a CI test. Nothing GPU is used: torch.cuda.is_available() is False here.
+   (The CPU torch build does not do: PyPI's torchvision is built against CUDA torch, and with
+   CPU torch its import fails, "operator torchvision::nms does not exist".)
 2. Makes a tiny local tokenizer (no Hugging Face hub here) and a tiny ShareGPT-shaped file:
    `--dataset-name random` samples its prompt tokens from ShareGPT (downloaded unless
    `--dataset-path` names a file).
