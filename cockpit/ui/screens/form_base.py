@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widget import Widget
@@ -35,7 +36,12 @@ class FormInvalid(Exception):
 
 class FormScreen(ModalScreen[R | None], Generic[R]):
     CSS_PATH = Path(__file__).with_suffix(".tcss")
-    BINDINGS = bindings_for("form")
+    # Tab as a priority binding: the app moves focus as it reads the key. Bubbled up from
+    # the field, it moved focus only after the field's queue got to it, so the keys of a fast
+    # burst (a typist over SSH, a paste) that came after it landed in the field being left.
+    BINDINGS = [*bindings_for("form"),
+                Binding("tab", "app.focus_next", "Next field", show=False, priority=True),
+                Binding("shift+tab", "app.focus_previous", "Previous field", show=False, priority=True)]
     title_text = "Edit"
 
     def compose(self) -> ComposeResult:
