@@ -45,6 +45,8 @@ STDOUT_EXTRA_FIELDS = {
     "P99 E2E Latency (ms)": "e2e_p99_ms",
 }
 ACHIEVED_KEY, ACHIEVED_ROW = "max_concurrent_requests", "Peak concurrent requests"
+# The mean number of requests in flight over the run (the tool's `concurrency`, Little's law).
+MEAN_IN_FLIGHT_KEY, MEAN_IN_FLIGHT_ROW = "concurrency", "Concurrency"
 """The concurrency the client reached (the JSONL key, the printed row); 0.5.x writes both."""
 
 
@@ -88,7 +90,7 @@ def record_fields(record: Mapping[str, Any]) -> dict[str, Any]:
     concurrency = _number(record.get("max_concurrency"))
     if concurrency is not None and concurrency >= 1:
         out["concurrency"] = int(concurrency)
-    _achieved(out, _number(record.get(ACHIEVED_KEY)))
+    _achieved(out, _number(record.get(ACHIEVED_KEY)), _number(record.get(MEAN_IN_FLIGHT_KEY)))
     dataset = record.get("dataset_name")
     if isinstance(dataset, str) and dataset:
         out["dataset"] = dataset
@@ -103,15 +105,21 @@ def record_fields(record: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _achieved(out: dict[str, Any], achieved: float | None) -> None:
-    """The achieved concurrency, and the speed of one stream from it: output tok/s shared by
-    the requests that were in flight (not by the asked-for concurrency, which a short run or
-    a full server never reaches)."""
-    if achieved is None:
-        return
-    out["max_concurrent_requests"] = int(achieved)
-    if achieved >= 1 and out.get("output_tok_s") is not None:
-        out["output_tok_s_per_stream"] = round(out["output_tok_s"] / achieved, 3)
+def _achieved(out: dict[str, Any], peak: float | None, mean_in_flight: float | None) -> None:
+    """The achieved concurrency, and the speed of one stream from it.
+
+    The tool's peak counts every request active at any time in a 1 s window, so requests
+    shorter than a second overstate it (the real 0.5.23 client said 8 at --max-concurrency 2):
+    it is capped at the asked-for concurrency, which the client's semaphore never exceeds.
+    One stream's speed is output tok/s over the mean number in flight (the tool's
+    `concurrency`), else over the capped peak; never over the asked-for concurrency, which a
+    short run or a full server never reaches."""
+    asked = out.get("concurrency")
+    if peak is not None:
+        out["max_concurrent_requests"] = int(min(peak, asked) if asked else peak)
+    streams = mean_in_flight if mean_in_flight is not None and mean_in_flight > 0 else out.get("max_concurrent_requests")
+    if streams is not None and streams > 0 and out.get("output_tok_s") is not None:
+        out["output_tok_s_per_stream"] = round(out["output_tok_s"] / streams, 3)
 
 
 def record_counts(record: Mapping[str, Any]) -> tuple[int | None, int | None]:
@@ -154,7 +162,7 @@ def from_stdout(lines: Iterable[str]) -> BenchOutcome | None:
     for label, name in STDOUT_EXTRA_FIELDS.items():
         if label in values:
             fields[name] = values[label]
-    _achieved(fields, values.get(ACHIEVED_ROW))
+    _achieved(fields, values.get(ACHIEVED_ROW), values.get(MEAN_IN_FLIGHT_ROW))
     completed = values.get("Successful requests")
     tokens_in, tokens_out = values.get("Total input tokens"), values.get("Total generated tokens")
     total = None if tokens_in is None or tokens_out is None else int(tokens_in + tokens_out)

@@ -25,9 +25,10 @@ def test_record_of_sglang_source_gives_the_benchmark_fields() -> None:
         "total_tok_s": 2123.2, "output_tok_s": 1061.6, "request_throughput": 1.037, "ttft_ms": 412.7,
         "itl_ms": 14.67, "tpot_ms": 14.67, "e2e_latency_ms": 15420.5, "ttft_p99_ms": 640.9, "itl_p99_ms": 31.4,
         "duration_s": 61.733, "concurrency": 16, "dataset": "random", "input_len": 1024, "output_len": 1024,
-        # medians, p99 E2E and the achieved concurrency, and one stream's speed from it (1061.6 / 16)
+        # medians, p99 E2E and the achieved concurrency, and one stream's speed from the mean
+        # number in flight (1061.6 / 15.87)
         "ttft_median_ms": 388.0, "itl_median_ms": 14.2, "e2e_p99_ms": 15602.9, "max_concurrent_requests": 16,
-        "output_tok_s_per_stream": 66.35,
+        "output_tok_s_per_stream": 66.894,
     }
     Benchmark(id="b1", label="x", **fields)  # every value is one the model takes
 
@@ -90,7 +91,20 @@ def test_the_means_and_the_medians_are_told_apart() -> None:
 
 def test_per_stream_speed_is_from_the_achieved_concurrency_not_the_asked_one() -> None:
     # asked for 64 at once, only 8 ever ran together (8 prompts): a stream's speed is output / 8
-    record = dict(json.loads(RECORD_TEXT), max_concurrency=64, max_concurrent_requests=8, output_throughput=800.0)
+    record = dict(json.loads(RECORD_TEXT), max_concurrency=64, max_concurrent_requests=8, output_throughput=800.0,
+                  concurrency=8.0)
     fields = record_fields(record)
     assert (fields["concurrency"], fields["max_concurrent_requests"], fields["output_tok_s_per_stream"]) == (
         64, 8, 100.0)
+
+
+def test_short_requests_do_not_overstate_the_achieved_concurrency() -> None:
+    # What the real 0.5.23 client wrote at --max-concurrency 2 with requests shorter than 1 s
+    # (benchmarks/real_bench_client.py): its peak counts a 1 s window, so it said 8. The
+    # semaphore never lets more than 2 run; a stream's speed is output over the 1.74 in flight.
+    record = dict(json.loads(RECORD_TEXT), max_concurrency=2, max_concurrent_requests=8, output_throughput=174.0,
+                  concurrency=1.74)
+    fields = record_fields(record)
+    assert (fields["max_concurrent_requests"], fields["output_tok_s_per_stream"]) == (2, 100.0)
+    without_mean = {k: v for k, v in record.items() if k != "concurrency"}
+    assert record_fields(without_mean)["output_tok_s_per_stream"] == 87.0  # 174 / the capped peak 2
