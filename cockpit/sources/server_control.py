@@ -290,8 +290,10 @@ exit 0
 # The server: `setsid` makes it a session and group leader; the small sh in front writes its
 # own pid (= the group id) and, when the command ends by itself, its exit status. The sh's
 # text is fixed; the command arrives as its positional parameters.
-_LEADER = ('p=$1; e=$2; m=$3; shift 3; echo $$ >"$p"; umask "$m"; "$@"; s=$?; umask 077; echo "$s" >"$e"; '
-           'exit "$s"')
+# Its own files are made with `set -C` (noclobber: O_EXCL), which never writes through a link
+# planted in the run folder while the server ran; a planted link is left, the status unsaid.
+_LEADER = ('p=$1; e=$2; m=$3; shift 3; set -C; echo $$ >"$p"; set +C; umask "$m"; "$@"; s=$?; umask 077; '
+           'set -C; echo "$s" >"$e" 2>/dev/null; exit "$s"')
 
 _START = r"""
 readpid
@@ -336,7 +338,9 @@ def _start_script(plan: LaunchPlan) -> str:
     # the original umask for the server itself: 077 is only for cockpit's own files
     parts = ["M=$(umask)", "umask 077", _files(p), f"LOG={_q(plan.log_path)}",
              'mkdir -p "$D" || { echo "error cannot create the run folder"; exit 4; }', _ALIVE, _START,
-             'rm -f "$INFO.new"']
+             'rm -f "$INFO.new"',
+             # made new (noclobber: O_EXCL, never through a link), then appended to
+             'set -C; : >"$INFO.new" || { echo "error cannot create $INFO.new"; exit 4; }; set +C']
     parts += [f"printf '%s\\n' {shlex.quote(line)} >>\"$INFO.new\"" for line in _info_lines(info)]
     parts.append('mv -f "$INFO.new" "$INFO"')
     parts += [f"export {name}={shlex.quote(value)}" for name, value in plan.env.items()]

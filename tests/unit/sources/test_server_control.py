@@ -232,3 +232,25 @@ async def test_restart_replaces_the_server_and_leaves_nothing_of_the_old_one(run
     assert (await follow_launch(control, again, second, timeout_s=60, poll_s=0.1)).kind == "ready"
     assert (await asyncio.to_thread(http_get, port, "/health"))[0] == 200
     assert (await control.stop(plan.place, grace_s=5)).clean
+
+
+async def test_a_link_planted_at_the_exit_file_is_not_written_through(runs, tmp_path):
+    # Someone who can write the run folder plants <host>.exit -> a file of yours while the
+    # server runs; when it ends, its exit status must not land in that file (as `>` would).
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    session = _session(runs, _profile("p1", f"{sys.executable} -c 'import time; time.sleep(1.5)'"))
+    path = tmp_path / "s.toml"
+    control = ServerControl()
+    plan = plan_launch(session, path, "p1")
+    await control.start(plan)
+    exit_file = Path(plan.place.exit_file)
+    exit_file.unlink(missing_ok=True)
+    exit_file.symlink_to(victim)
+    for _ in range(100):  # the server ends by itself after 1.5 s
+        if not (await control.status(plan.place)).running:
+            break
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(0.3)
+    assert victim.read_text() == "keep me\n"
+    assert exit_file.is_symlink(), "the planted link is left as it was, not replaced by a write through it"
