@@ -14,7 +14,7 @@ from cockpit.store.toml_store import load_session
 from paths import CORPUS
 
 SECTIONS = {"goal", "instructions", "discoveries", "tasks", "files", "packages", "launch", "benchmarks",
-            "last-action", "timeline"}
+            "last-action", "timeline", "sweeps", "hosts", "targets"}
 LIVE = {"live/log", "live/server", "live/gpus", "live/topology"}
 TOOLS = {"add_task", "edit_task", "move_task", "link_task", "acknowledge_review", "add_discovery",
          "set_discovery_status", "record_benchmark", "import_bench_serving", "add_launch_profile",
@@ -193,3 +193,78 @@ async def test_a_file_broken_after_start_is_an_error_not_an_overwrite(path):
             await read(c, "tasks")
     assert is_error and "s.toml:1" in text
     assert path.read_text() == 'title = "half an edit\n'
+
+
+# ----- sweeps, hosts, targets ------------------------------------------------------------------
+def _with_sweep_hosts(path: Path) -> None:
+    from cockpit.control.transaction import edit
+    from cockpit.model.launch_confirm import log_fingerprint
+    from cockpit.model.session import Host, Sweep
+    from cockpit.sources.confirm_key import confirmation
+
+    def change(e):  # noqa: ANN001, ANN202
+        e.apply("sweep added", lambda s: s.sweeps.append(Sweep(id="s1", name="short prompts", input_len=128,
+                                                               output_len=256, concurrencies=[1, 2, 4],
+                                                               confirmed="hmac1:00")), kind="sweep.added")
+        e.apply("sweep s1 (short prompts) run r1 started on l1: 3 points, c=1,2,4", lambda s: None,
+                kind="sweep.run.started", ref="s1:r1")
+        for c in (1, 2):
+            e.add_benchmark(label=f"s1 c={c}", profile="l1", concurrency=c, sweep="s1", sweep_run="r1",
+                            total_tok_s=100.0 * c)
+        e.apply("sweep s1 run r1 cancelled: 2 of 3 points recorded", lambda s: None,
+                kind="sweep.run.cancelled", ref="s1:r1")
+        tail = Host(name="gpu1", ssh="root@10.0.0.5:2222", jump="bastion",
+                    log_command="journalctl -fu sglang --token s3cr3tvalue99",
+                    metrics_url="http://admin:hunter2@127.0.0.1:30000/metrics")
+        sealed = tail.model_copy(update={"name": "gpu2"})
+        sealed.log_confirmed = confirmation("log", log_fingerprint(sealed))
+        tail.log_confirmed = "hmac1:" + "0" * 32
+        e.apply("hosts", lambda s: s.hosts.extend([tail, sealed]), kind="host.added")
+
+    edit(path, change, "person")
+
+
+async def test_the_sweeps_resource_gives_each_workload_and_which_points_each_run_recorded(path):
+    _with_sweep_hosts(path)
+    async with client(path) as c:
+        sweeps = json.loads(await read(c, "sweeps"))
+    assert [s["id"] for s in sweeps] == ["s1"]
+    sweep = sweeps[0]
+    assert (sweep["name"], sweep["dataset"], sweep["input_len"], sweep["output_len"], sweep["concurrencies"]) == (
+        "short prompts", "random", 128, 256, [1, 2, 4])
+    assert "confirmed" not in sweep  # a person's seal is not the assistant's to copy
+    assert sweep["runs"] == [{"run": "r1", "profile": "l1", "status": "cancelled", "recorded": [1, 2],
+                              "missing": [4], "cut_short": True}]
+
+
+async def test_the_hosts_resource_shows_connections_masks_secrets_and_says_whether_a_log_command_is_confirmed(path):
+    _with_sweep_hosts(path)
+    async with client(path) as c:
+        text = await read(c, "hosts")
+    hosts = {h["name"]: h for h in json.loads(text)}
+    assert set(hosts) == {"local", "proxmox", "lxc", "gpu1", "gpu2"}
+    gpu1 = hosts["gpu1"]
+    assert (gpu1["ssh"], gpu1["jump"]) == ("root@10.0.0.5:2222", "bastion")
+    assert gpu1["log_command"] == "journalctl -fu sglang --token [REDACTED]"
+    assert gpu1["metrics_url"] == "http://[REDACTED]@127.0.0.1:30000/metrics"
+    assert gpu1["log_command_confirmed"] is False and hosts["gpu2"]["log_command_confirmed"] is True
+    assert "s3cr3tvalue99" not in text and "hunter2" not in text and "hmac1:" not in text
+    assert "log_command_confirmed" not in hosts["local"]
+
+
+async def test_the_targets_resource_gives_each_target_status_over_its_range(path):
+    _with_sweep_hosts(path)
+    async with client(path) as c:
+        targets = json.loads(await read(c, "targets"))
+    from cockpit.model.targets import score_all
+
+    session = load_session(path)
+    scores = {sc.target.id: sc for sc in score_all(session.goal.targets, session.benchmarks)}
+    assert [t["id"] for t in targets] == [t.id for t in session.goal.targets]
+    for t in targets:
+        sc = scores[t["id"]]
+        assert t["status"] == ("no data" if sc.best_value is None else "met" if sc.met else "not met")
+        assert t["best_value"] == sc.best_value and t["describe"] == sc.target.describe()
+    g2 = next(t for t in targets if t["id"] == "g2")
+    assert (g2["concurrency_min"], g2["concurrency_max"], g2["every_run"]) == (1, 2, True)
+    assert {t["status"] for t in targets} <= {"met", "not met", "no data"}
