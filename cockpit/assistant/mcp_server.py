@@ -23,12 +23,20 @@ from mcp.types import ToolAnnotations
 from cockpit import __version__
 from cockpit.assistant import live_state, views
 from cockpit.assistant.live_state import FeedState, LiveState
-from cockpit.assistant.inputs import BenchmarkFields, FileChangeFields, LaunchProfileFields, PackageFields, fields_of
+from cockpit.assistant.inputs import (
+    BenchmarkFields,
+    FileChangeFields,
+    LaunchProfileFields,
+    PackageFields,
+    SweepFields,
+    fields_of,
+)
 from cockpit.control.transaction import ASSISTANT, SessionFileWriter
 from cockpit.model.edits import EditError, SessionEditor
-from cockpit.model.enums import TASK_COLUMNS, DiscoveryStatus, TaskStatus
+from cockpit.model.enums import TASK_COLUMNS, DiscoveryStatus, ProfileStatus, TaskStatus
+from cockpit.model.ids import PREFIX, next_id
 from cockpit.model.redact import redact_text
-from cockpit.model.session import Session
+from cockpit.model.session import Session, Sweep
 from cockpit.parse.sanitize import sanitize
 from cockpit.store.errors import SessionFileError
 
@@ -214,6 +222,45 @@ def build_server(path: Path | str, *, live: LiveState | None = None) -> MCPServe
                              "works with mark_profile_working.")
     def add_launch_profile(profile: LaunchProfileFields) -> str:
         return write(lambda e: e.add_record("launch", **fields_of(profile)))
+
+    @tool("Change a launch profile's name, command, env, notes and/or host (only what is given; env replaces "
+          "the whole table). A changed command, env or host is a different run: a person confirms it again "
+          "before it starts.")
+    def edit_launch_profile(profile: str, name: str | None = None, command: str | None = None,
+                            env: dict[str, str] | None = None, notes: str | None = None,
+                            host: str | None = None) -> str:
+        fields = {k: v for k, v in (("name", name), ("command", command), ("env", env), ("notes", notes),
+                                    ("host", host)) if v is not None}
+        if not fields:
+            raise ToolError("give name, command, env, notes or host")
+        # `confirmed` is kept as it is: the fingerprint of the new command no longer matches it
+        # (model/launch_confirm.py), so the next start asks the person again
+        write(lambda e: e.edit_record("launch", profile, **fields))
+        return sanitize(f"{profile} edited")
+
+    @tool("Retire a launch profile that should not be used again: its status becomes broken, with "
+          "'retired: <reason>' as why. It stays in the session (benchmarks keep their link).")
+    def retire_launch_profile(profile: str, reason: str) -> str:
+        if not reason.strip():
+            raise ToolError("reason: say why the profile is retired")
+        write(lambda e: e.edit_record("launch", profile, status=ProfileStatus.BROKEN,
+                                      broken_reason=f"retired: {reason.strip()}"))
+        return sanitize(f"{profile} retired")
+
+    @tool("Add a sweep (a benchmark workload at several concurrencies); returns its id. It does not run: "
+          "a person starts it, confirming its command at a terminal.")
+    def add_sweep(sweep: SweepFields) -> str:
+        fields = fields_of(sweep)
+
+        def change(e: SessionEditor) -> str:
+            ident = next_id(PREFIX["sweeps"], (s.id for s in e.session.sweeps))
+
+            def add(s: Session) -> str:
+                s.sweeps.append(Sweep(id=ident, **fields))
+                return ident
+            return e.apply(f"sweep added: {fields.get('name', ident)}", add, kind="sweep.added", ref=ident)
+
+        return write(change)
 
     @tool("Mark a launch profile as the working one (the previous working one becomes a candidate).")
     def mark_profile_working(profile_id: str) -> str:

@@ -18,7 +18,8 @@ SECTIONS = {"goal", "instructions", "discoveries", "tasks", "files", "packages",
 LIVE = {"live/log", "live/server", "live/gpus", "live/topology"}
 TOOLS = {"add_task", "edit_task", "move_task", "link_task", "acknowledge_review", "add_discovery",
          "set_discovery_status", "record_benchmark", "import_bench_serving", "add_launch_profile",
-         "mark_profile_working", "record_file", "record_package", "set_last_action", "add_note"}
+         "mark_profile_working", "record_file", "record_package", "set_last_action", "add_note",
+         "edit_launch_profile", "retire_launch_profile", "add_sweep"}
 
 
 @pytest.fixture
@@ -268,3 +269,81 @@ async def test_the_targets_resource_gives_each_target_status_over_its_range(path
     g2 = next(t for t in targets if t["id"] == "g2")
     assert (g2["concurrency_min"], g2["concurrency_max"], g2["every_run"]) == (1, 2, True)
     assert {t["status"] for t in targets} <= {"met", "not met", "no data"}
+
+
+# ----- editing and retiring a profile, adding a sweep -------------------------------------------
+def _confirm_profile(path: Path, ident: str) -> None:
+    from cockpit.control.transaction import edit
+    from cockpit.model.launch_confirm import fingerprint
+    from cockpit.sources.confirm_key import confirmation
+
+    def change(e):  # noqa: ANN001, ANN202
+        p = next(p for p in e.session.launch if p.id == ident)
+        e.edit_record("launch", ident, confirmed=confirmation("launch", fingerprint(p)))
+
+    edit(path, change, "person")
+
+
+async def test_editing_a_profile_changes_only_what_is_given_and_its_old_confirmation_no_longer_holds(path):
+    from cockpit.model.launch_confirm import needs_confirmation
+    from cockpit.sources.confirm_key import read_key
+
+    _confirm_profile(path, "l2")
+    before = next(p for p in load_session(path).launch if p.id == "l2")
+    assert not needs_confirmation(before, read_key())
+    async with client(path) as c:
+        renamed = await call(c, "edit_launch_profile", profile="l2", name="l2 renamed", notes="see d3")
+        after_rename = next(p for p in load_session(path).launch if p.id == "l2")
+        edited = await call(c, "edit_launch_profile", profile="l2", command=before.command + " --tp 4",
+                            env={"NCCL_DEBUG": "INFO"})
+        nothing = await call(c, "edit_launch_profile", profile="l2")
+        missing = await call(c, "edit_launch_profile", profile="l9", name="x")
+        launch = json.loads(await read(c, "launch"))
+    after = next(p for p in load_session(path).launch if p.id == "l2")
+    assert renamed == (False, "l2 edited") and edited == (False, "l2 edited")
+    # a new name or notes is the same run: still confirmed
+    assert (after_rename.name, after_rename.notes) == ("l2 renamed", "see d3")
+    assert not needs_confirmation(after_rename, read_key())
+    # a new command / env: the seal is kept but no longer matches, so the person is asked again
+    assert after.command == before.command + " --tp 4" and after.env == {"NCCL_DEBUG": "INFO"}
+    assert after.confirmed == before.confirmed and needs_confirmation(after, read_key())
+    assert (after.status, after.host) == (before.status, before.host)
+    assert nothing[0] and "give name, command, env, notes or host" in nothing[1]
+    assert missing[0] and "l9" in missing[1]
+    assert next(p for p in launch["profiles"] if p["id"] == "l2")["command"].endswith("--tp 4")
+    journal = load_session(path).journal
+    assert journal[-1].kind == "launch.edited" and journal[-1].text.endswith("(via assistant)")
+
+
+async def test_retiring_a_profile_marks_it_broken_with_the_reason_and_an_empty_reason_changes_nothing(path):
+    async with client(path) as c:
+        before = path.read_bytes()
+        empty = await call(c, "retire_launch_profile", profile="l1", reason="  ")
+        unchanged = path.read_bytes() == before
+        retired = await call(c, "retire_launch_profile", profile="l1", reason="superseded by l2")
+        launch = json.loads(await read(c, "launch"))
+    assert empty[0] and "reason" in empty[1] and unchanged
+    assert retired == (False, "l1 retired")
+    l1 = next(p for p in load_session(path).launch if p.id == "l1")
+    assert (l1.status.value, l1.broken_reason) == ("broken", "retired: superseded by l2")
+    assert "l1" not in launch["working"]
+
+
+async def test_add_sweep_records_the_workload_never_a_confirmation_and_the_sweeps_resource_shows_it(path):
+    async with client(path) as c:
+        listed = {t.name: t.input_schema for t in (await c.list_tools()).tools}
+        added = await call(c, "add_sweep", sweep={"name": "long context", "input_len": 8192, "output_len": 512,
+                                                  "concurrencies": [1, 4, 16], "confirmed": "hmac1:" + "0" * 32})
+        bad = await call(c, "add_sweep", sweep={"name": "x", "concurrencies": [0]})
+        second = await call(c, "add_sweep", sweep={"name": "sharegpt", "dataset": "sharegpt"})
+        sweeps = json.loads(await read(c, "sweeps"))
+    fields = listed["add_sweep"]["$defs"]["SweepFields"]
+    assert "confirmed" not in fields["properties"] and "id" not in fields["properties"]
+    assert added == (False, "s1") and second == (False, "s2")
+    assert bad[0] and "concurrencies" in bad[1]
+    session = load_session(path)
+    s1 = session.sweeps[0]
+    assert (s1.name, s1.input_len, s1.output_len, s1.concurrencies, s1.confirmed) == (
+        "long context", 8192, 512, [1, 4, 16], None)
+    assert [s["id"] for s in sweeps] == ["s1", "s2"] and sweeps[1]["dataset"] == "sharegpt"
+    assert session.journal[-1].text == "sweep added: sharegpt (via assistant)"
