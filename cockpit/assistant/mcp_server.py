@@ -6,11 +6,14 @@ against schemas taken from the session's pydantic models; a value the model refu
 tool error naming the field and why, and the file is left as it was. No tool runs a
 command on a host or starts a server: that stays with the person at the TUI or the CLI.
 The live resources (`live/...`: log lines, server run, GPUs, topology) follow the session's
-hosts with the TUI's own feeds, started on their first read (see live_state.py).
+hosts with the TUI's own feeds, started on their first read (see live_state.py). A client
+that listens is told which session resource changed, whoever wrote the file (watch.py).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -18,10 +21,12 @@ from typing import Any, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
 from mcp.types import ToolAnnotations
 
 from cockpit import __version__
 from cockpit.assistant import live_state, views
+from cockpit.assistant.watch import SessionWatch
 from cockpit.assistant.live_state import FeedState, LiveState
 from cockpit.assistant.inputs import (
     BenchmarkFields,
@@ -45,10 +50,12 @@ _T = TypeVar("_T")
 URI = "cockpit://session/"
 
 INSTRUCTIONS = (
-    "This server is one cockpit session: the campaign's goal, instructions, discoveries, task board, patched "
-    "files, package versions, launch profiles, benchmarks and last action. Read cockpit://session/handoff "
-    "first. Record what you find and do with the tools as you go (a person may be watching the same session "
-    "live); each call is saved at once and journaled 'via assistant'. Nothing here runs commands on a host. "
+    "This server is one cockpit session: the campaign's goal and targets, instructions, discoveries, task board, "
+    "patched files, package versions, launch profiles, sweeps, hosts, benchmarks and last action. Read "
+    "cockpit://session/handoff first. Record what you find and do with the tools as you go (a person may be "
+    "watching the same session live); each call is saved at once and journaled 'via assistant'. Nothing here "
+    "runs commands on a host or starts a server or sweep: the person does, confirming at a terminal. Listen "
+    "(subscriptions/listen) to hear which session resource changed instead of polling. "
     "Where the session has hosts, cockpit://session/live/... shows the server log's last lines, the server "
     "run and its metrics, the GPUs and the topology as they are now."
 )
@@ -63,22 +70,33 @@ def _fail(exc: Exception) -> str:
     return sanitize(text, multiline=True)  # may quote a value the caller sent
 
 
-def build_server(path: Path | str, *, live: LiveState | None = None) -> MCPServer:
-    """`live`: the hosts' feeds (tests pass one with their own wait); one is made if None."""
+def build_server(path: Path | str, *, live: LiveState | None = None, watch_s: float | None = None) -> MCPServer:
+    """`live`: the hosts' feeds (tests pass one with their own wait); one is made if None.
+    `watch_s`: how often the file is looked at for change notifications."""
     # every read loads the file afresh; every tool call is one session transaction
     # (control/transaction.py) whose editor journals "(via assistant)"
     file = SessionFileWriter(path, ASSISTANT)
     feeds = live or LiveState()
+    bus = InMemorySubscriptionBus()
+
+    async def updated(uri: str) -> None:
+        await bus.publish(ResourceUpdated(uri=uri))
 
     @asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[dict[str, Any]]:
+        # whoever writes the file (a tool here, the TUI, `cockpit add`), listeners hear which resource changed
+        watch = SessionWatch(Path(path), URI, updated, **({"interval_s": watch_s} if watch_s else {}))
+        watching = asyncio.create_task(watch.run(), name="cockpit-mcp-watch")
         try:
             yield {}
-        finally:  # the client went away: stop tails, GPU streams and SSH connections
+        finally:  # the client went away: stop the watch, tails, GPU streams and SSH connections
+            watching.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watching
             await feeds.close()
 
     server: MCPServer = MCPServer(name="cockpit", version=__version__, instructions=INSTRUCTIONS,
-                                  log_level="WARNING", lifespan=lifespan)
+                                  log_level="WARNING", lifespan=lifespan, subscriptions=bus)
 
     def read() -> Session:
         try:

@@ -160,3 +160,17 @@ async def test_ssh_config_and_known_hosts_options_reach_the_live_resources_hosts
     assert text.splitlines()[-1] == "[2025-03-01 12:00:31] over ssh end", text
     without = await live_log("--ssh-config", str(config))  # the key is nowhere else: refused, said in words
     assert "over ssh end" not in without and "unknown" in without.lower(), without
+
+
+async def test_a_listener_over_stdio_hears_a_change_made_by_cockpit_add(path):
+    async with stdio_client(path) as c:
+        async with c.listen(resource_subscriptions=["cockpit://session/tasks"]) as sub:
+            await anyio.sleep(1.0)  # the watch has taken its first look
+            added = await anyio.run_process([sys.executable, "-m", "cockpit", "add", "task", str(path),
+                                             "from the shell"], check=False)
+            assert added.returncode == 0, added.stderr
+            with anyio.fail_after(15):
+                event = await sub.__anext__()
+        tasks = (await c.read_resource("cockpit://session/tasks")).contents[0].text  # type: ignore[union-attr]
+    assert str(event.uri) == "cockpit://session/tasks"  # type: ignore[union-attr]
+    assert "from the shell" in tasks

@@ -347,3 +347,36 @@ async def test_add_sweep_records_the_workload_never_a_confirmation_and_the_sweep
         "long context", 8192, 512, [1, 4, 16], None)
     assert [s["id"] for s in sweeps] == ["s1", "s2"] and sweeps[1]["dataset"] == "sharegpt"
     assert session.journal[-1].text == "sweep added: sharegpt (via assistant)"
+
+
+# ----- change notifications ----------------------------------------------------------------------
+async def test_a_listener_hears_which_resource_another_writer_changed_and_only_that_one(path):
+    import anyio
+
+    from cockpit.control.transaction import edit
+
+    async with Client(build_server(path, watch_s=0.05)) as c:
+        uris = ["cockpit://session/tasks", "cockpit://session/files", "cockpit://session/handoff"]
+        async with c.listen(resource_subscriptions=uris) as sub:
+            await anyio.sleep(0.2)  # the watch has taken its first look
+            edit(path, lambda e: e.add_task("written by the TUI"), "person")  # not through this server
+            heard: set[str] = set()
+            with anyio.fail_after(10):
+                async for event in sub:
+                    heard.add(str(event.uri))  # type: ignore[union-attr]
+                    if heard >= {"cockpit://session/tasks", "cockpit://session/handoff"}:
+                        break
+            with anyio.move_on_after(0.5):  # anything else it would say has been said by then
+                async for event in sub:
+                    heard.add(str(event.uri))  # type: ignore[union-attr]
+            board = json.loads(await read(c, "tasks"))
+            assert not (await call(c, "record_file", file={"path": "sglang/x.py"}))[0]  # a tool's own write
+            files_heard = ""
+            with anyio.fail_after(10):
+                async for event in sub:
+                    if str(event.uri) == "cockpit://session/files":  # type: ignore[union-attr]
+                        files_heard = str(event.uri)  # type: ignore[union-attr]
+                        break
+    assert heard == {"cockpit://session/tasks", "cockpit://session/handoff"}  # files did not change: not said
+    assert "written by the TUI" in [t["title"] for t in board["todo"]]
+    assert files_heard == "cockpit://session/files"
