@@ -15,7 +15,7 @@ from typing import Any
 from cockpit.live.sweep_runs import sweep_runs
 from cockpit.model.edits import SessionEditor
 from cockpit.model.enums import TASK_COLUMNS, ProfileStatus
-from cockpit.model.redact import MASK, redact_env, redact_text
+from cockpit.model.redact import MASK, is_secret_flag, redact_env, redact_text
 from cockpit.model.session import Session
 from cockpit.model.targets import score_all
 from cockpit.model.timeline import timeline
@@ -67,6 +67,10 @@ def sweeps(s: Session) -> list[dict[str, Any]]:
     out = []
     for sweep in s.sweeps:
         item = sweep.model_dump(mode="json", exclude_none=True, exclude={"confirmed"})
+        # argv items: the value after `--api-key` is its own item, which no text rule sees as one
+        args = sweep.extra_args
+        item["extra_args"] = [MASK if i and is_secret_flag(args[i - 1]) and not a.startswith("-") else a
+                              for i, a in enumerate(args)]
         item["runs"] = [{"run": r.run_id, "profile": r.profile, "status": r.status, "recorded": list(r.recorded),
                          "missing": list(r.missing), "cut_short": r.cut_short} for r in sweep_runs(s, sweep)]
         out.append(item)

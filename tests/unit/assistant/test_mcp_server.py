@@ -206,6 +206,7 @@ def _with_sweep_hosts(path: Path) -> None:
     def change(e):  # noqa: ANN001, ANN202
         e.apply("sweep added", lambda s: s.sweeps.append(Sweep(id="s1", name="short prompts", input_len=128,
                                                                output_len=256, concurrencies=[1, 2, 4],
+                                                               extra_args=["--api-key", "plainsecret42", "--seed", "1"],
                                                                confirmed="hmac1:00")), kind="sweep.added")
         e.apply("sweep s1 (short prompts) run r1 started on l1: 3 points, c=1,2,4", lambda s: None,
                 kind="sweep.run.started", ref="s1:r1")
@@ -234,6 +235,7 @@ async def test_the_sweeps_resource_gives_each_workload_and_which_points_each_run
     assert (sweep["name"], sweep["dataset"], sweep["input_len"], sweep["output_len"], sweep["concurrencies"]) == (
         "short prompts", "random", 128, 256, [1, 2, 4])
     assert "confirmed" not in sweep  # a person's seal is not the assistant's to copy
+    assert sweep["extra_args"] == ["--api-key", "[REDACTED]", "--seed", "1"]
     assert sweep["runs"] == [{"run": "r1", "profile": "l1", "status": "cancelled", "recorded": [1, 2],
                               "missing": [4], "cut_short": True}]
 
