@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, create_model, model_validator
 
-from cockpit.model.session import Benchmark, FileChange, LaunchProfile, Package
+from cockpit.model.session import Benchmark, FileChange, LaunchProfile, Package, Sweep
 
 
 def input_model(model: type[BaseModel], exclude: set[str], doc: str, *, dropped: frozenset[str] = frozenset()
@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # made at import time; to the type checker they are plain mod
     LaunchProfileFields: TypeAlias = BaseModel
     FileChangeFields: TypeAlias = BaseModel
     PackageFields: TypeAlias = BaseModel
+    SweepFields: TypeAlias = BaseModel
 else:
     BenchmarkFields = input_model(Benchmark, {"id"}, "A benchmark run: label and the figures it measured.")
     # `confirmed` is a person's, given at a terminal (model/launch_confirm.py): an assistant's is ignored.
@@ -43,6 +44,9 @@ else:
                                       dropped=frozenset({"confirmed"}))
     FileChangeFields = input_model(FileChange, {"id"}, "A file patched during the campaign.")
     PackageFields = input_model(Package, {"id", "captured"}, "A package version that matters.")
+    # a sweep runs only once a person confirmed its bench command at a terminal, as a profile does
+    SweepFields = input_model(Sweep, {"id"}, "A benchmark workload run at several concurrencies.",
+                              dropped=frozenset({"confirmed"}))
 
 
 def fields_of(value: BaseModel) -> dict[str, Any]:

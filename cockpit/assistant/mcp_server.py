@@ -6,11 +6,14 @@ against schemas taken from the session's pydantic models; a value the model refu
 tool error naming the field and why, and the file is left as it was. No tool runs a
 command on a host or starts a server: that stays with the person at the TUI or the CLI.
 The live resources (`live/...`: log lines, server run, GPUs, topology) follow the session's
-hosts with the TUI's own feeds, started on their first read (see live_state.py).
+hosts with the TUI's own feeds, started on their first read (see live_state.py). A client
+that listens is told which session resource changed, whoever wrote the file (watch.py).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -18,17 +21,27 @@ from typing import Any, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
 from mcp.types import ToolAnnotations
 
 from cockpit import __version__
 from cockpit.assistant import live_state, views
+from cockpit.assistant.watch import SessionWatch
 from cockpit.assistant.live_state import FeedState, LiveState
-from cockpit.assistant.inputs import BenchmarkFields, FileChangeFields, LaunchProfileFields, PackageFields, fields_of
+from cockpit.assistant.inputs import (
+    BenchmarkFields,
+    FileChangeFields,
+    LaunchProfileFields,
+    PackageFields,
+    SweepFields,
+    fields_of,
+)
 from cockpit.control.transaction import ASSISTANT, SessionFileWriter
 from cockpit.model.edits import EditError, SessionEditor
-from cockpit.model.enums import TASK_COLUMNS, DiscoveryStatus, TaskStatus
+from cockpit.model.enums import TASK_COLUMNS, DiscoveryStatus, ProfileStatus, TaskStatus
+from cockpit.model.ids import PREFIX, next_id
 from cockpit.model.redact import redact_text
-from cockpit.model.session import Session
+from cockpit.model.session import Session, Sweep
 from cockpit.parse.sanitize import sanitize
 from cockpit.store.errors import SessionFileError
 
@@ -37,10 +50,12 @@ _T = TypeVar("_T")
 URI = "cockpit://session/"
 
 INSTRUCTIONS = (
-    "This server is one cockpit session: the campaign's goal, instructions, discoveries, task board, patched "
-    "files, package versions, launch profiles, benchmarks and last action. Read cockpit://session/handoff "
-    "first. Record what you find and do with the tools as you go (a person may be watching the same session "
-    "live); each call is saved at once and journaled 'via assistant'. Nothing here runs commands on a host. "
+    "This server is one cockpit session: the campaign's goal and targets, instructions, discoveries, task board, "
+    "patched files, package versions, launch profiles, sweeps, hosts, benchmarks and last action. Read "
+    "cockpit://session/handoff first. Record what you find and do with the tools as you go (a person may be "
+    "watching the same session live); each call is saved at once and journaled 'via assistant'. Nothing here "
+    "runs commands on a host or starts a server or sweep: the person does, confirming at a terminal. Listen "
+    "(subscriptions/listen) to hear which session resource changed instead of polling. "
     "Where the session has hosts, cockpit://session/live/... shows the server log's last lines, the server "
     "run and its metrics, the GPUs and the topology as they are now."
 )
@@ -55,22 +70,33 @@ def _fail(exc: Exception) -> str:
     return sanitize(text, multiline=True)  # may quote a value the caller sent
 
 
-def build_server(path: Path | str, *, live: LiveState | None = None) -> MCPServer:
-    """`live`: the hosts' feeds (tests pass one with their own wait); one is made if None."""
+def build_server(path: Path | str, *, live: LiveState | None = None, watch_s: float | None = None) -> MCPServer:
+    """`live`: the hosts' feeds (tests pass one with their own wait); one is made if None.
+    `watch_s`: how often the file is looked at for change notifications."""
     # every read loads the file afresh; every tool call is one session transaction
     # (control/transaction.py) whose editor journals "(via assistant)"
     file = SessionFileWriter(path, ASSISTANT)
     feeds = live or LiveState()
+    bus = InMemorySubscriptionBus()
+
+    async def updated(uri: str) -> None:
+        await bus.publish(ResourceUpdated(uri=uri))
 
     @asynccontextmanager
     async def lifespan(_: MCPServer) -> AsyncIterator[dict[str, Any]]:
+        # whoever writes the file (a tool here, the TUI, `cockpit add`), listeners hear which resource changed
+        watch = SessionWatch(Path(path), URI, updated, **({"interval_s": watch_s} if watch_s else {}))
+        watching = asyncio.create_task(watch.run(), name="cockpit-mcp-watch")
         try:
             yield {}
-        finally:  # the client went away: stop tails, GPU streams and SSH connections
+        finally:  # the client went away: stop the watch, tails, GPU streams and SSH connections
+            watching.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watching
             await feeds.close()
 
     server: MCPServer = MCPServer(name="cockpit", version=__version__, instructions=INSTRUCTIONS,
-                                  log_level="WARNING", lifespan=lifespan)
+                                  log_level="WARNING", lifespan=lifespan, subscriptions=bus)
 
     def read() -> Session:
         try:
@@ -214,6 +240,45 @@ def build_server(path: Path | str, *, live: LiveState | None = None) -> MCPServe
                              "works with mark_profile_working.")
     def add_launch_profile(profile: LaunchProfileFields) -> str:
         return write(lambda e: e.add_record("launch", **fields_of(profile)))
+
+    @tool("Change a launch profile's name, command, env, notes and/or host (only what is given; env replaces "
+          "the whole table). A changed command, env or host is a different run: a person confirms it again "
+          "before it starts.")
+    def edit_launch_profile(profile: str, name: str | None = None, command: str | None = None,
+                            env: dict[str, str] | None = None, notes: str | None = None,
+                            host: str | None = None) -> str:
+        fields = {k: v for k, v in (("name", name), ("command", command), ("env", env), ("notes", notes),
+                                    ("host", host)) if v is not None}
+        if not fields:
+            raise ToolError("give name, command, env, notes or host")
+        # `confirmed` is kept as it is: the fingerprint of the new command no longer matches it
+        # (model/launch_confirm.py), so the next start asks the person again
+        write(lambda e: e.edit_record("launch", profile, **fields))
+        return sanitize(f"{profile} edited")
+
+    @tool("Retire a launch profile that should not be used again: its status becomes broken, with "
+          "'retired: <reason>' as why. It stays in the session (benchmarks keep their link).")
+    def retire_launch_profile(profile: str, reason: str) -> str:
+        if not reason.strip():
+            raise ToolError("reason: say why the profile is retired")
+        write(lambda e: e.edit_record("launch", profile, status=ProfileStatus.BROKEN,
+                                      broken_reason=f"retired: {reason.strip()}"))
+        return sanitize(f"{profile} retired")
+
+    @tool("Add a sweep (a benchmark workload at several concurrencies); returns its id. It does not run: "
+          "a person starts it, confirming its command at a terminal.")
+    def add_sweep(sweep: SweepFields) -> str:
+        fields = fields_of(sweep)
+
+        def change(e: SessionEditor) -> str:
+            ident = next_id(PREFIX["sweeps"], (s.id for s in e.session.sweeps))
+
+            def add(s: Session) -> str:
+                s.sweeps.append(Sweep(id=ident, **fields))
+                return ident
+            return e.apply(f"sweep added: {fields.get('name', ident)}", add, kind="sweep.added", ref=ident)
+
+        return write(change)
 
     @tool("Mark a launch profile as the working one (the previous working one becomes a candidate).")
     def mark_profile_working(profile_id: str) -> str:

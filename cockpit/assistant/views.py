@@ -8,16 +8,19 @@ and inert (`sanitize` / `json_inert`: no control, bidi or zero-width character r
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
+from cockpit.live.sweep_runs import sweep_runs
 from cockpit.model.edits import SessionEditor
 from cockpit.model.enums import TASK_COLUMNS, ProfileStatus
-from cockpit.model.redact import redact_env, redact_text
+from cockpit.model.redact import MASK, is_secret_flag, redact_env, redact_text
 from cockpit.model.session import Session
 from cockpit.model.targets import score_all
 from cockpit.model.timeline import timeline
 from cockpit.parse.sanitize import json_inert, sanitize
+from cockpit.sources.confirm_key import log_command_confirmed
 from cockpit.store.handoff_md import render_handoff
 
 
@@ -59,6 +62,59 @@ def launch(s: Session) -> dict[str, Any]:
     return {"working": working, "profiles": _dump(s.launch)}
 
 
+def sweeps(s: Session) -> list[dict[str, Any]]:
+    """Each sweep's workload and, per journaled run, which of its points have a record."""
+    out = []
+    for sweep in s.sweeps:
+        item = sweep.model_dump(mode="json", exclude_none=True, exclude={"confirmed"})
+        # argv items: the value after `--api-key` is its own item, which no text rule sees as one
+        args = sweep.extra_args
+        item["extra_args"] = [MASK if i and is_secret_flag(args[i - 1]) and not a.startswith("-") else a
+                              for i, a in enumerate(args)]
+        item["runs"] = [{"run": r.run_id, "profile": r.profile, "status": r.status, "recorded": list(r.recorded),
+                         "missing": list(r.missing), "cut_short": r.cut_short} for r in sweep_runs(s, sweep)]
+        out.append(item)
+    return out
+
+
+# `user:password@` in an endpoint's URL is a credential whatever its shape
+_URL_USERINFO = re.compile(r"(?<=://)[^/@\s]+@")
+
+
+def hosts(s: Session) -> list[dict[str, Any]]:
+    """Each host's connection settings; the seal itself stays out (only whether it holds)."""
+    out = []
+    for host in s.hosts:
+        item = host.model_dump(mode="json", exclude_none=True, exclude={"log_confirmed"})
+        for key in ("metrics_url", "dcgm_url"):
+            if key in item:
+                item[key] = _URL_USERINFO.sub(MASK + "@", item[key])
+        if host.log_command:
+            item["log_command_confirmed"] = log_command_confirmed(host)
+        out.append(item)
+    return out
+
+
+def targets(s: Session) -> list[dict[str, Any]]:
+    """Each target over its range as the goal scores it: met, not met (and the run that breaks
+    it), or no data yet."""
+    out = []
+    for sc in score_all(s.goal.targets, s.benchmarks):
+        status = "no data" if sc.best_value is None else "met" if sc.met else "not met"
+        item: dict[str, Any] = {**sc.target.model_dump(mode="json", exclude_none=True),
+                                "describe": sc.target.describe(), "status": status, "best_value": sc.best_value,
+                                "best_benchmark": sc.best.id if sc.best else None, "every_run": sc.every_run}
+        if sc.best is not None and sc.best.profile:
+            item["best_profile"] = sc.best.profile
+        if sc.breaking is not None:
+            item["breaking_benchmark"] = sc.breaking.id
+            item["breaking"] = sc.breaking_text()
+        if sc.every_run and sc.best is not None:
+            item["runs_in_range"] = sc.runs
+        out.append(item)
+    return out
+
+
 def last_action(s: Session) -> dict[str, Any] | None:
     if s.last_action is None:
         return None
@@ -83,6 +139,12 @@ SECTIONS: dict[str, tuple[str, Callable[[Session], Any]]] = {
     "packages": ("Key package versions.", lambda s: _dump(s.packages)),
     "launch": ("Launch profiles and which is working (secrets redacted).", launch),
     "benchmarks": ("Recorded benchmarks.", lambda s: _dump(s.benchmarks)),
+    "sweeps": ("Sweeps ([[sweeps]]): each workload, its concurrencies and, per journaled run, which points are "
+               "recorded and which are missing.", sweeps),
+    "hosts": ("Hosts and their connection settings (secrets masked); whether a log_command is confirmed by a "
+              "person.", hosts),
+    "targets": ("Each goal target over its concurrency range: met, not met (with the run that breaks it) or no "
+                "data, and the run its score stands on.", targets),
     "last-action": ("The last action, next step and fallback, the latest automatic step beside them (activity) and "
                     "earlier last actions (null when not recorded).", last_action),
     "timeline": ("The journal and benchmarks on one time axis, oldest first.", timeline_entries),

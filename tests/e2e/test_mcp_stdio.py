@@ -40,8 +40,8 @@ async def test_a_client_session_over_stdio(path):
         unchanged = path.read_bytes() == before
         done = await c.call_tool("set_last_action", {"text": "moved t8", "next_step": "patch the .cuh"})
         handoff = (await c.read_resource("cockpit://session/handoff")).contents[0].text  # type: ignore[union-attr]
-    assert "cockpit://session/handoff" in uris and "cockpit://session/tasks" in uris and len(uris) == 15
-    assert "move_task" in tools and len(tools) == 15 and prompts == ["resume-campaign", "record-what-you-did"]
+    assert "cockpit://session/handoff" in uris and "cockpit://session/tasks" in uris and len(uris) == 18
+    assert "move_task" in tools and len(tools) == 18 and prompts == ["resume-campaign", "record-what-you-did"]
     assert not moved.is_error and moved.content[0].text == "t8 moved to doing"  # type: ignore[union-attr]
     assert bad.is_error and "status" in bad.content[0].text and unchanged  # type: ignore[union-attr]
     assert not done.is_error
@@ -122,3 +122,55 @@ def test_a_missing_session_is_an_error_not_a_new_file(tmp_path):
     done = _serve(tmp_path / "typo.toml")
     assert done.returncode == 1 and "typo.toml: no such session file" in done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+async def test_ssh_config_and_known_hosts_options_reach_the_live_resources_hosts(tmp_path, sshd):
+    """Over the real loopback sshd: the host is an alias only `--ssh-config` names, and its key
+    is only in the `--known-hosts` file (the config names no known_hosts, HOME has none)."""
+    from cockpit.model.session import Host, Session
+    from cockpit.store.toml_store import save_session
+
+    home = tmp_path / "home"
+    home.mkdir()
+    config = tmp_path / "mcp_ssh_config"
+    config.write_text(f"Host mcp-loop\n  HostName {sshd.host}\n  Port {sshd.port}\n  User {sshd.username}\n"
+                      f"  IdentityFile {sshd.client_key}\n  IdentitiesOnly yes\n  BatchMode yes\n")
+    data = sshd.make_dir("mcp-options")
+    (data / "server.log").write_text("[2025-03-01 12:00:30] The server is fired up and ready to roll!\n"
+                                     "[2025-03-01 12:00:31] over ssh end\n")
+    os.chmod(data / "server.log", 0o644)
+    path = tmp_path / "live.toml"
+    save_session(Session(title="live", hosts=[Host(name="gpu1", ssh="mcp-loop", log_path=str(data / "server.log"))]),
+                 path)
+
+    async def live_log(*options: str) -> str:
+        params = StdioServerParameters(command=sys.executable, args=["-m", "cockpit", "mcp", str(path), *options],
+                                       env={**os.environ, "HOME": str(home), "SSH_AUTH_SOCK": ""})
+        text = ""
+        async with Client(params) as c:
+            for _ in range(100):
+                text = (await c.read_resource("cockpit://session/live/log")).contents[0].text  # type: ignore[union-attr]
+                if "end" in text or "unknown" in text.lower():
+                    break
+                await anyio.sleep(0.1)
+        return text
+
+    text = await live_log("--ssh-config", str(config), "--known-hosts", sshd.known_hosts)
+    assert text.splitlines()[0] == f"# tail mcp-loop:{data / 'server.log'}"
+    assert text.splitlines()[-1] == "[2025-03-01 12:00:31] over ssh end", text
+    without = await live_log("--ssh-config", str(config))  # the key is nowhere else: refused, said in words
+    assert "over ssh end" not in without and "unknown" in without.lower(), without
+
+
+async def test_a_listener_over_stdio_hears_a_change_made_by_cockpit_add(path):
+    async with stdio_client(path) as c:
+        async with c.listen(resource_subscriptions=["cockpit://session/tasks"]) as sub:
+            await anyio.sleep(1.0)  # the watch has taken its first look
+            added = await anyio.run_process([sys.executable, "-m", "cockpit", "add", "task", str(path),
+                                             "from the shell"], check=False)
+            assert added.returncode == 0, added.stderr
+            with anyio.fail_after(15):
+                event = await sub.__anext__()
+        tasks = (await c.read_resource("cockpit://session/tasks")).contents[0].text  # type: ignore[union-attr]
+    assert str(event.uri) == "cockpit://session/tasks"  # type: ignore[union-attr]
+    assert "from the shell" in tasks

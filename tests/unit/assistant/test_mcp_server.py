@@ -14,11 +14,12 @@ from cockpit.store.toml_store import load_session
 from paths import CORPUS
 
 SECTIONS = {"goal", "instructions", "discoveries", "tasks", "files", "packages", "launch", "benchmarks",
-            "last-action", "timeline"}
+            "last-action", "timeline", "sweeps", "hosts", "targets"}
 LIVE = {"live/log", "live/server", "live/gpus", "live/topology"}
 TOOLS = {"add_task", "edit_task", "move_task", "link_task", "acknowledge_review", "add_discovery",
          "set_discovery_status", "record_benchmark", "import_bench_serving", "add_launch_profile",
-         "mark_profile_working", "record_file", "record_package", "set_last_action", "add_note"}
+         "mark_profile_working", "record_file", "record_package", "set_last_action", "add_note",
+         "edit_launch_profile", "retire_launch_profile", "add_sweep"}
 
 
 @pytest.fixture
@@ -193,3 +194,191 @@ async def test_a_file_broken_after_start_is_an_error_not_an_overwrite(path):
             await read(c, "tasks")
     assert is_error and "s.toml:1" in text
     assert path.read_text() == 'title = "half an edit\n'
+
+
+# ----- sweeps, hosts, targets ------------------------------------------------------------------
+def _with_sweep_hosts(path: Path) -> None:
+    from cockpit.control.transaction import edit
+    from cockpit.model.launch_confirm import log_fingerprint
+    from cockpit.model.session import Host, Sweep
+    from cockpit.sources.confirm_key import confirmation
+
+    def change(e):  # noqa: ANN001, ANN202
+        e.apply("sweep added", lambda s: s.sweeps.append(Sweep(id="s1", name="short prompts", input_len=128,
+                                                               output_len=256, concurrencies=[1, 2, 4],
+                                                               extra_args=["--api-key", "plainsecret42", "--seed", "1"],
+                                                               confirmed="hmac1:00")), kind="sweep.added")
+        e.apply("sweep s1 (short prompts) run r1 started on l1: 3 points, c=1,2,4", lambda s: None,
+                kind="sweep.run.started", ref="s1:r1")
+        for c in (1, 2):
+            e.add_benchmark(label=f"s1 c={c}", profile="l1", concurrency=c, sweep="s1", sweep_run="r1",
+                            total_tok_s=100.0 * c)
+        e.apply("sweep s1 run r1 cancelled: 2 of 3 points recorded", lambda s: None,
+                kind="sweep.run.cancelled", ref="s1:r1")
+        tail = Host(name="gpu1", ssh="root@10.0.0.5:2222", jump="bastion",
+                    log_command="journalctl -fu sglang --token s3cr3tvalue99",
+                    metrics_url="http://admin:hunter2@127.0.0.1:30000/metrics")
+        sealed = tail.model_copy(update={"name": "gpu2"})
+        sealed.log_confirmed = confirmation("log", log_fingerprint(sealed))
+        tail.log_confirmed = "hmac1:" + "0" * 32
+        e.apply("hosts", lambda s: s.hosts.extend([tail, sealed]), kind="host.added")
+
+    edit(path, change, "person")
+
+
+async def test_the_sweeps_resource_gives_each_workload_and_which_points_each_run_recorded(path):
+    _with_sweep_hosts(path)
+    async with client(path) as c:
+        sweeps = json.loads(await read(c, "sweeps"))
+    assert [s["id"] for s in sweeps] == ["s1"]
+    sweep = sweeps[0]
+    assert (sweep["name"], sweep["dataset"], sweep["input_len"], sweep["output_len"], sweep["concurrencies"]) == (
+        "short prompts", "random", 128, 256, [1, 2, 4])
+    assert "confirmed" not in sweep  # a person's seal is not the assistant's to copy
+    assert sweep["extra_args"] == ["--api-key", "[REDACTED]", "--seed", "1"]
+    assert sweep["runs"] == [{"run": "r1", "profile": "l1", "status": "cancelled", "recorded": [1, 2],
+                              "missing": [4], "cut_short": True}]
+
+
+async def test_the_hosts_resource_shows_connections_masks_secrets_and_says_whether_a_log_command_is_confirmed(path):
+    _with_sweep_hosts(path)
+    async with client(path) as c:
+        text = await read(c, "hosts")
+    hosts = {h["name"]: h for h in json.loads(text)}
+    assert set(hosts) == {"local", "proxmox", "lxc", "gpu1", "gpu2"}
+    gpu1 = hosts["gpu1"]
+    assert (gpu1["ssh"], gpu1["jump"]) == ("root@10.0.0.5:2222", "bastion")
+    assert gpu1["log_command"] == "journalctl -fu sglang --token [REDACTED]"
+    assert gpu1["metrics_url"] == "http://[REDACTED]@127.0.0.1:30000/metrics"
+    assert gpu1["log_command_confirmed"] is False and hosts["gpu2"]["log_command_confirmed"] is True
+    assert "s3cr3tvalue99" not in text and "hunter2" not in text and "hmac1:" not in text
+    assert "log_command_confirmed" not in hosts["local"]
+
+
+async def test_the_targets_resource_gives_each_target_status_over_its_range(path):
+    _with_sweep_hosts(path)
+    async with client(path) as c:
+        targets = json.loads(await read(c, "targets"))
+    from cockpit.model.targets import score_all
+
+    session = load_session(path)
+    scores = {sc.target.id: sc for sc in score_all(session.goal.targets, session.benchmarks)}
+    assert [t["id"] for t in targets] == [t.id for t in session.goal.targets]
+    for t in targets:
+        sc = scores[t["id"]]
+        assert t["status"] == ("no data" if sc.best_value is None else "met" if sc.met else "not met")
+        assert t["best_value"] == sc.best_value and t["describe"] == sc.target.describe()
+    g2 = next(t for t in targets if t["id"] == "g2")
+    assert (g2["concurrency_min"], g2["concurrency_max"], g2["every_run"]) == (1, 2, True)
+    assert {t["status"] for t in targets} <= {"met", "not met", "no data"}
+
+
+# ----- editing and retiring a profile, adding a sweep -------------------------------------------
+def _confirm_profile(path: Path, ident: str) -> None:
+    from cockpit.control.transaction import edit
+    from cockpit.model.launch_confirm import fingerprint
+    from cockpit.sources.confirm_key import confirmation
+
+    def change(e):  # noqa: ANN001, ANN202
+        p = next(p for p in e.session.launch if p.id == ident)
+        e.edit_record("launch", ident, confirmed=confirmation("launch", fingerprint(p)))
+
+    edit(path, change, "person")
+
+
+async def test_editing_a_profile_changes_only_what_is_given_and_its_old_confirmation_no_longer_holds(path):
+    from cockpit.model.launch_confirm import needs_confirmation
+    from cockpit.sources.confirm_key import read_key
+
+    _confirm_profile(path, "l2")
+    before = next(p for p in load_session(path).launch if p.id == "l2")
+    assert not needs_confirmation(before, read_key())
+    async with client(path) as c:
+        renamed = await call(c, "edit_launch_profile", profile="l2", name="l2 renamed", notes="see d3")
+        after_rename = next(p for p in load_session(path).launch if p.id == "l2")
+        edited = await call(c, "edit_launch_profile", profile="l2", command=before.command + " --tp 4",
+                            env={"NCCL_DEBUG": "INFO"})
+        nothing = await call(c, "edit_launch_profile", profile="l2")
+        missing = await call(c, "edit_launch_profile", profile="l9", name="x")
+        launch = json.loads(await read(c, "launch"))
+    after = next(p for p in load_session(path).launch if p.id == "l2")
+    assert renamed == (False, "l2 edited") and edited == (False, "l2 edited")
+    # a new name or notes is the same run: still confirmed
+    assert (after_rename.name, after_rename.notes) == ("l2 renamed", "see d3")
+    assert not needs_confirmation(after_rename, read_key())
+    # a new command / env: the seal is kept but no longer matches, so the person is asked again
+    assert after.command == before.command + " --tp 4" and after.env == {"NCCL_DEBUG": "INFO"}
+    assert after.confirmed == before.confirmed and needs_confirmation(after, read_key())
+    assert (after.status, after.host) == (before.status, before.host)
+    assert nothing[0] and "give name, command, env, notes or host" in nothing[1]
+    assert missing[0] and "l9" in missing[1]
+    assert next(p for p in launch["profiles"] if p["id"] == "l2")["command"].endswith("--tp 4")
+    journal = load_session(path).journal
+    assert journal[-1].kind == "launch.edited" and journal[-1].text.endswith("(via assistant)")
+
+
+async def test_retiring_a_profile_marks_it_broken_with_the_reason_and_an_empty_reason_changes_nothing(path):
+    async with client(path) as c:
+        before = path.read_bytes()
+        empty = await call(c, "retire_launch_profile", profile="l1", reason="  ")
+        unchanged = path.read_bytes() == before
+        retired = await call(c, "retire_launch_profile", profile="l1", reason="superseded by l2")
+        launch = json.loads(await read(c, "launch"))
+    assert empty[0] and "reason" in empty[1] and unchanged
+    assert retired == (False, "l1 retired")
+    l1 = next(p for p in load_session(path).launch if p.id == "l1")
+    assert (l1.status.value, l1.broken_reason) == ("broken", "retired: superseded by l2")
+    assert "l1" not in launch["working"]
+
+
+async def test_add_sweep_records_the_workload_never_a_confirmation_and_the_sweeps_resource_shows_it(path):
+    async with client(path) as c:
+        listed = {t.name: t.input_schema for t in (await c.list_tools()).tools}
+        added = await call(c, "add_sweep", sweep={"name": "long context", "input_len": 8192, "output_len": 512,
+                                                  "concurrencies": [1, 4, 16], "confirmed": "hmac1:" + "0" * 32})
+        bad = await call(c, "add_sweep", sweep={"name": "x", "concurrencies": [0]})
+        second = await call(c, "add_sweep", sweep={"name": "sharegpt", "dataset": "sharegpt"})
+        sweeps = json.loads(await read(c, "sweeps"))
+    fields = listed["add_sweep"]["$defs"]["SweepFields"]
+    assert "confirmed" not in fields["properties"] and "id" not in fields["properties"]
+    assert added == (False, "s1") and second == (False, "s2")
+    assert bad[0] and "concurrencies" in bad[1]
+    session = load_session(path)
+    s1 = session.sweeps[0]
+    assert (s1.name, s1.input_len, s1.output_len, s1.concurrencies, s1.confirmed) == (
+        "long context", 8192, 512, [1, 4, 16], None)
+    assert [s["id"] for s in sweeps] == ["s1", "s2"] and sweeps[1]["dataset"] == "sharegpt"
+    assert session.journal[-1].text == "sweep added: sharegpt (via assistant)"
+
+
+# ----- change notifications ----------------------------------------------------------------------
+async def test_a_listener_hears_which_resource_another_writer_changed_and_only_that_one(path):
+    import anyio
+
+    from cockpit.control.transaction import edit
+
+    async with Client(build_server(path, watch_s=0.05)) as c:
+        uris = ["cockpit://session/tasks", "cockpit://session/files", "cockpit://session/handoff"]
+        async with c.listen(resource_subscriptions=uris) as sub:
+            await anyio.sleep(0.2)  # the watch has taken its first look
+            edit(path, lambda e: e.add_task("written by the TUI"), "person")  # not through this server
+            heard: set[str] = set()
+            with anyio.fail_after(10):
+                async for event in sub:
+                    heard.add(str(event.uri))  # type: ignore[union-attr]
+                    if heard >= {"cockpit://session/tasks", "cockpit://session/handoff"}:
+                        break
+            with anyio.move_on_after(0.5):  # anything else it would say has been said by then
+                async for event in sub:
+                    heard.add(str(event.uri))  # type: ignore[union-attr]
+            board = json.loads(await read(c, "tasks"))
+            assert not (await call(c, "record_file", file={"path": "sglang/x.py"}))[0]  # a tool's own write
+            files_heard = ""
+            with anyio.fail_after(10):
+                async for event in sub:
+                    if str(event.uri) == "cockpit://session/files":  # type: ignore[union-attr]
+                        files_heard = str(event.uri)  # type: ignore[union-attr]
+                        break
+    assert heard == {"cockpit://session/tasks", "cockpit://session/handoff"}  # files did not change: not said
+    assert "written by the TUI" in [t["title"] for t in board["todo"]]
+    assert files_heard == "cockpit://session/files"
