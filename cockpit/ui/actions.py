@@ -280,6 +280,12 @@ ACTIONS: tuple[ActionSpec, ...] = (
     _A("stop.no", "stop", "n,escape", "choose(False)", "stop", "Keep it running",
        "Close; the server keeps running", True),
     _A("help.close", "help", "escape,q,question_mark", "close", "help", "Close", "Close the keys screen", True, "esc"),
+    # (in the filter line j / k / g / G / q are typed; down or enter moves to the list)
+    _A("help.down", "help", "j,down", "list_scroll(1)", "help", "Down", "Scroll the keys down a line", True, "j"),
+    _A("help.up", "help", "k,up", "list_scroll(-1)", "help", "Up", "Scroll the keys up a line", True, "k"),
+    _A("help.bottom", "help", "G,end", "list_end", "help", "Bottom", "Scroll to the last key", True, "G"),
+    _A("help.top", "help", "g,home", "list_home", "help", "Top", "Scroll to the first key", True, "g"),
+    _A("help.filter", "help", "slash", "filter", "help", "Filter", "Type to show only the keys that match", True, "/"),
     _A("detail.close", "detail", "escape,enter,q", "close", "detail", "Close", "Close the detail view", True, "esc"),
     _A("detail.edit", "detail", "e", "edit", "detail", "Edit", "Edit this record", True),
 )

@@ -16,7 +16,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widget import Widget
-from textual.widgets import Input, Label, Static
+from textual.events import Focus
+from textual.widgets import Input, Label, Static, TextArea
+from textual.widgets.input import Selection as LineSelection
+from textual.widgets.text_area import Selection as AreaSelection
 
 from cockpit.ui.actions import bindings_for
 from cockpit.ui.safe_text import plain
@@ -26,6 +29,34 @@ R = TypeVar("R")
 
 class FormBody(VerticalScroll, can_focus=False):
     """Scrolls when the form is taller than the terminal; focus goes to the fields, not here."""
+
+
+class FormLine(Input):
+    """A one-line field whose value is selected whenever focus arrives, so typing replaces it.
+
+    The selection runs from the end back to the start: the cursor (its end) sits at 0, so a
+    long value still shows from its start. Textual selects with the cursor at the end."""
+
+    def _on_focus(self, event: Focus) -> None:
+        if not event.from_app_focus:  # coming back to the terminal keeps a half-made edit
+            self.call_next(self._select_from_start)
+
+    def _select_from_start(self) -> None:
+        self.selection = LineSelection(len(self.value), 0)
+        self.scroll_to(x=0, animate=False, immediate=True)
+
+
+class FormArea(TextArea):
+    """A multi-line field, selected whole on focus as `FormLine` is, its first line in view."""
+
+    def _on_focus(self, event: Focus) -> None:
+        if not event.from_app_focus:
+            self.call_next(self._select_from_start)
+
+    def _select_from_start(self) -> None:
+        last = self.document.line_count - 1
+        self.selection = AreaSelection((last, len(self.document[last])), (0, 0))
+        self.scroll_home(animate=False, immediate=True)
 
 
 class FormInvalid(Exception):
@@ -57,8 +88,10 @@ class FormScreen(ModalScreen[R | None], Generic[R]):
 
     def on_mount(self) -> None:
         # Show each line from its start: a long claim otherwise opens scrolled to its end.
+        # (A focused field is selected from its start by FormLine as focus arrives.)
         for line in self.query(Input):
-            line.cursor_position = 0
+            if not line.has_focus:
+                line.cursor_position = 0
 
     def row(self, name: str, label: str, widget: Widget) -> Iterator[Widget]:
         widget.id = f"field-{name}"

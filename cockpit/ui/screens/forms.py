@@ -18,17 +18,17 @@ from textual.widgets import Input, Select, SelectionList, TextArea
 from cockpit.model.enums import DiscoveryStatus, FileState
 from cockpit.model.session import Benchmark, Discovery, LastAction, Session, Task
 from cockpit.ui.safe_text import inert, safe
-from cockpit.ui.screens.form_base import FormInvalid, FormScreen, check_ids, parse_number
+from cockpit.ui.screens.form_base import FormArea, FormInvalid, FormLine, FormScreen, check_ids, parse_number
 
 
 # Values from the session are shown inert: a control or bidi character in a field is edited
 # (and saved) as the visible placeholder the rest of cockpit shows for it.
 def _input(value: str | None = "", placeholder: str = "") -> Input:
-    return Input(safe(value), placeholder=placeholder, compact=True)
+    return FormLine(safe(value), placeholder=placeholder, compact=True)
 
 
 def _area(value: str | None) -> TextArea:
-    return TextArea(safe(value, multiline=True), soft_wrap=True, show_line_numbers=False, compact=True)
+    return FormArea(safe(value, multiline=True), soft_wrap=True, show_line_numbers=False, compact=True)
 
 
 class TaskForm(FormScreen[dict[str, Any]]):

@@ -118,7 +118,8 @@ class MainIntents(Screen[None]):
             return
 
         def done(chosen: list[str] | None) -> None:
-            if chosen is not None:
+            # unchanged (in any order): nothing to journal, no undo step
+            if chosen is not None and set(chosen) != set(_linked_discoveries(self._session, task.id)):
                 self._apply(lambda ed: ed.set_task_links(task.id, chosen))
                 self._select_task(task.id)
 
@@ -269,7 +270,7 @@ class MainIntents(Screen[None]):
             return
 
         def done(result: dict[str, Any] | None) -> None:
-            if result is not None:
+            if result is not None and any(getattr(item, key) != value for key, value in result.items()):
                 self._apply(lambda ed: ed.edit_record(message.collection, message.ident, **result))
 
         hosts = [h.name for h in self._session.hosts]
@@ -308,10 +309,20 @@ class MainIntents(Screen[None]):
         self.app.notify(f"{summary}.", severity="warning" if drifted(rows) else "information", timeout=6)
 
     def action_set_last_action(self) -> None:
+        current = self._session.last_action
+
         def done(result: dict[str, Any] | None) -> None:
-            if result is not None and self._apply(lambda ed: ed.set_last_action(**result)) is not False:
+            unchanged = current is not None and result == {
+                "text": current.text, "next_step": current.next_step, "fallback": current.fallback}
+            if result is not None and not unchanged and self._apply(lambda ed: ed.set_last_action(**result)) is not False:
                 banner = self.query_one(LeftOffBanner)
                 banner.show(self._session.last_action)
                 banner.display = not self.banner_dismissed
 
         self.app.push_screen(_forms().LastActionForm(self._session.last_action), done)
+
+
+def _linked_discoveries(session: Session, task_id: str) -> set[str]:
+    """What the link dialog shows ticked: the task's links and the discoveries naming it."""
+    task = _find(session.tasks, task_id)
+    return set(task.discoveries if task else ()) | {d.id for d in session.discoveries if task_id in d.tasks}

@@ -17,15 +17,15 @@ from textual.widgets import Input, Select, TextArea
 from cockpit.model.enums import Comparator, GpuSource, Metric
 from cockpit.model.session import Goal, Host, Instruction, Target
 from cockpit.ui.safe_text import safe
-from cockpit.ui.screens.form_base import FormInvalid, FormScreen, parse_number
+from cockpit.ui.screens.form_base import FormArea, FormInvalid, FormLine, FormScreen, parse_number
 
 
 def _input(value: Any = "", placeholder: str = "") -> Input:
-    return Input(safe("" if value is None else value), placeholder=placeholder, compact=True)
+    return FormLine(safe("" if value is None else value), placeholder=placeholder, compact=True)
 
 
 def _area(value: str | None, placeholder: str = "") -> TextArea:
-    return TextArea(safe(value, multiline=True), soft_wrap=True, show_line_numbers=False, compact=True,
+    return FormArea(safe(value, multiline=True), soft_wrap=True, show_line_numbers=False, compact=True,
                     placeholder=placeholder)
 
 
