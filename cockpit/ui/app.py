@@ -469,7 +469,7 @@ class CockpitApp(CockpitAppBase):
         if isinstance(item, SourceState) and item.waiting is not None:
             self._local_log_state(message.feed, LOCAL_WAITING if item.waiting else LOCAL_TAILING)
         if isinstance(item, MetricsSnapshot):
-            crash = self.alerts.observe_run(item.run_index, item.run_state, item.last_error)
+            crash = self.alerts.observe_run(item.run_index, item.run_state, item.last_error, item.error_label)
             self.raise_alert(crash)
             if crash is not None:  # a server that was up: its profile and the last action say so
                 self.experiment.server_crashed(host, item.last_error)
