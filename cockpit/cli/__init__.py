@@ -71,12 +71,24 @@ def build_parser(modules: tuple[str, ...] = _COMMAND_MODULES) -> argparse.Argume
     return parser
 
 
-def build_tui_parser() -> argparse.ArgumentParser:
+def commands_epilog() -> str:
+    """Every registered subcommand with its one-line help, read from the parsers themselves so
+    `--help` can never leave one out (a hand-kept list once forgot `sweep`)."""
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    rows = [(action.dest, action.help or "") for action in sub._choices_actions]
+    width = max(len(name) for name, _ in rows)
+    lines = [f"  {name.ljust(width)}  {text}" for name, text in rows]
+    return "headless commands (see `cockpit COMMAND -h`):\n" + "\n".join(lines)
+
+
+def build_tui_parser(with_commands: bool = False) -> argparse.ArgumentParser:
+    """`with_commands` lists the subcommands in the epilog: only for help, as it imports every
+    command module (opening the TUI should not pay for that)."""
     parser = argparse.ArgumentParser(
         prog="cockpit",
-        description="Open the cockpit TUI on SESSION (the last used one if omitted; `cockpit new PATH` makes one).",
-        epilog="Headless commands: new, check, fmt, export, diff, drift, timeline, parse-log, tail, gpus, topo, metrics, add, bench, mcp, run, stop (see `cockpit COMMAND -h`); "
-        "`cockpit log TARGET` opens the log pane alone.",
+        description="Open the cockpit TUI on SESSION (the last used one if omitted;\n`cockpit new PATH` makes one).",
+        epilog=commands_epilog() if with_commands else None,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("session", nargs="?", help="session TOML file")
     parser.add_argument("--version", action="version", version=f"cockpit {__version__}")
@@ -129,11 +141,8 @@ def main(argv: list[str] | None = None) -> int:
         if not isinstance(sys.stderr, InertStderr):  # kept to the end: a traceback is drawn inert too
             sys.stderr = InertStderr(sys.stderr)
         return _run_command(argv)
-    if argv and argv[0] in ("-h", "--help"):
-        build_tui_parser().print_help()
-        print("\ncommands: " + ", ".join(COMMANDS))
-        return 0
-    args = build_tui_parser().parse_args(argv)
+    wants_help = any(a in ("-h", "--help") for a in argv)  # also `cockpit S.toml --help`
+    args = build_tui_parser(with_commands=wants_help).parse_args(argv)
     if args.session is not None and not args.demo and _not_a_command(args.session):
         return 2
     from cockpit.cli.open_tui import run_tui  # lazy: its imports are the model's and the store's

@@ -137,7 +137,10 @@ def run_tui(args: Any, *, sources: LiveSources | None = None) -> int:
 
     if (exposed := exposure_warning(path, session)) is not None:
         app.startup_notes.append(exposed)
-    app.run()
+    try:
+        app.run()
+    finally:  # a hangup that cut the app's own exit short still removes what the demo wrote
+        sources.run_stops()
     for note in sources.exit_notes:
         print(sanitize(note, multiline=True), file=sys.stderr)
     return 0

@@ -9,6 +9,7 @@ tab and pane named in it) and marks it seen. The app feeds the book; the header 
 
 from __future__ import annotations
 
+import re
 import time
 from collections import deque
 from collections.abc import Callable
@@ -22,6 +23,8 @@ BURST_WINDOW_S = 60.0
 BACKLOG_S = 3.0
 """Error lines in a log's first seconds are its backlog (read on open), not news."""
 DROPPED_WORDS = ("reconnecting", "disconnected", "failed")
+# An SGLang line's prefix: `[2026-12-02 06:55:17 TP0] ` (timestamp, then rank tags).
+_LOG_PREFIX = re.compile(r"^\[\d{4}-\d\d-\d\d[ T][\d:.]+[^\]]*\]\s*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,14 +71,17 @@ class AlertBook:
     _stale: dict[str, bool] = field(default_factory=dict)
 
     # ----- what the app tells it ----------------------------------------------------------
-    def observe_run(self, run_index: int | None, run_state: str | None, last_error: str | None) -> Alert | None:
-        """A MetricsSnapshot's current run: `error` is a crash (once per run)."""
+    def observe_run(self, run_index: int | None, run_state: str | None, last_error: str | None,
+                    label: str | None = None) -> Alert | None:
+        """A MetricsSnapshot's current run: `error` is a crash (once per run). It speaks in the
+        error label first (`cuda_oom`), then the error line without its log prefix."""
         if run_index is None or run_state != "error" or run_index in self._crashed_runs:
             return None
         self._crashed_runs.add(run_index)
-        why = f": {last_error.strip()[:120]}" if last_error else ""
+        line = _LOG_PREFIX.sub("", last_error.strip())[:120] if last_error else ""
+        why = ": " + " · ".join(part for part in (label, line) if part) if label or line else ""
         return self._raise(Alert(f"crash:{run_index}", "crash", f"server crashed (run {run_index}){why}",
-                                 "main", "log", "server crashed"))
+                                 "main", "log", f"server crashed: {label}" if label else "server crashed"))
 
     def observe_error_lines(self, count: int) -> Alert | None:
         """`count` error lines just arrived in the followed log."""

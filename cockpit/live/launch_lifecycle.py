@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Literal
 from cockpit.live.server_runs import ServerRun, ServerRunTracker
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.session import LaunchProfile, Session
+from cockpit.parse.error_labels import telling_label
 from cockpit.parse.log_events import ErrorBlock, LogEvent
 from cockpit.parse.sglang_log import LogParser
 
@@ -35,9 +36,6 @@ OutcomeKind = Literal["ready", "crashed", "timeout"]
 PHASE_WORDS = {"starting": "starting", "loading": "loading weights", "capturing": "capturing CUDA graphs",
                "ready": "ready", "error": "crashed", "stopped": "stopped"}
 
-# The most telling label first: the cause before its consequences (a child failed, a traceback).
-_LABEL_ORDER = ("cuda_oom", "npu_oom", "kv_pool_oom", "nccl", "cuda_error", "watchdog_timeout",
-                "fatal_python_error", "killed", "scheduler_exception", "child_failed", "traceback")
 _TAIL_LINES = 6
 
 
@@ -142,7 +140,7 @@ class LaunchFollower:
         labels = set(run.error_labels) if run else set()
         if self.last_block is not None:
             labels.update(self.last_block.labels)
-        label = next((name for name in _LABEL_ORDER if name in labels), None) or (min(labels) if labels else None)
+        label = telling_label(labels)
         if label is None:
             label = f"exit {exit_code}" if exit_code is not None else "exited"
         block = self.last_block

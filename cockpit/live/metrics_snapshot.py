@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from cockpit.parse.error_labels import telling_label
+
 if TYPE_CHECKING:  # the UI process only unpickles snapshots: no need to import the folding
     from cockpit.live.log_metrics import LogMetrics
 
@@ -28,6 +30,7 @@ class MetricsSnapshot:
     model: str | None = None
     dp_ranks: int = 0
     last_error: str | None = None
+    error_label: str | None = None  # the crashed run's most telling label (`cuda_oom`)
     lines: int = 0  # events folded so far
     skipped: int = 0  # events dropped because folding fell behind
     # the `parse-log` summary (parse.log_summary.Summary) of the whole log so far; {} before any
@@ -48,6 +51,7 @@ class MetricsSnapshot:
             model=run.model if run else None,
             dp_ranks=metrics.dp_ranks,
             last_error=run.last_error if run and run.state == "error" else None,
+            error_label=telling_label(run.error_labels) if run and run.state == "error" else None,
             lines=lines,
             skipped=skipped,
             summary=metrics.summary.to_dict(),

@@ -49,6 +49,16 @@ FATAL_LABELS = frozenset({
 })
 
 
+# The most telling label first: the cause before its consequences (a child failed, a traceback).
+CRASH_LABEL_ORDER = ("cuda_oom", "npu_oom", "kv_pool_oom", "nccl", "cuda_error", "watchdog_timeout",
+                     "fatal_python_error", "killed", "scheduler_exception", "child_failed", "traceback")
+
+
+def telling_label(labels: set[str] | frozenset[str] | tuple[str, ...]) -> str | None:
+    """The one label that names a crash best (`cuda_oom` over the `child_failed` it causes)."""
+    return next((name for name in CRASH_LABEL_ORDER if name in labels), None) or (min(labels) if labels else None)
+
+
 def line_error_labels(line: str) -> tuple[str, ...]:
     """Sorted labels this one physical line triggers (empty for almost every line)."""
     if ERROR_GATE.search(line) is None:  # the common case: no trigger word

@@ -10,6 +10,7 @@ plug in the same way.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -48,6 +49,16 @@ class LiveSources:
     the alternate screen is lost with it)."""
     host_events: Any = None
     """An object with `add_listener(callback)` (the SshPool) whose Host* events the header shows."""
+
+    def run_stops(self) -> None:
+        """Each `on_stop` callable, once (the app's unmount, then the CLI's last resort after a
+        hangup); a failing one is said and the rest still run."""
+        while self.on_stop:
+            stop = self.on_stop.pop(0)
+            try:
+                stop()
+            except Exception as exc:  # cleanup must not turn an exit into a crash
+                print(f"cockpit: cleanup failed: {exc}", file=sys.stderr)
 
     def items(self) -> list[tuple[str, LiveFeed]]:
         return [(name, feed) for name, feed in (("log", self.log), ("gpu", self.gpu), ("topology", self.topology),

@@ -333,6 +333,29 @@ def _sweeps(s: Session) -> list[str]:
     return out[:-1]
 
 
+_URL_USERINFO = re.compile(r"(?i)\b(https?://)[^/@\s]+@")
+
+
+def _hosts(s: Session) -> list[str]:
+    """Where things run: a row per host (its SSH target or this machine, the log it follows,
+    GPU source, metrics endpoint), so the next person can reconnect without the TOML file."""
+    if not s.hosts:
+        return ["(none recorded)"]
+    out = ["| host | ssh | log | GPUs | metrics | about |", "| --- | --- | --- | --- | --- | --- |"]
+    for h in s.hosts:
+        ssh = _code(h.ssh, in_table=True) + (f" via {_code(h.jump, in_table=True)}" if h.jump else "") \
+            if h.ssh else "this machine"
+        if h.log_command:
+            log = _code(redact_text(h.log_command), in_table=True)
+        elif h.log_path:
+            log = _code(h.log_path, in_table=True)
+        else:
+            log = "—"
+        metrics = _code(_URL_USERINFO.sub(r"\1[REDACTED]@", h.metrics_url), in_table=True) if h.metrics_url else "—"
+        out.append(f"| {_cell(h.name)} | {ssh} | {log} | {h.gpu_source.value} | {metrics} | {_cell(h.description)} |")
+    return out
+
+
 def render_handoff(s: Session) -> str:
     bodies = (
         _goal(s),
@@ -348,6 +371,7 @@ def render_handoff(s: Session) -> str:
     for number, (title, body) in enumerate(zip(SECTIONS, bodies, strict=True), start=1):
         lines += [f"## {number}. {title}", "", *body, ""]
     lines += ["## Benchmarks", "", *_benchmarks(s), *_sweeps(s), ""]
+    lines += ["## Hosts", "", *_hosts(s), ""]
     # A last pass catches a token pasted into a note or an evidence text; then no control,
     # bidi or zero-width character leaves raw (in a fence or a code span either).
     return sanitize(redact_text("\n".join(lines)), multiline=True)

@@ -19,7 +19,7 @@
 from __future__ import annotations
 
 import asyncio
-import sys
+import signal
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -127,7 +127,23 @@ class CockpitApp(CockpitAppBase):
         assert isinstance(screen, MainScreen)
         return screen
 
+    def _hangup_signals(self, *, install: bool) -> None:
+        """SIGHUP (the terminal closed) and SIGTERM end the app as `q` does without asking, so
+        its unmount cleanup runs (the demo's temporary folder); not under a test's pilot."""
+        if self.is_headless:
+            return
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGHUP, signal.SIGTERM):
+            try:
+                if install:
+                    loop.add_signal_handler(sig, self.exit)
+                else:
+                    loop.remove_signal_handler(sig)
+            except (NotImplementedError, RuntimeError, ValueError):  # no such signal / loop closing
+                pass
+
     def on_mount(self) -> None:
+        self._hangup_signals(install=True)
         if self.keymap:
             self.set_keymap(self.keymap)
         self.report_theme_problems()
@@ -469,7 +485,7 @@ class CockpitApp(CockpitAppBase):
         if isinstance(item, SourceState) and item.waiting is not None:
             self._local_log_state(message.feed, LOCAL_WAITING if item.waiting else LOCAL_TAILING)
         if isinstance(item, MetricsSnapshot):
-            crash = self.alerts.observe_run(item.run_index, item.run_state, item.last_error)
+            crash = self.alerts.observe_run(item.run_index, item.run_state, item.last_error, item.error_label)
             self.raise_alert(crash)
             if crash is not None:  # a server that was up: its profile and the last action say so
                 self.experiment.server_crashed(host, item.last_error)
@@ -551,11 +567,8 @@ class CockpitApp(CockpitAppBase):
     def on_unmount(self) -> None:
         # (CockpitAppBase's on_unmount runs too: Textual calls each class's handler.)
         self.experiment.shutdown()
-        for stop in self.sources.on_stop:
-            try:
-                stop()
-            except Exception as exc:  # cleanup must not turn an exit into a crash
-                print(f"cockpit: cleanup failed: {exc}", file=sys.stderr)
+        self._hangup_signals(install=False)
+        self.sources.run_stops()
 
     def on_live_feed_stopped(self, message: LiveFeedStopped) -> None:
         kind, host = split_key(message.feed)

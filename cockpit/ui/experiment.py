@@ -304,6 +304,8 @@ class ExperimentControl:
             self.app.notify(f"{place.host}: not stopped: {exc}", severity="error", timeout=10)
             return
         self.servers.pop(place.host, None)
+        if result.pid is not None:
+            self._log_says_stopped(place.host)
         for pid, word in list(self.profile_states.items()):
             if word != "crashed":
                 self.profile_states.pop(pid)
@@ -316,6 +318,22 @@ class ExperimentControl:
         else:
             self.app.notify(f"{place.host}: stopped pid {result.pid}", timeout=5)
             self._record(lambda editor: editor.add_note(f"server stopped on {place.host} (pid {result.pid})"))
+
+    def _log_says_stopped(self, host: str) -> None:
+        """The log pane that follows `host` (or the one fixed log) shows its run stopped now."""
+        from textual.css.query import NoMatches
+
+        from cockpit.ui.widgets.host_deck import HostDeck
+
+        try:
+            deck = self.app.main_screen.query_one("#log-deck", HostDeck)
+        except (NoMatches, AttributeError):
+            return
+        for key in (host, None):
+            pane = deck.panes.get(key)
+            if pane is not None and hasattr(pane, "server_stopped"):
+                pane.server_stopped()
+                return
 
     # ----- sweeps --------------------------------------------------------------------------
     def sweep(self, sweep_ref: str | None = None, *, resume_run: str | None = None) -> None:

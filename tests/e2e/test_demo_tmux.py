@@ -103,3 +103,43 @@ def test_demo_again_reopens_the_kept_copy_and_fresh_starts_a_new_one(tmux):
     assert "the previous one is kept as" in screen
     assert load_session(copy).title == load_session(data_dir() / DEMO_SESSION).title
     assert load_session(copy.with_suffix(".prev.toml")).title.startswith("KEPT ")
+
+
+def _demo_pid(tmux) -> int:
+    """cockpit's pid: the child of the pane's shell that runs it."""
+    import subprocess
+
+    shell = tmux.run("list-panes", "-t", "t", "-F", "#{pane_pid}").strip()
+    found = subprocess.run(["pgrep", "-P", shell], capture_output=True, text=True).stdout.split()
+    for pid in found:
+        if "cockpit" in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace"):
+            return int(pid)
+    raise AssertionError(f"no cockpit under the pane's shell {shell}: {found}")
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "hangup"])
+def test_demo_removes_its_temporary_folder_on_sigterm_and_on_hangup(tmux, tmp_path, how):
+    """As after `q`: the replayed log's folder goes when cockpit is told to end (SIGTERM) and
+    when its terminal goes away (tmux's server killed: the pane's SIGHUP, the tty gone)."""
+    import os
+    import signal
+    import time
+
+    scratch_root = tmp_path / "tmp"
+    scratch_root.mkdir()
+    tmux.env["TMPDIR"] = str(scratch_root)
+    tmux.start(f"{cockpit_program()} --demo", width=120, height=40)
+    tmux.wait_until(_decode_metrics, "decode metrics (the demo's log writer at work)", timeout=40)
+    folders = list(scratch_root.glob("cockpit-demo-*"))
+    assert len(folders) == 1 and (folders[0] / "sglang-server.log").stat().st_size > 0
+    pid = _demo_pid(tmux)
+    if how == "SIGTERM":
+        os.kill(pid, signal.SIGTERM)
+        tmux.wait_for("COCKPIT-EXIT=0", timeout=20)
+    else:
+        tmux.kill()  # the pane's pty closes: SIGHUP, and every write to the terminal fails
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and (Path(f"/proc/{pid}").exists() or folders[0].exists()):
+        time.sleep(0.1)
+    assert not Path(f"/proc/{pid}").exists(), "cockpit ended"
+    assert not folders[0].exists(), f"{how}: the demo's temporary folder is left behind"

@@ -8,6 +8,7 @@ real parsers. Time comes from the samples, never from the clock.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from itertools import groupby
@@ -225,6 +226,31 @@ async def test_throughput_gives_tokens_per_joule_on_the_power_axis() -> None:
         expected = pane.history.tokens_per_joule(pane.throughput or [])
         assert expected is not None
         assert f"{expected:.3g} tok/J" in _text(pane, "total")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 50)])
+async def test_no_tokens_per_joule_once_generation_stopped(size: tuple[int, int]) -> None:
+    """A stopped (or idle) server: power still sampled, no batch line for a minute, or only
+    zero throughput: no tok/J figure, whatever the past gave."""
+    ticks = demo_ticks(8, 60)
+    span = ticks[-1].taken_at - ticks[0].taken_at
+    assert span > 45, span  # the capture's ticks cover more than the generating window
+    app = pane_app(ticks)
+    async with app.run_test(size=size) as pilot:
+        pane = app.query_one(GpuPane)
+        await pilot.pause()
+        pane.set_throughput([(t.taken_at, 5000.0) for t in ticks])
+        await pilot.pause()
+        assert re.search(r"\d tok/J", _text(pane, "total").splitlines()[0]), "generating now: the figure shows"
+        early = [t for t in ticks if t.taken_at < ticks[-1].taken_at - 40]
+        pane.set_throughput([(t.taken_at, 5000.0) for t in early])  # the log stopped a while ago
+        await pilot.pause()
+        head = _text(pane, "total").splitlines()[0]  # the figure; the full layout's spark below is history
+        assert not re.search(r"\d tok/J", head), head
+        pane.set_throughput([(t.taken_at, 5000.0) for t in early] + [(ticks[-1].taken_at, 0.0)])
+        await pilot.pause()
+        head = _text(pane, "total").splitlines()[0]
+        assert not re.search(r"\d tok/J", head), "zero throughput is no generation"
 
 
 async def test_history_stays_bounded() -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from cockpit.live.log_items import SummaryBefore, lines_of
 from cockpit.live.log_pipeline import LogPipeline
+from cockpit.live.metrics_snapshot import MetricsSnapshot
 from cockpit.parse.sglang_log import parse_text
 from cockpit.sources.log_feed import LogBatch, LogFeed
 from cockpit.ui.log_app import LogApp
@@ -388,3 +389,25 @@ async def test_cockpit_log_runs_the_pane_actions_from_the_palette() -> None:
         await pilot.press("enter")
         await until(pilot, lambda: pane.view_state.errors_only)
         assert "errors only" in pane.border_title
+
+
+async def test_a_stop_reads_stopped_at_once_until_a_new_run_starts() -> None:
+    """cockpit stopped the server (a killed server writes no last line): the strip says
+    `run 1 stopped` at once, a later snapshot of the same run does not bring `ready` back,
+    and the next run in the log is shown as it is."""
+    app = PaneApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        pane = app.query_one(LogPane)
+        strip = pane.query_one(LogMetricsStrip)
+        await through_pipeline(pane, text_batch(corpus_lines("023")[:12] + decode_lines(10)))
+        await until(pilot, lambda: pane.metrics.run_state == "ready")
+        assert str(strip.render()).startswith("run 1 ready")
+        pane.server_stopped()
+        await pilot.pause()
+        assert str(strip.render()).startswith("run 1 stopped"), str(strip.render())
+        pane.show_metrics(MetricsSnapshot(run_index=1, run_state="ready"))  # the folder, late
+        await pilot.pause()
+        assert str(strip.render()).startswith("run 1 stopped")
+        pane.show_metrics(MetricsSnapshot(run_index=2, run_state="ready"))
+        await pilot.pause()
+        assert str(strip.render()).startswith("run 2 ready")

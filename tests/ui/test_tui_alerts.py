@@ -47,12 +47,28 @@ async def test_a_crash_in_the_followed_log_raises_an_alert_while_another_tab_is_
         await until(lambda: bool(app.alerts.unseen), pilot, 15)
         await pilot.pause()
         header = screen_text(app).splitlines()[0]
-        assert "⚠ server crashed (run 1)" in header, header
+        assert "⚠ server crashed (run 1): cuda_oom · torch.OutOfMemoryError" in header, header
         assert app.main_screen.active_tab == "benchmarks", "the alert does not move you"
         await pilot.press("exclamation_mark")
         assert app.main_screen.active_tab == "main"
         assert app.main_screen.main_pane == "log" and app.main_screen.query_one("#log").has_focus_within
         assert "⚠" not in screen_text(app).splitlines()[0], "seen: gone from the header"
+
+
+async def test_a_crash_alert_names_its_label_not_the_raw_log_prefix(session_path, tmp_path):
+    log = tmp_path / "server.log"
+    _write(log, START)
+    sources = LiveSources(log=LogFeed.local(str(log), lines=1000, max_delay_s=0.02))
+    app = make_app(session_path, sources=sources)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await until(lambda: app.main_screen.query_one("#log").metrics.run_state == "ready", pilot, 15)
+        await pilot.press("4")
+        _write(log, ["[2026-11-29 09:02:00] Received sigquit from a child process. It usually means the child failed."])
+        await until(lambda: bool(app.alerts.unseen), pilot, 15)
+        await pilot.pause()
+        header = screen_text(app).splitlines()[0]
+        assert "⚠ server crashed (run 1): child_failed · Received sigquit from a child" in header, header
+        assert "[2026-11-29" not in header, header
 
 
 class StoppingGpuFeed:

@@ -27,11 +27,12 @@ from cockpit.sources.feeds import LiveSources
 from cockpit.sources.log_feed import LogFeed
 from cockpit.store.toml_store import load_session, save_session
 from cockpit.ui.screens.confirm_run import ConfirmRunScreen, ConfirmStopScreen
+from cockpit.ui.widgets.log_metrics_strip import LogMetricsStrip
 
 
-def _campaign(tmp_path: Path, runs: Path, *, crash: bool = False) -> tuple[Path, int]:
+def _campaign(tmp_path: Path, runs: Path, *, crash: bool = False, more: tuple[str, ...] = ()) -> tuple[Path, int]:
     port = free_port()
-    extra = ("--standin-load-s", "0.2", "--standin-capture-s", "0.2")
+    extra = ("--standin-load-s", "0.2", "--standin-capture-s", "0.2", *more)
     profiles = [LaunchProfile(id="l1", name="known good", host="box", status=ProfileStatus.WORKING,
                               command=standin_command(sys.executable, port, *extra),
                               python=make_bench_python(tmp_path / "py"))]
@@ -167,3 +168,26 @@ async def test_a_restart_with_another_profile_leaves_one_server_marked_on_the_ho
         await until(lambda: app.experiment.profile_states.get("l2", "").startswith("ready"), pilot, timeout=60)
         assert "l1" not in app.experiment.profile_states
         assert screen_text(app).count("▶ ready") == 1
+
+
+async def test_after_a_stop_the_log_header_says_stopped_at_once(tmp_path, runs):
+    """A server killed on stop writes no last line (SIGTERM ignored, SIGKILL after the grace):
+    the log's run still read `ready`; it reads `stopped` as soon as the stop is done."""
+    path, _port = _campaign(tmp_path, runs, more=("--standin-ignore-term",))
+    app = make_app(path, sources=LiveSources(log=LogFeed.local(str(tmp_path / "server.log"), lines=0,
+                                                               max_delay_s=0.02)))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.press("7")
+        app.main_screen.query_one("#profile-list").focus()
+        await pilot.press("r")
+        await _confirm(app, pilot)
+        await until(lambda: app.experiment.profile_states.get("l1", "").startswith("ready"), pilot, timeout=60)
+        strip = app.main_screen.query_one("#log").query_one(LogMetricsStrip)
+        await until(lambda: str(strip.render()).startswith("run 1 ready"), pilot, timeout=30)
+        pgid = int(next(runs.glob("*/*.pid")).read_text())
+        await pilot.press("X")
+        await until(lambda: isinstance(app.screen, ConfirmStopScreen), pilot, timeout=20)
+        await pilot.press("y")
+        await until(lambda: not group_members(pgid) and "l1" not in app.experiment.profile_states, pilot, timeout=40)
+        await pilot.pause(0.3)
+        assert str(strip.render()).startswith("run 1 stopped"), str(strip.render())

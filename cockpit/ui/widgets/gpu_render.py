@@ -275,6 +275,18 @@ def render_rows(samples: Sequence[GpuSample], history: PowerHistory, layout: Lay
     return out
 
 
+GENERATING_S = 30.0
+"""Tokens per joule is a figure of a server at work: shown only while the log reported a
+generation throughput above zero within this many seconds of the newest power sample (a
+stopped server writes no more batch lines; the old figure would otherwise stay)."""
+
+
+def generating_at(throughput: Sequence[Point], t_end: float | None) -> bool:
+    if t_end is None:
+        return False
+    return any(v > 0 and t >= t_end - GENERATING_S for t, v in throughput)
+
+
 def render_total(history: PowerHistory, throughput: Sequence[Point] | None, width: int, pal: Palette,
                  *, full: bool, window_s: float = SPARK_WINDOW_S) -> Text:
     """`Σ 2690 W of 4800 W 56%` with the total power sparkline and, given a generation
@@ -286,7 +298,8 @@ def render_total(history: PowerHistory, throughput: Sequence[Point] | None, widt
     t_end = total[-1][0] if total else None
     power_for_tpj = total
     tpj_series = ratio_series(throughput, total) if throughput else []
-    tpj = tokens_per_joule(throughput, power_for_tpj) if throughput else None
+    generating = bool(throughput) and generating_at(throughput or (), t_end)
+    tpj = tokens_per_joule(throughput, power_for_tpj) if throughput and generating else None
     head = Text(no_wrap=True, overflow="crop")
     head.append("Σ " if not full else "Total ", style=pal("foreground-muted", bold=True))
     head.append(history.headline(), style=colour)
@@ -301,6 +314,8 @@ def render_total(history: PowerHistory, throughput: Sequence[Point] | None, widt
         if tpj_text:
             head.append("   ")
             head.append(tpj_text, style=pal("foreground", bold=True))
+        elif throughput is not None and not generating:
+            head.append("   no generation", style=pal("foreground-muted"))
         lines = [head]
         label_w = 6
         spark_w = max(0, width - label_w)

@@ -97,6 +97,7 @@ class LogPane(Vertical, can_focus=True):
         self.state_text = NO_SOURCE
         self.buffer = LogBuffer(max_lines)
         self.metrics = MetricsSnapshot()
+        self._stopped_run: int | None = None  # a run cockpit stopped, before its log says so
         self._search: Matcher | None = None
         self._preview = False  # the buffer holds a preview, to be replaced
         self._sync_pending = False  # lines stored, the view not yet told
@@ -198,7 +199,16 @@ class LogPane(Vertical, can_focus=True):
             show_age(self, self.age, before=self._counts_text)
 
     # ----- metrics ------------------------------------------------------------------------
+    def server_stopped(self) -> None:
+        """cockpit stopped this log's server: its run reads "stopped" at once (a killed server
+        often writes no last line, so the log alone would keep saying "ready")."""
+        self._stopped_run = self.metrics.run_index
+        self.show_metrics(self.metrics)
+
     def show_metrics(self, snap: MetricsSnapshot) -> None:
+        stopped = snap.run_index is not None and snap.run_index == self._stopped_run
+        if stopped and snap.run_state not in ("error", "stopped"):
+            snap = replace(snap, run_state="stopped")  # until a new run starts in the log
         old = self.metrics
         self.metrics = snap
         if self.is_mounted:

@@ -26,6 +26,13 @@ def test_a_crashed_run_raises_once_and_stays_until_taken():
     assert book.observe_run(2, "error", None) is not None, "the next run's crash is news"
 
 
+def test_a_crash_speaks_in_its_label_first_without_the_log_prefix():
+    book = AlertBook()
+    book.observe_run(1, "error", "[2026-12-02 06:55:17 TP0] Received sigquit from a child process.", "cuda_oom")
+    assert book.unseen[0].text == "server crashed (run 1): cuda_oom · Received sigquit from a child process."
+    assert book.headline(terse=True) == "⚠ server crashed: cuda_oom · !"
+
+
 def test_an_error_burst_counts_within_its_window_and_not_the_backlog():
     clock = Clock()
     book = AlertBook(clock=clock, burst_count=5, burst_window_s=60)

@@ -15,7 +15,7 @@ from cockpit.store.handoff_md import render_handoff
 from cockpit.store.redact import MASK
 
 HEADINGS = ["1. Goal", "2. Instructions", "3. Discoveries", "4. Accomplished", "5. Relevant files",
-            "6. Key package versions", "7. Working launch command", "8. Last action", "Benchmarks"]
+            "6. Key package versions", "7. Working launch command", "8. Last action", "Benchmarks", "Hosts"]
 MD = MarkdownIt("commonmark", {"html": True}).enable("table")
 
 

@@ -22,6 +22,7 @@ HEADINGS = [
     "## 7. Working launch command",
     "## 8. Last action",
     "## Benchmarks",
+    "## Hosts",
 ]
 
 
@@ -31,7 +32,7 @@ def _section(text: str, heading: str) -> str:
     return text[start: nxt if nxt > 0 else None]
 
 
-def test_the_eight_sections_come_in_the_seed_order_then_benchmarks():
+def test_the_eight_sections_come_in_the_seed_order_then_benchmarks_and_hosts():
     text = render_handoff(load_session(EXAMPLE_SESSION))
     positions = [text.index(h) for h in HEADINGS]
     assert positions == sorted(positions)
