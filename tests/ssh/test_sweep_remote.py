@@ -77,13 +77,16 @@ async def _run(path: Path, sshd, events: list, during=None, metrics: bool = Fals
 
 
 def test_four_points_over_ssh(tmp_path: Path, sshd, server) -> None:
-    path, runs = _setup(tmp_path, sshd, server.port)
+    # points long enough that the client's main run spans GPU ticks even when its lines come
+    # over a loaded SSH link in one batch (the power window is the main run only)
+    path, runs = _setup(tmp_path, sshd, server.port, output_len=96)
     events: list = []
     outcome, _ = asyncio.run(_run(path, sshd, events, metrics=True))
     assert outcome.status == "done"
     benches = load_session(path).benchmarks
     assert [b.concurrency for b in benches] == [1, 2, 4, 8]
-    assert all(b.power_mean_w == 500.0 and b.tok_per_joule and b.total_tok_s for b in benches)
+    assert all(b.power_mean_w == 500.0 and b.tok_per_joule and b.total_tok_s for b in benches), [
+        (b.concurrency, b.power_mean_w, b.notes) for b in benches]
     assert all(b.server_ttft_p50_ms is not None and b.server_itl_p99_ms is not None for b in benches)
     assert len(list((runs / "sweeps").glob("*.jsonl"))) == 4  # written on the host, by the login user
     assert any(isinstance(e, PointProgress) and "%|" in e.line for e in events)
