@@ -11,16 +11,19 @@ USER = GROUP = "cockpitsave"
 
 
 def other_user() -> tuple[int, int]:
-    """(uid, gid) of a second local user and its group, made on first use."""
+    """(uid, gid) of a second local user and its group, made on first use. Two test workers
+    may make them at once: "already exists" (status 9) is the other one's success."""
     try:
         grp.getgrnam(GROUP)
     except KeyError:
-        subprocess.run(["groupadd", GROUP], check=True)
+        done = subprocess.run(["groupadd", GROUP], capture_output=True, text=True)
+        assert done.returncode in (0, 9), done.stderr
     try:
         pwd.getpwnam(USER)
     except KeyError:
-        subprocess.run(["useradd", "--no-create-home", "--gid", GROUP, "--shell", "/usr/sbin/nologin", USER],
-                       check=True)
+        done = subprocess.run(["useradd", "--no-create-home", "--gid", GROUP, "--shell", "/usr/sbin/nologin",
+                               USER], capture_output=True, text=True)
+        assert done.returncode in (0, 9), done.stderr
     return pwd.getpwnam(USER).pw_uid, grp.getgrnam(GROUP).gr_gid
 
 

@@ -2,9 +2,7 @@
 followed; a full disk or a kill -9 never costs the file. Real filesystem, run as root (CI is)."""
 
 import errno
-import grp
 import os
-import pwd
 import random
 import re
 import shutil
@@ -21,24 +19,13 @@ import pytest
 from cockpit.model.session import Session, Task, now
 from cockpit.store.atomic_write import SaveError, SessionReadOnlyError
 from cockpit.store.toml_store import dumps_session, load_session, loads_session, save_session, write_atomic
+import planted
 from paths import EXAMPLE_SESSION
-
-USER = GROUP = "cockpitsave"
-
 
 @pytest.fixture(scope="module")
 def other_user():
-    """(uid, gid) of a second local user and its group, made on first use."""
-    try:
-        grp.getgrnam(GROUP)
-    except KeyError:
-        subprocess.run(["groupadd", GROUP], check=True)
-    try:
-        pwd.getpwnam(USER)
-    except KeyError:
-        subprocess.run(["useradd", "--no-create-home", "--gid", GROUP, "--shell", "/usr/sbin/nologin", USER],
-                       check=True)
-    return pwd.getpwnam(USER).pw_uid, grp.getgrnam(GROUP).gr_gid
+    """(uid, gid) of a second local user and its group (tests/planted.py)."""
+    return planted.other_user()
 
 
 @pytest.fixture
