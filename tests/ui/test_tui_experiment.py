@@ -55,6 +55,15 @@ async def _confirm(app, pilot) -> str:
     return shown
 
 
+async def _start_l1_until_ready(app, pilot) -> None:
+    """On the Launch tab, `r` on the first profile, `y` at the dialog, then wait for ready."""
+    await pilot.press("7")
+    app.main_screen.query_one("#profile-list").focus()
+    await pilot.press("r")
+    await _confirm(app, pilot)
+    await until(lambda: app.experiment.profile_states.get("l1", "").startswith("ready"), pilot, timeout=60)
+
+
 async def test_start_confirmed_ready_sweep_recorded_then_stop_leaves_nothing(tmp_path, runs):
     path, port = _campaign(tmp_path, runs)
     app = make_app(path)
@@ -122,11 +131,7 @@ async def test_a_crash_after_ready_says_crashed_beside_the_persons_words(tmp_pat
                                                                max_delay_s=0.02)))
     async with app.run_test(size=(140, 40)) as pilot:
         app.controller.apply(lambda e: e.set_last_action("tuned prefill", next_step="sweep l1", fallback="go back"))
-        await pilot.press("7")
-        app.main_screen.query_one("#profile-list").focus()
-        await pilot.press("r")
-        await _confirm(app, pilot)
-        await until(lambda: app.experiment.profile_states.get("l1", "").startswith("ready"), pilot, timeout=60)
+        await _start_l1_until_ready(app, pilot)
         os.kill(server_pid(runs), signal.SIGUSR1)  # the stand-in dies as under load (OOM traceback, exit 1)
         await until(lambda: app.experiment.profile_states.get("l1") == "crashed", pilot, timeout=30)
         assert "crashed" in screen_text(app)  # the Launch list no longer says ready
@@ -156,11 +161,7 @@ async def test_a_restart_with_another_profile_leaves_one_server_marked_on_the_ho
     save_session(session.model_copy(update={"launch": [*session.launch, second]}), path)
     app = make_app(path)
     async with app.run_test(size=(140, 40)) as pilot:
-        await pilot.press("7")
-        app.main_screen.query_one("#profile-list").focus()
-        await pilot.press("r")
-        await _confirm(app, pilot)
-        await until(lambda: app.experiment.profile_states.get("l1", "").startswith("ready"), pilot, timeout=60)
+        await _start_l1_until_ready(app, pilot)
         await pilot.press("down", "S")  # restart with l2: l1's server is stopped first (asked)
         await until(lambda: isinstance(app.screen, ConfirmStopScreen), pilot, timeout=20)
         await pilot.press("y")
@@ -177,11 +178,7 @@ async def test_after_a_stop_the_log_header_says_stopped_at_once(tmp_path, runs):
     app = make_app(path, sources=LiveSources(log=LogFeed.local(str(tmp_path / "server.log"), lines=0,
                                                                max_delay_s=0.02)))
     async with app.run_test(size=(140, 40)) as pilot:
-        await pilot.press("7")
-        app.main_screen.query_one("#profile-list").focus()
-        await pilot.press("r")
-        await _confirm(app, pilot)
-        await until(lambda: app.experiment.profile_states.get("l1", "").startswith("ready"), pilot, timeout=60)
+        await _start_l1_until_ready(app, pilot)
         strip = app.main_screen.query_one("#log").query_one(LogMetricsStrip)
         await until(lambda: str(strip.render()).startswith("run 1 ready"), pilot, timeout=30)
         pgid = int(next(runs.glob("*/*.pid")).read_text())
