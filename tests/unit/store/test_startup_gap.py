@@ -39,6 +39,20 @@ def titles(path: Path) -> set[str]:
 
 
 # ----- the controller ------------------------------------------------------------------------
+
+def _add_after_the_read(monkeypatch: Any, path: Path) -> None:
+    """Another writer adds a task right after the TUI's start read the file."""
+    from cockpit.cli import open_tui
+
+    real_resolve = open_tui.resolve_session
+
+    def resolve(arg: Any) -> Any:
+        out = real_resolve(arg)
+        outside_add(path, "gap add")
+        return out
+
+    monkeypatch.setattr(open_tui, "resolve_session", resolve)
+
 def test_the_signature_comes_from_the_read_not_from_a_later_stat(path):
     session, sig = load_session_with_signature(path)
     outside_add(path, "landed after the read")
@@ -106,14 +120,7 @@ def test_the_tui_keeps_an_add_made_at_any_moment_of_its_start_up(path, monkeypat
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     if moment == "after the read":
-        real_resolve = open_tui.resolve_session
-
-        def resolve(arg: Any) -> Any:
-            out = real_resolve(arg)
-            outside_add(path, "gap add")
-            return out
-
-        monkeypatch.setattr(open_tui, "resolve_session", resolve)
+        _add_after_the_read(monkeypatch, path)
     elif moment == "while sources start":
         real_sources = session_feeds.sources_for_session
 
@@ -159,14 +166,7 @@ def test_a_new_session_created_by_the_tui_keeps_an_add_made_before_its_first_sav
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     path = tmp_path / "new.toml"
-    real_resolve = open_tui.resolve_session
-
-    def resolve(arg: Any) -> Any:
-        out = real_resolve(arg)
-        outside_add(path, "gap add")
-        return out
-
-    monkeypatch.setattr(open_tui, "resolve_session", resolve)
+    _add_after_the_read(monkeypatch, path)
     monkeypatch.setattr(CockpitApp, "run", lambda self: self.controller.save())
     assert open_tui.run_tui(argparse.Namespace(session=str(path), demo=False, fresh=False, theme=None)) == 0
     assert "gap add" in titles(path)
