@@ -136,11 +136,14 @@ class CockpitApp(CockpitAppBase):
         for sig in (signal.SIGHUP, signal.SIGTERM):
             try:
                 if install:
-                    loop.add_signal_handler(sig, self.exit)
+                    loop.add_signal_handler(sig, self.terminal_hung_up)
                 else:
                     loop.remove_signal_handler(sig)
             except (NotImplementedError, RuntimeError, ValueError):  # no such signal / loop closing
                 pass
+
+    def last_resort_cleanup(self) -> None:
+        self.sources.run_stops()
 
     def on_mount(self) -> None:
         self._hangup_signals(install=True)

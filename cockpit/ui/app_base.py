@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.app import App, SystemCommand
+from textual.driver import Driver
 from textual.screen import Screen
 
 from cockpit.ui import gc_settle
@@ -36,6 +37,22 @@ class CockpitAppBase(App[None]):
 
     def _fallback_theme(self) -> str:
         return DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
+
+    def get_driver_class(self) -> type[Driver]:
+        # A closed terminal ends the app (see terminal_driver) instead of hanging it.
+        chosen = super().get_driver_class()
+        if chosen.__module__ == "textual.drivers.linux_driver" and chosen.__name__ == "LinuxDriver":
+            from cockpit.ui.terminal_driver import TerminalDriver
+
+            return TerminalDriver
+        return chosen
+
+    def terminal_hung_up(self) -> None:
+        """The terminal is gone (every write fails): end as SIGHUP does, with no question."""
+        self.exit()
+
+    def last_resort_cleanup(self) -> None:
+        """What must go even when the exit hangs after a hangup (the demo's temporary folder)."""
 
     keymap: dict[str, str] = {}
     """Binding id -> keys, the person's overrides (CockpitApp reads keymap.toml)."""
