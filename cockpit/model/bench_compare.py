@@ -1,16 +1,60 @@
 """Two launch profiles side by side: per concurrency A's and B's value and B's change.
 
-The values are the chart's points (`bench_series`: a profile's best run per concurrency),
-so the compare view and the chart never disagree.
+Any recorded figure can be compared (`COMPARE_FIGURES`: throughput, TTFT / ITL p50 and p99,
+power, tok/J). Per concurrency a profile's value is its best run there (the highest
+throughput or tok/J, the lowest latency), so for throughputs the compare view and the
+chart (`bench_series`) never disagree.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cockpit.model.bench_series import Series, series_of
 from cockpit.model.enums import Metric, ProfileStatus
-from cockpit.model.session import Session
+from cockpit.model.session import Benchmark, Session
+
+
+@dataclass(frozen=True, slots=True)
+class CompareFigure:
+    key: str
+    """The benchmark field (`Benchmark.<key>`) the figure is read from."""
+    label: str
+    higher_is_better: bool | None
+    """None: neither way is better on its own (power)."""
+
+    def of(self, bench: Benchmark) -> float | None:
+        if self.key in _METRICS:  # per-stream speed follows from output tok/s when not recorded
+            return bench.metric(Metric(self.key))
+        value = getattr(bench, self.key)
+        return None if value is None else float(value)
+
+
+_METRICS = frozenset(m.value for m in Metric)
+
+COMPARE_FIGURES: tuple[CompareFigure, ...] = (
+    CompareFigure("total_tok_s", "total tok/s", True),
+    CompareFigure("output_tok_s", "output tok/s", True),
+    CompareFigure("output_tok_s_per_stream", "per-stream tok/s", True),
+    CompareFigure("ttft_median_ms", "TTFT p50 ms", False),
+    CompareFigure("ttft_p99_ms", "TTFT p99 ms", False),
+    CompareFigure("itl_median_ms", "ITL p50 ms", False),
+    CompareFigure("itl_p99_ms", "ITL p99 ms", False),
+    CompareFigure("power_mean_w", "power W", None),
+    CompareFigure("tok_per_joule", "tok/J total", True),
+    CompareFigure("output_tok_per_joule", "tok/J output", True),
+)
+_BY_KEY = {f.key: f for f in COMPARE_FIGURES}
+
+
+def figure(key: str) -> CompareFigure:
+    """The figure of `key` (a `Metric` value or a benchmark field); unknown: total tok/s."""
+    return _BY_KEY.get(str(key), COMPARE_FIGURES[0])
+
+
+def next_figure(key: str) -> CompareFigure:
+    """The figure `m` moves to after `key` (wrapping)."""
+    i = COMPARE_FIGURES.index(figure(key))
+    return COMPARE_FIGURES[(i + 1) % len(COMPARE_FIGURES)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,6 +62,7 @@ class CompareRow:
     concurrency: int
     a: float | None
     b: float | None
+    higher_is_better: bool | None = True
 
     @property
     def change(self) -> float | None:
@@ -26,32 +71,61 @@ class CompareRow:
             return None
         return (self.b - self.a) / self.a
 
+    @property
+    def b_is_better(self) -> bool | None:
+        """Whether B beats A on this figure (None: equal, missing, or no better way)."""
+        change = self.change
+        if change is None or change == 0 or self.higher_is_better is None:
+            return None
+        return (change > 0) == self.higher_is_better
 
-def compare_rows(session: Session, a: str, b: str, metric: Metric) -> list[CompareRow]:
+
+def _best(session: Session, profile: str, fig: CompareFigure) -> dict[int, float]:
+    """The profile's best value per concurrency (lowest for a latency)."""
+    best: dict[int, float] = {}
+    for bench in session.benchmarks:
+        value = fig.of(bench)
+        if bench.profile != profile or bench.concurrency is None or value is None:
+            continue
+        known = best.get(bench.concurrency)
+        lower = fig.higher_is_better is False
+        if known is None or (value < known if lower else value > known):
+            best[bench.concurrency] = value
+    return best
+
+
+def compare_rows(session: Session, a: str, b: str, metric: str) -> list[CompareRow]:
     """A row per concurrency that either profile has a value at, ascending."""
-    series, _ = series_of(session, metric)
-    by_key: dict[str, Series] = {s.key: s for s in series}
-    empty = Series("", "", ())
-    sa, sb = by_key.get(a, empty), by_key.get(b, empty)
-    concurrencies = sorted({p.concurrency for p in sa.points} | {p.concurrency for p in sb.points})
-    rows = []
-    for c in concurrencies:
-        pa, pb = sa.at(c), sb.at(c)
-        rows.append(CompareRow(c, pa.value if pa else None, pb.value if pb else None))
-    return rows
+    fig = figure(metric)
+    va, vb = _best(session, a, fig), _best(session, b, fig)
+    return [CompareRow(c, va.get(c), vb.get(c), fig.higher_is_better) for c in sorted(va.keys() | vb.keys())]
 
 
 def default_pair(session: Session, selected: str | None, base: str | None = None) -> tuple[str, str] | None:
     """Which two profiles to open a compare on: `base` (else the working profile, else the
-    first) against `selected` (else the next profile after A). None with fewer than two."""
+    first) against `selected` (else the next profile after A). None with fewer than two.
+
+    Where A or B is picked for the person (not `base`, not `selected`), a profile with
+    recorded runs is picked over one without: a compare against a profile with no data
+    shows nothing but gaps."""
     ids = [p.id for p in session.launch]
     if len(ids) < 2:
         return None
+    has_runs = {b.profile for b in session.benchmarks if b.profile is not None}
+    with_data = [x for x in ids if x in has_runs]
     working = next((p.id for p in session.launch if p.status is ProfileStatus.WORKING), None)
-    a = next((x for x in (base, working) if x in ids), ids[0])
+    a: str
+    if base is not None and base in ids:
+        a = base
+    elif working is not None and (working in has_runs or not with_data):
+        a = working
+    else:
+        a = with_data[0] if with_data else ids[0]
     b = selected if selected in ids and selected != a else None
     if b is None:
-        b = ids[(ids.index(a) + 1) % len(ids)]
+        start = ids.index(a)
+        after = ids[start + 1:] + ids[:start]
+        b = next((x for x in after if x in has_runs), after[0])
     return a, b
 
 

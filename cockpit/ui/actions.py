@@ -257,7 +257,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
     _A("compare.next-b", "compare", "b", "step_b(1)", "compare", "Next B", "Compare the next launch profile as B", True),
     _A("compare.swap", "compare", "x", "swap", "compare", "Swap", "Swap the two profiles", True),
     _A("compare.metric", "compare", "m", "next_metric", "compare", "Metric",
-       "Compare the next throughput: total, output, per-stream tok/s", True),
+       "Compare the next figure: throughput, TTFT / ITL p50 and p99, power, tok/J", True),
     _A("compare.close", "compare", "escape,q", "close", "compare", "Close", "Back to the tab it was opened from",
        True, "esc"),
     # fleet tab (hosts read through Prometheus)

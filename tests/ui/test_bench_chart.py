@@ -342,3 +342,47 @@ async def test_the_chart_shows_a_run_another_writer_adds(tmp_path):
         _cockpit_add_benchmark(path, "l3", 4096, 99000.0)
         await until(lambda: "total tok/s · 3 profile(s), 37 point(s)" in screen_text(app), pilot, timeout=15)
         assert "256–4096 l3" in screen_text(app)  # the best call-out takes the new point in
+
+
+# ----- compare on any figure, paired with profiles that have runs (issue 23, item 2) -----------------
+def _tuned_session(path):  # noqa: ANN001
+    """l1 (working) and l3 swept, l2 broken with no runs; l3 has the lower TTFT p99 and more tok/J."""
+    from cockpit.model.enums import ProfileStatus
+
+    session = sweep_session(3, concurrencies=(1, 8))
+    launch = [p.model_copy(update={"status": ProfileStatus.BROKEN}) if p.id == "l2" else p for p in session.launch]
+    benches = []
+    for b in session.benchmarks:
+        if b.profile == "l2":
+            continue
+        if b.profile in ("l1", "l3"):
+            fast = b.profile == "l3"
+            b = b.model_copy(update={"ttft_p99_ms": (300.0 if fast else 600.0) * b.concurrency,
+                                     "output_tok_per_joule": 0.5 if fast else 0.25})
+        benches.append(b)
+    save_session(session.model_copy(update={"launch": launch, "benchmarks": benches}), path)
+    return path
+
+
+async def test_compare_pairs_profiles_with_runs_and_reads_ttft_p99_and_tok_per_joule(tmp_path):
+    app = make_app(_tuned_session(tmp_path / "s.toml"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("4")
+        app.screen.query_one(BenchmarksView).select("b101")  # a run of the working l1
+        await pilot.press("c")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, CompareScreen)
+        assert (screen.a, screen.b) == ("l1", "l3"), "B is the profile with runs, not the broken l2"
+        for _ in range(4):  # total -> output -> per-stream -> TTFT p50 -> TTFT p99
+            await pilot.press("m")
+        await pilot.pause()
+        text = " ".join(screen_text(app).split())  # column widths follow the values
+        assert "Compare TTFT p99 ms" in text
+        assert "│ 1 600.0 300.0 -50.0% │" in text and "│ 8 4,800.0 2,400.0 -50.0% │" in text
+        for _ in range(5):  # ITL p50, ITL p99, power, tok/J total, tok/J output
+            await pilot.press("m")
+        await pilot.pause()
+        text = " ".join(screen_text(app).split())
+        assert "Compare tok/J output" in text and "│ 1 0.25 0.5 +100.0% │" in text

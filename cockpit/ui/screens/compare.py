@@ -20,9 +20,8 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from cockpit.model.bench_compare import compare_rows, step
-from cockpit.model.bench_series import METRIC_LABELS, next_metric, short_number
-from cockpit.model.enums import Metric
+from cockpit.model.bench_compare import compare_rows, figure, next_figure, step
+from cockpit.model.bench_series import short_number
 from cockpit.model.profile_diff import diff_lines, diff_profiles
 from cockpit.model.session import LaunchProfile, Session
 from cockpit.ui.actions import bindings_for
@@ -42,7 +41,9 @@ def _name(profile: LaunchProfile | None) -> str | tuple[str, str]:
 
 
 def _value(value: float | None) -> Text:
-    return Text("—" if value is None else f"{value:,.1f}", justify="right")
+    # Small figures (tok/J, a per-stream speed) keep three significant digits.
+    shown = "—" if value is None else f"{value:,.1f}" if abs(value) >= 10 else f"{value:.3g}"
+    return Text(shown, justify="right")
 
 
 class CompareScreen(Screen[None]):
@@ -52,9 +53,11 @@ class CompareScreen(Screen[None]):
     scope = "compare"
     """The registry scope bound here: the palette offers its commands while this screen is up."""
 
-    def __init__(self, a: str, b: str, metric: Metric = Metric.TOTAL_TOK_S) -> None:
+    def __init__(self, a: str, b: str, metric: str = "total_tok_s") -> None:
         super().__init__(id="compare-screen")
-        self.a, self.b, self.metric = a, b, metric
+        self.a, self.b = a, b
+        self.metric = figure(metric).key
+        """The compared figure (`model.bench_compare.COMPARE_FIGURES`), a benchmark field name."""
         self._stop_listening: Callable[[], None] | None = None
 
     def compose(self) -> ComposeResult:
@@ -84,7 +87,7 @@ class CompareScreen(Screen[None]):
     def redraw(self) -> None:
         session = self.session
         a, b = self._profile(self.a), self._profile(self.b)
-        label = METRIC_LABELS[self.metric]
+        label = figure(self.metric).label
         # A line per profile, each cut to the width: a long name never hides the other one.
         self.query_one("#compare-title", Static).update(Content.assemble(
             ("A ", "bold $accent"), (f"{self.a} ", "bold"), _name(a), "\n",
@@ -102,11 +105,11 @@ class CompareScreen(Screen[None]):
         rows = compare_rows(session, self.a, self.b, self.metric)
         variables = self.app.theme_variables
         for row in rows:
-            change = row.change
+            change, better = row.change, row.b_is_better
             if change is None:
                 shown = Text("—", justify="right")
-            else:
-                role = "target-met" if change > 0 else "target-missed" if change < 0 else ""
+            else:  # coloured by what is better on this figure: a lower TTFT is a gain
+                role = "" if better is None else "target-met" if better else "target-missed"
                 shown = Text(f"{change:+.1%}", justify="right",
                              style=role_style(variables, role) if role else "")
             table.add_row(Text(str(row.concurrency), justify="right"), _value(row.a), _value(row.b), shown,
@@ -133,7 +136,7 @@ class CompareScreen(Screen[None]):
         parts += ["\n", (f"best total tok/s {short_number(best_a) if best_a is not None else '—'} → "
                          f"{short_number(best_b) if best_b is not None else '—'}", "$foreground-muted")]
         if not rows_shown:
-            parts += ["\n", (f"Neither profile has a run with a concurrency and {METRIC_LABELS[self.metric]}.",
+            parts += ["\n", (f"Neither profile has a run with a concurrency and {figure(self.metric).label}.",
                              "$foreground-muted")]
         return Content.assemble(*parts)
 
@@ -154,7 +157,7 @@ class CompareScreen(Screen[None]):
         self.redraw()
 
     def action_next_metric(self) -> None:
-        self.metric = next_metric(self.metric)
+        self.metric = next_figure(self.metric).key
         self.redraw()
 
     def action_close(self) -> None:
