@@ -129,6 +129,13 @@ class FileDetailRequested(Message):
     ident: str
 
 
+@dataclass
+class BenchmarkDetailRequested(Message):
+    """Enter on a Benchmarks row: the record in full, read-only (`e` from there edits)."""
+
+    ident: str
+
+
 class DriftCheckRequested(Message):
     """Compare the recorded package versions with what the hosts run now."""
 

@@ -122,3 +122,16 @@ class SetupIntents(MainIntents):
                 self.post_message(msg.RecordEditRequested("files", item.id))
 
         self.app.push_screen(FileDetailScreen(self._session, item), closed)
+
+    def on_benchmark_detail_requested(self, message: msg.BenchmarkDetailRequested) -> None:
+        from cockpit.ui.screens.bench_detail import BenchDetailScreen
+
+        bench = next((b for b in self._session.benchmarks if b.id == message.ident), None)
+        if bench is None:
+            return
+
+        def closed(choice: str | None) -> None:
+            if choice == "edit":
+                self.post_message(msg.BenchmarkEditRequested(bench.id))
+
+        self.app.push_screen(BenchDetailScreen(self._session, bench), closed)

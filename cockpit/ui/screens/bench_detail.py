@@ -1,0 +1,81 @@
+"""A benchmark's record in full, read-only: every figure the run recorded, grouped.
+
+Opened with Enter on the Benchmarks tab (the table shows only what fits); `e` edits it (the
+screen asks for the form), esc closes. Reuses the Files detail's dialog and keys.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+
+from cockpit.model.redact import redact_text
+from cockpit.model.session import Benchmark, Session
+from cockpit.ui.actions import specs_for
+from cockpit.ui.safe_text import safe
+from cockpit.ui.screens.file_detail import FileDetailScreen
+
+# (heading, ((field, label, format), ...)): figures not recorded are left out of their group.
+_GROUPS: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
+    ("Throughput", (("total_tok_s", "total tok/s", "{:,.1f}"), ("output_tok_s", "output tok/s", "{:,.1f}"),
+                    ("output_tok_s_per_stream", "per-stream tok/s", "{:,.1f}"),
+                    ("request_throughput", "requests/s", "{:.3g}"))),
+    ("Latency (client)", (("ttft_ms", "TTFT mean ms", "{:,.1f}"), ("ttft_median_ms", "TTFT p50 ms", "{:,.1f}"),
+                          ("ttft_p99_ms", "TTFT p99 ms", "{:,.1f}"), ("itl_ms", "ITL mean ms", "{:,.2f}"),
+                          ("itl_median_ms", "ITL p50 ms", "{:,.2f}"), ("itl_p99_ms", "ITL p99 ms", "{:,.2f}"),
+                          ("tpot_ms", "TPOT ms", "{:,.2f}"), ("e2e_latency_ms", "E2E mean ms", "{:,.1f}"),
+                          ("e2e_p99_ms", "E2E p99 ms", "{:,.1f}"))),
+    ("Power over the measured run", (("power_mean_w", "mean W", "{:,.0f}"), ("power_peak_w", "peak W", "{:,.0f}"),
+                                     ("power_share", "share of limit", "{:.0%}"),
+                                     ("tok_per_joule", "tok/J total", "{:.3g}"),
+                                     ("output_tok_per_joule", "tok/J output", "{:.3g}"))),
+    ("Server", (("max_concurrent_requests", "achieved concurrency", "{}"), ("peak_running", "peak running", "{}"),
+                ("peak_queued", "peak queued", "{}"), ("server_ttft_p50_ms", "TTFT p50 ms", "{:,.1f}"),
+                ("server_ttft_p99_ms", "TTFT p99 ms", "{:,.1f}"), ("server_itl_p50_ms", "ITL p50 ms", "{:,.2f}"),
+                ("server_itl_p99_ms", "ITL p99 ms", "{:,.2f}"))),
+)
+_WIDTH = 22
+
+
+def bench_detail(bench: Benchmark) -> Content:
+    parts: list[str | tuple[str, str]] = [(safe(bench.label), "bold")]
+    run = [("profile", bench.profile), ("concurrency", bench.concurrency),
+           ("in / out", f"{bench.input_len or '—'} / {bench.output_len or '—'}"),
+           ("dataset", bench.dataset), ("sweep", bench.sweep), ("bench client", bench.bench_client),
+           ("duration s", bench.duration_s), ("when", bench.when.strftime("%Y-%m-%d %H:%M") if bench.when else None)]
+    for label, value in run:
+        if value is not None:
+            parts += ["\n", (f"{label:<{_WIDTH}}", "bold"), safe(str(value))]
+    for heading, fields in _GROUPS:
+        shown = [(label, fmt.format(getattr(bench, key))) for key, label, fmt in fields
+                 if getattr(bench, key) is not None]
+        if shown:
+            parts += ["\n\n", (heading, "bold underline")]
+            for label, text in shown:
+                parts += ["\n", (f"{label:<{_WIDTH}}", "bold"), text]
+    if bench.error_labels:
+        parts += ["\n\n", ("Errors", "bold underline"), "\n", safe(", ".join(bench.error_labels))]
+    command = redact_text(bench.command) if bench.command else None  # an --api-key value never shown
+    for heading, text in (("Command", command), ("Notes", bench.notes)):
+        if text:
+            parts += ["\n\n", (heading, "bold underline"), "\n", safe(text, multiline=True)]
+    return Content.assemble(*parts)
+
+
+class BenchDetailScreen(FileDetailScreen):
+    """Dismisses with "edit" when `e` is pressed, else None."""
+
+    def __init__(self, session: Session, bench: Benchmark) -> None:
+        super().__init__(session, None)  # type: ignore[arg-type]  # the file record is not used here
+        self.bench = bench
+
+    def compose(self) -> ComposeResult:
+        keys = " · ".join(f"{spec.key_display or spec.keys.split(',')[0]}: {spec.verb.lower()}"
+                          for spec in specs_for("detail"))
+        with Vertical(id="dialog"):
+            yield Static(f"Benchmark {self.bench.id} (read-only)", classes="form-title", markup=False)
+            with VerticalScroll():
+                yield Static(bench_detail(self.bench), id="bench-detail")
+            yield Static(keys, classes="form-hint", markup=False)
