@@ -58,9 +58,9 @@ def bench_detail(bench: Benchmark) -> Content:
     if bench.error_labels:
         parts += ["\n\n", ("Errors", "bold underline"), "\n", safe(", ".join(bench.error_labels))]
     command = redact_text(bench.command) if bench.command else None  # an --api-key value never shown
-    for heading, text in (("Command", command), ("Notes", bench.notes)):
-        if text:
-            parts += ["\n\n", (heading, "bold underline"), "\n", safe(text, multiline=True)]
+    for heading, said in (("Command", command), ("Notes", bench.notes)):
+        if said:
+            parts += ["\n\n", (heading, "bold underline"), "\n", safe(said, multiline=True)]
     return Content.assemble(*parts)
 
 
