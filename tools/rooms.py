@@ -293,12 +293,19 @@ def _split_names(names: str) -> list[tuple[str, str | None]]:
     return out
 
 
-def _join(names: list[tuple[str, str | None]]) -> str:
-    return ", ".join(n if a is None or a == n else f"{n} as {a}" for n, a in names)
+def _join(names: list[tuple[str, str | None]], indent: str = "", head: str = "") -> str:
+    items = [n if a is None or a == n else f"{n} as {a}" for n, a in names]
+    flat = ", ".join(items)
+    if len(indent) + len(head) + len(flat) <= 110:
+        return flat
+    inner = indent + "    "
+    return "(\n" + "".join(f"{inner}{item},\n" for item in items) + indent + ")"
 
 
 def _rewrite_from(m: re.Match[str], plan: Plan) -> str:
     indent, mod, names, tail = m["indent"], m["mod"], m["names"], m["tail"]
+    if not names.startswith("("):  # the spaces before a comment stay with the comment
+        tail = names[len(names.rstrip()):] + tail
     if names.strip() == "*":
         return m[0].replace(mod, _new_dotted(mod, plan), 1)
     parsed = _split_names(names)
@@ -308,7 +315,8 @@ def _rewrite_from(m: re.Match[str], plan: Plan) -> str:
             return m[0]
         stay = [(n, a) for n, a in parsed if n in kids]
         go = [(n, a) for n, a in parsed if n not in kids]
-        lines = [f"{indent}from {plan.moves[mod]} import {_join(go)}"]
+        head = f"from {plan.moves[mod]} import "
+        lines = [f"{indent}{head}{_join(go, indent, head)}"]
         lines += [f"{indent}from {mod} import {_join(stay)}"] if stay else []
         return "\n".join(lines) + tail
     new_mod = _new_dotted(mod, plan)
@@ -319,7 +327,8 @@ def _rewrite_from(m: re.Match[str], plan: Plan) -> str:
     if not moved:
         return m[0]
     rest = [(n, a) for n, a in parsed if f"{mod}.{n}" not in plan.moves]
-    lines = [f"{indent}from {mod} import {_join(rest)}"] if rest else []
+    head = f"from {mod} import "
+    lines = [f"{indent}{head}{_join(rest, indent, head)}"] if rest else []
     for n, a in moved:
         parent, _, base = plan.moves[f"{mod}.{n}"].rpartition(".")
         lines.append(f"{indent}from {parent} import {_join([(base, a or n)])}")
