@@ -304,24 +304,27 @@ def _join(names: list[tuple[str, str | None]], indent: str = "", head: str = "")
 
 def _rewrite_from(m: re.Match[str], plan: Plan) -> str:
     indent, mod, names, tail = m["indent"], m["mod"], m["names"], m["tail"]
+    same = names + tail  # names and comment as written, for a statement whose names all stay
     if not names.startswith("("):  # the spaces before a comment stay with the comment
         tail = names[len(names.rstrip()):] + tail
     if names.strip() == "*":
-        return m[0].replace(mod, _new_dotted(mod, plan), 1)
+        return f"{indent}from {_new_dotted(mod, plan)} import {same}"
     parsed = _split_names(names)
     kids = plan.children.get(mod, set())
     if mod in plan.moves:
-        if parsed and all(n in kids for n, _ in parsed):  # already the new package's modules
-            return m[0]
         stay = [(n, a) for n, a in parsed if n in kids]
+        if not stay:
+            return f"{indent}from {plan.moves[mod]} import {same}"
+        if len(stay) == len(parsed):  # already the new package's modules
+            return m[0]
         go = [(n, a) for n, a in parsed if n not in kids]
         head = f"from {plan.moves[mod]} import "
         lines = [f"{indent}{head}{_join(go, indent, head)}"]
-        lines += [f"{indent}from {mod} import {_join(stay)}"] if stay else []
+        lines += [f"{indent}from {mod} import {_join(stay)}"]
         return "\n".join(lines) + tail
     new_mod = _new_dotted(mod, plan)
     if new_mod != mod:
-        return f"{indent}from {new_mod} import {names}{tail}"
+        return f"{indent}from {new_mod} import {same}"
     # `from cockpit.x import y`: y may be a module that moved (and maybe was renamed)
     moved = [(n, a) for n, a in parsed if f"{mod}.{n}" in plan.moves]
     if not moved:
