@@ -41,6 +41,15 @@ Manual steps left (not automatable, or a decision for a person):
 3. Modules over 400 lines (`--check` lists them) are split by hand.
 4. tests/unit/<room>/ stays one folder per layer (tests are found by pytest, not imported by
    path); move tests into feature folders later if wanted.
+5. A module listed as "unknown, left in place" (added by a branch after this map was made):
+   add it to LAYOUT (one word in its room's list) and run the script again.
+6. Import order: a rewritten import keeps its line, so blocks may be out of isort order; if
+   ruff is in CI by then, `ruff check --select I --fix cockpit tests benchmarks`.
+7. Prose that names a module without `cockpit.` / `cockpit/` or a room folder (`widgets/x.py`,
+   "ui.widgets.x") is not rewritten; grep the docs for the old names listed by --dry-run.
+
+Measured on this checkout (2 shared cores): the apply takes about 2 s (127 `git mv`, 30
+packages, 289 files rewritten); lint-imports, mypy and the whole test suite pass after it.
 """
 
 from __future__ import annotations
