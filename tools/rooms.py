@@ -175,7 +175,7 @@ LAYOUT: dict[str, dict[str, tuple[str, list[str]]]] = {
     },
     "cockpit.ui.screens": {
         ".": ("modal and main screens, forms, the intent handlers",
-              ["compare", "confirm_quit", "confirm_quit_sweep", "confirm_run", "file_detail",
+              ["bench_detail", "compare", "confirm_quit", "confirm_quit_sweep", "confirm_run", "file_detail",
                "form_base", "forms", "help", "main", "main_intents", "prompt", "setup_forms",
                "setup_intents"]),
     },
