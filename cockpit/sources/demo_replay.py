@@ -13,6 +13,7 @@ import time
 from collections.abc import AsyncIterator
 from datetime import datetime
 from pathlib import Path
+from typing import TextIO
 
 from cockpit.parse.nvsmi_query import QueryStreamParser
 from cockpit.parse.gpu_events import GpuSamplesTaken
@@ -63,7 +64,7 @@ class DemoLogWriter:
                 for line in self.steady:
                     await self._write(handle, line)
 
-    async def _write(self, handle, line: str) -> None:
+    async def _write(self, handle: TextIO, line: str) -> None:
         handle.write(self._stamp(line) + "\n")
         handle.flush()
         self.lines_written += 1

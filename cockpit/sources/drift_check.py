@@ -43,7 +43,7 @@ async def check_drift(session: Session, *, pool: Any, host: str | None = None, p
     from cockpit.sources.ssh_target import SshTarget, with_config
 
     python = python or default_python(session)
-    groups: dict[tuple[str, str | None, str | None], list] = {}
+    groups: dict[tuple[str, str | None, str | None], list[Any]] = {}
     for package in session.packages:
         groups.setdefault(_where(session, package.host or host), []).append(package)
     rows: list[DriftRow] = []

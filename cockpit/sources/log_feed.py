@@ -43,7 +43,7 @@ class _Prefix:
 
 @dataclass(frozen=True, slots=True)
 class _Summary:
-    summary: dict
+    summary: dict[str, Any]
 
 
 _SCAN = """
@@ -54,7 +54,7 @@ with open(sys.argv[1], "rb") as f, mmap.mmap(f.fileno(), int(sys.argv[2]), acces
 """
 
 
-async def _scan_prefix(path: str, end: int) -> dict | None:
+async def _scan_prefix(path: str, end: int) -> dict[str, Any] | None:
     """The summary of path[:end], computed in a child process (the scan holds its GIL for
     long C-speed passes, which would stall the UI if it ran in a thread here)."""
     import json
@@ -65,7 +65,8 @@ async def _scan_prefix(path: str, end: int) -> dict | None:
     if out is None:
         return None
     try:
-        return json.loads(out)
+        found: dict[str, Any] = json.loads(out)
+        return found
     except ValueError:
         return None
 
@@ -82,7 +83,7 @@ class LogBatch:
     state: str | None = None
     """The source's state after this batch ("tailing gpu1:/x.log", "gpu1: reconnecting in 8 s"),
     or None when unchanged."""
-    summary: dict | None = None
+    summary: dict[str, Any] | None = None
     """The `parse-log` summary (cockpit.parse.log_summary.Summary) of the file's text *before* the
     first line this feed sent: a local file opened at its last lines has its beginning
     scanned at C speed, in another process, instead of parsed line by line. Sent once,

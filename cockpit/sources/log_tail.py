@@ -135,7 +135,7 @@ class ResumableTail:
 
     # -- constructors ------------------------------------------------------------------------
     @classmethod
-    def local(cls, path: str | os.PathLike, **kw: Any) -> ResumableTail:
+    def local(cls, path: str | os.PathLike[str], **kw: Any) -> ResumableTail:
         return cls(LocalFile(os.fspath(path)), **kw)
 
     @classmethod
@@ -297,7 +297,7 @@ class ResumableTail:
         backlog: LastLines | None = None
         unlisten = self._listen(target)
         generation = 0  # bumped at each new file, so a late inode answer for an old one is ignored
-        stat_task: asyncio.Task | None = None
+        stat_task: asyncio.Future[Any] | None = None
         exits = 0
         try:
             while True:

@@ -94,12 +94,12 @@ class Backoff:
 
 @dataclass
 class _HostState:
-    conn: Any = None  # asyncssh.SSHClientConnection while up
-    task: asyncio.Task | None = None  # the connect in flight, shared by concurrent callers
+    conn: asyncssh.SSHClientConnection | None = None
+    task: asyncio.Task[asyncssh.SSHClientConnection] | None = None  # the connect in flight, shared by concurrent callers
     failures: int = 0  # consecutive failures; reset once a connection stayed up `stable_after_s`
     next_attempt: float = 0.0  # loop time before which no new attempt starts
     connected_at: float = 0.0
-    closing: set = field(default_factory=set)  # ids of connections closed on purpose
+    closing: set[int] = field(default_factory=set)  # ids of connections closed on purpose
     wake: asyncio.Event | None = None  # set by reconnect_now: a back-off wait ends at once
 
 
@@ -336,7 +336,7 @@ class SshPool:
         return conn
 
 
-def _consume_exception(task: asyncio.Task) -> None:
+def _consume_exception(task: asyncio.Task[Any]) -> None:
     if not task.cancelled():
         task.exception()  # retrieved: no "never retrieved" warning when every caller gave up
 
