@@ -22,6 +22,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from cockpit.model.session import Host
+
 from cockpit.parse.nvsmi_topo import TopologyMatrix, TopologyParseError, parse_topology
 from cockpit.parse.gpu_events import GpuEvent, GpuSourceUnavailable
 from cockpit.sources.nvml_sampler import NvmlSampler
@@ -33,7 +35,7 @@ HISTORY_WINDOW_S = 15 * 60
 """How far back the GPU pane keeps power history (sparklines, tokens per joule)."""
 
 
-def interval_of(host: Any | None) -> float:
+def interval_of(host: Host | None) -> float:
     """The sampling interval of a session host (`gpu_interval_s`), 1 s when unset or invalid."""
     value = getattr(host, "gpu_interval_s", None)
     try:
@@ -100,7 +102,7 @@ class NvsmiFeed:
             self._stream.close()
 
 
-def gpu_feed_for_host(host: Any, pool: ConnectionSource | None = None, target: Any = None) -> NvmlFeed | NvsmiFeed | None:
+def gpu_feed_for_host(host: Host, pool: ConnectionSource | None = None, target: Any = None) -> NvmlFeed | NvsmiFeed | None:
     """The GPU feed a session `Host` asks for (`gpu_source`), or None for `none`.
 
     `target` defaults to the host itself (what the pool connects to)."""

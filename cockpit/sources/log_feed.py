@@ -22,6 +22,8 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from cockpit.model.session import Host
+
 from cockpit.parse.log_events import LogEvent
 from cockpit.parse.sanitize import sanitize
 from cockpit.parse.sglang_log import LogParser
@@ -190,7 +192,7 @@ class LogFeed:
         return cls(opener, f"run {command}", **kw)
 
     @classmethod
-    def for_host(cls, host: Any, *, pool: Any = None, lines: int = 50_000, **kw: Any) -> LogFeed:
+    def for_host(cls, host: Host, *, pool: Any = None, lines: int = 50_000, **kw: Any) -> LogFeed:
         """The feed for a session Host: `log_command` (on `host.ssh`, else here), else
         `log_path` (on `host.ssh`; a bare path is local, `[user@]host:path` is remote).
         An unconfirmed `log_command` raises LogCommandNotConfirmed (a ValueError)."""
@@ -199,7 +201,7 @@ class LogFeed:
 
         target = None
         if host.ssh:
-            jump = SshTarget.parse(host.jump) if getattr(host, "jump", None) else None
+            jump = SshTarget.parse(host.jump) if host.jump else None
             target = SshTarget.parse(host.ssh, jump=jump)
         if host.log_command:
             from cockpit.sources.confirm_key import require_log_confirmed

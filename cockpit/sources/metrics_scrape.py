@@ -16,6 +16,8 @@ import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+from cockpit.model.session import Host
+
 from cockpit.parse.dcgm_metrics import dcgm_samples, is_dcgm
 from cockpit.parse.gpu_events import GpuEvent, GpuSamplesTaken, GpuStreamInterrupted
 from cockpit.parse.metrics_events import MetricsEvent, MetricsScraped, MetricsScrapeFailed
@@ -140,7 +142,7 @@ class DcgmFeed:
                 yield GpuSamplesTaken(self.metrics.host, tuple(samples), event.taken_at)
 
 
-def metrics_feed_for_host(host: Any, pool: ConnectionSource | None, target: Any = None) -> MetricsFeed | None:
+def metrics_feed_for_host(host: Host, pool: ConnectionSource | None, target: Any = None) -> MetricsFeed | None:
     """The `/metrics` feed of a session host with a `metrics_url` (None without one)."""
     url = getattr(host, "metrics_url", None)
     if not url:
@@ -149,7 +151,7 @@ def metrics_feed_for_host(host: Any, pool: ConnectionSource | None, target: Any 
                        interval_s=float(getattr(host, "metrics_interval_s", None) or DEFAULT_INTERVAL_S))
 
 
-def dcgm_feed_for_host(host: Any, pool: ConnectionSource | None, target: Any = None) -> DcgmFeed:
+def dcgm_feed_for_host(host: Host, pool: ConnectionSource | None, target: Any = None) -> DcgmFeed:
     """A `gpu_source = "dcgm"` host: its dcgm-exporter (`dcgm_url`, default port 9400)."""
     url = getattr(host, "dcgm_url", None) or DEFAULT_DCGM_URL
     return DcgmFeed(MetricsFeed(url, host=host.name, pool=pool if target is not None else None, target=target,

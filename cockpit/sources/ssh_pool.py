@@ -174,7 +174,7 @@ class SshPool:
         # shield: one caller being cancelled must not cancel the connect the others wait on
         return await asyncio.shield(h.task)
 
-    def invalidate(self, target: SshTarget, conn: Any = None, reason: str = "connection failed") -> None:
+    def invalidate(self, target: SshTarget, conn: asyncssh.SSHClientConnection | None = None, reason: str = "connection failed") -> None:
         """Drop the host's connection after a failure on it; the next `connection()` reconnects.
 
         Pass the `conn` that failed: if the pool already holds a newer one, it is kept.
@@ -227,7 +227,7 @@ class SshPool:
         await self.close()
 
     # -- internals ---------------------------------------------------------------------------
-    def _lost(self, target: SshTarget, h: _HostState, conn: Any, reason: str) -> None:
+    def _lost(self, target: SshTarget, h: _HostState, conn: asyncssh.SSHClientConnection | None, reason: str) -> None:
         if h.conn is not conn:
             return
         loop = asyncio.get_running_loop()
