@@ -170,7 +170,9 @@ class MainScreen(MainViewState):
         elif tab == "last":
             self.query_one(LastActionView).show(session)
         elif tab == "handoff":
-            self.query_one(HandoffView).show(session)
+            from cockpit.store.handoff_md import render_handoff
+
+            self.query_one(HandoffView).show(render_handoff(session))
 
     def refresh_header(self) -> None:
         app = self.port

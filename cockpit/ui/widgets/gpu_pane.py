@@ -53,7 +53,7 @@ from cockpit.ui.widgets.gpu_render import (
     render_total,
     short_name,
 )
-from cockpit.ui.widgets.gpu_spark import Point
+from cockpit.ui.render.gpu_spark import Point
 from cockpit.ui.widgets.redraw_once import RedrawOnce
 
 NO_SOURCE = "no source configured"
