@@ -14,9 +14,8 @@ import dataclasses
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
-from cockpit.model.session import Session
-
 from cockpit.live.fleet import FleetFeed, FleetSnapshot
+from cockpit.model.session import Session
 
 
 class FleetSources:

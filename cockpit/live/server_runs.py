@@ -9,8 +9,18 @@ from typing import Any, Literal
 
 from cockpit.parse.error_labels import FATAL_LABELS  # defined there (the log pane uses it too)
 from cockpit.parse.log_events import (
-    NO_RANKS, CudaGraphCapture, DecodeBatch, ErrorBlock, ErrorLine, KvCacheSize, LoadingWeights,
-    LogEvent, PrefillBatch, Ready, ServerArgs, ServerStopped,
+    NO_RANKS,
+    CudaGraphCapture,
+    DecodeBatch,
+    ErrorBlock,
+    ErrorLine,
+    KvCacheSize,
+    LoadingWeights,
+    LogEvent,
+    PrefillBatch,
+    Ready,
+    ServerArgs,
+    ServerStopped,
 )
 from cockpit.parse.log_summary import LogSummary
 

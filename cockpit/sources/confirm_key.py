@@ -15,11 +15,8 @@ import secrets
 import stat
 from pathlib import Path
 
-from typing import Any
-
-from cockpit.model.session import Host
-
 from cockpit.model.launch_confirm import log_fingerprint, seal, sealed
+from cockpit.model.session import Host
 
 __all__ = ["ConfirmKeyError", "LOG_NOT_CONFIRMED", "LogCommandNotConfirmed", "confirmation", "is_confirmed",
            "key_path", "log_command_confirmed", "read_key", "require_log_confirmed"]

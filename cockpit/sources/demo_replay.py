@@ -15,8 +15,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
-from cockpit.parse.nvsmi_query import QueryStreamParser
 from cockpit.parse.gpu_events import GpuSamplesTaken
+from cockpit.parse.nvsmi_query import QueryStreamParser
 
 STEADY_MARKER = "# --- steady state"
 _STAMP = re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")

@@ -23,9 +23,8 @@ from types import ModuleType
 from typing import Any
 
 from cockpit.model.session import Host
-
-from cockpit.parse.nvsmi_topo import TopologyMatrix, TopologyParseError, parse_topology
 from cockpit.parse.gpu_events import GpuEvent, GpuSourceUnavailable
+from cockpit.parse.nvsmi_topo import TopologyMatrix, TopologyParseError, parse_topology
 from cockpit.sources.nvml_sampler import NvmlSampler
 from cockpit.sources.nvsmi_stream import ConnectionSource, NvsmiStream, fetch_topology, target_label
 

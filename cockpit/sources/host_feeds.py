@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from cockpit.model.session import Host
 from cockpit.sources.host_events import HostEvent
-
 from cockpit.sources.host_feeds_plan import Plan, PlanChange, diff_plans, feeds_of_host, is_local_gpu, plan_feeds
 
 if TYPE_CHECKING:

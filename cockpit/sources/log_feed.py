@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cockpit.model.session import Host
-
 from cockpit.parse.log_events import LogEvent
 from cockpit.parse.sanitize import sanitize
 from cockpit.parse.sglang_log import LogParser

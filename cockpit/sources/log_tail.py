@@ -28,7 +28,12 @@ from typing import Any
 from cockpit.sources.ssh_pool import Backoff, HostUnavailable, SshPool, SshTarget, split_remote_path
 from cockpit.sources.tail_buffers import LastLines, LineJoiner, TagSplitter
 from cockpit.sources.tail_events import (
-    LogBytes, TailEvent, TailGap, TailNotice, TailRotated, TailTruncated,
+    LogBytes,
+    TailEvent,
+    TailGap,
+    TailNotice,
+    TailRotated,
+    TailTruncated,
 )
 
 __all__ = ["LocalFile", "RemoteCommand", "RemoteFile", "ResumableTail"]
@@ -340,7 +345,9 @@ class ResumableTail:
                                 mode = "resume"
                             elif self.inode is None and any(k in item for k in _REPLACED):
                                 backlog, generation = None, generation + 1
-                                stat_task = asyncio.ensure_future(self._stat_inode(conn, path, generation, lambda: generation))
+                                stat_task = asyncio.ensure_future(
+                                    # the generation when the answer comes (read late on purpose)
+                                    self._stat_inode(conn, path, generation, lambda: generation))  # noqa: B023
                     await proc.wait_closed()
                     if conn.is_closed():
                         raise asyncssh.ConnectionLost("connection lost")

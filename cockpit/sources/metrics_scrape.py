@@ -17,7 +17,6 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from cockpit.model.session import Host
-
 from cockpit.parse.dcgm_metrics import dcgm_samples, is_dcgm
 from cockpit.parse.gpu_events import GpuEvent, GpuSamplesTaken, GpuStreamInterrupted
 from cockpit.parse.metrics_events import MetricsEvent, MetricsScraped, MetricsScrapeFailed
@@ -47,7 +46,7 @@ async def fetch_text(url: str, *, pool: ConnectionSource | None = None, target: 
             body = await _get_via_ssh(parts, pool, target, timeout_s)
     except HttpGetError:
         raise
-    except (TimeoutError, asyncio.TimeoutError):
+    except TimeoutError:
         raise HttpGetError(f"no answer from {url} within {timeout_s:g} s") from None
     except ConnectionRefusedError:
         raise HttpGetError(f"{parts.authority} refused the connection (is the server up, with "

@@ -21,6 +21,12 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Se
 from dataclasses import replace
 from typing import Any, Protocol
 
+from cockpit.parse.gpu_events import (
+    GpuEvent,
+    GpuSamplesTaken,
+    GpuSourceUnavailable,
+    GpuStreamInterrupted,
+)
 from cockpit.parse.gpu_sample import GpuSample
 from cockpit.parse.nvsmi_query import (
     FIELD_ALTERNATIVES,
@@ -30,12 +36,6 @@ from cockpit.parse.nvsmi_query import (
     query_command,
 )
 from cockpit.parse.nvsmi_topo import TopologyMatrix, parse_topology
-from cockpit.parse.gpu_events import (
-    GpuEvent,
-    GpuSamplesTaken,
-    GpuSourceUnavailable,
-    GpuStreamInterrupted,
-)
 from cockpit.sources.remote_run import RemoteCommandError, run_remote, stop_remote_now
 from cockpit.sources.ssh_pool import HostUnavailable, SshError
 
@@ -173,7 +173,7 @@ class NvsmiStream:
                 else:
                     last = (text.strip().splitlines() or ["no output"])[-1]
                     reason = f"nvidia-smi exited (status {status}): {last[:160]}"
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 stalls += 1
                 reason = f"no data for {self.stall_timeout_s:g} s"
                 if stalls > 1:  # once may be nvidia-smi stuck; twice, suspect the link

@@ -61,7 +61,7 @@ async def run_remote(conn: Any, command: str, timeout_s: float, *, host: str, wh
         raise RemoteCommandError(f"{host}: cannot run {what}: {reason}") from None
     try:
         result = await asyncio.wait_for(proc.wait(check=False), timeout_s)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         await stop_remote(proc)
         raise RemoteTimeout(f"{host}: no answer from {what} within {timeout_s:g} s") from None
     except BaseException:  # cancelled (Ctrl-C) or the link failed: leave nothing behind

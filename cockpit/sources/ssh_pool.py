@@ -174,7 +174,8 @@ class SshPool:
         # shield: one caller being cancelled must not cancel the connect the others wait on
         return await asyncio.shield(h.task)
 
-    def invalidate(self, target: SshTarget, conn: asyncssh.SSHClientConnection | None = None, reason: str = "connection failed") -> None:
+    def invalidate(self, target: SshTarget, conn: asyncssh.SSHClientConnection | None = None,
+                   reason: str = "connection failed") -> None:
         """Drop the host's connection after a failure on it; the next `connection()` reconnects.
 
         Pass the `conn` that failed: if the pool already holds a newer one, it is kept.
@@ -217,7 +218,7 @@ class SshPool:
         for c in conns:
             try:
                 await asyncio.wait_for(c.wait_closed(), 5)
-            except (asyncio.TimeoutError, OSError):
+            except (TimeoutError, OSError):
                 pass
 
     async def __aenter__(self) -> SshPool:
@@ -248,7 +249,7 @@ class SshPool:
             h.wake = asyncio.Event()
             try:
                 await asyncio.wait_for(h.wake.wait(), wait)
-            except (TimeoutError, asyncio.TimeoutError):
+            except TimeoutError:
                 pass
         self._emit(HostConnecting(target.label, attempt=h.failures + 1))
         started = loop.time()
@@ -264,7 +265,7 @@ class SshPool:
             reason = f"via {exc.target.label}: {exc.reason}"
             self._emit(HostDisconnected(target.label, reason, delay))
             raise HostUnavailable(target, reason, delay) from exc
-        except (OSError, asyncssh.Error, asyncio.TimeoutError, ValueError) as exc:
+        except (TimeoutError, OSError, asyncssh.Error, ValueError) as exc:
             delay = self._failed(h)
             reason = _describe(exc)
             self._emit(HostDisconnected(target.label, reason, delay))

@@ -20,7 +20,7 @@ async def probe_versions(names: list[str], python: str, *, pool: Any = None, tar
                 command, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
             try:
                 raw_out, raw_err = await asyncio.wait_for(proc.communicate(), timeout_s)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 proc.kill()
                 raise
             return parse_probe_output(raw_out.decode("utf-8", "replace"), raw_err.decode("utf-8", "replace"),
@@ -33,5 +33,5 @@ async def probe_versions(names: list[str], python: str, *, pool: Any = None, tar
         except RemoteCommandError as exc:
             raise ProbeError(str(exc).partition(": ")[2] or str(exc)) from None
         return parse_probe_output(out, err, status)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         raise ProbeError(f"no answer in {timeout_s:g} s") from None

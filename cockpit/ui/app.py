@@ -31,30 +31,29 @@ from textual.css.query import NoMatches
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
-from cockpit.model.edits import SessionEditor
-from cockpit.model.session import Session, UiState
+from cockpit.control.live_access import HostEvent, LiveFeed, LiveSources, host_state_text, hosts_with, split_key
+from cockpit.control.session_controller import LOCK_RETRY_S, DiskSignature, SessionController
 from cockpit.live.alerts import Alert, AlertBook, error_lines
 from cockpit.live.fleet_sources import FleetSources
 from cockpit.live.log_items import LogLines, SourceState
 from cockpit.live.log_pipeline import pipeline_for
 from cockpit.live.metrics_snapshot import MetricsSnapshot
-from cockpit.control.live_access import HostEvent, LiveFeed, LiveSources, host_state_text, hosts_with, split_key
-from cockpit.model.package_drift import DriftRow
-from cockpit.store.errors import SessionFileError
+from cockpit.model.edits import SessionEditor
 from cockpit.model.merge import MergeResult
-from cockpit.control.session_controller import LOCK_RETRY_S, DiskSignature, SessionController
+from cockpit.model.package_drift import DriftRow
+from cockpit.model.session import Session, UiState
+from cockpit.store.errors import SessionFileError
 from cockpit.ui.app_base import CockpitAppBase
 from cockpit.ui.commands import CockpitCommands, HostCommands
 from cockpit.ui.experiment import ExperimentControl
+from cockpit.ui.live_routes import ROUTES, LivePane, state_pane
 from cockpit.ui.messages import LiveFeedStopped, LiveItemReceived, ServerStartRequested, ServerStopRequested
+from cockpit.ui.port import CockpitPort
 from cockpit.ui.screens.confirm_quit import ConfirmQuitScreen
 from cockpit.ui.screens.main import MainScreen
-from cockpit.ui.live_routes import ROUTES, LivePane, state_pane
-from cockpit.ui.port import CockpitPort
 from cockpit.ui.widgets.fleet_pane import FleetPane
 from cockpit.ui.widgets.gpu_pane import GpuPane
 from cockpit.ui.widgets.log_pane import LogPane
-
 
 # What the header says of a host on this machine (no `ssh`): its log feed's state.
 LOCAL_TAILING, LOCAL_WAITING, LOCAL_STOPPED = "tailing", "no log file yet", "stopped"

@@ -7,12 +7,11 @@ lists every key from the registry)."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Iterable
 from functools import partial
+from typing import Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
-
-from collections.abc import Awaitable, Callable, Iterable
-from typing import Any
 
 from cockpit.ui.actions import ACTIONS, MODAL_SCOPES, PUSHED_SCOPES, ActionSpec
 from cockpit.ui.port import port_of

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from cockpit.control.live_access import ConfirmKeyError, log_command_confirmed, seal_log_command
 from cockpit.model.launch_confirm import log_fingerprint
 from cockpit.model.redact import redact_text
-from cockpit.control.live_access import ConfirmKeyError, log_command_confirmed, seal_log_command
 
 
 def waiting_hosts(session: Any) -> list[Any]:

@@ -9,19 +9,20 @@ import itertools
 from dataclasses import replace
 from datetime import timedelta
 
+from test_gpu_panes import DEMO_TOPO, demo_ticks
 from textual.widgets import Static
+
 from tui_support import FROZEN, fill, make_app, screen_text, until
 
-from cockpit.parse.nvsmi_topo import parse_topology
-from cockpit.parse.gpu_events import GpuSamplesTaken
 from cockpit.live.log_pipeline import LogPipeline
+from cockpit.parse.gpu_events import GpuSamplesTaken
+from cockpit.parse.nvsmi_topo import parse_topology
+from cockpit.sources.feeds import LiveSources
 from cockpit.sources.log_feed import LogBatch
 from cockpit.ui.screens.forms import BenchmarkForm
-from cockpit.sources.feeds import LiveSources
 from cockpit.ui.widgets.gpu_pane import GpuPane
 from cockpit.ui.widgets.log_pane import LogPane
 from cockpit.ui.widgets.topology_pane import TopologyPane
-from test_gpu_panes import DEMO_TOPO, demo_ticks
 
 
 class BusyGpuFeed:
@@ -71,7 +72,7 @@ async def test_gpu_rows_keep_updating_after_benchmarks_are_added_through_the_for
             await pilot.press("1")
             await pilot.pause()
             before = gpu_text(app, "rows")
-            await until(lambda: gpu_text(app, "rows") != before, pilot, timeout=3)
+            await until(lambda before=before: gpu_text(app, "rows") != before, pilot, timeout=3)
             assert "util" in gpu_text(app, "header").split()
     assert [b.label for b in app.editor.session.benchmarks[-ROUNDS:]] == [f"c={n + 1}" for n in range(ROUNDS)]
 

@@ -9,14 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 from textual.app import ComposeResult
 from textual.containers import Container, Horizontal, Vertical
-from textual.content import Content
-from textual.css.query import NoMatches
-from textual.css.scalar import Scalar, Unit
-from textual.events import Click, Resize
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Footer, Static
 
@@ -25,10 +19,10 @@ from cockpit.model.enums import Metric
 from cockpit.model.session import Session
 from cockpit.model.targets import score_all
 from cockpit.ui import messages as msg
-from cockpit.ui.actions import BY_ID, SCOPE_TAB, TABS, bindings_for
+from cockpit.ui.actions import BY_ID, SCOPE_TAB, bindings_for
 from cockpit.ui.screens.compare import CompareScreen
 from cockpit.ui.screens.help import HelpScreen
-from cockpit.ui.screens.main_panes import METRICS_PANE, TAB_IDS, MainPanes
+from cockpit.ui.screens.main_panes import TAB_IDS
 from cockpit.ui.screens.main_view_state import MainViewState
 from cockpit.ui.widgets.banner import LeftOffBanner
 from cockpit.ui.widgets.benchmarks_view import BenchmarksView
@@ -43,10 +37,10 @@ from cockpit.ui.widgets.profiles_view import ProfilesView
 from cockpit.ui.widgets.records_view import FilesTable, PackagesTable
 from cockpit.ui.widgets.restorable import Restorable
 from cockpit.ui.widgets.run_status import RunStatus
-from cockpit.ui.widgets.tab_bar import TabBar, clickable
-from cockpit.ui.widgets.targets_strip import TargetsStrip
-from cockpit.ui.widgets.task_board import TaskBoard, TaskList
 from cockpit.ui.widgets.setup_view import SetupView
+from cockpit.ui.widgets.tab_bar import TabBar
+from cockpit.ui.widgets.targets_strip import TargetsStrip
+from cockpit.ui.widgets.task_board import TaskBoard
 from cockpit.ui.widgets.text_views import HandoffView, LastActionView
 from cockpit.ui.widgets.topology_pane import TopologyPane
 

@@ -22,8 +22,8 @@ from cockpit.ui.widgets.benchmarks_view import BenchmarksView
 from cockpit.ui.widgets.discoveries_view import DiscoveriesView
 from cockpit.ui.widgets.log_pane import LogPane
 from cockpit.ui.widgets.profiles_view import ProfilesView, full_command
-from cockpit.ui.widgets.restorable import Restorable
 from cockpit.ui.widgets.records_view import PackagesTable
+from cockpit.ui.widgets.restorable import Restorable
 from cockpit.ui.widgets.task_board import TaskBoard
 
 if TYPE_CHECKING:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from cockpit.model.enums import TASK_COLUMNS, TaskStatus
 from cockpit.model.session import UiState
 from cockpit.ui.actions import TABS
+from cockpit.ui.screens.main_panes import MainPanes
 from cockpit.ui.widgets.benchmarks_view import BenchmarksView
 from cockpit.ui.widgets.gpu_pane import GpuPane
 from cockpit.ui.widgets.log_pane import LogPane
@@ -20,7 +21,6 @@ from cockpit.ui.widgets.profiles_view import ProfilesView
 from cockpit.ui.widgets.restorable import Restorable
 from cockpit.ui.widgets.task_board import TaskBoard
 from cockpit.ui.widgets.topology_pane import TopologyPane
-from cockpit.ui.screens.main_panes import MainPanes
 
 _PANES = {"log": LogPane, "gpu": GpuPane, "topology": TopologyPane}
 

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from cockpit.model.timeline import drops, timeline
 from cockpit.model.session import Session
-from cockpit.model.targets import TargetScore
+from cockpit.model.timeline import drops, timeline
 from cockpit.ui import messages as msg
 from cockpit.ui.actions import bindings_for
 from cockpit.ui.safe_text import safe

@@ -10,9 +10,10 @@ import random
 
 import pytest
 
+from scan_engines import ENGINES, each_engine, folded_summary, scan_engine  # noqa: F401 (fixture)
+
 from cockpit.parse import greater_than, log_summary_hs, log_summary_scan
 from cockpit.parse.log_summary_scan import summarize_bytes, summarize_stream
-from scan_engines import ENGINES, each_engine, folded_summary, scan_engine  # noqa: F401 (fixture)
 
 # {r} running, {q} queue, {g} gen throughput; the other figures are fixed
 DECODE_SHAPES = [

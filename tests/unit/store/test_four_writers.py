@@ -12,11 +12,11 @@ from pathlib import Path
 
 from cockpit.cli import main as cockpit_main
 from cockpit.cli.open_tui import resolve_session
+from cockpit.control.session_controller import SessionController
 from cockpit.control.sweep_records import TransactionSink
+from cockpit.control.transaction import ASSISTANT, SessionFileWriter
 from cockpit.model.session import Session
 from cockpit.store.cli_load import load_or_report
-from cockpit.control.session_controller import SessionController
-from cockpit.control.transaction import ASSISTANT, SessionFileWriter
 from cockpit.store.toml_store import load_session, save_session
 
 SHELLS, PER_SHELL, TUI_ADDS, MCP_ADDS, SWEEP_POINTS = 3, 25, 20, 20, 19  # 134 records
