@@ -23,6 +23,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 from standin.procs import free_port, kill_groups_left, server_pid, standin_command
@@ -49,7 +50,7 @@ class StandinDcgm:
     imports); keeps (wall clock, summed draw) of every page it served."""
 
     def __init__(self, log: Path) -> None:
-        self.log, self.served, self.busy_until = log, [], 0.0
+        self.log, self.served, self.busy_until = log, list[Any](), 0.0
         self.stopped = threading.Event()
         owner = self
 

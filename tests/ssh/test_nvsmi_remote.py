@@ -165,7 +165,7 @@ async def test_the_stream_comes_back_after_the_server_dies(sshd, stand_in):
         sshd.kill_all()
         await asyncio.sleep(0.3)
         sshd.start()
-        after = []
+        after: list[object] = []
         while len([e for e in after if isinstance(e, GpuSamplesTaken)]) < 3:
             ev = await asyncio.wait_for(it.__anext__(), 30)
             after.append(ev)

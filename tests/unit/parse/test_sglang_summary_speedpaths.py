@@ -16,6 +16,7 @@ from scan_engines import ENGINES, each_engine, folded_summary, scan_engine  # no
 
 from cockpit.parse import greater_than, log_summary_fast, log_summary_scan
 from cockpit.parse.error_labels import _SUBSTRING_TRIGGERS, TRIGGER_EXAMPLES, line_error_labels
+from cockpit.parse.log_summary import Summary
 from cockpit.parse.log_summary_scan import summarize_bytes, summarize_stream
 from cockpit.parse.sglang_patterns import BENCH_HEADER
 
@@ -40,7 +41,7 @@ pytestmark = pytest.mark.usefixtures("each_engine")
 events = folded_summary
 
 
-def check(text: str | bytes) -> dict:
+def check(text: str | bytes) -> Summary:
     data = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
     expected = events(data)
     assert summarize_bytes(data) == expected
