@@ -289,6 +289,8 @@ class CockpitApp(CockpitAppBase):
 
     def _autosave(self) -> None:
         self._autosave_timer = None
+        if not self.screen_stack:  # exiting: the screens (and the view to save) are gone
+            return
         if self.controller.autosave_due:
             self.save()
 
