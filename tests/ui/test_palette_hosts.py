@@ -43,7 +43,7 @@ async def test_reconnect_from_the_palette_restarts_that_hosts_feeds(session_path
         await pilot.press("enter")
         await until(lambda: "Reconnecting beta" in screen_text(app), pilot)  # the toast
         # beta's feeds were started again (new workers), alpha's were left alone
-        await until(lambda: _feed_workers(app, "beta") and not _feed_workers(app, "beta") & beta_before, pilot)
+        await until(lambda: bool(_feed_workers(app, "beta")) and not _feed_workers(app, "beta") & beta_before, pilot)
         assert _feed_workers(app, "alpha") == alpha_before
 
 
