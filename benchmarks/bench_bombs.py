@@ -13,9 +13,9 @@ import json
 import tempfile
 from pathlib import Path
 
+from bench_common import timed
 from bench_store import big_session
 
-from bench_common import timed
 from cockpit.store.errors import SessionFileError
 from cockpit.store.limits import structure_problem
 from cockpit.store.toml_store import dumps_session, load_session
@@ -51,7 +51,7 @@ def main() -> None:
         for name, text in BOMBS.items():
             path = Path(tmp) / "bomb.toml"
             path.write_text(text, encoding="utf-8")
-            results[f"refuse: {name}"] = timed(lambda: refuse(path), args.runs)
+            results[f"refuse: {name}"] = timed(lambda path=path: refuse(path), args.runs)
         big = dumps_session(big_session(5000))
         path = Path(tmp) / "big.toml"
         path.write_text(big, encoding="utf-8")

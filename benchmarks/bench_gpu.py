@@ -133,7 +133,7 @@ async def bench_sampler_cpu(seconds: float, gpus: int) -> dict[str, float]:
         cpu0, t0 = time.process_time(), time.perf_counter()
         try:
             await asyncio.wait_for(consume(), seconds)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
         wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
         proc.kill()

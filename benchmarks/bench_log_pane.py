@@ -68,7 +68,7 @@ def monotone(path: Path, rate: int = 5000) -> Path:
         buf: list[bytes] = []
         for i, line in enumerate(f):
             stamp = b"[" + time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(1767225600 + i // rate)).encode()
-            buf.append(ts.sub(lambda _m: stamp, line, count=1))
+            buf.append(ts.sub(lambda _m, stamp=stamp: stamp, line, count=1))
             if len(buf) >= 100_000:
                 dst.write(b"".join(buf))
                 buf = []

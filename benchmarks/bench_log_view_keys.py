@@ -93,7 +93,7 @@ async def bench_frames(n: int, runs: int) -> dict[str, float]:
             view.set_wrap(wrap)
             await pilot.pause()
             region = Region(0, 0, view.size.width, view.size.height)
-            out[f"frame_{'wrapped' if wrap else 'cut'}_ms"] = timed(lambda: view.render_lines(region), runs) * 1e3
+            out[f"frame_{'wrapped' if wrap else 'cut'}_ms"] = timed(lambda region=region: view.render_lines(region), runs) * 1e3
     return out
 
 

@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 
 from bench_common import timed
+
 from cockpit.live.server_metrics import ServerMetricsFold
 from cockpit.parse.dcgm_metrics import dcgm_samples
 from cockpit.parse.prom_text import ExpositionCache, parse_exposition

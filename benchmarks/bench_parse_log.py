@@ -60,17 +60,17 @@ def _corpus_pools() -> tuple[list[bytes], list[bytes], list[bytes], list[bytes],
     lines = []
     for log in sorted(CORPUS.glob("*.log")):
         lines += log.read_bytes().splitlines()
-    decode = [l for l in lines if b"Decode batch" in l]
-    prefill = [l for l in lines if b"Prefill batch" in l]
-    access = [l for l in lines if b'HTTP/1.1"' in l]
+    decode = [ln for ln in lines if b"Decode batch" in ln]
+    prefill = [ln for ln in lines if b"Prefill batch" in ln]
+    access = [ln for ln in lines if b'HTTP/1.1"' in ln]
     # The rest: startup, warnings, NCCL info... but not error or bench lines, which a
     # real serving log has a handful of, not 10%: one real crash is appended instead.
     crash = (CORPUS / "013.log").read_bytes().splitlines()
     noisy = set((CORPUS / "017.log").read_bytes().splitlines()) | set(
-        l for log in ("002", "003", "013", "015", "020", "062", "014", "026", "028", "040", "047", "063")
-        for l in (CORPUS / f"{log}.log").read_bytes().splitlines())
-    other = [l for l in lines if l not in decode and l not in prefill and l not in access
-             and l not in noisy]
+        ln for log in ("002", "003", "013", "015", "020", "062", "014", "026", "028", "040", "047", "063")
+        for ln in (CORPUS / f"{log}.log").read_bytes().splitlines())
+    other = [ln for ln in lines if ln not in decode and ln not in prefill and ln not in access
+             and ln not in noisy]
     return decode, prefill, access, other, crash
 
 
@@ -153,7 +153,7 @@ def build_decode_log(path: Path, n_lines: int, seed: int = 11, steady: bool = Fa
     weights = [w for w, _ in DECODE_SHAPES]
     shapes = [s for _, s in DECODE_SHAPES]
     *_, other, crash = _corpus_pools()
-    other = [l for l in other if b"batch" not in l]  # the batch lines here are the generated ones
+    other = [ln for ln in other if b"batch" not in ln]  # the batch lines here are the generated ones
     level = 123456  # steady: hundredths of a token/s
     body = []
     for _ in range(n_lines - len(crash)):

@@ -98,7 +98,7 @@ def main() -> None:
     keys = list(rounds["now"][0])
     med = {side: {k: statistics.median(r[k] for r in rs) for k in keys} for side, rs in rounds.items()}
     print(f"ref {ref[:10]} vs working tree; medians of {args.runs} rounds, {args.lines} log lines\n")
-    print(f"| measure | ref | now | now/ref |\n| --- | ---: | ---: | ---: |")
+    print("| measure | ref | now | now/ref |\n| --- | ---: | ---: | ---: |")
     for k in keys:
         a, b = med["ref"][k], med["now"][k]
         print(f"| {k} | {a:,.0f} | {b:,.0f} | {b / a:.2f} |")

@@ -15,8 +15,8 @@ import tomllib
 from pathlib import Path
 
 import tomli_w
-
 from bench_common import timed
+
 from cockpit.model.edits import SessionEditor
 from cockpit.model.session import Benchmark, Discovery, JournalEvent, Session, Task, now
 from cockpit.store.toml_store import load_session, save_session, to_data

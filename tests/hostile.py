@@ -14,8 +14,18 @@ import re
 from datetime import UTC, datetime, timedelta
 
 from cockpit.model.session import (
-    Benchmark, Discovery, FileChange, Goal, Instruction, JournalEvent, LastAction,
-    LaunchProfile, Package, Session, Target, Task,
+    Benchmark,
+    Discovery,
+    FileChange,
+    Goal,
+    Instruction,
+    JournalEvent,
+    LastAction,
+    LaunchProfile,
+    Package,
+    Session,
+    Target,
+    Task,
 )
 from cockpit.parse.sanitize import sanitize
 

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 import pytest
 
 from cockpit.parse import log_summary_hs, log_summary_scan
+from cockpit.parse.log_summary import Summary
 
 ENGINES = ("sre", "hyperscan")
 NO_WHEEL = "no hyperscan wheel for this platform (see README)"
@@ -39,7 +40,7 @@ def each_engine(request: pytest.FixtureRequest) -> Iterator[str]:
         yield request.param
 
 
-def folded_summary(data: bytes) -> dict:
+def folded_summary(data: bytes) -> Summary:
     """The reference: `parse_text`'s events folded one by one into a LogSummary."""
     from cockpit.parse.log_summary import LogSummary
     from cockpit.parse.sglang_log import parse_text

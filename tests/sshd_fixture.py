@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 
@@ -127,7 +128,7 @@ class LoopbackSshd:
             f"SetEnv PATH={self.bin_dir}:/usr/local/bin:/usr/bin:/bin\n",
         )
         self.proc: subprocess.Popen | None = None
-        self._log = None
+        self._log: BinaryIO | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -172,7 +173,7 @@ class LoopbackSshd:
                 names[pid] = head.split("(", 1)[1]
             except (OSError, ValueError, IndexError):
                 continue
-        found, frontier = [], {self.proc.pid}
+        found, frontier = list[int](), {self.proc.pid}
         while frontier:
             kids = {p for p, pp in parents.items() if pp in frontier and names.get(p) == "sshd"}
             kids -= set(found)

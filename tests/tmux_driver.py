@@ -81,13 +81,6 @@ class Tmux:
             time.sleep(0.05)
 
 
-@pytest.fixture
-def tmux(tmp_path):
-    session = Tmux(tmp_path)
-    yield session
-    session.kill()
-
-
 
 
 def cockpit_program() -> str:

@@ -26,8 +26,6 @@ from mcp.types import ToolAnnotations
 
 from cockpit import __version__
 from cockpit.assistant import live_state, views
-from cockpit.assistant.watch import SessionWatch
-from cockpit.assistant.live_state import FeedState, LiveState
 from cockpit.assistant.inputs import (
     BenchmarkFields,
     FileChangeFields,
@@ -36,6 +34,8 @@ from cockpit.assistant.inputs import (
     SweepFields,
     fields_of,
 )
+from cockpit.assistant.live_state import FeedState, LiveState
+from cockpit.assistant.watch import SessionWatch
 from cockpit.control.transaction import ASSISTANT, SessionFileWriter
 from cockpit.model.edits import EditError, SessionEditor
 from cockpit.model.enums import TASK_COLUMNS, DiscoveryStatus, ProfileStatus, TaskStatus

@@ -93,7 +93,8 @@ def build_tui_parser(with_commands: bool = False) -> argparse.ArgumentParser:
     parser.add_argument("session", nargs="?", help="session TOML file")
     parser.add_argument("--version", action="version", version=f"cockpit {__version__}")
     parser.add_argument("--demo", action="store_true", help="open the example session with live replayed panes")
-    parser.add_argument("--fresh", action="store_true", help="with --demo: start a new demo copy (the last one is kept as .prev.toml)")
+    parser.add_argument("--fresh", action="store_true",
+                        help="with --demo: start a new demo copy (the last one is kept as .prev.toml)")
     parser.add_argument("--theme", help="theme name to start with (overrides the session's)")
     return parser
 

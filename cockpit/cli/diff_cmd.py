@@ -22,8 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from cockpit.model.profile_diff import diff_lines, diff_profiles
     from cockpit.model.lookup import by_id_or_name, known_records
+    from cockpit.model.profile_diff import diff_lines, diff_profiles
     from cockpit.store.cli_load import load_or_report
 
     session = load_or_report(args.session)

@@ -10,10 +10,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from cockpit.parse.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 from cockpit.parse.gpu_sample import GpuSample
 from cockpit.parse.nvsmi_topo import TopologyMatrix, TopologyParseError, parse_topology
 from cockpit.parse.sanitize import sanitize
-from cockpit.parse.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 
 
 def register(subparsers: Any) -> None:
@@ -228,7 +228,8 @@ async def _remote_gpus(args: argparse.Namespace) -> int:
     async with SshPool(connect_timeout_s=timeout) as pool:
         if args.once:
             samples = await fetch_samples(pool, target, timeout_s=timeout)
-            _print_tick(GpuSamplesTaken(target.label, samples, (samples[0].timestamp or 0.0) if samples else 0.0), args, pretty=True)
+            first_at = (samples[0].timestamp or 0.0) if samples else 0.0
+            _print_tick(GpuSamplesTaken(target.label, samples, first_at), args, pretty=True)
             return 0
         n = 0
         stream = NvsmiStream(pool, target, interval_ms=int(args.interval * 1000), stall_timeout_s=args.timeout)
@@ -272,7 +273,8 @@ def render_samples(samples: Sequence[GpuSample], *, host: str | None = None) -> 
             f"{_fmt(s.util_gpu_pct)}%",
             f"{_fmt(s.mem_used_mib)}/{_fmt(s.mem_total_mib)}",
             f"{_fmt(s.temp_c)}C",
-            "-" if s.sm_clock_mhz is None and s.sm_clock_max_mhz is None else f"{_fmt(s.sm_clock_mhz)}/{_fmt(s.sm_clock_max_mhz)}",
+            "-" if s.sm_clock_mhz is None and s.sm_clock_max_mhz is None
+            else f"{_fmt(s.sm_clock_mhz)}/{_fmt(s.sm_clock_max_mhz)}",
             "-" if s.pcie_gen is None and s.pcie_width is None else f"gen{_fmt(s.pcie_gen)}x{_fmt(s.pcie_width)}",
             ",".join(s.throttle_reasons) or "-",
         ])

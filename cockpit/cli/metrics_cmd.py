@@ -16,7 +16,6 @@ import json
 import math
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from cockpit.parse.sanitize import sanitize

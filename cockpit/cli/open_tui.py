@@ -15,13 +15,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from cockpit.cli import recent
 from cockpit.model.session import Session, now
 from cockpit.parse.sanitize import sanitize
+from cockpit.sources.feeds import LiveSources
 from cockpit.store.cli_load import load_or_report_signed
 from cockpit.store.signature import DiskSignature
 from cockpit.store.toml_store import save_session_with_signature
-from cockpit.cli import recent
-from cockpit.sources.feeds import LiveSources
 
 DEFAULT_NEW = "cockpit-session.toml"
 

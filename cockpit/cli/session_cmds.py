@@ -6,7 +6,6 @@ import argparse
 import errno
 import sys
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from cockpit.parse.sanitize import sanitize
@@ -14,7 +13,7 @@ from cockpit.store.errors import SessionFileError
 from cockpit.store.lock import session_lock
 
 if TYPE_CHECKING:
-    from cockpit.model.edits import SessionEditor
+    pass
 
 
 def _store():
@@ -179,7 +178,8 @@ def cmd_add(args: argparse.Namespace) -> int:
         return _edit(args.session, lambda e: e.add_record(collection, **fields))
     fields = {
         key: getattr(args, key)
-        for key in ("profile", "concurrency", "input_len", "output_len", "total_tok_s", "output_tok_s", "ttft_ms", "itl_ms", "notes")
+        for key in ("profile", "concurrency", "input_len", "output_len", "total_tok_s", "output_tok_s", "ttft_ms", "itl_ms",
+                    "notes")
         if getattr(args, key) is not None
     }
     return _edit(args.session, lambda e: e.add_benchmark(label=args.text, **fields))
@@ -230,7 +230,6 @@ def cmd_bench_import(args: argparse.Namespace) -> int:
     from cockpit.parse.bench_serving import bench_fields
     from cockpit.parse.log_events import BenchResult
     from cockpit.parse.sglang_log import parse_text
-
     from cockpit.sources.input_file import InputTooLarge, read_input
 
     try:

@@ -24,7 +24,10 @@ from cockpit.store.errors import SessionFileError
 from cockpit.store.lock import SessionBusyError, session_lock
 from cockpit.store.signature import DiskSignature, disk_signature
 from cockpit.store.toml_store import (
-    check_new_texts, load_session, load_session_with_signature, save_session_with_signature,
+    check_new_texts,
+    load_session,
+    load_session_with_signature,
+    save_session_with_signature,
 )
 
 __all__ = ["LOCK_RETRY_S", "LOCK_WAIT_S", "DiskSignature", "SaveOutcome", "SessionController", "disk_signature"]

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from cockpit.live.fleet import FleetFeed, FleetSnapshot
+from cockpit.model.session import Session
 
 
 class FleetSources:
@@ -32,7 +33,7 @@ class FleetSources:
         """The shown source's ("Prometheus lab · URL every 5 s"), for the app's state line."""
 
     @classmethod
-    def for_session(cls, session: Any) -> FleetSources:
+    def for_session(cls, session: Session) -> FleetSources:
         return cls(session.prometheus, lambda source: FleetFeed.for_session(source, session))
 
     def __len__(self) -> int:
@@ -51,7 +52,7 @@ class FleetSources:
         name = self.sources[self.index].name
         return f"{name} ({self.index + 1}/{len(self.sources)})" if self.position else name
 
-    def follow(self, session: Any) -> bool:
+    def follow(self, session: Session) -> bool:
         """The session's `[[prometheus]]` now; True when they changed (the caller restarts the
         feed). The shown source stays shown when it is still there (by name); needs one source."""
         new = tuple(session.prometheus)

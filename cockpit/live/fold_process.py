@@ -53,7 +53,7 @@ class LogEngine:
             events += self.parser.feed(data)
         return self._rows(events, notes)
 
-    def seed(self, summary: dict) -> None:
+    def seed(self, summary: dict[str, Any]) -> None:
         self.metrics.seed_summary(summary)
 
     def finish(self) -> LogLines | None:
@@ -197,7 +197,7 @@ class ChildFold:
         if notes or data or ended:
             self._put(("L", notes, data, ended), len(data))
 
-    def seed(self, summary: dict) -> None:
+    def seed(self, summary: dict[str, Any]) -> None:
         self._put(("S", summary), 0)
 
     def close(self) -> None:

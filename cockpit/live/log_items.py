@@ -54,7 +54,7 @@ class SourceState:
 class SummaryBefore:
     """The `parse-log` summary of the file's text before the first line sent."""
 
-    summary: dict
+    summary: dict[str, Any]
 
 
 def labels_flag(labels: Iterable[str]) -> int:

@@ -14,6 +14,7 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 from cockpit.live.server_runs import ServerRunTracker
 from cockpit.parse.batch_lines import series_figures
@@ -32,7 +33,7 @@ class MetricSeries:
     name: str
     window_s: float = 900.0
     maxlen: int = 4096
-    points: deque = field(default_factory=deque)
+    points: deque[Any] = field(default_factory=deque)
     current: float | None = None
     peak: float | None = None  # over the whole stream, not only the window
 
@@ -247,7 +248,7 @@ class LogMetrics:
         if seen & 4:
             self.token_usage.add(t, max(s.usage for s in fresh if s.usage is not None))
 
-    def seed_summary(self, earlier: dict) -> None:
+    def seed_summary(self, earlier: dict[str, Any]) -> None:
         """The summary of the log before the first event folded (see LogSummary.add_before)."""
         self.summary.add_before(earlier)
 

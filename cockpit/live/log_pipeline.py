@@ -17,11 +17,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cockpit.live.fold_process import ChildFold
 from cockpit.live.log_items import LogLines, SourceState, SummaryBefore, lines_of
 from cockpit.live.metrics_snapshot import MetricsSnapshot
+
+if TYPE_CHECKING:  # the feed module imports asyncssh lazily; its types cost nothing here
+    from cockpit.sources.live_feed import LiveFeed
+    from cockpit.sources.log_feed import LogFeed
 
 LogItem = LogLines | MetricsSnapshot | SourceState | SummaryBefore
 _DONE = object()
@@ -36,7 +40,7 @@ class LogPipeline:
     """A preview is drawn before the backlog goes to the child (whose parse would compete
     with the first frames for the CPU on a busy machine)."""
 
-    def __init__(self, feed: Any, *, use_process: bool = True) -> None:
+    def __init__(self, feed: LogFeed, *, use_process: bool = True) -> None:
         self.feed = feed
         self.description: str = feed.description
         self.use_process = use_process
@@ -92,7 +96,7 @@ class LogPipeline:
         fold.close()  # the last lines, then _DONE from the fold
 
 
-def pipeline_for(feed: Any) -> Any:
+def pipeline_for(feed: LiveFeed) -> LiveFeed:
     """A LogFeed's pipeline; any other feed (one that yields LogItem already) as it is."""
     from cockpit.sources.log_feed import LogFeed
 

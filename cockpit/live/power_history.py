@@ -9,8 +9,8 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from enum import Enum
 
-from cockpit.parse.gpu_sample import GpuSample
 from cockpit.parse.gpu_events import GpuSamplesTaken
+from cockpit.parse.gpu_sample import GpuSample
 
 GpuKey = tuple[str | None, int]
 """(host, index); host None is the local machine."""
@@ -21,7 +21,7 @@ STARVED_BELOW = 0.60
 NEAR_LIMIT_ABOVE = 0.90
 
 
-class Headroom(str, Enum):
+class Headroom(str, Enum):  # noqa: UP042 - StrEnum would change str() of a member
     """How close a GPU runs to its enforced power limit."""
 
     STARVED = "starved"

@@ -14,8 +14,8 @@ from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-from cockpit.parse.prom_histogram import Histogram
 from cockpit.parse.metrics_events import MetricsEvent, MetricsScrapeFailed
+from cockpit.parse.prom_histogram import Histogram
 from cockpit.parse.sglang_metrics import ServerScrape, sglang_scrape
 
 QUANTILES: tuple[tuple[str, float], ...] = (("p50", 0.50), ("p90", 0.90), ("p99", 0.99))

@@ -5,12 +5,22 @@ restart does not blur the numbers of the one before."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from cockpit.parse.error_labels import FATAL_LABELS  # defined there (the log pane uses it too)
 from cockpit.parse.log_events import (
-    NO_RANKS, CudaGraphCapture, DecodeBatch, ErrorBlock, ErrorLine, KvCacheSize, LoadingWeights,
-    LogEvent, PrefillBatch, Ready, ServerArgs, ServerStopped,
+    NO_RANKS,
+    CudaGraphCapture,
+    DecodeBatch,
+    ErrorBlock,
+    ErrorLine,
+    KvCacheSize,
+    LoadingWeights,
+    LogEvent,
+    PrefillBatch,
+    Ready,
+    ServerArgs,
+    ServerStopped,
 )
 from cockpit.parse.log_summary import LogSummary
 
@@ -27,7 +37,7 @@ class ServerRun:
     started_ts: str | None = None
     ready_ts: str | None = None
     ended_ts: str | None = None
-    args: dict = field(default_factory=dict)
+    args: dict[str, Any] = field(default_factory=dict)
     kv_capacity: int | None = None  # max_total_num_tokens, else the allocated #tokens
     graph_capture_s: float | None = None
     peak_gen_throughput: float | None = None  # summed over DP ranks (set by LogMetrics)

@@ -2,12 +2,49 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Protocol
 
 from pydantic_core import PydanticCustomError
 
-if TYPE_CHECKING:
-    from cockpit.model.session import Session
+
+# What the check reads of a Session, named here so that this module (which session.py's
+# validator calls) does not import session.py back; the collections are read by name.
+class _Ided(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+class _Bench(Protocol):
+    @property
+    def profile(self) -> str | None: ...
+
+    @property
+    def sweep(self) -> str | None: ...
+
+
+class _Goal(Protocol):
+    @property
+    def targets(self) -> Sequence[_Ided]: ...
+
+
+class CheckedSession(Protocol):
+    @property
+    def goal(self) -> _Goal: ...
+
+    @property
+    def benchmarks(self) -> Sequence[_Bench]: ...
+
+    @property
+    def prometheus(self) -> Sequence[_Named]: ...
+
+    @property
+    def hosts(self) -> Sequence[_Named]: ...
 
 # (collection, field with links, collection the links point into)
 LINKS = (
@@ -24,7 +61,7 @@ def _fail(loc: str, message: str) -> None:
     raise PydanticCustomError("integrity", "{loc}: {message}", {"loc": loc, "message": message})
 
 
-def check_integrity(session: "Session") -> None:
+def check_integrity(session: CheckedSession) -> None:
     ids: dict[str, set[str]] = {}
     for name in ("instructions", "discoveries", "tasks", "files", "packages", "launch", "benchmarks", "sweeps"):
         seen: set[str] = set()

@@ -122,7 +122,7 @@ class Target(Strict):
     label: str | None = None
 
     @model_validator(mode="after")
-    def _range_ordered(self) -> "Target":
+    def _range_ordered(self) -> Target:
         if (
             self.concurrency_min is not None
             and self.concurrency_max is not None
@@ -445,7 +445,7 @@ class Session(Strict):
         return value
 
     @model_validator(mode="after")
-    def _ids_unique_and_links_resolve(self) -> "Session":
+    def _ids_unique_and_links_resolve(self) -> Session:
         from cockpit.model.integrity import check_integrity
 
         check_integrity(self)

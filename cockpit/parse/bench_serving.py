@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from cockpit.parse.log_events import BenchResult, Number
 from cockpit.parse.numbers import read_float, read_int
 from cockpit.parse.sglang_patterns import BENCH_HEADER
+
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 

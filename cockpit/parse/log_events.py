@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Union
 
-Number = Union[int, float]
-FieldValue = Union[int, float, bool, str]
+Number = int | float
+FieldValue = int | float | bool | str
 
 _fill_lazy: Callable[[LogEvent], None] | None = None
 

@@ -15,8 +15,16 @@ from typing import Any, TypedDict
 from cockpit.parse.error_labels import line_error_labels
 from cockpit.parse.log_events import BenchResult, DecodeBatch, ErrorBlock, ErrorLine, LogEvent, Number, PrefillBatch
 from cockpit.parse.sglang_patterns import (
-    DECODE_REST_TEXT, ERROR_GATE, GEN_TEXT, LEGACY_QUEUE_TEXT, LEGACY_REST_TEXT, LEGACY_RUNNING_TEXT,
-    PREFILL_REST_TEXT, QUEUE_TEXT, READY_TEXT, RUNNING_TEXT,
+    DECODE_REST_TEXT,
+    ERROR_GATE,
+    GEN_TEXT,
+    LEGACY_QUEUE_TEXT,
+    LEGACY_REST_TEXT,
+    LEGACY_RUNNING_TEXT,
+    PREFILL_REST_TEXT,
+    QUEUE_TEXT,
+    READY_TEXT,
+    RUNNING_TEXT,
 )
 
 

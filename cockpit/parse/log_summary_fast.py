@@ -36,8 +36,20 @@ from cockpit.parse.error_labels import line_error_labels
 from cockpit.parse.greater_than import labels_greater
 from cockpit.parse.numbers import read_float, read_int
 from cockpit.parse.sglang_patterns import (
-    BENCH_HEADER, DECODE_MARKER, GEN, GEN_LABEL, LEGACY_MARKER, LEGACY_QUEUE, LEGACY_REST, LEGACY_RUNNING,
-    PREFILL_MARKER, QUEUE, QUEUE_LABEL, READY_TEXT, RUNNING, RUNNING_LABEL,
+    BENCH_HEADER,
+    DECODE_MARKER,
+    GEN,
+    GEN_LABEL,
+    LEGACY_MARKER,
+    LEGACY_QUEUE,
+    LEGACY_REST,
+    LEGACY_RUNNING,
+    PREFILL_MARKER,
+    QUEUE,
+    QUEUE_LABEL,
+    READY_TEXT,
+    RUNNING,
+    RUNNING_LABEL,
 )
 
 Buffer: TypeAlias = "bytes | mmap.mmap"  # a whole log: bytes, or a mapped file (no copy)

@@ -341,7 +341,7 @@ def parse_nvsmi_table(text: str, *, host: str | None = None) -> list[GpuSample]:
             continue
         notes: dict[str, str] = {}
 
-        def num(attr: str, raw: str) -> float | int | None:
+        def num(attr: str, raw: str, notes: dict[str, str] = notes) -> float | int | None:
             value, why = parse_value(raw)
             if why is not None:
                 notes[attr] = why

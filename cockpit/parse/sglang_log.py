@@ -15,11 +15,27 @@ from functools import lru_cache
 from cockpit.parse.batch_lines import parse_batch
 from cockpit.parse.bench_serving import BenchBlockParser
 from cockpit.parse.error_labels import line_error_labels
-from cockpit.parse.numbers import read_float, read_int
 from cockpit.parse.log_events import (
-    LAZY_FIELDS, FieldValue, NO_RANKS, CudaGraphCapture, DecodeBatch, ErrorBlock, ErrorLine, HttpRequest, KvCacheSize,
-    LoadingWeights, LogEvent, PlainLine, PrefillBatch, Ranks, Ready, ServerArgs, ServerStopped, set_lazy_filler,
+    LAZY_FIELDS,
+    NO_RANKS,
+    CudaGraphCapture,
+    DecodeBatch,
+    ErrorBlock,
+    ErrorLine,
+    FieldValue,
+    HttpRequest,
+    KvCacheSize,
+    LoadingWeights,
+    LogEvent,
+    PlainLine,
+    PrefillBatch,
+    Ranks,
+    Ready,
+    ServerArgs,
+    ServerStopped,
+    set_lazy_filler,
 )
+from cockpit.parse.numbers import read_float, read_int
 from cockpit.parse.sanitize import strip_ansi
 from cockpit.parse.sglang_patterns import BATCH_MARKER, BENCH_HEADER, READY_TEXT
 

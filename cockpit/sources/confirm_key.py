@@ -15,9 +15,8 @@ import secrets
 import stat
 from pathlib import Path
 
-from typing import Any
-
 from cockpit.model.launch_confirm import log_fingerprint, seal, sealed
+from cockpit.model.session import Host
 
 __all__ = ["ConfirmKeyError", "LOG_NOT_CONFIRMED", "LogCommandNotConfirmed", "confirmation", "is_confirmed",
            "key_path", "log_command_confirmed", "read_key", "require_log_confirmed"]
@@ -112,12 +111,12 @@ class LogCommandNotConfirmed(ValueError):
         self.host = host
 
 
-def log_command_confirmed(host: Any) -> bool:
+def log_command_confirmed(host: Host) -> bool:
     """Whether `host.log_command` carries this user's seal for this command on this host."""
     return bool(host.log_command) and is_confirmed("log", log_fingerprint(host), getattr(host, "log_confirmed", None))
 
 
-def require_log_confirmed(host: Any) -> None:
+def require_log_confirmed(host: Host) -> None:
     """Raise LogCommandNotConfirmed unless the host's `log_command` may run."""
     if host.log_command and not log_command_confirmed(host):
         raise LogCommandNotConfirmed(host.name)

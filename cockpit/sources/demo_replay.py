@@ -13,9 +13,10 @@ import time
 from collections.abc import AsyncIterator
 from datetime import datetime
 from pathlib import Path
+from typing import TextIO
 
-from cockpit.parse.nvsmi_query import QueryStreamParser
 from cockpit.parse.gpu_events import GpuSamplesTaken
+from cockpit.parse.nvsmi_query import QueryStreamParser
 
 STEADY_MARKER = "# --- steady state"
 _STAMP = re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
@@ -63,7 +64,7 @@ class DemoLogWriter:
                 for line in self.steady:
                     await self._write(handle, line)
 
-    async def _write(self, handle, line: str) -> None:
+    async def _write(self, handle: TextIO, line: str) -> None:
         handle.write(self._stamp(line) + "\n")
         handle.flush()
         self.lines_written += 1

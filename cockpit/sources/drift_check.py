@@ -4,7 +4,7 @@ Packages tab."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.package_drift import DriftRow, compare, unknown
@@ -12,6 +12,9 @@ from cockpit.model.profile_diff import interpreter
 from cockpit.model.session import Session
 from cockpit.parse.version_probe import ProbeError, kind_of
 from cockpit.sources.version_probe import probe_versions
+
+if TYPE_CHECKING:
+    from cockpit.sources.ssh_pool import SshPool
 
 HOST_NOT_CHECKED = "the host could not be checked"
 
@@ -34,7 +37,7 @@ def _where(session: Session, name: str | None) -> tuple[str, str | None, str | N
     return name, name, None
 
 
-async def check_drift(session: Session, *, pool: Any, host: str | None = None, python: str | None = None,
+async def check_drift(session: Session, *, pool: SshPool, host: str | None = None, python: str | None = None,
                       ssh_config: tuple[str, ...] | None = None,
                       known_hosts: str | None = None) -> tuple[list[DriftRow], list[str]]:
     """(a row per package, a note per host: what was checked or why it could not be).
@@ -43,7 +46,7 @@ async def check_drift(session: Session, *, pool: Any, host: str | None = None, p
     from cockpit.sources.ssh_target import SshTarget, with_config
 
     python = python or default_python(session)
-    groups: dict[tuple[str, str | None, str | None], list] = {}
+    groups: dict[tuple[str, str | None, str | None], list[Any]] = {}
     for package in session.packages:
         groups.setdefault(_where(session, package.host or host), []).append(package)
     rows: list[DriftRow] = []

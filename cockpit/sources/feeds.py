@@ -11,16 +11,23 @@ plug in the same way.
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+from cockpit.sources.host_events import HostEvent
+from cockpit.sources.live_feed import LiveFeed
+
+if TYPE_CHECKING:
+    from cockpit.sources.host_feeds import HostFeeds
+
+__all__ = ["HostEventSource", "LiveFeed", "LiveSources"]
 
 
-class LiveFeed(Protocol):
-    description: str
-    """Shown in the pane while it runs ("tail gpu1:/var/log/sglang.log")."""
+class HostEventSource(Protocol):
+    """What tells of connections (the SshPool): the header shows its Host* events."""
 
-    def stream(self) -> AsyncIterator[Any]: ...
+    def add_listener(self, callback: Callable[[HostEvent], Any]) -> object: ...
 
 
 @dataclass
@@ -32,7 +39,7 @@ class LiveSources:
     gpu: LiveFeed | None = None
     topology: LiveFeed | None = None
     metrics: LiveFeed | None = None
-    hosts: Any = None
+    hosts: HostFeeds | None = None
     """A HostFeeds (sources/host_feeds.py): the feeds of the session's hosts, keyed
     `kind@host`, re-planned by the app whenever the session changes."""
     fleet: LiveFeed | None = None
@@ -40,14 +47,14 @@ class LiveSources:
 
     title_note: str | None = None
     """Shown in the header beside the title (the demo says DEMO here)."""
-    on_start: list[Any] = field(default_factory=list)
+    on_start: list[Callable[[], Coroutine[Any, Any, None]]] = field(default_factory=list)
     """Coroutine factories the app runs beside the feeds (the demo's log writer)."""
-    on_stop: list[Any] = field(default_factory=list)
+    on_stop: list[Callable[[], object]] = field(default_factory=list)
     """Plain callables the app calls when it exits (cleanup of what the demo wrote)."""
     exit_notes: list[str] = field(default_factory=list)
     """Said on stderr once the TUI has given the terminal back (a print while it still holds
     the alternate screen is lost with it)."""
-    host_events: Any = None
+    host_events: HostEventSource | None = None
     """An object with `add_listener(callback)` (the SshPool) whose Host* events the header shows."""
 
     def run_stops(self) -> None:

@@ -22,10 +22,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from cockpit.parse.nvsmi_topo import TopologyMatrix, TopologyParseError, parse_topology
+from cockpit.model.session import Host
 from cockpit.parse.gpu_events import GpuEvent, GpuSourceUnavailable
+from cockpit.parse.nvsmi_topo import TopologyMatrix, TopologyParseError, parse_topology
 from cockpit.sources.nvml_sampler import NvmlSampler
 from cockpit.sources.nvsmi_stream import ConnectionSource, NvsmiStream, fetch_topology, target_label
+from cockpit.sources.ssh_target import SshTarget
 
 DEFAULT_INTERVAL_S = 1.0
 """The session host's `gpu_interval_s` default."""
@@ -33,7 +35,7 @@ HISTORY_WINDOW_S = 15 * 60
 """How far back the GPU pane keeps power history (sparklines, tokens per joule)."""
 
 
-def interval_of(host: Any | None) -> float:
+def interval_of(host: Host | None) -> float:
     """The sampling interval of a session host (`gpu_interval_s`), 1 s when unset or invalid."""
     value = getattr(host, "gpu_interval_s", None)
     try:
@@ -75,6 +77,7 @@ class NvmlFeed:
 class NvsmiFeed:
     """One host's `nvidia-smi --query-gpu ... -lms N` stream over the SSH pool."""
 
+    # target: an SshTarget; the session Host itself when none is given (see gpu_feed_for_host)
     def __init__(self, pool: ConnectionSource, target: Any, host: str | None = None,
                  interval_ms: int = 1000, **stream_options: Any) -> None:
         self.pool = pool
@@ -100,7 +103,8 @@ class NvsmiFeed:
             self._stream.close()
 
 
-def gpu_feed_for_host(host: Any, pool: ConnectionSource | None = None, target: Any = None) -> NvmlFeed | NvsmiFeed | None:
+def gpu_feed_for_host(host: Host, pool: ConnectionSource | None = None,
+                      target: SshTarget | None = None) -> NvmlFeed | NvsmiFeed | None:
     """The GPU feed a session `Host` asks for (`gpu_source`), or None for `none`.
 
     `target` defaults to the host itself (what the pool connects to)."""
@@ -139,7 +143,7 @@ class NvmlTopologyFeed:
 class RemoteTopologyFeed:
     """`nvidia-smi topo -m` run once on a remote host."""
 
-    def __init__(self, pool: ConnectionSource, target: Any, host: str | None = None, *, timeout_s: float = 30.0) -> None:
+    def __init__(self, pool: ConnectionSource, target: SshTarget, host: str | None = None, *, timeout_s: float = 30.0) -> None:
         self.pool = pool
         self.target = target
         self.host = host or target_label(target)

@@ -13,10 +13,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from cockpit.model.session import Host
+from cockpit.sources.host_events import HostEvent
 from cockpit.sources.host_feeds_plan import Plan, PlanChange, diff_plans, feeds_of_host, is_local_gpu, plan_feeds
 
 if TYPE_CHECKING:
-    from cockpit.sources.feeds import LiveFeed
+    from cockpit.sources.live_feed import LiveFeed
     from cockpit.sources.ssh_pool import SshPool
     from cockpit.sources.ssh_target import SshTarget
 
@@ -40,12 +42,12 @@ class HostFeeds:
         self.ssh_config = ssh_config
         self.known_hosts = known_hosts
         self.plan: Plan = {}
-        self.hosts: dict[str, Any] = {}
+        self.hosts: dict[str, Host] = {}
         self._pool = pool
-        self._listeners: list[Callable[[Any], Any]] = []
+        self._listeners: list[Callable[[HostEvent], Any]] = []
 
     # -- host events (the header) ------------------------------------------------------------
-    def add_listener(self, callback: Callable[[Any], Any]) -> None:
+    def add_listener(self, callback: Callable[[HostEvent], Any]) -> None:
         self._listeners.append(callback)
         if self._pool is not None:
             self._pool.add_listener(callback)
@@ -61,12 +63,12 @@ class HostFeeds:
                 self._pool.add_listener(callback)
         return self._pool
 
-    def target(self, host: Any) -> SshTarget | None:
-        if not getattr(host, "ssh", None):
+    def target(self, host: Host) -> SshTarget | None:
+        if not host.ssh:
             return None
         from cockpit.sources.ssh_target import SshTarget, with_config
 
-        jump = SshTarget.parse(host.jump) if getattr(host, "jump", None) else None
+        jump = SshTarget.parse(host.jump) if host.jump else None
         return with_config(SshTarget.parse(host.ssh, jump=jump), self.ssh_config, self.known_hosts)
 
     def hosts_for_label(self, label: str) -> list[str]:
@@ -118,7 +120,7 @@ class HostFeeds:
             self._build(spec.key, spec.kind, host, update)
         return update
 
-    def _build(self, key: str, kind: str, host: Any, update: FeedUpdate) -> None:
+    def _build(self, key: str, kind: str, host: Host, update: FeedUpdate) -> None:
         try:
             feed = self.build(kind, host)
         except ValueError as exc:  # a malformed ssh or log path: said in the pane, not raised
@@ -127,7 +129,7 @@ class HostFeeds:
         if feed is not None:
             update.feeds[key] = feed
 
-    def build(self, kind: str, host: Any) -> LiveFeed | None:
+    def build(self, kind: str, host: Host) -> LiveFeed | None:
         """The feed of one kind for one session host."""
         target = self.target(host)
         if kind == "log":
@@ -165,7 +167,7 @@ class HostFeeds:
             await self._pool.close()
 
 
-def _log_feed_to(target: SshTarget, host: Any, pool: SshPool, lines: int) -> LiveFeed:
+def _log_feed_to(target: SshTarget, host: Host, pool: SshPool, lines: int) -> LiveFeed:
     """A host's log on its `ssh` target (the CLI's ssh_config / known_hosts applied)."""
     from cockpit.sources.log_feed import LogFeed
     from cockpit.sources.log_tail import RemoteCommand, RemoteFile
@@ -175,4 +177,6 @@ def _log_feed_to(target: SshTarget, host: Any, pool: SshPool, lines: int) -> Liv
 
         require_log_confirmed(host)  # a shell command from the session: only once a person confirmed it
         return LogFeed.ssh(RemoteCommand(target, host.log_command), pool=pool, lines=lines)
+    if host.log_path is None:  # the plan gives a log feed only to a host with one of the two
+        raise ValueError(f"{host.name}: no log_path or log_command")
     return LogFeed.ssh(RemoteFile(target, host.log_path), pool=pool, lines=lines)

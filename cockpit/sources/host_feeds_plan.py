@@ -15,6 +15,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cockpit.model.session import Host
+
 KINDS = ("log", "gpu", "topology", "metrics")
 LOCAL_GPU_SOURCES = ("nvml",)
 """GPU sources that read this machine's GPUs (nvidia-smi without `ssh` too)."""
@@ -58,12 +60,12 @@ def split_key(key: str) -> tuple[str, str | None]:
     return kind, (host if at else None)
 
 
-def _gpu_source(host: Any) -> str:
+def _gpu_source(host: Host) -> str:
     source = getattr(host, "gpu_source", "none")
     return str(getattr(source, "value", source) or "none")
 
 
-def is_local_gpu(host: Any) -> bool:
+def is_local_gpu(host: Host) -> bool:
     """This machine's GPUs: NVML, or nvidia-smi named for a host without `ssh`."""
     source = _gpu_source(host)
     return source in LOCAL_GPU_SOURCES or (source == "nvidia-smi" and not getattr(host, "ssh", None))

@@ -150,7 +150,7 @@ async def key_howto(opts: Any, known_hosts: Any, files: list[str], tunnel: Any) 
             key = await asyncio.wait_for(asyncssh.get_server_host_key(host, port), 5)
             if key is not None:
                 offered = f" The server offers {key.get_algorithm()} {key.get_fingerprint()}."
-        except (OSError, asyncssh.Error, asyncio.TimeoutError):
+        except (TimeoutError, OSError, asyncssh.Error):
             pass
     user = f"{opts.username}@" if opts.username else ""
     scan = f"ssh-keyscan -p {port} {shlex.quote(host)} >> {shlex.quote(file)}"

@@ -22,6 +22,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from cockpit.model.session import Host
 from cockpit.parse.log_events import LogEvent
 from cockpit.parse.sanitize import sanitize
 from cockpit.parse.sglang_log import LogParser
@@ -43,7 +44,7 @@ class _Prefix:
 
 @dataclass(frozen=True, slots=True)
 class _Summary:
-    summary: dict
+    summary: dict[str, Any]
 
 
 _SCAN = """
@@ -54,7 +55,7 @@ with open(sys.argv[1], "rb") as f, mmap.mmap(f.fileno(), int(sys.argv[2]), acces
 """
 
 
-async def _scan_prefix(path: str, end: int) -> dict | None:
+async def _scan_prefix(path: str, end: int) -> dict[str, Any] | None:
     """The summary of path[:end], computed in a child process (the scan holds its GIL for
     long C-speed passes, which would stall the UI if it ran in a thread here)."""
     import json
@@ -65,7 +66,8 @@ async def _scan_prefix(path: str, end: int) -> dict | None:
     if out is None:
         return None
     try:
-        return json.loads(out)
+        found: dict[str, Any] = json.loads(out)
+        return found
     except ValueError:
         return None
 
@@ -82,7 +84,7 @@ class LogBatch:
     state: str | None = None
     """The source's state after this batch ("tailing gpu1:/x.log", "gpu1: reconnecting in 8 s"),
     or None when unchanged."""
-    summary: dict | None = None
+    summary: dict[str, Any] | None = None
     """The `parse-log` summary (cockpit.parse.log_summary.Summary) of the file's text *before* the
     first line this feed sent: a local file opened at its last lines has its beginning
     scanned at C speed, in another process, instead of parsed line by line. Sent once,
@@ -189,7 +191,7 @@ class LogFeed:
         return cls(opener, f"run {command}", **kw)
 
     @classmethod
-    def for_host(cls, host: Any, *, pool: Any = None, lines: int = 50_000, **kw: Any) -> LogFeed:
+    def for_host(cls, host: Host, *, pool: Any = None, lines: int = 50_000, **kw: Any) -> LogFeed:
         """The feed for a session Host: `log_command` (on `host.ssh`, else here), else
         `log_path` (on `host.ssh`; a bare path is local, `[user@]host:path` is remote).
         An unconfirmed `log_command` raises LogCommandNotConfirmed (a ValueError)."""
@@ -198,7 +200,7 @@ class LogFeed:
 
         target = None
         if host.ssh:
-            jump = SshTarget.parse(host.jump) if getattr(host, "jump", None) else None
+            jump = SshTarget.parse(host.jump) if host.jump else None
             target = SshTarget.parse(host.ssh, jump=jump)
         if host.log_command:
             from cockpit.sources.confirm_key import require_log_confirmed

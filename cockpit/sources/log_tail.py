@@ -28,7 +28,12 @@ from typing import Any
 from cockpit.sources.ssh_pool import Backoff, HostUnavailable, SshPool, SshTarget, split_remote_path
 from cockpit.sources.tail_buffers import LastLines, LineJoiner, TagSplitter
 from cockpit.sources.tail_events import (
-    LogBytes, TailEvent, TailGap, TailNotice, TailRotated, TailTruncated,
+    LogBytes,
+    TailEvent,
+    TailGap,
+    TailNotice,
+    TailRotated,
+    TailTruncated,
 )
 
 __all__ = ["LocalFile", "RemoteCommand", "RemoteFile", "ResumableTail"]
@@ -135,7 +140,7 @@ class ResumableTail:
 
     # -- constructors ------------------------------------------------------------------------
     @classmethod
-    def local(cls, path: str | os.PathLike, **kw: Any) -> ResumableTail:
+    def local(cls, path: str | os.PathLike[str], **kw: Any) -> ResumableTail:
         return cls(LocalFile(os.fspath(path)), **kw)
 
     @classmethod
@@ -297,7 +302,7 @@ class ResumableTail:
         backlog: LastLines | None = None
         unlisten = self._listen(target)
         generation = 0  # bumped at each new file, so a late inode answer for an old one is ignored
-        stat_task: asyncio.Task | None = None
+        stat_task: asyncio.Future[Any] | None = None
         exits = 0
         try:
             while True:
@@ -340,7 +345,9 @@ class ResumableTail:
                                 mode = "resume"
                             elif self.inode is None and any(k in item for k in _REPLACED):
                                 backlog, generation = None, generation + 1
-                                stat_task = asyncio.ensure_future(self._stat_inode(conn, path, generation, lambda: generation))
+                                stat_task = asyncio.ensure_future(
+                                    # the generation when the answer comes (read late on purpose)
+                                    self._stat_inode(conn, path, generation, lambda: generation))  # noqa: B023
                     await proc.wait_closed()
                     if conn.is_closed():
                         raise asyncssh.ConnectionLost("connection lost")

@@ -14,14 +14,15 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
-from typing import Any
 
+from cockpit.model.session import Host
 from cockpit.parse.dcgm_metrics import dcgm_samples, is_dcgm
 from cockpit.parse.gpu_events import GpuEvent, GpuSamplesTaken, GpuStreamInterrupted
 from cockpit.parse.metrics_events import MetricsEvent, MetricsScraped, MetricsScrapeFailed
 from cockpit.parse.prom_text import ExpositionCache, ExpositionError, parse_exposition
 from cockpit.sources.http_get import HttpGetError, UrlParts, get, get_direct, split_url
 from cockpit.sources.nvsmi_stream import ConnectionSource
+from cockpit.sources.ssh_target import SshTarget
 
 DEFAULT_INTERVAL_S = 5.0
 DEFAULT_DCGM_URL = "http://127.0.0.1:9400/metrics"  # dcgm-exporter's default listen address
@@ -32,7 +33,7 @@ def timeout_for(interval_s: float) -> float:
     return min(30.0, max(2.0, 0.8 * interval_s))
 
 
-async def fetch_text(url: str, *, pool: ConnectionSource | None = None, target: Any = None,
+async def fetch_text(url: str, *, pool: ConnectionSource | None = None, target: SshTarget | None = None,
                      timeout_s: float = 5.0) -> str:
     """The body of `url`, through `pool`'s connection to `target` when given, else directly.
 
@@ -45,7 +46,7 @@ async def fetch_text(url: str, *, pool: ConnectionSource | None = None, target: 
             body = await _get_via_ssh(parts, pool, target, timeout_s)
     except HttpGetError:
         raise
-    except (TimeoutError, asyncio.TimeoutError):
+    except TimeoutError:
         raise HttpGetError(f"no answer from {url} within {timeout_s:g} s") from None
     except ConnectionRefusedError:
         raise HttpGetError(f"{parts.authority} refused the connection (is the server up, with "
@@ -55,7 +56,7 @@ async def fetch_text(url: str, *, pool: ConnectionSource | None = None, target: 
     return body.decode("utf-8", errors="replace")
 
 
-async def _get_via_ssh(parts: UrlParts, pool: ConnectionSource, target: Any, timeout_s: float) -> bytes:
+async def _get_via_ssh(parts: UrlParts, pool: ConnectionSource, target: SshTarget, timeout_s: float) -> bytes:
     if parts.scheme != "http":
         raise HttpGetError("https through an SSH connection is not supported: use the server's http:// port")
     writer = None
@@ -79,7 +80,7 @@ def _describe(exc: BaseException, parts: UrlParts) -> str:
 
 
 async def scrape_once(url: str, *, host: str | None = None, pool: ConnectionSource | None = None,
-                      target: Any = None, timeout_s: float = 5.0,
+                      target: SshTarget | None = None, timeout_s: float = 5.0,
                       clock: Callable[[], float] = time.time, cache: ExpositionCache | None = None) -> MetricsEvent:
     """One scrape as an event: the parsed text, or why there is none.
 
@@ -100,7 +101,7 @@ class MetricsFeed:
     """A host's `/metrics` every `interval_s`: a `MetricsEvent` per scrape, forever."""
 
     def __init__(self, url: str, *, host: str | None = None, pool: ConnectionSource | None = None,
-                 target: Any = None, interval_s: float = DEFAULT_INTERVAL_S, timeout_s: float | None = None,
+                 target: SshTarget | None = None, interval_s: float = DEFAULT_INTERVAL_S, timeout_s: float | None = None,
                  clock: Callable[[], float] = time.time) -> None:
         self.url, self.host, self.pool, self.target = url, host, pool, target
         self.interval_s = interval_s
@@ -140,7 +141,7 @@ class DcgmFeed:
                 yield GpuSamplesTaken(self.metrics.host, tuple(samples), event.taken_at)
 
 
-def metrics_feed_for_host(host: Any, pool: ConnectionSource | None, target: Any = None) -> MetricsFeed | None:
+def metrics_feed_for_host(host: Host, pool: ConnectionSource | None, target: SshTarget | None = None) -> MetricsFeed | None:
     """The `/metrics` feed of a session host with a `metrics_url` (None without one)."""
     url = getattr(host, "metrics_url", None)
     if not url:
@@ -149,7 +150,7 @@ def metrics_feed_for_host(host: Any, pool: ConnectionSource | None, target: Any 
                        interval_s=float(getattr(host, "metrics_interval_s", None) or DEFAULT_INTERVAL_S))
 
 
-def dcgm_feed_for_host(host: Any, pool: ConnectionSource | None, target: Any = None) -> DcgmFeed:
+def dcgm_feed_for_host(host: Host, pool: ConnectionSource | None, target: SshTarget | None = None) -> DcgmFeed:
     """A `gpu_source = "dcgm"` host: its dcgm-exporter (`dcgm_url`, default port 9400)."""
     url = getattr(host, "dcgm_url", None) or DEFAULT_DCGM_URL
     return DcgmFeed(MetricsFeed(url, host=host.name, pool=pool if target is not None else None, target=target,

@@ -18,9 +18,9 @@ from collections.abc import AsyncIterator, Callable
 from types import ModuleType
 from typing import Any
 
+from cockpit.parse.gpu_events import GpuSamplesTaken, GpuSourceUnavailable
 from cockpit.parse.gpu_sample import GpuSample, decode_clock_event_reasons
 from cockpit.parse.nvsmi_topo import LEGEND, TopologyMatrix
-from cockpit.parse.gpu_events import GpuSamplesTaken, GpuSourceUnavailable
 from cockpit.sources.nvml_mapping import (
     NVLINK_DEVICE_TYPE_IBMNPU,
     NVLINK_DEVICE_TYPE_SWITCH,

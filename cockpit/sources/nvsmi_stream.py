@@ -19,8 +19,14 @@ import re
 import time
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
+from cockpit.parse.gpu_events import (
+    GpuEvent,
+    GpuSamplesTaken,
+    GpuSourceUnavailable,
+    GpuStreamInterrupted,
+)
 from cockpit.parse.gpu_sample import GpuSample
 from cockpit.parse.nvsmi_query import (
     FIELD_ALTERNATIVES,
@@ -30,14 +36,12 @@ from cockpit.parse.nvsmi_query import (
     query_command,
 )
 from cockpit.parse.nvsmi_topo import TopologyMatrix, parse_topology
-from cockpit.parse.gpu_events import (
-    GpuEvent,
-    GpuSamplesTaken,
-    GpuSourceUnavailable,
-    GpuStreamInterrupted,
-)
 from cockpit.sources.remote_run import RemoteCommandError, run_remote, stop_remote_now
 from cockpit.sources.ssh_pool import HostUnavailable, SshError
+from cockpit.sources.ssh_target import SshTarget
+
+if TYPE_CHECKING:
+    import asyncssh
 
 BACKOFF_S: tuple[float, ...] = (1, 2, 4, 8, 16, 30)
 _INVALID_FIELD = re.compile(r'Field "([^"]+)" is not a valid field to query')
@@ -50,10 +54,10 @@ _NO_DRIVER = re.compile(
 class ConnectionSource(Protocol):
     """What the stream needs from the SSH pool."""
 
-    async def connection(self, target: Any) -> Any: ...
+    async def connection(self, target: SshTarget) -> asyncssh.SSHClientConnection: ...
 
 
-def target_label(target: Any) -> str:
+def target_label(target: object) -> str:
     """A short name for the host: the target's `label`, else its `host`, else str()."""
     label = getattr(target, "label", None)
     if callable(label):
@@ -78,7 +82,8 @@ def swap_rejected_field(fields: Sequence[str], error_text: str) -> tuple[str, ..
     return tuple(f for f in out if f != bad)
 
 
-def _invalidate(pool: Any, target: Any, conn: Any, reason: str, proc: Any = None) -> None:
+def _invalidate(pool: object, target: SshTarget, conn: asyncssh.SSHClientConnection | None, reason: str,
+                proc: Any = None) -> None:
     """Tell the pool the connection failed (SshPool.invalidate(target, conn, reason)).
 
     `proc` is stopped first: the request that kills it on the host needs the connection."""
@@ -99,7 +104,7 @@ class NvsmiStream:
     def __init__(
         self,
         pool: ConnectionSource,
-        target: Any,
+        target: SshTarget,
         *,
         host: str | None = None,
         interval_ms: int = 1000,
@@ -173,7 +178,7 @@ class NvsmiStream:
                 else:
                     last = (text.strip().splitlines() or ["no output"])[-1]
                     reason = f"nvidia-smi exited (status {status}): {last[:160]}"
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 stalls += 1
                 reason = f"no data for {self.stall_timeout_s:g} s"
                 if stalls > 1:  # once may be nvidia-smi stuck; twice, suspect the link
@@ -235,7 +240,8 @@ def _close_process(proc: Any) -> None:
 # --- one-shot commands over the same connection --------------------------------------------
 
 
-async def _run(pool: ConnectionSource, target: Any, command: str, timeout_s: float, what: str) -> tuple[int | None, str, str]:
+async def _run(pool: ConnectionSource, target: SshTarget, command: str, timeout_s: float,
+               what: str) -> tuple[int | None, str, str]:
     """Run once; no answer in time: the command is killed on the host, GpuSourceUnavailable."""
     host = target_label(target)
     conn = await pool.connection(target)
@@ -245,7 +251,7 @@ async def _run(pool: ConnectionSource, target: Any, command: str, timeout_s: flo
         raise GpuSourceUnavailable(str(exc), host=host) from None
 
 
-async def fetch_topology_text(pool: ConnectionSource, target: Any, *, timeout_s: float = 30.0) -> str:
+async def fetch_topology_text(pool: ConnectionSource, target: SshTarget, *, timeout_s: float = 30.0) -> str:
     """`nvidia-smi topo -m` run once on the host; its stdout (ANSI escapes included)."""
     host = target_label(target)
     status, out, err = await _run(pool, target, "nvidia-smi topo -m", timeout_s, "nvidia-smi topo -m")
@@ -255,12 +261,12 @@ async def fetch_topology_text(pool: ConnectionSource, target: Any, *, timeout_s:
     return out
 
 
-async def fetch_topology(pool: ConnectionSource, target: Any, *, timeout_s: float = 30.0) -> TopologyMatrix:
+async def fetch_topology(pool: ConnectionSource, target: SshTarget, *, timeout_s: float = 30.0) -> TopologyMatrix:
     return parse_topology(await fetch_topology_text(pool, target, timeout_s=timeout_s))
 
 
 async def fetch_samples(
-    pool: ConnectionSource, target: Any, *, fields: Sequence[str] = QUERY_FIELDS, timeout_s: float = 30.0
+    pool: ConnectionSource, target: SshTarget, *, fields: Sequence[str] = QUERY_FIELDS, timeout_s: float = 30.0
 ) -> tuple[GpuSample, ...]:
     """One sample per GPU (a single `nvidia-smi --query-gpu` run, no loop)."""
     host = target_label(target)

@@ -12,7 +12,6 @@ each request has its own timeout.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import json
 import os
@@ -143,7 +142,7 @@ class PrometheusClient:
         parts = split_url(f"{self.url}{path}?{urlencode(params)}")
         try:
             answer = await request_direct(parts, timeout_s=self.timeout_s, headers=headers, accept=JSON)
-        except (TimeoutError, asyncio.TimeoutError):
+        except TimeoutError:
             raise PrometheusError("timeout", f"no answer from {self.url} within {self.timeout_s:g} s") from None
         except ConnectionRefusedError:
             raise PrometheusError("unreachable", f"{parts.authority} refused the connection: is Prometheus "

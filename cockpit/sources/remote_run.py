@@ -10,7 +10,10 @@ one request stops the command and everything it forked.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import asyncssh
 
 __all__ = ["RemoteCommandError", "RemoteTimeout", "run_remote", "stop_remote", "stop_remote_now"]
 
@@ -49,7 +52,8 @@ async def stop_remote(proc: Any, *, wait_s: float = 2.0) -> None:
             pass
 
 
-async def run_remote(conn: Any, command: str, timeout_s: float, *, host: str, what: str) -> tuple[int | None, str, str]:
+async def run_remote(conn: asyncssh.SSHClientConnection, command: str, timeout_s: float, *, host: str,
+                     what: str) -> tuple[int | None, str, str]:
     """(exit status, stdout, stderr) of `command`; RemoteTimeout after `timeout_s` with the
     command killed on the host; RemoteCommandError when no channel could be opened."""
     import asyncssh
@@ -61,7 +65,7 @@ async def run_remote(conn: Any, command: str, timeout_s: float, *, host: str, wh
         raise RemoteCommandError(f"{host}: cannot run {what}: {reason}") from None
     try:
         result = await asyncio.wait_for(proc.wait(check=False), timeout_s)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         await stop_remote(proc)
         raise RemoteTimeout(f"{host}: no answer from {what} within {timeout_s:g} s") from None
     except BaseException:  # cancelled (Ctrl-C) or the link failed: leave nothing behind

@@ -407,7 +407,7 @@ class ServerControl:
                 stderr=asyncio.subprocess.STDOUT)
             try:
                 out, _ = await asyncio.wait_for(proc.communicate(script.encode()), timeout)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 proc.kill()
                 await proc.wait()
                 raise ServerControlError(f"{place.host}: no answer from {what} within {timeout:g} s") from None
@@ -427,7 +427,7 @@ class ServerControl:
             conn = await asyncio.wait_for(self.pool.connection(place.target), timeout)
         except SshError as exc:
             raise ServerControlError(str(exc)) from None
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise ServerControlError(f"{place.host}: no SSH connection within {timeout:g} s") from None
         try:
             # bytes (encoding=None): log chunks are cut at byte offsets
@@ -438,7 +438,7 @@ class ServerControl:
             raise ServerControlError(f"{place.host}: cannot run {what}: {exc}") from None
         try:
             result = await asyncio.wait_for(proc.wait(check=False), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             await stop_remote(proc)
             raise ServerControlError(f"{place.host}: no answer from {what} within {timeout:g} s") from None
         except (OSError, asyncssh.Error) as exc:

@@ -94,12 +94,12 @@ class Backoff:
 
 @dataclass
 class _HostState:
-    conn: Any = None  # asyncssh.SSHClientConnection while up
-    task: asyncio.Task | None = None  # the connect in flight, shared by concurrent callers
+    conn: asyncssh.SSHClientConnection | None = None
+    task: asyncio.Task[asyncssh.SSHClientConnection] | None = None  # the connect in flight, shared by concurrent callers
     failures: int = 0  # consecutive failures; reset once a connection stayed up `stable_after_s`
     next_attempt: float = 0.0  # loop time before which no new attempt starts
     connected_at: float = 0.0
-    closing: set = field(default_factory=set)  # ids of connections closed on purpose
+    closing: set[int] = field(default_factory=set)  # ids of connections closed on purpose
     wake: asyncio.Event | None = None  # set by reconnect_now: a back-off wait ends at once
 
 
@@ -174,7 +174,8 @@ class SshPool:
         # shield: one caller being cancelled must not cancel the connect the others wait on
         return await asyncio.shield(h.task)
 
-    def invalidate(self, target: SshTarget, conn: Any = None, reason: str = "connection failed") -> None:
+    def invalidate(self, target: SshTarget, conn: asyncssh.SSHClientConnection | None = None,
+                   reason: str = "connection failed") -> None:
         """Drop the host's connection after a failure on it; the next `connection()` reconnects.
 
         Pass the `conn` that failed: if the pool already holds a newer one, it is kept.
@@ -217,7 +218,7 @@ class SshPool:
         for c in conns:
             try:
                 await asyncio.wait_for(c.wait_closed(), 5)
-            except (asyncio.TimeoutError, OSError):
+            except (TimeoutError, OSError):
                 pass
 
     async def __aenter__(self) -> SshPool:
@@ -227,7 +228,7 @@ class SshPool:
         await self.close()
 
     # -- internals ---------------------------------------------------------------------------
-    def _lost(self, target: SshTarget, h: _HostState, conn: Any, reason: str) -> None:
+    def _lost(self, target: SshTarget, h: _HostState, conn: asyncssh.SSHClientConnection | None, reason: str) -> None:
         if h.conn is not conn:
             return
         loop = asyncio.get_running_loop()
@@ -248,7 +249,7 @@ class SshPool:
             h.wake = asyncio.Event()
             try:
                 await asyncio.wait_for(h.wake.wait(), wait)
-            except (TimeoutError, asyncio.TimeoutError):
+            except TimeoutError:
                 pass
         self._emit(HostConnecting(target.label, attempt=h.failures + 1))
         started = loop.time()
@@ -264,7 +265,7 @@ class SshPool:
             reason = f"via {exc.target.label}: {exc.reason}"
             self._emit(HostDisconnected(target.label, reason, delay))
             raise HostUnavailable(target, reason, delay) from exc
-        except (OSError, asyncssh.Error, asyncio.TimeoutError, ValueError) as exc:
+        except (TimeoutError, OSError, asyncssh.Error, ValueError) as exc:
             delay = self._failed(h)
             reason = _describe(exc)
             self._emit(HostDisconnected(target.label, reason, delay))
@@ -336,7 +337,7 @@ class SshPool:
         return conn
 
 
-def _consume_exception(task: asyncio.Task) -> None:
+def _consume_exception(task: asyncio.Task[Any]) -> None:
     if not task.cancelled():
         task.exception()  # retrieved: no "never retrieved" warning when every caller gave up
 

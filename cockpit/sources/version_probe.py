@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING
 
 from cockpit.parse.version_probe import ProbeError, ProbeResult, parse_probe_output, probe_command
 from cockpit.sources.remote_run import RemoteCommandError, RemoteTimeout, run_remote
 
+if TYPE_CHECKING:
+    from cockpit.sources.nvsmi_stream import ConnectionSource
+    from cockpit.sources.ssh_target import SshTarget
 
-async def probe_versions(names: list[str], python: str, *, pool: Any = None, target: Any = None,
+
+async def probe_versions(names: list[str], python: str, *, pool: ConnectionSource | None = None,
+                         target: SshTarget | None = None,
                          timeout_s: float = 60.0) -> ProbeResult:
     """Versions of `names` as `python` on the host sees them (target None: this machine).
     Raises ProbeError (or the pool's SshError) with a readable reason."""
@@ -20,11 +25,13 @@ async def probe_versions(names: list[str], python: str, *, pool: Any = None, tar
                 command, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
             try:
                 raw_out, raw_err = await asyncio.wait_for(proc.communicate(), timeout_s)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 proc.kill()
                 raise
             return parse_probe_output(raw_out.decode("utf-8", "replace"), raw_err.decode("utf-8", "replace"),
                                       proc.returncode)
+        if pool is None:
+            raise ProbeError(f"no SSH pool to reach {target.label}")
         conn = await pool.connection(target)
         try:  # on timeout the probe is killed on the host, not left running
             status, out, err = await run_remote(conn, command, timeout_s, host=target.label, what=python)
@@ -33,5 +40,5 @@ async def probe_versions(names: list[str], python: str, *, pool: Any = None, tar
         except RemoteCommandError as exc:
             raise ProbeError(str(exc).partition(": ")[2] or str(exc)) from None
         return parse_probe_output(out, err, status)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         raise ProbeError(f"no answer in {timeout_s:g} s") from None

@@ -115,7 +115,8 @@ def _goal(s: Session) -> list[str]:
 
 
 def _discovery_line(d: Discovery) -> list[str]:
-    links = [f"{kind}: {', '.join(ids)}" for kind, ids in (("benchmarks", d.benchmarks), ("files", d.files), ("tasks", d.tasks)) if ids]
+    links = [f"{kind}: {', '.join(ids)}"
+             for kind, ids in (("benchmarks", d.benchmarks), ("files", d.files), ("tasks", d.tasks)) if ids]
     line = f"- **{d.id}** [{d.status.value}] {_md(d.claim)}"
     if links:
         line += f" ({'; '.join(links)})"

@@ -31,31 +31,29 @@ from textual.css.query import NoMatches
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
-from cockpit.model.edits import SessionEditor
-from cockpit.model.session import Session
+from cockpit.control.live_access import HostEvent, LiveFeed, LiveSources, host_state_text, hosts_with, split_key
+from cockpit.control.session_controller import LOCK_RETRY_S, DiskSignature, SessionController
 from cockpit.live.alerts import Alert, AlertBook, error_lines
 from cockpit.live.fleet_sources import FleetSources
 from cockpit.live.log_items import LogLines, SourceState
 from cockpit.live.log_pipeline import pipeline_for
 from cockpit.live.metrics_snapshot import MetricsSnapshot
-from cockpit.sources.feeds import LiveFeed, LiveSources
-from cockpit.sources.host_events import HostConnected, HostConnecting, HostDisconnected
-from cockpit.sources.host_feeds_plan import hosts_with, split_key
-from cockpit.store.errors import SessionFileError
+from cockpit.model.edits import SessionEditor
 from cockpit.model.merge import MergeResult
-from cockpit.control.session_controller import LOCK_RETRY_S, DiskSignature, SessionController
-from cockpit.ui import ui_state
+from cockpit.model.package_drift import DriftRow
+from cockpit.model.session import Session, UiState
+from cockpit.store.errors import SessionFileError
 from cockpit.ui.app_base import CockpitAppBase
-from cockpit.ui.commands import CockpitCommands
+from cockpit.ui.commands import CockpitCommands, HostCommands
 from cockpit.ui.experiment import ExperimentControl
+from cockpit.ui.live_routes import ROUTES, LivePane, state_pane
 from cockpit.ui.messages import LiveFeedStopped, LiveItemReceived, ServerStartRequested, ServerStopRequested
+from cockpit.ui.port import CockpitPort
 from cockpit.ui.screens.confirm_quit import ConfirmQuitScreen
 from cockpit.ui.screens.main import MainScreen
-from cockpit.ui.live_routes import ROUTES, LivePane, state_pane
 from cockpit.ui.widgets.fleet_pane import FleetPane
 from cockpit.ui.widgets.gpu_pane import GpuPane
 from cockpit.ui.widgets.log_pane import LogPane
-
 
 # What the header says of a host on this machine (no `ssh`): its log feed's state.
 LOCAL_TAILING, LOCAL_WAITING, LOCAL_STOPPED = "tailing", "no log file yet", "stopped"
@@ -64,7 +62,7 @@ LOCAL_TAILING, LOCAL_WAITING, LOCAL_STOPPED = "tailing", "no log file yet", "sto
 class CockpitApp(CockpitAppBase):
     CSS_PATH = Path(__file__).with_name("global.tcss")
     TITLE = "cockpit"
-    COMMANDS = CockpitAppBase.COMMANDS | {CockpitCommands}
+    COMMANDS = CockpitAppBase.COMMANDS | {CockpitCommands, HostCommands}
     # A mode (not get_default_screen) so that the screen's CSS_PATH is loaded.
     MODES = {"cockpit": MainScreen}
     DEFAULT_MODE = "cockpit"
@@ -122,6 +120,24 @@ class CockpitApp(CockpitAppBase):
         self.alert_bell = bool(session.ui.alert_bell)
 
     @property
+    def port(self) -> CockpitPort:
+        """The app as its screens see it (ui/port.py); mypy checks that the app implements it."""
+        return self
+
+    @property
+    def title_note(self) -> str | None:
+        return self.sources.title_note
+
+    @property
+    def has_fleet_source(self) -> bool:
+        return self.sources.fleet is not None
+
+    async def check_drift(self, session: Session) -> tuple[list[DriftRow], list[str]]:
+        from cockpit.control.live_access import check_drift
+
+        return await check_drift(session, self.sources)
+
+    @property
     def main_screen(self) -> MainScreen:
         screen = self.screen_stack[0]
         assert isinstance(screen, MainScreen)
@@ -175,7 +191,7 @@ class CockpitApp(CockpitAppBase):
         self.main_screen.render_hidden_tabs()
         # A key pressed between the first frame and now (`w`, a tab key) wins over the
         # saved tab and focus: undoing it would look like a lost key.
-        ui_state.apply(self.main_screen, self.editor.session.ui, move=not self._early_keys)
+        self.main_screen.apply_ui(self.editor.session.ui, move=not self._early_keys)
         self._restored = True
         self.settle_after_first_frame()
 
@@ -215,10 +231,10 @@ class CockpitApp(CockpitAppBase):
         self._schedule_autosave()
 
     # ----- saving -------------------------------------------------------------------------
-    def current_ui(self) -> Any:
+    def current_ui(self) -> UiState:
         ui = self.editor.session.ui
         bell = self.alert_bell if (self.alert_bell or ui.alert_bell is not None) else None  # unset stays unset
-        return ui_state.capture(self.main_screen, ui.model_copy(update={"autosave": self.autosave, "alert_bell": bell}))
+        return self.main_screen.capture_ui(ui.model_copy(update={"autosave": self.autosave, "alert_bell": bell}))
 
     def save(self, *, announce: bool = False, over_broken: bool = False) -> bool:
         """Save through the controller (merged with other writers' saves, under the lock)
@@ -273,6 +289,8 @@ class CockpitApp(CockpitAppBase):
 
     def _autosave(self) -> None:
         self._autosave_timer = None
+        if not self.screen_stack:  # exiting: the screens (and the view to save) are gone
+            return
         if self.controller.autosave_due:
             self.save()
 
@@ -514,16 +532,10 @@ class CockpitApp(CockpitAppBase):
         if isinstance(gpu, GpuPane):
             gpu.set_throughput(message.points or None)
 
-    def _host_event(self, event: Any) -> None:
+    def _host_event(self, event: HostEvent) -> None:
         """SshPool's Host* events -> the header's host states."""
-        if isinstance(event, HostConnected):
-            state = "connected"
-        elif isinstance(event, HostConnecting):
-            state = "connecting"
-        elif isinstance(event, HostDisconnected):
-            retry = event.retry_in_s
-            state = f"reconnecting in {retry:.0f} s" if retry is not None else "disconnected"
-        else:
+        state = host_state_text(event)
+        if state is None:
             return
         label = str(event.host)
         names = self.sources.hosts.hosts_for_label(label) if self.sources.hosts is not None else []

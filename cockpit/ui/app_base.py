@@ -20,6 +20,7 @@ from cockpit.ui.actions import ACTIONS
 from cockpit.ui.commands import textual_commands
 from cockpit.ui.safe_text import safe
 from cockpit.ui.themes import DEFAULT_THEME, ThemeProblem, load_themes, role_defaults
+from cockpit.ui.widgets.log_pane import LogPane
 
 
 class CockpitAppBase(App[None]):
@@ -86,6 +87,12 @@ class CockpitAppBase(App[None]):
             self.notify(f"Theme file skipped: {problem}", severity="error", timeout=10)
         if self._theme_missing:
             self.notify(f"Theme '{self._theme_missing}' not found; using {self.theme}", severity="warning")
+
+    def on_log_pane_prompt_requested(self, message: LogPane.PromptRequested) -> None:
+        """A log pane's search or filter question, in the one-line dialog."""
+        from cockpit.ui.screens.prompt import PromptScreen
+
+        self.push_screen(PromptScreen(message.question, message.value), message.then)
 
     def settle_after_first_frame(self) -> None:
         """The app is built: its objects leave the collector's walks (given back on exit)."""

@@ -7,14 +7,14 @@ lists every key from the registry)."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Iterable
 from functools import partial
+from typing import Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from collections.abc import Iterable
-from typing import Any
-
 from cockpit.ui.actions import ACTIONS, MODAL_SCOPES, PUSHED_SCOPES, ActionSpec
+from cockpit.ui.port import port_of
 
 LEFT_OUT = frozenset({"Theme", "Quit", "Keys"})
 """Titles of Textual's system commands that cockpit has its own of."""
@@ -36,15 +36,14 @@ class CockpitCommands(Provider):
         return [spec for spec in palette_actions()
                 if (spec.scope == pushed if pushed in PUSHED_SCOPES else spec.scope not in PUSHED_SCOPES)]
 
-    def _runner(self, spec: ActionSpec):  # noqa: ANN202
-        from cockpit.ui.screens.main import MainScreen
-
+    def _runner(self, spec: ActionSpec) -> Callable[[], Awaitable[object]] | None:
         screen = self.screen
         if spec.scope in PUSHED_SCOPES:
             return partial(screen.run_action, spec.action) if getattr(screen, "scope", None) == spec.scope else None
-        if not isinstance(screen, MainScreen):
-            return None
-        return partial(screen.run_registry_action, spec.id)
+        # The main screen runs registry actions where they belong (found by what it can do:
+        # this module does not import the screens).
+        run_registry_action = getattr(screen, "run_registry_action", None)
+        return partial(run_registry_action, spec.id) if run_registry_action is not None else None
 
     def _help(self, spec: ActionSpec) -> str:
         displays: dict[str, str] = getattr(self.app, "bound_key_displays", dict)()
@@ -68,21 +67,21 @@ class HostCommands(Provider):
     """One "hosts: Reconnect NAME" per session host with a live feed (no key: a host each)."""
 
     def _hosts(self) -> list[str]:
-        return list(getattr(self.app, "live_hosts", lambda: [])())
+        return port_of(self.screen).live_hosts()
 
-    def _hit(self, host: str) -> tuple[str, object, str]:
+    def _hit(self, host: str) -> tuple[str, Callable[[], None], str]:
         title = f"hosts: Reconnect {host}"
-        return title, partial(self.app.reconnect_host, host), (  # type: ignore[attr-defined]
+        return title, partial(port_of(self.screen).reconnect_host, host), (
             f"Connect {host} again now and restart its feeds, skipping the back-off")
 
     async def discover(self) -> Hits:
         for host in self._hosts():
             title, run, help_text = self._hit(host)
-            yield DiscoveryHit(title, run, help=help_text)  # type: ignore[arg-type]
+            yield DiscoveryHit(title, run, help=help_text)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for host in self._hosts():
             title, run, help_text = self._hit(host)
             if (score := matcher.match(title)) > 0:
-                yield Hit(score, matcher.highlight(title), run, text=title, help=help_text)  # type: ignore[arg-type]
+                yield Hit(score, matcher.highlight(title), run, text=title, help=help_text)

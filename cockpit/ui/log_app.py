@@ -15,8 +15,8 @@ from textual.app import ComposeResult
 from textual.widgets import Footer
 
 from cockpit.ui.actions import ActionSpec, bindings_for, specs_for
-from cockpit.ui.commands import CockpitCommands
 from cockpit.ui.app_base import CockpitAppBase
+from cockpit.ui.commands import CockpitCommands
 from cockpit.ui.themes import shipped_theme_dir, user_theme_dir
 from cockpit.ui.widgets.log_pane import LogPane
 

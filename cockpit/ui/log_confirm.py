@@ -2,16 +2,16 @@
 command"). The command comes from the session file, which anyone may have written (a
 received session, an assistant, an editor), so it runs only once the person has seen it:
 the dialog shows the host and the exact command (sanitized, secrets masked), and a yes
-seals it with this user's key (sources/confirm_key.py) in the host's `log_confirmed`.
+seals it with this user's key (control/live_access.py, sources/confirm_key.py) in the host's `log_confirmed`.
 The feeds follow the session, so the log feed starts as soon as the seal is saved."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from cockpit.control.live_access import ConfirmKeyError, log_command_confirmed, seal_log_command
 from cockpit.model.launch_confirm import log_fingerprint
 from cockpit.model.redact import redact_text
-from cockpit.sources.confirm_key import ConfirmKeyError, confirmation, log_command_confirmed
 
 
 def waiting_hosts(session: Any) -> list[Any]:
@@ -45,7 +45,7 @@ def ask_log_command(app: Any) -> None:
                        severity="warning", timeout=8)
             return
         try:
-            sealed = confirmation("log", stamp)
+            sealed = seal_log_command(stamp)
         except ConfirmKeyError as exc:
             app.notify(f"Not run: cannot record the confirmation: {exc}", severity="error", timeout=10)
             return

@@ -23,10 +23,13 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 from standin.procs import free_port, kill_groups_left, server_pid, standin_command
+
 from sweep_support import make_bench_python
+from tmux_driver import cockpit_program, tmux  # noqa: F401  (tmux is the fixture)
 
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.session import Host, LaunchProfile, Sweep
@@ -34,7 +37,6 @@ from cockpit.parse.bench_result_jsonl import RECORD_FIELDS, read_records
 from cockpit.parse.log_events import DecodeBatch, PrefillBatch
 from cockpit.parse.sglang_log import parse_line
 from cockpit.store.toml_store import load_session, save_session
-from tmux_driver import cockpit_program, tmux  # noqa: F401  (tmux is the fixture)
 
 DID, NEXT, FALLBACK = "tuned chunked prefill to 4096", "sweep c=1..4 on l1 again", "back to chunked prefill 8192"
 BUSY_W, IDLE_W, LIMIT_W = 400.0, 70.0, 700.0  # per GPU, two GPUs
@@ -48,7 +50,7 @@ class StandinDcgm:
     imports); keeps (wall clock, summed draw) of every page it served."""
 
     def __init__(self, log: Path) -> None:
-        self.log, self.served, self.busy_until = log, [], 0.0
+        self.log, self.served, self.busy_until = log, list[Any](), 0.0
         self.stopped = threading.Event()
         owner = self
 

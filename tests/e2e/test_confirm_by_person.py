@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 from standin.procs import free_port, kill_group, standin_command
+
 from sweep_support import StandinServer, make_bench_python
 
 from cockpit.live.sweep_plan import sweep_fingerprint

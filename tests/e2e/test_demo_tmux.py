@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from cockpit.store.toml_store import load_session
 from tmux_driver import cockpit_program, tmux  # noqa: F401  (tmux is the fixture)
+
+from cockpit.store.toml_store import load_session
 
 # "│0 ███▋░░  59%  357/600W" (compact) or "│0 RTX PRO 6000 … 59%   357/600 W" (wide)
 GPU_ROW = re.compile(r"│([0-7]) [^│]*?\d+%\s+\d{2,3}/600 ?W")

@@ -14,12 +14,13 @@ import sys
 from pathlib import Path
 
 from standin.procs import free_port, group_members, kill_group, standin_command
+
 from sweep_support import make_bench_python
+from tmux_driver import cockpit_program, tmux  # noqa: F401  (tmux is the fixture)
 
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.store.toml_store import load_session, save_session
-from tmux_driver import cockpit_program, tmux  # noqa: F401  (tmux is the fixture)
 
 
 def test_launch_ready_sweep_record_stop_in_tmux(tmux, tmp_path: Path):

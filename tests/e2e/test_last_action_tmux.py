@@ -13,12 +13,13 @@ import time
 from pathlib import Path
 
 from standin.procs import free_port, kill_group, standin_command
+
 from sweep_support import make_bench_python
+from tmux_driver import cockpit_program, tmux  # noqa: F401  (tmux is the fixture)
 
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.store.toml_store import load_session, save_session
-from tmux_driver import cockpit_program, tmux  # noqa: F401  (tmux is the fixture)
 
 DID, NEXT, FALLBACK = "pinned NCCL to node 0", "rerun c=8 on l2", "go back to l1 baseline"
 

@@ -13,8 +13,9 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from cockpit.store.toml_store import load_session
 from paths import DATA
+
+from cockpit.store.toml_store import load_session
 
 
 @pytest.fixture

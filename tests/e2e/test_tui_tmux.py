@@ -10,8 +10,9 @@ import os
 import shutil
 from pathlib import Path
 
-from cockpit.store.toml_store import load_session
 from tmux_driver import cockpit_program, tmux  # noqa: F401  (tmux is the fixture)
+
+from cockpit.store.toml_store import load_session
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "sessions" / "glm5-nvfp4.toml"

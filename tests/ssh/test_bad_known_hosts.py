@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from sshd_fixture import ALIAS
+
 from cockpit.sources.host_events import HostConnecting, HostDisconnected
 from cockpit.sources.ssh_pool import Backoff, KnownHostsUnusable, SshPool
-from sshd_fixture import ALIAS
 
 CASES = {
     # a @cert-authority marker with host patterns but no key

@@ -71,7 +71,7 @@ async def test_dcgm_exporter_through_ssh_feeds_gpu_rows(sshd):
     with MetricsServer("dcgm-exporter-a.txt") as srv:
         async with pool() as p:
             feed = DcgmFeed(MetricsFeed(srv.url, host="gpu1", pool=p, target=sshd.target(), interval_s=0.05))
-            async for tick in feed.stream():
+            async for tick in feed.stream():  # noqa: B007 - the first tick, kept after the loop
                 break
     assert isinstance(tick, GpuSamplesTaken)
     assert [(g.host, g.index, g.power_limit_w) for g in tick.samples] == [("gpu1", 0, 700.0), ("gpu1", 1, 700.0)]

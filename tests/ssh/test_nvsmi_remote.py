@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from cockpit.parse.nvsmi_query import QUERY_FIELDS, parse_nvsmi_table
 from cockpit.parse.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
+from cockpit.parse.nvsmi_query import QUERY_FIELDS, parse_nvsmi_table
 from cockpit.sources.nvsmi_stream import NvsmiStream, fetch_samples, fetch_topology
 from cockpit.sources.ssh_pool import Backoff, SshPool
 
@@ -88,7 +88,7 @@ def stand_in(sshd):
     os.chmod(data, 0o777)  # the login user appends to the start log
     ticks, gpus = _recorded_ticks("0x0000000000000001")
     (data / "ticks.csv").write_text("\n".join(ticks) + "\n")
-    (data / "ticks-event.csv").write_text("\n".join(l.replace("0x0000000000000001", "0x0000000000000004") for l in ticks) + "\n")
+    (data / "ticks-event.csv").write_text("\n".join(t.replace("0x0000000000000001", "0x0000000000000004") for t in ticks) + "\n")
     (data / "topo.txt").write_text((CORPUS / "056.txt").read_text())
     script = sshd.bin_dir / "nvidia-smi"
     script.write_text(
@@ -165,7 +165,7 @@ async def test_the_stream_comes_back_after_the_server_dies(sshd, stand_in):
         sshd.kill_all()
         await asyncio.sleep(0.3)
         sshd.start()
-        after = []
+        after: list[object] = []
         while len([e for e in after if isinstance(e, GpuSamplesTaken)]) < 3:
             ev = await asyncio.wait_for(it.__anext__(), 30)
             after.append(ev)

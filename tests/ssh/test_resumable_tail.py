@@ -22,7 +22,13 @@ from cockpit.sources.log_tail import ResumableTail
 from cockpit.sources.ssh_pool import Backoff, SshPool
 from cockpit.sources.tail_buffers import LastLines, LineJoiner, TagSplitter
 from cockpit.sources.tail_events import (
-    HostConnected, HostDisconnected, LogBytes, TailGap, TailNotice, TailRotated, TailTruncated,
+    HostConnected,
+    HostDisconnected,
+    LogBytes,
+    TailGap,
+    TailNotice,
+    TailRotated,
+    TailTruncated,
 )
 
 FAST = Backoff(base_s=0.05, cap_s=0.3)

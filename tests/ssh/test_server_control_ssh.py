@@ -17,8 +17,9 @@ import uuid
 from pathlib import Path
 
 import pytest
-from sshd_fixture import TEST_USER
 from standin.procs import all_cmdlines, free_port, group_members, http_get, kill_groups_left, standin_command
+
+from sshd_fixture import TEST_USER
 
 from cockpit.live.launch_lifecycle import follow_launch
 from cockpit.model.enums import ProfileStatus

@@ -8,11 +8,17 @@ import os
 import asyncssh
 import pytest
 
+from sshd_fixture import ALIAS, JUMP_ALIAS
+
 from cockpit.sources.host_events import HostConnected, HostConnecting, HostDisconnected
 from cockpit.sources.ssh_pool import (
-    Backoff, HostKeyRejected, HostUnavailable, SshPool, SshTarget, split_remote_path,
+    Backoff,
+    HostKeyRejected,
+    HostUnavailable,
+    SshPool,
+    SshTarget,
+    split_remote_path,
 )
-from sshd_fixture import ALIAS, JUMP_ALIAS
 
 FAST = Backoff(base_s=0.05, cap_s=0.4)
 

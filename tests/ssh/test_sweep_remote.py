@@ -12,15 +12,20 @@ import pytest
 
 from sweep_support import StandinServer, make_bench_python, pid_alive, standin_gpu_tick
 
+from cockpit.control.session_controller import SessionController
 from cockpit.live.sweep_hosts import SshBenchHost
 from cockpit.live.sweep_plan import plan_sweep
 from cockpit.live.sweep_runner import (
-    ControllerSink, PointProgress, PointRecorded, PointRetrying, PointStarted, SweepRunner,
+    ControllerSink,
+    PointProgress,
+    PointRecorded,
+    PointRetrying,
+    PointStarted,
+    SweepRunner,
 )
 from cockpit.live.sweep_session import server_metrics_probe
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.sources.ssh_pool import Backoff, SshPool
-from cockpit.control.session_controller import SessionController
 from cockpit.store.toml_store import load_session, save_session
 
 FAST = Backoff(base_s=0.05, cap_s=0.4)

@@ -50,6 +50,7 @@ import threading
 import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 _OUT_LOCK = threading.Lock()
 
@@ -123,7 +124,8 @@ class Scheduler:
         self.gen_tokens_total = 0
         self.requests_total = 0
         # histograms: name -> [bucket counts (cumulative at render), sum, count]
-        self.hist = {name: [[0] * len(BUCKETS), 0.0, 0] for name in HISTOGRAMS}
+        # name -> [bucket counts, sum, count]
+        self.hist: dict[str, list[Any]] = {name: [[0] * len(BUCKETS), 0.0, 0] for name in HISTOGRAMS}
         self.cold_s = args.standin_cold_first_token_s
         """Still to add to the next request's first token (--standin-cold-first-token-s)."""
 

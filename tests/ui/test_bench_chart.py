@@ -6,10 +6,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from textual.widgets import DataTable
+
 from sweep_sessions import sweep_session, write_sweep_session
 from tui_support import make_app, screen_text, until
-
-from textual.widgets import DataTable
 
 from cockpit.live.sweep_runner import ControllerSink
 from cockpit.model.enums import Metric

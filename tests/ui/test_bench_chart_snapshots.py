@@ -4,6 +4,7 @@ and of the compare screen, at 80x24 and 120x40. The docstring says what a review
 from __future__ import annotations
 
 import pytest
+
 from sweep_sessions import write_sweep_session
 from tui_support import make_app
 

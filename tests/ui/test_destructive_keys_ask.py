@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from standin.procs import free_port, group_members, standin_command
+
 from tui_support import make_app, until
 
 from cockpit.model.enums import ProfileStatus

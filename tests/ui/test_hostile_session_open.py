@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from tui_support import make_app, until
 
 from cockpit.model.log_view import LogViewState

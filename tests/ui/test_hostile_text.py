@@ -10,18 +10,19 @@ surface: no raw ESC, C1, BEL, bidi or zero-width character, and the placeholder 
 from __future__ import annotations
 
 import pytest
-from hostile import NAMES, VECTORS, check_text, hostile_session, shown
 from rich.text import Text
 from textual.content import Content
 from textual.strip import Strip
 from textual.widgets._toast import Toast
+
+from hostile import NAMES, VECTORS, check_text, hostile_session, shown
 from tui_support import make_app, until
 
+from cockpit.live.log_items import SourceState, lines_of
+from cockpit.parse.gpu_events import GpuSamplesTaken
 from cockpit.parse.gpu_sample import GpuSample
 from cockpit.parse.nvsmi_topo import TopologyMatrix
 from cockpit.parse.sglang_log import parse_text
-from cockpit.parse.gpu_events import GpuSamplesTaken
-from cockpit.live.log_items import SourceState, lines_of
 from cockpit.store.toml_store import save_session
 from cockpit.ui.safe_text import inert_renderable
 from cockpit.ui.screens.forms import BenchmarkForm, DiscoveryForm, LinkForm, RecordForm, TaskForm

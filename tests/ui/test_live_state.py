@@ -9,19 +9,21 @@ import itertools
 from dataclasses import replace
 from datetime import timedelta
 
+from test_gpu_panes import DEMO_TOPO, demo_ticks
 from textual.widgets import Static
+
 from tui_support import FROZEN, fill, make_app, screen_text, until
 
-from cockpit.parse.nvsmi_topo import parse_topology
-from cockpit.parse.gpu_events import GpuSamplesTaken
 from cockpit.live.log_pipeline import LogPipeline
-from cockpit.sources.log_feed import LogBatch
-from cockpit.ui.screens.forms import BenchmarkForm
+from cockpit.parse.gpu_events import GpuSamplesTaken
+from cockpit.parse.nvsmi_topo import parse_topology
 from cockpit.sources.feeds import LiveSources
+from cockpit.sources.log_feed import LogBatch
+from cockpit.ui.app import CockpitApp
+from cockpit.ui.screens.forms import BenchmarkForm
 from cockpit.ui.widgets.gpu_pane import GpuPane
 from cockpit.ui.widgets.log_pane import LogPane
 from cockpit.ui.widgets.topology_pane import TopologyPane
-from test_gpu_panes import DEMO_TOPO, demo_ticks
 
 
 class BusyGpuFeed:
@@ -57,7 +59,8 @@ async def test_gpu_rows_keep_updating_after_benchmarks_are_added_through_the_for
     # the form was open could be queued on the form, dropped with it, and the pane never
     # drew again (its last drawing was the one made while hidden: no util column).
     # A race: before the fix each round froze the pane about half the time.
-    app = make_app(session_path, sources=LiveSources(gpu=BusyGpuFeed(lambda: isinstance(app.screen, BenchmarkForm))))
+    app: CockpitApp = make_app(session_path, sources=LiveSources(
+        gpu=BusyGpuFeed(lambda: isinstance(app.screen, BenchmarkForm))))
     async with app.run_test(size=(160, 50)) as pilot:
         await until(lambda: "%" in gpu_text(app, "rows"), pilot)
         for n in range(ROUNDS):
@@ -71,7 +74,7 @@ async def test_gpu_rows_keep_updating_after_benchmarks_are_added_through_the_for
             await pilot.press("1")
             await pilot.pause()
             before = gpu_text(app, "rows")
-            await until(lambda: gpu_text(app, "rows") != before, pilot, timeout=3)
+            await until(lambda: gpu_text(app, "rows") != before, pilot, timeout=3)  # noqa: B023 - awaited here
             assert "util" in gpu_text(app, "header").split()
     assert [b.label for b in app.editor.session.benchmarks[-ROUNDS:]] == [f"c={n + 1}" for n in range(ROUNDS)]
 

@@ -9,6 +9,7 @@ import asyncio
 from pathlib import Path
 
 from mcp import Client
+
 from tui_support import make_app, until
 
 from cockpit.assistant.live_state import LiveState

@@ -6,6 +6,8 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
+from paths import CORPUS
+
 from cockpit.live.log_items import SummaryBefore, lines_of
 from cockpit.live.log_pipeline import LogPipeline
 from cockpit.live.metrics_snapshot import MetricsSnapshot
@@ -15,7 +17,6 @@ from cockpit.ui.log_app import LogApp
 from cockpit.ui.widgets.log_buffer import ERROR
 from cockpit.ui.widgets.log_metrics_strip import LogMetricsStrip
 from cockpit.ui.widgets.log_pane import LogPane
-from paths import CORPUS
 
 LOGS = CORPUS / "sglang-logs"
 CUDA_OOM = [

@@ -4,6 +4,7 @@ clear, `?` in `cockpit log`, and "record this result" on a bench_serving block."
 from __future__ import annotations
 
 from test_log_pane import PaneApp, decode_lines, screen_rows, until
+
 from tui_support import make_app, screen_text
 
 from cockpit.live.log_items import lines_of
@@ -45,7 +46,7 @@ Mean ITL (ms):                           15.72
 Median ITL (ms):                         15.01
 P99 ITL (ms):                            40.33
 ==================================================
-"""
+"""  # noqa: E501 - a real log line, whole
 
 
 def feed_text(pane: LogPane, lines: list[str]) -> None:

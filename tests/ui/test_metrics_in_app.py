@@ -85,7 +85,7 @@ async def test_a_metrics_feed_gets_its_pane_with_percentiles_and_a_chart_on_the_
         # the charts end where the power sparklines end (the last GPU tick, 10 s after the last
         # scrape), not at the last scrape
         power_end = T0 + 5 * (SCRAPES + 1)
-        assert pane.axis_end() == power_end
+        assert pane.axis_end is not None and pane.axis_end() == power_end
         width = max(20, pane.scrollable_content_region.width - 1)
         assert chart == chart_lines(pane.series, width, t_end=power_end)
         assert chart != chart_lines(pane.series, width, t_end=T0 + 5 * (SCRAPES - 1))

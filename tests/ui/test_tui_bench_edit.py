@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
+from test_log_pane_keys import BENCH_BLOCK
 from textual import events
 
-from test_log_pane_keys import BENCH_BLOCK
 from tui_support import fill, make_app, screen_text, until
 
 from cockpit.store.toml_store import load_session

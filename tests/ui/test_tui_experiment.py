@@ -11,13 +11,13 @@ through the real argv (tests/sweep_support.py); processes, ports and files are r
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 from pathlib import Path
 
-import os
-import signal
-
 from standin.procs import free_port, group_members, server_pid, standin_command
+
 from sweep_support import make_bench_python
 from tui_support import make_app, screen_text, until
 

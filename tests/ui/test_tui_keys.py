@@ -8,8 +8,10 @@ from tui_support import keys_for, make_app, screen_text, task, until
 
 from cockpit.ui.actions import ACTIONS, FORBIDDEN_KEYS, MODAL_SCOPES, PUSHED_SCOPES
 from cockpit.ui.commands import CockpitCommands, palette_actions
+from cockpit.ui.log_app import LogApp
 from cockpit.ui.screens.compare import CompareScreen
 from cockpit.ui.screens.confirm_quit import ConfirmQuitScreen
+from cockpit.ui.screens.confirm_run import ConfirmRunScreen, ConfirmStopScreen
 from cockpit.ui.screens.file_detail import FileDetailScreen
 from cockpit.ui.screens.form_base import FormScreen
 from cockpit.ui.screens.help import HelpScreen
@@ -19,8 +21,6 @@ from cockpit.ui.widgets.discoveries_view import DiscoveriesView
 from cockpit.ui.widgets.fleet_pane import FleetPane
 from cockpit.ui.widgets.log_pane import LogPane
 from cockpit.ui.widgets.profiles_view import ProfilesView
-from cockpit.ui.log_app import LogApp
-from cockpit.ui.screens.confirm_run import ConfirmRunScreen, ConfirmStopScreen
 from cockpit.ui.widgets.records_view import FilesTable, PackagesTable
 from cockpit.ui.widgets.restorable import RestorableOptionList, RestorableTable
 from cockpit.ui.widgets.setup_view import SetupView
@@ -29,8 +29,10 @@ from cockpit.ui.widgets.text_views import HandoffView
 
 BOUND_ON = {
     "screen": MainScreen, "goal": SetupView, "tasks": TaskBoard, "discoveries": DiscoveriesView, "benchmarks": BenchmarksView,
-    "launch": ProfilesView, "packages": PackagesTable, "files": FilesTable, "log": LogPane, "handoff": HandoffView, "fleet": FleetPane, "form": FormScreen, "quit": ConfirmQuitScreen, "help": HelpScreen,
-    "list": RestorableOptionList, "logapp": LogApp, "confirm": ConfirmRunScreen, "stop": ConfirmStopScreen, "compare": CompareScreen, "detail": FileDetailScreen,
+    "launch": ProfilesView, "packages": PackagesTable, "files": FilesTable, "log": LogPane, "handoff": HandoffView,
+    "fleet": FleetPane, "form": FormScreen, "quit": ConfirmQuitScreen, "help": HelpScreen, "list": RestorableOptionList,
+    "logapp": LogApp, "confirm": ConfirmRunScreen, "stop": ConfirmStopScreen, "compare": CompareScreen,
+    "detail": FileDetailScreen,
 }
 
 

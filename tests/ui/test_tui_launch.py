@@ -6,11 +6,11 @@ from argparse import Namespace
 
 import pytest
 
-from cockpit.store.toml_store import load_session
 from cockpit.cli import open_tui as launch
 from cockpit.cli import recent
-from cockpit.ui.app import CockpitApp
 from cockpit.sources.feeds import LiveSources
+from cockpit.store.toml_store import load_session
+from cockpit.ui.app import CockpitApp
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ the TUI: the change shows on the board within the watcher's poll and is undoable
 from __future__ import annotations
 
 from mcp import Client
+
 from tui_support import make_app, screen_text, status, until
 
 from cockpit.assistant.mcp_server import build_server

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import tomllib
 
-from tui_support import fill, keys_for, make_app, screen_text, until
+from tui_support import fill, make_app, screen_text, until
 
 from cockpit.model.session import Session
 from cockpit.store.toml_store import save_session

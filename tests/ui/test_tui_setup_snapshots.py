@@ -5,6 +5,7 @@ The docstring says what a reviewer should see."""
 from __future__ import annotations
 
 import pytest
+
 from tui_support import fill, make_app
 
 from cockpit.model.session import Session

@@ -7,6 +7,7 @@ and XDG dirs in tmp_path. The docstring says what a reviewer should see.
 from __future__ import annotations
 
 import pytest
+
 from tui_support import make_app
 
 from cockpit.ui.actions import TABS

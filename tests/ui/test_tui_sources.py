@@ -6,15 +6,14 @@ import asyncio
 
 from tui_support import make_app, until
 
-from cockpit.sources.feeds import LiveSources
 from cockpit.live.log_items import lines_of
 from cockpit.parse.nvsmi_topo import parse_topology
 from cockpit.parse.sglang_log import parse_text
 from cockpit.sources.demo import data_dir
+from cockpit.sources.feeds import LiveSources
 from cockpit.ui.widgets.gpu_pane import GpuPane
 from cockpit.ui.widgets.log_pane import LogPane
 from cockpit.ui.widgets.topology_pane import TopologyPane
-
 
 LINES = lines_of(parse_text("line 1\nline 2\n"))
 TOPO = parse_topology((data_dir() / "demo" / "nvidia-smi-topo.txt").read_text())

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from standin.procs import free_port, standin_command
+
 from sweep_support import make_bench_python
 from tui_support import make_app, screen_text, until
 
@@ -82,7 +83,8 @@ async def test_quit_mid_sweep_asks_then_reopen_says_cut_short_and_ctrl_e_runs_th
     async with app.run_test(size=(140, 40)) as pilot:
         await until(lambda: any("was cut short" in n.message for n in app._notifications), pilot, timeout=10)
         (said,) = [n.message for n in app._notifications if "was cut short" in n.message]
-        assert f"run {run.run_id} was cut short: 0 of 2 points recorded (no record: c=1,2; unless another cockpit still runs it)" in said
+        assert (f"run {run.run_id} was cut short: 0 of 2 points recorded (no record: c=1,2; unless another cockpit "
+                "still runs it)") in said
         assert "ctrl+e resumes it" in said
         await pilot.press("ctrl+e")
         await _yes(app, pilot)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from tui_support import make_app
 
 from cockpit.store.toml_store import load_session

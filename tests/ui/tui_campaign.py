@@ -5,8 +5,19 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from cockpit.model.session import (
-    Benchmark, Discovery, FileChange, Goal, Host, Instruction, JournalEvent, LastAction,
-    LaunchProfile, Package, Session, Target, Task,
+    Benchmark,
+    Discovery,
+    FileChange,
+    Goal,
+    Host,
+    Instruction,
+    JournalEvent,
+    LastAction,
+    LaunchProfile,
+    Package,
+    Session,
+    Target,
+    Task,
 )
 
 T0 = datetime(2026, 11, 28, 21, 0, tzinfo=UTC)

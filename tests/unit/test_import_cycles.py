@@ -1,8 +1,9 @@
 """No import circles among cockpit's modules: each file's dependencies point one way.
 
-Every `import` counts, at module level or inside a function (a lazy import breaks the
-circle at import time only; the files still depend on each other). Imports under
-`if TYPE_CHECKING:` do not count: they never run.
+Every `import` counts, at module level, inside a function (a lazy import breaks the
+circle at import time only; the files still depend on each other) or under
+`if TYPE_CHECKING:` (never run, but the code is written against the other file all the same:
+a screen typed as the App is coupled to it).
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ import cockpit
 
 ROOT = Path(cockpit.__file__).resolve().parent
 # Circles still to remove; an entry here may only disappear, none may be added. (The last,
-# ui.theme_file <-> ui.themes, went with ui/theme_roles.py.)
-KNOWN: set[frozenset[str]] = set()
+# ui.theme_file <-> ui.themes, went with ui/theme_roles.py; the nine ui files around the App
+# with ui/port.py.) REMOVED AT MERGE of h-exp: ui/experiment.py (typed as the App) moves to
+# control/experiment.py.
+KNOWN: set[frozenset[str]] = {frozenset({"cockpit.ui.app", "cockpit.ui.experiment"})}
 
 
 def _modules() -> dict[str, Path]:
@@ -28,13 +31,8 @@ def _modules() -> dict[str, Path]:
     return out
 
 
-def _is_type_checking(test: ast.expr) -> bool:
-    return isinstance(test, ast.Name) and test.id == "TYPE_CHECKING" or \
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-
-
 def _imports(module: str, path: Path, modules: dict[str, Path]) -> set[str]:
-    """The cockpit modules `module` imports, anywhere but under `if TYPE_CHECKING:`."""
+    """The cockpit modules `module` imports, anywhere (`if TYPE_CHECKING:` too)."""
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found: set[str] = set()
 
@@ -46,10 +44,6 @@ def _imports(module: str, path: Path, modules: dict[str, Path]) -> set[str]:
 
     def walk(node: ast.AST) -> None:
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and _is_type_checking(child.test):
-                for stmt in child.orelse:
-                    walk_stmt(stmt)
-                continue
             walk_stmt(child)
 
     def walk_stmt(node: ast.AST) -> None:
@@ -112,9 +106,10 @@ def test_no_new_import_cycles() -> None:
     assert not new, f"import circles: {new}"
 
 
-def test_the_finder_sees_a_circle_through_a_lazy_import(tmp_path: Path) -> None:
-    """The walker counts a function-level import and skips a TYPE_CHECKING one."""
-    modules = {"cockpit.a": tmp_path / "a.py", "cockpit.b": tmp_path / "b.py", "cockpit.c": tmp_path / "c.py"}
+def test_the_finder_sees_lazy_and_type_checking_imports(tmp_path: Path) -> None:
+    """The walker counts a function-level import and a TYPE_CHECKING one (and its else)."""
+    names = "abcd"
+    modules = {f"cockpit.{n}": tmp_path / f"{n}.py" for n in names}
     modules["cockpit.a"].write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import cockpit.c\n"
-                                    "def f():\n    from cockpit.b import x\n")
-    assert _imports("cockpit.a", modules["cockpit.a"], modules) == {"cockpit.b"}
+                                    "else:\n    import cockpit.d\ndef f():\n    from cockpit.b import x\n")
+    assert _imports("cockpit.a", modules["cockpit.a"], modules) == {"cockpit.b", "cockpit.c", "cockpit.d"}

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -25,11 +24,9 @@ from cockpit.model.bench_series import short_number
 from cockpit.model.profile_diff import diff_lines, diff_profiles
 from cockpit.model.session import LaunchProfile, Session
 from cockpit.ui.actions import bindings_for
+from cockpit.ui.port import port_of
 from cockpit.ui.safe_text import safe
 from cockpit.ui.themes import role_style
-
-if TYPE_CHECKING:
-    from cockpit.ui.app import CockpitApp
 
 _DIFF_STYLE = {"heading": "bold underline", "added": "$success", "removed": "$error",
                "changed": "$warning", "note": "$foreground-muted"}
@@ -49,7 +46,6 @@ def _value(value: float | None) -> Text:
 class CompareScreen(Screen[None]):
     CSS_PATH = Path(__file__).with_suffix(".tcss")
     BINDINGS = bindings_for("compare")
-    app: CockpitApp  # the one app this screen runs in
     scope = "compare"
     """The registry scope bound here: the palette offers its commands while this screen is up."""
 
@@ -71,7 +67,7 @@ class CompareScreen(Screen[None]):
     def on_mount(self) -> None:
         self.redraw()
         self.query_one(DataTable).focus()
-        self._stop_listening = self.app.controller.add_listener(self.redraw)
+        self._stop_listening = port_of(self).controller.add_listener(self.redraw)
 
     def on_unmount(self) -> None:
         if self._stop_listening is not None:
@@ -79,7 +75,7 @@ class CompareScreen(Screen[None]):
 
     @property
     def session(self) -> Session:
-        return self.app.editor.session
+        return port_of(self).controller.session
 
     def _profile(self, ident: str) -> LaunchProfile | None:
         return next((p for p in self.session.launch if p.id == ident), None)

@@ -14,9 +14,9 @@ from typing import Generic, TypeVar
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.events import Focus
 from textual.screen import ModalScreen
 from textual.widget import Widget
-from textual.events import Focus
 from textual.widgets import Input, Label, Static, TextArea
 from textual.widgets.input import Selection as LineSelection
 from textual.widgets.text_area import Selection as AreaSelection

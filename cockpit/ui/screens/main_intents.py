@@ -16,18 +16,18 @@ from textual.widget import Widget
 from cockpit.model.edits import SessionEditor
 from cockpit.model.session import Session
 from cockpit.ui import messages as msg
+from cockpit.ui.port import CockpitPort, port_of
 from cockpit.ui.widgets.banner import LeftOffBanner
 from cockpit.ui.widgets.benchmarks_view import BenchmarksView
 from cockpit.ui.widgets.discoveries_view import DiscoveriesView
 from cockpit.ui.widgets.log_pane import LogPane
 from cockpit.ui.widgets.profiles_view import ProfilesView, full_command
-from cockpit.ui.widgets.restorable import Restorable
 from cockpit.ui.widgets.records_view import PackagesTable
+from cockpit.ui.widgets.restorable import Restorable
 from cockpit.ui.widgets.task_board import TaskBoard
 
 if TYPE_CHECKING:
     from cockpit.control.session_controller import SessionController
-    from cockpit.ui.app import CockpitApp
 
 
 def _forms():  # noqa: ANN202 - the form screens, imported when one first opens (not at startup)
@@ -43,15 +43,19 @@ def _find(items: list[Any], ident: str) -> Any:
 class MainIntents(Screen[None]):
     """The main screen's intent handlers (MainScreen is the one subclass)."""
 
-    app: CockpitApp  # the one app this screen runs in
     banner_dismissed: bool
 
     def scope_widget(self, scope: str) -> Widget:
         raise NotImplementedError  # MainScreen's
 
     @property
+    def port(self) -> CockpitPort:
+        """What this screen may ask of the app (ui/port.py)."""
+        return port_of(self)
+
+    @property
     def controller(self) -> SessionController:
-        return self.app.controller
+        return self.port.controller
 
     @property
     def _session(self) -> Session:
@@ -232,7 +236,7 @@ class MainIntents(Screen[None]):
         from cockpit.store.handoff_md import write_handoff
 
         try:
-            where = write_handoff(self._session, self.app.path)
+            where = write_handoff(self._session, self.port.path)
         except OSError as exc:  # SaveError / SessionReadOnlyError say `path: reason`
             self.app.notify(f"Handoff not written: {exc}", severity="error", timeout=10)
             return
@@ -290,21 +294,14 @@ class MainIntents(Screen[None]):
     async def _check_drift(self) -> None:
         from cockpit.model.package_drift import drifted
         from cockpit.model.package_drift import summary as drift_summary
-        from cockpit.sources.drift_check import check_drift
-        from cockpit.sources.ssh_pool import SshPool
 
-        shared = self.app.sources.host_events if self.app.sources else None
-        pool = shared if isinstance(shared, SshPool) else SshPool()
         try:
-            rows, notes = await check_drift(self._session, pool=pool)
+            rows, notes = await self.port.check_drift(self._session)
         except Exception as exc:  # noqa: BLE001 - say it on screen; the app goes on
             self.app.notify(f"Drift check failed: {exc}", severity="error", timeout=8)
             return
-        finally:
-            if pool is not shared:
-                await pool.close()
         summary = drift_summary(rows)
-        when = self.app.clock().strftime("%H:%M")
+        when = self.port.clock().strftime("%H:%M")
         self.query_one(PackagesTable).show_drift(rows, f"{summary} · checked {when} · " + "; ".join(notes))
         self.app.notify(f"{summary}.", severity="warning" if drifted(rows) else "information", timeout=6)
 

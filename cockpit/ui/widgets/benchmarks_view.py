@@ -9,8 +9,8 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.dom import DOMNode
 from textual.content import Content
+from textual.dom import DOMNode
 from textual.widgets import DataTable, Static
 
 from cockpit.model.bench_series import chart_data, next_metric

@@ -38,7 +38,8 @@ def discovery_detail(session: Session, disc: Discovery) -> Content:
                     (f"{disc.id} · ", "$foreground-muted"), (disc.status.value, f"bold {style}")]
     if disc.tags:
         parts += [("  #" + " #".join(map(safe, disc.tags)), "$accent")]
-    parts += ["\n\n", ("Evidence", "bold underline"), "\n", safe(disc.evidence, multiline=True) or ("none recorded yet", "$foreground-muted")]
+    evidence = safe(disc.evidence, multiline=True) or ("none recorded yet", "$foreground-muted")
+    parts += ["\n\n", ("Evidence", "bold underline"), "\n", evidence]
     benches = {b.id: b for b in session.benchmarks}
     files = {f.id: f for f in session.files}
     tasks = {t.id: t for t in session.tasks}
@@ -48,7 +49,8 @@ def discovery_detail(session: Session, disc: Discovery) -> Content:
                          (f"  {benches[b].total_tok_s:g} tok/s" if benches[b].total_tok_s is not None else "",
                           "$foreground-muted")] for b in disc.benchmarks if b in benches]),
         ("Files", [[(f"{f} ", "$foreground-muted"), safe(files[f].path)] for f in disc.files if f in files]),
-        ("Tasks", [[(f"{t} ", "$foreground-muted"), safe(tasks[t].title), (f"  [{tasks[t].status.value}]", f"$task-{tasks[t].status.value}"),
+        ("Tasks", [[(f"{t} ", "$foreground-muted"), safe(tasks[t].title),
+                    (f"  [{tasks[t].status.value}]", f"$task-{tasks[t].status.value}"),
                     ("  ⚑ review" if tasks[t].review else "", "bold $task-review")]
                    for t in linked_tasks if t in tasks]),
     ]

@@ -31,9 +31,9 @@ from textual.widgets import Static
 from cockpit.live.data_age import DataAge, stale_after
 from cockpit.live.fleet import FleetSnapshot
 from cockpit.ui.actions import bindings_for
+from cockpit.ui.render.fleet_render import ADD_ONE, render_fleet, state_line
 from cockpit.ui.safe_text import inert_renderable, plain
 from cockpit.ui.widgets.age_mark import show_age
-from cockpit.ui.widgets.fleet_render import ADD_ONE, render_fleet, state_line
 from cockpit.ui.widgets.gpu_render import Palette
 from cockpit.ui.widgets.redraw_once import RedrawOnce
 

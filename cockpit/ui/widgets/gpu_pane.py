@@ -36,9 +36,10 @@ from textual.widgets import Static
 
 from cockpit.live.data_age import DataAge, stale_after
 from cockpit.live.power_history import PowerHistory
+from cockpit.parse.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 from cockpit.parse.gpu_sample import GpuSample
 from cockpit.parse.nvsmi_topo import TopologyMatrix
-from cockpit.parse.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
+from cockpit.ui.render.gpu_spark import Point
 from cockpit.ui.safe_text import inert_renderable, plain
 from cockpit.ui.widgets.age_mark import show_age
 from cockpit.ui.widgets.gpu_render import (
@@ -53,7 +54,6 @@ from cockpit.ui.widgets.gpu_render import (
     render_total,
     short_name,
 )
-from cockpit.ui.widgets.gpu_spark import Point
 from cockpit.ui.widgets.redraw_once import RedrawOnce
 
 NO_SOURCE = "no source configured"

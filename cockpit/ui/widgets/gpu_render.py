@@ -15,8 +15,8 @@ from rich.text import Text
 
 from cockpit.live.power_history import Headroom, PowerHistory, headroom_of, tokens_per_joule
 from cockpit.parse.gpu_sample import GpuSample
+from cockpit.ui.render.gpu_spark import Point, bar, ratio_series, resample, span_of, sparkline
 from cockpit.ui.themes import role_style
-from cockpit.ui.widgets.gpu_spark import Point, bar, ratio_series, resample, span_of, sparkline
 
 DASH = "–"
 SPARK_WINDOW_S = 5 * 60.0

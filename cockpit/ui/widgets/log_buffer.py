@@ -15,7 +15,18 @@ from bisect import bisect_left
 from collections.abc import Iterable
 
 from cockpit.live.log_items import (
-    BATCH, BLOCK, ERROR, ERROR_LINE, NOTE, NOTE_LINE, RUN, WARN, Segment, labels_flag, safe_text, segments_of,
+    BATCH,
+    BLOCK,
+    ERROR,
+    ERROR_LINE,
+    NOTE,
+    NOTE_LINE,
+    RUN,
+    WARN,
+    Segment,
+    labels_flag,
+    safe_text,
+    segments_of,
 )
 from cockpit.parse.log_events import LogEvent
 from cockpit.parse.user_pattern import Matcher, compile_user_pattern

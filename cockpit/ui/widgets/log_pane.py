@@ -45,7 +45,6 @@ from cockpit.model.log_view import LogViewState
 from cockpit.parse.bench_serving import record_fields, result_before
 from cockpit.ui.actions import bindings_for
 from cockpit.ui.safe_text import safe
-from cockpit.ui.screens.prompt import PromptScreen
 from cockpit.ui.widgets.age_mark import show_age
 from cockpit.ui.widgets.log_buffer import LogBuffer, Matcher, compile_pattern, pattern_note
 from cockpit.ui.widgets.log_metrics_strip import LogMetricsStrip
@@ -63,6 +62,15 @@ class LogPane(Vertical, can_focus=True):
         """Follow, filter, search or a toggle changed in the pane (saved in `ui.log`)."""
 
         state: LogViewState
+
+    @dataclass
+    class PromptRequested(Message):
+        """The pane needs a line of text (a search, a filter): the app asks it in a dialog
+        (a widget opens no screen) and gives the answer, None when cancelled, to `then`."""
+
+        question: str
+        value: str
+        then: Callable[[str | None], None]
 
     @dataclass
     class BenchResultSeen(Message):
@@ -400,8 +408,8 @@ class LogPane(Vertical, can_focus=True):
         self.search_previous()
 
     def action_search(self) -> None:
-        self.app.push_screen(PromptScreen("Search the log (regex)", self._state.search or ""),
-                             lambda text: self.set_search(text) if text is not None else None)
+        self.post_message(self.PromptRequested("Search the log (regex)", self._state.search or "",
+                                               lambda text: self.set_search(text) if text is not None else None))
 
     def action_toggle_wrap(self) -> None:
         self._changed(wrap=not self._state.wrap)
@@ -456,5 +464,6 @@ class LogPane(Vertical, can_focus=True):
         self.post_message(self.BenchResultSeen(record_fields(result.values), result.backend))
 
     def action_filter(self) -> None:
-        self.app.push_screen(PromptScreen("Show only lines matching (regex)", self._state.filter or ""),
-                             lambda text: self._changed(filter=text or None) if text is not None else None)
+        self.post_message(self.PromptRequested(
+            "Show only lines matching (regex)", self._state.filter or "",
+            lambda text: self._changed(filter=text or None) if text is not None else None))

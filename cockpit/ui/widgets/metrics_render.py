@@ -10,8 +10,8 @@ from __future__ import annotations
 from cockpit.live.server_metrics import QUANTILES, ServerMetrics
 from cockpit.live.server_metrics_series import SERIES, ServerMetricsSeries
 from cockpit.parse.sglang_metrics import MISSING_HINTS
+from cockpit.ui.render.gpu_spark import span_of, sparkline
 from cockpit.ui.widgets.gpu_render import SPARK_WINDOW_S
-from cockpit.ui.widgets.gpu_spark import span_of, sparkline
 
 LATENCY_TITLES = (("ttft", "TTFT"), ("itl", "ITL"), ("e2e", "E2E"))
 DASH = "—"

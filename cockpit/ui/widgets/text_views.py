@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from cockpit.model.timeline import drops, timeline
 from cockpit.model.session import Session
-from cockpit.model.targets import TargetScore
+from cockpit.model.timeline import drops, timeline
 from cockpit.ui import messages as msg
 from cockpit.ui.actions import bindings_for
 from cockpit.ui.safe_text import safe
@@ -97,13 +94,8 @@ class HandoffView(TextView):
     def compose(self) -> ComposeResult:
         return iter(())  # the Markdown widget is mounted on first show
 
-    def show(self, session: Session, now: datetime | None = None) -> None:
-        try:
-            from cockpit.store.handoff_md import render_handoff
-        except ImportError:
-            text = "# Handoff\n\n*The Markdown export (`cockpit.store.handoff_md`) is not available yet.*"
-        else:
-            text = render_handoff(session)
+    def show(self, text: str) -> None:
+        """Show the handoff's Markdown (the screen renders it: store/handoff_md.py)."""
         if text != self._source:
             self._source = text
             # Made on first use: markdown-it costs ~30 ms of imports, which the first frame

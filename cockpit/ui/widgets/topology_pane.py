@@ -25,8 +25,8 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from cockpit.live.data_age import DataAge
-from cockpit.parse.nvsmi_topo import TopologyMatrix
 from cockpit.parse.gpu_events import GpuSourceUnavailable
+from cockpit.parse.nvsmi_topo import TopologyMatrix
 from cockpit.ui.safe_text import inert_renderable, plain
 from cockpit.ui.widgets.age_mark import show_age
 from cockpit.ui.widgets.gpu_render import Palette

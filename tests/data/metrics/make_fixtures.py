@@ -64,7 +64,6 @@ def sglang(prefix, step, *, dp=2, tp=2, typed=True, old=False, model="Qwen/Qwen3
         head(name, "counter", f"Number of {name[:-6].replace('_', ' ')} processed.")
         lines.append(f"{p}{name}{lab(ml)} {fmt(v)}")
     itl = "time_per_output_token_seconds" if old else "inter_token_latency_seconds"
-    n = 2000 + 40 * step
     # cumulative, so a later scrape adds observations (slower TTFT since the first scrape)
     hists = [("time_to_first_token_seconds", TTFT_LE, 3, 2000, 5, 40 * step),
              (itl, ITL_LE, 5, 500_000, 6, 18_000 * step),

@@ -112,15 +112,15 @@ def main(out: Path = HERE) -> None:
     write("wrapped-header-paste", "\n".join(lines), expect("060.txt"))
 
     # 7. a container log: every line stamped, the milliseconds ticking
-    out = []
+    stamped = []
     for k, line in enumerate(src("056.txt").rstrip("\n").split("\n")):
         stamp = f"INFO 2025-04-06T03:02:45.{843 + k // 9:03d}Z "
-        out.append(stamp + line if line else stamp.rstrip())
-    write("container-log-prefix", "\n".join(out) + "\n", expect("056.txt"))
+        stamped.append(stamp + line if line else stamp.rstrip())
+    write("container-log-prefix", "\n".join(stamped) + "\n", expect("056.txt"))
 
     # 8. docker compose's service prefix on every line (spaces, 061)
-    out = ["sglang-1  | " + line for line in src("061.txt").rstrip("\n").split("\n")]
-    write("compose-prefix", "\n".join(out) + "\n", expect("061.txt"))
+    prefixed = ["sglang-1  | " + line for line in src("061.txt").rstrip("\n").split("\n")]
+    write("compose-prefix", "\n".join(prefixed) + "\n", expect("061.txt"))
 
 
 if __name__ == "__main__":

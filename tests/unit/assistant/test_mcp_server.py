@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
+from paths import CORPUS
+
 from cockpit.assistant.mcp_server import build_server
 from cockpit.store.handoff_md import render_handoff
 from cockpit.store.toml_store import load_session
-from paths import CORPUS
 
 SECTIONS = {"goal", "instructions", "discoveries", "tasks", "files", "packages", "launch", "benchmarks",
             "last-action", "timeline", "sweeps", "hosts", "targets"}

@@ -5,11 +5,11 @@ in bounded memory."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -17,7 +17,7 @@ from cockpit.model.session import Session
 from cockpit.store.toml_store import load_session, save_session
 
 
-def cockpit(*args: str | Path, stdin: object = subprocess.DEVNULL) -> subprocess.CompletedProcess[bytes]:
+def cockpit(*args: str | Path, stdin: int | IO[bytes] = subprocess.DEVNULL) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run([sys.executable, "-m", "cockpit", *map(str, args)], capture_output=True, timeout=60,
                           stdin=stdin)
 

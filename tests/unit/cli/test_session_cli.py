@@ -4,8 +4,9 @@ import shutil
 import subprocess
 import sys
 
-from cockpit.store.toml_store import load_session
 from paths import DATA, EXAMPLE_SESSION
+
+from cockpit.store.toml_store import load_session
 
 
 def cockpit(*args):

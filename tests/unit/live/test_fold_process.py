@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import threading
 import time
-from pathlib import Path
 
-import pytest
+from paths import CORPUS
 
 from cockpit.live.fold_process import ChildFold
 from cockpit.live.log_items import LogLines, lines_of
 from cockpit.live.log_metrics import LogMetrics
 from cockpit.live.metrics_snapshot import MetricsSnapshot
 from cockpit.parse.sglang_log import LogParser, parse_text
-from paths import CORPUS
 
 LOGS = sorted((CORPUS / "sglang-logs").glob("*.log"))
 

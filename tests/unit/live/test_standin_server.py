@@ -14,7 +14,7 @@ from pathlib import Path
 from standin.procs import STANDIN, free_port, http_get
 
 from cockpit.live.server_runs import ServerRunTracker
-from cockpit.parse.log_events import DecodeBatch, PrefillBatch
+from cockpit.parse.log_events import DecodeBatch, LogEvent, PrefillBatch
 from cockpit.parse.prom_text import parse_exposition
 from cockpit.parse.sglang_log import parse_text
 from cockpit.parse.sglang_metrics import sglang_scrape
@@ -32,8 +32,8 @@ def _start(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen, int, Path]:
     return proc, port, log
 
 
-def _states(text: str) -> tuple[list[str], ServerRunTracker, list]:
-    tracker, seen = ServerRunTracker(), []
+def _states(text: str) -> tuple[list[str | None], ServerRunTracker, list[LogEvent]]:
+    tracker, seen = ServerRunTracker(), list[str | None]()
     events = parse_text(text)
     for ev in events:
         tracker.apply(ev)

@@ -46,8 +46,8 @@ def test_hostile_extra_args_reach_the_client_as_one_item_each(tmp_path: Path) ->
     argv = plan.argv(plan.points[0])
     assert argv[-len(extra):] == extra
     # what a shell makes of the line is exactly the argv, and it runs nothing of the text
-    shown = subprocess.run(["sh", "-c", f"{shlex.join([sys.executable, '-c', 'import sys, json; print(json.dumps(sys.argv[1:]))'])} "
-                            + shlex.join(argv[1:])], capture_output=True, text=True, check=True)
+    echo = shlex.join([sys.executable, "-c", "import sys, json; print(json.dumps(sys.argv[1:]))"])
+    shown = subprocess.run(["sh", "-c", f"{echo} " + shlex.join(argv[1:])], capture_output=True, text=True, check=True)
     import json
 
     assert json.loads(shown.stdout) == argv[1:]

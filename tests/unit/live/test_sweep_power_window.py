@@ -19,6 +19,7 @@ import pytest
 from metrics_server import MetricsServer
 from sweep_support import StandinServer, make_bench_python, standin_gpu_tick
 
+from cockpit.control.session_controller import SessionController
 from cockpit.live.sweep_hosts import LocalBenchHost
 from cockpit.live.sweep_plan import plan_sweep
 from cockpit.live.sweep_runner import ControllerSink, SweepRunner
@@ -28,7 +29,6 @@ from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.parse.bench_result_jsonl import read_records
 from cockpit.parse.log_events import DecodeBatch, PrefillBatch
 from cockpit.parse.sglang_log import parse_line
-from cockpit.control.session_controller import SessionController
 from cockpit.store.toml_store import load_session, save_session
 
 BUSY_W, IDLE_W = 400.0, 70.0  # per GPU, two GPUs

@@ -12,16 +12,24 @@ import pytest
 
 from sweep_support import StandinServer, make_bench_python, pid_alive, standin_gpu_tick
 
+from cockpit.control.session_controller import SessionController
 from cockpit.live.sweep_hosts import LocalBenchHost
 from cockpit.live.sweep_plan import plan_sweep
 from cockpit.live.sweep_runner import (
-    ClientOutput, ControllerSink, PointFailed, PointProgress, PointRecorded, PointSkipped, PointStarted, SweepNote,
-    SweepRunner, main_run_line,
+    ClientOutput,
+    ControllerSink,
+    PointFailed,
+    PointProgress,
+    PointRecorded,
+    PointSkipped,
+    PointStarted,
+    SweepNote,
+    SweepRunner,
+    main_run_line,
 )
 from cockpit.live.sweep_session import server_metrics_probe
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.parse.sglang_log import parse_line
-from cockpit.control.session_controller import SessionController
 from cockpit.store.toml_store import load_session, save_session
 
 

@@ -1,10 +1,11 @@
 """Every journaled edit says which field went from what to what, in short plain text."""
 
+from paths import EXAMPLE_SESSION
+
 from cockpit.model.edits import SessionEditor
 from cockpit.model.enums import DiscoveryStatus, TaskStatus
 from cockpit.model.journal_text import MAX_VALUE, shown
 from cockpit.store.toml_store import load_session
-from paths import EXAMPLE_SESSION
 
 
 def editor() -> SessionEditor:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cockpit.control.session_controller import SessionController
 from cockpit.live.launch_lifecycle import LaunchOutcome, apply_outcome
 from cockpit.model.edits import SessionEditor
 from cockpit.model.merge import merge_sessions
 from cockpit.model.session import LAST_ACTIONS_KEPT, LaunchProfile, Session, Sweep
 from cockpit.store.handoff_md import render_handoff
-from cockpit.control.session_controller import SessionController
 from cockpit.store.toml_store import load_session, save_session
 
 NEXT = "pin NCCL to NUMA node 0 and rerun c=128"

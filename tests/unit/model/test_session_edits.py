@@ -2,11 +2,12 @@
 
 import pytest
 
+from paths import EXAMPLE_SESSION
+
 from cockpit.model.edits import EditError, SessionEditor
 from cockpit.model.enums import DiscoveryStatus, ProfileStatus, TaskStatus
 from cockpit.model.session import Session
 from cockpit.store.toml_store import load_session
-from paths import EXAMPLE_SESSION
 
 
 def test_a_task_travels_through_every_column_and_back():

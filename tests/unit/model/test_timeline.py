@@ -7,9 +7,9 @@ import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
 
-from cockpit.model.timeline import drops, timeline
 from cockpit.model.edits import SessionEditor
 from cockpit.model.session import Benchmark, JournalEvent, LaunchProfile, Session
+from cockpit.model.timeline import drops, timeline
 from cockpit.store.toml_store import save_session
 
 T0 = datetime(2026, 11, 28, 20, 0, tzinfo=UTC)

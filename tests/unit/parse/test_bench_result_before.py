@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from cockpit.parse.bench_serving import record_fields, result_before
 from paths import CORPUS
+
+from cockpit.parse.bench_serving import record_fields, result_before
 
 
 def block(concurrency: int, total: float, closed: bool = True) -> list[str]:

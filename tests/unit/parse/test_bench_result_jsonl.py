@@ -11,7 +11,12 @@ import pytest
 
 from cockpit.model.session import Benchmark
 from cockpit.parse.bench_result_jsonl import (
-    RECORD_FIELDS, from_record, from_stdout, last_record, read_records, record_fields,
+    RECORD_FIELDS,
+    from_record,
+    from_stdout,
+    last_record,
+    read_records,
+    record_fields,
 )
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "bench"

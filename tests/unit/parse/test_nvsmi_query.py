@@ -161,6 +161,7 @@ def test_the_stream_parser_keeps_error_lines_aside():
 def test_a_rejected_field_is_swapped_for_its_new_name_or_dropped():
     msg = 'Field "clocks_throttle_reasons.active" is not a valid field to query.'
     swapped = swap_rejected_field(QUERY_FIELDS, msg)
+    assert swapped is not None
     assert swapped[-1] == "clocks_event_reasons.active" and len(swapped) == len(QUERY_FIELDS)
     dropped = swap_rejected_field(("index", "clocks.max.sm_clock"), 'Field "clocks.max.sm_clock" is not a valid field to query.')
     assert dropped == ("index",)

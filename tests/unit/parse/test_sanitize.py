@@ -7,6 +7,7 @@ import json
 import unicodedata
 
 import pytest
+
 from hostile import RAW, VECTORS
 
 from cockpit.parse.sanitize import _UNSAFE, json_inert, sanitize

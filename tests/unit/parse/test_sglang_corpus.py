@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from scan_engines import ENGINES, scan_engine
+
 from cockpit.cli import main
 from cockpit.parse.log_summary import LogSummary
 from cockpit.parse.log_summary_scan import summarize_bytes
 from cockpit.parse.sglang_log import LogParser
-from scan_engines import ENGINES, scan_engine
 
 REPO = Path(__file__).resolve().parents[3]
 CORPUS = REPO.parent / "shared" / "corpus" / "sglang-logs"

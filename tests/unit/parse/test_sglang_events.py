@@ -4,8 +4,19 @@ from __future__ import annotations
 
 from cockpit.live.log_metrics import LogMetrics, MetricSeries, TimestampClock
 from cockpit.parse.log_events import (
-    BenchResult, CudaGraphCapture, DecodeBatch, ErrorBlock, ErrorLine, HttpRequest, KvCacheSize,
-    LoadingWeights, PlainLine, PrefillBatch, Ranks, Ready, ServerArgs,
+    BenchResult,
+    CudaGraphCapture,
+    DecodeBatch,
+    ErrorBlock,
+    ErrorLine,
+    HttpRequest,
+    KvCacheSize,
+    LoadingWeights,
+    PlainLine,
+    PrefillBatch,
+    Ranks,
+    Ready,
+    ServerArgs,
 )
 from cockpit.parse.sglang_log import LogParser, parse_line, parse_text, split_prefix
 
@@ -56,11 +67,11 @@ def test_prefill_versions() -> None:
 
 
 def test_other_line_kinds() -> None:
-    args = parse_line("[2025-01-01 00:00:00] server_args=ServerArgs(model_path='/m/Qwen', tp_size=8, dp_size=2, port=30000, trust_remote_code=True)")
+    args = parse_line("[2025-01-01 00:00:00] server_args=ServerArgs(model_path='/m/Qwen', tp_size=8, dp_size=2, port=30000, trust_remote_code=True)")  # noqa: E501 - the real line, whole
     assert isinstance(args, ServerArgs) and args.model_path == "/m/Qwen" and args.args["tp_size"] == 8
     kv = parse_line("[2025-10-16 09:06:22 TP5] KV Cache is allocated. #tokens: 2795207, K size: 53.31 GB, V size: 53.31 GB")
     assert isinstance(kv, KvCacheSize) and kv.tokens == 2795207 and kv.size_gb == 106.62
-    summ = parse_line("[2025-01-01 00:00:00 TP0] max_total_num_tokens=123, chunked_prefill_size=8192, max_prefill_tokens=16384, max_running_requests=4097, context_len=32768")
+    summ = parse_line("[2025-01-01 00:00:00 TP0] max_total_num_tokens=123, chunked_prefill_size=8192, max_prefill_tokens=16384, max_running_requests=4097, context_len=32768")  # noqa: E501 - the real line, whole
     assert isinstance(summ, KvCacheSize) and summ.source == "summary" and summ.max_running_requests == 4097
     cap = parse_line("[2025-11-30 12:50:15] Capture cuda graph end. Time elapsed: 5.37 s. mem usage=1.44 GB. avail mem=38.05 GB.")
     assert isinstance(cap, CudaGraphCapture) and (cap.phase, cap.elapsed_s, cap.mem_usage_gb) == ("end", 5.37, 1.44)
@@ -137,7 +148,7 @@ def test_server_runs_segmentation() -> None:
         "[2025-01-01 10:00:06] Capture cuda graph begin. This can take up to several minutes. avail mem=40.00 GB",
         "[2025-01-01 10:00:09] Capture cuda graph end. Time elapsed: 3.00 s. mem usage=1.00 GB. avail mem=39.00 GB.",
         "[2025-01-01 10:00:10] The server is fired up and ready to roll!",
-        "[2025-01-01 10:00:11] Decode batch. #running-req: 3, #token: 10, token usage: 0.01, gen throughput (token/s): 100.00, #queue-req: 0",
+        "[2025-01-01 10:00:11] Decode batch. #running-req: 3, #token: 10, token usage: 0.01, gen throughput (token/s): 100.00, #queue-req: 0",  # noqa: E501 - the real line, whole
         "[2025-01-01 10:00:12 TP0] Scheduler hit an exception: Traceback (most recent call last):",
         "RuntimeError: boom",
         "[2025-01-01 11:00:00] server_args=ServerArgs(model_path='m2', tp_size=1)",

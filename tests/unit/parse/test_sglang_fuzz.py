@@ -8,13 +8,14 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cockpit.parse.log_summary import LogSummary
+from scan_engines import ENGINES, scan_engine
+
 from cockpit.parse.error_labels import ANCHORS_TEXT, NEEDLES, TRIGGER_EXAMPLES, line_error_labels
 from cockpit.parse.log_events import DecodeBatch, PrefillBatch
+from cockpit.parse.log_summary import LogSummary
 from cockpit.parse.log_summary_scan import summarize_bytes
 from cockpit.parse.sanitize import sanitize
 from cockpit.parse.sglang_log import LogParser, parse_text
-from scan_engines import ENGINES, scan_engine
 
 _RAW_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 

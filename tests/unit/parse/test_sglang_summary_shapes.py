@@ -10,9 +10,11 @@ import random
 
 import pytest
 
-from cockpit.parse import greater_than, log_summary_hs, log_summary_scan
-from cockpit.parse.log_summary_scan import summarize_bytes, summarize_stream
 from scan_engines import ENGINES, each_engine, folded_summary, scan_engine  # noqa: F401 (fixture)
+
+from cockpit.parse import greater_than, log_summary_hs, log_summary_scan
+from cockpit.parse.log_summary import Summary
+from cockpit.parse.log_summary_scan import summarize_bytes, summarize_stream
 
 # {r} running, {q} queue, {g} gen throughput; the other figures are fixed
 DECODE_SHAPES = [
@@ -57,7 +59,7 @@ pytestmark = pytest.mark.usefixtures("each_engine")
 events = folded_summary
 
 
-def check(lines: list[str]) -> dict:
+def check(lines: list[str]) -> Summary:
     data = ("\n".join(lines) + "\n").encode()
     expected = events(data)
     assert summarize_bytes(data) == expected

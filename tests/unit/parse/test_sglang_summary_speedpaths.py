@@ -12,11 +12,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from scan_engines import ENGINES, each_engine, folded_summary, scan_engine  # noqa: F401 (fixture)
+
 from cockpit.parse import greater_than, log_summary_fast, log_summary_scan
-from cockpit.parse.error_labels import TRIGGER_EXAMPLES, _SUBSTRING_TRIGGERS, line_error_labels
+from cockpit.parse.error_labels import _SUBSTRING_TRIGGERS, TRIGGER_EXAMPLES, line_error_labels
+from cockpit.parse.log_summary import Summary
 from cockpit.parse.log_summary_scan import summarize_bytes, summarize_stream
 from cockpit.parse.sglang_patterns import BENCH_HEADER
-from scan_engines import ENGINES, each_engine, folded_summary, scan_engine  # noqa: F401 (fixture)
 
 DEC = "[2025-01-01 10:00:00 TP0] Decode batch. #running-req: {r}, #token: 84, token usage: 0.01, " \
       "cuda graph: True, gen throughput (token/s): {g}, #queue-req: {q}, "
@@ -39,7 +41,7 @@ pytestmark = pytest.mark.usefixtures("each_engine")
 events = folded_summary
 
 
-def check(text: str | bytes) -> dict:
+def check(text: str | bytes) -> Summary:
     data = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
     expected = events(data)
     assert summarize_bytes(data) == expected
@@ -105,7 +107,7 @@ def _number_pairs(seed: int, n: int = 3000):
     rnd = random.Random(seed)
     for _ in range(n):
         is_float = rnd.random() < 0.5
-        def num() -> str:
+        def num(is_float: bool = is_float) -> str:
             text = "0" * rnd.randint(0, 2) + str(rnd.choice([0, 1, 9, 10, 99, 100, rnd.randint(0, 3000)]))
             if is_float and rnd.random() < 0.7:
                 text += "." + "".join(rnd.choice("0123456789") for _ in range(rnd.randint(1, 3)))

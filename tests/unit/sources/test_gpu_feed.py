@@ -11,9 +11,9 @@ import pytest
 
 from cockpit.model.enums import GpuSource
 from cockpit.model.session import Host
+from cockpit.parse.gpu_events import GpuSamplesTaken, GpuSourceUnavailable
 from cockpit.parse.nvsmi_topo import TopologyMatrix
 from cockpit.sources import gpu_feed
-from cockpit.parse.gpu_events import GpuSamplesTaken, GpuSourceUnavailable
 from cockpit.sources.gpu_feed import (
     FileTopologyFeed,
     NvmlFeed,

@@ -69,7 +69,7 @@ async def test_a_burst_comes_as_few_batches_not_one_per_line(tmp_path: Path) -> 
     log.write_text("")
     c = Collector(LogFeed.local(str(log), lines=0, max_delay_s=0.1, max_lines=5000))
     await asyncio.sleep(0.2)
-    for k in range(10):  # 20k lines in ~0.5 s
+    for _ in range(10):  # 20k lines in ~0.5 s
         append(log, [line(i) for i in range(2000)])
         await asyncio.sleep(0.05)
     await c.until(lambda: len(c.lines) >= 20_000)

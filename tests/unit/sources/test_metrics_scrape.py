@@ -16,8 +16,7 @@ from cockpit.model.session import Session  # noqa: E402
 from cockpit.parse.gpu_events import GpuSamplesTaken, GpuStreamInterrupted  # noqa: E402
 from cockpit.parse.metrics_events import MetricsScraped, MetricsScrapeFailed  # noqa: E402
 from cockpit.parse.sglang_metrics import sglang_scrape  # noqa: E402
-from cockpit.sources.metrics_scrape import (  # noqa: E402
-    DcgmFeed, MetricsFeed, dcgm_feed_for_host, metrics_feed_for_host, scrape_once)
+from cockpit.sources.metrics_scrape import DcgmFeed, MetricsFeed, dcgm_feed_for_host, metrics_feed_for_host, scrape_once  # noqa: E402
 from cockpit.sources.session_feeds import sources_for_session  # noqa: E402
 
 

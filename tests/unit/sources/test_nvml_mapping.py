@@ -268,7 +268,7 @@ async def test_topology_from_nvml_matches_the_topo_m_shape():
     assert topo.warnings == ()
 
 
-async def test_polls_run_at_the_interval_and_never_overlap():
+async def test_polls_run_at_the_interval_and_never_overlap(monkeypatch):
     fake = FakeNvml(delay_s=0.05)  # each poll takes longer than the interval
     sampler = NvmlSampler(nvml=fake, interval_s=0.01)
     in_flight, peak, starts = 0, 0, []
@@ -284,7 +284,7 @@ async def test_polls_run_at_the_interval_and_never_overlap():
         finally:
             in_flight -= 1
 
-    sampler.sample = counted
+    monkeypatch.setattr(sampler, "sample", counted)
     events = []
     async for ev in sampler.samples():
         events.append(ev)

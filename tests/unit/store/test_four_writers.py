@@ -12,11 +12,11 @@ from pathlib import Path
 
 from cockpit.cli import main as cockpit_main
 from cockpit.cli.open_tui import resolve_session
+from cockpit.control.session_controller import SessionController
 from cockpit.control.sweep_records import TransactionSink
+from cockpit.control.transaction import ASSISTANT, SessionFileWriter
 from cockpit.model.session import Session
 from cockpit.store.cli_load import load_or_report
-from cockpit.control.session_controller import SessionController
-from cockpit.control.transaction import ASSISTANT, SessionFileWriter
 from cockpit.store.toml_store import load_session, save_session
 
 SHELLS, PER_SHELL, TUI_ADDS, MCP_ADDS, SWEEP_POINTS = 3, 25, 20, 20, 19  # 134 records
@@ -42,7 +42,9 @@ def _round(path: Path, build=SessionController) -> tuple[int, int, float]:  # no
         return run
 
     def tui() -> None:
-        _, session, sig, _ = resolve_session(str(path))  # the read `cockpit FILE` makes
+        resolved = resolve_session(str(path))  # the read `cockpit FILE` makes
+        assert not isinstance(resolved, int)
+        _, session, sig, _ = resolved
         have_read.wait()
         gap_done.wait()  # Textual imported, sources started: the others added meanwhile
         control = build(session, path, disk_sig=sig)
@@ -78,7 +80,7 @@ def _round(path: Path, build=SessionController) -> tuple[int, int, float]:  # no
         file = SessionFileWriter(path, ASSISTANT)  # what the MCP server's tools write through
         have_read.wait()
         for i in range(MCP_ADDS):
-            file.apply(lambda e, i=i: e.add_task(f"mcp {i}"))
+            file.apply(lambda e: e.add_task(f"mcp {i}"))  # noqa: B023 - applied in this iteration
             if i == 1:
                 gap_done.wait()
                 first_saved.wait()

@@ -7,8 +7,9 @@ from __future__ import annotations
 import html
 
 import pytest
-from hostile import hostile_session
 from markdown_it import MarkdownIt
+
+from hostile import hostile_session
 
 from cockpit.model.session import LaunchProfile, Session, Task
 from cockpit.store.handoff_md import render_handoff

@@ -5,12 +5,13 @@ import re
 import subprocess
 import sys
 
+from paths import EXAMPLE_SESSION
+
 from cockpit.model.edits import SessionEditor
 from cockpit.model.session import LaunchProfile
 from cockpit.store.export_json import export_json
 from cockpit.store.handoff_md import render_handoff
 from cockpit.store.toml_store import load_session
-from paths import EXAMPLE_SESSION
 
 HEADINGS = [
     "## 1. Goal",

@@ -3,10 +3,11 @@ follows, its GPU source and metrics endpoint, with secrets masked and hostile te
 
 from __future__ import annotations
 
+from paths import EXAMPLE_SESSION
+
 from cockpit.model.session import Host, Session
 from cockpit.store.handoff_md import render_handoff
 from cockpit.store.toml_store import load_session
-from paths import EXAMPLE_SESSION
 
 
 def _hosts_part(text: str) -> list[str]:

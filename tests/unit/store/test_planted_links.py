@@ -16,9 +16,10 @@ from typing import Any
 
 import pytest
 
+from planted import USER, other_user, plant_link
+
 from cockpit.model.session import Session
 from cockpit.store.toml_store import load_session, save_session
-from planted import USER, other_user, plant_link
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from cockpit.model.edits import SessionEditor
 from cockpit.control.session_controller import SessionController
+from cockpit.model.edits import SessionEditor
 from cockpit.store.toml_store import load_session, save_session
 
 

@@ -16,11 +16,13 @@ from pathlib import Path
 
 import pytest
 
+import planted
+from paths import EXAMPLE_SESSION
+
 from cockpit.model.session import Session, Task, now
 from cockpit.store.atomic_write import SaveError, SessionReadOnlyError
 from cockpit.store.toml_store import dumps_session, load_session, loads_session, save_session, write_atomic
-import planted
-from paths import EXAMPLE_SESSION
+
 
 @pytest.fixture(scope="module")
 def other_user():

@@ -4,12 +4,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from paths import DATA, EXAMPLE_SESSION
+
 from cockpit.model.edits import SessionEditor
 from cockpit.model.enums import DiscoveryStatus, TaskStatus
 from cockpit.model.session import Session
 from cockpit.store.errors import SessionFileError
 from cockpit.store.toml_store import dumps_session, load_session, loads_session, save_session
-from paths import DATA, EXAMPLE_SESSION
 
 
 def test_example_session_round_trips_byte_for_byte():

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
+from cockpit.control.session_controller import SessionController
 from cockpit.model.edits import SessionEditor
 from cockpit.store.lock import session_lock
-from cockpit.control.session_controller import SessionController
 from cockpit.store.signature import disk_signature
 from cockpit.store.toml_store import load_session, load_session_with_signature, save_session
 

@@ -15,7 +15,7 @@ from rich.style import Style
 from rich.text import Text
 
 from cockpit.live.fleet import FleetHost, FleetServer, FleetSnapshot, bin_series
-from cockpit.ui.widgets.gpu_spark import BLOCKS, sparkline
+from cockpit.ui.render.gpu_spark import BLOCKS, sparkline
 
 Pal = Callable[..., Style]
 DASH = "–"
