@@ -131,14 +131,14 @@ def best_config(search: Search) -> ConfigResult | None:
     noise = noise_share(search)
     lead: ConfigResult | None = None
     for group in sorted((g for g in leaderboard(search) if g.feasible), key=lambda g: g.first.number):
-        assert group.mean is not None
-        if lead is None:
-            lead = group
+        mean = group.mean
+        lead_mean = lead.mean if lead is not None else None
+        if lead is None or mean is None or lead_mean is None:
+            lead = lead or group
             continue
-        assert lead.mean is not None
-        margin = abs(lead.mean) * noise
-        if search.direction is Direction.MAXIMIZE and group.mean > lead.mean + margin:
+        margin = abs(lead_mean) * noise
+        if search.direction is Direction.MAXIMIZE and mean > lead_mean + margin:
             lead = group
-        elif search.direction is Direction.MINIMIZE and group.mean < lead.mean - margin:
+        elif search.direction is Direction.MINIMIZE and mean < lead_mean - margin:
             lead = group
     return lead
