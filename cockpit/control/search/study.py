@@ -12,6 +12,7 @@ launches, ten random starts would leave the model nothing to do.
 from __future__ import annotations
 
 import random
+import warnings
 import zlib
 from collections.abc import Sequence
 from typing import Any
@@ -20,7 +21,7 @@ from cockpit.control.search.scoring import CRASH_CONSTRAINT
 from cockpit.model.search import Direction, Search, SearchTrial, SpaceValue, Stepped, TrialStatus
 from cockpit.model.search_space import ConfigKey, config_key, grid, normalise
 
-__all__ = ["propose", "startup_trials", "tried_keys"]
+__all__ = ["blamed", "propose", "startup_trials", "tried_keys"]
 
 _CONSTRAINTS = "constraints"  # optuna's system_attrs key for a trial's constraint values
 _ASKS = 24  # asks before giving up on TPE finding an untried configuration
@@ -33,6 +34,28 @@ def startup_trials(search: Search) -> int:
 
 def tried_keys(search: Search) -> set[ConfigKey]:
     return {config_key(search, t.params) for t in search.trial}
+
+
+def blamed(search: Search) -> set[tuple[str, str]]:
+    """Flag values a crash is pinned on: a crashed trial's only value that never ran in a
+    launch that got ready. A configuration holding one is in the crashing region, not tried
+    (TPE alone counts a crash as merely "not the best" and goes back at small budgets)."""
+    ran: set[tuple[str, str]] = set()
+    for trial in search.trial:
+        if trial.status in (TrialStatus.OK, TrialStatus.PRUNED):
+            ran |= set(config_key(search, trial.params))
+    out: set[tuple[str, str]] = set()
+    for trial in search.trial:
+        if trial.status is TrialStatus.CRASHED:
+            suspects = set(config_key(search, trial.params)) - ran
+            if len(suspects) == 1:
+                out |= suspects
+    return out
+
+
+def _fresh(search: Search, params: dict[str, SpaceValue], tried: set[ConfigKey], avoid: set[tuple[str, str]]) -> bool:
+    key = config_key(search, params)
+    return key not in tried and not (set(key) & avoid)
 
 
 def _distributions(search: Search) -> dict[str, Any]:
@@ -99,9 +122,15 @@ def _study(search: Search, seed: int) -> Any:
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=startup_trials(search), multivariate=True,
-                                         constant_liar=True, constraints_func=_constraints_of,
-                                         warn_independent_sampling=False)
+    # Optuna 5 reads a trial's constraints from it (set_constraint / system_attrs) and deprecates
+    # constraints_func; 4.x needs the function to know the search is constrained
+    major = int(optuna.__version__.split(".")[0])
+    extra: dict[str, Any] = {"constraints_func": _constraints_of} if major < 5 else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # multivariate is "experimental" to Optuna
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=startup_trials(search), multivariate=True,
+                                             constant_liar=True, **extra)
     study = optuna.create_study(direction=search.direction.value, sampler=sampler)
     dists = _distributions(search)
     worst = _worst(search)
@@ -128,31 +157,32 @@ def _latin_point(search: Search, index: int, count: int, seed: int) -> dict[str,
 
 
 def propose(search: Search, *, seed: int | None = None) -> dict[str, SpaceValue] | None:
-    """The next configuration to launch, never one already tried or running (None: every
-    configuration of the space has been tried)."""
+    """The next configuration to launch, never one already tried or running, nor one in a
+    region that crashed (None: no such configuration is left)."""
     tried = tried_keys(search)
+    avoid = blamed(search)
     base_seed = zlib.crc32(search.id.encode()) if seed is None else seed
     firsts = [t for t in search.trial if t.repeat_of is None]
     start = startup_trials(search)
     if len(firsts) < start:
         for shift in range(8):
             point = _latin_point(search, len(firsts), start, base_seed + shift * 7919)
-            if config_key(search, point) not in tried:
+            if _fresh(search, point, tried, avoid):
                 return normalise(search, point)
     study = _study(search, base_seed + len(search.trial))
     dists = _distributions(search)
     for _ in range(_ASKS):
         asked = study.ask(dists)
         params = normalise(search, asked.params)
-        if config_key(search, params) not in tried:
+        if _fresh(search, params, tried, avoid):
             return params
-        # a configuration already run: left RUNNING in this throw-away study, so the liar moves on
+        # a configuration already run (or in a crashing region): left RUNNING in this throw-away study, so the liar moves on
     rng = random.Random(base_seed + len(search.trial))
     if search.grid_size() <= 100_000:
-        left = [p for p in grid(search) if config_key(search, p) not in tried]
+        left = [p for p in grid(search) if _fresh(search, p, tried, avoid)]
         return normalise(search, rng.choice(left)) if left else None
     for _ in range(1000):
         point = {k: rng.choice(search.values_of(k)) for k in search.space}
-        if config_key(search, point) not in tried:
+        if _fresh(search, point, tried, avoid):
             return normalise(search, point)
     return None
