@@ -26,7 +26,8 @@ def base_command(port: int, *extra: str) -> str:
 
 def search_session(folder: Path, *, hosts: tuple[str, ...] = ("box",), space: dict | None = None,
                    trials: int = 3, constraints: list[str] | None = None, targets: list[Target] | None = None,
-                   extra: tuple[str, ...] = ()) -> tuple[Path, dict[str, int]]:
+                   extra: tuple[str, ...] = (), input_len: int = 32, output_len: int = 12,
+                   concurrencies: tuple[int, ...] = (2, 8), prune_below: float = 0.5) -> tuple[Path, dict[str, int]]:
     """The session file and the port of each host's trial server."""
     runs = folder / "runs"
     python = make_bench_python(folder / "bench")
@@ -37,13 +38,13 @@ def search_session(folder: Path, *, hosts: tuple[str, ...] = ("box",), space: di
     session = Session(
         goal=Goal(targets=targets or []),
         hosts=host_rows,
-        sweeps=[Sweep(id="s1", name="short", input_len=32, output_len=12, prompts_per_concurrency=2,
-                      concurrencies=[2, 8])],
+        sweeps=[Sweep(id="s1", name="short", input_len=input_len, output_len=output_len, prompts_per_concurrency=2,
+                      concurrencies=list(concurrencies))],
         launch=[LaunchProfile(id="l1", name="base", host=first, python=python,
                               command=base_command(ports[first], *extra))],
         searches=[Search(id="q1", name="graph bs x backend", profile="l1", sweep="s1", objective="output_tok_s",
                          at_concurrency=8, trials=trials, space=space or SPACE, constraints=constraints or [],
-                         hosts=list(hosts), ports=ports if len(hosts) > 1 else {})],
+                         hosts=list(hosts), ports=ports if len(hosts) > 1 else {}, prune_below=prune_below)],
     )
     path = folder / "camp.toml"
     save_session(session, path)

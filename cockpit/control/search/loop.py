@@ -218,8 +218,11 @@ class SearchLoop:
             session = self.store.session
             search = find_search(session, self.search_id)
             lead = best_config(search)
+            sweep = next((s for s in session.sweeps if s.id == search.sweep), None)
             if lead is None or search.prune_below <= 0 or trial.repeat_of is not None:
                 return None
+            if sweep is None or concurrency >= max(sweep.concurrencies):
+                return None  # the last point: nothing left to save
             value = fields.get(search.objective)
             theirs = [b for b in session.benchmarks if b.id in lead.first.benchmarks and b.concurrency == concurrency]
             if value is None or not theirs:

@@ -152,6 +152,14 @@ def test_a_new_best_must_beat_the_noise_between_relaunches():
     assert best_config(clear).first.number == 4
 
 
+def test_an_infeasible_configuration_is_never_the_best_however_fast():
+    search = _search(space={"--a": [1, 2]}, constraints=[])
+    trials = [SearchTrial(number=0, params={"--a": 1}, status=TrialStatus.OK, value=3000.0, constraints=[0.4]),
+              SearchTrial(number=1, params={"--a": 2}, status=TrialStatus.OK, value=1000.0, constraints=[-0.2])]
+    best = best_config(search.model_copy(update={"trial": trials}))
+    assert best is not None and best.first.number == 1
+
+
 def test_a_session_with_searches_round_trips(tmp_path):
     from cockpit.store.toml_store import load_session, save_session
 
@@ -159,3 +167,26 @@ def test_a_session_with_searches_round_trips(tmp_path):
     path = tmp_path / "r.toml"
     save_session(session, path)
     assert load_session(path) == session
+
+
+class _Store:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+
+def test_a_trial_far_below_the_best_at_its_first_points_is_pruned_and_says_so():
+    from cockpit.control.search.loop import SearchLoop
+    from cockpit.model.session import Benchmark, Sweep
+
+    lead = SearchTrial(number=0, params={"--a": 1}, status=TrialStatus.OK, value=2000.0, benchmarks=["b1", "b2"])
+    session = Session(launch=[BASE], sweeps=[Sweep(id="s1", name="ramp", concurrencies=[4, 64])],
+                      benchmarks=[Benchmark(id="b1", label="c4", concurrency=4, output_tok_s=400.0),
+                                  Benchmark(id="b2", label="c64", concurrency=64, output_tok_s=2000.0)],
+                      searches=[_search(space={"--a": [1, 2, 3]}, trial=[lead])])
+    loop = SearchLoop(_Store(session), "s.toml", "q1", runner=None, hosts=[None])  # type: ignore[arg-type]
+    check = loop._pruner(SearchTrial(number=1, params={"--a": 2}))
+    assert check(4, {"output_tok_s": 150.0}) == "pruned at c=4: 150 against 400 of trial 0 (38%)"
+    assert check(4, {"output_tok_s": 250.0}) is None  # 62 %: not far below
+    assert check(64, {"output_tok_s": 100.0}) is None  # the last point: nothing left to save
+    repeat = loop._pruner(SearchTrial(number=2, params={"--a": 1}, repeat_of=0))
+    assert repeat(4, {"output_tok_s": 10.0}) is None  # a relaunch measures noise: never cut short
