@@ -147,7 +147,7 @@ async def _main(args: argparse.Namespace, search_id: str, hosts: list[str | None
 
 
 def _report(args: argparse.Namespace, search: Any) -> None:
-    from cockpit.control.search.scoring import best_config, noise_share
+    from cockpit.model.search_scoring import best_config, noise_share
 
     best = best_config(search)
     if args.json:

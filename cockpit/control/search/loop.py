@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from cockpit.control.search.runner import TrialOutcome, TrialRequest, TrialRunner
-from cockpit.control.search.scoring import best_config, better, score_trial
+from cockpit.model.search_scoring import best_config, better, score_trial
 from cockpit.control.search.study import propose
 from cockpit.model.edits import SessionEditor
 from cockpit.model.search import Search, SearchTrial, SpaceValue, TrialStatus

@@ -17,7 +17,7 @@ import zlib
 from collections.abc import Sequence
 from typing import Any
 
-from cockpit.control.search.scoring import CRASH_CONSTRAINT
+from cockpit.model.search_scoring import CRASH_CONSTRAINT
 from cockpit.model.search import Direction, Search, SearchTrial, SpaceValue, Stepped, TrialStatus
 from cockpit.model.search_space import ConfigKey, config_key, grid, normalise
 

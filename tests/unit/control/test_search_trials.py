@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from search_support import cleanup, search_session
 
-from cockpit.control.search.scoring import best_config
+from cockpit.model.search_scoring import best_config
 from cockpit.model.enums import Comparator, Metric, ProfileStatus
 from cockpit.model.search import TrialStatus
 from cockpit.model.search_space import config_key
