@@ -137,16 +137,16 @@ async def _main(args: argparse.Namespace, search_id: str, hosts: list[str | None
         finally:
             aio.remove_signal_handler(signal.SIGINT)
     if runner.overhead_s:
-        _say(f"cockpit's own time per trial (beyond start and clients): "
+        _say(f"cockpit's own time per trial (beyond the server's start and the clients' runs): "
              f"{max(runner.overhead_s):.2f} s at most", quiet=args.json)
-    _report(args, search)
+    _report(args, search, runner.overhead_s)
     if loop._stopped:  # noqa: SLF001 -- Ctrl-C
         return EXIT_CANCELLED
     new = [t for t in search.trial if t.number not in before]
     return EXIT_FAILED if any(t.status is TrialStatus.FAILED for t in new) else EXIT_DONE
 
 
-def _report(args: argparse.Namespace, search: Any) -> None:
+def _report(args: argparse.Namespace, search: Any, overhead_s: list[float]) -> None:
     from cockpit.model.search_scoring import best_config, noise_share
 
     best = best_config(search)
@@ -155,7 +155,7 @@ def _report(args: argparse.Namespace, search: Any) -> None:
                "best": None if best is None else {"trial": best.first.number, "profile": best.first.profile,
                                                   "params": best.first.params, "mean": best.mean,
                                                   "spread": best.spread, "launches": len(best.values)},
-               "noise": noise_share(search)}
+               "noise": noise_share(search), "overhead_s": [round(x, 3) for x in overhead_s]}
         print(json.dumps(out, indent=2))
         return
     if best is None:
