@@ -47,21 +47,8 @@ def _say(text: str, *, err: bool = False, quiet: bool = False) -> None:
         print(sanitize(text, multiline=True), file=sys.stderr if err or quiet else sys.stdout, flush=True)
 
 
-def hosts_of(session: Any, search: Any, given: str | None) -> list[str | None]:
-    if given:
-        names = [h.strip() for h in given.split(",") if h.strip()]
-    else:
-        base = next(p for p in session.launch if p.id == search.profile)
-        names = list(search.hosts) or [base.host or "local"]
-    known = {h.name for h in session.hosts} | {"local"}
-    bad = [n for n in names if n not in known]
-    if bad:
-        raise ValueError(f"no host {bad[0]!r} (hosts: {', '.join(sorted(known))})")
-    return [None if n == "local" else n for n in names]
-
-
 def cmd_tune(args: argparse.Namespace) -> int:
-    from cockpit.control.search.loop import find_search
+    from cockpit.control.search.loop import find_search, hosts_of
     from cockpit.store.cli_load import load_or_report
 
     session = load_or_report(args.session)

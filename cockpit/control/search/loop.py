@@ -25,7 +25,7 @@ from cockpit.model.search import Search, SearchTrial, SpaceValue, TrialStatus
 from cockpit.model.search_space import apply_params, derived_name
 from cockpit.model.session import Session, now
 
-__all__ = ["SearchEvent", "SearchLoop", "SearchStore", "find_search", "derive_trial"]
+__all__ = ["SearchEvent", "SearchLoop", "SearchStore", "derive_trial", "find_search", "hosts_of"]
 
 
 class SearchStore(Protocol):
@@ -49,6 +49,21 @@ def find_search(session: Session, ref: str) -> Search:
         known = ", ".join(f"{s.id} ({s.name})" for s in session.searches) or "none; cockpit add search ..."
         raise ValueError(f"{'several searches are' if found else 'no search is'} named {ref!r} (searches: {known})")
     return found[0]
+
+
+def hosts_of(session: Session, search: Search, given: str | None = None) -> list[str | None]:
+    """The hosts that run trials: `given` (a,b), else the search's, else the base profile's
+    (None: this machine). ValueError naming an unknown host."""
+    if given:
+        names = [h.strip() for h in given.split(",") if h.strip()]
+    else:
+        base = next(p for p in session.launch if p.id == search.profile)
+        names = list(search.hosts) or [base.host or "local"]
+    known = {h.name for h in session.hosts} | {"local"}
+    bad = [n for n in names if n not in known]
+    if bad:
+        raise ValueError(f"no host {bad[0]!r} (hosts: {', '.join(sorted(known))})")
+    return [None if n == "local" else n for n in names]
 
 
 def _replace_search(session: Session, search: Search) -> None:

@@ -425,6 +425,11 @@ class MainScreen(SetupIntents):
     def action_toggle_alert_bell(self) -> None:
         self.app.toggle_alert_bell()
 
+    def action_open_search(self) -> None:
+        from cockpit.ui.screens.search import SearchScreen
+
+        self.app.push_screen(SearchScreen())
+
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(dict(self.active_bindings), self.app.bound_key_displays()))
 
