@@ -27,7 +27,7 @@ def base_command(port: int, *extra: str) -> str:
 def search_session(folder: Path, *, hosts: tuple[str, ...] = ("box",), space: dict | None = None,
                    trials: int = 3, constraints: list[str] | None = None, targets: list[Target] | None = None,
                    extra: tuple[str, ...] = (), input_len: int = 32, output_len: int = 12,
-                   concurrencies: tuple[int, ...] = (2, 8), prune_below: float = 0.5) -> tuple[Path, dict[str, int]]:
+                   concurrencies: tuple[int, ...] = (2, 8), prune_below: float = 0.5, with_search: bool = True) -> tuple[Path, dict[str, int]]:
     """The session file and the port of each host's trial server."""
     runs = folder / "runs"
     python = make_bench_python(folder / "bench")
@@ -44,7 +44,8 @@ def search_session(folder: Path, *, hosts: tuple[str, ...] = ("box",), space: di
                               command=base_command(ports[first], *extra))],
         searches=[Search(id="q1", name="graph bs x backend", profile="l1", sweep="s1", objective="output_tok_s",
                          at_concurrency=8, trials=trials, space=space or SPACE, constraints=constraints or [],
-                         hosts=list(hosts), ports=ports if len(hosts) > 1 else {}, prune_below=prune_below)],
+                         hosts=list(hosts), ports=ports if len(hosts) > 1 else {}, prune_below=prune_below)]
+        if with_search else [],
     )
     path = folder / "camp.toml"
     save_session(session, path)

@@ -141,6 +141,7 @@ class Scheduler:
         self.hist = {name: [[0] * len(BUCKETS), 0.0, 0] for name in HISTOGRAMS}
         self.cold_s = args.standin_cold_first_token_s
         """Still to add to the next request's first token (--standin-cold-first-token-s)."""
+        self.busy_level, self.busy_until = 0, 0.0
         self.surface = _surface(args)
         """(surface module, flags, this launch's noise factor) with --standin-surface, else None."""
 
@@ -165,7 +166,8 @@ class Scheduler:
             return []
         model, flags, _ = self.surface
         with self.cond:
-            running = self.running
+            recent = self.busy_level if time.monotonic() < self.busy_until else 0
+            running = max(self.running, recent)
         lines = ["# HELP DCGM_FI_DEV_POWER_USAGE Power draw (in W).", "# TYPE DCGM_FI_DEV_POWER_USAGE gauge",
                  "# HELP DCGM_FI_DEV_ENFORCED_POWER_LIMIT Enforced power limit (in W).",
                  "# TYPE DCGM_FI_DEV_ENFORCED_POWER_LIMIT gauge"]
@@ -190,6 +192,11 @@ class Scheduler:
             self.queued -= 1
             running_before = self.running
             self.running += 1
+            now = time.monotonic()
+            # the power draw follows the load with some lag (as a GPU's does): the busiest level
+            # of the last half second, so a short point's samples see its load
+            self.busy_level = max(self.busy_level if now < self.busy_until else 0, self.running)
+            self.busy_until = now + 0.5
             self.kv_tokens += prompt_tokens
             self.prompt_tokens_total += prompt_tokens
             usage = self.kv_tokens / MAX_TOTAL_TOKENS
@@ -564,10 +571,12 @@ def main(argv: list[str] | None = None) -> int:
              % args.standin_capture_s, r)
 
     sched = Scheduler(args)
-    server = ThreadingHTTPServer((args.host, args.port), make_handler(args, sched, child))
+    # the listen backlog is taken in the constructor: set on the instance afterwards it was a
+    # backlog of 5, and a 6th connection at once waited a TCP retransmit (a 1 s first token)
+    server_class = type("StandinHTTPServer", (ThreadingHTTPServer,), {"request_queue_size": 2048,
+                                                                        "daemon_threads": True})
+    server = server_class((args.host, args.port), make_handler(args, sched, child))
     signal.signal(signal.SIGUSR1, lambda _sig, _frame: crash("serve", child))
-    server.daemon_threads = True
-    server.request_queue_size = 2048
     emit(f"INFO:     Started server process [{os.getpid()}]", None)
     emit("INFO:     Waiting for application startup.", None)
     emit("INFO:     Application startup complete.", None)

@@ -135,8 +135,10 @@ class SearchScreen(Screen[None]):
         search = self.current()
         table = self.query_one(DataTable)
         table.clear(columns=True)
-        for label in ("#", "host", "status", "flags changed", "objective", "met", "W", "tok/J", "note"):
-            table.add_column(label, key=label)
+        # fixed widths: a redraw per event rebuilds the table, and auto widths lag behind it
+        for label, width in (("#", 3), ("host", 8), ("status", 17), ("objective", 9), ("met", 3), ("W", 5),
+                             ("tok/J", 6), ("flags changed", None), ("note", None)):
+            table.add_column(label, key=label, width=width)
         if search is None:
             title.update(Content.assemble(("Search ", "bold"), "none yet: n makes one (base profile, sweep, space)"))
             self.query_one("#search-best", Static).update("")
@@ -154,11 +156,11 @@ class SearchScreen(Screen[None]):
             flags = derived_name(search, base, trial.params).partition(" · ")[2] if base else ""
             met = "—" if not trial.constraints else ("yes" if all(c <= 0 for c in trial.constraints) else "no")
             status = trial.status.value + (f" (repeat of {trial.repeat_of})" if trial.repeat_of is not None else "")
-            table.add_row(Text(str(trial.number), justify="right"), safe(trial.host or "local"), status, safe(flags),
+            table.add_row(Text(str(trial.number), justify="right"), safe(trial.host or "local"), status,
                           Text(_num(trial.value), justify="right"), met,
                           Text(_num(trial.power_mean_w), justify="right"),
-                          Text(_num(trial.output_tok_per_joule), justify="right"), safe(trial.error or ""),
-                          key=str(trial.number))
+                          Text(_num(trial.output_tok_per_joule), justify="right"), safe(flags),
+                          safe(trial.error or ""), key=str(trial.number))
         self._best(search)
         self._plot(search)
         live = loop.live if loop is not None else {}
@@ -169,7 +171,7 @@ class SearchScreen(Screen[None]):
         best = best_config(search)
         widget = self.query_one("#search-best", Static)
         if best is None:
-            widget.update("best: none yet (no trial has met the constraints)")
+            widget.update("best: none yet" + (" (no trial has met the constraints)" if search.trial else ""))
             return
         base = next((p for p in self.session.launch if p.id == search.profile), None)
         spread = f" ± {_num(best.spread)}" if best.spread is not None else ""
