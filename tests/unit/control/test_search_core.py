@@ -190,3 +190,38 @@ def test_a_trial_far_below_the_best_at_its_first_points_is_pruned_and_says_so():
     assert check(64, {"output_tok_s": 100.0}) is None  # the last point: nothing left to save
     repeat = loop._pruner(SearchTrial(number=2, params={"--a": 1}, repeat_of=0))
     assert repeat(4, {"output_tok_s": 10.0}) is None  # a relaunch measures noise: never cut short
+
+
+def test_cockpit_add_search_writes_the_issue_shape_and_the_handoff_lists_best_top_and_crashed(tmp_path):
+    from cockpit.store.handoff_md import render_handoff
+    from cockpit.store.toml_store import load_session, save_session
+
+    path = _session_toml(tmp_path, "")
+    done = subprocess.run([sys.executable, "-m", "cockpit", "add", "search", str(path), "bs x mem", "--profile", "l1",
+                           "--sweep", "s1", "--space", "cuda-graph-max-bs=32,64", "--space",
+                           "mem-fraction-static=0.80:0.92:0.02", "--space", "enable-torch-compile=switch",
+                           "--space", "env:SGLANG_X=a,b", "--constraint", "g1", "--trials", "8",
+                           "--at-concurrency", "8"], capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "q1"
+    search = load_session(path).searches[0]
+    assert search.space["--cuda-graph-max-bs"] == [32, 64] and search.space["--enable-torch-compile"] == [True, False]
+    assert search.values_of("--mem-fraction-static")[:3] == [0.8, 0.82, 0.84] and search.grid_size() == 2 * 7 * 2 * 2
+    assert (search.trials, search.at_concurrency, search.constraints) == (8, 8, ["g1"])
+
+    session = load_session(path)
+    trials = [SearchTrial(number=0, params={"--cuda-graph-max-bs": 64, "--mem-fraction-static": 0.86,
+                                            "--enable-torch-compile": True, "env:SGLANG_X": "a"},
+                          status=TrialStatus.OK, value=1500.0, constraints=[-0.5], profile="l1"),
+              SearchTrial(number=1, params={"--cuda-graph-max-bs": 32, "--mem-fraction-static": 0.92,
+                                            "--enable-torch-compile": False, "env:SGLANG_X": "b"},
+                          status=TrialStatus.CRASHED, error="cuda_oom", profile="l1")]
+    session.searches = [search.model_copy(update={"trial": trials})]
+    save_session(session, path)
+    text = render_handoff(load_session(path))
+    assert "## Searches" in text and "### bs x mem (q1)" in text
+    assert "**Best**: trial 0 (l1), output_tok_s 1,500 over 1 launch(es)" in text
+    # (a stepped dimension is a TOML table: it comes after the lists in the file, and so in the name)
+    assert ("Changes from l1: --cuda-graph-max-bs 64 --enable-torch-compile SGLANG_X=a "
+            "--mem-fraction-static 0.86") in text
+    assert "Crashed (not to launch again):" in text and "| cuda_oom |" in text
