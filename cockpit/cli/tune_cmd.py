@@ -107,7 +107,7 @@ async def _main(args: argparse.Namespace, search_id: str, hosts: list[str | None
     from cockpit.sources.ssh_pool import SshPool
 
     def said(event: SearchEvent) -> None:
-        if event.kind != "state":
+        if event.kind not in ("state", "note") or not event.host:
             _say(event.text, quiet=args.json)
 
     async with SshPool() as pool:
@@ -130,7 +130,10 @@ async def _main(args: argparse.Namespace, search_id: str, hosts: list[str | None
     if loop._stopped:  # noqa: SLF001 -- Ctrl-C
         return EXIT_CANCELLED
     new = [t for t in search.trial if t.number not in before]
-    return EXIT_FAILED if any(t.status is TrialStatus.FAILED for t in new) else EXIT_DONE
+    for error in loop.errors:
+        _say(f"cockpit tune: {error}", err=True)
+    failed = loop.errors or any(t.status is TrialStatus.FAILED for t in new)
+    return EXIT_FAILED if failed else EXIT_DONE
 
 
 def _report(args: argparse.Namespace, search: Any, overhead_s: list[float]) -> None:

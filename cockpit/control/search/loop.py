@@ -136,6 +136,8 @@ class SearchLoop:
         self._tasks: list[asyncio.Task[None]] = []
         self._stopped = False
         self._claimed: set[int] = set()
+        self.errors: list[str] = []
+        """Why a host's worker stopped early (one line each)."""
         self.live: dict[str | None, str] = {}
         """host -> the running trial's latest state line."""
 
@@ -161,7 +163,11 @@ class SearchLoop:
     # -- the run ----------------------------------------------------------------------------
     async def run(self) -> Search:
         self._tasks = [asyncio.create_task(self._worker(host)) for host in self.hosts]
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        results = await asyncio.gather(*self._tasks, return_exceptions=True)
+        for host, result in zip(self.hosts, results, strict=True):
+            if isinstance(result, Exception):  # a record not saved, a session that stopped loading: said
+                self.errors.append(f"{host or 'local'}: {result or type(result).__name__}")
+                self.on_event(SearchEvent("note", f"{host or 'local'} stopped: {result}", host=host))
         search = find_search(self.store.session, self.search_id)
         best = best_config(search)
         self.on_event(SearchEvent("done", "stopped" if self._stopped else

@@ -323,8 +323,8 @@ class SearchScreen(Screen[None]):
         runner = ServerTrialRunner(app.experiment.pool())
 
         def heard(event: Any) -> None:
-            if event.kind in ("ended", "done"):
-                app.notify(safe(event.text), timeout=4)
+            if event.kind in ("ended", "done") or (event.kind == "note" and event.host):
+                app.notify(safe(event.text), timeout=4, severity="error" if event.kind == "note" else "information")
             screen = app.screen
             if isinstance(screen, SearchScreen):
                 screen.redraw()
