@@ -28,6 +28,7 @@ _COMMAND_MODULES = (
     "cockpit.cli.sweep_cmd",
     "cockpit.cli.run_cmds",
     "cockpit.cli.new_cmd",
+    "cockpit.cli.tune_cmd",
 )
 # Which module serves which command, so a run imports only what it needs (the session
 # model alone costs ~0.2 s of imports; `parse-log` should start as fast as grep).
@@ -51,6 +52,7 @@ COMMANDS = {
     "run": "cockpit.cli.run_cmds",
     "stop": "cockpit.cli.run_cmds",
     "new": "cockpit.cli.new_cmd",
+    "tune": "cockpit.cli.tune_cmd",
 }
 
 

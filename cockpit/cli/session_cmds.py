@@ -162,6 +162,8 @@ def cmd_add(args: argparse.Namespace) -> int:
         )
     if kind == "note":
         return _edit(args.session, lambda e: e.add_note(args.text))
+    if kind == "search":
+        return _add_search(args)
     if kind in _RECORD_KINDS:
         collection, first, required, optional = _RECORD_KINDS[kind]
         fields = {first: args.text, **{f: getattr(args, f) for f in required + optional if getattr(args, f)}}
@@ -185,6 +187,28 @@ def cmd_add(args: argparse.Namespace) -> int:
     return _edit(args.session, lambda e: e.add_benchmark(label=args.text, **fields))
 
 
+def _add_search(args: argparse.Namespace) -> int:
+    from cockpit.model.edits import EditError
+    from cockpit.model.search_edits import add_search, parse_dimension
+
+    missing = [flag for flag, value in (("--profile", args.profile), ("--sweep", args.sweep), ("--space", args.space))
+               if not value]
+    if missing:
+        print(f"cockpit add search: {', '.join(missing)} is needed", file=sys.stderr)
+        return 2
+    try:
+        space = dict(parse_dimension(text) for text in args.space)
+    except EditError as exc:
+        print(sanitize(f"cockpit add search: {exc}"), file=sys.stderr)
+        return 2
+    fields = {"name": args.text, "profile": args.profile, "sweep": args.sweep, "space": space,
+              "constraints": args.constraint or []}
+    for key in ("objective", "at_concurrency", "direction", "trials", "repeats"):
+        if getattr(args, key) is not None:
+            fields[key] = getattr(args, key)
+    return _edit(args.session, lambda e: add_search(e, **fields))
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("check", help="validate a session file (errors as file:line:col)")
     p.add_argument("session")
@@ -201,12 +225,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", help="write to FILE instead of stdout")
     p.set_defaults(func=cmd_export)
 
-    p = sub.add_parser("add", help="add a task, discovery, benchmark, note, package, file or launch profile "
+    p = sub.add_parser("add", help="add a task, discovery, benchmark, note, package, file, launch profile or search "
                                    "(safe while the TUI is open)")
-    p.add_argument("kind", choices=("task", "discovery", "benchmark", "note", "package", "file", "profile"))
+    p.add_argument("kind", choices=("task", "discovery", "benchmark", "note", "package", "file", "profile", "search"))
     p.add_argument("session")
     p.add_argument("text", help="task title, discovery claim, benchmark label, note text, package name, "
-                                "file path or profile name")
+                                "file path, profile name or search name")
     p.add_argument("--status", help="task: todo|doing|done|blocked; discovery: hypothesis|confirmed|refuted")
     p.add_argument("--notes")
     p.add_argument("--version", help="package: its version (needed)")
@@ -217,7 +241,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--command", help="profile: the launch command (needed)")
     p.add_argument("--env", action="append", metavar="KEY=VALUE", help="profile: an environment variable (repeat)")
     p.add_argument("--evidence")
-    p.add_argument("--profile", help="benchmark: launch profile id")
+    p.add_argument("--profile", help="benchmark: launch profile id; search: the base profile (needed)")
+    p.add_argument("--sweep", help="search: the sweep every trial runs (needed)")
+    p.add_argument("--space", action="append", metavar="DIM",
+                   help="search: a dimension, repeat: cuda-graph-max-bs=32,64,128 | "
+                        "mem-fraction-static=0.80:0.92:0.02 | enable-torch-compile=switch | env:NAME=a,b")
+    p.add_argument("--objective", help="search: the benchmark figure to optimise (default output_tok_s)")
+    p.add_argument("--at-concurrency", type=int, help="search: the sweep point whose figure counts")
+    p.add_argument("--direction", choices=("maximize", "minimize"), help="search: default maximize")
+    p.add_argument("--constraint", action="append", metavar="TARGET", help="search: a target that must hold (repeat)")
+    p.add_argument("--trials", type=int, help="search: the launch budget (default 12)")
+    p.add_argument("--repeats", type=int, help="search: relaunches of the best, to measure noise (default 0)")
     for flag, kind in (("--concurrency", int), ("--input-len", int), ("--output-len", int), ("--total-tok-s", float),
                        ("--output-tok-s", float), ("--ttft-ms", float), ("--itl-ms", float)):
         p.add_argument(flag, type=kind)

@@ -16,6 +16,7 @@ PREFIX = {
     "benchmarks": "b",
     "hosts": "h",
     "sweeps": "s",
+    "searches": "q",
 }
 
 ID_PATTERN = re.compile(r"^[a-z][0-9]+$")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from pydantic_core import PydanticCustomError
 
@@ -63,7 +63,8 @@ def _fail(loc: str, message: str) -> None:
 
 def check_integrity(session: CheckedSession) -> None:
     ids: dict[str, set[str]] = {}
-    for name in ("instructions", "discoveries", "tasks", "files", "packages", "launch", "benchmarks", "sweeps"):
+    for name in ("instructions", "discoveries", "tasks", "files", "packages", "launch", "benchmarks", "sweeps",
+                 "searches"):
         seen: set[str] = set()
         for index, item in enumerate(getattr(session, name)):
             if item.id in seen:
@@ -100,3 +101,31 @@ def check_integrity(session: CheckedSession) -> None:
             for index, item in enumerate(getattr(session, name)):
                 if item.host is not None and item.host not in host_names:
                     _fail(f"{name}[{index}].host", f"names unknown host '{item.host}'")
+    _check_searches(session, ids, seen_targets, host_names)
+
+
+def _check_searches(session: Any, ids: dict[str, set[str]], targets: set[str], hosts: set[str]) -> None:
+    """A search's base profile, sweep, constraint targets and hosts exist; its trials' links too.
+    (`session` is read by name, as CheckedSession says, without importing session.py back.)"""
+    for index, search in enumerate(session.searches):
+        where = f"searches[{index}]"
+        if search.profile not in ids["launch"]:
+            _fail(f"{where}.profile", f"links to missing launch id '{search.profile}'")
+        sweep = next((s for s in session.sweeps if s.id == search.sweep), None)
+        if sweep is None:
+            _fail(f"{where}.sweep", f"links to missing sweep id '{search.sweep}'")
+        elif search.at_concurrency is not None and search.at_concurrency not in sweep.concurrencies:
+            _fail(f"{where}.at_concurrency", f"{search.at_concurrency} is not a concurrency of sweep {sweep.id} "
+                                             f"({', '.join(map(str, sweep.concurrencies))})")
+        for pos, ref in enumerate(search.constraints):
+            if ref not in targets:
+                _fail(f"{where}.constraints[{pos}]", f"links to missing target id '{ref}'")
+        for pos, name in enumerate([*search.hosts, *search.ports]):
+            if name not in hosts and name != "local":
+                _fail(f"{where}.hosts[{pos}]", f"names unknown host '{name}'")
+        for pos, trial in enumerate(search.trial):
+            if trial.profile is not None and trial.profile not in ids["launch"]:
+                _fail(f"{where}.trial[{pos}].profile", f"links to missing launch id '{trial.profile}'")
+            for b, ref in enumerate(trial.benchmarks):
+                if ref not in ids["benchmarks"]:
+                    _fail(f"{where}.trial[{pos}].benchmarks[{b}]", f"links to missing benchmarks id '{ref}'")

@@ -39,7 +39,8 @@ from cockpit.model.session import (
 )
 
 # Collections of records keyed by `id`, in the session's field order.
-ID_COLLECTIONS = ("instructions", "discoveries", "tasks", "files", "packages", "launch", "benchmarks", "sweeps")
+ID_COLLECTIONS = ("instructions", "discoveries", "tasks", "files", "packages", "launch", "benchmarks", "sweeps",
+                  "searches")
 # Fields holding lists of ids or words: merged as sets, not as one value.
 SET_FIELDS = frozenset({"benchmarks", "files", "tasks", "discoveries", "tags"})
 SINGLE_FIELDS = ("schema_version", "title", "created")

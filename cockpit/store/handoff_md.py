@@ -373,6 +373,10 @@ def render_handoff(s: Session) -> str:
         lines += [f"## {number}. {title}", "", *body, ""]
     lines += ["## Benchmarks", "", *_benchmarks(s), *_sweeps(s), ""]
     lines += ["## Hosts", "", *_hosts(s), ""]
+    if s.searches:
+        from cockpit.store.handoff_search import searches_section
+
+        lines += ["## Searches", "", *searches_section(s, _cell, _md)]
     # A last pass catches a token pasted into a note or an evidence text; then no control,
     # bidi or zero-width character leaves raw (in a fence or a code span either).
     return sanitize(redact_text("\n".join(lines)), multiline=True)

@@ -109,6 +109,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
        "Run the points with no record of the last sweep run that was cut short (quit, killed, cancelled)"),
     _A("experiment.fallback", "screen", "ctrl+f", "app.start_fallback", "experiment", "Start fallback",
        "After a start crashed: start the working profile offered as the fallback"),
+    _A("search.open", "screen", "Q", "open_search", "search", "Open search view",
+       "The search over launch configurations: trials, best so far, Pareto plot; start, pause, resume, stop"),
     # several hosts: bound on the screen so they work from any pane of the main tab
     _A("log.next-host", "screen", "H", "next_log_host", "log", "Next host",
        "Show the next host's log (and its server metrics); in the metrics pane, the next host's metrics",
@@ -260,6 +262,25 @@ ACTIONS: tuple[ActionSpec, ...] = (
        "Compare the next figure: throughput, TTFT / ITL p50 and p99, power, tok/J", True),
     _A("compare.close", "compare", "escape,q", "close", "compare", "Close", "Back to the tab it was opened from",
        True, "esc"),
+    # search view (pushed over the main screen, `Q`): the search over launch configurations
+    _A("search.start", "search", "s", "start", "search", "Start search",
+       "Run the shown search's trials (asks first with the space, the budget and a time estimate)", True),
+    _A("search.pause", "search", "p", "pause", "search", "Pause search",
+       "Start no new trial; the running ones finish", True),
+    _A("search.resume", "search", "r", "resume", "search", "Resume search", "Start trials again after a pause", True),
+    _A("search.stop", "search", "X", "stop", "search", "Stop search",
+       "Stop the running trials and their servers (each is resumed at the next start)", True),
+    _A("search.mark-best", "search", "m", "mark_best", "search", "Mark best working",
+       "Mark the best configuration's launch profile as the working one", True),
+    _A("search.plot", "search", "v", "next_plot", "search", "Plot axis",
+       "Plot the objective against output tok/J, or against TTFT p99"),
+    _A("search.new", "search", "n", "new_search", "search", "New search",
+       "A search: base profile, sweep, objective, constraints, budget and the space", True),
+    _A("search.edit", "search", "e", "edit_search", "search", "Edit search", "Edit the shown search"),
+    _A("search.next", "search", "right_square_bracket", "next_search(1)", "search", "Next search",
+       "Show the session's next search", False, "]"),
+    _A("search.close", "search", "escape,q", "close", "search", "Close", "Back to the tab it was opened from",
+       True, "esc"),
     # fleet tab (hosts read through Prometheus)
     _A("fleet.cursor-up", "fleet", "up,k", "cursor(-1)", "fleet", "Previous host", "Select the host above"),
     _A("fleet.cursor-down", "fleet", "down,j", "cursor(1)", "fleet", "Next host", "Select the host below"),
@@ -297,7 +318,7 @@ LOG_APP_SCOPES = frozenset({"log", "logapp"})
 
 # Scopes of a full screen pushed over the main one: their palette commands are offered
 # (and run) only while that screen is up.
-PUSHED_SCOPES = frozenset({"compare"})
+PUSHED_SCOPES = frozenset({"compare", "search"})
 
 BY_ID = {spec.id: spec for spec in ACTIONS}
 

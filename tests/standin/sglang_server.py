@@ -35,6 +35,12 @@ Stand-in controls (flag, or env var STANDIN_<NAME>):
                           the first generation request after ready gets its first token only
                           after S more seconds (a cold first request: the bench client's
                           warm-up); every later request at the set pace
+  --standin-surface       speed, first-token latency, GPU power and crashes follow the real flags
+                          --cuda-graph-max-bs, --chunked-prefill-size, --moe-runner-backend,
+                          --mem-fraction-static, --enable-torch-compile (tests/standin/surface.py);
+                          /metrics then also carries dcgm-exporter's power series (gpu_source dcgm)
+  --standin-noise SIGMA   with the surface: each launch runs SIGMA (0.02 = 2 %) faster or slower,
+                          drawn once per launch (seeded by --standin-seed N plus the pid)
 Plain standard library only: it must run on any host cockpit reaches, with any python3.
 """
 
@@ -95,6 +101,15 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                    default=_env_default("no_metrics", "") not in ("", "0"))
     p.add_argument("--standin-cold-first-token-s", type=float,
                    default=float(_env_default("cold_first_token_s", "0")))
+    # the real flags the response surface reads (tests/standin/surface.py)
+    p.add_argument("--cuda-graph-max-bs", type=int, default=None)
+    p.add_argument("--chunked-prefill-size", type=int, default=None)
+    p.add_argument("--moe-runner-backend", default=None)
+    p.add_argument("--mem-fraction-static", type=float, default=None)
+    p.add_argument("--enable-torch-compile", action="store_true")
+    p.add_argument("--standin-surface", action="store_true", default=_env_default("surface", "") not in ("", "0"))
+    p.add_argument("--standin-noise", type=float, default=float(_env_default("noise", "0")))
+    p.add_argument("--standin-seed", type=int, default=int(_env_default("seed", "0")))
     args, _unknown = p.parse_known_args(argv)  # every other real flag: accepted, ignored
     args.served_model_name = args.served_model_name or args.model_path
     return args
@@ -128,6 +143,41 @@ class Scheduler:
         self.hist: dict[str, list[Any]] = {name: [[0] * len(BUCKETS), 0.0, 0] for name in HISTOGRAMS}
         self.cold_s = args.standin_cold_first_token_s
         """Still to add to the next request's first token (--standin-cold-first-token-s)."""
+        self.busy_level, self.busy_until = 0, 0.0
+        self.surface = _surface(args)
+        """(surface module, flags, this launch's noise factor) with --standin-surface, else None."""
+
+    def pace_s(self) -> float:
+        """Seconds per token of one request now (the surface: the flags and the load)."""
+        if self.surface is None:
+            return 1.0 / max(self.args.standin_tok_s, 0.001)
+        model, flags, noise = self.surface
+        with self.cond:
+            running = max(self.running, 1)
+        return 1.0 / max(self.args.standin_tok_s * model.decode_factor(flags, running) * noise, 0.001)
+
+    def first_token_s(self, prompt_tokens: int) -> float:
+        if self.surface is None:
+            return 0.0
+        model, flags, _ = self.surface
+        return model.prefill_s(flags, prompt_tokens)
+
+    def power_lines(self) -> list[str]:
+        """dcgm-exporter's power series for the surface's GPUs (gpu_source = "dcgm")."""
+        if self.surface is None:
+            return []
+        model, flags, _ = self.surface
+        with self.cond:
+            recent = self.busy_level if time.monotonic() < self.busy_until else 0
+            running = max(self.running, recent)
+        lines = ["# HELP DCGM_FI_DEV_POWER_USAGE Power draw (in W).", "# TYPE DCGM_FI_DEV_POWER_USAGE gauge",
+                 "# HELP DCGM_FI_DEV_ENFORCED_POWER_LIMIT Enforced power limit (in W).",
+                 "# TYPE DCGM_FI_DEV_ENFORCED_POWER_LIMIT gauge"]
+        for gpu in range(max(flags.tp, 1)):
+            labels = f'gpu="{gpu}",UUID="GPU-standin-{gpu}",device="nvidia{gpu}",modelName="STAND-IN GPU"'
+            lines.append(f"DCGM_FI_DEV_POWER_USAGE{{{labels}}} {model.power_w(flags, running):.3f}")
+            lines.append(f"DCGM_FI_DEV_ENFORCED_POWER_LIMIT{{{labels}}} {model.LIMIT_W:.1f}")
+        return lines
 
     def take_cold(self) -> float:
         """The cold first request's extra wait: once, for the first request that asks."""
@@ -144,6 +194,11 @@ class Scheduler:
             self.queued -= 1
             running_before = self.running
             self.running += 1
+            now = time.monotonic()
+            # the power draw follows the load with some lag (as a GPU's does): the busiest level
+            # of the last half second, so a short point's samples see its load
+            self.busy_level = max(self.busy_level if now < self.busy_until else 0, self.running)
+            self.busy_until = now + 0.5
             self.kv_tokens += prompt_tokens
             self.prompt_tokens_total += prompt_tokens
             usage = self.kv_tokens / MAX_TOTAL_TOKENS
@@ -216,7 +271,21 @@ class Scheduler:
         for name, value in counters.items():
             lines += [f"# HELP sglang:{name} {name}.", f"# TYPE sglang:{name} counter",
                       f"sglang:{name}{{{labels}}} {float(value)}"]
-        return "\n".join(lines) + "\n"
+        return "\n".join(lines + self.power_lines()) + "\n"
+
+
+def _surface(args: argparse.Namespace) -> tuple | None:
+    if not args.standin_surface:
+        return None
+    import random
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import surface  # type: ignore[import-not-found]  # tests/standin/surface.py, beside this file (run as a script)
+
+    noise = 1.0
+    if args.standin_noise > 0:
+        noise = max(0.5, random.Random(args.standin_seed * 100_003 + os.getpid()).gauss(1.0, args.standin_noise))
+    return surface, surface.flags_of(args), noise
 
 
 def crash(where: str, child: subprocess.Popen | None, ranks: str = "TP0") -> None:
@@ -352,8 +421,7 @@ def make_handler(args: argparse.Namespace, sched: Scheduler, child: subprocess.P
             sched.admit(n_prompt)
             if args.standin_crash == "serve":
                 crash("serve", child)
-            pace = 1.0 / max(args.standin_tok_s, 0.001)
-            cold = sched.take_cold()
+            cold = sched.take_cold() + sched.first_token_s(n_prompt)
             held = n_prompt
             text = ""
             try:
@@ -366,7 +434,7 @@ def make_handler(args: argparse.Namespace, sched: Scheduler, child: subprocess.P
                     self.close_connection = True
                 last = start
                 for i in range(max_tokens):
-                    time.sleep(pace + (cold if i == 0 else 0.0))
+                    time.sleep(sched.pace_s() + (cold if i == 0 else 0.0))
                     sched.token()
                     now = time.perf_counter()
                     sched.observe("time_to_first_token_seconds" if i == 0 else "inter_token_latency_seconds",
@@ -437,11 +505,17 @@ def make_handler(args: argparse.Namespace, sched: Scheduler, child: subprocess.P
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     ranks = [f"TP{i}" for i in range(max(args.tp, 1))]
+    if args.standin_surface:
+        probe = _surface(args)
+        assert probe is not None
+        args.standin_crash = args.standin_crash or probe[0].crash_phase(probe[1])
+        if args.enable_torch_compile:
+            args.standin_load_s *= 2  # compiling takes its time at start
     if args.standin_ignore_term:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     emit(f"server_args=ServerArgs(model_path={args.model_path!r}, tokenizer_path={args.model_path!r}, "
          f"tokenizer_mode='auto', load_format='auto', dtype='auto', kv_cache_dtype='auto', "
-         f"host={args.host!r}, port={args.port}, mem_fraction_static=0.88, "
+         f"host={args.host!r}, port={args.port}, mem_fraction_static={args.mem_fraction_static or 0.88}, "
          f"max_running_requests={args.max_running_requests}, tp_size={args.tp}, dp_size=1, "
          f"served_model_name={args.served_model_name!r}, decode_log_interval={args.decode_log_interval}, "
          f"enable_metrics={not args.standin_no_metrics}, standin=True)", None)
@@ -499,10 +573,12 @@ def main(argv: list[str] | None = None) -> int:
              % args.standin_capture_s, r)
 
     sched = Scheduler(args)
-    server = ThreadingHTTPServer((args.host, args.port), make_handler(args, sched, child))
+    # the listen backlog is taken in the constructor: set on the instance afterwards it was a
+    # backlog of 5, and a 6th connection at once waited a TCP retransmit (a 1 s first token)
+    server_class = type("StandinHTTPServer", (ThreadingHTTPServer,), {"request_queue_size": 2048,
+                                                                        "daemon_threads": True})
+    server = server_class((args.host, args.port), make_handler(args, sched, child))
     signal.signal(signal.SIGUSR1, lambda _sig, _frame: crash("serve", child))
-    server.daemon_threads = True
-    server.request_queue_size = 2048
     emit(f"INFO:     Started server process [{os.getpid()}]", None)
     emit("INFO:     Waiting for application startup.", None)
     emit("INFO:     Application startup complete.", None)

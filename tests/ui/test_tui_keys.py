@@ -16,6 +16,7 @@ from cockpit.ui.screens.file_detail import FileDetailScreen
 from cockpit.ui.screens.form_base import FormScreen
 from cockpit.ui.screens.help import HelpScreen
 from cockpit.ui.screens.main import MainScreen
+from cockpit.ui.screens.search import SearchScreen
 from cockpit.ui.widgets.benchmarks_view import BenchmarksView
 from cockpit.ui.widgets.discoveries_view import DiscoveriesView
 from cockpit.ui.widgets.fleet_pane import FleetPane
@@ -32,7 +33,7 @@ BOUND_ON = {
     "launch": ProfilesView, "packages": PackagesTable, "files": FilesTable, "log": LogPane, "handoff": HandoffView,
     "fleet": FleetPane, "form": FormScreen, "quit": ConfirmQuitScreen, "help": HelpScreen, "list": RestorableOptionList,
     "logapp": LogApp, "confirm": ConfirmRunScreen, "stop": ConfirmStopScreen, "compare": CompareScreen,
-    "detail": FileDetailScreen,
+    "detail": FileDetailScreen, "search": SearchScreen,
 }
 
 

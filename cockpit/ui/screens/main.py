@@ -242,6 +242,11 @@ class MainScreen(MainViewState):
     def action_toggle_alert_bell(self) -> None:
         self.port.toggle_alert_bell()
 
+    def action_open_search(self) -> None:
+        from cockpit.ui.screens.search import SearchScreen
+
+        self.app.push_screen(SearchScreen())
+
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(dict(self.active_bindings), self.port.bound_key_displays()))
 

@@ -1,0 +1,46 @@
+"""What the search loop asks of whoever runs a trial: start the derived profile on a host,
+wait for ready or a crash, sweep it (every point a benchmark), stop it. One protocol, so the
+loop does not care whether the start/sweep/stop is composed here (server_trials.py) or done
+by the experiment service."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from cockpit.model.search import TrialStatus
+
+__all__ = ["PointCheck", "TrialOutcome", "TrialRequest", "TrialRunner"]
+
+PointCheck = Callable[[int, dict[str, Any]], str | None]
+"""Called with each recorded point (concurrency, its fields): a reason to stop the trial
+early (pruned), or None to go on."""
+
+
+@dataclass(frozen=True, slots=True)
+class TrialRequest:
+    session_path: str
+    search_id: str
+    number: int
+    profile_id: str
+    """The derived launch profile (already in the session)."""
+    sweep_id: str
+    host: str | None
+    run_id: str
+    """The sweep run's id: a trial resumed after cockpit died records only its missing points."""
+
+
+@dataclass(slots=True)
+class TrialOutcome:
+    status: TrialStatus
+    benchmarks: list[str] = field(default_factory=list)
+    error: str | None = None
+    ready_s: float | None = None
+
+
+class TrialRunner(Protocol):
+    async def run_trial(self, request: TrialRequest, *, check_point: PointCheck,
+                        on_state: Callable[[str], Any]) -> TrialOutcome:
+        """Run one trial to its end; `on_state` hears a short line per step (for the UI)."""
+        ...

@@ -1,0 +1,188 @@
+"""The optimizer: an Optuna study rebuilt from the session's trials before every choice.
+
+The session is the only record (no Optuna storage file): every finished trial becomes a
+`create_trial` added to a fresh in-memory study, a running one (on another host) a RUNNING
+trial so TPE's constant liar keeps away from it. Crashed trials are COMPLETE but infeasible
+(their constraint > 0), so the sampler learns where launches crash and does not go back;
+pruned ones are PRUNED with the figure they reached. The first few choices are a
+space-filling (Latin hypercube) design, not TPE's random start: at a budget of a dozen
+launches, ten random starts would leave the model nothing to do.
+"""
+
+from __future__ import annotations
+
+import random
+import warnings
+import zlib
+from collections.abc import Sequence
+from typing import Any
+
+from cockpit.model.search import Direction, Search, SearchTrial, SpaceValue, Stepped, TrialStatus
+from cockpit.model.search_scoring import CRASH_CONSTRAINT
+from cockpit.model.search_space import ConfigKey, config_key, grid, normalise
+
+__all__ = ["blamed", "propose", "startup_trials", "tried_keys"]
+
+_CONSTRAINTS = "constraints"  # optuna's system_attrs key for a trial's constraint values
+_ASKS = 24  # asks before giving up on TPE finding an untried configuration
+
+
+def startup_trials(search: Search) -> int:
+    """Space-filling trials before the model steers: about a third of the budget, 3 to 6."""
+    return max(3, min(6, search.trials // 3))
+
+
+def tried_keys(search: Search) -> set[ConfigKey]:
+    return {config_key(search, t.params) for t in search.trial}
+
+
+def blamed(search: Search) -> set[tuple[str, str]]:
+    """Flag values a crash is pinned on: a crashed trial's only value that never ran in a
+    launch that got ready. A configuration holding one is in the crashing region, not tried
+    (TPE alone counts a crash as merely "not the best" and goes back at small budgets)."""
+    ran: set[tuple[str, str]] = set()
+    for trial in search.trial:
+        if trial.status in (TrialStatus.OK, TrialStatus.PRUNED):
+            ran |= set(config_key(search, trial.params))
+    out: set[tuple[str, str]] = set()
+    for trial in search.trial:
+        if trial.status is TrialStatus.CRASHED:
+            suspects = set(config_key(search, trial.params)) - ran
+            if len(suspects) == 1:
+                out |= suspects
+    return out
+
+
+def _fresh(search: Search, params: dict[str, SpaceValue], tried: set[ConfigKey], avoid: set[tuple[str, str]]) -> bool:
+    key = config_key(search, params)
+    return key not in tried and not (set(key) & avoid)
+
+
+def _distributions(search: Search) -> dict[str, Any]:
+    from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
+
+    out: dict[str, Any] = {}
+    for key, dim in search.space.items():
+        if isinstance(dim, Stepped):
+            if dim.integral:
+                out[key] = IntDistribution(int(dim.low), int(dim.high), step=int(dim.step))
+            else:
+                out[key] = FloatDistribution(dim.low, dim.high, step=dim.step)
+        else:
+            out[key] = CategoricalDistribution(list(dim))
+    return out
+
+
+def _constraints(search: Search, trial: SearchTrial) -> list[float]:
+    # [launched] + one per target: a crash fails them all
+    if trial.status is TrialStatus.CRASHED:
+        return [CRASH_CONSTRAINT] * (1 + len(search.constraints))
+    values = list(trial.constraints) + [CRASH_CONSTRAINT] * (len(search.constraints) - len(trial.constraints))
+    return [-1.0, *values[:len(search.constraints)]]
+
+
+def _frozen(search: Search, trial: SearchTrial, dists: dict[str, Any], worst: float) -> Any | None:
+    import optuna
+    from optuna.trial import TrialState
+
+    params = normalise(search, trial.params)
+    if set(params) != set(dists):
+        return None  # the space changed since: this trial says nothing about every dimension
+    try:
+        for key, value in params.items():
+            dists[key]._contains(dists[key].to_internal_repr(value))  # noqa: SLF001 -- refuse a value outside
+    except (ValueError, TypeError):
+        return None
+    attrs = {_CONSTRAINTS: _constraints(search, trial)}
+    if trial.status is TrialStatus.RUNNING:
+        return optuna.trial.create_trial(state=TrialState.RUNNING, params=params, distributions=dists)
+    if trial.status is TrialStatus.PRUNED:
+        reached = trial.value if trial.value is not None else worst
+        return optuna.trial.create_trial(state=TrialState.PRUNED, params=params, distributions=dists,
+                                         intermediate_values={0: reached}, system_attrs=attrs)
+    if trial.status is TrialStatus.CRASHED:
+        return optuna.trial.create_trial(value=worst, params=params, distributions=dists, system_attrs=attrs)
+    if trial.status is TrialStatus.OK and trial.value is not None:
+        return optuna.trial.create_trial(value=trial.value, params=params, distributions=dists, system_attrs=attrs)
+    return optuna.trial.create_trial(state=TrialState.FAIL, params=params, distributions=dists)
+
+
+def _worst(search: Search) -> float:
+    values = [t.value for t in search.trial if t.value is not None]
+    if not values:
+        return 0.0
+    return min(values) if search.direction is Direction.MAXIMIZE else max(values)
+
+
+def _constraints_of(trial: Any) -> Sequence[float]:
+    return tuple(trial.system_attrs.get(_CONSTRAINTS, (CRASH_CONSTRAINT,)))
+
+
+def _study(search: Search, seed: int) -> Any:
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    # Optuna 5 reads a trial's constraints from it (set_constraint / system_attrs) and deprecates
+    # constraints_func; 4.x needs the function to know the search is constrained
+    major = int(optuna.__version__.split(".")[0])
+    extra: dict[str, Any] = {"constraints_func": _constraints_of} if major < 5 else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # multivariate is "experimental" to Optuna
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=startup_trials(search), multivariate=True,
+                                             constant_liar=True, **extra)
+    study = optuna.create_study(direction=search.direction.value, sampler=sampler)
+    dists = _distributions(search)
+    worst = _worst(search)
+    for trial in sorted(search.trial, key=lambda t: t.number):
+        if trial.repeat_of is not None:
+            continue  # a relaunch: the same configuration, already in
+        frozen = _frozen(search, trial, dists, worst)
+        if frozen is not None:
+            study.add_trial(frozen)
+    return study
+
+
+def _latin_point(search: Search, index: int, count: int, seed: int) -> dict[str, SpaceValue]:
+    """Point `index` of a `count`-point Latin hypercube over the space's value lists."""
+    rng = random.Random(seed)
+    point: dict[str, SpaceValue] = {}
+    for key in search.space:
+        values = search.values_of(key)
+        order = list(range(count))
+        rng.shuffle(order)
+        cell = order[index % count]
+        point[key] = values[min(len(values) - 1, int((cell + rng.random()) * len(values) / count))]
+    return point
+
+
+def propose(search: Search, *, seed: int | None = None) -> dict[str, SpaceValue] | None:
+    """The next configuration to launch, never one already tried or running, nor one in a
+    region that crashed (None: no such configuration is left)."""
+    tried = tried_keys(search)
+    avoid = blamed(search)
+    base_seed = zlib.crc32(search.id.encode()) if seed is None else seed
+    firsts = [t for t in search.trial if t.repeat_of is None]
+    start = startup_trials(search)
+    if len(firsts) < start:
+        for shift in range(8):
+            point = _latin_point(search, len(firsts), start, base_seed + shift * 7919)
+            if _fresh(search, point, tried, avoid):
+                return normalise(search, point)
+    study = _study(search, base_seed + len(search.trial))
+    dists = _distributions(search)
+    for _ in range(_ASKS):
+        asked = study.ask(dists)
+        params = normalise(search, asked.params)
+        if _fresh(search, params, tried, avoid):
+            return params
+        # a configuration already run (or in a crashing region): left RUNNING in this throw-away study, so the liar moves on
+    rng = random.Random(base_seed + len(search.trial))
+    if search.grid_size() <= 100_000:
+        left = [p for p in grid(search) if _fresh(search, p, tried, avoid)]
+        return normalise(search, rng.choice(left)) if left else None
+    for _ in range(1000):
+        point = {k: rng.choice(search.values_of(k)) for k in search.space}
+        if _fresh(search, point, tried, avoid):
+            return normalise(search, point)
+    return None

@@ -1,0 +1,187 @@
+"""A search over launch configurations (`[[searches]]`) and the trials it ran.
+
+A search names a base launch profile, the workload (a sweep) every trial runs, the figure
+to optimise and the targets that must hold, a launch budget, and a space: per server flag
+(`--cuda-graph-max-bs`) or environment variable (`env:SGLANG_X`) either a list of values
+(categorical; `[true, false]` is a switch present or absent) or `{low, high, step}`.
+Each trial is recorded inside its search (`[[searches.trial]]`): the session is the only
+record of the study, which cockpit rebuilds from these tables at every start.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from enum import StrEnum
+from typing import Annotated
+
+from pydantic import AwareDatetime, Field, field_validator, model_validator
+
+from cockpit.model.strict import Id, Strict, Text
+
+__all__ = ["Direction", "OBJECTIVES", "Search", "SearchTrial", "SpaceValue", "Stepped", "TrialStatus",
+           "space_key_error"]
+
+SpaceValue = bool | int | float | str
+
+# Benchmark figures a search may optimise (higher or lower, as `direction` says).
+OBJECTIVES = ("total_tok_s", "output_tok_s", "output_tok_s_per_stream", "request_throughput", "tok_per_joule",
+              "output_tok_per_joule", "ttft_ms", "ttft_p99_ms", "itl_ms", "itl_p99_ms", "tpot_ms",
+              "e2e_latency_ms", "e2e_p99_ms", "power_mean_w")
+FLAG_KEY = re.compile(r"^--[A-Za-z0-9][A-Za-z0-9_-]*$")
+ENV_KEY = re.compile(r"^env:[A-Za-z_][A-Za-z0-9_]*$")
+MAX_VALUES = 1000  # per dimension: a typo'd step (0.0001) would make a space nobody can search
+
+
+class Direction(StrEnum):
+    MAXIMIZE = "maximize"
+    MINIMIZE = "minimize"
+
+
+class TrialStatus(StrEnum):
+    RUNNING = "running"
+    OK = "ok"
+    CRASHED = "crashed"  # the server did not get ready: infeasible, the search learns the region
+    PRUNED = "pruned"  # stopped after its first points fell far below the best
+    FAILED = "failed"  # a sweep point failed or cockpit could not run it (not the configuration's fault)
+
+
+class Stepped(Strict):
+    """`{ low = 0.80, high = 0.92, step = 0.02 }`: every value low, low+step, ... high."""
+
+    low: float
+    high: float
+    step: float = Field(gt=0)
+
+    @model_validator(mode="after")
+    def _range(self) -> Stepped:
+        if self.low >= self.high:
+            raise ValueError(f"low {self.low:g} is not below high {self.high:g}")
+        count = (self.high - self.low) / self.step
+        if abs(count - round(count)) > 1e-6:
+            raise ValueError(f"high - low ({self.high - self.low:g}) is not a whole number of steps of {self.step:g}")
+        if round(count) + 1 > MAX_VALUES:
+            raise ValueError(f"{round(count) + 1} values; at most {MAX_VALUES} per dimension")
+        return self
+
+    @property
+    def integral(self) -> bool:
+        return all(float(v).is_integer() for v in (self.low, self.high, self.step))
+
+    def values(self) -> list[SpaceValue]:
+        n = round((self.high - self.low) / self.step) + 1
+        decimals = max(0, -math.floor(math.log10(self.step)) + 2)
+        if self.integral:
+            return [int(self.low + i * self.step) for i in range(n)]
+        return [round(self.low + i * self.step, decimals) for i in range(n)]
+
+
+Dimension = list[SpaceValue] | Stepped
+
+
+def space_key_error(key: str) -> str | None:
+    """Why `key` cannot name a dimension (None: it can)."""
+    if FLAG_KEY.match(key) or ENV_KEY.match(key):
+        return None
+    return f"{key!r} is neither a server flag (--name) nor an environment variable (env:NAME)"
+
+
+class SearchTrial(Strict):
+    """One trial: a configuration launched (a derived profile), swept and scored."""
+
+    number: int = Field(ge=0)
+    params: dict[str, SpaceValue]
+    status: TrialStatus = TrialStatus.RUNNING
+    profile: Id | None = None
+    """The derived launch profile the trial ran."""
+    host: str | None = None
+    value: float | None = None
+    """The objective (None: crashed, failed, or no point at `at_concurrency`)."""
+    constraints: list[float] = []
+    """One per constraint target, in the search's order: <= 0 met, > 0 by how much not (a share of the goal)."""
+    benchmarks: list[Id] = []
+    error: str | None = None
+    """A crash's error label, or why it failed or was pruned."""
+    repeat_of: int | None = Field(default=None, ge=0)
+    """A relaunch of trial N's configuration (measures the noise between launches)."""
+    power_mean_w: float | None = Field(default=None, ge=0)
+    output_tok_per_joule: float | None = Field(default=None, ge=0)
+    ttft_p99_ms: float | None = Field(default=None, ge=0)
+    started: AwareDatetime | None = None
+    ready_s: float | None = Field(default=None, ge=0)
+    """Seconds from start to ready (the time estimate of later searches reads it)."""
+    ended: AwareDatetime | None = None
+
+
+class Search(Strict):
+    id: Id
+    name: Text
+    profile: Id
+    """The base launch profile: trials change only the space's flags."""
+    sweep: Id
+    objective: str = "output_tok_s"
+    at_concurrency: int | None = Field(default=None, ge=1)
+    """The sweep point whose figure counts (unset: the sweep's best)."""
+    direction: Direction = Direction.MAXIMIZE
+    constraints: list[Id] = []
+    """Targets (goal.targets ids) that must hold."""
+    trials: int = Field(default=12, ge=1, le=1000)
+    """The launch budget."""
+    repeats: int = Field(default=0, ge=0, le=10)
+    """Relaunches of the leading configuration, to measure the noise between launches."""
+    prune_below: float = Field(default=0.5, ge=0, lt=1)
+    """Stop a trial whose point falls under this share of the best trial's at the same concurrency (0: never)."""
+    hosts: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]] = []
+    """Hosts that run trials, one each at a time (unset: the base profile's host)."""
+    ports: dict[str, Annotated[int, Field(ge=1, le=65535)]] = {}
+    """Per host, the port its trial server listens on (hosts that share a machine)."""
+    space: dict[str, Dimension] = {}
+    notes: str | None = None
+    confirmed: str | None = None
+    """A person's seal of the search (space, budget, base command, hosts): see `model.launch_confirm`."""
+    trial: list[SearchTrial] = []
+    """The trials run so far, one `[[searches.trial]]` table each."""
+
+    @field_validator("objective")
+    @classmethod
+    def _known_objective(cls, value: str) -> str:
+        if value not in OBJECTIVES:
+            raise ValueError(f"objective {value!r} is not a benchmark figure ({', '.join(OBJECTIVES)})")
+        return value
+
+    @field_validator("space")
+    @classmethod
+    def _dimensions(cls, space: dict[str, Dimension]) -> dict[str, Dimension]:
+        if not space:
+            raise ValueError("the space is empty: name at least one flag or env variable to vary")
+        for key, dim in space.items():
+            if (why := space_key_error(key)) is not None:
+                raise ValueError(why)
+            if isinstance(dim, list):
+                if not dim:
+                    raise ValueError(f"{key}: no values")
+                if len({repr(v) for v in dim}) != len(dim):
+                    raise ValueError(f"{key}: a value is listed twice")
+                kinds = {bool if isinstance(v, bool) else str if isinstance(v, str) else float for v in dim}
+                if len(kinds) > 1:
+                    raise ValueError(f"{key}: mixes switches, numbers and words")
+                if len(dim) > MAX_VALUES:
+                    raise ValueError(f"{key}: {len(dim)} values; at most {MAX_VALUES}")
+        return space
+
+    @model_validator(mode="after")
+    def _trials_unique(self) -> Search:
+        numbers = [t.number for t in self.trial]
+        if len(set(numbers)) != len(numbers):
+            raise ValueError("two trials have the same number")
+        return self
+
+    def values_of(self, key: str) -> list[SpaceValue]:
+        dim = self.space[key]
+        return dim.values() if isinstance(dim, Stepped) else list(dim)
+
+    def grid_size(self) -> int:
+        return math.prod(len(self.values_of(k)) for k in self.space)
+
+    def trial_of(self, number: int) -> SearchTrial | None:
+        return next((t for t in self.trial if t.number == number), None)

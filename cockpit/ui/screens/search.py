@@ -1,0 +1,344 @@
+"""The Search view (`Q`): a search over launch configurations, its trials and its best.
+
+A table of the trials (status, flags changed, objective, constraints met, power, tok/J), the
+best so far (noise-aware: a relaunched configuration shows its spread), a Pareto plot of
+the objective against output tok/J or TTFT p99, the running trials' live state, and the
+keys that start (asked first: the space, the budget, a time estimate), pause, resume and
+stop the search. The search runs in an app worker (ui/search_runs.py): closing the view
+does not stop it. Its records go to the session file (control/search), which the app merges
+in as it does any writer's; the view reads the app's session and redraws on each change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.css.query import NoMatches
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+from textual_plotext import PlotextPlot
+
+from cockpit.model.search import Search, SearchTrial, TrialStatus
+from cockpit.model.search_scoring import best_config
+from cockpit.model.search_space import derived_name
+from cockpit.model.session import Session
+from cockpit.ui.actions import bindings_for
+from cockpit.ui.safe_text import safe
+from cockpit.ui.search_runs import runs_of
+
+if TYPE_CHECKING:
+    from cockpit.ui.app import CockpitApp
+
+PLOT_AXES = ("output_tok_per_joule", "ttft_p99_ms")
+AXIS_LABEL = {"output_tok_per_joule": "output tok/J", "ttft_p99_ms": "TTFT p99 ms"}
+
+
+def _num(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
+
+
+def pareto(trials: list[SearchTrial], axis: str, maximize: bool) -> set[int]:
+    """Trial numbers on the front of (objective, axis): no other trial is better in both
+    (tok/J higher is better, TTFT lower)."""
+    points = [(t.number, t.value, getattr(t, axis)) for t in trials
+              if t.status is TrialStatus.OK and t.value is not None and getattr(t, axis) is not None]
+    up = axis != "ttft_p99_ms"
+
+    def beats(a: tuple[int, float, float], b: tuple[int, float, float]) -> bool:
+        better_obj = a[1] >= b[1] if maximize else a[1] <= b[1]
+        better_ax = a[2] >= b[2] if up else a[2] <= b[2]
+        return better_obj and better_ax and (a[1], a[2]) != (b[1], b[2])
+    return {p[0] for p in points if not any(beats(q, p) for q in points)}
+
+
+class ParetoPlot(PlotextPlot):
+    def __init__(self) -> None:
+        super().__init__(id="search-plot")
+        self.points: tuple[list[tuple[float, float]], list[tuple[float, float]], str, str] = ([], [], "", "")
+
+    def show(self, others: list[tuple[float, float]], front: list[tuple[float, float]], x: str, y: str) -> None:
+        self.points = (others, front, x, y)
+        plt = self.plt
+        plt.clear_data()
+        plt.clear_figure()
+        if others:
+            plt.scatter([p[0] for p in others], [p[1] for p in others], marker="•")
+        if front:
+            plt.scatter([p[0] for p in front], [p[1] for p in front], marker="★")
+        plt.xlabel(x)
+        plt.ylabel(y)
+        self.refresh()
+
+
+class SearchScreen(Screen[None]):
+    CSS_PATH = Path(__file__).with_suffix(".tcss")
+    BINDINGS = bindings_for("search")
+    app: CockpitApp
+    scope = "search"
+
+    def __init__(self, search_id: str | None = None) -> None:
+        super().__init__(id="search-screen")
+        self.search_id = search_id
+        self.axis = PLOT_AXES[0]
+        self._stop_listening: Callable[[], None] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="search-title")
+        yield Static("", id="search-best")
+        with Horizontal(id="search-body"):
+            yield DataTable(id="search-trials", cursor_type="row", zebra_stripes=True)
+            with Vertical(id="search-side"):
+                yield ParetoPlot()
+                yield Static("", id="search-live")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.redraw()
+        self.query_one(DataTable).focus()
+        self._stop_listening = self.app.controller.add_listener(self.redraw)
+
+    def on_unmount(self) -> None:
+        if self._stop_listening is not None:
+            self._stop_listening()
+
+    # ----- what is shown ------------------------------------------------------------------------
+    @property
+    def session(self) -> Session:
+        return self.app.editor.session
+
+    def current(self) -> Search | None:
+        searches = self.session.searches
+        if not searches:
+            return None
+        found = next((s for s in searches if s.id == self.search_id), None)
+        if found is None:
+            found = searches[0]
+            self.search_id = found.id
+        return found
+
+    def loop(self) -> Any:
+        return runs_of(self.app).get(self.search_id or "")
+
+    def redraw(self) -> None:
+        try:
+            title = self.query_one("#search-title", Static)
+        except NoMatches:  # closed, or not composed yet
+            return
+        search = self.current()
+        table = self.query_one(DataTable)
+        table.clear(columns=True)
+        # fixed widths: a redraw per event rebuilds the table, and auto widths lag behind it
+        for label, width in (("#", 3), ("host", 8), ("status", 17), ("objective", 9), ("met", 3), ("W", 5),
+                             ("tok/J", 6), ("flags changed", None), ("note", None)):
+            table.add_column(label, key=label, width=width)
+        if search is None:
+            title.update(Content.assemble(("Search ", "bold"), "none yet: n makes one (base profile, sweep, space)"))
+            self.query_one("#search-best", Static).update("")
+            return
+        loop = self.loop()
+        state = "idle" if loop is None else "paused" if loop.paused else "running"
+        done = [t for t in search.trial if t.status is not TrialStatus.RUNNING]
+        target = f" at c={search.at_concurrency}" if search.at_concurrency else ""
+        title.update(Content.assemble(
+            ("Search ", "bold"), (f"{search.id} ", "bold $accent"), safe(search.name),
+            f"  {search.objective}{target} ({search.direction.value})  {len(done)}/{search.trials} launches  ",
+            (state, "bold $warning" if state == "paused" else "bold $success" if state == "running" else "")))
+        base = next((p for p in self.session.launch if p.id == search.profile), None)
+        for trial in sorted(search.trial, key=lambda t: t.number):
+            flags = derived_name(search, base, trial.params).partition(" · ")[2] if base else ""
+            met = "—" if not trial.constraints else ("yes" if all(c <= 0 for c in trial.constraints) else "no")
+            status = trial.status.value + (f" (repeat of {trial.repeat_of})" if trial.repeat_of is not None else "")
+            table.add_row(Text(str(trial.number), justify="right"), safe(trial.host or "local"), status,
+                          Text(_num(trial.value), justify="right"), met,
+                          Text(_num(trial.power_mean_w), justify="right"),
+                          Text(_num(trial.output_tok_per_joule), justify="right"), safe(flags),
+                          safe(trial.error or ""), key=str(trial.number))
+        self._best(search)
+        self._plot(search)
+        live = loop.live if loop is not None else {}
+        lines = [f"{host or 'local'}: {text}" for host, text in live.items()]
+        self.query_one("#search-live", Static).update(safe("\n".join(lines) or "no trial running", multiline=True))
+
+    def _best(self, search: Search) -> None:
+        best = best_config(search)
+        widget = self.query_one("#search-best", Static)
+        if best is None:
+            widget.update("best: none yet" + (" (no trial has met the constraints)" if search.trial else ""))
+            return
+        base = next((p for p in self.session.launch if p.id == search.profile), None)
+        spread = f" ± {_num(best.spread)}" if best.spread is not None else ""
+        changes = derived_name(search, base, best.first.params).partition(" · ")[2] if base else ""
+        widget.update(Content.assemble(("best: ", "bold"), f"trial {best.first.number} ({best.first.profile}) ",
+                                       (f"{_num(best.mean)}{spread}", "bold $success"),
+                                       f" over {len(best.values)} launch(es) · ", safe(changes)))
+
+    def _plot(self, search: Search) -> None:
+        maximize = search.direction.value == "maximize"
+        front = pareto(search.trial, self.axis, maximize)
+        pts = [(t.number, float(t.value), float(getattr(t, self.axis))) for t in search.trial
+               if t.status is TrialStatus.OK and t.value is not None and getattr(t, self.axis) is not None]
+        self.query_one(ParetoPlot).show([(v, a) for n, v, a in pts if n not in front],
+                                        [(v, a) for n, v, a in pts if n in front], search.objective,
+                                        AXIS_LABEL[self.axis])
+
+    # ----- keys -----------------------------------------------------------------------------------
+    def action_close(self) -> None:
+        self.dismiss()
+
+    def action_next_plot(self) -> None:
+        self.axis = PLOT_AXES[(PLOT_AXES.index(self.axis) + 1) % len(PLOT_AXES)]
+        self.redraw()
+
+    def action_next_search(self, step: int) -> None:
+        searches = self.session.searches
+        if searches:
+            ids = [s.id for s in searches]
+            here = ids.index(self.search_id) if self.search_id in ids else 0
+            self.search_id = ids[(here + step) % len(ids)]
+            self.redraw()
+
+    def action_new_search(self) -> None:
+        from cockpit.ui.screens.search_form import SearchForm
+
+        def made(fields: dict[str, Any] | None) -> None:
+            if fields:
+                from cockpit.model.search_edits import add_search
+
+                ident = self._apply(lambda e: add_search(e, **fields), f"search added: {fields['name']}")
+                if ident:
+                    self.search_id = ident
+                    self.redraw()
+        self.app.push_screen(SearchForm(self.session), made)
+
+    def action_edit_search(self) -> None:
+        from cockpit.ui.screens.search_form import SearchForm
+
+        search = self.current()
+        if search is None:
+            return
+        ident = search.id
+
+        def edited(fields: dict[str, Any] | None) -> None:
+            if fields:
+                from cockpit.model.search_edits import edit_search
+
+                self._apply(lambda e: edit_search(e, ident, **fields), f"search {ident} edited")
+        self.app.push_screen(SearchForm(self.session, search), edited)
+
+    def _apply(self, change: Callable[[Any], Any], done: str) -> Any:
+        try:
+            result = self.app.controller.apply(change)
+        except ValueError as exc:
+            self.notify(str(exc).splitlines()[0], severity="warning", timeout=5)
+            return None
+        self.notify(done, timeout=3)
+        return result
+
+    def action_mark_best(self) -> None:
+        search = self.current()
+        best = best_config(search) if search is not None else None
+        if best is None or best.first.profile is None:
+            self.notify("No best configuration yet", severity="warning", timeout=3)
+            return
+        ident = best.first.profile
+        self._apply(lambda e: e.mark_profile_working(ident), f"{ident} is the working profile")
+
+    def action_pause(self) -> None:
+        if (loop := self.loop()) is not None and not loop.paused:
+            loop.pause()
+            self.notify("Paused: the running trial finishes, no new one starts", timeout=4)
+            self.redraw()
+
+    def action_resume(self) -> None:
+        if (loop := self.loop()) is not None and loop.paused:
+            loop.resume()
+            self.notify("Resumed", timeout=3)
+            self.redraw()
+
+    def action_stop(self) -> None:
+        if (loop := self.loop()) is not None:
+            loop.stop()
+            self.notify("Stopping: the running trials' servers are stopped; s resumes them later", timeout=5)
+
+    def action_start(self) -> None:
+        from cockpit.control.search.consent import consent_lines, search_confirmed, search_fingerprint
+        from cockpit.control.search.loop import hosts_of
+
+        search = self.current()
+        if search is None:
+            self.notify("No search yet: n makes one", severity="warning", timeout=3)
+            return
+        if self.loop() is not None:
+            self.notify(f"Search {search.id} is already running", timeout=3)
+            return
+        try:
+            hosts = hosts_of(self.session, search)
+        except ValueError as exc:
+            self.notify(str(exc), severity="error", timeout=6)
+            return
+        stamp = search_fingerprint(self.session, search, hosts)
+        if search_confirmed(stamp, search.confirmed):
+            self._run(search.id, hosts)
+            return
+        from cockpit.ui.screens.confirm_run import ConfirmRunScreen
+
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                self.notify(f"Not started: search {search.id}", timeout=3)
+                return
+            from cockpit.control.search.consent import seal_search
+
+            sealed = seal_search(stamp)  # the person said yes in the dialog
+
+            def seal(editor: Any) -> None:
+                def change(s: Session) -> None:
+                    s.searches = [q.model_copy(update={"confirmed": sealed}) if q.id == search.id else q
+                                  for q in s.searches]
+                editor.apply(f"search {search.id} confirmed", change, kind="search.confirmed", ref=search.id)
+            self.app.controller.apply(seal)
+            self.app.controller.save()  # the trials' records go to the file: the seal first
+            self._run(search.id, hosts)
+
+        budget = search.trials
+        self.app.push_screen(ConfirmRunScreen(f"Run search {search.id}? Each trial starts a server:",
+                                              "\n".join(consent_lines(self.session, search, hosts, budget))),
+                             answered)
+
+    def _run(self, search_id: str, hosts: list[str | None]) -> None:
+        from cockpit.control.search.loop import SearchLoop
+        from cockpit.control.search.server_trials import SEARCH, ServerTrialRunner
+        from cockpit.control.sweep_records import TransactionSink
+
+        app = self.app
+        runs = runs_of(app)
+        runner = ServerTrialRunner(app.experiment.pool())
+
+        def heard(event: Any) -> None:
+            if event.kind in ("ended", "done") or (event.kind == "note" and event.host):
+                app.notify(safe(event.text), timeout=4, severity="error" if event.kind == "note" else "information")
+            screen = app.screen
+            if isinstance(screen, SearchScreen):
+                screen.redraw()
+
+        loop = SearchLoop(TransactionSink(app.path, actor=SEARCH), str(app.path), search_id, runner, hosts,
+                          on_event=heard)
+        runs[search_id] = loop
+
+        async def go() -> None:
+            try:
+                await loop.run()
+            finally:
+                runs.pop(search_id, None)
+                heard(type("Done", (), {"kind": "redraw", "text": ""})())
+
+        app.run_worker(go(), group=f"search-{search_id}", exit_on_error=False, description=f"search {search_id}")
+        self.notify(f"Search {search_id} started on {', '.join(h or 'local' for h in hosts)}", timeout=4)
+        self.redraw()

@@ -1,0 +1,76 @@
+"""The Search view driven as a person would: `Q` opens it on the session's search, `s` asks
+first (the space, the budget and a time estimate) and on `y` runs the trials (STAND-IN
+servers with their response surface, the STAND-IN bench client); the table, the best line
+and the plot follow; `p` pauses (the running trial finishes, no new one starts), `r`
+resumes, `m` marks the best configuration's profile working."""
+
+from __future__ import annotations
+
+from search_support import cleanup, search_session
+
+from tui_support import make_app, screen_text, until
+
+from cockpit.model.enums import ProfileStatus
+from cockpit.model.search import TrialStatus
+from cockpit.model.search_scoring import best_config
+from cockpit.store.toml_store import load_session
+from cockpit.ui.screens.confirm_run import ConfirmRunScreen
+from cockpit.ui.screens.search import SearchScreen, pareto
+from cockpit.ui.search_runs import runs_of
+
+
+def _trials(app) -> list:  # noqa: ANN001
+    return app.controller.session.searches[0].trial
+
+
+async def test_search_set_up_run_paused_resumed_and_its_best_marked_working(tmp_path):
+    path, _ = search_session(tmp_path, trials=3)
+    app = make_app(path, watch_interval_s=0.2)
+    try:
+        async with app.run_test(size=(160, 44)) as pilot:
+            await pilot.press("Q")
+            await until(lambda: isinstance(app.screen, SearchScreen), pilot)
+            assert "Search q1 graph bs x backend" in screen_text(app) and "0/3 launches" in screen_text(app)
+            await pilot.press("s")
+            await until(lambda: isinstance(app.screen, ConfirmRunScreen), pilot)
+            asked = screen_text(app)
+            assert "Run search q1?" in asked and "--cuda-graph-max-bs: 4, 16, 256" in asked
+            assert "up to 3 launches of l1 (base)" in asked and "about 42 min" in asked
+            await pilot.press("y")
+            await until(lambda: isinstance(app.screen, SearchScreen), pilot)
+            await until(lambda: len(_trials(app)) >= 1, pilot, timeout=30)
+            await pilot.press("p")
+            assert "paused" in screen_text(app)
+            # the running trial finishes; no new one starts while paused
+            await until(lambda: all(t.status is not TrialStatus.RUNNING for t in _trials(app)), pilot, timeout=60)
+            await pilot.pause(1.5)
+            assert len(_trials(app)) == 1
+            await pilot.press("r")
+            await until(lambda: not runs_of(app) and len(_trials(app)) == 3
+                        and all(t.status is not TrialStatus.RUNNING for t in _trials(app)), pilot, timeout=120)
+            shown = screen_text(app)
+            assert "3/3 launches" in shown and "idle" in shown and "best: trial" in shown
+            best = best_config(app.controller.session.searches[0])
+            assert best is not None
+            await pilot.press("m")
+            profile = next(p for p in app.controller.session.launch if p.id == best.first.profile)
+            assert profile.status is ProfileStatus.WORKING
+            await pilot.press("escape")  # back to the tabs, where ctrl+s saves
+            await until(lambda: not isinstance(app.screen, SearchScreen), pilot)
+            await pilot.press("ctrl+s")
+            await until(lambda: app.controller.unsaved_edits == 0, pilot)
+        saved = load_session(path)
+        assert next(p for p in saved.launch if p.id == best.first.profile).status is ProfileStatus.WORKING
+        assert saved.searches[0].confirmed  # the person's yes, sealed
+    finally:
+        cleanup(tmp_path)
+
+
+def test_the_pareto_front_keeps_trials_no_other_beats_on_both():
+    from cockpit.model.search import SearchTrial
+
+    trials = [SearchTrial(number=0, params={}, status=TrialStatus.OK, value=100, output_tok_per_joule=2.0),
+              SearchTrial(number=1, params={}, status=TrialStatus.OK, value=200, output_tok_per_joule=1.0),
+              SearchTrial(number=2, params={}, status=TrialStatus.OK, value=90, output_tok_per_joule=1.5),
+              SearchTrial(number=3, params={}, status=TrialStatus.CRASHED)]
+    assert pareto(trials, "output_tok_per_joule", maximize=True) == {0, 1}
