@@ -38,6 +38,9 @@ class LogLines:
     preview: bool = False
     """The last lines of a big first read, shown at once; the next LogLines with lines
     holds them again with everything before them and takes their place."""
+    peaks: tuple[int | None, int | None] = (None, None)
+    """The highest running and queued requests among these lines' batch lines (None: no
+    batch said it): what a sweep point's log peaks fold, with no second parse."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,5 +141,23 @@ def segments_of(events: Iterable[LogEvent], notes: Iterable[str] = ()) -> tuple[
 
 
 def lines_of(events: Iterable[LogEvent], notes: Iterable[str] = (), *, preview: bool = False) -> LogLines:
+    events = events if isinstance(events, list) else list(events)
     segments, n = segments_of(events, notes)
-    return LogLines(segments, n, preview)
+    return LogLines(segments, n, preview, batch_peaks(events))
+
+
+def batch_peaks(events: Iterable[LogEvent]) -> tuple[int | None, int | None]:
+    """(highest running_req, highest queue_req) among the batch lines of `events`."""
+    running = queued = None
+    for ev in events:
+        if isinstance(ev, (DecodeBatch, PrefillBatch)):
+            r, q = ev.running_req, ev.queue_req
+            if r is not None and (running is None or r > running):
+                running = r
+            if q is not None and (queued is None or q > queued):
+                queued = q
+    return running, queued
+
+
+def max_peak(a: int | None, b: int | None) -> int | None:
+    return b if a is None else a if b is None else max(a, b)

@@ -1,5 +1,5 @@
 """Run a sweep on a running launch profile: per point, the SGLang bench client on the host
-(sweep_hosts), its result read from the JSONL file it appends (its stdout block as a
+(sources/bench_hosts.py), its result read from the JSONL file it appends (its stdout block as a
 fallback), recorded as a Benchmark tied to the profile with what cockpit saw meanwhile
 (sweep_watch). No Textual: the TUI and `cockpit sweep` drive the same runner.
 
@@ -39,7 +39,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from cockpit.live.sweep_hosts import BenchHost, LinkLost
+from cockpit.sources.bench_hosts import BenchHost, LinkLost
 from cockpit.live.sweep_plan import PlannedPoint, SweepPlan
 from cockpit.live.sweep_server_metrics import ServerMetricsProbe
 from cockpit.live.sweep_watch import PointWatch
@@ -351,6 +351,11 @@ class SweepRunner:
     def log_event(self, event: Any) -> None:
         if self.watch is not None:
             self.watch.log_event(event)
+
+    def log_lines(self, item: Any) -> None:
+        """A LogLines of the host's log pipeline (the hub's, shared with the log pane)."""
+        if self.watch is not None:
+            self.watch.log_lines(item)
 
     def gpu_unavailable(self, reason: str) -> None:
         """The GPU source cannot give samples (no driver, no exporter, no source): why."""

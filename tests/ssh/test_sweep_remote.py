@@ -12,7 +12,7 @@ import pytest
 
 from sweep_support import StandinServer, make_bench_python, pid_alive, standin_gpu_tick
 
-from cockpit.live.sweep_hosts import SshBenchHost
+from cockpit.sources.bench_hosts import SshBenchHost
 from cockpit.live.sweep_plan import plan_sweep
 from cockpit.live.sweep_runner import (
     ControllerSink, PointProgress, PointRecorded, PointRetrying, PointStarted, SweepRunner,

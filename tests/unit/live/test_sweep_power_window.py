@@ -19,7 +19,7 @@ import pytest
 from metrics_server import MetricsServer
 from sweep_support import StandinServer, make_bench_python, standin_gpu_tick
 
-from cockpit.live.sweep_hosts import LocalBenchHost
+from cockpit.sources.bench_hosts import LocalBenchHost
 from cockpit.live.sweep_plan import plan_sweep
 from cockpit.live.sweep_runner import ControllerSink, SweepRunner
 from cockpit.live.sweep_session import watch_tasks

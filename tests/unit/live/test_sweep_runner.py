@@ -12,7 +12,7 @@ import pytest
 
 from sweep_support import StandinServer, make_bench_python, pid_alive, standin_gpu_tick
 
-from cockpit.live.sweep_hosts import LocalBenchHost
+from cockpit.sources.bench_hosts import LocalBenchHost
 from cockpit.live.sweep_plan import plan_sweep
 from cockpit.live.sweep_runner import (
     ClientOutput, ControllerSink, PointFailed, PointProgress, PointRecorded, PointSkipped, PointStarted, SweepNote,
@@ -177,7 +177,7 @@ class _DroppingHost:
         self.drop_before_record = drop_before_record
 
     async def run(self, argv, *, folder, pidfile, on_output):
-        from cockpit.live.sweep_hosts import LinkLost
+        from cockpit.sources.bench_hosts import LinkLost
 
         self.runs += 1
         out = argv[argv.index("--output-file") + 1]
