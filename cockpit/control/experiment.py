@@ -71,7 +71,7 @@ class ExperimentService:
         self._pool = pool
         self.hub = hub if hub is not None else LiveHub()
         self.on_event = on_event or (lambda event: None)
-        self.ssh = {"ssh_config": ssh_config, "known_hosts": known_hosts}
+        self.ssh: dict[str, Any] = {"ssh_config": ssh_config, "known_hosts": known_hosts}
         self.servers: dict[str, str] = {}
         """host -> what its server of this session is doing ("l2 ready in 41 s")."""
         self.profile_states: dict[str, str] = {}
@@ -135,9 +135,9 @@ class ExperimentService:
             status = None
         return place, status
 
-    async def attach(self) -> list[tuple[str, Any, bool]]:
-        """Servers of this session already running (by PID file): (profile id, status, same
-        command as the profile now) each, their state set to running."""
+    async def attach(self) -> list[tuple[str, Any, Any, bool]]:
+        """Servers of this session already running (by PID file): (profile id, place, status,
+        same command as the profile now) each, their state set to running."""
         from cockpit.sources.server_control import places_of_session
 
         control, found = self.control(), []
@@ -152,7 +152,7 @@ class ExperimentService:
             same = profile is not None and status.attached_to(profile)
             pid = status.profile_id or "?"
             self.phase(pid, place.host, "running" if same else "running (older command)")
-            found.append((pid, status, same))
+            found.append((pid, place, status, same))
         return found
 
     # ----- start / restart / fallback ----------------------------------------------------------
@@ -265,8 +265,6 @@ class ExperimentService:
     async def check_crash(self, host: str | None, why: str | None) -> list[str]:
         """The followed log of `host` (None: any host) says its server crashed: each profile
         that was up there and whose process is gone is crashed (recorded). Their ids."""
-        from cockpit.live.launch_lifecycle import crash_after_ready
-
         up = [(pid, where) for pid, where in self.hosts_of.items()
               if (host is None or where == host) and self.profile_states.get(pid, "").startswith(("ready", "running"))]
         crashed = []
@@ -281,9 +279,7 @@ class ExperimentService:
                 continue
             self.phase(pid, where, "crashed")
             self._forget(where)
-            code = status.exit_code
-            await self.record(lambda editor, pid=pid, where=where, code=code: crash_after_ready(
-                editor, pid, where, exit_code=code, why=why, session_label=self.label))
+            await self.record(_crashed(pid, where, status.exit_code, why, self.label))
             crashed.append(pid)
         return crashed
 
@@ -342,3 +338,9 @@ class ExperimentService:
         await self.hub.close()
         if pool and self._pool is not None:
             await self._pool.close()
+
+
+def _crashed(pid: str, host: str, code: int | None, why: str | None, label: str) -> Callable[[SessionEditor], None]:
+    from cockpit.live.launch_lifecycle import crash_after_ready
+
+    return lambda editor: crash_after_ready(editor, pid, host, exit_code=code, why=why, session_label=label)

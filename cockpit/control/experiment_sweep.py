@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from cockpit.control.experiment_types import (
-    BenchClientChosen, Confirm, Question, SweepResult, SweepRunnerEnded, SweepRunnerStarted,
+    BenchClientChosen, Confirm, Question, SweepResult, SweepRunnerEnded, SweepRunnerStarted, SweepStatus,
 )
 from cockpit.model.edits import PERSON, EditError, SessionEditor
 
@@ -87,7 +87,7 @@ async def run_sweep(service: ExperimentService, ref: str, confirm: Confirm, *, p
 
     if (failed := await _record(service, ended)) is not None:
         return failed
-    status = "cancelled" if outcome.cancelled else "failed" if outcome.failed else "done"
+    status: SweepStatus = "cancelled" if outcome.cancelled else "failed" if outcome.failed else "done"
     return SweepResult(status, text=text, outcome=outcome, plan=plan)
 
 

@@ -20,7 +20,7 @@ from cockpit.store.toml_store import load_session
 
 __all__ = ["BenchClientChosen", "Confirm", "ControllerRecorder", "FileRecorder", "LaunchNote", "Question",
            "Recorder", "ServerPhase", "ServerStarted", "ServerStarting", "StartOutcome", "StatesChanged", "StopOutcome",
-           "SweepResult", "SweepRunnerEnded", "SweepRunnerStarted"]
+           "SweepResult", "SweepRunnerEnded", "SweepRunnerStarted", "SweepStatus"]
 
 
 # ----- the person's consent ------------------------------------------------------------------

@@ -44,7 +44,7 @@ Listener = Callable[[Any], None]
 class LiveHub:
     def __init__(self) -> None:
         self._subscribers: dict[str, list[Listener]] = {}
-        self._every: list[Callable[[str, Any], None]] = []
+        self._every: list[Callable[[str, Any], object]] = []
         self._running: dict[str, Any] = {}
         """key -> the feed running for it now (its description is what a pane shows)."""
         self._own: dict[str, asyncio.Task[None]] = {}
@@ -66,7 +66,7 @@ class LiveHub:
 
         return leave
 
-    def subscribe_all(self, listener: Callable[[str, Any], None]) -> None:
+    def subscribe_all(self, listener: Callable[[str, Any], object]) -> None:
         """`listener(key, item)` for every item of every key (the TUI's router to its panes)."""
         self._every.append(listener)
 
@@ -102,8 +102,8 @@ class LiveHub:
             listener(ended)
 
     def publish(self, key: str, item: Any) -> None:
-        for listener in self._every:
-            listener(key, item)
+        for router in self._every:
+            router(key, item)
         for listener in list(self._subscribers.get(key, ())):
             listener(item)
 
