@@ -38,6 +38,7 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Static
 
+from cockpit.live.routes import LOG_ITEMS
 from cockpit.live.data_age import DataAge
 from cockpit.live.log_items import LogLines, SourceState, SummaryBefore
 from cockpit.live.metrics_snapshot import MetricsSnapshot
@@ -125,7 +126,7 @@ class LogPane(Vertical, can_focus=True):
         return self.query_one(LogLinesView)
 
     # ----- the items of a LogPipeline ------------------------------------------------------
-    TAKES: tuple[type, ...] = (LogLines, MetricsSnapshot, SourceState, SummaryBefore)
+    TAKES: tuple[type, ...] = LOG_ITEMS
 
     def feed(self, item: LogLines | MetricsSnapshot | SourceState | SummaryBefore) -> None:
         if isinstance(item, LogLines):
