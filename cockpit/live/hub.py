@@ -47,6 +47,7 @@ class LiveHub:
         self._every: list[Callable[[str, Any], object]] = []
         self._running: dict[str, Any] = {}
         """key -> the feed running for it now (its description is what a pane shows)."""
+        self._pipelines: dict[str, Any] = {}
         self._own: dict[str, asyncio.Task[None]] = {}
         """Keys the hub itself runs (`open`), stopped when their last subscriber leaves."""
         self.opened: Counter[str] = Counter()
@@ -77,14 +78,28 @@ class LiveHub:
         feed = self._running.get(key)
         return None if feed is None else str(getattr(feed, "description", key))
 
+    async def caught_up(self, key: str, timeout_s: float = 3.0) -> None:
+        """Wait (at most `timeout_s`) until what `key`'s log pipeline has read is parsed and
+        handed to the subscribers: a sweep point's last batch lines count, however busy the
+        machine (the fold is a niced child process)."""
+        pipeline = self._pipelines.get(key)
+        if pipeline is None or not hasattr(pipeline, "idle"):
+            return
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while not pipeline.idle and loop.time() < deadline:
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.02)  # what it handed over goes out on this loop: let it
+
     # ----- running feeds ----------------------------------------------------------------------
     async def run(self, key: str, feed: Any) -> None:
         """Run `feed` (a LogFeed through its LogPipeline) as `key` until it ends or is
         cancelled, handing each item to the key's subscribers. Errors end it and propagate."""
         self.opened[key] += 1
         self._running[key] = feed
+        pipeline = self._pipelines[key] = pipeline_for(feed)
         try:
-            async for item in pipeline_for(feed).stream():
+            async for item in pipeline.stream():
                 self.publish(key, item)
         except asyncio.CancelledError:
             raise
@@ -96,6 +111,7 @@ class LiveHub:
         finally:
             if self._running.get(key) is feed:
                 del self._running[key]
+                del self._pipelines[key]
 
     def _ended(self, key: str, ended: FeedEnded) -> None:
         for listener in list(self._subscribers.get(key, ())):

@@ -339,6 +339,9 @@ class SweepRunner:
         self.server_metrics = server_metrics
         self.watch: PointWatch | None = None
         """The running point's observations (None between points)."""
+        self.log_caught_up: Callable[[], Awaitable[None]] | None = None
+        """Set by whoever feeds `log_lines` from a pipeline: waits until what its tail read
+        is parsed and handed over (after `log_settle_s`, before the point's log is closed)."""
         self.current: PlannedPoint | None = None
         self._task: asyncio.Task | None = None
         self._cancelled = False
@@ -505,6 +508,8 @@ class SweepRunner:
         # The log is read by a tail that polls (over SSH too): the batch lines the server wrote
         # in the point's last moments arrive just after the client exits; they still count.
         await asyncio.sleep(self.log_settle_s)
+        if self.log_caught_up is not None:
+            await self.log_caught_up()
         self.watch = None
         await _settled(main_scrape)  # the main-run read lands before the end one
         watch.server_end = await self._server_scrape()

@@ -1,6 +1,7 @@
-"""A sweep of the session, end to end: which sweep and profile, where the server runs,
-whether it answers, what to watch during the points, and the line that sums it up.
-Shared by `cockpit sweep` and the TUI, so both run the same loop and record the same way."""
+"""The steps of a sweep of the session: which sweep and profile, where the server runs,
+whether it answers, what to watch during the points (through the live hub), and the line
+that sums it up. The one loop that runs them is control/experiment_sweep.py (`cockpit
+sweep`, the TUI and any other caller of the experiment service)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from cockpit.model.edits import SessionEditor
 
 __all__ = ["find_sweep", "running_profiles", "pick_profile", "host_target", "server_ready",
-           "confirm_sweep", "confirmed", "watch_on_hub", "watch_tasks", "bench_host", "server_metrics_probe", "outcome_text", "sweep_gpu_feed",
+           "confirmed", "watch_on_hub", "watch_tasks", "bench_host", "server_metrics_probe", "outcome_text", "sweep_gpu_feed",
            "with_bench_client", "server_health", "module_choice_line"]
 
 
@@ -149,15 +150,11 @@ def server_health(profile: LaunchProfile, plan: SweepPlan, pool: Any, target: An
     return ask
 
 
-def confirm_sweep(controller: Any, sweep_id: str, stamp: str) -> None:
-    """Remember that a person confirmed these sweep commands (journaled): call only where a
-    person answered at a terminal. The stamp is sealed with this user's key
-    (sources/confirm_key.py), so no other writer can produce it."""
-    controller.apply(confirmed(sweep_id, stamp))
-
-
 def confirmed(sweep_id: str, stamp: str) -> Callable[[SessionEditor], None]:
-    """The edit `confirm_sweep` applies (for a writer with no controller: `cockpit sweep`)."""
+    """The edit that remembers a person confirmed these sweep commands (journaled): applied
+    only where a person answered at a terminal (the experiment service, as the person). The
+    stamp is sealed with this user's key (sources/confirm_key.py), so no other writer can
+    produce it."""
     from cockpit.sources.confirm_key import confirmation
 
     sealed = confirmation("sweep", stamp)
@@ -226,6 +223,8 @@ def watch_on_hub(hub: LiveHub, runner: Any, host: Host | None, target: Any, pool
         leaves.append(hub.subscribe(log_key, lambda item: runner.log_lines(item) if isinstance(item, LogLines) else None))
         if not hub.running(log_key) and not hub.open(log_key, lambda: _sweep_log_feed(host, target, pool, status)):
             leaves.pop()()
+        else:
+            runner.log_caught_up = lambda: hub.caught_up(log_key)
 
     def stop() -> None:
         for leave in leaves:
