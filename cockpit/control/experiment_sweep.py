@@ -8,15 +8,34 @@ live/sweep_session.py's (looked up at call time, so a test can hook one).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
 
 from cockpit.control.experiment_types import (
-    BenchClientChosen, Confirm, Question, SweepResult, SweepRunnerEnded, SweepRunnerStarted, SweepStatus,
+    BenchClientChosen, Confirm, Question, Recorder, SweepResult, SweepRunnerEnded, SweepRunnerStarted, SweepStatus,
 )
+from cockpit.live.hub import LiveHub
 from cockpit.model.edits import PERSON, EditError, SessionEditor
+from cockpit.model.session import Session
 
-if TYPE_CHECKING:
-    from cockpit.control.experiment import ExperimentService
+
+class ExperimentService(Protocol):
+    """What the loop uses of control/experiment.py's service (no import back: no circle)."""
+
+    path: Path | str
+    recorder: Recorder
+    hub: LiveHub
+    ssh: dict[str, Any]
+    runner: Any
+    on_event: Callable[[Any], Any]
+
+    @property
+    def session(self) -> Session: ...
+
+    def pool(self) -> Any: ...
+
+    async def record(self, change: Callable[[SessionEditor], Any], *, actor: str | None = None) -> Any: ...
 
 __all__ = ["run_sweep"]
 
