@@ -11,6 +11,7 @@ live hub, so the host is not tailed twice.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from cockpit.control.experiment import ExperimentService
@@ -70,8 +71,6 @@ class ExperimentControl:
         """At exit: cancel a sweep (its client is killed) and close our own SSH pool."""
         if self._service is None:
             return
-        import asyncio
-
         self._service.cancel()
         try:
             asyncio.get_running_loop().create_task(self._service.close(pool=self._own_pool))
