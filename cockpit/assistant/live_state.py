@@ -24,15 +24,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from cockpit.live.hub import FeedEnded, LiveHub
 from cockpit.live.log_items import BLOCK, ERROR_LINE, NOTE_LINE, RUN, LogLines, SourceState, SummaryBefore
-from cockpit.live.log_pipeline import LogPipeline
 from cockpit.live.metrics_snapshot import SERIES, MetricsSnapshot
+from cockpit.live.routes import views_of
 from cockpit.model.session import Session
 from cockpit.parse.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 from cockpit.parse.gpu_sample import GpuSample
 from cockpit.parse.nvsmi_topo import TopologyMatrix
 from cockpit.sources.feeds import LiveSources
-from cockpit.sources.log_feed import LogFeed, describe_event
+from cockpit.sources.log_feed import describe_event
 from cockpit.sources.session_feeds import sources_for_session
 
 KEPT_LINES = 2000
@@ -115,6 +116,7 @@ class LiveState:
         """Host label -> its connection in words (from the SSH pool)."""
         self.feeds: dict[str, FeedState] = {}
         self._sources: LiveSources | None = None
+        self._hub = LiveHub()
         self._tasks: list[asyncio.Task[None]] = []
         self._hosts_key: str | None = None
         self._lock = asyncio.Lock()
@@ -190,18 +192,36 @@ class LiveState:
 
     # ----- what the feeds say ------------------------------------------------------------
     async def _run(self, name: str, feed: Any) -> None:
+        """The feed through a live hub (live/hub.py: a log through its LogPipeline), this
+        state one of its subscribers, its items routed as the TUI's panes route them."""
         state = self.feeds[name]
-        stream = LogPipeline(feed).stream() if isinstance(feed, LogFeed) else feed.stream()
-        try:
-            async for item in stream:
+
+        def take(item: Any) -> None:
+            if not isinstance(item, FeedEnded):
                 self._take(name, item)
                 state.heard()
+
+        leave = self._hub.subscribe(name, take)
+        try:
+            await self._hub.run(name, feed)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - said on the resource, not raised into the server
             state.stopped = str(exc) or type(exc).__name__
+        finally:
+            leave()
 
     def _take(self, name: str, item: Any) -> None:
+        """One item of feed `name` (a kind), to the views that take it (live/routes.py)."""
+        for view in views_of(name, item):
+            if view == "log":
+                self._take_log(name, item)
+            elif view == "gpu":
+                self._take_gpu(name, item)
+            elif view == "topology":
+                self._take_topology(item)
+
+    def _take_log(self, name: str, item: Any) -> None:
         if isinstance(item, LogLines):
             self._take_lines(item)
         elif isinstance(item, MetricsSnapshot):
@@ -212,24 +232,29 @@ class LiveState:
             feed.connected = item.connected if item.connected is not None else feed.connected
         elif isinstance(item, SummaryBefore):
             self.summary_before = item.summary
-        elif isinstance(item, GpuSamplesTaken):
+
+    def _take_gpu(self, name: str, item: Any) -> None:
+        if isinstance(item, GpuSamplesTaken):
             self.gpu, self.gpu_problem = item, None
             self.feeds[name].connected = True
         elif isinstance(item, GpuStreamInterrupted):
             self.gpu_problem = f"{item.host}: {item.reason}; restarting in {item.retry_in_s:.0f} s"
             self.feeds[name].connected = False
         elif isinstance(item, GpuSourceUnavailable):
-            if name == "topology":
-                self.topology_problem = item.message
-            else:
-                self.gpu, self.gpu_problem = None, item.message
-        elif isinstance(item, TopologyMatrix):
+            self.gpu, self.gpu_problem = None, item.message
+        elif isinstance(item, TopologyMatrix):  # a GPU feed that reads the topology too
             self.topology, self.topology_problem = item, None
         elif isinstance(item, (list, tuple)):  # a tick of GpuSamples (the demo replay's shape)
             samples = tuple(s for s in item if isinstance(s, GpuSample))
             if samples:
                 stamps = [s.timestamp for s in samples if s.timestamp is not None]
                 self.gpu = GpuSamplesTaken(samples[0].host, samples, max(stamps) if stamps else time.time())
+
+    def _take_topology(self, item: Any) -> None:
+        if isinstance(item, TopologyMatrix):
+            self.topology, self.topology_problem = item, None
+        elif isinstance(item, GpuSourceUnavailable):
+            self.topology_problem = item.message
 
     def _take_lines(self, item: LogLines) -> None:
         if self._preview and not item.preview and item.lines:

@@ -56,155 +56,154 @@ def _ssh_kw(args: argparse.Namespace) -> dict[str, Any]:
     return {"ssh_config": tuple(args.ssh_config) if args.ssh_config else None, "known_hosts": args.known_hosts}
 
 
-def _confirm(args: argparse.Namespace, plan: Any) -> int:
-    """0 when the plan may run (confirmed now or before), else the exit status."""
-    from cockpit.cli.session_cmds import _edit
-    from cockpit.model.edits import EditError
-    from cockpit.model.launch_confirm import fingerprint
-    from cockpit.sources.confirm_key import ConfirmKeyError, confirmation
+def _service(args: argparse.Namespace, pool: Any, on_event: Any = None) -> Any:
+    """The experiment service (control/experiment.py) over the file: records as the person."""
+    from cockpit.control.experiment import ExperimentService
+    from cockpit.control.experiment_types import FileRecorder
+    from cockpit.model.edits import PERSON
 
-    if not plan.needs_confirmation:
-        return 0
-    if not args.yes:
-        if not sys.stdin.isatty():
-            _say(f"{args.session}: not started: this command needs confirmation (it has not been confirmed "
-                 f"by a person at a terminal); it would run\n"
-                 f"{plan.preview()}\nrun again with --yes to confirm it (or start it once from a terminal)", err=True)
-            return 1
-        _say(f"this command has not been run before (or changed):\n{plan.preview()}")
-        try:
-            answer = input("run it? [y/N] ")
-        except EOFError:
-            answer = ""
-        if answer.strip().lower() not in ("y", "yes"):
-            _say("not started")
-            return 1
+    return ExperimentService(args.session, FileRecorder(args.session, actor=PERSON), pool=pool, on_event=on_event,
+                             **_ssh_kw(args))
 
-    try:  # the person answered (or typed --yes): seal it with this user's key
-        sealed = confirmation("launch", plan.fingerprint)
-    except ConfirmKeyError as exc:
-        _say(f"{args.session}: not started: cannot record the confirmation: {exc}", err=True)
-        return 1
 
-    def change(editor: Any) -> None:
-        profile = next(p for p in editor.session.launch if p.id == plan.profile_id)
-        if fingerprint(profile) != plan.fingerprint:  # edited meanwhile (the TUI): confirm what runs
-            raise EditError(f"profile {plan.profile_id} changed while asking; run again to see the new command")
-        editor.edit_record("launch", plan.profile_id, confirmed=sealed)
-    return _edit(args.session, change)
+async def _ask(args: argparse.Namespace, question: Any) -> bool:
+    """A command never run in this form: --yes, else the person's answer at this terminal."""
+    plan = question.plan
+    if args.yes:
+        return True
+    if not sys.stdin.isatty():
+        _say(f"{args.session}: not started: this command needs confirmation (it has not been confirmed "
+             f"by a person at a terminal); it would run\n"
+             f"{plan.preview()}\nrun again with --yes to confirm it (or start it once from a terminal)", err=True)
+        return False
+    _say(f"this command has not been run before (or changed):\n{plan.preview()}")
+    try:
+        answer = await asyncio.to_thread(input, "run it? [y/N] ")
+    except EOFError:
+        answer = ""
+    if answer.strip().lower() not in ("y", "yes"):
+        _say("not started")
+        return False
+    return True
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from cockpit.sources.server_control import ServerControlError, plan_launch
     from cockpit.store.cli_load import load_or_report
 
     session = load_or_report(args.session)
     if session is None:
         return 1
+    where: list[str] = []
     try:
-        plan = plan_launch(session, args.session, args.profile, **_ssh_kw(args))
-    except ServerControlError as exc:
-        _say(f"{args.session}: {exc}", err=True)
-        return 1
-    status = _confirm(args, plan)
-    if status:
-        return status
-    try:
-        return asyncio.run(_run(args, plan))
+        return asyncio.run(_run(args, where))
     except KeyboardInterrupt:
-        _say(f"stopped waiting; the server keeps running (cockpit stop {shlex.quote(args.session)} {plan.place.host})",
+        if not where:  # before anything started
+            _say("not started", err=True)
+            return 130
+        _say(f"stopped waiting; the server keeps running (cockpit stop {shlex.quote(args.session)} {where[0]})",
              err=True)
         return 130
 
 
-async def _run(args: argparse.Namespace, plan: Any) -> int:
-    from cockpit.cli.session_cmds import _edit
-    from cockpit.live.launch_lifecycle import PHASE_WORDS, apply_outcome, follow_launch
-    from cockpit.sources.server_control import AlreadyRunning, ServerControl, ServerControlError
+async def _run(args: argparse.Namespace, where: list[str]) -> int:
+    from cockpit.control.experiment_types import LaunchNote, ServerPhase, ServerStarted, ServerStarting
+    from cockpit.live.launch_lifecycle import PHASE_WORDS
     from cockpit.sources.ssh_pool import SshPool
 
     label = shlex.quote(args.session)
+
+    def on_event(event: Any) -> None:
+        if isinstance(event, ServerStarting):
+            plan = event.plan
+            where.append(plan.place.host)
+            _say(f"starting {plan.profile_id} ({plan.profile_name}) on {plan.place.where}")
+            _say(f"  command: {plan.command_line()}")
+            _say(f"  log:     {plan.log_path}")
+        elif isinstance(event, ServerStarted):
+            if event.started.gpu.warning:
+                _say(f"  warning: {event.started.gpu.warning}")
+            _say(f"  started: pid {event.started.status.pid} (its own process group; it outlives this command)")
+        elif isinstance(event, ServerPhase):
+            _say(f"  {PHASE_WORDS.get(event.phase, event.phase)} ({event.elapsed_s:.1f} s)")
+        elif isinstance(event, LaunchNote):
+            _say(f"  (reading the log failed, retrying: {event.text})", err=True)
+
     async with SshPool() as pool:
-        control = ServerControl(pool)
-        _say(f"starting {plan.profile_id} ({plan.profile_name}) on {plan.place.where}")
-        _say(f"  command: {plan.command_line()}")
-        _say(f"  log:     {plan.log_path}")
-        try:
-            started = await control.start(plan, session_label=label)
-        except AlreadyRunning as exc:
-            _say(str(exc), err=True)
-            return 1
-        except ServerControlError as exc:
-            _say(f"not started: {exc}", err=True)
-            return 1
-        if started.gpu.warning:
-            _say(f"  warning: {started.gpu.warning}")
-        _say(f"  started: pid {started.status.pid} (its own process group; it outlives this command)")
-        if not args.wait_ready:
-            _edit(args.session, lambda ed: ed.record_activity(
-                f"started {plan.profile_id} ({plan.profile_name}) on {plan.place.host}, pid {started.status.pid}",
-                next_step=f"wait for ready (the log pane, or cockpit run {label} {plan.profile_id} --wait-ready)"))
-            return 0
-        outcome = await follow_launch(
-            control, plan, started, timeout_s=args.timeout,
-            on_phase=lambda phase, t: _say(f"  {PHASE_WORDS.get(phase, phase)} ({t:.1f} s)"),
-            on_note=lambda text: _say(f"  (reading the log failed, retrying: {text})", err=True))
-    _say(outcome.describe())
-    if outcome.kind == "crashed":
-        for line in outcome.tail:
+        service = _service(args, pool, on_event)
+        out = await service.start(args.profile, lambda question: _ask(args, question),
+                                  wait_ready=args.wait_ready, timeout_s=args.timeout)
+    if out.kind == "refused":
+        _say(f"{args.session}: {out.message}", err=True)
+        return 1
+    if out.kind == "not_confirmed":
+        if out.message:
+            _say(f"{args.session}: not started: {out.message}", err=True)
+        return 1
+    if out.kind == "already_running":
+        _say(out.message, err=True)
+        return 1
+    if out.kind == "not_started":
+        _say(f"not started: {out.message}", err=True)
+        return 1
+    if out.kind == "not_saved" and out.launch is None:
+        _say(f"{args.session}: {out.message}", err=True)
+        return 1 if out.started is None else 0
+    if out.kind == "started":
+        return 0
+    launch = out.launch
+    _say(launch.describe())
+    if launch.kind == "crashed":
+        for line in launch.tail:
             _say(f"  | {line}")
-    elif outcome.kind == "timeout":
-        _say(f"  the server is left running; stop it with: cockpit stop {label} {plan.place.host}")
-    edit_status = _edit(args.session, lambda ed: apply_outcome(ed, outcome, session_label=label))
-    if outcome.ok:
-        return edit_status
+    elif launch.kind == "timeout":
+        _say(f"  the server is left running; stop it with: cockpit stop {label} {launch.host}")
+    if out.message:  # the outcome could not be recorded
+        _say(f"{args.session}: {out.message}", err=True)
+    if launch.ok:
+        return 1 if out.message else 0
     return 2
 
 
 def cmd_stop(args: argparse.Namespace) -> int:
-    from cockpit.sources.server_control import place_for_host, places_of_session
     from cockpit.store.cli_load import load_or_report
 
     session = load_or_report(args.session)
     if session is None:
         return 1
-    if args.host is None:
-        places = places_of_session(session, args.session, **_ssh_kw(args))
-    else:
+    hosts: list[str | None] | None = None
+    if args.host is not None:
         known = [h.name for h in session.hosts]
         if args.host not in known and args.host != "local":
             _say(f"{args.session}: no host {args.host!r} (hosts: {', '.join(known + ['local'])})", err=True)
             return 1
-        places = [place_for_host(session, args.session, None if args.host == "local" else args.host, **_ssh_kw(args))]
-    return asyncio.run(_stop(args, places))
+        hosts = [None if args.host == "local" else args.host]
+    return asyncio.run(_stop(args, hosts))
 
 
-async def _stop(args: argparse.Namespace, places: list) -> int:
-    from cockpit.cli.session_cmds import _edit
-    from cockpit.sources.server_control import ServerControl, ServerControlError
+async def _stop(args: argparse.Namespace, hosts: list[str | None] | None) -> int:
+    from cockpit.model.edits import EditError
     from cockpit.sources.ssh_pool import SshPool
 
-    status, stopped = 0, []
+    status = 0
     async with SshPool() as pool:
-        control = ServerControl(pool)
-        for place in places:
-            try:
-                result = await control.stop(place, grace_s=args.grace)
-            except ServerControlError as exc:
-                _say(f"{place.host}: not stopped: {exc}", err=True)
-                status = 1
-                continue
-            if result.pid is None:
-                _say(f"{place.host}: no server of this session")
-            elif not result.clean:
-                _say(f"{place.host}: pid {result.pid}: processes left after {'+'.join(result.signals)}: "
-                     f"{' '.join(map(str, result.left))}", err=True)
-                status = 1
-            elif not result.signals:
-                _say(f"{place.host}: pid {result.pid} had already ended")
-            else:
-                _say(f"{place.host}: stopped pid {result.pid} ({' then '.join('SIG' + s for s in result.signals)})")
-                stopped.append(f"{place.host} (pid {result.pid})")
-    if stopped:
-        status = _edit(args.session, lambda ed: ed.add_note(f"server stopped on {', '.join(stopped)}")) or status
+        try:
+            outcomes = await _service(args, pool).stop(hosts, grace_s=args.grace)
+        except (OSError, EditError, ValueError) as exc:  # stopped, but the note not saved
+            _say(f"{args.session}: {exc}", err=True)
+            return 1
+    for out in outcomes:
+        result = out.result
+        if out.error is not None:
+            _say(f"{out.host}: not stopped: {out.error}", err=True)
+            status = 1
+        elif result.pid is None:
+            _say(f"{out.host}: no server of this session")
+        elif not result.clean:
+            _say(f"{out.host}: pid {result.pid}: processes left after {'+'.join(result.signals)}: "
+                 f"{' '.join(map(str, result.left))}", err=True)
+            status = 1
+        elif not result.signals:
+            _say(f"{out.host}: pid {result.pid} had already ended")
+        else:
+            _say(f"{out.host}: stopped pid {result.pid} ({' then '.join('SIG' + s for s in result.signals)})")
     return status

@@ -3,10 +3,11 @@ run a sweep's points with the SGLang bench client (`sglang.benchmark.serving`, e
 `sglang.bench_serving`) on the running launch profile's host and record each as a benchmark.
 
 Exit status: 0 every point recorded; 1 a point failed (every request failed, the server
-stopped answering, the client gave no result; or the session/sweep/profile is wrong); 2 the server is not ready (no answer on /health); 3 not run: never confirmed and
-no terminal to ask on (give --yes); 130 cancelled (Ctrl-C: the client is killed, the points
-recorded so far stay). Safe while the TUI has the session open: every record is saved
-under the session lock, merged with what the TUI saved.
+stopped answering, the client gave no result; or the session/sweep/profile is wrong); 2 the
+server is not ready (no answer on /health); 3 not run: never confirmed and no terminal to ask
+on (give --yes); 130 cancelled (Ctrl-C: the client is killed, the points recorded so far stay).
+Safe while the TUI has the session open: every record is saved under the session lock, merged
+with what the TUI saved.
 """
 
 from __future__ import annotations
@@ -80,104 +81,74 @@ async def _main(args: argparse.Namespace, session: Any, sweep: Any) -> int:
 
 
 async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) -> int:
-    from cockpit.live.sweep_plan import plan_sweep, sweep_fingerprint
-    from cockpit.sources.confirm_key import is_confirmed
-    from cockpit.control.sweep_records import TransactionSink
-    from cockpit.live.sweep_runner import SweepRunner
-    from cockpit.live.sweep_session import (
-        bench_host, confirmed, host_target, outcome_text, pick_profile, running_profiles, server_metrics_probe,
-        module_choice_line, server_health, server_ready, watch_tasks, with_bench_client,
-    )
-    from cockpit.live.sweep_runs import last_unfinished_run, run_ended, run_started
-    from cockpit.model.edits import PERSON
+    """The experiment service's sweep loop (control/experiment.py), said at this terminal."""
+    from cockpit.control.experiment import ExperimentService
+    from cockpit.control.experiment_types import FileRecorder
 
-    running = await running_profiles(session, args.session, pool, ssh_config=_config(args),
-                                     known_hosts=args.known_hosts)
-    try:
-        profile = pick_profile(session, args.profile, running)
-    except ValueError as exc:
-        _say(f"cockpit sweep: {exc}", err=True)
-        return EXIT_FAILED
-    host = next((h for h in session.hosts if h.name == profile.host), None)
-    target = host_target(host, _config(args), args.known_hosts)
-    resumed = last_unfinished_run(session, sweep) if args.resume else None
-    if args.resume and resumed is None:
-        _say(f"cockpit sweep: --resume: sweep {sweep.id} has no unfinished run (every run's points are recorded)",
-             err=True)
-        return EXIT_FAILED
-    plan = plan_sweep(sweep, profile, host, port=args.port, run_id=resumed.run_id if resumed else None)
-    if (not_ready := await server_ready(profile, plan, pool, target)) is not None:
-        _say(f"cockpit sweep: {not_ready}", err=True)
-        return EXIT_NOT_READY
+    printer = _Printer(sys.stdout.isatty())
+    loop = asyncio.get_running_loop()
+
+    def on_event(event: Any) -> None:
+        from cockpit.control.experiment_types import BenchClientChosen, SweepRunnerEnded, SweepRunnerStarted
+
+        if isinstance(event, BenchClientChosen):
+            _say(f"bench client: {event.plan.python} -m {event.plan.module}"
+                 + (f" (resuming run {event.plan.run_id}: only points with no record run)" if args.resume else ""))
+            if event.missing:
+                _say(f"note: {event.missing}")
+        elif isinstance(event, SweepRunnerStarted):  # Ctrl-C now cancels the points (the client is killed)
+            loop.add_signal_handler(signal.SIGINT, event.runner.cancel)
+        elif isinstance(event, SweepRunnerEnded):
+            loop.remove_signal_handler(signal.SIGINT)
+        else:
+            printer(event)
 
     # every record is one session transaction (control/transaction.py), journaled "via sweep":
     # an add made by another writer at any moment is read under the lock, never written over
-    sink = TransactionSink(args.session)
-    stamp = sweep_fingerprint(sweep, profile)
-    if not is_confirmed("sweep", stamp, sweep.confirmed):
-        _say(f"sweep {sweep.id} ({sweep.name}) on profile {profile.id} runs on {plan.where}, {len(plan.points)} points:")
-        for line in plan.command_lines():
-            _say(f"  {line}")
-        _say(f"  ({module_choice_line(plan)})")
-        if not args.yes:
-            if not sys.stdin.isatty():
-                _say("cockpit sweep: not run: these commands were never confirmed; check them and run again "
-                     "with --yes", err=True)
-                return EXIT_REFUSED
-            answer = await asyncio.to_thread(input, "Run them? [y/N] ")
-            if answer.strip().lower() not in ("y", "yes"):
-                _say("not run")
-                return EXIT_REFUSED
-        # the person answered at this terminal: the confirmation is theirs, not the sweep's
-        if (failed := await _record(sink, confirmed(sweep.id, stamp), actor=PERSON)) is not None:
-            return failed
-
-    # looked up once confirmed: the probe runs the profile's interpreter on the host
-    plan, no_client = await with_bench_client(plan, bench_host(pool, target, host))
-    _say(f"bench client: {plan.python} -m {plan.module}"
-         + (f" (resuming run {plan.run_id}: only points with no record run)" if resumed else ""))
-    if no_client:
-        _say(f"note: {no_client}")
-    printer = _Printer(sys.stdout.isatty())
-    runner = SweepRunner(plan, bench_host(pool, target, host), sink, on_event=printer,
-                         server_metrics=server_metrics_probe(profile, plan, pool, target, host),
-                         on_fail=args.on_fail, server_health=server_health(profile, plan, pool, target))
-    if (failed := await _record(sink, lambda e: run_started(e, plan))) is not None:
-        return failed
-    feeds = [asyncio.create_task(task) for task in watch_tasks(runner, host, target, pool, running.get(profile.id))]
-    loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGINT, runner.cancel)
+    service = ExperimentService(args.session, FileRecorder(args.session), pool=pool, on_event=on_event,
+                                ssh_config=_config(args), known_hosts=args.known_hosts)
     try:
-        outcome = await runner.run()
+        result = await service.sweep(sweep.id, lambda question: _ask(args, question), profile=args.profile,
+                                     port=args.port, resume_last=args.resume, on_fail=args.on_fail)
     finally:
-        loop.remove_signal_handler(signal.SIGINT)
-        for task in feeds:
-            task.cancel()
-    text = outcome_text(sweep, profile, len(plan.points), outcome)
-
-    def ended(editor: Any) -> None:
-        run_ended(editor, plan, outcome)
-        editor.record_activity(text, next_step="compare with the best profile (Benchmarks tab)")
-
-    if (failed := await _record(sink, ended)) is not None:
-        return failed
-    _say(text)
+        await service.close()
+    if result.status == "not_run":
+        _say(f"cockpit sweep: {'--resume: ' if result.nothing_to_resume else ''}{result.message}", err=True)
+        return EXIT_FAILED
+    if result.status == "not_ready":
+        _say(f"cockpit sweep: {result.message}", err=True)
+        return EXIT_NOT_READY
+    if result.status == "refused":
+        return EXIT_REFUSED
+    if result.status == "not_saved":
+        _say(f"cockpit sweep: {result.message}", err=True)
+        return EXIT_FAILED
+    _say(result.text)
+    outcome = result.outcome
     if outcome.not_run:
         _say(f"sweep stopped at the failed point; not run: c={','.join(map(str, outcome.not_run))} "
              f"(--on-fail skip runs them; --resume runs what has no record)", err=True)
-    return EXIT_CANCELLED if outcome.cancelled else EXIT_FAILED if outcome.failed else EXIT_DONE
+    return EXIT_CANCELLED if result.status == "cancelled" else EXIT_FAILED if result.status == "failed" else EXIT_DONE
 
 
-async def _record(sink: Any, change: Any, *, actor: str | None = None) -> int | None:
-    """One transaction of the sweep's; None when saved, else the exit status (said why)."""
-    from cockpit.model.edits import EditError
-
-    try:
-        await sink.apply(change, actor=actor)
-    except (OSError, EditError, ValueError) as exc:
-        _say(f"cockpit sweep: not saved: {exc}", err=True)
-        return EXIT_FAILED
-    return None
+async def _ask(args: argparse.Namespace, question: Any) -> bool:
+    """The sweep's commands were never confirmed: shown, then --yes or the person's answer here."""
+    plan, sweep, profile = question.plan, question.sweep, question.profile
+    _say(f"sweep {sweep.id} ({sweep.name}) on profile {profile.id} runs on {plan.where}, {len(plan.points)} points:")
+    for line in plan.command_lines():
+        _say(f"  {line}")
+    _say(f"  ({question.module_line})")
+    if args.yes:
+        return True
+    if not sys.stdin.isatty():
+        _say("cockpit sweep: not run: these commands were never confirmed; check them and run again "
+             "with --yes", err=True)
+        return False
+    answer = await asyncio.to_thread(input, "Run them? [y/N] ")
+    if answer.strip().lower() not in ("y", "yes"):
+        _say("not run")
+        return False
+    return True
 
 
 class _Printer:
@@ -191,7 +162,13 @@ class _Printer:
 
     def __call__(self, event: Any) -> None:
         from cockpit.live.sweep_runner import (
-            PointFailed, PointProgress, PointRecorded, PointRetrying, PointSkipped, PointStarted, SweepNote,
+            PointFailed,
+            PointProgress,
+            PointRecorded,
+            PointRetrying,
+            PointSkipped,
+            PointStarted,
+            SweepNote,
         )
 
         head = f"[{getattr(event, 'index', 0)}/{getattr(event, 'total', 0)}] c={getattr(event, 'concurrency', '')}"

@@ -2,8 +2,8 @@
 transaction per point, journaled "via sweep", so a point measured is on disk (merged with
 the TUI's and `cockpit add`'s records) before the next one starts.
 
-The TUI's sweep records through its own SessionController instead (live/sweep_runner.py
-ControllerSink): the open session is the one it shows.
+The TUI's sweep records through its own SessionController instead (experiment_types.py
+ControllerRecorder): the open session is the one it shows.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable
 from typing import IO, Any, BinaryIO
 
-from cockpit.live.log_items import LogLines, lines_of
+from cockpit.live.log_items import LogLines, lines_of, max_peak
 from cockpit.live.metrics_snapshot import MetricsSnapshot
 
 SNAPSHOT_INTERVAL_S = 0.05
@@ -87,7 +87,8 @@ def _read_exact(stream: IO[bytes], n: int) -> bytes | None:
 def _merge(a: LogLines | None, b: LogLines | None) -> LogLines | None:
     if a is None or b is None:
         return a or b
-    return LogLines(a.segments + b.segments, a.lines + b.lines)
+    peaks = (max_peak(a.peaks[0], b.peaks[0]), max_peak(a.peaks[1], b.peaks[1]))
+    return LogLines(a.segments + b.segments, a.lines + b.lines, peaks=peaks)
 
 
 # ----- the child ------------------------------------------------------------------------------

@@ -38,6 +38,9 @@ class LogLines:
     preview: bool = False
     """The last lines of a big first read, shown at once; the next LogLines with lines
     holds them again with everything before them and takes their place."""
+    peaks: tuple[int | None, int | None] = (None, None)
+    """The highest running and queued requests among these lines' batch lines (None: no
+    batch said it): what a sweep point's log peaks fold, with no second parse."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,11 +106,20 @@ def segments_of(events: Iterable[LogEvent], notes: Iterable[str] = ()) -> tuple[
     Plain and batch lines are gathered into one run, made inert with one regex search over
     the run's joined text (per line only when it finds something); error lines and blocks
     (rare) close the run."""
+    out, n, _peaks = _rows(events, notes, False)
+    return out, n
+
+
+def _rows(events: Iterable[LogEvent], notes: Iterable[str], peaks: bool
+          ) -> tuple[list[Segment], int, tuple[int | None, int | None]]:
+    """`segments_of`'s one pass; with `peaks`, the batch lines' highest running and queued
+    requests taken on the way (a sweep point's log peaks, live/sweep_watch.py)."""
     out: list[Segment] = [(NOTE_LINE, safe_text(f"── {note} ──")) for note in notes]
     kinds = _KINDS
     texts: list[str] = []
     flags: list[int] = []
     n = 0
+    running = queued = None
     for ev in events:
         kind = kinds.get(type(ev))
         if kind is None:
@@ -115,6 +127,12 @@ def segments_of(events: Iterable[LogEvent], notes: Iterable[str] = ()) -> tuple[
         if kind >= 0:
             texts.append(ev.line)
             flags.append(kind)
+            if kind == BATCH and peaks:
+                r, q = ev.running_req, ev.queue_req  # type: ignore[attr-defined]
+                if r is not None and (running is None or r > running):
+                    running = r
+                if q is not None and (queued is None or q > queued):
+                    queued = q
             continue
         if kind == _SKIP:
             continue  # its lines came as line events already
@@ -134,9 +152,13 @@ def segments_of(events: Iterable[LogEvent], notes: Iterable[str] = ()) -> tuple[
     if texts:
         out.append((RUN, _safe_run(texts), flags))
         n += len(texts)
-    return out, n
+    return out, n, (running, queued)
 
 
 def lines_of(events: Iterable[LogEvent], notes: Iterable[str] = (), *, preview: bool = False) -> LogLines:
-    segments, n = segments_of(events, notes)
-    return LogLines(segments, n, preview)
+    segments, n, peaks = _rows(events, notes, not preview)
+    return LogLines(segments, n, preview, peaks)
+
+
+def max_peak(a: int | None, b: int | None) -> int | None:
+    return b if a is None else a if b is None else max(a, b)

@@ -164,6 +164,16 @@ def _integral(series: Sequence[Point], a: float, b: float, cuts: Sequence[float]
     return sum((t1 - t0) * (v0 + v1) / 2 for (t0, v0), (t1, v1) in zip(pts, pts[1:]))
 
 
+def tok_per_joule(tokens: float | None, joules: float | None) -> float | None:
+    """The one tok/J of cockpit: tokens over the energy the host's GPUs drew meanwhile
+    (their summed draw). The GPU pane passes ∫ tokens/s dt and ∫ W dt over the span both
+    series cover; a sweep point its client's tokens/s and the mean draw over its measured
+    run (the same ratio per second). None when either is unknown or no energy was drawn."""
+    if tokens is None or joules is None or joules <= 0:
+        return None
+    return tokens / joules
+
+
 def tokens_per_joule(throughput: Sequence[Point], power: Sequence[Point]) -> float | None:
     """Generated tokens per joule: ∫ tokens/s dt over ∫ W dt, both piecewise linear, on
     the time span both series cover. None when they do not overlap or no power drawn."""
@@ -178,4 +188,4 @@ def tokens_per_joule(throughput: Sequence[Point], power: Sequence[Point]) -> flo
     joules = _integral(pw, a, b, cuts)
     if joules <= 0:
         return None
-    return _integral(th, a, b, cuts) / joules
+    return tok_per_joule(_integral(th, a, b, cuts), joules)

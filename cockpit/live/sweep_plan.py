@@ -19,7 +19,8 @@ from datetime import UTC, datetime
 from cockpit.model.session import Host, LaunchProfile, Sweep
 
 __all__ = [
-    "BENCH_MODULE", "BENCH_MODULES", "DEFAULT_PORT", "bench_module_probe", "bench_python", "command_python", "DEFAULT_RUN_DIR", "PlannedPoint", "SweepPlan", "bench_argv", "new_run_id",
+    "BENCH_MODULE", "BENCH_MODULES", "DEFAULT_PORT", "bench_module_probe", "bench_python", "command_python",
+    "DEFAULT_RUN_DIR", "PlannedPoint", "SweepPlan", "bench_argv", "new_run_id",
     "plan_sweep", "profile_host", "profile_port", "sweep_fingerprint",
 ]
 

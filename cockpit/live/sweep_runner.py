@@ -1,5 +1,5 @@
 """Run a sweep on a running launch profile: per point, the SGLang bench client on the host
-(sweep_hosts), its result read from the JSONL file it appends (its stdout block as a
+(sources/bench_hosts.py), its result read from the JSONL file it appends (its stdout block as a
 fallback), recorded as a Benchmark tied to the profile with what cockpit saw meanwhile
 (sweep_watch). No Textual: the TUI and `cockpit sweep` drive the same runner.
 
@@ -39,7 +39,6 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from cockpit.live.sweep_hosts import BenchHost, LinkLost
 from cockpit.live.sweep_plan import PlannedPoint, SweepPlan
 from cockpit.live.sweep_server_metrics import ServerMetricsProbe
 from cockpit.live.sweep_watch import PointWatch
@@ -47,6 +46,7 @@ from cockpit.parse.bench_result_jsonl import BenchOutcome, from_record, from_std
 from cockpit.parse.gpu_sample import GpuSample
 from cockpit.parse.numbers import read_int
 from cockpit.parse.sglang_metrics import ServerScrape
+from cockpit.sources.bench_hosts import BenchHost, LinkLost
 
 __all__ = [
     "ControllerSink", "PointFailed", "PointProgress", "PointRecorded", "PointRetrying", "PointSink", "PointSkipped",
@@ -339,8 +339,11 @@ class SweepRunner:
         self.server_metrics = server_metrics
         self.watch: PointWatch | None = None
         """The running point's observations (None between points)."""
+        self.log_caught_up: Callable[[], Awaitable[None]] | None = None
+        """Set by whoever feeds `log_lines` from a pipeline: waits until what its tail read
+        is parsed and handed over (after `log_settle_s`, before the point's log is closed)."""
         self.current: PlannedPoint | None = None
-        self._task: asyncio.Task | None = None
+        self._task: asyncio.Task[Any] | None = None
         self._cancelled = False
 
     # -- observations, from the feeds ----------------------------------------------------------
@@ -351,6 +354,11 @@ class SweepRunner:
     def log_event(self, event: Any) -> None:
         if self.watch is not None:
             self.watch.log_event(event)
+
+    def log_lines(self, item: Any) -> None:
+        """A LogLines of the host's log pipeline (the hub's, shared with the log pane)."""
+        if self.watch is not None:
+            self.watch.log_lines(item)
 
     def gpu_unavailable(self, reason: str) -> None:
         """The GPU source cannot give samples (no driver, no exporter, no source): why."""
@@ -437,7 +445,7 @@ class SweepRunner:
     async def _attempt(self, point: PlannedPoint, total: int, attempt: int,
                        started: float) -> tuple[tuple[BenchOutcome, PointWatch, float | None] | None, str]:
         """One run of the client: (the result and what was seen, "") or (None, why not)."""
-        main_scrape: list[asyncio.Future] = []
+        main_scrape: list[asyncio.Future[Any]] = []
         try:
             return await self._run_client(point, total, attempt, started, main_scrape)
         finally:
@@ -445,7 +453,7 @@ class SweepRunner:
                 task.cancel()
 
     async def _run_client(self, point: PlannedPoint, total: int, attempt: int, started: float,
-                          main_scrape: list[asyncio.Future],
+                          main_scrape: list[asyncio.Future[Any]],
                           ) -> tuple[tuple[BenchOutcome, PointWatch, float | None] | None, str]:
         argv = self.plan.argv(point, attempt)
         out_file = point.output_file(self.plan.folder, attempt)
@@ -500,6 +508,8 @@ class SweepRunner:
         # The log is read by a tail that polls (over SSH too): the batch lines the server wrote
         # in the point's last moments arrive just after the client exits; they still count.
         await asyncio.sleep(self.log_settle_s)
+        if self.log_caught_up is not None:
+            await self.log_caught_up()
         self.watch = None
         await _settled(main_scrape)  # the main-run read lands before the end one
         watch.server_end = await self._server_scrape()
@@ -529,7 +539,7 @@ class SweepRunner:
         return scrape
 
 
-async def _settled(tasks: list[asyncio.Future]) -> None:
+async def _settled(tasks: list[asyncio.Future[Any]]) -> None:
     """Wait for the main-run read; one that failed leaves the earlier start read in place."""
     for task in tasks:
         try:

@@ -1,6 +1,7 @@
-"""A sweep of the session, end to end: which sweep and profile, where the server runs,
-whether it answers, what to watch during the points, and the line that sums it up.
-Shared by `cockpit sweep` and the TUI, so both run the same loop and record the same way."""
+"""The steps of a sweep of the session: which sweep and profile, where the server runs,
+whether it answers, what to watch during the points (through the live hub), and the line
+that sums it up. The one loop that runs them is control/experiment_sweep.py (`cockpit
+sweep`, the TUI and any other caller of the experiment service)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cockpit.live.hub import FeedEnded, LiveHub
+from cockpit.live.log_items import LogLines
 from cockpit.live.sweep_plan import SweepPlan, profile_host
 from cockpit.live.sweep_runner import SweepOutcome
 from cockpit.live.sweep_server_metrics import ServerMetricsProbe, metrics_url_for
@@ -20,7 +23,7 @@ if TYPE_CHECKING:
     from cockpit.model.edits import SessionEditor
 
 __all__ = ["find_sweep", "running_profiles", "pick_profile", "host_target", "server_ready",
-           "confirm_sweep", "confirmed", "watch_tasks", "bench_host", "server_metrics_probe", "outcome_text", "sweep_gpu_feed",
+           "confirmed", "watch_on_hub", "watch_tasks", "bench_host", "server_metrics_probe", "outcome_text", "sweep_gpu_feed",
            "with_bench_client", "server_health", "module_choice_line"]
 
 
@@ -114,8 +117,8 @@ async def with_bench_client(plan: SweepPlan, host: Any) -> tuple[SweepPlan, str 
     """The plan with the bench module the host's interpreter has (`sglang.benchmark.serving`,
     else `sglang.bench_serving`), and a line to say when neither was found (the plan keeps
     the older name: its points then fail with the client's own error)."""
-    from cockpit.live.sweep_hosts import LinkLost
     from cockpit.live.sweep_plan import BENCH_MODULES, bench_module_probe
+    from cockpit.sources.bench_hosts import LinkLost
 
     said: list[str] = []
     try:
@@ -147,15 +150,11 @@ def server_health(profile: LaunchProfile, plan: SweepPlan, pool: Any, target: An
     return ask
 
 
-def confirm_sweep(controller: Any, sweep_id: str, stamp: str) -> None:
-    """Remember that a person confirmed these sweep commands (journaled): call only where a
-    person answered at a terminal. The stamp is sealed with this user's key
-    (sources/confirm_key.py), so no other writer can produce it."""
-    controller.apply(confirmed(sweep_id, stamp))
-
-
 def confirmed(sweep_id: str, stamp: str) -> Callable[[SessionEditor], None]:
-    """The edit `confirm_sweep` applies (for a writer with no controller: `cockpit sweep`)."""
+    """The edit that remembers a person confirmed these sweep commands (journaled): applied
+    only where a person answered at a terminal (the experiment service, as the person). The
+    stamp is sealed with this user's key (sources/confirm_key.py), so no other writer can
+    produce it."""
     from cockpit.sources.confirm_key import confirmation
 
     sealed = confirmation("sweep", stamp)
@@ -169,7 +168,7 @@ def confirmed(sweep_id: str, stamp: str) -> Callable[[SessionEditor], None]:
 
 
 def bench_host(pool: Any, target: Any, host: Host | None) -> Any:
-    from cockpit.live.sweep_hosts import LocalBenchHost, SshBenchHost
+    from cockpit.sources.bench_hosts import LocalBenchHost, SshBenchHost
 
     return SshBenchHost(pool, target, host.name if host else None) if target else LocalBenchHost()
 
@@ -197,63 +196,92 @@ def sweep_gpu_feed(host: Host | None, pool: Any, target: Any) -> tuple[Any, str 
         return None, f"host {host.name}: {exc}"
 
 
+def watch_on_hub(hub: LiveHub, runner: Any, host: Host | None, target: Any, pool: Any,
+                 status: Any) -> Callable[[], None]:
+    """What cockpit watches during the points, through the hub: the host's GPUs
+    (`gpu@host`) and the server's log (`log@host`). Where the panes run them already the
+    sweep subscribes to theirs (no second tail, no second GPU feed, the log parsed once);
+    else the hub runs one for the sweep's time. Why the GPUs cannot be read goes to
+    `runner.gpu_unavailable` (the points' notes say it). Returns what stops the watch."""
+    from cockpit.sources.host_feeds_plan import feed_key
+
+    name = host.name if host is not None else None
+    leaves: list[Callable[[], None]] = []
+    gpu_key = feed_key("gpu", name) if name else None
+    if gpu_key is not None and hub.running(gpu_key):
+        leaves.append(hub.subscribe(gpu_key, _gpu_listener(runner, hub.description(gpu_key) or gpu_key)))
+    else:
+        gpu, why = sweep_gpu_feed(host, pool, target)
+        if gpu is not None and gpu_key is not None:
+            leaves.append(hub.subscribe(gpu_key, _gpu_listener(runner, getattr(gpu, "description", "the GPU source"))))
+            hub.open(gpu_key, lambda: gpu)
+        elif why:
+            runner.gpu_unavailable(why)
+    log_key = feed_key("log", name) if name and (host is not None and (host.log_path or host.log_command)) else (
+        f"log:{status.log_path}" if status is not None and status.log_path else None)
+    if log_key is not None:
+        leaves.append(hub.subscribe(log_key, lambda item: runner.log_lines(item) if isinstance(item, LogLines) else None))
+        if not hub.running(log_key) and not hub.open(log_key, lambda: _sweep_log_feed(host, target, pool, status)):
+            leaves.pop()()
+        else:
+            runner.log_caught_up = lambda: hub.caught_up(log_key)
+
+    def stop() -> None:
+        for leave in leaves:
+            leave()
+
+    return stop
+
+
 def watch_tasks(runner: Any, host: Host | None, target: Any, pool: Any, status: Any) -> list[Coroutine[Any, Any, None]]:
-    """What cockpit watches during the points: the host's GPUs and the server's log. Why
-    the GPUs cannot be read goes to `runner.gpu_unavailable` (the points' notes say it)."""
-    out: list[Coroutine[Any, Any, None]] = []
-    gpu, why = sweep_gpu_feed(host, pool, target)
-    if gpu is not None:
-        out.append(_follow_gpu(gpu, runner))
-    elif why:
-        runner.gpu_unavailable(why)
-    log = None
+    """The watch with a hub of its own (a caller with no panes): one task, cancelled at the end."""
+    async def watch() -> None:
+        hub = LiveHub()
+        stop = watch_on_hub(hub, runner, host, target, pool, status)
+        try:
+            await asyncio.Event().wait()
+        finally:
+            stop()
+            await hub.close()
+
+    return [watch()]
+
+
+def _sweep_log_feed(host: Host | None, target: Any, pool: Any, status: Any) -> Any:
+    """The server's log from now on (no backlog: lines before the sweep are not its)."""
     from cockpit.sources.log_feed import LogFeed
 
     if host is not None and (host.log_path or host.log_command):
         try:
-            log = LogFeed.for_host(host, pool=pool, lines=0)
+            return LogFeed.for_host(host, pool=pool, lines=0)
         except ValueError:  # an unconfirmed log_command is not run: the sweep goes without its log
-            log = None
-    elif status is not None and status.log_path:
-        from cockpit.sources.log_tail import RemoteFile
+            return None
+    from cockpit.sources.log_tail import RemoteFile
 
-        log = (LogFeed.ssh(RemoteFile(target, status.log_path), pool=pool, lines=0) if target
-               else LogFeed.local(status.log_path, lines=0))
-    if log is not None:
-        out.append(_follow_log(log, runner))
-    return out
+    return (LogFeed.ssh(RemoteFile(target, status.log_path), pool=pool, lines=0) if target
+            else LogFeed.local(status.log_path, lines=0))
 
 
-async def _follow_gpu(feed: Any, runner: Any) -> None:
+def _gpu_listener(runner: Any, what: str) -> Callable[[Any], None]:
     from cockpit.parse.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 
-    what = getattr(feed, "description", "the GPU source")
-    try:
-        async for event in feed.stream():
-            if isinstance(event, GpuSamplesTaken):
-                runner.gpu_tick(event.samples)
-                if event.samples and any(s.power_w is None for s in event.samples):
-                    why = next((s.notes.get("power_w") for s in event.samples if s.notes.get("power_w")), None)
-                    runner.gpu_unavailable(f"{what}: no power draw for every GPU ({why or 'not reported'})")
-            elif isinstance(event, GpuSourceUnavailable):  # NVML without a driver, a host without nvidia-smi
-                runner.gpu_unavailable(f"{what}: {event.message}")
-            elif isinstance(event, GpuStreamInterrupted):
-                runner.gpu_unavailable(f"{what}: {event.reason}")
-    except GpuSourceUnavailable as exc:
-        runner.gpu_unavailable(f"{what}: {exc.message}")
-    except Exception as exc:  # noqa: BLE001 -- no GPU figures is a sweep without power, not a failed one
-        runner.gpu_unavailable(f"{what}: {exc or type(exc).__name__}")
+    def take(item: Any) -> None:
+        if isinstance(item, GpuSamplesTaken):
+            runner.gpu_tick(item.samples)
+            if item.samples and any(s.power_w is None for s in item.samples):
+                why = next((s.notes.get("power_w") for s in item.samples if s.notes.get("power_w")), None)
+                runner.gpu_unavailable(f"{what}: no power draw for every GPU ({why or 'not reported'})")
+        elif isinstance(item, GpuSourceUnavailable):  # NVML without a driver, a host without nvidia-smi
+            runner.gpu_unavailable(f"{what}: {item.message}")
+        elif isinstance(item, GpuStreamInterrupted):
+            runner.gpu_unavailable(f"{what}: {item.reason}")
+        elif isinstance(item, FeedEnded) and item.error is not None:
+            # no GPU figures is a sweep without power, not a failed one
+            exc = item.error
+            text = exc.message if isinstance(exc, GpuSourceUnavailable) else (str(exc) or type(exc).__name__)
+            runner.gpu_unavailable(f"{what}: {text}")
 
-
-async def _follow_log(feed: Any, runner: Any) -> None:
-    try:
-        async for batch in feed.stream():
-            if batch.preview:
-                continue
-            for event in batch.events:
-                runner.log_event(event)
-    except Exception:  # noqa: BLE001 -- no log is a sweep without peaks, not a failed one
-        return
+    return take
 
 
 def outcome_text(sweep: Sweep, profile: LaunchProfile, points: int, outcome: SweepOutcome) -> str:

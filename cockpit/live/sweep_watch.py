@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from cockpit.live.log_items import BLOCK, ERROR_LINE, LogLines
+from cockpit.live.power_history import tok_per_joule
 from cockpit.live.sweep_server_metrics import window_fields
 from cockpit.parse.gpu_sample import GpuSample
 from cockpit.parse.log_events import DecodeBatch, ErrorBlock, ErrorLine, LogEvent, PrefillBatch
@@ -40,10 +42,13 @@ class _Fold:
             self.limit_w = limit_w
 
     def batch(self, event: PrefillBatch | DecodeBatch) -> None:
-        if event.running_req is not None:
-            self.peak_running = max(self.peak_running or 0, event.running_req)
-        if event.queue_req is not None:
-            self.peak_queued = max(self.peak_queued or 0, event.queue_req)
+        self.peaks(event.running_req, event.queue_req)
+
+    def peaks(self, running: int | None, queued: int | None) -> None:
+        if running is not None:
+            self.peak_running = max(self.peak_running or 0, running)
+        if queued is not None:
+            self.peak_queued = max(self.peak_queued or 0, queued)
 
 
 class PointWatch:
@@ -117,6 +122,20 @@ class PointWatch:
         elif isinstance(event, (ErrorLine, ErrorBlock)):
             self.error_labels.update(event.labels)
 
+    def log_lines(self, item: LogLines) -> None:
+        """A log pipeline's rows (live/log_pipeline.py, the panes' own): their batch peaks
+        and error labels, as `log_event` folds them from the events (no second parse)."""
+        if item.preview:  # the backlog of a first read: from before the point
+            return
+        running, queued = item.peaks
+        if running is not None or queued is not None:
+            self.whole.peaks(running, queued)
+            if self.run is not None:
+                self.run.peaks(running, queued)
+        for segment in item.segments:
+            if segment[0] in (ERROR_LINE, BLOCK):
+                self.error_labels.update(segment[2])
+
     # -- the record -------------------------------------------------------------------------------
     def fields(self, *, total_tokens: int | None, duration_s: float | None,
                total_tok_s: float | None = None, output_tok_s: float | None = None) -> dict[str, Any]:
@@ -133,12 +152,13 @@ class PointWatch:
             out["power_peak_w"] = round(max(fold.tick_power), 1)
             if fold.limit_w:
                 out["power_share"] = round(mean / fold.limit_w, 4)
-            if total_tok_s and mean > 0:
-                out["tok_per_joule"] = round(total_tok_s / mean, 4)
-            elif total_tokens and duration_s and mean > 0:
-                out["tok_per_joule"] = round(total_tokens / (mean * duration_s), 4)
-            if output_tok_s and mean > 0:
-                out["output_tok_per_joule"] = round(output_tok_s / mean, 4)
+            # live/power_history.tok_per_joule, the GPU pane's too: per second, or over the run
+            total = (tok_per_joule(total_tok_s, mean) if total_tok_s else
+                     tok_per_joule(total_tokens, mean * duration_s) if total_tokens and duration_s else None)
+            if total is not None:
+                out["tok_per_joule"] = round(total, 4)
+            if output_tok_s and (output := tok_per_joule(output_tok_s, mean)) is not None:
+                out["output_tok_per_joule"] = round(output, 4)
         if fold.peak_running is not None:
             out["peak_running"] = fold.peak_running
         if fold.peak_queued is not None:

@@ -8,7 +8,8 @@
 * the session file is polled for outside changes (`cockpit add` from a shell) and every
   save re-reads it under the lock: the other writer's records are merged by id with the
   local ones (model/merge.py), never written over;
-* `sources` (LiveSources) are run as workers (a log feed through its LogPipeline) whose
+* `sources` (LiveSources) are run as workers through the live hub (live/hub.py: a log
+  feed through its LogPipeline, once per kind@host, shared with a sweep's watch) whose
   items are routed by type to the panes that take them (ui/live_routes.py);
 * the session hosts' feeds (`sources.hosts`, keyed `kind@host`) follow the session: after
   every change the plan is diffed (sources/host_feeds_plan.py) and only what it says is
@@ -35,8 +36,8 @@ from cockpit.control.live_access import HostEvent, LiveFeed, LiveSources, host_s
 from cockpit.control.session_controller import LOCK_RETRY_S, DiskSignature, SessionController
 from cockpit.live.alerts import Alert, AlertBook, error_lines
 from cockpit.live.fleet_sources import FleetSources
+from cockpit.live.hub import LiveHub
 from cockpit.live.log_items import LogLines, SourceState
-from cockpit.live.log_pipeline import pipeline_for
 from cockpit.live.metrics_snapshot import MetricsSnapshot
 from cockpit.model.edits import SessionEditor
 from cockpit.model.merge import MergeResult
@@ -98,6 +99,8 @@ class CockpitApp(CockpitAppBase):
         view state, kept here rather than in the controller (which knows no connections)."""
         self.path = Path(path)
         self.sources = sources or LiveSources()
+        self.hub = LiveHub()  # one feed per kind@host, fanned out: the panes here, a sweep's watch
+        self.hub.subscribe_all(lambda key, item: self.post_message(LiveItemReceived(key, item)))
         self._prometheus_seen = tuple(session.prometheus)  # follow_prometheus acts on a change
         self.clock = clock or (lambda: datetime.now(UTC).astimezone())
         self.watch_interval_s = watch_interval_s
@@ -361,7 +364,7 @@ class CockpitApp(CockpitAppBase):
         interval = getattr(feed, "interval_s", None)
         if interval and hasattr(pane, "expect_every"):
             pane.expect_every(interval)  # a sampled feed: quiet for 5 intervals is stale
-        self.run_worker(self._pump(name, pipeline_for(feed)), name=f"live-{name}", group=f"live-{name}",
+        self.run_worker(self._pump(name, feed), name=f"live-{name}", group=f"live-{name}",
                         description=feed.description, exclusive=True, exit_on_error=False)
 
     def _stop_feed(self, key: str) -> None:
@@ -477,8 +480,7 @@ class CockpitApp(CockpitAppBase):
         self.notify(f"Fleet: {fleet.label}", timeout=2)
 
     async def _pump(self, name: str, feed: LiveFeed) -> None:
-        async for item in feed.stream():
-            self.post_message(LiveItemReceived(name, item))
+        await self.hub.run(name, feed)  # its items reach the panes through subscribe_all
         # Say where the data came from: a one-shot feed (a topology) ending is normal.
         self.post_message(LiveFeedStopped(name, f"{feed.description} · finished"))
 

@@ -13,7 +13,6 @@ import pytest
 from sweep_support import StandinServer, make_bench_python, pid_alive, standin_gpu_tick
 
 from cockpit.control.session_controller import SessionController
-from cockpit.live.sweep_hosts import SshBenchHost
 from cockpit.live.sweep_plan import plan_sweep
 from cockpit.live.sweep_runner import (
     ControllerSink,
@@ -25,6 +24,7 @@ from cockpit.live.sweep_runner import (
 )
 from cockpit.live.sweep_session import server_metrics_probe
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
+from cockpit.sources.bench_hosts import SshBenchHost
 from cockpit.sources.ssh_pool import Backoff, SshPool
 from cockpit.store.toml_store import load_session, save_session
 

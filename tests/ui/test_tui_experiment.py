@@ -50,6 +50,7 @@ def _campaign(tmp_path: Path, runs: Path, *, crash: bool = False, more: tuple[st
 
 async def _confirm(app, pilot) -> str:
     await until(lambda: type(app.screen) is ConfirmRunScreen, pilot, timeout=20)
+    await until(lambda: "Not run before" in screen_text(app), pilot, timeout=5)  # drawn, not only pushed
     shown = screen_text(app)
     await pilot.press("y")
     return shown

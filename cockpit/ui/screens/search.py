@@ -319,7 +319,7 @@ class SearchScreen(Screen[None]):
 
         app = self.app
         runs = runs_of(app)
-        runner = ServerTrialRunner(app.experiment.pool())
+        runner = ServerTrialRunner(app.experiment.service.pool())  # the app's SSH pool (one link per host)
 
         def heard(event: Any) -> None:
             if event.kind in ("ended", "done") or (event.kind == "note" and event.host):

@@ -30,6 +30,7 @@ from textual.widgets import Static
 
 from cockpit.live.data_age import DataAge, stale_after
 from cockpit.live.fleet import FleetSnapshot
+from cockpit.live.routes import FLEET_ITEMS
 from cockpit.ui.actions import bindings_for
 from cockpit.ui.render.fleet_render import ADD_ONE, render_fleet, state_line
 from cockpit.ui.safe_text import inert_renderable, plain
@@ -72,7 +73,7 @@ class FleetPane(RedrawOnce, VerticalScroll, can_focus=True):
     class NextSource(Message):
         """`s`: show the session's next `[[prometheus]]` source."""
 
-    TAKES: tuple[type, ...] = (FleetSnapshot,)
+    TAKES: tuple[type, ...] = FLEET_ITEMS
 
     def __init__(self, *, id: str | None = None, clock: Callable[[], float] | None = None) -> None:
         super().__init__(id=id)

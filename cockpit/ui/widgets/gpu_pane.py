@@ -36,6 +36,7 @@ from textual.widgets import Static
 
 from cockpit.live.data_age import DataAge, stale_after
 from cockpit.live.power_history import PowerHistory
+from cockpit.live.routes import GPU_ITEMS
 from cockpit.parse.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 from cockpit.parse.gpu_sample import GpuSample
 from cockpit.parse.nvsmi_topo import TopologyMatrix
@@ -94,8 +95,7 @@ class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
         yield Static("", classes="gpu-notes", markup=False)
 
     # ----- hooks for the live side ----------------------------------------------------
-    TAKES: tuple[type, ...] = (GpuSamplesTaken, GpuStreamInterrupted, GpuSourceUnavailable, TopologyMatrix,
-                               list, tuple)
+    TAKES: tuple[type, ...] = GPU_ITEMS
     """The items `feed` takes (a list or tuple: one tick of GpuSamples)."""
 
     def feed(self, item: Any) -> None:

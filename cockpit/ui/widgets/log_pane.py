@@ -41,6 +41,7 @@ from textual.widgets import Static
 from cockpit.live.data_age import DataAge
 from cockpit.live.log_items import LogLines, SourceState, SummaryBefore
 from cockpit.live.metrics_snapshot import MetricsSnapshot
+from cockpit.live.routes import LOG_ITEMS
 from cockpit.model.log_view import LogViewState
 from cockpit.parse.bench_serving import record_fields, result_before
 from cockpit.ui.actions import bindings_for
@@ -133,7 +134,7 @@ class LogPane(Vertical, can_focus=True):
         return self.query_one(LogLinesView)
 
     # ----- the items of a LogPipeline ------------------------------------------------------
-    TAKES: tuple[type, ...] = (LogLines, MetricsSnapshot, SourceState, SummaryBefore)
+    TAKES: tuple[type, ...] = LOG_ITEMS
 
     def feed(self, item: LogLines | MetricsSnapshot | SourceState | SummaryBefore) -> None:
         if isinstance(item, LogLines):

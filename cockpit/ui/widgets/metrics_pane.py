@@ -25,6 +25,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from cockpit.live.routes import METRICS_ITEMS
 from cockpit.live.server_metrics import ServerMetrics, ServerMetricsFold
 from cockpit.live.server_metrics_series import ServerMetricsSeries
 from cockpit.parse.metrics_events import MetricsScraped, MetricsScrapeFailed
@@ -37,7 +38,7 @@ NO_SOURCE = "no metrics_url configured"
 class MetricsPane(VerticalScroll, can_focus=True):
     DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text(encoding="utf-8")
 
-    TAKES: tuple[type, ...] = (MetricsScraped, MetricsScrapeFailed, ServerMetrics)
+    TAKES: tuple[type, ...] = METRICS_ITEMS
     """The items `feed` takes (the app's routing table, ui/live_routes.py)."""
 
     def __init__(self, *, window_s: float = 60.0, axis_end: Callable[[], float | None] | None = None,

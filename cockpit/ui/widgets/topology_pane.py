@@ -25,6 +25,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from cockpit.live.data_age import DataAge
+from cockpit.live.routes import TOPOLOGY_ITEMS
 from cockpit.parse.gpu_events import GpuSourceUnavailable
 from cockpit.parse.nvsmi_topo import TopologyMatrix
 from cockpit.ui.safe_text import inert_renderable, plain
@@ -67,7 +68,7 @@ class TopologyPane(RedrawOnce, VerticalScroll, can_focus=True):
     def show_age(self) -> None:
         show_age(self, self.age)
 
-    TAKES: tuple[type, ...] = (TopologyMatrix, GpuSourceUnavailable)
+    TAKES: tuple[type, ...] = TOPOLOGY_ITEMS
 
     def feed(self, item: Any) -> None:
         if isinstance(item, GpuSourceUnavailable):

@@ -20,7 +20,6 @@ from metrics_server import MetricsServer
 from sweep_support import StandinServer, make_bench_python, standin_gpu_tick
 
 from cockpit.control.session_controller import SessionController
-from cockpit.live.sweep_hosts import LocalBenchHost
 from cockpit.live.sweep_plan import plan_sweep
 from cockpit.live.sweep_runner import ControllerSink, SweepRunner
 from cockpit.live.sweep_session import watch_tasks
@@ -29,6 +28,7 @@ from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.parse.bench_result_jsonl import read_records
 from cockpit.parse.log_events import DecodeBatch, PrefillBatch
 from cockpit.parse.sglang_log import parse_line
+from cockpit.sources.bench_hosts import LocalBenchHost
 from cockpit.store.toml_store import load_session, save_session
 
 BUSY_W, IDLE_W = 400.0, 70.0  # per GPU, two GPUs

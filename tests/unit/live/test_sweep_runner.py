@@ -13,7 +13,6 @@ import pytest
 from sweep_support import StandinServer, make_bench_python, pid_alive, standin_gpu_tick
 
 from cockpit.control.session_controller import SessionController
-from cockpit.live.sweep_hosts import LocalBenchHost
 from cockpit.live.sweep_plan import plan_sweep
 from cockpit.live.sweep_runner import (
     ClientOutput,
@@ -30,6 +29,7 @@ from cockpit.live.sweep_runner import (
 from cockpit.live.sweep_session import server_metrics_probe
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.parse.sglang_log import parse_line
+from cockpit.sources.bench_hosts import LocalBenchHost
 from cockpit.store.toml_store import load_session, save_session
 
 
@@ -185,7 +185,7 @@ class _DroppingHost:
         self.drop_before_record = drop_before_record
 
     async def run(self, argv, *, folder, pidfile, on_output):
-        from cockpit.live.sweep_hosts import LinkLost
+        from cockpit.sources.bench_hosts import LinkLost
 
         self.runs += 1
         out = argv[argv.index("--output-file") + 1]

@@ -153,7 +153,8 @@ class SshBenchHost:
             name = result.exit_signal[0]
             number = getattr(signal, f"SIG{name}", None)
             return 128 + int(number) if number is not None else 255
-        return result.exit_status
+        status: int | None = result.exit_status
+        return status
 
     async def _run(self, command: str, what: str) -> tuple[int | None, str]:
         import asyncssh

@@ -1,0 +1,226 @@
+"""What the experiment service (control/experiment.py) tells its callers, and how it
+writes: the question a person answers, the events while it works, the outcomes it
+returns, and the two recorders (an open session's controller; the session file itself).
+Plain data, no Textual, no I/O but the recorders' writes."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from cockpit.control.session_controller import SessionController
+from cockpit.control.sweep_records import TransactionSink
+from cockpit.control.transaction import SWEEP
+from cockpit.live.sweep_runner import ControllerSink, PointSink
+from cockpit.model.edits import SessionEditor
+from cockpit.model.session import Session
+from cockpit.store.toml_store import load_session
+
+__all__ = ["BenchClientChosen", "Confirm", "ControllerRecorder", "FileRecorder", "LaunchNote", "Question",
+           "Recorder", "ServerPhase", "ServerStarted", "ServerStarting", "StartOutcome", "StatesChanged", "StopOutcome",
+           "SweepResult", "SweepRunnerEnded", "SweepRunnerStarted", "SweepStatus"]
+
+
+# ----- the person's consent ------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Question:
+    """Something is about to run that no person confirmed in this form. `kind`: "launch"
+    (`plan`: a LaunchPlan; `restart`: it replaces what runs there) or "sweep" (`plan`: the
+    SweepPlan, with `sweep` and `profile`; `module_line`: which bench module runs)."""
+
+    kind: Literal["launch", "sweep"]
+    plan: Any
+    restart: bool = False
+    sweep: Any = None
+    profile: Any = None
+    module_line: str = ""
+
+
+Confirm = Callable[[Question], Awaitable[bool]]
+"""The caller's question to a person at a terminal (`cockpit run`'s prompt or --yes, the
+TUI's dialog): True runs it. Never answered from the session file: that is the caller's."""
+
+
+# ----- events, in the order they happen ---------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class StatesChanged:
+    """`servers` / `profile_states` of the service changed (a status line re-renders)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ServerStarting:
+    plan: Any  # sources.server_control.LaunchPlan, confirmed: it runs now
+
+
+@dataclass(frozen=True, slots=True)
+class ServerStarted:
+    plan: Any
+    started: Any  # sources.server_control.StartResult
+
+
+@dataclass(frozen=True, slots=True)
+class ServerPhase:
+    """The launched server's log reached `phase` (live/launch_lifecycle.PHASE_WORDS) after `elapsed_s`."""
+
+    profile_id: str
+    host: str
+    phase: str
+    elapsed_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchNote:
+    """Reading the launched log failed; it is read again until the deadline."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class BenchClientChosen:
+    plan: Any  # the SweepPlan with the bench module the host has
+    resumed: bool
+    missing: str | None  # why neither module was found (the points then fail with the client's error)
+
+
+@dataclass(frozen=True, slots=True)
+class SweepRunnerStarted:
+    runner: Any  # live.sweep_runner.SweepRunner: `cancel()` ends it
+
+
+@dataclass(frozen=True, slots=True)
+class SweepRunnerEnded:
+    pass
+
+
+# ----- outcomes ---------------------------------------------------------------------------------
+StartKind = Literal["ready", "crashed", "timeout", "started", "refused", "not_confirmed", "already_running",
+                    "not_started", "not_saved"]
+
+
+@dataclass(frozen=True, slots=True)
+class StartOutcome:
+    """`ready` / `crashed` / `timeout` (followed to the end: `launch` says it), `started`
+    (not followed), or why nothing ran: `refused` (no such profile, a bad host),
+    `not_confirmed`, `already_running`, `not_started` (the start failed), `not_saved`."""
+
+    kind: StartKind
+    profile_id: str
+    host: str | None = None
+    message: str = ""
+    plan: Any = None
+    started: Any = None
+    launch: Any = None  # live.launch_lifecycle.LaunchOutcome
+    fallback_id: str | None = None
+    """After a crash: the working profile offered instead (`start_fallback` starts it)."""
+
+    @property
+    def ok(self) -> bool:
+        return self.kind in ("ready", "started")
+
+    @property
+    def error_label(self) -> str | None:
+        return getattr(self.launch, "error_label", None)
+
+
+@dataclass(frozen=True, slots=True)
+class StopOutcome:
+    host: str
+    result: Any = None  # sources.server_control.StopResult; None when `error`
+    error: str | None = None
+
+
+SweepStatus = Literal["done", "failed", "cancelled", "not_ready", "refused", "not_run", "not_saved"]
+
+
+@dataclass(frozen=True, slots=True)
+class SweepResult:
+    """`done` (every point recorded), `failed`, `cancelled`; or nothing ran: `not_ready`
+    (no /health answer), `refused` (the person said no), `not_run` (a wrong sweep, profile
+    or resume), `not_saved` (a record could not be written). `text` sums a run up."""
+
+    status: SweepStatus
+    message: str = ""
+    text: str = ""
+    outcome: Any = None  # live.sweep_runner.SweepOutcome
+    plan: Any = None
+    nothing_to_resume: bool = False
+    """`not_run` because the sweep has no unfinished run to resume."""
+
+
+# ----- where the records go -----------------------------------------------------------------------
+class Recorder(Protocol):
+    @property
+    def session(self) -> Session: ...
+
+    @property
+    def sink(self) -> PointSink: ...
+
+    async def apply(self, change: Callable[[SessionEditor], Any], *, actor: str | None = None) -> Any:
+        """One change, saved; `actor`: who acted (None: the recorder's own). Raises
+        OSError / EditError / ValueError when not saved."""
+        ...
+
+
+class ControllerRecorder:
+    """An open session (the TUI's SessionController): undo, journal, merge on save. `save`
+    is the owner's save (it captures the view state and says what it merged)."""
+
+    def __init__(self, controller: SessionController, save: Callable[[], Any]) -> None:
+        self.controller = controller
+        self._save = save
+        self._sink = _SavingSink(controller, save)
+
+    @property
+    def session(self) -> Session:
+        return self.controller.session
+
+    @property
+    def sink(self) -> PointSink:
+        return self._sink
+
+    async def apply(self, change: Callable[[SessionEditor], Any], *, actor: str | None = None) -> Any:
+        editor = self.controller.editor
+        before = editor.actor
+        editor.actor = actor or before
+        try:
+            result = self.controller.apply(change)
+        finally:
+            editor.actor = before
+        self._save()
+        return result
+
+
+class _SavingSink(ControllerSink):
+    """Each point recorded in the open session and saved at once by its owner."""
+
+    def __init__(self, controller: SessionController, save: Callable[[], Any]) -> None:
+        super().__init__(controller, save=False)
+        self._owner_save = save
+
+    async def record(self, key: str, fields: dict[str, Any]) -> str:
+        ident = await super().record(key, fields)
+        self._owner_save()
+        return ident
+
+
+class FileRecorder:
+    """The session file itself: every change one locked transaction (control/transaction.py),
+    merged with whatever the TUI or `cockpit add` saved. `actor`: who acts by default."""
+
+    def __init__(self, path: Path | str, *, actor: str = SWEEP) -> None:
+        self.path = Path(path)
+        self.actor = actor
+        self._sink = TransactionSink(path, actor=actor)
+
+    @property
+    def session(self) -> Session:
+        return load_session(self.path)
+
+    @property
+    def sink(self) -> TransactionSink:
+        return self._sink
+
+    async def apply(self, change: Callable[[SessionEditor], Any], *, actor: str | None = None) -> Any:
+        return await self._sink.apply(change, actor=actor or self.actor)
