@@ -140,6 +140,9 @@ class CockpitApp(CockpitAppBase):
 
         return await check_drift(session, self.sources)
 
+    def trials_pool(self) -> Any:
+        return self.experiment.service.pool()
+
     @property
     def main_screen(self) -> MainScreen:
         screen = self.screen_stack[0]

@@ -12,7 +12,7 @@ live hub, so the host is not tailed twice.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from cockpit.control.experiment import ExperimentService
 from cockpit.control.experiment_types import (
@@ -28,11 +28,44 @@ from cockpit.live.sweep_runs import unfinished_runs
 from cockpit.model.session import Session
 
 if TYPE_CHECKING:
-    from cockpit.ui.app import CockpitApp
+    from collections.abc import Awaitable
+    from pathlib import Path
+
+    from textual.screen import Screen
+
+    from cockpit.control.live_access import LiveSources
+    from cockpit.control.session_controller import SessionController
+    from cockpit.live.hub import LiveHub
+
+
+class ExperimentApp(Protocol):
+    """What this glue uses of the app (CockpitApp is one), so it never imports the App back."""
+
+    @property
+    def controller(self) -> SessionController: ...
+
+    @property
+    def path(self) -> Path: ...
+
+    hub: LiveHub
+    sources: LiveSources
+
+    @property
+    def main_screen(self) -> Screen[Any]: ...
+
+    def save(self, *, announce: bool = False, over_broken: bool = False) -> bool: ...
+
+    def show_run_status(self, text: str, profile_states: dict[str, str]) -> None: ...
+
+    def notify(self, message: str, *, title: str = "", markup: bool = False, **options: Any) -> None: ...
+
+    def push_screen_wait(self, screen: Any) -> Awaitable[Any]: ...
+
+    def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Any: ...
 
 
 class ExperimentControl:
-    def __init__(self, app: CockpitApp) -> None:
+    def __init__(self, app: ExperimentApp) -> None:
         self.app = app
         self.sweep_line = ""
         self._service: ExperimentService | None = None

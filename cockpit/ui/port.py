@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from cockpit.control.session_controller import SessionController
 from cockpit.live.alerts import Alert, AlertBook
@@ -84,6 +84,10 @@ class CockpitPort(Protocol):
 
     async def check_drift(self, session: Session) -> tuple[list[DriftRow], list[str]]:
         """The recorded package versions against their hosts (over the app's SSH pool)."""
+
+    def trials_pool(self) -> Any:
+        """The SSH pool a search's trials run over: the experiment service's (the feeds' own,
+        one link per host)."""
 
 
 def port_of(node: DOMNode) -> CockpitPort:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -29,11 +29,9 @@ from cockpit.model.search_scoring import best_config
 from cockpit.model.search_space import derived_name
 from cockpit.model.session import Session
 from cockpit.ui.actions import bindings_for
+from cockpit.ui.port import port_of
 from cockpit.ui.safe_text import safe
 from cockpit.ui.search_runs import runs_of
-
-if TYPE_CHECKING:
-    from cockpit.ui.app import CockpitApp
 
 PLOT_AXES = ("output_tok_per_joule", "ttft_p99_ms")
 AXIS_LABEL = {"output_tok_per_joule": "output tok/J", "ttft_p99_ms": "TTFT p99 ms"}
@@ -81,7 +79,6 @@ class ParetoPlot(PlotextPlot):
 class SearchScreen(Screen[None]):
     CSS_PATH = Path(__file__).with_suffix(".tcss")
     BINDINGS = bindings_for("search")
-    app: CockpitApp
     scope = "search"
 
     def __init__(self, search_id: str | None = None) -> None:
@@ -103,7 +100,7 @@ class SearchScreen(Screen[None]):
     def on_mount(self) -> None:
         self.redraw()
         self.query_one(DataTable).focus()
-        self._stop_listening = self.app.controller.add_listener(self.redraw)
+        self._stop_listening = port_of(self).controller.add_listener(self.redraw)
 
     def on_unmount(self) -> None:
         if self._stop_listening is not None:
@@ -112,7 +109,7 @@ class SearchScreen(Screen[None]):
     # ----- what is shown ------------------------------------------------------------------------
     @property
     def session(self) -> Session:
-        return self.app.editor.session
+        return port_of(self).controller.session
 
     def current(self) -> Search | None:
         searches = self.session.searches
@@ -235,7 +232,7 @@ class SearchScreen(Screen[None]):
 
     def _apply(self, change: Callable[[Any], Any], done: str) -> Any:
         try:
-            result = self.app.controller.apply(change)
+            result = port_of(self).controller.apply(change)
         except ValueError as exc:
             self.notify(str(exc).splitlines()[0], severity="warning", timeout=5)
             return None
@@ -303,8 +300,8 @@ class SearchScreen(Screen[None]):
                     s.searches = [q.model_copy(update={"confirmed": sealed}) if q.id == search.id else q
                                   for q in s.searches]
                 editor.apply(f"search {search.id} confirmed", change, kind="search.confirmed", ref=search.id)
-            self.app.controller.apply(seal)
-            self.app.controller.save()  # the trials' records go to the file: the seal first
+            port_of(self).controller.apply(seal)
+            port_of(self).controller.save()  # the trials' records go to the file: the seal first
             self._run(search.id, hosts)
 
         budget = search.trials
@@ -319,7 +316,7 @@ class SearchScreen(Screen[None]):
 
         app = self.app
         runs = runs_of(app)
-        runner = ServerTrialRunner(app.experiment.service.pool())  # the app's SSH pool (one link per host)
+        runner = ServerTrialRunner(port_of(self).trials_pool())  # the app's SSH pool (one link per host)
 
         def heard(event: Any) -> None:
             if event.kind in ("ended", "done") or (event.kind == "note" and event.host):
@@ -328,7 +325,8 @@ class SearchScreen(Screen[None]):
             if isinstance(screen, SearchScreen):
                 screen.redraw()
 
-        loop = SearchLoop(TransactionSink(app.path, actor=SEARCH), str(app.path), search_id, runner, hosts,
+        path = port_of(self).path
+        loop = SearchLoop(TransactionSink(path, actor=SEARCH), str(path), search_id, runner, hosts,
                           on_event=heard)
         runs[search_id] = loop
 
