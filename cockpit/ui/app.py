@@ -47,6 +47,7 @@ from cockpit.control.session_controller import LOCK_RETRY_S, DiskSignature, Sess
 from cockpit.ui import ui_state
 from cockpit.ui.app_base import CockpitAppBase
 from cockpit.ui.commands import CockpitCommands
+from cockpit.ui.diagnosis_live import FindingsWatch
 from cockpit.ui.experiment import ExperimentControl
 from cockpit.ui.messages import LiveFeedStopped, LiveItemReceived, ServerStartRequested, ServerStopRequested
 from cockpit.ui.screens.confirm_quit import ConfirmQuitScreen
@@ -120,6 +121,7 @@ class CockpitApp(CockpitAppBase):
         self._feed_states: dict[Any, dict[str, str]] = {}  # pane -> feed key -> its state text
         self.alerts = AlertBook(clock=lambda: self.clock().timestamp())
         self.alert_bell = bool(session.ui.alert_bell)
+        self.findings_watch = FindingsWatch(self)  # the header's count of open diagnosis findings
 
     @property
     def main_screen(self) -> MainScreen:
@@ -166,6 +168,7 @@ class CockpitApp(CockpitAppBase):
         if self.watch_interval_s:
             self.watch_session_file()
         self.experiment.say_cut_short()
+        self.findings_watch.start()
         if self.attach_servers and self.editor.session.launch:
             self.run_worker(self.experiment.attach(), group="experiment-attach", exit_on_error=False,
                             description="find this session's running servers")
@@ -549,6 +552,12 @@ class CockpitApp(CockpitAppBase):
         from cockpit.ui.log_confirm import ask_log_command
 
         ask_log_command(self)
+
+    def action_open_findings(self) -> None:
+        from cockpit.ui.screens.findings import FindingsScreen
+
+        if not isinstance(self.screen, FindingsScreen):
+            self.push_screen(FindingsScreen())
 
     def action_run_sweep(self) -> None:
         self.experiment.sweep()

@@ -57,7 +57,8 @@ class DiagnosisInputs:
                 and self.session is None)
 
 
-def log_facts(lines: Iterable[str]) -> LogFacts:
+def log_facts(lines: Iterable[str], first_line: int = 1) -> LogFacts:
+    """`first_line`: the number of the first line given (a ring's tail starts past 1)."""
     decode: list[tuple[int, DecodeBatch]] = []
     prefill: list[tuple[int, PrefillBatch]] = []
     args: dict[str, object] = {}
@@ -66,7 +67,7 @@ def log_facts(lines: Iterable[str]) -> LogFacts:
     retracts: list[int] = []
     ts, ranks = None, None
     count = 0
-    for count, line in enumerate(lines, start=1):
+    for count, line in enumerate(lines, start=first_line):
         event: LogEvent = parse_line(line, ts, ranks)
         ts, ranks = event.ts or ts, event.ranks
         if isinstance(event, DecodeBatch):
@@ -105,7 +106,7 @@ def tp_size_of(log: LogFacts | None, session: Session | None) -> int | None:
 
 def bundle(*, log_lines: Sequence[str] | None = None, gpus: Iterable[GpuSample] = (),
            topology: TopologyMatrix | None = None, metrics: Iterable[ServerScrape] = (),
-           session: Session | None = None, drift: Iterable[DriftRow] = ()) -> DiagnosisInputs:
-    facts = log_facts(log_lines) if log_lines is not None else None
+           session: Session | None = None, drift: Iterable[DriftRow] = (), first_line: int = 1) -> DiagnosisInputs:
+    facts = log_facts(log_lines, first_line) if log_lines is not None else None
     return DiagnosisInputs(log=facts, gpus=tuple(gpus), topology=topology, metrics=tuple(metrics),
                            session=session, drift=tuple(drift), tp_size=tp_size_of(facts, session))

@@ -151,7 +151,8 @@ def pcie_downgrade(inputs: DiagnosisInputs) -> list[Finding]:
         loss = 1 - (width * (2 ** gen)) / (width_max * (2 ** gen_max))
         out.append(Finding(
             "pcie_downgrade", f"GPU {s.index}'s PCIe link runs at {now} where slot and GPU allow {best}",
-            (Evidence(f"GPU {s.index} link {now} (max {best}) in most of {s.samples} samples", "gpus",
+            (Evidence(f"GPU {s.index} link {now} (max {best}) " + (
+                f"in most of {s.samples} samples" if s.samples > 1 else "in the latest sample"), "gpus",
                       time_range=time_range([s]), gpus=(s.index,)),),
             clamp(0.6 + loss * 0.4),
             "reseat the card or check the slot's lanes and the BIOS PCIe setting; compare "
