@@ -23,7 +23,7 @@ OUT = ROOT / "benchmarks" / "out"
 sys.path.insert(0, str(ROOT))
 
 from cockpit.live.diagnosis.engine import diagnose  # noqa: E402
-from cockpit.live.diagnosis.load import inputs_from_folder  # noqa: E402
+from cockpit.control.diagnosis import inputs_from_folder  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "diagnosis"
 

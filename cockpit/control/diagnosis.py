@@ -9,6 +9,8 @@ from typing import Any
 
 from cockpit.control.transaction import edit
 from cockpit.live.diagnosis.findings import Finding
+from cockpit.live.diagnosis.inputs import DiagnosisInputs
+from cockpit.live.diagnosis.load import inputs_from_files
 from cockpit.model.edits import SessionEditor
 from cockpit.model.finding_decisions import accept_finding, dismiss_finding
 
@@ -29,3 +31,18 @@ def accept_in_file(path: Path | str, finding: Finding, actor: str, **kw: Any) ->
 
 def dismiss_in_file(path: Path | str, finding: Finding, actor: str, **kw: Any) -> None:
     edit(path, dismissing(finding), actor, **kw)
+
+
+def inputs_from_folder(folder: Path) -> DiagnosisInputs:
+    """A folder of pasted files named as `cockpit diagnose` takes them: server.log,
+    metrics-*.txt (in name order), gpus.txt (CSV or table), topo.txt, session.toml."""
+    from cockpit.store.toml_store import load_session  # live reads no session file: this room may
+
+    def maybe(name: str) -> Path | None:
+        path = folder / name
+        return path if path.exists() else None
+
+    session_path = maybe("session.toml")
+    session = load_session(session_path) if session_path is not None else None
+    return inputs_from_files(session, log=maybe("server.log"), metrics=sorted(folder.glob("metrics-*.txt")),
+                             gpus=maybe("gpus.txt"), topo=maybe("topo.txt"))

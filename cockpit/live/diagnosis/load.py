@@ -58,17 +58,3 @@ def inputs_from_files(session: Session | None = None, *, log: Path | None = None
     matrix = topology_from_text(_text(topo), str(topo)) if topo is not None else None
     return bundle(log_lines=log_lines, gpus=samples, topology=matrix, metrics=scrapes, session=session)
 
-
-def inputs_from_folder(folder: Path) -> DiagnosisInputs:
-    """A folder of pasted files named as `cockpit diagnose` takes them: server.log,
-    metrics-*.txt (in name order), gpus.txt (CSV or table), topo.txt, session.toml."""
-    from cockpit.store.toml_store import load_session
-
-    def maybe(name: str) -> Path | None:
-        path = folder / name
-        return path if path.exists() else None
-
-    session_path = maybe("session.toml")
-    session = load_session(session_path) if session_path is not None else None
-    return inputs_from_files(session, log=maybe("server.log"), metrics=sorted(folder.glob("metrics-*.txt")),
-                             gpus=maybe("gpus.txt"), topo=maybe("topo.txt"))

@@ -128,18 +128,18 @@ def queue_cap(inputs: DiagnosisInputs) -> list[Finding]:
             if not (log.graph_max_bs and max(running) == log.graph_max_bs):  # that one is the graph's limit
                 running_cap = max(running)
                 when, lines = _span(waiting)
-                usage = max(e.usage or 0 for _, e in waiting)
+                peak_usage = max(e.usage or 0 for _, e in waiting)
                 cap = f" (max_running_requests {log.max_running_requests})" if log.max_running_requests else ""
                 evidence.append(Evidence(f"{len(waiting)} of {len(log.decode)} decode batches have requests queued "
                                          f"(up to {max(e.queue_req or 0 for _, e in waiting)}) while token usage "
-                                         f"stays at or under {usage:.2f}; running at most {running_cap}{cap}", "log",
+                                         f"stays at or under {peak_usage:.2f}; running at most {running_cap}{cap}", "log",
                                          time_range=when, log_lines=lines))
-    queue, usage = _metrics_range(inputs, "num_queue_reqs"), _metrics_range(inputs, "token_usage")
-    if queue and usage and min(queue) >= QUEUE_MIN and max(usage) < KV_LOW:
-        running = _metrics_range(inputs, "num_running_reqs")
-        running_cap = max(running_cap, int(max(running))) if running else running_cap
+    queue, usages = _metrics_range(inputs, "num_queue_reqs"), _metrics_range(inputs, "token_usage")
+    if queue and usages and min(queue) >= QUEUE_MIN and max(usages) < KV_LOW:
+        scraped = _metrics_range(inputs, "num_running_reqs")
+        running_cap = max(running_cap, int(max(scraped))) if scraped else running_cap
         evidence.append(Evidence(f"/metrics: {min(queue):.0f}-{max(queue):.0f} queued while token usage is at most "
-                                 f"{max(usage):.2f}", "metrics"))
+                                 f"{max(usages):.2f}", "metrics"))
     if not evidence:
         return []
     target = max(64, running_cap * 2)

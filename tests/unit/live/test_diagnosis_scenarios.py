@@ -10,7 +10,7 @@ import pytest
 
 from cockpit.live.diagnosis.engine import diagnose
 from cockpit.live.diagnosis.findings import KINDS
-from cockpit.live.diagnosis.load import inputs_from_folder
+from cockpit.control.diagnosis import inputs_from_folder
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "diagnosis"
 SCENARIOS = sorted(p for p in DATA.iterdir() if p.is_dir())
