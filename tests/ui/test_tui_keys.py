@@ -9,6 +9,7 @@ from tui_support import keys_for, make_app, screen_text, task, until
 from cockpit.ui.actions import ACTIONS, FORBIDDEN_KEYS, MODAL_SCOPES, PUSHED_SCOPES
 from cockpit.ui.commands import CockpitCommands, palette_actions
 from cockpit.ui.screens.compare import CompareScreen
+from cockpit.ui.screens.findings import FindingsScreen
 from cockpit.ui.screens.confirm_quit import ConfirmQuitScreen
 from cockpit.ui.screens.file_detail import FileDetailScreen
 from cockpit.ui.screens.form_base import FormScreen
@@ -31,6 +32,7 @@ BOUND_ON = {
     "screen": MainScreen, "goal": SetupView, "tasks": TaskBoard, "discoveries": DiscoveriesView, "benchmarks": BenchmarksView,
     "launch": ProfilesView, "packages": PackagesTable, "files": FilesTable, "log": LogPane, "handoff": HandoffView, "fleet": FleetPane, "form": FormScreen, "quit": ConfirmQuitScreen, "help": HelpScreen,
     "list": RestorableOptionList, "logapp": LogApp, "confirm": ConfirmRunScreen, "stop": ConfirmStopScreen, "compare": CompareScreen, "detail": FileDetailScreen,
+    "findings": FindingsScreen,
 }
 
 
