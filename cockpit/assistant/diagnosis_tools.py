@@ -21,6 +21,7 @@ from cockpit.live.diagnosis.engine import decided_keys, diagnose
 from cockpit.live.diagnosis.findings import Finding
 from cockpit.live.diagnosis.inputs import bundle
 from cockpit.model.session import Session
+from cockpit.parse.sanitize import sanitize
 
 
 async def open_findings(feeds: LiveState, session: Session,
@@ -66,7 +67,7 @@ def register(server: Any, uri: str, feeds: LiveState, read: Callable[[], Session
     async def dismiss_finding(key: str) -> str:
         finding = await pick(key)
         write(dismissing(finding))
-        return f"dismissed: {finding.claim}"
+        return sanitize(f"dismissed: {finding.claim}")  # a claim may quote a benchmark's label
 
     @tool("Accept a diagnosis finding by its key as a discovery (status hypothesis, its evidence attached, its "
           "benchmarks linked, tagged 'via assistant'); returns the discovery's id. It does not confirm it.")

@@ -13,6 +13,7 @@ IDLE_SHARE = 0.25
 LOW_ACCEPT_LEN = 1.5
 LOW_ACCEPT_RATE = 0.3
 LOW_BALANCEDNESS = 0.7
+SPEC_ARGS = ("speculative_algorithm", "speculative_num_steps", "speculative_num_draft_tokens")
 
 
 def _per_rank_from_log(inputs: DiagnosisInputs) -> dict[str, tuple[float, float, int]]:
@@ -81,7 +82,8 @@ def spec_low_accept(inputs: DiagnosisInputs) -> list[Finding]:
         "spec_low_accept", f"Speculative decoding accepts few drafts (about {length:.2f} tokens a step): "
         "the draft costs more than it saves", tuple(evidence), clamp(0.5 + (LOW_ACCEPT_LEN - length)),
         "compare a run without speculative decoding, and fewer draft tokens (search space)",
-        "spec_low_accept",
+        "spec_low_accept:" + ",".join(f"{n}={inputs.log.server_args[n]}" for n in SPEC_ARGS
+                                      if inputs.log is not None and n in inputs.log.server_args),
         flags={"--speculative-num-draft-tokens": "2"},
         search_space={"--speculative-num-steps": ["1", "2", "3"], "--speculative-num-draft-tokens": ["2", "4"]})]
 

@@ -74,6 +74,14 @@ def cuda_graph_ceiling(inputs: DiagnosisInputs) -> list[Finding]:
         search_space={"--cuda-graph-max-bs": [str(target // 2), str(target), str(min(1024, target * 2))]})]
 
 
+def _config_key(kind: str, log: object, names: tuple[str, ...]) -> str:
+    """A key that names the launch settings the finding is about: the same pressure after the
+    settings changed is new evidence, proposed again even if the old one was dismissed."""
+    args = getattr(log, "server_args", None) or {}
+    said = ",".join(f"{n}={args[n]}" for n in names if n in args)
+    return f"{kind}:{said}" if said else kind
+
+
 def _metrics_range(inputs: DiagnosisInputs, name: str) -> list[float]:
     return [s.gauges[name] for s in inputs.metrics if name in s.gauges]
 
@@ -112,7 +120,7 @@ def kv_pressure(inputs: DiagnosisInputs) -> list[Finding]:
         "kv_pressure", f"The KV cache is full ({worst:.0%}): requests wait for KV space or are retracted",
         tuple(evidence), clamp(0.55 + (worst - KV_FULL) * 3 + 0.1 * (len(evidence) - 1)),
         "give the KV pool more room: raise --mem-fraction-static, or an FP8 KV cache (candidate profile)",
-        "kv_pressure",
+        _config_key("kv_pressure", log, ("mem_fraction_static", "kv_cache_dtype", "max_running_requests")),
         flags={"--kv-cache-dtype": "fp8_e4m3"},
         search_space={"--mem-fraction-static": ["0.85", "0.88", "0.92"], "--kv-cache-dtype": ["auto", "fp8_e4m3"]})]
 
