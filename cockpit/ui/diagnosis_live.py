@@ -8,12 +8,17 @@ rules run in a thread worker, so a frame never waits on them.
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from cockpit.live.diagnosis.engine import decided_keys, diagnose
 from cockpit.live.diagnosis.findings import Finding
-from cockpit.live.diagnosis.inputs import DiagnosisInputs, bundle
+from cockpit.live.diagnosis.inputs import DiagnosisInputs, LogFacts, bundle, log_facts, tp_size_of
 from cockpit.live.server_metrics import ServerMetrics
+from cockpit.model.session import Session
+from cockpit.parse.gpu_sample import GpuSample
+from cockpit.parse.nvsmi_topo import TopologyMatrix
 from cockpit.parse.sglang_metrics import ServerScrape
 
 if TYPE_CHECKING:
@@ -21,6 +26,7 @@ if TYPE_CHECKING:
 
 LOG_LINES = 5_000  # the log pane's last lines the rules read (a 50k ring would cost ~0.5 s)
 WATCH_S = 5.0
+LOG_EVERY_S = 30.0  # the watch parses a moving log's lines at most this often
 
 
 def _scrape_of(m: ServerMetrics) -> ServerScrape | None:
@@ -31,7 +37,28 @@ def _scrape_of(m: ServerMetrics) -> ServerScrape | None:
                         by_label={"cuda_graph_passes_total": dict(m.graph_passes)} if m.graph_passes else {})
 
 
-def live_inputs(app: CockpitApp) -> DiagnosisInputs:
+@dataclass(frozen=True, slots=True)
+class LiveParts:
+    """What the panes hold, copied on the UI thread (references and a slice of lines)."""
+
+    lines: list[str] | None
+    first_line: int
+    log_total: int
+    """Lines the log pane has ever taken: unchanged means the log has not moved."""
+    gpus: list[GpuSample]
+    topology: TopologyMatrix | None
+    scrapes: list[ServerScrape]
+    session: Session
+
+    def inputs(self, facts: LogFacts | None = None) -> DiagnosisInputs:
+        """`facts`: the log already read (the watch's cache), else the lines are parsed here."""
+        built = bundle(log_lines=None if facts is not None else self.lines, gpus=self.gpus,
+                       topology=self.topology, metrics=self.scrapes, session=self.session,
+                       first_line=self.first_line)
+        return replace(built, log=facts, tp_size=tp_size_of(facts, self.session)) if facts is not None else built
+
+
+def live_parts(app: CockpitApp) -> LiveParts:
     from cockpit.ui.widgets.gpu_pane import GpuPane
     from cockpit.ui.widgets.log_pane import LogPane
     from cockpit.ui.widgets.metrics_pane import MetricsPane
@@ -40,17 +67,20 @@ def live_inputs(app: CockpitApp) -> DiagnosisInputs:
     screen = app.main_screen
     logs = list(screen.query(LogPane))
     lines: list[str] | None = None
-    first = 1
+    first, total = 1, 0
     if logs and logs[0].buffer.texts:
         buffer = logs[0].buffer
         lines = buffer.texts[-LOG_LINES:]
-        first = buffer.first + len(buffer.texts) - len(lines) + 1
+        first, total = buffer.first + len(buffer.texts) - len(lines) + 1, buffer.total
     gpus = list(screen.query(GpuPane))
     topo = list(screen.query(TopologyPane))
     scrapes = [s for pane in screen.query(MetricsPane) if (s := _scrape_of(pane.metrics)) is not None][:1]
-    return bundle(log_lines=lines, gpus=list(gpus[0].samples) if gpus else [],
-                  topology=topo[0].topology if topo else None, metrics=scrapes,
-                  session=app.editor.session, first_line=first)
+    return LiveParts(lines, first, total, list(gpus[0].samples) if gpus else [],
+                     topo[0].topology if topo else None, scrapes, app.editor.session)
+
+
+def live_inputs(app: CockpitApp) -> DiagnosisInputs:
+    return live_parts(app).inputs()
 
 
 def open_findings(inputs: DiagnosisInputs) -> list[Finding]:
@@ -68,6 +98,9 @@ class FindingsWatch:
         self.app = app
         self.findings: list[Finding] = []
         self._busy = False
+        self._facts: LogFacts | None = None
+        self._log_total = -1
+        self._parsed_at = 0.0
 
     def start(self) -> None:
         if not self.enabled:
@@ -79,19 +112,32 @@ class FindingsWatch:
         if self._busy or not self.app.screen_stack:
             return
         try:
-            inputs = live_inputs(self.app)
+            parts = live_parts(self.app)
         except Exception:  # noqa: BLE001 - the main screen is not up (a modal at start-up, exit)
             return
         self._busy = True
-        self.app.run_worker(lambda: self._run(inputs), thread=True, group="diagnosis", exit_on_error=False,
+        self.app.run_worker(lambda: self._run(parts), thread=True, group="diagnosis", exit_on_error=False,
                             description="diagnosis")
 
-    def _run(self, inputs: DiagnosisInputs) -> None:
+    def _run(self, parts: LiveParts) -> None:
         try:
-            found = open_findings(inputs)
+            found = open_findings(parts.inputs(self._log_facts(parts)))
         finally:
             self._busy = False
         self.app.call_from_thread(self.show, found)
+
+    def _log_facts(self, parts: LiveParts) -> LogFacts | None:
+        """The log read again only when it moved, and at most every LOG_EVERY_S: a busy log
+        would otherwise cost a parse of LOG_LINES lines every tick (the idle CPU budget)."""
+        if parts.lines is None:
+            self._facts = None
+            return None
+        now = time.monotonic()
+        moved = parts.log_total != self._log_total
+        if self._facts is None or (moved and now - self._parsed_at >= LOG_EVERY_S):
+            self._facts = log_facts(parts.lines, parts.first_line)
+            self._log_total, self._parsed_at = parts.log_total, now
+        return self._facts
 
     def show(self, found: list[Finding]) -> None:
         from cockpit.ui.widgets.header import CockpitHeader
