@@ -101,12 +101,12 @@ class FindingsWatch:
         self._facts: LogFacts | None = None
         self._log_total = -1
         self._parsed_at = 0.0
+        self._shown = False
 
     def start(self) -> None:
         if not self.enabled:
             return
         self.app.set_interval(WATCH_S, self.tick)
-        self.app.call_after_refresh(self.tick)
 
     def tick(self) -> None:
         if self._busy or not self.app.screen_stack:
@@ -142,6 +142,9 @@ class FindingsWatch:
     def show(self, found: list[Finding]) -> None:
         from cockpit.ui.widgets.header import CockpitHeader
 
-        self.findings = found
+        changed = len(found) != len(self.findings) or not self._shown
+        self.findings, self._shown = found, True
+        if not changed:
+            return  # the same count: no header layout pass
         for header in self.app.main_screen.query(CockpitHeader):
             header.show_findings(len(found))
