@@ -98,6 +98,9 @@ def _feeds_of(sources: LiveSources, session: Session, on_host_event: Callable[[A
     return [*out.items(), *sources.items()], failed
 
 
+GPU_HISTORY = 4096  # samples: ~8 minutes of 8 GPUs at 1 Hz
+
+
 class LiveState:
     def __init__(self, make_sources: Callable[[Session], LiveSources] = sources_for_session, *,
                  kept_lines: int = KEPT_LINES, first_wait_s: float = FIRST_WAIT_S) -> None:
@@ -109,6 +112,8 @@ class LiveState:
         self.metrics: MetricsSnapshot | None = None
         self.summary_before: dict | None = None
         self.gpu: GpuSamplesTaken | None = None
+        self.gpu_history: deque[GpuSample] = deque(maxlen=GPU_HISTORY)
+        """The last samples of every GPU (the diagnosis reads power and links over a stretch)."""
         self.gpu_problem: str | None = None
         self.topology: TopologyMatrix | None = None
         self.topology_problem: str | None = None
@@ -185,6 +190,7 @@ class LiveState:
         self.lines.clear()
         self.lines_seen = self._preview = 0
         self.metrics = self.gpu = self.topology = None
+        self.gpu_history.clear()
         self.summary_before = None
         self.gpu_problem = self.topology_problem = None
         self.hosts = {}
@@ -236,6 +242,7 @@ class LiveState:
     def _take_gpu(self, name: str, item: Any) -> None:
         if isinstance(item, GpuSamplesTaken):
             self.gpu, self.gpu_problem = item, None
+            self.gpu_history.extend(item.samples)
             self.feeds[name].connected = True
         elif isinstance(item, GpuStreamInterrupted):
             self.gpu_problem = f"{item.host}: {item.reason}; restarting in {item.retry_in_s:.0f} s"
@@ -249,6 +256,7 @@ class LiveState:
             if samples:
                 stamps = [s.timestamp for s in samples if s.timestamp is not None]
                 self.gpu = GpuSamplesTaken(samples[0].host, samples, max(stamps) if stamps else time.time())
+                self.gpu_history.extend(samples)
 
     def _take_topology(self, item: Any) -> None:
         if isinstance(item, TopologyMatrix):

@@ -25,7 +25,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
 from mcp.types import ToolAnnotations
 
 from cockpit import __version__
-from cockpit.assistant import live_state, views
+from cockpit.assistant import diagnosis_tools, live_state, views
 from cockpit.assistant.inputs import (
     BenchmarkFields,
     FileChangeFields,
@@ -170,6 +170,9 @@ def build_server(path: Path | str, *, live: LiveState | None = None, watch_s: fl
                                  "CPU and NUMA affinity.")
     async def live_topology() -> str:
         return views.as_json(live_state.topology_state(feeds, await feed("topology")))
+
+    # ----- the diagnosis: open findings, dismiss / accept (assistant/diagnosis_tools.py) ----
+    diagnosis_tools.register(server, URI, feeds, read, write, feed, tool)
 
     # ----- tasks -------------------------------------------------------------------------
     @tool("Add a task to the board; returns its id.")

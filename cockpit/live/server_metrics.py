@@ -29,6 +29,12 @@ RATES: tuple[tuple[str, str], ...] = (
     ("prompt_tokens_per_s", "prompt_tokens_total"),
     ("generation_tokens_per_s", "generation_tokens_total"),
     ("requests_per_s", "num_requests_total"),
+    # newer SGLang families, where the server has them (0.5.x)
+    ("retracted_per_s", "num_retracted_requests_total"),
+    ("gpu_busy", "forward_execution_seconds_total"),
+    ("gpu_busy", "gpu_execution_seconds_total"),
+    ("flops_per_s", "estimated_flops_per_gpu_total"),
+    ("read_bytes_per_s", "estimated_read_bytes_per_gpu_total"),
 )
 
 Percentiles = Mapping[str, float | None]
@@ -56,6 +62,10 @@ class ServerMetrics:
     run_index: int = 0
     """Counts server restarts seen (counter resets); 0 for the first run."""
     missing: tuple[str, ...] = ()
+    gauges_by_dp: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    """gauge -> dp_rank -> value (the per-rank figures of data-parallel servers)."""
+    graph_passes: Mapping[str, float] = field(default_factory=dict)
+    """cuda_graph_passes_total by mode (decode_cuda_graph, decode_none, ...), cumulative."""
     error: str | None = None
     failures: int = 0
     """Consecutive failed scrapes."""
@@ -139,6 +149,7 @@ class ServerMetricsFold:
             latency=dict(latency), latency_all=dict(latency_all),
             window_s=self.window_s, window_span_s=t - first_t, run_index=self._run,
             missing=scrape.missing, scrapes=self._scrapes, models=scrape.models,
+            gauges_by_dp=scrape.gauges_by_dp, graph_passes=dict(scrape.by_label.get("cuda_graph_passes_total", {})),
         )
         return self._last
 

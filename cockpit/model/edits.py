@@ -44,7 +44,7 @@ _T = TypeVar("_T")
 # record's fields, never mutates a list inside one in place), which costs ~15 ms for 5,000
 # tasks where a deep copy cost ~260 ms.
 _RECORD_LISTS = ("instructions", "discoveries", "tasks", "files", "packages", "launch", "benchmarks", "hosts",
-                 "sweeps", "prometheus", "searches")
+                 "sweeps", "prometheus", "searches", "findings")
 
 
 def _working_copy(session: Session) -> Session:

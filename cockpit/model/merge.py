@@ -342,6 +342,7 @@ def merge_sessions(base: Session, ours: Session, theirs: Session) -> MergeResult
     data["hosts"] = _merge_keyed("hosts", _host_name, base.hosts, ours.hosts, theirs.hosts, result)
     data["prometheus"] = _merge_keyed("prometheus", _host_name, base.prometheus, ours.prometheus,
                                       theirs.prometheus, result)
+    data["findings"] = _merge_keyed("findings", _finding_key, base.findings, ours.findings, theirs.findings, result)
     data["journal"] = _merge_journal(base.journal, ours.journal, theirs.journal)
     data["ui"] = ours.ui
     _drop_dangling(data, base, ours, theirs, result)
@@ -360,6 +361,11 @@ def merge_sessions(base: Session, ours: Session, theirs: Session) -> MergeResult
 def _ident(item: Any) -> str:
     ident: str = item.id  # every record in ID_COLLECTIONS and the goal's targets has a str id
     return ident
+
+
+def _finding_key(item: Any) -> str:
+    key: str = item.key
+    return key
 
 
 def _host_name(item: Host | PrometheusSource) -> str:

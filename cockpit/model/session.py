@@ -338,6 +338,21 @@ class UiState(Strict):
         return value
 
 
+class FindingDecision(Strict):
+    """A person's answer to a diagnosis finding (`[[findings]]`), keyed by its evidence key:
+    not proposed again for the same evidence."""
+
+    key: Text
+    kind: Text
+    decision: Literal["accepted", "dismissed"]
+    claim: Text
+    discovery: Id | None = None
+    """The discovery an accepted finding became."""
+    by: str | None = None
+    """Who decided when not the person at the terminal ("assistant")."""
+    when: AwareDatetime | None = None
+
+
 class Session(Strict):
     schema_version: int = SCHEMA_VERSION
     title: str = "untitled campaign"
@@ -360,6 +375,8 @@ class Session(Strict):
     """Earlier last actions, oldest first (the last `LAST_ACTIONS_KEPT`): what each new one replaced."""
     searches: list[Search] = []
     """Searches over launch configurations and their trials (model/search.py)."""
+    findings: list[FindingDecision] = []
+    """Diagnosis findings accepted or dismissed (live/diagnosis), by evidence key."""
 
     @field_validator("schema_version")
     @classmethod

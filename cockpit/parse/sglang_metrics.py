@@ -29,9 +29,18 @@ DP_LABEL = "dp_rank"
 
 SUMMED_GAUGES = ("num_running_reqs", "num_queue_reqs", "num_used_tokens", "gen_throughput",
                  "num_grammar_queue_reqs", "num_retracted_reqs", "max_total_num_tokens")
-AVERAGED_GAUGES = ("token_usage", "cache_hit_rate", "spec_accept_length")
+AVERAGED_GAUGES = ("token_usage", "cache_hit_rate", "spec_accept_length", "spec_accept_rate")
 COUNTERS = ("prompt_tokens_total", "generation_tokens_total", "num_requests_total",
-            "cached_tokens_total", "num_aborted_requests_total")
+            "cached_tokens_total", "num_aborted_requests_total",
+            # newer families (0.5.x), read where a server exposes them; names as in SGLang's
+            # srt/metrics/collector.py (forward_execution_seconds_total was
+            # gpu_execution_seconds_total before; the MFU pair needs --enable-mfu-metrics)
+            "num_retracted_requests_total", "forward_execution_seconds_total", "gpu_execution_seconds_total",
+            "cuda_graph_passes_total", "estimated_flops_per_gpu_total", "estimated_read_bytes_per_gpu_total")
+# counters split by one label: cuda_graph_passes_total{mode="decode_cuda_graph"|"decode_none"|...}
+BY_LABEL = (("cuda_graph_passes_total", "mode"), ("forward_execution_seconds_total", "category"))
+# Summaries whose mean is the figure (eplb_balancedness is a Summary with forward_mode)
+SUMMARY_MEANS = ("eplb_balancedness",)
 HISTOGRAMS = ("time_to_first_token_seconds", "inter_token_latency_seconds",
               "time_per_output_token_seconds", "e2e_request_latency_seconds", "queue_time_seconds")
 
@@ -71,6 +80,10 @@ class ServerScrape:
     """Expected names (the server's `sglang:` spelling) the text lacks, in the pane's order."""
     models: tuple[str, ...] = ()
     spellings: frozenset[str] = frozenset()
+    by_label: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    """counter -> label value -> value, for the counters of BY_LABEL the text has."""
+    counters_by_dp: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    """counter -> dp_rank -> value (per-rank figures with --enable-metrics-for-all-schedulers)."""
 
     @property
     def is_sglang(self) -> bool:
@@ -172,8 +185,13 @@ def sglang_scrape(expo: Exposition) -> ServerScrape:
     if len(usage) > 1 and set(usage) <= set(pools) and sum(pools[dp] for dp in usage) > 0:
         # each DP group has its own KV pool: the server's usage is used / total over them
         gauges["token_usage"] = sum(u * pools[dp] for dp, u in usage.items()) / sum(pools[dp] for dp in usage)
-    counters = {name: sum(_dp_values(expo, name).values())
-                for name in COUNTERS if expo.has(SGLANG_PREFIX + name)}
+    counters_by_dp = {name: _dp_values(expo, name) for name in COUNTERS if expo.has(SGLANG_PREFIX + name)}
+    counters = {name: sum(per_dp.values()) for name, per_dp in counters_by_dp.items()}
+    for name in SUMMARY_MEANS:
+        count = sum(_dp_values(expo, name + "_count").values())
+        if count > 0:
+            gauges[name] = sum(_dp_values(expo, name + "_sum").values()) / count
+    by_label = {name: _by_label(expo, name, label) for name, label in BY_LABEL if expo.has(SGLANG_PREFIX + name)}
     histograms = {name: h for name in HISTOGRAMS if (h := _histogram(expo, name)) is not None}
     present = set(gauges) | set(counters) | set(histograms)
     missing = tuple(SGLANG_PREFIX + name for name, alts in EXPECTED
@@ -187,4 +205,13 @@ def sglang_scrape(expo: Exposition) -> ServerScrape:
         gauges=dict(gauges), gauges_by_dp=dict(by_dp),
         counters=dict(counters), histograms=dict(histograms),
         missing=missing, models=tuple(models), spellings=expo.spellings,
+        by_label=by_label, counters_by_dp={k: dict(v) for k, v in counters_by_dp.items()},
     )
+
+
+def _by_label(expo: Exposition, name: str, label: str) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for key, (_, value) in _one_per_group(expo.get(SGLANG_PREFIX + name)).items():
+        which = dict(key).get(label, "")
+        out[which] = out.get(which, 0.0) + value
+    return out

@@ -138,6 +138,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
     _A("alerts.jump", "screen", "exclamation_mark", "jump_to_alert", "alerts", "Jump to alert",
        "Show what raised the header's alert (crash, errors, host down, stale GPUs) and mark it seen",
        False, "!"),
+    _A("diagnosis.open", "screen", "D", "app.open_findings", "diagnosis", "Findings",
+       "The diagnosis's findings over the live panes and the session: accept one as a discovery or dismiss it"),
     _A("alerts.bell", "screen", "ctrl+g", "toggle_alert_bell", "alerts", "Toggle alert bell",
        "Ring the terminal bell when an alert is raised, or not (saved in the session)"),
     # the campaign's setup (Goal tab): goal, targets, instructions, hosts
@@ -255,6 +257,16 @@ ACTIONS: tuple[ActionSpec, ...] = (
        "Show every key of the log pane", True, "?"),
     _A("logapp.quit", "logapp", "q", "quit", "session", "Quit", "Quit cockpit log", True),
     # compare screen (pushed over the main screen; its palette commands are offered there)
+    _A("findings.accept", "findings", "a", "accept", "diagnosis", "Accept",
+       "Accept the selected finding as a discovery (hypothesis, evidence attached)", True),
+    _A("findings.dismiss", "findings", "x", "dismiss_finding", "diagnosis", "Dismiss",
+       "Dismiss the selected finding: not proposed again for the same evidence", True),
+    _A("findings.refresh", "findings", "r", "refresh", "diagnosis", "Read again",
+       "Run the rules again over what the panes hold now", True),
+    _A("findings.down", "findings", "j", "cursor(1)", "diagnosis", "Next finding", "Select the next finding"),
+    _A("findings.up", "findings", "k", "cursor(-1)", "diagnosis", "Previous finding", "Select the previous finding"),
+    _A("findings.close", "findings", "escape,q", "close", "diagnosis", "Close", "Back to the main screen",
+       True, "esc"),
     _A("compare.next-a", "compare", "a", "step_a(1)", "compare", "Next A", "Compare the next launch profile as A", True),
     _A("compare.next-b", "compare", "b", "step_b(1)", "compare", "Next B", "Compare the next launch profile as B", True),
     _A("compare.swap", "compare", "x", "swap", "compare", "Swap", "Swap the two profiles", True),
@@ -318,7 +330,7 @@ LOG_APP_SCOPES = frozenset({"log", "logapp"})
 
 # Scopes of a full screen pushed over the main one: their palette commands are offered
 # (and run) only while that screen is up.
-PUSHED_SCOPES = frozenset({"compare", "search"})
+PUSHED_SCOPES = frozenset({"compare", "search", "findings"})
 
 BY_ID = {spec.id: spec for spec in ACTIONS}
 

@@ -46,6 +46,7 @@ from cockpit.model.session import Session, UiState
 from cockpit.store.errors import SessionFileError
 from cockpit.ui.app_base import CockpitAppBase
 from cockpit.ui.commands import CockpitCommands, HostCommands
+from cockpit.ui.diagnosis_live import FindingsWatch
 from cockpit.ui.experiment import ExperimentControl
 from cockpit.ui.live_routes import ROUTES, LivePane, state_pane
 from cockpit.ui.messages import LiveFeedStopped, LiveItemReceived, ServerStartRequested, ServerStopRequested
@@ -121,6 +122,7 @@ class CockpitApp(CockpitAppBase):
         self._feed_states: dict[Any, dict[str, str]] = {}  # pane -> feed key -> its state text
         self.alerts = AlertBook(clock=lambda: self.clock().timestamp())
         self.alert_bell = bool(session.ui.alert_bell)
+        self.findings_watch = FindingsWatch(self)  # the header's count of open diagnosis findings
 
     @property
     def port(self) -> CockpitPort:
@@ -188,6 +190,7 @@ class CockpitApp(CockpitAppBase):
         if self.watch_interval_s:
             self.watch_session_file()
         self.experiment.say_cut_short()
+        self.findings_watch.start()
         if self.attach_servers and self.editor.session.launch:
             self.run_worker(self.experiment.attach(), group="experiment-attach", exit_on_error=False,
                             description="find this session's running servers")
@@ -566,6 +569,12 @@ class CockpitApp(CockpitAppBase):
         from cockpit.ui.log_confirm import ask_log_command
 
         ask_log_command(self)
+
+    def action_open_findings(self) -> None:
+        from cockpit.ui.screens.findings import FindingsScreen
+
+        if not isinstance(self.screen, FindingsScreen):
+            self.push_screen(FindingsScreen())
 
     def action_run_sweep(self) -> None:
         self.experiment.sweep()

@@ -24,6 +24,15 @@ def hermetic_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TEXTUAL_THEME", raising=False)
 
 
+@pytest.fixture(autouse=True)
+def no_findings_watch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The header's findings count comes from a thread worker at no fixed moment: off here,
+    so snapshots stay exact (test_findings_screen.py turns it on)."""
+    from cockpit.ui.diagnosis_live import FindingsWatch
+
+    monkeypatch.setattr(FindingsWatch, "enabled", False)
+
+
 @pytest.fixture
 def session_path(tmp_path: Path) -> Path:
     """The small fixture campaign (stable ids t1..t5, d1..d3, b1..b3) on disk."""

@@ -13,6 +13,7 @@ from cockpit.ui.screens.compare import CompareScreen
 from cockpit.ui.screens.confirm_quit import ConfirmQuitScreen
 from cockpit.ui.screens.confirm_run import ConfirmRunScreen, ConfirmStopScreen
 from cockpit.ui.screens.file_detail import FileDetailScreen
+from cockpit.ui.screens.findings import FindingsScreen
 from cockpit.ui.screens.form_base import FormScreen
 from cockpit.ui.screens.help import HelpScreen
 from cockpit.ui.screens.main import MainScreen
@@ -33,7 +34,7 @@ BOUND_ON = {
     "launch": ProfilesView, "packages": PackagesTable, "files": FilesTable, "log": LogPane, "handoff": HandoffView,
     "fleet": FleetPane, "form": FormScreen, "quit": ConfirmQuitScreen, "help": HelpScreen, "list": RestorableOptionList,
     "logapp": LogApp, "confirm": ConfirmRunScreen, "stop": ConfirmStopScreen, "compare": CompareScreen,
-    "detail": FileDetailScreen, "search": SearchScreen,
+    "detail": FileDetailScreen, "search": SearchScreen, "findings": FindingsScreen,
 }
 
 

@@ -42,6 +42,7 @@ class CockpitHeader(Horizontal):
         yield Static("", id="header-title")
         yield Static("", id="header-path", markup=False)
         yield Static("", id="header-alert", markup=False)
+        yield Static("", id="header-findings", markup=False)
         yield Static("", id="header-hosts")
         yield Static("", id="header-dirty", markup=False)
         yield Static("", id="header-clock")
@@ -88,7 +89,7 @@ class CockpitHeader(Horizontal):
             return
         w = self._widths
         path = w.get("path", 0) if self.query_one("#header-path").styles.display != "none" else 0
-        room = max(0, width - TITLE_MIN - path - w.get("dirty", 0) - CLOCK_WIDTH)
+        room = max(0, width - TITLE_MIN - path - w.get("dirty", 0) - w.get("findings", 0) - CLOCK_WIDTH)
         hosts, alert = w.get("hosts", 0), w.get("alert", 0)
         if hosts + alert > room:
             alert = min(alert, max(room // 2, room - hosts))
@@ -108,6 +109,15 @@ class CockpitHeader(Horizontal):
         widget.update(plain(text))  # may quote a log line
         widget.display = bool(text)
         self._widths["alert"] = len(text) + 3 if text else 0  # padding and margin
+        self._fit()
+
+    def show_findings(self, count: int) -> None:
+        """Open diagnosis findings (D shows them); nothing when there are none."""
+        widget = self.query_one("#header-findings", Static)
+        text = f"◆ {count} finding{'s' if count != 1 else ''}" if count else ""
+        widget.update(text)
+        widget.display = bool(text)
+        self._widths["findings"] = len(text) + 2 if text else 0
         self._fit()
 
     def show_dirty(self, unsaved: int, autosave: bool, disk_broken: bool = False, merge_note: str = "") -> None:

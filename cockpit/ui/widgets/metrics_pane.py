@@ -30,7 +30,14 @@ from cockpit.live.server_metrics import ServerMetrics, ServerMetricsFold
 from cockpit.live.server_metrics_series import ServerMetricsSeries
 from cockpit.parse.metrics_events import MetricsScraped, MetricsScrapeFailed
 from cockpit.ui.safe_text import plain
-from cockpit.ui.widgets.metrics_render import chart_lines, figure_lines, latency_lines, missing_lines, state_line
+from cockpit.ui.widgets.metrics_render import (
+    chart_lines,
+    figure_lines,
+    latency_lines,
+    missing_lines,
+    signal_lines,
+    state_line,
+)
 
 NO_SOURCE = "no metrics_url configured"
 
@@ -57,6 +64,7 @@ class MetricsPane(VerticalScroll, can_focus=True):
         yield Static(classes="metrics-figures")
         yield Static(classes="metrics-latency")
         yield Static(classes="metrics-chart")
+        yield Static(classes="metrics-signals")
         yield Static(classes="metrics-missing")
 
     def on_mount(self) -> None:
@@ -96,6 +104,9 @@ class MetricsPane(VerticalScroll, can_focus=True):
         latency.update(plain("\n".join(latency_lines(m)), multiline=True))
         for widget in (figures, latency):
             widget.set_class(m.state == "failing", "-stale")
+        signals = self.query_one(".metrics-signals", Static)
+        signals.update(plain("\n".join(signal_lines(m)), multiline=True))
+        signals.display = bool(signal_lines(m))
         self.query_one(".metrics-missing", Static).update(plain("\n".join(missing_lines(m)), multiline=True))
         self._draw_chart()
 

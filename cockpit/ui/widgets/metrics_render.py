@@ -76,6 +76,44 @@ def latency_lines(m: ServerMetrics) -> list[str]:
     return rows
 
 
+def _si(v: float, unit: str) -> str:
+    for scale, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(v) >= scale:
+            return f"{v / scale:.1f} {prefix}{unit}"
+    return f"{v:.0f} {unit}"
+
+
+def signal_lines(m: ServerMetrics) -> list[str]:
+    """The newer SGLang families, only where the server exposes them: per-DP-rank running /
+    queued (`--enable-metrics-for-all-schedulers`), decode passes without a CUDA graph,
+    retractions, GPU busy time, EPLB balancedness, speculative accept length, MFU counters."""
+    g, r, out = m.gauges, m.rates, []
+    running, queued = m.gauges_by_dp.get("num_running_reqs", {}), m.gauges_by_dp.get("num_queue_reqs", {})
+    ranks = sorted((k for k in running if k != ""), key=lambda k: (len(k), k))
+    if len(ranks) >= 2:
+        out.append("per DP rank run/queue " + "  ".join(
+            f"dp{k} {running[k]:.0f}/{queued.get(k, 0):.0f}" for k in ranks))
+    parts = []
+    graph, none = m.graph_passes.get("decode_cuda_graph", 0.0), m.graph_passes.get("decode_none", 0.0)
+    if graph + none > 0:
+        parts.append(f"decode w/o graph {none / (graph + none):.0%}")
+    if "retracted_per_s" in r:
+        parts.append(f"retract {r['retracted_per_s']:.2f}/s")
+    if "gpu_busy" in r:
+        parts.append(f"GPU busy {min(1.0, r['gpu_busy']):.0%}")
+    if "eplb_balancedness" in g:
+        parts.append(f"EPLB bal {g['eplb_balancedness']:.2f}")
+    if g.get("spec_accept_length"):
+        parts.append(f"accept len {g['spec_accept_length']:.2f}")
+    if "flops_per_s" in r:
+        parts.append(_si(r["flops_per_s"], "FLOP/s"))
+    if "read_bytes_per_s" in r:
+        parts.append(_si(r["read_bytes_per_s"], "B/s read"))
+    if parts:
+        out.append("  ".join(parts))
+    return out
+
+
 def missing_lines(m: ServerMetrics) -> list[str]:
     if m.state == "not-sglang":
         return []

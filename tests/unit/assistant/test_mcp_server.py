@@ -15,12 +15,12 @@ from cockpit.store.handoff_md import render_handoff
 from cockpit.store.toml_store import load_session
 
 SECTIONS = {"goal", "instructions", "discoveries", "tasks", "files", "packages", "launch", "benchmarks",
-            "last-action", "timeline", "sweeps", "hosts", "targets"}
+            "last-action", "timeline", "sweeps", "hosts", "targets", "findings"}
 LIVE = {"live/log", "live/server", "live/gpus", "live/topology"}
 TOOLS = {"add_task", "edit_task", "move_task", "link_task", "acknowledge_review", "add_discovery",
          "set_discovery_status", "record_benchmark", "import_bench_serving", "add_launch_profile",
          "mark_profile_working", "record_file", "record_package", "set_last_action", "add_note",
-         "edit_launch_profile", "retire_launch_profile", "add_sweep"}
+         "edit_launch_profile", "retire_launch_profile", "add_sweep", "dismiss_finding", "accept_finding"}
 
 
 @pytest.fixture

@@ -1,0 +1,38 @@
+"""Run every rule over one DiagnosisInputs: findings, most confident first, less the ones
+a person already dismissed or accepted (by evidence key)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from cockpit.live.diagnosis.findings import KINDS, Finding
+from cockpit.live.diagnosis.inputs import DiagnosisInputs
+from cockpit.live.diagnosis.rules_gpu import pcie_downgrade, power_starved, throttle
+from cockpit.live.diagnosis.rules_history import regression
+from cockpit.live.diagnosis.rules_ranks import dp_imbalance, eplb_imbalance, spec_low_accept
+from cockpit.live.diagnosis.rules_serving import cuda_graph_ceiling, kv_pressure, queue_cap
+from cockpit.live.diagnosis.rules_topology import comm_bound, numa_split
+
+Rule = Callable[[DiagnosisInputs], list[Finding]]
+
+RULES: dict[str, Rule] = {
+    "cuda_graph_ceiling": cuda_graph_ceiling, "kv_pressure": kv_pressure, "queue_cap": queue_cap,
+    "power_starved": power_starved, "throttle": throttle, "pcie_downgrade": pcie_downgrade,
+    "numa_split": numa_split, "comm_bound": comm_bound, "dp_imbalance": dp_imbalance,
+    "regression": regression, "spec_low_accept": spec_low_accept, "eplb_imbalance": eplb_imbalance,
+}
+assert tuple(RULES) == KINDS
+
+
+def diagnose(inputs: DiagnosisInputs, *, decided: Iterable[str] = ()) -> list[Finding]:
+    """Every rule's findings, most confident first; `decided`: evidence keys a person has
+    accepted or dismissed (the session's `findings`), which are not proposed again."""
+    skip = set(decided)
+    found = [f for rule in RULES.values() for f in rule(inputs) if f.key not in skip]
+    order = {kind: i for i, kind in enumerate(KINDS)}
+    return sorted(found, key=lambda f: (-f.confidence, order[f.kind], f.key))
+
+
+def decided_keys(inputs: DiagnosisInputs) -> set[str]:
+    session = inputs.session
+    return {d.key for d in session.findings} if session is not None else set()

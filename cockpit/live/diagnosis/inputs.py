@@ -1,0 +1,112 @@
+"""What the diagnosis reads: one bundle, built from files (a colleague's paste, the demo's
+captures) or from the live state the TUI already holds.
+
+Each part is optional: a rule whose inputs are absent proposes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from cockpit.model.package_drift import DriftRow
+from cockpit.model.session import Session
+from cockpit.parse.gpu_sample import GpuSample
+from cockpit.parse.log_events import DecodeBatch, KvCacheSize, LogEvent, PrefillBatch, ServerArgs
+from cockpit.parse.nvsmi_topo import TopologyMatrix
+from cockpit.parse.sglang_log import parse_line
+from cockpit.parse.sglang_metrics import ServerScrape
+
+# SGLang prints these when the KV pool runs out in decode (scheduler.py / schedule_batch.py)
+_RETRACT = re.compile(r"retract", re.I)
+_GRAPH_BS = re.compile(r"Capture cuda graph bs \[([\d, ]+)\]")
+_TP_FLAG = re.compile(r"(?:--tp|--tp-size|--tensor-parallel-size)[= ](\d+)")
+
+
+@dataclass(frozen=True, slots=True)
+class LogFacts:
+    """The log's lines that the rules read, each with its 1-based line number."""
+
+    decode: tuple[tuple[int, DecodeBatch], ...] = ()
+    prefill: tuple[tuple[int, PrefillBatch], ...] = ()
+    server_args: dict[str, object] = field(default_factory=dict)
+    max_running_requests: int | None = None
+    graph_max_bs: int | None = None
+    """The largest batch size a CUDA graph was captured for (server args or the capture line)."""
+    retract_lines: tuple[int, ...] = ()
+    lines: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class DiagnosisInputs:
+    log: LogFacts | None = None
+    gpus: tuple[GpuSample, ...] = ()
+    """Every sample read, in time order (several ticks of every GPU)."""
+    topology: TopologyMatrix | None = None
+    metrics: tuple[ServerScrape, ...] = ()
+    """Scrapes of the server's /metrics in the order taken."""
+    session: Session | None = None
+    drift: tuple[DriftRow, ...] = ()
+    tp_size: int | None = None
+    """Tensor-parallel size (server args, else the working launch profile's command)."""
+
+    @property
+    def empty(self) -> bool:
+        return (self.log is None and not self.gpus and self.topology is None and not self.metrics
+                and self.session is None)
+
+
+def log_facts(lines: Iterable[str], first_line: int = 1) -> LogFacts:
+    """`first_line`: the number of the first line given (a ring's tail starts past 1)."""
+    decode: list[tuple[int, DecodeBatch]] = []
+    prefill: list[tuple[int, PrefillBatch]] = []
+    args: dict[str, object] = {}
+    max_running: int | None = None
+    graph_bs: int | None = None
+    retracts: list[int] = []
+    ts, ranks = None, None
+    count = 0
+    for count, line in enumerate(lines, start=first_line):
+        event: LogEvent = parse_line(line, ts, ranks)
+        ts, ranks = event.ts or ts, event.ranks
+        if isinstance(event, DecodeBatch):
+            decode.append((count, event))
+        elif isinstance(event, PrefillBatch):
+            prefill.append((count, event))
+        elif isinstance(event, ServerArgs):
+            args.update({k: v for k, v in event.args.items() if v is not None})
+        elif isinstance(event, KvCacheSize) and event.max_running_requests is not None:
+            max_running = event.max_running_requests
+        if "Capture cuda graph bs" in line and (m := _GRAPH_BS.search(line)):
+            sizes = [int(x) for x in m.group(1).replace(" ", "").split(",") if x]
+            graph_bs = max([graph_bs or 0, *sizes])
+        if "etract" in line and _RETRACT.search(line) and not isinstance(event, (DecodeBatch, PrefillBatch)):
+            retracts.append(count)
+    if isinstance(args.get("cuda_graph_max_bs"), int):
+        graph_bs = int(args["cuda_graph_max_bs"])  # type: ignore[call-overload]
+    if max_running is None and isinstance(args.get("max_running_requests"), int):
+        max_running = int(args["max_running_requests"])  # type: ignore[call-overload]
+    return LogFacts(tuple(decode), tuple(prefill), args, max_running, graph_bs, tuple(retracts), count)
+
+
+def tp_size_of(log: LogFacts | None, session: Session | None) -> int | None:
+    if log is not None:
+        for name in ("tp_size", "tensor_parallel_size"):
+            value = log.server_args.get(name)
+            if isinstance(value, int) and value > 0:
+                return value
+    if session is not None:
+        profiles = sorted(session.launch, key=lambda p: p.status != "working")
+        for profile in profiles:
+            if m := _TP_FLAG.search(profile.command):
+                return int(m.group(1))
+    return None
+
+
+def bundle(*, log_lines: Sequence[str] | None = None, gpus: Iterable[GpuSample] = (),
+           topology: TopologyMatrix | None = None, metrics: Iterable[ServerScrape] = (),
+           session: Session | None = None, drift: Iterable[DriftRow] = (), first_line: int = 1) -> DiagnosisInputs:
+    facts = log_facts(log_lines, first_line) if log_lines is not None else None
+    return DiagnosisInputs(log=facts, gpus=tuple(gpus), topology=topology, metrics=tuple(metrics),
+                           session=session, drift=tuple(drift), tp_size=tp_size_of(facts, session))

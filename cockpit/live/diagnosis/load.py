@@ -1,0 +1,60 @@
+"""DiagnosisInputs from files: a server log, /metrics pages, nvidia-smi output (the
+`--query-gpu` CSV or the plain table) and `nvidia-smi topo -m`, as `cockpit diagnose` takes
+them and as the demo ships them. A file that does not parse is an error naming it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from cockpit.live.diagnosis.inputs import DiagnosisInputs, bundle
+from cockpit.model.session import Session
+from cockpit.parse.gpu_sample import GpuSample
+from cockpit.parse.nvsmi_query import looks_like_table, parse_nvsmi_table, parse_query_csv
+from cockpit.parse.nvsmi_topo import TopologyMatrix, TopologyParseError, parse_topology
+from cockpit.parse.prom_text import ExpositionError, parse_exposition
+from cockpit.parse.sglang_metrics import ServerScrape, sglang_scrape
+
+MAX_BYTES = 32 << 20  # the cap of every file the headless commands read
+
+
+class InputFileError(ValueError):
+    """`path: why` for a file that cannot be used."""
+
+
+def _text(path: Path) -> str:
+    if path.stat().st_size > MAX_BYTES:
+        raise InputFileError(f"{path}: over 32 MB, not read")
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
+def gpus_from_text(text: str) -> list[GpuSample]:
+    return parse_nvsmi_table(text) if looks_like_table(text) else parse_query_csv(text)
+
+
+def scrape_from_text(text: str, where: str = "metrics") -> ServerScrape:
+    try:
+        return sglang_scrape(parse_exposition(text))
+    except (ExpositionError, ValueError) as exc:
+        raise InputFileError(f"{where}: not Prometheus text ({exc})") from exc
+
+
+def topology_from_text(text: str, where: str = "topo") -> TopologyMatrix:
+    try:
+        return parse_topology(text)
+    except TopologyParseError as exc:
+        raise InputFileError(f"{where}: {exc}") from exc
+
+
+def inputs_from_files(session: Session | None = None, *, log: Path | None = None,
+                      metrics: Sequence[Path] = (), gpus: Path | None = None,
+                      topo: Path | None = None) -> DiagnosisInputs:
+    """Raises InputFileError (or OSError: a missing file) naming the file."""
+    log_lines = _text(log).splitlines() if log is not None else None
+    samples = gpus_from_text(_text(gpus)) if gpus is not None else []
+    if gpus is not None and not samples:
+        raise InputFileError(f"{gpus}: no GPU sample in it (nvidia-smi --query-gpu CSV or the nvidia-smi table)")
+    scrapes = [scrape_from_text(_text(p), str(p)) for p in metrics]
+    matrix = topology_from_text(_text(topo), str(topo)) if topo is not None else None
+    return bundle(log_lines=log_lines, gpus=samples, topology=matrix, metrics=scrapes, session=session)
+
