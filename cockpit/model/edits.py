@@ -33,6 +33,7 @@ from cockpit.model.session import (
     LaunchProfile,
     Package,
     Session,
+    Sweep,
     Target,
     Task,
     now,
@@ -415,7 +416,7 @@ class SessionEditor:
     # collection -> (model, journal kind prefix, what the journal text calls one)
     _RECORDS = {"files": (FileChange, "file", "file"), "packages": (Package, "package", "package"),
                 "launch": (LaunchProfile, "launch", "launch profile"),
-                "benchmarks": (Benchmark, "benchmark", "benchmark")}
+                "benchmarks": (Benchmark, "benchmark", "benchmark"), "sweeps": (Sweep, "sweep", "sweep")}
 
     def add_record(self, collection: str, **fields: Any) -> str:
         """Add a file, package or launch profile; returns its new id."""
