@@ -248,6 +248,9 @@ class MainIntents(Screen[None]):
 
     # ----- simple records: patched files, packages, launch profiles ---------------------
     def _select_record(self, collection: str, ident: str) -> None:
+        if collection == "sweeps":  # no list of its own on this screen: say where it went
+            self.app.notify(f"Sweep {ident} added (B runs the first sweep; ctrl+b edits one).", timeout=5)
+            return
         view = self.scope_widget(collection)
         if isinstance(view, ProfilesView):
             view.select(ident)
@@ -262,7 +265,7 @@ class MainIntents(Screen[None]):
                     self._select_record(message.collection, ident)
 
         hosts = [h.name for h in self._session.hosts]
-        self.app.push_screen(_forms().RecordForm(message.collection, hosts=hosts), done)
+        self.app.push_screen(_forms().record_form(message.collection, hosts=hosts), done)
 
     def on_record_edit_requested(self, message: msg.RecordEditRequested) -> None:
         item = _find(getattr(self._session, message.collection), message.ident)
@@ -274,7 +277,7 @@ class MainIntents(Screen[None]):
                 self._apply(lambda ed: ed.edit_record(message.collection, message.ident, **result))
 
         hosts = [h.name for h in self._session.hosts]
-        self.app.push_screen(_forms().RecordForm(message.collection, item, hosts), done)
+        self.app.push_screen(_forms().record_form(message.collection, item, hosts), done)
 
     def on_record_delete_requested(self, message: msg.RecordDeleteRequested) -> None:
         self._apply(lambda ed: ed.delete_record(message.collection, message.ident),
