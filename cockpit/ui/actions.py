@@ -204,6 +204,10 @@ ACTIONS: tuple[ActionSpec, ...] = (
        "Set up a sweep: dataset and its fields, concurrencies, prompts per point, lengths, request rate", True),
     _A("launch.edit-sweep", "launch", "ctrl+b", "edit_sweep", "launch", "Edit sweep",
        "Edit a sweep: the newest first, each press the one before"),
+    # a host's failure text, whole (`!` on its alert)
+    _A("failure.copy", "failure", "y", "copy_fix", "failure", "Copy fix",
+       "Copy the command that fixes the host's failure (the ssh-keyscan line)", True),
+    _A("failure.close", "failure", "escape,q", "close", "failure", "Close", "Close the failure text", True),
     _A("launch.start", "launch", "r", "start_server", "launch", "Start",
        "Start the selected profile's server on its host (asks first when its command is new)", True),
     _A("launch.stop", "launch", "X", "stop_server", "launch", "Stop server",
@@ -296,7 +300,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
 )
 
 # Scopes that live on a modal dialog: bound there, and not palette commands.
-MODAL_SCOPES = frozenset({"form", "quit", "help", "confirm", "stop", "detail"})
+MODAL_SCOPES = frozenset({"form", "quit", "help", "confirm", "stop", "detail", "failure"})
 # Scopes of `cockpit log`'s app: its palette's, not the cockpit's.
 LOG_APP_SCOPES = frozenset({"log", "logapp"})
 

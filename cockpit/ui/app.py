@@ -590,6 +590,7 @@ class CockpitApp(CockpitAppBase):
         if event.state is WorkerState.ERROR and worker.group.startswith("live-"):
             reason = f"source failed: {worker.error}"
             self.post_message(LiveFeedStopped(worker.group.removeprefix("live-"), reason))
+            self.raise_alert(self.alerts.observe_failure(worker.group.removeprefix("live-"), reason))
 
     # ----- outside changes to the session file ----------------------------------------------------
     @work(exclusive=True, group="session-watch", exit_on_error=False, description="watch the session file")
