@@ -114,6 +114,10 @@ class AlertBook:
                                          f"{host} dropped"))
         return None
 
+    def reconnect_asked(self, host: str) -> None:
+        """A person asked `host` to reconnect: the drop that follows is theirs, not an alert."""
+        self._host_up[host] = False
+
     def observe_failure(self, feed: str, reason: str) -> Alert | None:
         """A feed that stopped on an error a person must read whole (a host key refused):
         `!` shows its text wrapped, with the fix (ui/screens/failure_text.py)."""

@@ -202,7 +202,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
        True),
     _A("launch.add-sweep", "launch", "b", "add_sweep", "launch", "New sweep",
        "Set up a sweep: dataset and its fields, concurrencies, prompts per point, lengths, request rate", True),
-    _A("launch.edit-sweep", "launch", "ctrl+b", "edit_sweep", "launch", "Edit sweep",
+    _A("launch.edit-sweep", "launch", "E", "edit_sweep", "launch", "Edit sweep",
        "Edit a sweep: the newest first, each press the one before"),
     # a host's failure text, whole (`!` on its alert)
     _A("failure.copy", "failure", "y", "copy_fix", "failure", "Copy fix",

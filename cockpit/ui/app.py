@@ -416,6 +416,7 @@ class CockpitApp(CockpitAppBase):
         if hosts is None or name not in self.live_hosts():
             self.notify(f"{name} has no live feed to reconnect", severity="warning", timeout=4)
             return
+        self.alerts.reconnect_asked(name)  # the drop that follows is the person's, not "host dropped"
         self._apply_feed_update(hosts.reconnect(name))
         host = hosts.hosts.get(name)
         if host is not None and host.ssh:

@@ -46,7 +46,7 @@ async def test_b_on_the_launch_tab_sets_up_a_shared_prefix_sweep_and_ctrl_b_edit
         await pilot.press("ctrl+s")  # the session saved: the sweep is in the file
         await until(lambda: any(s.name == "prefix heavy" for s in load_session(session_path).sweeps), pilot)
 
-        await pilot.press("ctrl+b")
+        await pilot.press("E")
         form = app.screen
         assert isinstance(form, SweepForm) and form.title_text == f"Edit sweep {sweep.id}"
         assert form.query_one("#field-gsp_num_groups").value == "16"

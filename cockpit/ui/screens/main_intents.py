@@ -249,7 +249,7 @@ class MainIntents(Screen[None]):
     # ----- simple records: patched files, packages, launch profiles ---------------------
     def _select_record(self, collection: str, ident: str) -> None:
         if collection == "sweeps":  # no list of its own on this screen: say where it went
-            self.app.notify(f"Sweep {ident} added (B runs the first sweep; ctrl+b edits one).", timeout=5)
+            self.app.notify(f"Sweep {ident} added (B runs the first sweep; E edits one).", timeout=5)
             return
         view = self.scope_widget(collection)
         if isinstance(view, ProfilesView):

@@ -116,7 +116,7 @@ class ProfilesView(RecordActions, ListDetailView):
         self.post_message(msg.RecordEditRequested(self.collection, ident))
 
     _sweep_back = 0
-    """How many sweeps back from the newest the next ctrl+b edits (each press one further)."""
+    """How many sweeps back from the newest the next E edits (each press one further)."""
 
     def action_add_sweep(self) -> None:
         self.post_message(msg.RecordAddRequested("sweeps"))
