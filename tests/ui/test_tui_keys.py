@@ -27,10 +27,13 @@ from cockpit.ui.widgets.setup_view import SetupView
 from cockpit.ui.widgets.task_board import TaskBoard
 from cockpit.ui.widgets.text_views import HandoffView
 
+from cockpit.ui.screens.failure_text import FailureTextScreen  # noqa: E402
+
 BOUND_ON = {
     "screen": MainScreen, "goal": SetupView, "tasks": TaskBoard, "discoveries": DiscoveriesView, "benchmarks": BenchmarksView,
     "launch": ProfilesView, "packages": PackagesTable, "files": FilesTable, "log": LogPane, "handoff": HandoffView, "fleet": FleetPane, "form": FormScreen, "quit": ConfirmQuitScreen, "help": HelpScreen,
     "list": RestorableOptionList, "logapp": LogApp, "confirm": ConfirmRunScreen, "stop": ConfirmStopScreen, "compare": CompareScreen, "detail": FileDetailScreen,
+    "failure": FailureTextScreen,
 }
 
 
