@@ -468,6 +468,18 @@ class SessionEditor:
         return "; ".join(f"{key}: {show(getattr(old, key))} -> {show(value)}"
                          for key, value in fields.items() if getattr(old, key) != value) or "no change"
 
+    def set_title(self, title: str) -> None:
+        """The campaign's title (the header, the handoff's first line); the same one writes nothing."""
+        title = title.strip()
+        if not title:
+            raise EditError("a campaign needs a title")
+        if title == self.session.title:
+            return
+
+        def change(s: Session) -> None:
+            s.title = title
+        self.apply(f"title set: {title}", change, kind="title.edited")
+
     def set_goal(self, **fields: Any) -> None:
         """Summary, model and hardware (the targets have their own edits)."""
         text = self._what_changed(self.session.goal, fields)

@@ -140,6 +140,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
        "Ring the terminal bell when an alert is raised, or not (saved in the session)"),
     # the campaign's setup (Goal tab): goal, targets, instructions, hosts
     _A("goal.edit", "goal", "e", "edit", "goal", "Edit", "Edit the selected goal, target, instruction or host", True),
+    _A("goal.title", "goal", "N", "edit_title", "goal", "Edit title",
+       "Set the campaign's title (the header and the handoff's first line)", True),
     _A("goal.add-target", "goal", "t", "add('target')", "goal", "Add target",
        "Metric, comparator, value and concurrency range; the targets strip updates at once", True),
     _A("goal.add-instruction", "goal", "i", "add('instruction')", "goal", "Add instruction",
