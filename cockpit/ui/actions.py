@@ -230,6 +230,9 @@ ACTIONS: tuple[ActionSpec, ...] = (
     _A("packages.drift", "packages", "r", "check_drift", "packages", "Check drift",
        "Compare the recorded versions with what each host runs now (over SSH; this machine for "
        "packages with no host)", True),
+    _A("packages.record", "packages", "v", "record_versions", "packages", "Record versions now",
+       "Check drift, then take the versions each host runs now as the record for the changed packages "
+       "(cockpit drift --record; u undoes)", True),
     # the handoff tab: the Markdown export, to a file beside the session or to the clipboard
     _A("handoff.write", "handoff", "W", "write", "handoff", "Write file",
        "Write the handoff (Markdown) to <session>.handoff.md beside the session file", True),

@@ -288,9 +288,9 @@ class MainIntents(Screen[None]):
             self.app.notify("No packages recorded to check.", timeout=4)
             return
         self.app.notify("Checking the recorded versions on their hosts…", timeout=3)
-        self.run_worker(self._check_drift(), group="drift", exclusive=True, exit_on_error=False)
+        self.run_worker(self._check_drift(message.record), group="drift", exclusive=True, exit_on_error=False)
 
-    async def _check_drift(self) -> None:
+    async def _check_drift(self, record: bool = False) -> None:
         from cockpit.model.package_drift import drifted
         from cockpit.model.package_drift import summary as drift_summary
         from cockpit.sources.drift_check import check_drift
@@ -310,6 +310,9 @@ class MainIntents(Screen[None]):
         when = self.app.clock().strftime("%H:%M")
         self.query_one(PackagesTable).show_drift(rows, f"{summary} · checked {when} · " + "; ".join(notes))
         self.app.notify(f"{summary}.", severity="warning" if drifted(rows) else "information", timeout=6)
+        if record:  # the person asked (v): the versions read now become the record, one undoable edit
+            from cockpit.model.package_versions import record_changed
+            self._apply(lambda ed: record_changed(ed, rows), done="Recorded the versions the hosts run now (u undoes)")
 
     def action_set_last_action(self) -> None:
         current = self._session.last_action
