@@ -14,7 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "standin"))
 
-import surface  # noqa: E402
+import surface  # type: ignore[import-not-found]  # noqa: E402  (tests/standin/surface.py)
 
 from cockpit.control.search.study import propose  # noqa: E402
 from cockpit.model.search import Search, SearchTrial, TrialStatus  # noqa: E402

@@ -178,6 +178,15 @@ def cmd_add(args: argparse.Namespace) -> int:
                 return 2
             fields["env"] = {key: value for key, _, value in env}
         return _edit(args.session, lambda e: e.add_record(collection, **fields))
+    if kind == "sweep":
+        from cockpit.cli.add_sweep import sweep_fields
+
+        try:
+            sweep = sweep_fields(args)
+        except ValueError as exc:
+            print(sanitize(f"cockpit add sweep: {exc}"), file=sys.stderr)
+            return 2
+        return _edit(args.session, lambda e: e.add_record("sweeps", **sweep))
     fields = {
         key: getattr(args, key)
         for key in ("profile", "concurrency", "input_len", "output_len", "total_tok_s", "output_tok_s", "ttft_ms", "itl_ms",
@@ -225,12 +234,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", help="write to FILE instead of stdout")
     p.set_defaults(func=cmd_export)
 
-    p = sub.add_parser("add", help="add a task, discovery, benchmark, note, package, file, launch profile or search "
-                                   "(safe while the TUI is open)")
-    p.add_argument("kind", choices=("task", "discovery", "benchmark", "note", "package", "file", "profile", "search"))
+    p = sub.add_parser("add", help="add a task, discovery, benchmark, note, package, file, launch profile, sweep or "
+                                   "search (safe while the TUI is open)")
+    p.add_argument("kind", choices=("task", "discovery", "benchmark", "note", "package", "file", "profile", "sweep",
+                                    "search"))
     p.add_argument("session")
     p.add_argument("text", help="task title, discovery claim, benchmark label, note text, package name, "
-                                "file path, profile name or search name")
+                                "file path, profile name, sweep name or search name")
     p.add_argument("--status", help="task: todo|doing|done|blocked; discovery: hypothesis|confirmed|refuted")
     p.add_argument("--notes")
     p.add_argument("--version", help="package: its version (needed)")
@@ -255,6 +265,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     for flag, kind in (("--concurrency", int), ("--input-len", int), ("--output-len", int), ("--total-tok-s", float),
                        ("--output-tok-s", float), ("--ttft-ms", float), ("--itl-ms", float)):
         p.add_argument(flag, type=kind)
+    from cockpit.cli.add_sweep import add_sweep_options
+
+    add_sweep_options(p)
     p.set_defaults(func=cmd_add)
 
     _register_bench(sub)

@@ -114,6 +114,18 @@ class AlertBook:
                                          f"{host} dropped"))
         return None
 
+    def reconnect_asked(self, host: str) -> None:
+        """A person asked `host` to reconnect: the drop that follows is theirs, not an alert."""
+        self._host_up[host] = False
+
+    def observe_failure(self, feed: str, reason: str) -> Alert | None:
+        """A feed that stopped on an error a person must read whole (a host key refused):
+        `!` shows its text wrapped, with the fix (ui/screens/failure_text.py)."""
+        if not reason.startswith("source failed"):
+            return None
+        where = feed.partition("@")[2] or feed
+        return self._raise(Alert(f"failed:{feed}", "failed", reason, "main", "log", f"{where} failed"))
+
     def observe_stale(self, feed: str, stale: bool, what: str = "") -> Alert | None:
         """A sampled feed's staleness, checked each second: fresh -> stale raises."""
         was = self._stale.get(feed, False)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from cockpit.model.session import Host, LaunchProfile, Sweep
+from cockpit.model.sweep_dataset import sweep_dataset_argv
 
 __all__ = [
     "BENCH_MODULE", "BENCH_MODULES", "DEFAULT_PORT", "bench_module_probe", "bench_python", "command_python",
@@ -112,12 +113,7 @@ def bench_argv(sweep: Sweep, concurrency: int, *, python: str, port: int, output
     """`python -u -m MODULE ...` for one point, as argv. `-u`: the client's stdout reaches the
     runner as it prints, not when it exits (its main-run line, sweep_runner)."""
     argv = [python, "-u", "-m", module, "--backend", "sglang", "--host", server, "--port", str(port),
-            "--dataset-name", str(sweep.dataset)]
-    if sweep.dataset == "random":
-        argv += ["--random-input-len", str(sweep.input_len), "--random-output-len", str(sweep.output_len),
-                 "--random-range-ratio", f"{sweep.range_ratio:g}"]
-    else:  # sharegpt: the prompts come from the dataset, the output length may be fixed
-        argv += ["--sharegpt-output-len", str(sweep.output_len)]
+            *sweep_dataset_argv(sweep)]
     argv += ["--max-concurrency", str(concurrency), "--num-prompts", str(sweep.prompts_at(concurrency)),
              "--output-file", output_file]
     return argv + list(sweep.extra_args)

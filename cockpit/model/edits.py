@@ -33,6 +33,7 @@ from cockpit.model.session import (
     LaunchProfile,
     Package,
     Session,
+    Sweep,
     Target,
     Task,
     now,
@@ -415,7 +416,7 @@ class SessionEditor:
     # collection -> (model, journal kind prefix, what the journal text calls one)
     _RECORDS = {"files": (FileChange, "file", "file"), "packages": (Package, "package", "package"),
                 "launch": (LaunchProfile, "launch", "launch profile"),
-                "benchmarks": (Benchmark, "benchmark", "benchmark")}
+                "benchmarks": (Benchmark, "benchmark", "benchmark"), "sweeps": (Sweep, "sweep", "sweep")}
 
     def add_record(self, collection: str, **fields: Any) -> str:
         """Add a file, package or launch profile; returns its new id."""
@@ -466,6 +467,18 @@ class SessionEditor:
 
         return "; ".join(f"{key}: {show(getattr(old, key))} -> {show(value)}"
                          for key, value in fields.items() if getattr(old, key) != value) or "no change"
+
+    def set_title(self, title: str) -> None:
+        """The campaign's title (the header, the handoff's first line); the same one writes nothing."""
+        title = title.strip()
+        if not title:
+            raise EditError("a campaign needs a title")
+        if title == self.session.title:
+            return
+
+        def change(s: Session) -> None:
+            s.title = title
+        self.apply(f"title set: {title}", change, kind="title.edited")
 
     def set_goal(self, **fields: Any) -> None:
         """Summary, model and hardware (the targets have their own edits)."""

@@ -29,6 +29,8 @@ from cockpit.model.strict import Id as Id
 from cockpit.model.strict import Strict as Strict
 from cockpit.model.strict import Text as Text
 from cockpit.model.strict import now as now
+from cockpit.model.sweep_dataset import describe as describe_dataset
+from cockpit.model.sweep_dataset import problems as dataset_problems
 
 SCHEMA_VERSION = 1
 
@@ -137,8 +139,13 @@ class LaunchProfile(Strict):
 
 
 class SweepDataset(StrEnum):
+    """The bench client's dataset names (model/sweep_dataset.py says what each one reads)."""
+
     RANDOM = "random"
+    RANDOM_IDS = "random-ids"
     SHAREGPT = "sharegpt"
+    GENERATED_SHARED_PREFIX = "generated-shared-prefix"
+    MOONCAKE = "mooncake"
 
 
 class Sweep(Strict):
@@ -156,10 +163,35 @@ class Sweep(Strict):
     concurrencies: list[Annotated[int, Field(ge=1)]] = [1, 2, 4, 8]
     extra_args: list[str] = []
     """More bench_serving arguments, each one argv item (never joined into a shell string)."""
+    request_rate: float | None = Field(default=None, gt=0)
+    """Requests per second (Poisson arrivals); unset: all at once, held to the concurrency."""
+    # Each dataset's own fields (model/sweep_dataset.py): set only for the dataset that reads them.
+    dataset_path: str | None = None
+    sharegpt_context_len: int | None = Field(default=None, ge=1)
+    gsp_num_groups: int | None = Field(default=None, ge=1)
+    gsp_prompts_per_group: int | None = Field(default=None, ge=1)
+    gsp_system_prompt_len: int | None = Field(default=None, ge=1)
+    gsp_question_len: int | None = Field(default=None, ge=1)
+    gsp_output_len: int | None = Field(default=None, ge=1)
+    mooncake_workload: Literal["mooncake", "conversation", "synthetic", "toolagent"] | None = None
+    mooncake_slowdown_factor: float | None = Field(default=None, gt=0)
+    mooncake_num_rounds: int | None = Field(default=None, ge=1)
+    use_trace_timestamps: bool = False
     notes: str | None = None
     confirmed: str | None = None
     """Fingerprint of the bench command and host a person last confirmed to run (see
     `live.sweep_runner.sweep_fingerprint`): a run whose fingerprint differs asks again."""
+
+    @model_validator(mode="after")
+    def _dataset_fields_fit(self) -> Sweep:
+        found = dataset_problems(self.dataset.value, self.model_dump(), self.extra_args)
+        if found:
+            raise ValueError("; ".join(found))
+        return self
+
+    def workload(self) -> str:
+        """The dataset and its shape in a few words (the handoff, the confirm dialog)."""
+        return describe_dataset(self.dataset.value, self.model_dump(), self.input_len, self.output_len)
 
     def prompts_at(self, concurrency: int) -> int:
         if self.prompts is not None:

@@ -325,7 +325,7 @@ def _sweeps(s: Session) -> list[str]:
         who = f"**{_md(profile.name)}** ({pid})" if profile else "**(no profile)**"
         what = f"sweep {_md(sid)}"
         if sweep is not None:
-            what += f" {_md(sweep.name)}: {sweep.dataset.value} {sweep.input_len}/{sweep.output_len}"
+            what += f" {_md(sweep.name)}: {_md(sweep.workload())}"
         columns = [c for c in _SWEEP_COLUMNS if c[2] or any(c[1](b) != "—" for b in rows)]
         out += [f"{who}, {what}", "",
                 "| " + " | ".join(c[0] for c in columns) + " |", "|" + " --- |" * len(columns)]

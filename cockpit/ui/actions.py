@@ -144,6 +144,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
        "Ring the terminal bell when an alert is raised, or not (saved in the session)"),
     # the campaign's setup (Goal tab): goal, targets, instructions, hosts
     _A("goal.edit", "goal", "e", "edit", "goal", "Edit", "Edit the selected goal, target, instruction or host", True),
+    _A("goal.title", "goal", "N", "edit_title", "goal", "Edit title",
+       "Set the campaign's title (the header and the handoff's first line)", True),
     _A("goal.add-target", "goal", "t", "add('target')", "goal", "Add target",
        "Metric, comparator, value and concurrency range; the targets strip updates at once", True),
     _A("goal.add-instruction", "goal", "i", "add('instruction')", "goal", "Add instruction",
@@ -201,14 +203,23 @@ ACTIONS: tuple[ActionSpec, ...] = (
     _A("launch.copy", "launch", "y", "copy", "launch", "Copy command",
        "Copy the profile's command (with env) to the clipboard via OSC 52"),
     # (not in the footer: at 80 columns they would push out `? Keys`; `?` and the palette list them)
-    _A("launch.add", "launch", "a", "add_record", "launch", "Add", "Record a new launch profile"),
-    _A("launch.edit", "launch", "e", "edit_record", "launch", "Edit", "Edit the profile's name, command, host, env, notes"),
+    _A("launch.add", "launch", "a", "add_record", "launch", "Add", "Record a new launch profile", True),
+    _A("launch.edit", "launch", "e", "edit_record", "launch", "Edit", "Edit the profile's name, command, host, env, notes",
+       True),
+    _A("launch.add-sweep", "launch", "b", "add_sweep", "launch", "New sweep",
+       "Set up a sweep: dataset and its fields, concurrencies, prompts per point, lengths, request rate", True),
+    _A("launch.edit-sweep", "launch", "E", "edit_sweep", "launch", "Edit sweep",
+       "Edit a sweep: the newest first, each press the one before"),
+    # a host's failure text, whole (`!` on its alert)
+    _A("failure.copy", "failure", "y", "copy_fix", "failure", "Copy fix",
+       "Copy the command that fixes the host's failure (the ssh-keyscan line)", True),
+    _A("failure.close", "failure", "escape,q", "close", "failure", "Close", "Close the failure text", True),
     _A("launch.start", "launch", "r", "start_server", "launch", "Start",
        "Start the selected profile's server on its host (asks first when its command is new)", True),
     _A("launch.stop", "launch", "X", "stop_server", "launch", "Stop server",
-       "Stop the session's server on the selected profile's host (SIGTERM, then SIGKILL)"),
+       "Stop the session's server on the selected profile's host (SIGTERM, then SIGKILL)", True),
     _A("launch.restart", "launch", "S", "restart_server", "launch", "Restart server",
-       "Stop the server on the profile's host, then start the selected profile"),
+       "Stop the server on the profile's host, then start the selected profile", True),
     _A("launch.diff", "launch", "d", "diff_base", "launch", "Diff base",
        "Compare against the selected profile: the others then show what changes from it (d on it again: off)", True),
     _A("launch.compare", "launch", "c", "compare", "launch", "Compare",
@@ -223,6 +234,9 @@ ACTIONS: tuple[ActionSpec, ...] = (
     _A("packages.drift", "packages", "r", "check_drift", "packages", "Check drift",
        "Compare the recorded versions with what each host runs now (over SSH; this machine for "
        "packages with no host)", True),
+    _A("packages.record", "packages", "v", "record_versions", "packages", "Record versions now",
+       "Check drift, then take the versions each host runs now as the record for the changed packages "
+       "(cockpit drift --record; u undoes)", True),
     # the handoff tab: the Markdown export, to a file beside the session or to the clipboard
     _A("handoff.write", "handoff", "W", "write", "handoff", "Write file",
        "Write the handoff (Markdown) to <session>.handoff.md beside the session file", True),
@@ -324,7 +338,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
 )
 
 # Scopes that live on a modal dialog: bound there, and not palette commands.
-MODAL_SCOPES = frozenset({"form", "quit", "help", "confirm", "stop", "detail"})
+MODAL_SCOPES = frozenset({"form", "quit", "help", "confirm", "stop", "detail", "failure"})
 # Scopes of `cockpit log`'s app: its palette's, not the cockpit's.
 LOG_APP_SCOPES = frozenset({"log", "logapp"})
 

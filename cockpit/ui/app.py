@@ -443,6 +443,7 @@ class CockpitApp(CockpitAppBase):
         if hosts is None or name not in self.live_hosts():
             self.notify(f"{name} has no live feed to reconnect", severity="warning", timeout=4)
             return
+        self.alerts.reconnect_asked(name)  # the drop that follows is the person's, not "host dropped"
         self._apply_feed_update(hosts.reconnect(name))
         host = hosts.hosts.get(name)
         if host is not None and host.ssh:
@@ -616,6 +617,7 @@ class CockpitApp(CockpitAppBase):
         if event.state is WorkerState.ERROR and worker.group.startswith("live-"):
             reason = f"source failed: {worker.error}"
             self.post_message(LiveFeedStopped(worker.group.removeprefix("live-"), reason))
+            self.raise_alert(self.alerts.observe_failure(worker.group.removeprefix("live-"), reason))
 
     # ----- outside changes to the session file ----------------------------------------------------
     @work(exclusive=True, group="session-watch", exit_on_error=False, description="watch the session file")

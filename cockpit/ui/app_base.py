@@ -7,6 +7,7 @@ theme, a toast or a GC rule is decided once.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -76,10 +77,70 @@ class CockpitAppBase(App[None]):
         # Roles a theme leaves out (Textual's built-in ones) map onto its base colours.
         return role_defaults(self.current_theme.to_color_system().generate())
 
+    _held_toasts: list[tuple[str, str, dict[str, Any]]] = []
+    _held_timer: Any = None
+
     def notify(self, message: str, *, title: str = "", markup: bool = False, **options: Any) -> None:
         """Every toast (widgets' `notify` lands here too) quotes data: sanitized, never markup
-        (`[/bogus]` in a value would raise MarkupError, `[a-z]` would be eaten)."""
-        super().notify(safe(message, multiline=True), title=safe(title), markup=False, **options)
+        (`[/bogus]` in a value would raise MarkupError, `[a-z]` would be eaten).
+
+        One toast per event (ui/toasts.py): the same words while shown are not stacked again,
+        a burst is one toast, and none covers an open form (held until it closes)."""
+        from cockpit.ui.toasts import form_is_open
+
+        text, head = safe(message, multiline=True), safe(title)
+        if form_is_open(self):
+            if not self._held_toasts:
+                self._held_toasts = []
+                self._held_timer = self.set_interval(0.2, self._release_held_toasts)
+            self._held_toasts.append((text, head, options))
+            return
+        self._show_toast(text, head, options)
+
+    def _show_toast(self, text: str, head: str, options: dict[str, Any]) -> None:
+        from cockpit.ui.toasts import BURST_S, ToastLog
+
+        if not isinstance(getattr(self, "_toast_log", None), ToastLog):
+            self._toast_log = ToastLog()
+        log: ToastLog = self._toast_log
+        now = time.time()
+        if log.seen(text, now):
+            return  # the same event again: one toast
+        if log.in_burst(now):  # joins the toast shown just before, shown as one when the burst ends
+            if not log.pending:
+                self.set_timer(BURST_S, self._end_toast_burst)
+            log.pending.append((text, head, options))
+            log.note(text, now, options)
+            return
+        log.start(text, now, options)
+        super().notify(text, title=head, markup=False, **options)
+
+    def _end_toast_burst(self) -> None:
+        from cockpit.ui.toasts import held_as_one
+
+        log = self._toast_log
+        pending, log.pending = log.pending, []
+        if not pending:
+            return
+        first = [n for n in self._notifications if n.message == log.first_text]
+        for shown in first:
+            self._unnotify(shown)
+        text, head, options = held_as_one([(log.first_text, "", log.first_options), *pending])
+        log.first_text, log.first_options = text, options
+        super().notify(text, title=head, markup=False, **options)
+
+    def _release_held_toasts(self) -> None:
+        from cockpit.ui.toasts import form_is_open, held_as_one
+
+        if form_is_open(self):
+            return
+        if self._held_timer is not None:
+            self._held_timer.stop()
+            self._held_timer = None
+        held, self._held_toasts = self._held_toasts, []
+        if held:
+            text, head, options = held_as_one(held)
+            self._show_toast(text, head, options)
 
     def report_theme_problems(self) -> None:
         problems: list[ThemeProblem] = self.theme_problems

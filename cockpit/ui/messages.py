@@ -136,8 +136,12 @@ class BenchmarkDetailRequested(Message):
     ident: str
 
 
+@dataclass
 class DriftCheckRequested(Message):
-    """Compare the recorded package versions with what the hosts run now."""
+    """Compare the recorded package versions with what the hosts run now; `record`: then take
+    the changed ones as the record (`cockpit drift --record`)."""
+
+    record: bool = False
 
 
 # ----- live feeds -----------------------------------------------------------------------------

@@ -27,7 +27,8 @@ CAPTURES = Path(__file__).resolve().parents[2] / "benchmarks" / "out" / "search_
 
 
 def test_search_set_up_run_paused_resumed_and_best_marked_working_in_tmux(tmux, tmp_path: Path):
-    path, _ = search_session(tmp_path, with_search=False)
+    # outputs long enough that a trial runs for seconds: the test pauses one mid-run
+    path, _ = search_session(tmp_path, with_search=False, output_len=400)
     shots: list[str] = []
     try:
         tmux.start(f"{cockpit_program()} {path}", width=150, height=42)

@@ -12,6 +12,7 @@ from cockpit.ui.log_app import LogApp
 from cockpit.ui.screens.compare import CompareScreen
 from cockpit.ui.screens.confirm_quit import ConfirmQuitScreen
 from cockpit.ui.screens.confirm_run import ConfirmRunScreen, ConfirmStopScreen
+from cockpit.ui.screens.failure_text import FailureTextScreen  # noqa: E402
 from cockpit.ui.screens.file_detail import FileDetailScreen
 from cockpit.ui.screens.findings import FindingsScreen
 from cockpit.ui.screens.form_base import FormScreen
@@ -35,6 +36,7 @@ BOUND_ON = {
     "fleet": FleetPane, "form": FormScreen, "quit": ConfirmQuitScreen, "help": HelpScreen, "list": RestorableOptionList,
     "logapp": LogApp, "confirm": ConfirmRunScreen, "stop": ConfirmStopScreen, "compare": CompareScreen,
     "detail": FileDetailScreen, "search": SearchScreen, "findings": FindingsScreen,
+    "failure": FailureTextScreen,
 }
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from tui_support import keys_for, make_app, screen_text, until
 
+from cockpit.ui.screens.bench_detail import BenchDetailScreen
 from cockpit.ui.screens.forms import BenchmarkForm, DiscoveryForm, RecordForm, TaskForm
 from cockpit.ui.widgets.benchmarks_view import BenchTable
 from cockpit.ui.widgets.discoveries_view import DiscoveryList
@@ -106,7 +107,8 @@ async def test_a_click_selects_a_discovery_and_a_double_click_opens_it(session_p
         assert app.screen.disc.id == "d2"
 
 
-async def test_a_double_click_on_a_benchmark_row_opens_its_edit_form(session_path):
+async def test_a_double_click_on_a_benchmark_row_opens_its_record_and_e_there_edits_it(session_path):
+    """As Enter does (issue 23: Enter shows the record read-only, `e` edits it)."""
     app = make_app(session_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
@@ -119,6 +121,9 @@ async def test_a_double_click_on_a_benchmark_row_opens_its_edit_form(session_pat
         await pilot.pause()
         assert not isinstance(app.screen, BenchmarkForm)
         await pilot.click(table, offset=(2, 2), times=2)
+        await until(lambda: isinstance(app.screen, BenchDetailScreen), pilot)
+        assert app.screen.bench.id == "b2"
+        await pilot.press("e")
         await until(lambda: isinstance(app.screen, BenchmarkForm), pilot)
         assert app.screen.bench.id == "b2"
 

@@ -376,3 +376,12 @@ class RecordForm(FormScreen[dict[str, Any]]):
         if errors:
             raise FormInvalid(errors)
         return out
+
+
+def record_form(collection: str, item: Any = None, hosts: Iterable[str] = ()) -> FormScreen[dict[str, Any]]:
+    """The form for one record of `collection`: a sweep has its own (datasets and their fields)."""
+    if collection == "sweeps":
+        from cockpit.ui.screens.sweep_form import SweepForm
+
+        return SweepForm(item)
+    return RecordForm(collection, item, hosts)

@@ -236,7 +236,11 @@ class MainScreen(MainViewState):
         self.action_show_tab(alert.tab)
         if alert.tab == "main" and alert.pane:
             self.focus_pane(alert.pane)
-        self.notify(alert.text, severity="warning", timeout=6)
+        if alert.kind == "failed":  # too long for a toast: whole, wrapped, with its fix
+            from cockpit.ui.screens.failure_text import FailureTextScreen
+            self.app.push_screen(FailureTextScreen(alert.short, alert.text))
+        else:
+            self.notify(alert.text, severity="warning", timeout=6)
         self.refresh_header()
 
     def action_toggle_alert_bell(self) -> None:

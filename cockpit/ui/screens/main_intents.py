@@ -252,6 +252,9 @@ class MainIntents(Screen[None]):
 
     # ----- simple records: patched files, packages, launch profiles ---------------------
     def _select_record(self, collection: str, ident: str) -> None:
+        if collection == "sweeps":  # no list of its own on this screen: say where it went
+            self.app.notify(f"Sweep {ident} added (B runs the first sweep; E edits one).", timeout=5)
+            return
         view = self.scope_widget(collection)
         if isinstance(view, ProfilesView):
             view.select(ident)
@@ -266,7 +269,7 @@ class MainIntents(Screen[None]):
                     self._select_record(message.collection, ident)
 
         hosts = [h.name for h in self._session.hosts]
-        self.app.push_screen(_forms().RecordForm(message.collection, hosts=hosts), done)
+        self.app.push_screen(_forms().record_form(message.collection, hosts=hosts), done)
 
     def on_record_edit_requested(self, message: msg.RecordEditRequested) -> None:
         item = _find(getattr(self._session, message.collection), message.ident)
@@ -278,7 +281,7 @@ class MainIntents(Screen[None]):
                 self._apply(lambda ed: ed.edit_record(message.collection, message.ident, **result))
 
         hosts = [h.name for h in self._session.hosts]
-        self.app.push_screen(_forms().RecordForm(message.collection, item, hosts), done)
+        self.app.push_screen(_forms().record_form(message.collection, item, hosts), done)
 
     def on_record_delete_requested(self, message: msg.RecordDeleteRequested) -> None:
         self._apply(lambda ed: ed.delete_record(message.collection, message.ident),
@@ -289,9 +292,9 @@ class MainIntents(Screen[None]):
             self.app.notify("No packages recorded to check.", timeout=4)
             return
         self.app.notify("Checking the recorded versions on their hosts…", timeout=3)
-        self.run_worker(self._check_drift(), group="drift", exclusive=True, exit_on_error=False)
+        self.run_worker(self._check_drift(message.record), group="drift", exclusive=True, exit_on_error=False)
 
-    async def _check_drift(self) -> None:
+    async def _check_drift(self, record: bool = False) -> None:
         from cockpit.model.package_drift import drifted
         from cockpit.model.package_drift import summary as drift_summary
 
@@ -304,6 +307,9 @@ class MainIntents(Screen[None]):
         when = self.port.clock().strftime("%H:%M")
         self.query_one(PackagesTable).show_drift(rows, f"{summary} · checked {when} · " + "; ".join(notes))
         self.app.notify(f"{summary}.", severity="warning" if drifted(rows) else "information", timeout=6)
+        if record:  # the person asked (v): the versions read now become the record, one undoable edit
+            from cockpit.model.package_versions import record_changed
+            self._apply(lambda ed: record_changed(ed, rows), done="Recorded the versions the hosts run now (u undoes)")
 
     def action_set_last_action(self) -> None:
         current = self._session.last_action

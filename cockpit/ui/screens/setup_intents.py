@@ -55,7 +55,15 @@ class SetupIntents(MainIntents):
         forms = _setup_forms()
         session = self._session
         kind, ident = message.kind, message.ident
-        if kind == "goal":
+        if kind == "title":
+            from cockpit.ui.screens.prompt import PromptScreen
+
+            def title_done(text: str | None) -> None:
+                if text is not None and text.strip() != session.title:
+                    self._apply(lambda ed: ed.set_title(text))
+
+            self.app.push_screen(PromptScreen("Campaign title", session.title), title_done)
+        elif kind == "goal":
             def goal_done(result: dict[str, Any] | None) -> None:
                 old = session.goal
                 if result is not None and result != {"summary": old.summary, "model": old.model,

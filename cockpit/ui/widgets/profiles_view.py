@@ -44,7 +44,8 @@ class ProfilesView(RecordActions, ListDetailView):
     collection = "launch"
     list_type = ProfileList
     detail_id = "profile-detail"
-    empty_text = "No launch profiles recorded."
+    empty_text = ("No launch profiles recorded. Press a to add one (its name and command), or from a shell: "
+                  "cockpit add profile SESSION NAME --command '...'")
     nothing_selected = "No launch profile selected"
 
     run_states: dict[str, str] = {}
@@ -113,6 +114,21 @@ class ProfilesView(RecordActions, ListDetailView):
 
     def item_chosen(self, ident: str) -> None:
         self.post_message(msg.RecordEditRequested(self.collection, ident))
+
+    _sweep_back = 0
+    """How many sweeps back from the newest the next E edits (each press one further)."""
+
+    def action_add_sweep(self) -> None:
+        self.post_message(msg.RecordAddRequested("sweeps"))
+
+    def action_edit_sweep(self) -> None:
+        sweeps = self._session.sweeps if self._session is not None else []
+        if not sweeps:
+            self.notify("No sweep yet: b sets one up.", timeout=4)
+            return
+        self._sweep_back = self._sweep_back % len(sweeps)
+        self.post_message(msg.RecordEditRequested("sweeps", sweeps[-1 - self._sweep_back].id))
+        self._sweep_back += 1
 
     def action_mark_working(self) -> None:
         if ident := self._selected_id():

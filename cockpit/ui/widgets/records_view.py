@@ -118,3 +118,6 @@ class PackagesTable(RecordActions, RestorableTable):
 
     def action_check_drift(self) -> None:
         self.post_message(msg.DriftCheckRequested())
+
+    def action_record_versions(self) -> None:
+        self.post_message(msg.DriftCheckRequested(record=True))

@@ -172,6 +172,9 @@ class SetupView(ListDetailView):
         ident = self.query_one(SetupList).selected_id() or "goal"
         self.item_chosen(ident)
 
+    def action_edit_title(self) -> None:
+        self.post_message(msg.SetupEditRequested("title", ""))
+
     def action_add(self, kind: str) -> None:
         self.post_message(msg.SetupAddRequested(kind))
 

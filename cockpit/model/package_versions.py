@@ -1,0 +1,18 @@
+"""Take the versions a drift check read as the record (the TUI's `R`, `cockpit drift --record`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from cockpit.model.edits import SessionEditor
+from cockpit.model.session import now
+
+
+def record_changed(editor: SessionEditor, rows: Iterable[Any]) -> str:
+    """Each changed package's version becomes the one read now (one stamp for all); says which."""
+    changed = [r for r in rows if r.status == "changed"]
+    stamp = now()
+    for row in changed:
+        editor.edit_record("packages", row.package.id, version=row.now, captured=stamp)
+    return ", ".join(f"{r.package.id} {r.package.name} {r.now}" for r in changed) or "nothing changed"

@@ -1,0 +1,62 @@
+"""One toast per event: what the app's `notify` decides before a toast is shown.
+
+A failed sweep used to stack six toasts over the form the person was typing in. Now the
+same words while their toast is up are not shown again, toasts raised within BURST_S of
+the last one join it (one toast, its lines in order, the worst severity), and while a
+form is open they wait and come as one when it closes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from textual.app import App
+
+BURST_S = 1.5
+_RANK = {"information": 0, "warning": 1, "error": 2}
+
+
+def form_is_open(app: App[Any]) -> bool:
+    from cockpit.ui.screens.form_base import FormScreen
+
+    return bool(app.screen_stack) and isinstance(app.screen_stack[-1], FormScreen)
+
+
+def _worse(a: str, b: str) -> str:  # noqa: D103
+    return a if _RANK.get(a, 0) >= _RANK.get(b, 0) else b
+
+
+@dataclass
+class ToastLog:
+    """What was shown lately: words still up (not shown again) and the burst being joined."""
+
+    shown_until: dict[str, float] = field(default_factory=dict)
+    burst_until: float = 0.0
+    first_text: str = ""
+    first_options: dict[str, Any] = field(default_factory=dict)
+    pending: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
+
+    def seen(self, text: str, now: float) -> bool:
+        self.shown_until = {t: until for t, until in self.shown_until.items() if until > now}
+        return text in self.shown_until
+
+    def in_burst(self, now: float) -> bool:
+        return now < self.burst_until
+
+    def note(self, text: str, now: float, options: dict[str, Any]) -> None:
+        self.shown_until[text] = now + float(options.get("timeout") or 5)
+
+    def start(self, text: str, now: float, options: dict[str, Any]) -> None:
+        self.note(text, now, options)
+        self.burst_until = now + BURST_S
+        self.first_text, self.first_options = text, options
+
+
+def held_as_one(held: list[tuple[str, str, dict[str, Any]]]) -> tuple[str, str, dict[str, Any]]:
+    """Toasts held while a form was open, as one (repeats once)."""
+    lines = list(dict.fromkeys(text for text, _, _ in held))
+    severity = "information"
+    for _, _, options in held:
+        severity = _worse(options.get("severity", "information"), severity)
+    timeout = max(options.get("timeout", 5) for _, _, options in held)
+    return "\n".join(lines), held[-1][1], {"severity": severity, "timeout": timeout}
