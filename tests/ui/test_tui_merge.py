@@ -102,18 +102,23 @@ async def test_an_autosave_waits_for_a_slow_add_holding_the_lock_and_keeps_its_r
             print("locked", flush=True)
             editor = SessionEditor(load_session(path))
             editor.add_task("slow add")
-            time.sleep(1.5)
+            sys.stdin.readline()  # held until the test has seen the autosave wait (no race with a loaded CPU)
+            time.sleep(0.3)
             save_session(editor.session, path)
     """)
     app = make_app(session_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        slow = subprocess.Popen([sys.executable, "-c", holder], stdout=subprocess.PIPE, text=True)
+        slow = subprocess.Popen([sys.executable, "-c", holder], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                text=True)
         assert slow.stdout.readline().strip() == "locked"
         await pilot.press("greater_than_sign")  # the autosave fires while the lock is held
+        await until(lambda: app.unsaved_edits >= 1, pilot, timeout=10)
         await pilot.pause(0.6)
         assert app.unsaved_edits == 1, "no 'saved' while another writer holds the lock"
         assert "saved" not in screen_text(app).split("unsaved")[0].split()[-1:]
+        slow.stdin.write("release\n")
+        slow.stdin.flush()
         assert slow.wait(10) == 0
         await until(lambda: app.unsaved_edits == 0, pilot, timeout=5)
         assert any(t.title == "slow add" for t in app.editor.session.tasks)
