@@ -43,7 +43,10 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Static("Keys", classes="form-title")
-            yield Input(placeholder="type to filter the keys", id="help-filter", compact=True)
+            # no blink: a steady cursor reads as well here, and a blinking one made its snapshots timing-dependent
+            filter_box = Input(placeholder="type to filter the keys", id="help-filter", compact=True)
+            filter_box.cursor_blink = False
+            yield filter_box
             with VerticalScroll(id="help-list"):
                 yield Static(self._here(), classes="help-here")
                 yield Static(self._everything(), classes="help-all")
