@@ -27,6 +27,7 @@ def test_demo_findings_accepted_into_discoveries_and_dismissed_for_good(tmux):
     tmux.keys("x")  # dismiss GPU 5's link
     tmux.wait_for("dismissed: GPU 5's PCIe link")
     tmux.keys("Escape")
+    tmux.wait_until(lambda s: "Findings ·" not in s, "the findings screen closed")  # keys sent before land there
     tmux.keys("3")  # Discoveries: the accepted finding with its evidence
     tmux.wait_for("d8 b2 (allreduce fusion")
     tmux.keys("G")
@@ -51,5 +52,6 @@ def test_demo_findings_accepted_into_discoveries_and_dismissed_for_good(tmux):
     assert "2 accepted or dismissed" in screen
     assert "pcie_downgrade" not in screen and "236 tok/s" not in screen
     tmux.keys("Escape")
+    tmux.wait_until(lambda s: "Findings ·" not in s, "the findings screen closed")
     tmux.keys("q")
     tmux.wait_for("COCKPIT-EXIT=0")
