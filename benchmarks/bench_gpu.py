@@ -28,9 +28,9 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "out"
 sys.path.insert(0, str(ROOT))
 
-from cockpit.live.power_history import PowerHistory  # noqa: E402
-from cockpit.parse.nvsmi_query import QUERY_FIELDS, QueryStreamParser, parse_query_line  # noqa: E402
-from cockpit.sources.nvsmi_stream import parse_lines  # noqa: E402
+from cockpit.live.gpu.power_history import PowerHistory  # noqa: E402
+from cockpit.parse.gpu.nvsmi_query import QUERY_FIELDS, QueryStreamParser, parse_query_line  # noqa: E402
+from cockpit.sources.gpu.nvsmi_stream import parse_lines  # noqa: E402
 
 LINE = (
     "2024/05/01 12:00:{s:02d}.123, {i}, NVIDIA H100 80GB HBM3, GPU-4f1c2a3b-0000-0000-0000-00000000000{i}, "
@@ -79,8 +79,8 @@ def bench_parse(n_lines: int, gpus: int) -> dict[str, float]:
 
 
 def bench_nvml(ticks: int = 20) -> dict[str, object]:
-    from cockpit.parse.gpu_events import GpuSourceUnavailable
-    from cockpit.sources.nvml_sampler import NvmlSampler
+    from cockpit.parse.gpu.gpu_events import GpuSourceUnavailable
+    from cockpit.sources.gpu.nvml_sampler import NvmlSampler
 
     out: dict[str, object] = {}
     for label, pcie in (("nvml_us_per_gpu_sample", False), ("nvml_with_pcie_throughput_us_per_gpu_sample", True)):

@@ -23,10 +23,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from cockpit.sources.demo import DemoGpuFeed, data_dir
+from cockpit.demo.build import DemoGpuFeed, data_dir
 from cockpit.sources.feeds import LiveSources
-from cockpit.sources.gpu_feed import FileTopologyFeed
-from cockpit.sources.log_feed import LogFeed
+from cockpit.sources.gpu.gpu_feed import FileTopologyFeed
+from cockpit.sources.log.log_feed import LogFeed
 from cockpit.store.toml_store import load_session
 from cockpit.ui.app import CockpitApp
 

@@ -23,8 +23,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_common import timed  # noqa: E402
 
-from cockpit.live.log_items import lines_of, segments_of  # noqa: E402
-from cockpit.parse.sglang_log import LogParser  # noqa: E402
+from cockpit.live.log.log_items import lines_of, segments_of  # noqa: E402
+from cockpit.parse.log.sglang_log import LogParser  # noqa: E402
 
 
 def _log(n: int) -> bytes:

@@ -39,8 +39,8 @@ def lines(n: int, start: int = 0) -> list[str]:
 
 
 def bench_matches(n: int, runs: int) -> dict[str, float]:
-    from cockpit.live.log_items import RUN
-    from cockpit.ui.widgets.log_buffer import LogBuffer, compile_pattern
+    from cockpit.live.log.log_items import RUN
+    from cockpit.ui.widgets.log.log_buffer import LogBuffer, compile_pattern
 
     buffer = LogBuffer(n)
     texts = lines(n)
@@ -71,9 +71,9 @@ async def bench_frames(n: int, runs: int) -> dict[str, float]:
     from textual.app import App, ComposeResult
     from textual.geometry import Region
 
-    from cockpit.live.log_items import RUN
-    from cockpit.ui.widgets.log_buffer import LogBuffer
-    from cockpit.ui.widgets.log_view import LogLinesView
+    from cockpit.live.log.log_items import RUN
+    from cockpit.ui.widgets.log.log_buffer import LogBuffer
+    from cockpit.ui.widgets.log.log_view import LogLinesView
 
     buffer = LogBuffer(n)
     texts = lines(n)

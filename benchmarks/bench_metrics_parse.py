@@ -19,10 +19,10 @@ from pathlib import Path
 
 from bench_common import timed
 
-from cockpit.live.server_metrics import ServerMetricsFold
-from cockpit.parse.dcgm_metrics import dcgm_samples
-from cockpit.parse.prom_text import ExpositionCache, parse_exposition
-from cockpit.parse.sglang_metrics import sglang_scrape
+from cockpit.live.metrics.server_metrics import ServerMetricsFold
+from cockpit.parse.gpu.dcgm_metrics import dcgm_samples
+from cockpit.parse.metrics.prom_text import ExpositionCache, parse_exposition
+from cockpit.parse.metrics.sglang_metrics import sglang_scrape
 
 OUT = Path(__file__).resolve().parent / "out"
 GAUGES = ("num_running_reqs", "num_queue_reqs", "num_used_tokens", "token_usage", "gen_throughput",

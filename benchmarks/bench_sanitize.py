@@ -27,9 +27,9 @@ OUT = ROOT / "benchmarks" / "out"
 MEASURE = r'''
 import json, random, sys, timeit
 import cockpit
-from cockpit.parse.sanitize import sanitize
-from cockpit.parse.sglang_log import parse_text
-from cockpit.ui.widgets.log_buffer import LogBuffer
+from cockpit.ground.sanitize import sanitize
+from cockpit.parse.log.sglang_log import parse_text
+from cockpit.ui.widgets.log.log_buffer import LogBuffer
 
 n = int(sys.argv[1])
 clean = ("[2026-11-28 21:00:00 DP0 TP0] Decode batch. #running-req: 64, #token: 123456, token usage: 0.41, "

@@ -17,7 +17,7 @@ from pathlib import Path
 import tomli_w
 from bench_common import timed
 
-from cockpit.model.edits import SessionEditor
+from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.session import Benchmark, Discovery, JournalEvent, Session, Task, now
 from cockpit.store.toml_store import load_session, save_session, to_data
 

@@ -34,10 +34,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from sweep_support import StandinServer, make_bench_python  # noqa: E402
 
+from cockpit.live.experiment.sweep_plan import plan_sweep  # noqa: E402
+from cockpit.live.experiment.sweep_runner import ControllerSink, PointRecorded, PointStarted, SweepRunner  # noqa: E402
+from cockpit.live.experiment.sweep_session import server_metrics_probe  # noqa: E402
 from cockpit.live.sweep_hosts import LocalBenchHost, SshBenchHost  # noqa: E402
-from cockpit.live.sweep_plan import plan_sweep  # noqa: E402
-from cockpit.live.sweep_runner import ControllerSink, PointRecorded, PointStarted, SweepRunner  # noqa: E402
-from cockpit.live.sweep_session import server_metrics_probe  # noqa: E402
 from cockpit.model.session import Benchmark, Host, LaunchProfile, Session, Sweep  # noqa: E402
 from cockpit.store.session_controller import SessionController  # noqa: E402
 from cockpit.store.toml_store import load_session, save_session  # noqa: E402
@@ -111,7 +111,7 @@ async def main() -> int:
         if not args.no_ssh:
             from sshd_fixture import LoopbackSshd
 
-            from cockpit.sources.ssh_pool import SshPool
+            from cockpit.sources.transport.ssh_pool import SshPool
 
             sshd = LoopbackSshd()
             sshd.start()

@@ -65,9 +65,9 @@ def timed(argv: list[str]) -> float:
 
 
 async def in_process(sshd: LoopbackSshd, path: Path, size: int) -> float:
-    from cockpit.sources.log_tail import ResumableTail
-    from cockpit.sources.ssh_pool import SshPool, SshTarget
-    from cockpit.sources.tail_events import LogBytes
+    from cockpit.sources.log.log_tail import ResumableTail
+    from cockpit.sources.log.tail_events import LogBytes
+    from cockpit.sources.transport.ssh_pool import SshPool, SshTarget
 
     t0 = time.perf_counter()
     got = 0

@@ -17,8 +17,8 @@ sys.path.insert(0, str(ROOT / "tests" / "standin"))
 import surface  # type: ignore[import-not-found]  # noqa: E402  (tests/standin/surface.py)
 
 from cockpit.control.search.study import propose  # noqa: E402
-from cockpit.model.search import Search, SearchTrial, TrialStatus  # noqa: E402
-from cockpit.model.search_space import config_key, grid  # noqa: E402
+from cockpit.model.search.search import Search, SearchTrial, TrialStatus  # noqa: E402
+from cockpit.model.search.search_space import config_key, grid  # noqa: E402
 
 SPACE = {"--cuda-graph-max-bs": [32, 64, 128, 256], "--chunked-prefill-size": [2048, 4096, 8192],
          "--moe-runner-backend": ["flashinfer_cutlass", "flashinfer_trtllm", "triton"]}

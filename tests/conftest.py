@@ -37,7 +37,7 @@ def runs(tmp_path: Path):
 
 @pytest.fixture(autouse=True)
 def own_confirm_key(tmp_path_factory, monkeypatch) -> Path:
-    """Each test its own per-user confirmation key (sources/confirm_key.py), never the real
+    """Each test its own per-user confirmation key (sources/server/confirm_key.py), never the real
     user's: subprocesses inherit XDG_STATE_HOME, so `cockpit run` in a test seals with it."""
     state = tmp_path_factory.mktemp("xdg-state")
     monkeypatch.setenv("XDG_STATE_HOME", str(state))

@@ -2,7 +2,7 @@
 
 The Fleet tab's snapshots need the same answers every run; these are real ones, recorded
 from Debian's Prometheus scraping the stand-in fleet, replayed by query text through the
-client the demo ships (sources/demo_fleet.py), unmoved. The 3-host recording is the demo's
+client the demo ships (demo/prom_replay.py), unmoved. The 3-host recording is the demo's
 (sessions/demo/), the others are here.
 """
 
@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from cockpit.live.demo_fleet import DEMO_RECORDING
-from cockpit.live.fleet import FleetFeed, FleetSnapshot
-from cockpit.sources.demo import data_dir
-from cockpit.sources.demo_fleet import RecordedPrometheus, Recording
+from cockpit.demo.build import data_dir
+from cockpit.demo.fleet import DEMO_RECORDING
+from cockpit.demo.prom_replay import RecordedPrometheus, Recording
+from cockpit.live.fleet.fleet import FleetFeed, FleetSnapshot
 
 FLEET_DATA = Path(__file__).resolve().parent / "data" / "fleet"
 

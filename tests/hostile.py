@@ -13,6 +13,7 @@ import os
 import re
 from datetime import UTC, datetime, timedelta
 
+from cockpit.ground.sanitize import sanitize
 from cockpit.model.session import (
     Benchmark,
     Discovery,
@@ -27,7 +28,6 @@ from cockpit.model.session import (
     Target,
     Task,
 )
-from cockpit.parse.sanitize import sanitize
 
 VECTORS: dict[str, str] = {
     "OSC 0": "\x1b]0;x\x07",

@@ -12,7 +12,7 @@ from standin.procs import free_port, kill_groups_left, standin_command
 from sweep_support import make_bench_python
 
 from cockpit.model.enums import Comparator, GpuSource, Metric
-from cockpit.model.search import Search
+from cockpit.model.search.search import Search
 from cockpit.model.session import Goal, Host, LaunchProfile, Session, Sweep, Target
 from cockpit.store.toml_store import save_session
 

@@ -231,7 +231,7 @@ class LoopbackSshd:
 
     def target(self, **kw):
         """An SshTarget for cockpit's pool, explicit (no ssh_config)."""
-        from cockpit.sources.ssh_pool import SshTarget
+        from cockpit.sources.transport.ssh_pool import SshTarget
 
         fields = dict(host=self.host, port=self.port, user=self.username, known_hosts=self.known_hosts,
                       client_keys=(self.client_key,), config=())
@@ -240,7 +240,7 @@ class LoopbackSshd:
 
     def alias_target(self, alias: str = ALIAS):
         """An SshTarget that names the ssh_config alias (host, port, user, key all from config)."""
-        from cockpit.sources.ssh_pool import SshTarget
+        from cockpit.sources.transport.ssh_pool import SshTarget
 
         return SshTarget(host=alias, config=(self.ssh_config,))
 

@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from cockpit.parse.gpu_sample import GpuSample
+from cockpit.parse.gpu.gpu_sample import GpuSample
 
 STANDIN = Path(__file__).resolve().parent / "standin" / "bench_serving.py"
 

@@ -17,11 +17,11 @@ from mcp.server.mcpserver.exceptions import ToolError
 from cockpit.assistant import views
 from cockpit.assistant.live_state import LiveState
 from cockpit.control.diagnosis import accepting, dismissing
+from cockpit.ground.sanitize import sanitize
 from cockpit.live.diagnosis.engine import decided_keys, diagnose
 from cockpit.live.diagnosis.findings import Finding
 from cockpit.live.diagnosis.inputs import bundle
 from cockpit.model.session import Session
-from cockpit.parse.sanitize import sanitize
 
 
 async def open_findings(feeds: LiveState, session: Session,

@@ -25,15 +25,15 @@ from datetime import UTC, datetime
 from typing import Any
 
 from cockpit.live.hub import FeedEnded, LiveHub
-from cockpit.live.log_items import BLOCK, ERROR_LINE, NOTE_LINE, RUN, LogLines, SourceState, SummaryBefore
-from cockpit.live.metrics_snapshot import SERIES, MetricsSnapshot
+from cockpit.live.log.log_items import BLOCK, ERROR_LINE, NOTE_LINE, RUN, LogLines, SourceState, SummaryBefore
+from cockpit.live.log.metrics_snapshot import SERIES, MetricsSnapshot
 from cockpit.live.routes import views_of
 from cockpit.model.session import Session
-from cockpit.parse.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
-from cockpit.parse.gpu_sample import GpuSample
-from cockpit.parse.nvsmi_topo import TopologyMatrix
+from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
+from cockpit.parse.gpu.gpu_sample import GpuSample
+from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
 from cockpit.sources.feeds import LiveSources
-from cockpit.sources.log_feed import describe_event
+from cockpit.sources.log.log_feed import describe_event
 from cockpit.sources.session_feeds import sources_for_session
 
 KEPT_LINES = 2000

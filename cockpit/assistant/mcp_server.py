@@ -37,12 +37,12 @@ from cockpit.assistant.inputs import (
 from cockpit.assistant.live_state import FeedState, LiveState
 from cockpit.assistant.watch import SessionWatch
 from cockpit.control.transaction import ASSISTANT, SessionFileWriter
-from cockpit.model.edits import EditError, SessionEditor
+from cockpit.ground.redact import redact_text
+from cockpit.ground.sanitize import sanitize
+from cockpit.model.edit.edits import EditError, SessionEditor
 from cockpit.model.enums import TASK_COLUMNS, DiscoveryStatus, ProfileStatus, TaskStatus
 from cockpit.model.ids import PREFIX, next_id
-from cockpit.model.redact import redact_text
 from cockpit.model.session import Session, Sweep
-from cockpit.parse.sanitize import sanitize
 from cockpit.store.errors import SessionFileError
 
 _T = TypeVar("_T")
@@ -228,9 +228,9 @@ def build_server(path: Path | str, *, live: LiveState | None = None, watch_s: fl
     @tool("Import the 'Serving Benchmark Result' block of sglang.bench_serving output text "
                              "as a benchmark; returns its id.")
     def import_bench_serving(text: str, label: str, profile: str | None = None, notes: str | None = None) -> str:
-        from cockpit.parse.bench_serving import bench_fields
-        from cockpit.parse.log_events import BenchResult
-        from cockpit.parse.sglang_log import parse_text
+        from cockpit.parse.bench.bench_serving import bench_fields
+        from cockpit.parse.log.log_events import BenchResult
+        from cockpit.parse.log.sglang_log import parse_text
 
         results = [e for e in parse_text(text) if isinstance(e, BenchResult)]
         if not results:

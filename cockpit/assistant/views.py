@@ -12,15 +12,15 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from cockpit.live.sweep_runs import sweep_runs
-from cockpit.model.edits import SessionEditor
+from cockpit.ground.redact import MASK, is_secret_flag, redact_env, redact_text
+from cockpit.ground.sanitize import json_inert, sanitize
+from cockpit.live.experiment.sweep_runs import sweep_runs
+from cockpit.model.bench.targets import score_all
+from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.enums import TASK_COLUMNS, ProfileStatus
-from cockpit.model.redact import MASK, is_secret_flag, redact_env, redact_text
 from cockpit.model.session import Session
-from cockpit.model.targets import score_all
 from cockpit.model.timeline import timeline
-from cockpit.parse.sanitize import json_inert, sanitize
-from cockpit.sources.confirm_key import log_command_confirmed
+from cockpit.sources.server.confirm_key import log_command_confirmed
 from cockpit.store.handoff_md import render_handoff
 
 

@@ -15,46 +15,46 @@ from cockpit import __version__
 
 # Modules that add subcommands; each owns its own parsers and handlers.
 _COMMAND_MODULES = (
-    "cockpit.cli.session_cmds",
-    "cockpit.cli.log_cmds",
-    "cockpit.cli.tail_cmd",
-    "cockpit.cli.log_tui_cmd",
-    "cockpit.cli.gpu_cmds",
-    "cockpit.cli.diff_cmd",
-    "cockpit.cli.drift_cmd",
-    "cockpit.cli.timeline_cmd",
-    "cockpit.cli.diagnose_cmd",
+    "cockpit.cli.session.session_cmds",
+    "cockpit.cli.watch.log_cmds",
+    "cockpit.cli.watch.tail_cmd",
+    "cockpit.cli.watch.log_tui_cmd",
+    "cockpit.cli.watch.gpu_cmds",
+    "cockpit.cli.session.diff_cmd",
+    "cockpit.cli.session.drift_cmd",
+    "cockpit.cli.session.timeline_cmd",
+    "cockpit.cli.watch.diagnose_cmd",
     "cockpit.cli.mcp_cmd",
-    "cockpit.cli.metrics_cmd",
-    "cockpit.cli.sweep_cmd",
-    "cockpit.cli.run_cmds",
-    "cockpit.cli.new_cmd",
-    "cockpit.cli.tune_cmd",
+    "cockpit.cli.watch.metrics_cmd",
+    "cockpit.cli.experiment.sweep_cmd",
+    "cockpit.cli.experiment.run_cmds",
+    "cockpit.cli.session.new_cmd",
+    "cockpit.cli.experiment.tune_cmd",
 )
 # Which module serves which command, so a run imports only what it needs (the session
 # model alone costs ~0.2 s of imports; `parse-log` should start as fast as grep).
 COMMANDS = {
-    "check": "cockpit.cli.session_cmds",
-    "fmt": "cockpit.cli.session_cmds",
-    "export": "cockpit.cli.session_cmds",
-    "add": "cockpit.cli.session_cmds",
-    "bench": "cockpit.cli.session_cmds",
-    "parse-log": "cockpit.cli.log_cmds",
-    "tail": "cockpit.cli.tail_cmd",
-    "log": "cockpit.cli.log_tui_cmd",
-    "gpus": "cockpit.cli.gpu_cmds",
-    "topo": "cockpit.cli.gpu_cmds",
-    "diff": "cockpit.cli.diff_cmd",
-    "drift": "cockpit.cli.drift_cmd",
-    "timeline": "cockpit.cli.timeline_cmd",
-    "diagnose": "cockpit.cli.diagnose_cmd",
+    "check": "cockpit.cli.session.session_cmds",
+    "fmt": "cockpit.cli.session.session_cmds",
+    "export": "cockpit.cli.session.session_cmds",
+    "add": "cockpit.cli.session.session_cmds",
+    "bench": "cockpit.cli.session.session_cmds",
+    "parse-log": "cockpit.cli.watch.log_cmds",
+    "tail": "cockpit.cli.watch.tail_cmd",
+    "log": "cockpit.cli.watch.log_tui_cmd",
+    "gpus": "cockpit.cli.watch.gpu_cmds",
+    "topo": "cockpit.cli.watch.gpu_cmds",
+    "diff": "cockpit.cli.session.diff_cmd",
+    "drift": "cockpit.cli.session.drift_cmd",
+    "timeline": "cockpit.cli.session.timeline_cmd",
+    "diagnose": "cockpit.cli.watch.diagnose_cmd",
     "mcp": "cockpit.cli.mcp_cmd",
-    "metrics": "cockpit.cli.metrics_cmd",
-    "sweep": "cockpit.cli.sweep_cmd",
-    "run": "cockpit.cli.run_cmds",
-    "stop": "cockpit.cli.run_cmds",
-    "new": "cockpit.cli.new_cmd",
-    "tune": "cockpit.cli.tune_cmd",
+    "metrics": "cockpit.cli.watch.metrics_cmd",
+    "sweep": "cockpit.cli.experiment.sweep_cmd",
+    "run": "cockpit.cli.experiment.run_cmds",
+    "stop": "cockpit.cli.experiment.run_cmds",
+    "new": "cockpit.cli.session.new_cmd",
+    "tune": "cockpit.cli.experiment.tune_cmd",
 }
 
 
@@ -127,7 +127,7 @@ def _not_a_command(word: str) -> bool:
 
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", word) or os.path.lexists(word):
         return False  # a path (x.toml, ./x, dir/x) or a file that exists: the TUI's to open
-    from cockpit.parse.sanitize import sanitize
+    from cockpit.ground.sanitize import sanitize
 
     near = difflib.get_close_matches(word, list(COMMANDS), n=1)
     hint = f" (did you mean `cockpit {near[0]}`?)" if near else ""

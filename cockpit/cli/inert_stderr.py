@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
-from cockpit.parse.sanitize import sanitize
+from cockpit.ground.sanitize import sanitize
 
 
 class InertStderr:

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cockpit.parse.sanitize import sanitize
+from cockpit.ground.sanitize import sanitize
 
 if TYPE_CHECKING:
     from cockpit.assistant.live_state import LiveState

@@ -4,7 +4,7 @@
 * SESSION missing: asked at a terminal ("PATH does not exist: create it? [y/N]"), else
   refused with the command that makes it (`cockpit new PATH`): a typo makes no files;
 * SESSION broken: print its errors (file:line:col) to stderr, exit 1, file untouched;
-* `--demo`: built by `cockpit.sources.demo.build_demo(args) -> (session_path, LiveSources)`.
+* `--demo`: built by `cockpit.demo.build.build_demo(args) -> (session_path, LiveSources)`.
 
 Textual is imported only once there is something to show, so this module is headless.
 """
@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from cockpit.cli import recent
+from cockpit.ground.sanitize import sanitize
 from cockpit.model.session import Session, now
-from cockpit.parse.sanitize import sanitize
 from cockpit.sources.feeds import LiveSources
 from cockpit.store.cli_load import load_or_report_signed
 from cockpit.store.signature import DiskSignature
@@ -47,7 +47,7 @@ def _ask_for_new() -> Path | None:
 
 def _confirm_create(path: Path) -> bool:
     """Whether to make the missing `path`: asked at a terminal, else refused with the command that does."""
-    from cockpit.parse.sanitize import sanitize
+    from cockpit.ground.sanitize import sanitize
 
     shown = sanitize(str(path))
     if not sys.stdin.isatty():
@@ -93,8 +93,8 @@ def resolve_session(arg: str | None) -> tuple[Path, Session, DiskSignature, bool
 
 
 def _demo(args: Any) -> tuple[Path, LiveSources] | int:
-    from cockpit.live.demo_fleet import demo_fleet_feed
-    from cockpit.sources.demo import build_demo
+    from cockpit.demo.build import build_demo
+    from cockpit.demo.fleet import demo_fleet_feed
 
     session_path, sources = build_demo(args)
     if sources.fleet is None:  # here, not in build_demo: sources cannot import live's FleetFeed
@@ -125,7 +125,7 @@ def run_tui(args: Any, *, sources: LiveSources | None = None) -> int:
 
         sources = sources_for_session(session)
     if session.prometheus and sources.fleet is None:
-        from cockpit.live.fleet_sources import FleetSources  # the Fleet tab: one [[prometheus]] at a time
+        from cockpit.live.fleet.fleet_sources import FleetSources  # the Fleet tab: one [[prometheus]] at a time
 
         sources.fleet = FleetSources.for_session(session)
     # Not in the demo: its session has no servers of its own to find.

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sys
 
-from cockpit.parse.sanitize import sanitize
+from cockpit.ground.sanitize import sanitize
 
 
 def os_error_line(exc: OSError, path: str | os.PathLike[str] | None = None) -> str:

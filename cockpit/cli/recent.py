@@ -42,7 +42,7 @@ def session_for_target(args: argparse.Namespace, target: str) -> tuple[Any, Any]
     opened last; an exit status (the reason said) when there is none or it does not load."""
     import sys
 
-    from cockpit.parse.sanitize import sanitize
+    from cockpit.ground.sanitize import sanitize
     from cockpit.store.cli_load import load_or_report
 
     path = args.session or most_recent()
@@ -61,7 +61,7 @@ def named_in_session(args: argparse.Namespace, collection: str, what: str,
     the session's `collection`; an exit status (the reason said) when there is none."""
     import sys
 
-    from cockpit.parse.sanitize import sanitize
+    from cockpit.ground.sanitize import sanitize
 
     prefix, _, name = args.target.partition(":")
     found = session_for_target(args, f"{prefix}:NAME")

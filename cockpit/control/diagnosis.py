@@ -11,7 +11,7 @@ from cockpit.control.transaction import edit
 from cockpit.live.diagnosis.findings import Finding
 from cockpit.live.diagnosis.inputs import DiagnosisInputs
 from cockpit.live.diagnosis.load import inputs_from_files
-from cockpit.model.edits import SessionEditor
+from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.finding_decisions import accept_finding, dismiss_finding
 
 

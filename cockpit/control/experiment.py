@@ -24,7 +24,7 @@ Textual.
   sweep"; `cockpit run` as the person).
 * **Progress** is told to `on_event`: StatesChanged, ServerStarting, ServerStarted, ServerPhase, LaunchNote,
   BenchClientChosen, SweepRunnerStarted / Ended, and the sweep runner's own events
-  (PointStarted, PointProgress, PointRecorded, PointFailed, SweepNote; live/sweep_runner.py).
+  (PointStarted, PointProgress, PointRecorded, PointFailed, SweepNote; live/experiment/sweep_runner.py).
   Callers word them (a toast, a printed line); `servers` and `profile_states` are the
   status the TUI shows.
 * **Watching** a sweep's points goes through the live hub (live/hub.py): the panes' GPU
@@ -55,7 +55,7 @@ from cockpit.control.experiment_types import (
     SweepResult,
 )
 from cockpit.live.hub import LiveHub
-from cockpit.model.edits import PERSON, EditError, SessionEditor
+from cockpit.model.edit.edits import PERSON, EditError, SessionEditor
 from cockpit.model.launch_confirm import fingerprint
 from cockpit.model.session import Session
 
@@ -102,13 +102,13 @@ class ExperimentService:
 
     def pool(self) -> Any:
         if self._pool is None:
-            from cockpit.sources.ssh_pool import SshPool
+            from cockpit.sources.transport.ssh_pool import SshPool
 
             self._pool = SshPool()
         return self._pool
 
     def control(self) -> Any:
-        from cockpit.sources.server_control import ServerControl
+        from cockpit.sources.server.server_control import ServerControl
 
         return ServerControl(self.pool())
 
@@ -135,7 +135,7 @@ class ExperimentService:
     # ----- status ----------------------------------------------------------------------------
     async def running_there(self, host: str | None) -> tuple[Any, Any]:
         """(place, status) of the session's server on `host`; status None when it could not be asked."""
-        from cockpit.sources.server_control import place_for_host
+        from cockpit.sources.server.server_control import place_for_host
 
         place = place_for_host(self.session, self.path, host, **self.ssh)
         try:
@@ -147,7 +147,7 @@ class ExperimentService:
     async def attach(self) -> list[tuple[str, Any, Any, bool]]:
         """Servers of this session already running (by PID file): (profile id, place, status,
         same command as the profile now) each, their state set to running."""
-        from cockpit.sources.server_control import places_of_session
+        from cockpit.sources.server.server_control import places_of_session
 
         control, found = self.control(), []
         for place in places_of_session(self.session, self.path, **self.ssh):
@@ -170,7 +170,7 @@ class ExperimentService:
         """Start (or, `restart`, stop then start) a profile's server on its host and follow
         it to ready or crashed (`wait_ready`); recorded either way. A restart's stop is the
         caller's to ask about (it stops whatever runs there)."""
-        from cockpit.sources.server_control import AlreadyRunning, ServerControlError, plan_launch
+        from cockpit.sources.server.server_control import AlreadyRunning, ServerControlError, plan_launch
 
         try:
             plan = plan_launch(self.session, self.path, profile_id, **self.ssh)
@@ -202,7 +202,7 @@ class ExperimentService:
 
     async def _seal_launch(self, plan: Any) -> StartOutcome | None:
         """The person said yes: seal it with this user's key and record it as theirs."""
-        from cockpit.sources.confirm_key import ConfirmKeyError, confirmation
+        from cockpit.sources.server.confirm_key import ConfirmKeyError, confirmation
 
         try:
             sealed = confirmation("launch", plan.fingerprint)
@@ -235,7 +235,7 @@ class ExperimentService:
         return StartOutcome("started", plan.profile_id, plan.place.host, plan=plan, started=started)
 
     async def _follow(self, plan: Any, started: Any, timeout_s: float) -> StartOutcome:
-        from cockpit.live.launch_lifecycle import PHASE_WORDS, apply_outcome, fallback_profile, follow_launch
+        from cockpit.live.experiment.launch_lifecycle import PHASE_WORDS, apply_outcome, fallback_profile, follow_launch
 
         host = plan.place.host
 
@@ -296,7 +296,7 @@ class ExperimentService:
     async def stop(self, hosts: Sequence[str | None] | None = None, *, grace_s: float = 10.0) -> list[StopOutcome]:
         """Stop the session's server on each host (None in the list: this machine; None:
         every host of the session). The stopped ones are one note."""
-        from cockpit.sources.server_control import ServerControlError, place_for_host, places_of_session
+        from cockpit.sources.server.server_control import ServerControlError, place_for_host, places_of_session
 
         places = (places_of_session(self.session, self.path, **self.ssh) if hosts is None else
                   [place_for_host(self.session, self.path, host, **self.ssh) for host in hosts])
@@ -350,6 +350,6 @@ class ExperimentService:
 
 
 def _crashed(pid: str, host: str, code: int | None, why: str | None, label: str) -> Callable[[SessionEditor], None]:
-    from cockpit.live.launch_lifecycle import crash_after_ready
+    from cockpit.live.experiment.launch_lifecycle import crash_after_ready
 
     return lambda editor: crash_after_ready(editor, pid, host, exit_code=code, why=why, session_label=label)

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from cockpit.model.package_drift import DriftRow
 from cockpit.model.session import Session
-from cockpit.sources.confirm_key import ConfirmKeyError, confirmation, log_command_confirmed
 from cockpit.sources.feeds import LiveFeed, LiveSources
-from cockpit.sources.host_events import HostConnected, HostConnecting, HostDisconnected, HostEvent
 from cockpit.sources.host_feeds_plan import hosts_with, next_in, split_key
+from cockpit.sources.server.confirm_key import ConfirmKeyError, confirmation, log_command_confirmed
+from cockpit.sources.transport.host_events import HostConnected, HostConnecting, HostDisconnected, HostEvent
 
 __all__ = [
     "ConfirmKeyError", "HostEvent", "LiveFeed", "LiveSources", "check_drift", "host_state_text", "hosts_with",
@@ -38,8 +38,8 @@ def host_state_text(event: object) -> str | None:
 async def check_drift(session: Session, sources: LiveSources | None) -> tuple[list[DriftRow], list[str]]:
     """The recorded package versions against their hosts, over the app's SSH pool when it
     has one (its connections are reused, and it stays open), else over one made for this."""
-    from cockpit.sources.drift_check import check_drift as check
-    from cockpit.sources.ssh_pool import SshPool
+    from cockpit.sources.server.drift_check import check_drift as check
+    from cockpit.sources.transport.ssh_pool import SshPool
 
     shared = sources.host_events if sources is not None else None
     pool = shared if isinstance(shared, SshPool) else SshPool()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cockpit.sources.ssh_pool import SshPool
+from cockpit.sources.transport.ssh_pool import SshPool
 
 __all__ = ["shared_pool"]
 

@@ -4,7 +4,7 @@ The TUI owns one and renders what it says; nothing here imports Textual, so the 
 rules hold for any long-lived writer (an assistant bridge, a sweep runner):
 * edits go through the `SessionEditor` (undo history, journal);
 * `save` takes the lock beside the file, re-reads it and merges three ways by record id
-  with what another writer saved since (model/merge.py), then writes atomically;
+  with what another writer saved since (model/edit/merge.py), then writes atomically;
 * `take_outside` merges an outside change into the open session (unsaved edits stay);
 * listeners are told after every change of the session, so a view re-renders from one
   place instead of every caller remembering to.
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from cockpit.model.edits import SessionEditor
-from cockpit.model.merge import MergeResult, merge_sessions
+from cockpit.model.edit.edits import SessionEditor
+from cockpit.model.edit.merge import MergeResult, merge_sessions
 from cockpit.model.session import Session, UiState
 from cockpit.store.errors import SessionFileError
 from cockpit.store.lock import SessionBusyError, session_lock

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from cockpit.control.transaction import SWEEP, edit
-from cockpit.live.sweep_runner import recorded_in
-from cockpit.model.edits import SessionEditor
+from cockpit.live.experiment.sweep_runner import recorded_in
+from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.session import Session
 from cockpit.store.errors import SessionFileError
 from cockpit.store.toml_store import load_session
@@ -26,7 +26,7 @@ _T = TypeVar("_T")
 
 
 class TransactionSink:
-    """A PointSink (live/sweep_runner.py) over the session file itself. `busy_wait_s`: how
+    """A PointSink (live/experiment/sweep_runner.py) over the session file itself. `busy_wait_s`: how
     long one record waits for another writer's lock before the point is "not recorded"."""
 
     def __init__(self, path: Path | str, *, actor: str = SWEEP, busy_wait_s: float = 15.0) -> None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from cockpit.model.edits import SessionEditor
+from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.session import Session
 from cockpit.store.lock import session_lock
 from cockpit.store.signature import DiskSignature, disk_signature

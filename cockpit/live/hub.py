@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from cockpit.live.log_pipeline import pipeline_for
+from cockpit.live.log.log_pipeline import pipeline_for
 
 __all__ = ["FeedEnded", "Listener", "LiveHub"]
 

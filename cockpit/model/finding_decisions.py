@@ -8,7 +8,7 @@ the same evidence again. The finding itself is plain values here (the model know
 
 from __future__ import annotations
 
-from cockpit.model.edits import PERSON, SessionEditor
+from cockpit.model.edit.edits import PERSON, SessionEditor
 from cockpit.model.enums import DiscoveryStatus
 from cockpit.model.session import FindingDecision, Session, now
 

@@ -6,7 +6,7 @@ verify asks again (or needs `--yes` typed on the command line).
 Why a seal and not the bare fingerprint: anyone can compute a fingerprint, so an
 assistant over MCP, `cockpit add` or an editor could write one into the session and make
 `cockpit run` start the command unasked. The seal is an HMAC of the fingerprint with the
-per-user key (sources/confirm_key.py), written only where a person answered at a terminal;
+per-user key (sources/server/confirm_key.py), written only where a person answered at a terminal;
 a seal from another user's session, or a bare fingerprint from an older file, does not
 verify and simply asks again. Pure functions here; the key's file is a source's business.
 """

@@ -11,6 +11,8 @@ from typing import Annotated, Literal
 
 from pydantic import AwareDatetime, Field, field_validator, model_validator
 
+from cockpit.model.bench.sweep_dataset import describe as describe_dataset
+from cockpit.model.bench.sweep_dataset import problems as dataset_problems
 from cockpit.model.enums import (
     Comparator,
     DiscoveryStatus,
@@ -22,15 +24,13 @@ from cockpit.model.enums import (
 )
 from cockpit.model.log_view import LogViewState
 from cockpit.model.prom_match import matchers_of
-from cockpit.model.search import Search
+from cockpit.model.search.search import Search
 from cockpit.model.strict import PRIVATE_KEY_BLOCK as PRIVATE_KEY_BLOCK  # re-exported: older imports
 from cockpit.model.strict import SECRET_KEY_NAMES as SECRET_KEY_NAMES
 from cockpit.model.strict import Id as Id
 from cockpit.model.strict import Strict as Strict
 from cockpit.model.strict import Text as Text
 from cockpit.model.strict import now as now
-from cockpit.model.sweep_dataset import describe as describe_dataset
-from cockpit.model.sweep_dataset import problems as dataset_problems
 
 SCHEMA_VERSION = 1
 
@@ -139,7 +139,7 @@ class LaunchProfile(Strict):
 
 
 class SweepDataset(StrEnum):
-    """The bench client's dataset names (model/sweep_dataset.py says what each one reads)."""
+    """The bench client's dataset names (model/bench/sweep_dataset.py says what each one reads)."""
 
     RANDOM = "random"
     RANDOM_IDS = "random-ids"
@@ -165,7 +165,7 @@ class Sweep(Strict):
     """More bench_serving arguments, each one argv item (never joined into a shell string)."""
     request_rate: float | None = Field(default=None, gt=0)
     """Requests per second (Poisson arrivals); unset: all at once, held to the concurrency."""
-    # Each dataset's own fields (model/sweep_dataset.py): set only for the dataset that reads them.
+    # Each dataset's own fields (model/bench/sweep_dataset.py): set only for the dataset that reads them.
     dataset_path: str | None = None
     sharegpt_context_len: int | None = Field(default=None, ge=1)
     gsp_num_groups: int | None = Field(default=None, ge=1)
@@ -290,7 +290,7 @@ class LastAction(Strict):
 # 1e300 would never poll; both are typos, refused with the field's line.
 MIN_INTERVAL_S = 0.05  # 20 polls a second at most (the sweep tests sample GPUs this fast)
 MAX_INTERVAL_S = 86_400.0
-# The TUI's tabs (cockpit.ui.actions.TABS, which a test keeps equal to this).
+# The TUI's tabs (cockpit.ui.keys.actions.TABS, which a test keeps equal to this).
 TABS = ("main", "goal", "discoveries", "benchmarks", "files", "packages", "launch", "last", "topology",
         "handoff", "fleet")
 
@@ -331,7 +331,7 @@ class PrometheusSource(Strict):
     match: dict[str, str] | str | None = None
     """Which targets are this fleet's: `{job = "sglang"}` or a selector string (model/prom_match.py)."""
     rate_window_s: float | None = Field(default=None, ge=MIN_INTERVAL_S, le=MAX_INTERVAL_S)
-    """rate() / percentile window; unset: from the targets' scrape interval (live/fleet.py)."""
+    """rate() / percentile window; unset: from the targets' scrape interval (live/fleet/fleet.py)."""
 
     @field_validator("match")
     @classmethod
@@ -406,7 +406,7 @@ class Session(Strict):
     last_actions: list[LastAction] = []
     """Earlier last actions, oldest first (the last `LAST_ACTIONS_KEPT`): what each new one replaced."""
     searches: list[Search] = []
-    """Searches over launch configurations and their trials (model/search.py)."""
+    """Searches over launch configurations and their trials (model/search/search.py)."""
     findings: list[FindingDecision] = []
     """Diagnosis findings accepted or dismissed (live/diagnosis), by evidence key."""
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from cockpit.model.profile_diff import diff_lines, diff_profiles
+from cockpit.model.bench.profile_diff import diff_lines, diff_profiles
 from cockpit.model.session import Benchmark, JournalEvent, Session
 
 DROP_THRESHOLD = 0.05

@@ -13,7 +13,7 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-from cockpit.parse.sanitize import sanitize
+from cockpit.ground.sanitize import sanitize
 
 MARK = "COCKPIT-PROBE "
 

@@ -3,7 +3,7 @@
 A feed is any object with an async `stream()` that yields items (a batch of log lines,
 a GPU sample list, a topology). The app runs each feed in its own worker (a log feed
 through its LogPipeline) and routes every item by its type to the panes that take it
-(ui/live_routes.py). Nothing
+(ui/live/live_routes.py). Nothing
 here imports a concrete source, so the demo replay, real SSH tails and test fakes all
 plug in the same way.
 """
@@ -15,8 +15,8 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from cockpit.sources.host_events import HostEvent
 from cockpit.sources.live_feed import LiveFeed
+from cockpit.sources.transport.host_events import HostEvent
 
 if TYPE_CHECKING:
     from cockpit.sources.host_feeds import HostFeeds
@@ -43,7 +43,7 @@ class LiveSources:
     """A HostFeeds (sources/host_feeds.py): the feeds of the session's hosts, keyed
     `kind@host`, re-planned by the app whenever the session changes."""
     fleet: LiveFeed | None = None
-    """`[[prometheus]]`: FleetSnapshots for the Fleet tab (live/fleet.py's FleetFeed)."""
+    """`[[prometheus]]`: FleetSnapshots for the Fleet tab (live/fleet/fleet.py's FleetFeed)."""
 
     title_note: str | None = None
     """Shown in the header beside the title (the demo says DEMO here)."""

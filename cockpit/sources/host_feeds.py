@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cockpit.model.session import Host
-from cockpit.sources.host_events import HostEvent
 from cockpit.sources.host_feeds_plan import Plan, PlanChange, diff_plans, feeds_of_host, is_local_gpu, plan_feeds
+from cockpit.sources.transport.host_events import HostEvent
 
 if TYPE_CHECKING:
     from cockpit.sources.live_feed import LiveFeed
-    from cockpit.sources.ssh_pool import SshPool
-    from cockpit.sources.ssh_target import SshTarget
+    from cockpit.sources.transport.ssh_pool import SshPool
+    from cockpit.sources.transport.ssh_target import SshTarget
 
 
 @dataclass
@@ -56,7 +56,7 @@ class HostFeeds:
     def pool(self) -> SshPool:
         """Made on first use: a session of local hosts never imports asyncssh."""
         if self._pool is None:
-            from cockpit.sources.ssh_pool import SshPool
+            from cockpit.sources.transport.ssh_pool import SshPool
 
             self._pool = SshPool()
             for callback in self._listeners:
@@ -66,7 +66,7 @@ class HostFeeds:
     def target(self, host: Host) -> SshTarget | None:
         if not host.ssh:
             return None
-        from cockpit.sources.ssh_target import SshTarget, with_config
+        from cockpit.sources.transport.ssh_target import SshTarget, with_config
 
         jump = SshTarget.parse(host.jump) if host.jump else None
         return with_config(SshTarget.parse(host.ssh, jump=jump), self.ssh_config, self.known_hosts)
@@ -133,8 +133,8 @@ class HostFeeds:
         """The feed of one kind for one session host."""
         target = self.target(host)
         if kind == "log":
-            from cockpit.sources.log_feed import LogFeed
-            from cockpit.sources.log_tail import RemoteFile, ResumableTail
+            from cockpit.sources.log.log_feed import LogFeed
+            from cockpit.sources.log.log_tail import RemoteFile, ResumableTail
 
             if target is not None:
                 return _log_feed_to(target, host, self.pool, self.lines)
@@ -142,15 +142,15 @@ class HostFeeds:
                           and isinstance(ResumableTail.parse_source(host.log_path), RemoteFile))
             return LogFeed.for_host(host, pool=self.pool if remote else None, lines=self.lines)
         if kind == "metrics":
-            from cockpit.sources.metrics_scrape import metrics_feed_for_host
+            from cockpit.sources.metrics.metrics_scrape import metrics_feed_for_host
 
             return metrics_feed_for_host(host, self.pool if target is not None else None, target)
-        from cockpit.sources import gpu_feed
+        from cockpit.sources.gpu import gpu_feed
 
         source = str(getattr(host.gpu_source, "value", host.gpu_source))
         if kind == "gpu":
             if source == "dcgm":
-                from cockpit.sources.metrics_scrape import dcgm_feed_for_host
+                from cockpit.sources.metrics.metrics_scrape import dcgm_feed_for_host
 
                 return dcgm_feed_for_host(host, self.pool if target is not None else None, target)
             if is_local_gpu(host) or target is None:
@@ -169,11 +169,11 @@ class HostFeeds:
 
 def _log_feed_to(target: SshTarget, host: Host, pool: SshPool, lines: int) -> LiveFeed:
     """A host's log on its `ssh` target (the CLI's ssh_config / known_hosts applied)."""
-    from cockpit.sources.log_feed import LogFeed
-    from cockpit.sources.log_tail import RemoteCommand, RemoteFile
+    from cockpit.sources.log.log_feed import LogFeed
+    from cockpit.sources.log.log_tail import RemoteCommand, RemoteFile
 
     if host.log_command:
-        from cockpit.sources.confirm_key import require_log_confirmed
+        from cockpit.sources.server.confirm_key import require_log_confirmed
 
         require_log_confirmed(host)  # a shell command from the session: only once a person confirmed it
         return LogFeed.ssh(RemoteCommand(target, host.log_command), pool=pool, lines=lines)

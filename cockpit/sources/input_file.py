@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from cockpit.sources.http_get import MAX_BODY_BYTES
+from cockpit.sources.transport.http_get import MAX_BODY_BYTES
 
 MB = 1024 * 1024
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from cockpit.ground.sanitize import sanitize
 from cockpit.model.session import Session
-from cockpit.parse.sanitize import sanitize
 from cockpit.store.errors import SessionFileError
 from cockpit.store.exposure import exposure_warning
 from cockpit.store.signature import DiskSignature

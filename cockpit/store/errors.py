@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from cockpit.parse.sanitize import sanitize
+from cockpit.ground.sanitize import sanitize
 
 
 @dataclass(frozen=True, slots=True)

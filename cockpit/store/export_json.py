@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from cockpit.ground.sanitize import json_inert
 from cockpit.model.session import Session
-from cockpit.parse.sanitize import json_inert
 from cockpit.store.redact import mask_secrets, redact_env, redact_text
 
 

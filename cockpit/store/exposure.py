@@ -1,6 +1,6 @@
 """Secrets in a file others can read: what `cockpit` warns about when it opens or saves one.
 
-Exports and screens mask tokens (model/redact.py), but the session file holds them in
+Exports and screens mask tokens (ground/redact.py), but the session file holds them in
 clear. New sessions are created 0600; one that is group- or world-readable (made before, or
 chmod'ed) and holds a secret-looking value gets a warning naming where and the fix.
 """
@@ -11,7 +11,7 @@ import os
 import stat
 from pathlib import Path
 
-from cockpit.model.redact import is_secret_name, redact_text
+from cockpit.ground.redact import is_secret_name, redact_text
 from cockpit.model.session import Session
 from cockpit.store.toml_store import to_data
 

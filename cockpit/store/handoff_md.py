@@ -17,12 +17,12 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
+from cockpit.ground.sanitize import sanitize
+from cockpit.model.bench.profile_diff import diff_lines, diff_profiles
+from cockpit.model.bench.targets import score_all
 from cockpit.model.enums import DiscoveryStatus, Metric, ProfileStatus, TaskStatus
-from cockpit.model.profile_diff import diff_lines, diff_profiles
 from cockpit.model.session import Benchmark, Discovery, FileChange, LaunchProfile, Session
-from cockpit.model.targets import score_all
 from cockpit.model.timeline import drops, throughput
-from cockpit.parse.sanitize import sanitize
 from cockpit.store.atomic_write import write_atomic
 from cockpit.store.redact import mask_secrets, redact_env, redact_text
 

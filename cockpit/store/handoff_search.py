@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from cockpit.model.search import Search, SearchTrial, TrialStatus
-from cockpit.model.search_scoring import best_config, leaderboard, noise_share
-from cockpit.model.search_space import derived_name
+from cockpit.model.search.search import Search, SearchTrial, TrialStatus
+from cockpit.model.search.search_scoring import best_config, leaderboard, noise_share
+from cockpit.model.search.search_space import derived_name
 from cockpit.model.session import Session
 
 __all__ = ["searches_section"]

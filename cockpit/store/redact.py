@@ -1,6 +1,6 @@
-"""The exports' redaction; it lives in `cockpit.model.redact` so diffs share it."""
+"""The exports' redaction; it lives in `cockpit.ground.redact` so diffs share it."""
 
-from cockpit.model.redact import (
+from cockpit.ground.redact import (
     MASK,
     SECRET_NAME,
     holds_secret,

@@ -7,10 +7,10 @@
   debounced (`ui.autosave`, `ui.autosave_delay_s`);
 * the session file is polled for outside changes (`cockpit add` from a shell) and every
   save re-reads it under the lock: the other writer's records are merged by id with the
-  local ones (model/merge.py), never written over;
+  local ones (model/edit/merge.py), never written over;
 * `sources` (LiveSources) are run as workers through the live hub (live/hub.py: a log
   feed through its LogPipeline, once per kind@host, shared with a sweep's watch) whose
-  items are routed by type to the panes that take them (ui/live_routes.py);
+  items are routed by type to the panes that take them (ui/live/live_routes.py);
 * the session hosts' feeds (`sources.hosts`, keyed `kind@host`) follow the session: after
   every change the plan is diffed (sources/host_feeds_plan.py) and only what it says is
   stopped and started, so a host added or edited is connected without a restart;
@@ -35,27 +35,27 @@ from textual.worker import Worker, WorkerState
 from cockpit.control.live_access import HostEvent, LiveFeed, LiveSources, host_state_text, hosts_with, split_key
 from cockpit.control.session_controller import LOCK_RETRY_S, DiskSignature, SessionController
 from cockpit.live.alerts import Alert, AlertBook, error_lines
-from cockpit.live.fleet_sources import FleetSources
+from cockpit.live.fleet.fleet_sources import FleetSources
 from cockpit.live.hub import LiveHub
-from cockpit.live.log_items import LogLines, SourceState
-from cockpit.live.metrics_snapshot import MetricsSnapshot
-from cockpit.model.edits import SessionEditor
-from cockpit.model.merge import MergeResult
+from cockpit.live.log.log_items import LogLines, SourceState
+from cockpit.live.log.metrics_snapshot import MetricsSnapshot
+from cockpit.model.edit.edits import SessionEditor
+from cockpit.model.edit.merge import MergeResult
 from cockpit.model.package_drift import DriftRow
 from cockpit.model.session import Session, UiState
 from cockpit.store.errors import SessionFileError
 from cockpit.ui.app_base import CockpitAppBase
-from cockpit.ui.commands import CockpitCommands, HostCommands
-from cockpit.ui.diagnosis_live import FindingsWatch
-from cockpit.ui.experiment import ExperimentControl
-from cockpit.ui.live_routes import ROUTES, LivePane, state_pane
+from cockpit.ui.keys.commands import CockpitCommands, HostCommands
+from cockpit.ui.live.diagnosis_live import FindingsWatch
+from cockpit.ui.live.experiment import ExperimentControl
+from cockpit.ui.live.live_routes import ROUTES, LivePane, state_pane
 from cockpit.ui.messages import LiveFeedStopped, LiveItemReceived, ServerStartRequested, ServerStopRequested
 from cockpit.ui.port import CockpitPort
 from cockpit.ui.screens.confirm_quit import ConfirmQuitScreen
-from cockpit.ui.screens.main import MainScreen
-from cockpit.ui.widgets.fleet_pane import FleetPane
-from cockpit.ui.widgets.gpu_pane import GpuPane
-from cockpit.ui.widgets.log_pane import LogPane
+from cockpit.ui.screens.main.main import MainScreen
+from cockpit.ui.widgets.fleet.fleet_pane import FleetPane
+from cockpit.ui.widgets.gpu.gpu_pane import GpuPane
+from cockpit.ui.widgets.log.log_pane import LogPane
 
 # What the header says of a host on this machine (no `ssh`): its log feed's state.
 LOCAL_TAILING, LOCAL_WAITING, LOCAL_STOPPED = "tailing", "no log file yet", "stopped"
@@ -109,7 +109,7 @@ class CockpitApp(CockpitAppBase):
         self._early_keys = False  # a key came before that
         self.keymap_problems: list[str] = []
         if keymap is None:  # the person's own keys (tests pass their own, or {})
-            from cockpit.ui.keymap_file import load_keymap
+            from cockpit.ui.keys.keymap_file import load_keymap
 
             keymap, self.keymap_problems = load_keymap()
         self.keymap = dict(keymap)
@@ -559,7 +559,7 @@ class CockpitApp(CockpitAppBase):
             self.raise_alert(self.alerts.observe_host(name, state))
         self.main_screen.refresh_header()
 
-    # ----- the experiment loop (ui/experiment.py runs it) ------------------------------------------
+    # ----- the experiment loop (ui/live/experiment.py runs it) ------------------------------------------
     def on_server_start_requested(self, message: ServerStartRequested) -> None:
         self.experiment.start(message.profile_id, restart=message.restart)
 

@@ -17,11 +17,11 @@ from textual.driver import Driver
 from textual.screen import Screen
 
 from cockpit.ui import gc_settle
-from cockpit.ui.actions import ACTIONS
-from cockpit.ui.commands import textual_commands
+from cockpit.ui.keys.actions import ACTIONS
+from cockpit.ui.keys.commands import textual_commands
 from cockpit.ui.safe_text import safe
-from cockpit.ui.themes import DEFAULT_THEME, ThemeProblem, load_themes, role_defaults
-from cockpit.ui.widgets.log_pane import LogPane
+from cockpit.ui.theme.themes import DEFAULT_THEME, ThemeProblem, load_themes, role_defaults
+from cockpit.ui.widgets.log.log_pane import LogPane
 
 
 class CockpitAppBase(App[None]):

@@ -14,11 +14,11 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.widgets import Footer
 
-from cockpit.ui.actions import ActionSpec, bindings_for, specs_for
 from cockpit.ui.app_base import CockpitAppBase
-from cockpit.ui.commands import CockpitCommands
-from cockpit.ui.themes import shipped_theme_dir, user_theme_dir
-from cockpit.ui.widgets.log_pane import LogPane
+from cockpit.ui.keys.actions import ActionSpec, bindings_for, specs_for
+from cockpit.ui.keys.commands import CockpitCommands
+from cockpit.ui.theme.themes import shipped_theme_dir, user_theme_dir
+from cockpit.ui.widgets.log.log_pane import LogPane
 
 
 class LogCommands(CockpitCommands):
@@ -77,7 +77,7 @@ class LogApp(CockpitAppBase):
                     "the benchmark form (4, then a)", severity="warning", timeout=8)
 
     async def _pump(self, feed: Any) -> None:
-        from cockpit.live.log_pipeline import pipeline_for
+        from cockpit.live.log.log_pipeline import pipeline_for
 
         pane = self.query_one(LogPane)
         try:

@@ -2,7 +2,7 @@
 command"). The command comes from the session file, which anyone may have written (a
 received session, an assistant, an editor), so it runs only once the person has seen it:
 the dialog shows the host and the exact command (sanitized, secrets masked), and a yes
-seals it with this user's key (control/live_access.py, sources/confirm_key.py) in the host's `log_confirmed`.
+seals it with this user's key (control/live_access.py, sources/server/confirm_key.py) in the host's `log_confirmed`.
 The feeds follow the session, so the log feed starts as soon as the seal is saved."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from cockpit.control.live_access import ConfirmKeyError, log_command_confirmed, seal_log_command
+from cockpit.ground.redact import redact_text
 from cockpit.model.launch_confirm import log_fingerprint
-from cockpit.model.redact import redact_text
 
 
 def waiting_hosts(session: Any) -> list[Any]:
@@ -58,7 +58,7 @@ def ask_log_command(app: Any) -> None:
 
 def _shown_log_host(app: Any) -> str | None:
     try:
-        from cockpit.ui.widgets.host_deck import HostDeck
+        from cockpit.ui.widgets.chrome.host_deck import HostDeck
 
         return app.main_screen.query_one("#log-deck", HostDeck).current
     except Exception:  # noqa: BLE001 -- no main screen yet: the first host waiting

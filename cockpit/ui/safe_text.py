@@ -1,4 +1,4 @@
-"""Untrusted text for widgets: sanitized (`cockpit.parse.sanitize`), never read as markup.
+"""Untrusted text for widgets: sanitized (`cockpit.ground.sanitize`), never read as markup.
 
 Everything a session file, a host or a log supplies goes through one of these on its way
 to the screen:
@@ -24,7 +24,7 @@ from rich.text import Span as RichSpan
 from rich.text import Text
 from textual.content import Content, Span
 
-from cockpit.parse.sanitize import _UNSAFE_MULTILINE, sanitize
+from cockpit.ground.sanitize import _UNSAFE_MULTILINE, sanitize
 
 
 def safe(text: Any, *, multiline: bool = False) -> str:

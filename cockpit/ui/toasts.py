@@ -17,7 +17,7 @@ _RANK = {"information": 0, "warning": 1, "error": 2}
 
 
 def form_is_open(app: App[Any]) -> bool:
-    from cockpit.ui.screens.form_base import FormScreen
+    from cockpit.ui.screens.forms.form_base import FormScreen
 
     return bool(app.screen_stack) and isinstance(app.screen_stack[-1], FormScreen)
 

@@ -33,9 +33,9 @@ from tmux_driver import cockpit_program, tmux  # noqa: F401  (tmux is the fixtur
 
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.session import Host, LaunchProfile, Sweep
-from cockpit.parse.bench_result_jsonl import RECORD_FIELDS, read_records
-from cockpit.parse.log_events import DecodeBatch, PrefillBatch
-from cockpit.parse.sglang_log import parse_line
+from cockpit.parse.bench.bench_result_jsonl import RECORD_FIELDS, read_records
+from cockpit.parse.log.log_events import DecodeBatch, PrefillBatch
+from cockpit.parse.log.sglang_log import parse_line
 from cockpit.store.toml_store import load_session, save_session
 
 DID, NEXT, FALLBACK = "tuned chunked prefill to 4096", "sweep c=1..4 on l1 again", "back to chunked prefill 8192"

@@ -15,7 +15,7 @@ from standin.procs import free_port, kill_group, standin_command
 
 from sweep_support import StandinServer, make_bench_python
 
-from cockpit.live.sweep_plan import sweep_fingerprint
+from cockpit.live.experiment.sweep_plan import sweep_fingerprint
 from cockpit.model.launch_confirm import fingerprint
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.store.toml_store import load_session, save_session
@@ -78,7 +78,7 @@ def test_a_seal_copied_from_another_users_session_does_not_verify(camp, tmp_path
 
 
 def test_yes_typed_on_the_command_line_seals_it_with_this_users_key(camp, own_confirm_key: Path) -> None:
-    from cockpit.sources.confirm_key import is_confirmed
+    from cockpit.sources.server.confirm_key import is_confirmed
 
     path, runs = camp
     session = load_session(path)

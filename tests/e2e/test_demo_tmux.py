@@ -81,7 +81,7 @@ def test_demo_shows_live_panes_then_keeps_a_moved_task(tmux, tmp_path, size):
 
 
 def test_demo_again_reopens_the_kept_copy_and_fresh_starts_a_new_one(tmux):
-    from cockpit.sources.demo import DEMO_SESSION, data_dir
+    from cockpit.demo.build import DEMO_SESSION, data_dir
 
     copy = Path(tmux.env["XDG_STATE_HOME"]) / "cockpit" / "demo" / DEMO_SESSION
     copy.parent.mkdir(parents=True)

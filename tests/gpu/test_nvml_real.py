@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from cockpit.parse.nvsmi_query import QUERY_FIELDS, QueryStreamParser, query_command
-from cockpit.parse.nvsmi_topo import DISTANCE_CLASSES, distance_class, parse_topology
-from cockpit.sources.nvml_sampler import NvmlSampler
-from cockpit.sources.nvsmi_stream import swap_rejected_field
+from cockpit.parse.gpu.nvsmi_query import QUERY_FIELDS, QueryStreamParser, query_command
+from cockpit.parse.gpu.nvsmi_topo import DISTANCE_CLASSES, distance_class, parse_topology
+from cockpit.sources.gpu.nvml_sampler import NvmlSampler
+from cockpit.sources.gpu.nvsmi_stream import swap_rejected_field
 
 
 def _driver_present() -> bool:

@@ -8,8 +8,8 @@ import pytest
 
 from sshd_fixture import ALIAS
 
-from cockpit.sources.host_events import HostConnecting, HostDisconnected
-from cockpit.sources.ssh_pool import Backoff, KnownHostsUnusable, SshPool
+from cockpit.sources.transport.host_events import HostConnecting, HostDisconnected
+from cockpit.sources.transport.ssh_pool import Backoff, KnownHostsUnusable, SshPool
 
 CASES = {
     # a @cert-authority marker with host patterns but no key

@@ -12,13 +12,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from metrics_server import MetricsServer  # noqa: E402
 
-from cockpit.live.server_metrics import ServerMetricsFold  # noqa: E402
-from cockpit.parse.gpu_events import GpuSamplesTaken  # noqa: E402
-from cockpit.parse.metrics_events import MetricsScraped, MetricsScrapeFailed  # noqa: E402
-from cockpit.parse.sglang_metrics import sglang_scrape  # noqa: E402
-from cockpit.sources.host_events import HostConnected  # noqa: E402
-from cockpit.sources.metrics_scrape import DcgmFeed, MetricsFeed, scrape_once  # noqa: E402
-from cockpit.sources.ssh_pool import Backoff, SshPool  # noqa: E402
+from cockpit.live.metrics.server_metrics import ServerMetricsFold  # noqa: E402
+from cockpit.parse.gpu.gpu_events import GpuSamplesTaken  # noqa: E402
+from cockpit.parse.metrics.metrics_events import MetricsScraped, MetricsScrapeFailed  # noqa: E402
+from cockpit.parse.metrics.sglang_metrics import sglang_scrape  # noqa: E402
+from cockpit.sources.metrics.metrics_scrape import DcgmFeed, MetricsFeed, scrape_once  # noqa: E402
+from cockpit.sources.transport.host_events import HostConnected  # noqa: E402
+from cockpit.sources.transport.ssh_pool import Backoff, SshPool  # noqa: E402
 
 
 def pool(events=None):

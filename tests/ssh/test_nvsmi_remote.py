@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from cockpit.parse.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
-from cockpit.parse.nvsmi_query import QUERY_FIELDS, parse_nvsmi_table
-from cockpit.sources.nvsmi_stream import NvsmiStream, fetch_samples, fetch_topology
-from cockpit.sources.ssh_pool import Backoff, SshPool
+from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
+from cockpit.parse.gpu.nvsmi_query import QUERY_FIELDS, parse_nvsmi_table
+from cockpit.sources.gpu.nvsmi_stream import NvsmiStream, fetch_samples, fetch_topology
+from cockpit.sources.transport.ssh_pool import Backoff, SshPool
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "nvidia-smi"
 TICKS = 3

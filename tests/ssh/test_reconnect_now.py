@@ -5,7 +5,7 @@ import asyncio
 
 import pytest
 
-from cockpit.sources.ssh_pool import Backoff, HostKeyRejected, SshPool
+from cockpit.sources.transport.ssh_pool import Backoff, HostKeyRejected, SshPool
 
 
 async def test_reconnect_now_ends_the_back_off_wait(sshd, tmp_path):

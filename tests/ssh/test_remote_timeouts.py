@@ -18,9 +18,9 @@ import pytest
 
 from sshd_fixture import ALIAS
 
-from cockpit.parse.gpu_events import GpuSourceUnavailable
-from cockpit.sources.nvsmi_stream import fetch_topology
-from cockpit.sources.ssh_pool import Backoff, SshPool
+from cockpit.parse.gpu.gpu_events import GpuSourceUnavailable
+from cockpit.sources.gpu.nvsmi_stream import fetch_topology
+from cockpit.sources.transport.ssh_pool import Backoff, SshPool
 
 HANGING = """#!/bin/sh
 # STAND-IN nvidia-smi that never answers (cockpit's timeout tests). Not NVIDIA's tool.
@@ -94,7 +94,7 @@ def test_timeout_must_be_positive(sshd):
 
 
 async def test_the_gpu_stream_kills_a_stuck_nvidia_smi_before_it_starts_another(sshd, hanging_nvsmi):
-    from cockpit.sources.nvsmi_stream import NvsmiStream
+    from cockpit.sources.gpu.nvsmi_stream import NvsmiStream
 
     async with SshPool(backoff=Backoff(base_s=0.1, cap_s=0.5), agent_path=None) as pool:
         stream = NvsmiStream(pool, sshd.target(), interval_ms=100, backoff_s=(0.1,), stall_timeout_s=0.5)

@@ -18,10 +18,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cockpit.sources.log_tail import ResumableTail
-from cockpit.sources.ssh_pool import Backoff, SshPool
-from cockpit.sources.tail_buffers import LastLines, LineJoiner, TagSplitter
-from cockpit.sources.tail_events import (
+from cockpit.sources.log.log_tail import ResumableTail
+from cockpit.sources.log.tail_buffers import LastLines, LineJoiner, TagSplitter
+from cockpit.sources.log.tail_events import (
     HostConnected,
     HostDisconnected,
     LogBytes,
@@ -30,6 +29,7 @@ from cockpit.sources.tail_events import (
     TailRotated,
     TailTruncated,
 )
+from cockpit.sources.transport.ssh_pool import Backoff, SshPool
 
 FAST = Backoff(base_s=0.05, cap_s=0.3)
 

@@ -21,11 +21,11 @@ from standin.procs import all_cmdlines, free_port, group_members, http_get, kill
 
 from sshd_fixture import TEST_USER
 
-from cockpit.live.launch_lifecycle import follow_launch
+from cockpit.live.experiment.launch_lifecycle import follow_launch
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.session import Host, LaunchProfile, Session
-from cockpit.sources.server_control import AlreadyRunning, ServerControl, plan_launch
-from cockpit.sources.ssh_pool import SshPool
+from cockpit.sources.server.server_control import AlreadyRunning, ServerControl, plan_launch
+from cockpit.sources.transport.ssh_pool import SshPool
 from cockpit.store.toml_store import load_session, save_session
 
 PY = "/usr/bin/python3"  # the login user's interpreter (cockpit's venv is not theirs)

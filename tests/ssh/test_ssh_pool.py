@@ -10,8 +10,8 @@ import pytest
 
 from sshd_fixture import ALIAS, JUMP_ALIAS
 
-from cockpit.sources.host_events import HostConnected, HostConnecting, HostDisconnected
-from cockpit.sources.ssh_pool import (
+from cockpit.sources.transport.host_events import HostConnected, HostConnecting, HostDisconnected
+from cockpit.sources.transport.ssh_pool import (
     Backoff,
     HostKeyRejected,
     HostUnavailable,
@@ -212,7 +212,8 @@ def test_no_asyncssh_import_for_events():
     import subprocess
     import sys
 
-    code = ("import cockpit.sources.host_events, cockpit.sources.tail_events, cockpit.sources.log_tail, "
-            "cockpit.sources.ssh_pool, cockpit.cli.tail_cmd, sys; print('asyncssh' in sys.modules, 'textual' in sys.modules)")
+    code = ("import cockpit.sources.transport.host_events, cockpit.sources.log.tail_events, "
+            "cockpit.sources.log.log_tail, cockpit.sources.transport.ssh_pool, cockpit.cli.watch.tail_cmd, sys; "
+            "print('asyncssh' in sys.modules, 'textual' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env={**os.environ})
     assert out.stdout.split() == ["False", "False"]

@@ -13,8 +13,8 @@ import pytest
 from sweep_support import StandinServer, make_bench_python, pid_alive, standin_gpu_tick
 
 from cockpit.control.session_controller import SessionController
-from cockpit.live.sweep_plan import plan_sweep
-from cockpit.live.sweep_runner import (
+from cockpit.live.experiment.sweep_plan import plan_sweep
+from cockpit.live.experiment.sweep_runner import (
     ControllerSink,
     PointProgress,
     PointRecorded,
@@ -22,10 +22,10 @@ from cockpit.live.sweep_runner import (
     PointStarted,
     SweepRunner,
 )
-from cockpit.live.sweep_session import server_metrics_probe
+from cockpit.live.experiment.sweep_session import server_metrics_probe
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
-from cockpit.sources.bench_hosts import SshBenchHost
-from cockpit.sources.ssh_pool import Backoff, SshPool
+from cockpit.sources.server.bench_hosts import SshBenchHost
+from cockpit.sources.transport.ssh_pool import Backoff, SshPool
 from cockpit.store.toml_store import load_session, save_session
 
 FAST = Backoff(base_s=0.05, cap_s=0.4)
@@ -146,7 +146,7 @@ def test_cancel_kills_the_remote_client(tmp_path: Path, sshd, server) -> None:
     (("sglang.bench_serving",), "sglang.bench_serving"),
 ])
 def test_the_bench_module_is_looked_up_on_the_host(tmp_path: Path, sshd, server, modules, expected) -> None:
-    from cockpit.live.sweep_session import with_bench_client
+    from cockpit.live.experiment.sweep_session import with_bench_client
 
     remote = sshd.make_dir("probe")
     python = make_bench_python(remote, python="/usr/bin/python3", modules=modules, script=sshd.standin("bench_serving.py"))

@@ -11,15 +11,15 @@ from textual.widgets import DataTable
 from sweep_sessions import sweep_session, write_sweep_session
 from tui_support import make_app, screen_text, until
 
-from cockpit.live.sweep_runner import ControllerSink
+from cockpit.live.experiment.sweep_runner import ControllerSink
 from cockpit.model.enums import Metric
 from cockpit.model.session import LaunchProfile
 from cockpit.store.toml_store import load_session, save_session
-from cockpit.ui.commands import CockpitCommands
+from cockpit.ui.keys.commands import CockpitCommands
 from cockpit.ui.screens.compare import CompareScreen
-from cockpit.ui.screens.main import MainScreen
-from cockpit.ui.widgets.bench_chart import ChartPlot
-from cockpit.ui.widgets.benchmarks_view import BenchmarksView, BenchTable
+from cockpit.ui.screens.main.main import MainScreen
+from cockpit.ui.widgets.session.bench_chart import ChartPlot
+from cockpit.ui.widgets.session.benchmarks_view import BenchmarksView, BenchTable
 
 
 def _footer(app) -> str:  # noqa: ANN001

@@ -17,10 +17,10 @@ import pytest
 from fleet_recorded import recorded_snapshot, recorded_snapshot_async, recording_path
 from tui_support import OnePaneApp, make_app, screen_text, until
 
-from cockpit.live.demo_fleet import demo_fleet_feed
-from cockpit.live.fleet import FleetFeed, FleetSnapshot
-from cockpit.sources.prometheus_api import PrometheusError
-from cockpit.ui.widgets.fleet_pane import FleetPane
+from cockpit.demo.fleet import demo_fleet_feed
+from cockpit.live.fleet.fleet import FleetFeed, FleetSnapshot
+from cockpit.sources.metrics.prometheus_api import PrometheusError
+from cockpit.ui.widgets.fleet.fleet_pane import FleetPane
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 STATE = "Prometheus lab · http://prometheus.lab:9090 every 1 s"
@@ -78,7 +78,7 @@ async def test_the_demo_fleet_tab_shows_the_replay(monkeypatch) -> None:
     tab bar, and `F` shows host rows with power figures, labelled as a replay."""
     from cockpit.cli import open_tui
     from cockpit.ui.app import CockpitApp
-    from cockpit.ui.widgets.tab_bar import TabBar
+    from cockpit.ui.widgets.chrome.tab_bar import TabBar
 
     opened: list[CockpitApp] = []
     monkeypatch.setattr(CockpitApp, "run", lambda self, *a, **k: opened.append(self))
@@ -144,7 +144,7 @@ async def test_enter_on_a_session_host_shows_its_log_pane(example_path) -> None:
 
 
 async def test_a_failed_query_is_a_state_with_the_reason() -> None:
-    from cockpit.live.fleet import FleetModel
+    from cockpit.live.fleet.fleet import FleetModel
 
     model = FleetModel("lab", "http://x")
     snap = model.failed(PrometheusError("unauthorized", "Prometheus refused the credentials in $P (HTTP 401)"), 1.0)

@@ -21,12 +21,12 @@ from textual.widget import Widget
 from paths import CORPUS as SHARED_CORPUS
 from tui_support import OnePaneApp
 
-from cockpit.parse.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
-from cockpit.parse.gpu_sample import GpuSample
-from cockpit.parse.nvsmi_query import QUERY_FIELDS, parse_nvsmi_table, parse_query_csv
-from cockpit.parse.nvsmi_topo import parse_topology
-from cockpit.ui.widgets.gpu_pane import GpuPane
-from cockpit.ui.widgets.gpu_render import pcie_downgraded
+from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
+from cockpit.parse.gpu.gpu_sample import GpuSample
+from cockpit.parse.gpu.nvsmi_query import QUERY_FIELDS, parse_nvsmi_table, parse_query_csv
+from cockpit.parse.gpu.nvsmi_topo import parse_topology
+from cockpit.ui.render.gpu_render import pcie_downgraded
+from cockpit.ui.widgets.gpu.gpu_pane import GpuPane
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO_CSV = REPO / "sessions" / "demo" / "nvidia-smi-query.csv"

@@ -6,8 +6,8 @@ from __future__ import annotations
 from tui_support import OnePaneApp
 
 from cockpit.model.log_view import LogViewState
-from cockpit.ui.widgets.host_deck import HostDeck
-from cockpit.ui.widgets.log_pane import LogPane
+from cockpit.ui.widgets.chrome.host_deck import HostDeck
+from cockpit.ui.widgets.log.log_pane import LogPane
 
 
 def deck() -> HostDeck:

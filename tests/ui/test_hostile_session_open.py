@@ -23,7 +23,7 @@ from pathlib import Path
 from cockpit.sources.session_feeds import sources_for_session
 from cockpit.store.toml_store import load_session
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.widgets.log_pane import LogPane
+from cockpit.ui.widgets.log.log_pane import LogPane
 
 async def main():
     path = Path(sys.argv[1])
@@ -64,7 +64,7 @@ def _bad_ui(**fields: object) -> UiState:
 
 
 async def test_an_unknown_tab_or_pane_opens_on_the_main_tab(tmp_path: Path) -> None:
-    from cockpit.ui.widgets.task_board import TaskBoard
+    from cockpit.ui.widgets.session.task_board import TaskBoard
 
     path = tmp_path / "s.toml"
     save_session(Session(title="x"), path)

@@ -18,16 +18,16 @@ from textual.widgets._toast import Toast
 from hostile import NAMES, VECTORS, check_text, hostile_session, shown
 from tui_support import make_app, until
 
-from cockpit.live.log_items import SourceState, lines_of
-from cockpit.parse.gpu_events import GpuSamplesTaken
-from cockpit.parse.gpu_sample import GpuSample
-from cockpit.parse.nvsmi_topo import TopologyMatrix
-from cockpit.parse.sglang_log import parse_text
+from cockpit.live.log.log_items import SourceState, lines_of
+from cockpit.parse.gpu.gpu_events import GpuSamplesTaken
+from cockpit.parse.gpu.gpu_sample import GpuSample
+from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
+from cockpit.parse.log.sglang_log import parse_text
 from cockpit.store.toml_store import save_session
 from cockpit.ui.safe_text import inert_renderable
-from cockpit.ui.screens.forms import BenchmarkForm, DiscoveryForm, LinkForm, RecordForm, TaskForm
+from cockpit.ui.screens.forms.forms import BenchmarkForm, DiscoveryForm, LinkForm, RecordForm, TaskForm
 from cockpit.ui.screens.help import HelpScreen
-from cockpit.ui.widgets.records_view import PackagesTable
+from cockpit.ui.widgets.session.records_view import PackagesTable
 
 
 def frame(app) -> list[Strip]:  # noqa: ANN001

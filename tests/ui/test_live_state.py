@@ -14,16 +14,16 @@ from textual.widgets import Static
 
 from tui_support import FROZEN, fill, make_app, screen_text, until
 
-from cockpit.live.log_pipeline import LogPipeline
-from cockpit.parse.gpu_events import GpuSamplesTaken
-from cockpit.parse.nvsmi_topo import parse_topology
+from cockpit.live.log.log_pipeline import LogPipeline
+from cockpit.parse.gpu.gpu_events import GpuSamplesTaken
+from cockpit.parse.gpu.nvsmi_topo import parse_topology
 from cockpit.sources.feeds import LiveSources
-from cockpit.sources.log_feed import LogBatch
+from cockpit.sources.log.log_feed import LogBatch
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.screens.forms import BenchmarkForm
-from cockpit.ui.widgets.gpu_pane import GpuPane
-from cockpit.ui.widgets.log_pane import LogPane
-from cockpit.ui.widgets.topology_pane import TopologyPane
+from cockpit.ui.screens.forms.forms import BenchmarkForm
+from cockpit.ui.widgets.gpu.gpu_pane import GpuPane
+from cockpit.ui.widgets.gpu.topology_pane import TopologyPane
+from cockpit.ui.widgets.log.log_pane import LogPane
 
 
 class BusyGpuFeed:

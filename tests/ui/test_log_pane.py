@@ -8,15 +8,15 @@ from pathlib import Path
 
 from paths import CORPUS
 
-from cockpit.live.log_items import SummaryBefore, lines_of
-from cockpit.live.log_pipeline import LogPipeline
-from cockpit.live.metrics_snapshot import MetricsSnapshot
-from cockpit.parse.sglang_log import parse_text
-from cockpit.sources.log_feed import LogBatch, LogFeed
+from cockpit.live.log.log_items import SummaryBefore, lines_of
+from cockpit.live.log.log_pipeline import LogPipeline
+from cockpit.live.log.metrics_snapshot import MetricsSnapshot
+from cockpit.parse.log.sglang_log import parse_text
+from cockpit.sources.log.log_feed import LogBatch, LogFeed
 from cockpit.ui.log_app import LogApp
-from cockpit.ui.widgets.log_buffer import ERROR
-from cockpit.ui.widgets.log_metrics_strip import LogMetricsStrip
-from cockpit.ui.widgets.log_pane import LogPane
+from cockpit.ui.widgets.log.log_buffer import ERROR
+from cockpit.ui.widgets.log.log_metrics_strip import LogMetricsStrip
+from cockpit.ui.widgets.log.log_pane import LogPane
 
 LOGS = CORPUS / "sglang-logs"
 CUDA_OOM = [

@@ -10,16 +10,16 @@ import pytest
 
 from tui_support import make_app, screen_text, until
 
-from cockpit.parse.gpu_events import GpuSamplesTaken
-from cockpit.parse.gpu_sample import GpuSample
-from cockpit.parse.metrics_events import MetricsScraped
-from cockpit.parse.prom_text import parse_exposition
-from cockpit.sources.demo import data_dir
-from cockpit.sources.demo_metrics import DEMO_URL, DemoMetricsFeed, DemoMetricsPages
+from cockpit.demo.build import data_dir
+from cockpit.demo.metrics import DEMO_URL, DemoMetricsFeed, DemoMetricsPages
+from cockpit.parse.gpu.gpu_events import GpuSamplesTaken
+from cockpit.parse.gpu.gpu_sample import GpuSample
+from cockpit.parse.metrics.metrics_events import MetricsScraped
+from cockpit.parse.metrics.prom_text import parse_exposition
 from cockpit.sources.feeds import LiveSources
-from cockpit.ui.widgets.host_deck import HostDeck
-from cockpit.ui.widgets.metrics_pane import MetricsPane
-from cockpit.ui.widgets.metrics_render import chart_lines
+from cockpit.ui.render.metrics_render import chart_lines
+from cockpit.ui.widgets.chrome.host_deck import HostDeck
+from cockpit.ui.widgets.metrics.metrics_pane import MetricsPane
 
 DEMO = data_dir() / "demo"
 SCRAPES = 40
@@ -63,7 +63,7 @@ def metrics_pane(app) -> MetricsPane:  # noqa: ANN001
 
 
 def fed(app) -> bool:  # noqa: ANN001
-    from cockpit.ui.widgets.gpu_pane import GpuPane
+    from cockpit.ui.widgets.gpu.gpu_pane import GpuPane
 
     gpu = app.main_screen.query_one(GpuPane)
     return metrics_pane(app).metrics.scrapes == SCRAPES and len(gpu.history.total_series()) == SCRAPES + 2

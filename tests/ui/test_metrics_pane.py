@@ -10,9 +10,9 @@ import pytest
 
 from tui_support import OnePaneApp
 
-from cockpit.parse.metrics_events import MetricsScraped, MetricsScrapeFailed
-from cockpit.parse.prom_text import parse_exposition
-from cockpit.ui.widgets.metrics_pane import MetricsPane
+from cockpit.parse.metrics.metrics_events import MetricsScraped, MetricsScrapeFailed
+from cockpit.parse.metrics.prom_text import parse_exposition
+from cockpit.ui.widgets.metrics.metrics_pane import MetricsPane
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "metrics"
 URL = "http://127.0.0.1:30000/metrics"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
-from cockpit.live.metrics_snapshot import MetricsSnapshot
-from cockpit.ui.widgets.log_metrics_strip import LogMetricsStrip
+from cockpit.live.log.metrics_snapshot import MetricsSnapshot
+from cockpit.ui.widgets.log.log_metrics_strip import LogMetricsStrip
 
 
 class StripApp(App[None]):

@@ -1,5 +1,5 @@
 """The palette's "hosts: Reconnect NAME": offered for each session host with a live feed,
-and choosing it restarts that host's feeds (ui/commands.py HostCommands, registered on the app)."""
+and choosing it restarts that host's feeds (ui/keys/commands.py HostCommands, registered on the app)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from tui_support import keys_for, make_app, screen_text, until
 from cockpit.model.session import Host, Session
 from cockpit.sources.session_feeds import sources_for_session
 from cockpit.store.toml_store import load_session, save_session
-from cockpit.ui.commands import HostCommands
+from cockpit.ui.keys.commands import HostCommands
 
 
 def _two_local_hosts(session_path, tmp_path):  # noqa: ANN001, ANN202

@@ -11,12 +11,12 @@ from search_support import cleanup, search_session
 from tui_support import make_app, screen_text, until
 
 from cockpit.model.enums import ProfileStatus
-from cockpit.model.search import TrialStatus
-from cockpit.model.search_scoring import best_config
+from cockpit.model.search.search import TrialStatus
+from cockpit.model.search.search_scoring import best_config
 from cockpit.store.toml_store import load_session
+from cockpit.ui.live.search_runs import runs_of
 from cockpit.ui.screens.confirm_run import ConfirmRunScreen
 from cockpit.ui.screens.search import SearchScreen, pareto
-from cockpit.ui.search_runs import runs_of
 
 
 def _trials(app) -> list:  # noqa: ANN001
@@ -67,7 +67,7 @@ async def test_search_set_up_run_paused_resumed_and_its_best_marked_working(tmp_
 
 
 def test_the_pareto_front_keeps_trials_no_other_beats_on_both():
-    from cockpit.model.search import SearchTrial
+    from cockpit.model.search.search import SearchTrial
 
     trials = [SearchTrial(number=0, params={}, status=TrialStatus.OK, value=100, output_tok_per_joule=2.0),
               SearchTrial(number=1, params={}, status=TrialStatus.OK, value=200, output_tok_per_joule=1.0),

@@ -18,12 +18,12 @@ from sshd_fixture import LoopbackSshd
 from tui_support import make_app, screen_text, until
 
 from cockpit.model.session import Host
-from cockpit.parse.nvsmi_query import QUERY_FIELDS
+from cockpit.parse.gpu.nvsmi_query import QUERY_FIELDS
 from cockpit.sources.session_feeds import sources_for_session
 from cockpit.store.toml_store import load_session, save_session
-from cockpit.ui.widgets.gpu_pane import GpuPane
-from cockpit.ui.widgets.host_deck import HostDeck
-from cockpit.ui.widgets.log_pane import LogPane
+from cockpit.ui.widgets.chrome.host_deck import HostDeck
+from cockpit.ui.widgets.gpu.gpu_pane import GpuPane
+from cockpit.ui.widgets.log.log_pane import LogPane
 
 NVSMI = r"""#!/bin/sh
 # STAND-IN nvidia-smi for cockpit's tests: fixed figures, not NVIDIA's tool.

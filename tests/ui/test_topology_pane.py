@@ -12,12 +12,12 @@ import pytest
 from paths import CORPUS as SHARED_CORPUS
 from tui_support import OnePaneApp
 
-from cockpit.parse.gpu_events import GpuSourceUnavailable
-from cockpit.parse.nvsmi_topo import parse_topology
-from cockpit.ui.themes import role_colour
-from cockpit.ui.widgets.gpu_render import Palette
-from cockpit.ui.widgets.topology_pane import PLACEHOLDER, TopologyPane
-from cockpit.ui.widgets.topology_render import render_matrix, sys_groups, sys_pairs
+from cockpit.parse.gpu.gpu_events import GpuSourceUnavailable
+from cockpit.parse.gpu.nvsmi_topo import parse_topology
+from cockpit.ui.render.gpu_render import Palette
+from cockpit.ui.render.topology_render import render_matrix, sys_groups, sys_pairs
+from cockpit.ui.theme.themes import role_colour
+from cockpit.ui.widgets.gpu.topology_pane import PLACEHOLDER, TopologyPane
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO_TOPO = REPO / "sessions" / "demo" / "nvidia-smi-topo.txt"

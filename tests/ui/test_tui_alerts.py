@@ -9,10 +9,10 @@ from pathlib import Path
 
 from tui_support import FROZEN, make_app, screen_text, until
 
-from cockpit.parse.gpu_sample import GpuSample
+from cockpit.parse.gpu.gpu_sample import GpuSample
 from cockpit.sources.feeds import LiveSources
-from cockpit.sources.log_feed import LogFeed
-from cockpit.ui.widgets.gpu_pane import GpuPane
+from cockpit.sources.log.log_feed import LogFeed
+from cockpit.ui.widgets.gpu.gpu_pane import GpuPane
 
 START = [
     "[2026-11-29 09:00:00] server_args=ServerArgs(model_path='/models/GLM-5-NVFP4', tp_size=8)",

@@ -5,8 +5,8 @@ from __future__ import annotations
 from tui_support import column_ids, keys_for, make_app, screen_text, status, task
 
 from cockpit.model.enums import TaskStatus
-from cockpit.ui.screens.forms import LinkForm, TaskForm
-from cockpit.ui.widgets.task_board import TaskBoard
+from cockpit.ui.screens.forms.forms import LinkForm, TaskForm
+from cockpit.ui.widgets.session.task_board import TaskBoard
 
 
 async def test_a_task_moves_through_all_four_columns_and_back(session_path):
@@ -155,7 +155,7 @@ async def test_a_big_board_fills_in_after_the_first_frame_and_the_saved_selectio
     right after, before the saved view is put back, so a selection deep in a column holds."""
     from cockpit.model.session import Session, Task, UiState
     from cockpit.store.toml_store import save_session
-    from cockpit.ui.screens.main import FIRST_FRAME_TASKS
+    from cockpit.ui.screens.main.main import FIRST_FRAME_TASKS
 
     path = tmp_path / "big.toml"
     count = FIRST_FRAME_TASKS * 3

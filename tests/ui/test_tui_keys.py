@@ -6,8 +6,8 @@ from textual.binding import Binding
 
 from tui_support import keys_for, make_app, screen_text, task, until
 
-from cockpit.ui.actions import ACTIONS, FORBIDDEN_KEYS, MODAL_SCOPES, PUSHED_SCOPES
-from cockpit.ui.commands import CockpitCommands, palette_actions
+from cockpit.ui.keys.actions import ACTIONS, FORBIDDEN_KEYS, MODAL_SCOPES, PUSHED_SCOPES
+from cockpit.ui.keys.commands import CockpitCommands, palette_actions
 from cockpit.ui.log_app import LogApp
 from cockpit.ui.screens.compare import CompareScreen
 from cockpit.ui.screens.confirm_quit import ConfirmQuitScreen
@@ -15,20 +15,20 @@ from cockpit.ui.screens.confirm_run import ConfirmRunScreen, ConfirmStopScreen
 from cockpit.ui.screens.failure_text import FailureTextScreen  # noqa: E402
 from cockpit.ui.screens.file_detail import FileDetailScreen
 from cockpit.ui.screens.findings import FindingsScreen
-from cockpit.ui.screens.form_base import FormScreen
+from cockpit.ui.screens.forms.form_base import FormScreen
 from cockpit.ui.screens.help import HelpScreen
-from cockpit.ui.screens.main import MainScreen
+from cockpit.ui.screens.main.main import MainScreen
 from cockpit.ui.screens.search import SearchScreen
-from cockpit.ui.widgets.benchmarks_view import BenchmarksView
-from cockpit.ui.widgets.discoveries_view import DiscoveriesView
-from cockpit.ui.widgets.fleet_pane import FleetPane
-from cockpit.ui.widgets.log_pane import LogPane
-from cockpit.ui.widgets.profiles_view import ProfilesView
-from cockpit.ui.widgets.records_view import FilesTable, PackagesTable
-from cockpit.ui.widgets.restorable import RestorableOptionList, RestorableTable
-from cockpit.ui.widgets.setup_view import SetupView
-from cockpit.ui.widgets.task_board import TaskBoard
-from cockpit.ui.widgets.text_views import HandoffView
+from cockpit.ui.widgets.fleet.fleet_pane import FleetPane
+from cockpit.ui.widgets.log.log_pane import LogPane
+from cockpit.ui.widgets.session.benchmarks_view import BenchmarksView
+from cockpit.ui.widgets.session.discoveries_view import DiscoveriesView
+from cockpit.ui.widgets.session.profiles_view import ProfilesView
+from cockpit.ui.widgets.session.records_view import FilesTable, PackagesTable
+from cockpit.ui.widgets.session.restorable import RestorableOptionList, RestorableTable
+from cockpit.ui.widgets.session.setup_view import SetupView
+from cockpit.ui.widgets.session.task_board import TaskBoard
+from cockpit.ui.widgets.session.text_views import HandoffView
 
 BOUND_ON = {
     "screen": MainScreen, "goal": SetupView, "tasks": TaskBoard, "discoveries": DiscoveriesView, "benchmarks": BenchmarksView,

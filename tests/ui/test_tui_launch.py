@@ -83,9 +83,9 @@ def test_a_broken_session_prints_file_line_col_and_is_not_touched(tmp_path, caps
 def test_demo_hook_injects_its_sources(session_path, opened, monkeypatch):
     sources = LiveSources()
 
-    import cockpit.sources.demo
+    import cockpit.demo.build
 
-    monkeypatch.setattr(cockpit.sources.demo, "build_demo", lambda _args: (session_path, sources))
+    monkeypatch.setattr(cockpit.demo.build, "build_demo", lambda _args: (session_path, sources))
     assert launch.run_tui(args(demo=True)) == 0
     assert opened[0].sources is sources and opened[0].path == session_path
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from tui_support import make_app, screen_text
 
 from cockpit.ui.screens.file_detail import FileDetailScreen
-from cockpit.ui.screens.form_base import FormScreen
-from cockpit.ui.widgets.task_board import TaskBoard
+from cockpit.ui.screens.forms.form_base import FormScreen
+from cockpit.ui.widgets.session.task_board import TaskBoard
 
 
 async def test_at_80x24_every_host_the_banner_fallback_and_the_judged_column_show(example_path):

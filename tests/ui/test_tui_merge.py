@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tui_support import keys_for, make_app, screen_text, task, until
 
-from cockpit.model.edits import SessionEditor
+from cockpit.model.edit.edits import SessionEditor
 from cockpit.store.lock import session_lock
 from cockpit.store.toml_store import load_session, save_session
 
@@ -94,7 +94,7 @@ async def test_an_autosave_waits_for_a_slow_add_holding_the_lock_and_keeps_its_r
     holder = textwrap.dedent(f"""
         import sys, time
         from pathlib import Path
-        from cockpit.model.edits import SessionEditor
+        from cockpit.model.edit.edits import SessionEditor
         from cockpit.store.lock import session_lock
         from cockpit.store.toml_store import load_session, save_session
         path = Path({str(session_path)!r})

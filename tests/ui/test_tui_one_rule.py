@@ -7,11 +7,11 @@ from __future__ import annotations
 from tui_support import keys_for, make_app, screen_text, until
 
 from cockpit.ui.screens.bench_detail import BenchDetailScreen
-from cockpit.ui.screens.forms import BenchmarkForm, DiscoveryForm, RecordForm, TaskForm
-from cockpit.ui.widgets.benchmarks_view import BenchTable
-from cockpit.ui.widgets.discoveries_view import DiscoveryList
-from cockpit.ui.widgets.profiles_view import ProfileList
-from cockpit.ui.widgets.task_board import TaskList
+from cockpit.ui.screens.forms.forms import BenchmarkForm, DiscoveryForm, RecordForm, TaskForm
+from cockpit.ui.widgets.session.benchmarks_view import BenchTable
+from cockpit.ui.widgets.session.discoveries_view import DiscoveryList
+from cockpit.ui.widgets.session.profiles_view import ProfileList
+from cockpit.ui.widgets.session.task_board import TaskList
 
 
 def row_of(lst, ident: str) -> tuple[int, int]:  # noqa: ANN001

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from tui_support import make_app, screen_text, task, until
 
-from cockpit.model.edits import SessionEditor
+from cockpit.model.edit.edits import SessionEditor
 from cockpit.store.toml_store import load_session, save_session
 from cockpit.ui.screens.confirm_quit import ConfirmQuitScreen
-from cockpit.ui.widgets.task_board import TaskBoard
+from cockpit.ui.widgets.session.task_board import TaskBoard
 
 
 async def _arrange_view(pilot) -> None:  # noqa: ANN001

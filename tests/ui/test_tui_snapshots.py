@@ -10,7 +10,7 @@ import pytest
 
 from tui_support import make_app
 
-from cockpit.ui.actions import TABS
+from cockpit.ui.keys.actions import TABS
 
 SIZES = [(80, 24), (120, 40)]
 

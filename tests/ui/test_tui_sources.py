@@ -6,14 +6,14 @@ import asyncio
 
 from tui_support import make_app, until
 
-from cockpit.live.log_items import lines_of
-from cockpit.parse.nvsmi_topo import parse_topology
-from cockpit.parse.sglang_log import parse_text
-from cockpit.sources.demo import data_dir
+from cockpit.demo.build import data_dir
+from cockpit.live.log.log_items import lines_of
+from cockpit.parse.gpu.nvsmi_topo import parse_topology
+from cockpit.parse.log.sglang_log import parse_text
 from cockpit.sources.feeds import LiveSources
-from cockpit.ui.widgets.gpu_pane import GpuPane
-from cockpit.ui.widgets.log_pane import LogPane
-from cockpit.ui.widgets.topology_pane import TopologyPane
+from cockpit.ui.widgets.gpu.gpu_pane import GpuPane
+from cockpit.ui.widgets.gpu.topology_pane import TopologyPane
+from cockpit.ui.widgets.log.log_pane import LogPane
 
 LINES = lines_of(parse_text("line 1\nline 2\n"))
 TOPO = parse_topology((data_dir() / "demo" / "nvidia-smi-topo.txt").read_text())
@@ -87,7 +87,7 @@ async def test_host_state_shows_in_the_header(session_path):
 async def test_host_events_reach_the_header_by_their_type(session_path):
     from tui_support import screen_text
 
-    from cockpit.sources.host_events import HostConnected, HostDisconnected
+    from cockpit.sources.transport.host_events import HostConnected, HostDisconnected
 
     class HostConnectedLookalike:  # the same name, not the pool's event: ignored
         host = "gpu8"

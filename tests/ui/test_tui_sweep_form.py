@@ -8,7 +8,7 @@ from tui_campaign import build_session
 from tui_support import keys_for, make_app, screen_text, until
 
 from cockpit.store.toml_store import load_session, save_session
-from cockpit.ui.screens.sweep_form import SweepForm
+from cockpit.ui.screens.forms.sweep_form import SweepForm
 
 
 def _footer(app) -> str:  # noqa: ANN001

@@ -16,13 +16,13 @@ from standin.procs import free_port, standin_command
 from sweep_support import make_bench_python
 from tui_support import make_app, screen_text, until
 
-from cockpit.live.sweep_runs import sweep_runs
+from cockpit.live.experiment.sweep_runs import sweep_runs
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.store.toml_store import load_session, save_session
 from cockpit.ui.screens.confirm_quit_sweep import ConfirmQuitSweepScreen
 from cockpit.ui.screens.confirm_run import ConfirmRunScreen
-from cockpit.ui.screens.forms import RecordForm
+from cockpit.ui.screens.forms.forms import RecordForm
 
 
 def _campaign(tmp_path: Path, runs: Path) -> Path:

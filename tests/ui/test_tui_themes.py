@@ -7,7 +7,7 @@ import pytest
 from tui_support import make_app
 
 from cockpit.store.toml_store import load_session
-from cockpit.ui.themes import ROLES, load_theme_file, load_themes, shipped_theme_dir
+from cockpit.ui.theme.themes import ROLES, load_theme_file, load_themes, shipped_theme_dir
 
 
 def test_the_shipped_themes_load_and_name_every_role():

@@ -13,7 +13,7 @@ from textual.widget import Widget
 
 from cockpit.model.enums import TaskStatus
 from cockpit.store.toml_store import load_session
-from cockpit.ui.themes import DEFAULT_THEME, load_themes, role_defaults, shipped_theme_dir
+from cockpit.ui.theme.themes import DEFAULT_THEME, load_themes, role_defaults, shipped_theme_dir
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "sessions" / "glm5-nvfp4.toml"
@@ -47,7 +47,7 @@ def status(app, ident: str) -> TaskStatus | None:  # noqa: ANN001
 
 
 def column_ids(app, status: TaskStatus) -> list[str]:  # noqa: ANN001
-    from cockpit.model.edits import SessionEditor
+    from cockpit.model.edit.edits import SessionEditor
 
     return [t.id for t in SessionEditor.column(app.editor.session, status)]
 

@@ -9,7 +9,7 @@ import pytest
 
 import cockpit
 
-ROOMS = ("model", "store", "parse", "sources", "live", "control", "cli", "assistant")
+ROOMS = ("model", "store", "parse", "sources", "live", "control", "cli", "assistant", "demo", "ground")
 PACKAGE = Path(cockpit.__file__).parent
 
 
@@ -18,7 +18,7 @@ def headless_modules() -> list[str]:
     found = []
     for room in ROOMS:
         found.append(f"cockpit.{room}")
-        found += [f"cockpit.{room}.{m.name}" for m in pkgutil.iter_modules([str(PACKAGE / room)])]
+        found += [m.name for m in pkgutil.walk_packages([str(PACKAGE / room)], prefix=f"cockpit.{room}.")]
     return sorted(found)
 
 
@@ -26,7 +26,7 @@ def test_the_list_covers_every_room():
     modules = headless_modules()
     for room in ROOMS:
         assert sum(m.startswith(f"cockpit.{room}.") for m in modules) >= 2, room
-    assert "cockpit.control.session_controller" in modules and "cockpit.sources.ssh_pool" in modules
+    assert "cockpit.control.session_controller" in modules and "cockpit.sources.transport.ssh_pool" in modules
 
 
 @pytest.mark.parametrize("room", ROOMS)

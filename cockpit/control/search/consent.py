@@ -12,8 +12,8 @@ import hashlib
 import json
 import statistics
 
-from cockpit.model.search import Search, Stepped
-from cockpit.model.search_space import show_value
+from cockpit.model.search.search import Search, Stepped
+from cockpit.model.search.search_space import show_value
 from cockpit.model.session import Session
 
 __all__ = ["estimate_s", "search_fingerprint", "consent_lines"]
@@ -70,13 +70,13 @@ def consent_lines(session: Session, search: Search, hosts: list[str | None], tri
 
 def search_confirmed(stamp: str, confirmed: str | None) -> bool:
     """Whether the person sealed this very search (space, budget, hosts) with their own key."""
-    from cockpit.sources.confirm_key import is_confirmed
+    from cockpit.sources.server.confirm_key import is_confirmed
 
     return is_confirmed("search", stamp, confirmed)
 
 
 def seal_search(stamp: str) -> str:
     """The person's seal for this search; call only once they said yes at a terminal."""
-    from cockpit.sources.confirm_key import confirmation
+    from cockpit.sources.server.confirm_key import confirmation
 
     return confirmation("search", stamp)

@@ -19,10 +19,10 @@ from typing import Any, Protocol
 
 from cockpit.control.search.runner import TrialOutcome, TrialRequest, TrialRunner
 from cockpit.control.search.study import propose
-from cockpit.model.edits import SessionEditor
-from cockpit.model.search import Search, SearchTrial, SpaceValue, TrialStatus
-from cockpit.model.search_scoring import best_config, better, score_trial
-from cockpit.model.search_space import apply_params, derived_name
+from cockpit.model.edit.edits import SessionEditor
+from cockpit.model.search.search import Search, SearchTrial, SpaceValue, TrialStatus
+from cockpit.model.search.search_scoring import best_config, better, score_trial
+from cockpit.model.search.search_space import apply_params, derived_name
 from cockpit.model.session import Session, now
 
 __all__ = ["SearchEvent", "SearchLoop", "SearchStore", "derive_trial", "find_search", "hosts_of"]

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from cockpit.model.search import TrialStatus
+from cockpit.model.search.search import TrialStatus
 
 __all__ = ["PointCheck", "TrialOutcome", "TrialRequest", "TrialRunner"]
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from cockpit.control.search.runner import PointCheck, TrialOutcome, TrialRequest
 from cockpit.control.sweep_records import TransactionSink
-from cockpit.model.search import TrialStatus
+from cockpit.model.search.search import TrialStatus
 
 __all__ = ["ServerTrialRunner"]
 
@@ -36,8 +36,8 @@ class ServerTrialRunner:
 
     async def run_trial(self, request: TrialRequest, *, check_point: PointCheck,
                         on_state: Callable[[str], Any]) -> TrialOutcome:
-        from cockpit.live.launch_lifecycle import PHASE_WORDS, apply_outcome, follow_launch
-        from cockpit.sources.server_control import ServerControl, ServerControlError, plan_launch
+        from cockpit.live.experiment.launch_lifecycle import PHASE_WORDS, apply_outcome, follow_launch
+        from cockpit.sources.server.server_control import ServerControl, ServerControlError, plan_launch
         from cockpit.store.toml_store import load_session
 
         began = time.monotonic()
@@ -78,10 +78,10 @@ class ServerTrialRunner:
 
     async def _sweep(self, request: TrialRequest, sink: TransactionSink, started: Any, check_point: PointCheck,
                      on_state: Callable[[str], Any]) -> TrialOutcome:
-        from cockpit.live.sweep_plan import plan_sweep
-        from cockpit.live.sweep_runner import PointFailed, PointRecorded, PointSkipped, SweepRunner
-        from cockpit.live.sweep_runs import run_ended, run_started
-        from cockpit.live.sweep_session import (
+        from cockpit.live.experiment.sweep_plan import plan_sweep
+        from cockpit.live.experiment.sweep_runner import PointFailed, PointRecorded, PointSkipped, SweepRunner
+        from cockpit.live.experiment.sweep_runs import run_ended, run_started
+        from cockpit.live.experiment.sweep_session import (
             bench_host,
             find_sweep,
             host_target,

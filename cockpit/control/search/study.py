@@ -17,9 +17,9 @@ import zlib
 from collections.abc import Sequence
 from typing import Any
 
-from cockpit.model.search import Direction, Search, SearchTrial, SpaceValue, Stepped, TrialStatus
-from cockpit.model.search_scoring import CRASH_CONSTRAINT
-from cockpit.model.search_space import ConfigKey, config_key, grid, normalise
+from cockpit.model.search.search import Direction, Search, SearchTrial, SpaceValue, Stepped, TrialStatus
+from cockpit.model.search.search_scoring import CRASH_CONSTRAINT
+from cockpit.model.search.search_space import ConfigKey, config_key, grid, normalise
 
 __all__ = ["blamed", "propose", "startup_trials", "tried_keys"]
 

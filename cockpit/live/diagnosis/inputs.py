@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 
 from cockpit.model.package_drift import DriftRow
 from cockpit.model.session import Session
-from cockpit.parse.gpu_sample import GpuSample
-from cockpit.parse.log_events import DecodeBatch, KvCacheSize, LogEvent, PrefillBatch, ServerArgs
-from cockpit.parse.nvsmi_topo import TopologyMatrix
-from cockpit.parse.sglang_log import parse_line
-from cockpit.parse.sglang_metrics import ServerScrape
+from cockpit.parse.gpu.gpu_sample import GpuSample
+from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
+from cockpit.parse.log.log_events import DecodeBatch, KvCacheSize, LogEvent, PrefillBatch, ServerArgs
+from cockpit.parse.log.sglang_log import parse_line
+from cockpit.parse.metrics.sglang_metrics import ServerScrape
 
 # SGLang prints these when the KV pool runs out in decode (scheduler.py / schedule_batch.py)
 _RETRACT = re.compile(r"retract", re.I)

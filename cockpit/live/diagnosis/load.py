@@ -9,11 +9,11 @@ from pathlib import Path
 
 from cockpit.live.diagnosis.inputs import DiagnosisInputs, bundle
 from cockpit.model.session import Session
-from cockpit.parse.gpu_sample import GpuSample
-from cockpit.parse.nvsmi_query import looks_like_table, parse_nvsmi_table, parse_query_csv
-from cockpit.parse.nvsmi_topo import TopologyMatrix, TopologyParseError, parse_topology
-from cockpit.parse.prom_text import ExpositionError, parse_exposition
-from cockpit.parse.sglang_metrics import ServerScrape, sglang_scrape
+from cockpit.parse.gpu.gpu_sample import GpuSample
+from cockpit.parse.gpu.nvsmi_query import looks_like_table, parse_nvsmi_table, parse_query_csv
+from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix, TopologyParseError, parse_topology
+from cockpit.parse.metrics.prom_text import ExpositionError, parse_exposition
+from cockpit.parse.metrics.sglang_metrics import ServerScrape, sglang_scrape
 
 MAX_BYTES = 32 << 20  # the cap of every file the headless commands read
 

@@ -7,7 +7,7 @@ from cockpit.live.diagnosis.findings import Evidence, Finding, clamp
 from cockpit.live.diagnosis.gpu_stats import gpu_list
 from cockpit.live.diagnosis.inputs import DiagnosisInputs
 from cockpit.live.diagnosis.rules_gpu import power_evidence
-from cockpit.parse.nvsmi_topo import TopologyMatrix, distance_class
+from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix, distance_class
 
 COMM_SHARE = 0.7  # TP over PCIe with the GPUs under this share of their limit: waiting on transfers
 

@@ -11,9 +11,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from cockpit.model.redact import redact_text
+from cockpit.ground.redact import redact_text
 from cockpit.model.session import Benchmark, Session
-from cockpit.ui.actions import specs_for
+from cockpit.ui.keys.actions import specs_for
 from cockpit.ui.safe_text import safe
 from cockpit.ui.screens.file_detail import FileDetailScreen
 

@@ -19,14 +19,14 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from cockpit.model.bench_compare import compare_rows, figure, next_figure, step
-from cockpit.model.bench_series import short_number
-from cockpit.model.profile_diff import diff_lines, diff_profiles
+from cockpit.model.bench.bench_compare import compare_rows, figure, next_figure, step
+from cockpit.model.bench.bench_series import short_number
+from cockpit.model.bench.profile_diff import diff_lines, diff_profiles
 from cockpit.model.session import LaunchProfile, Session
-from cockpit.ui.actions import bindings_for
+from cockpit.ui.keys.actions import bindings_for
 from cockpit.ui.port import port_of
 from cockpit.ui.safe_text import safe
-from cockpit.ui.themes import role_style
+from cockpit.ui.theme.themes import role_style
 
 _DIFF_STYLE = {"heading": "bold underline", "added": "$success", "removed": "$error",
                "changed": "$warning", "note": "$foreground-muted"}

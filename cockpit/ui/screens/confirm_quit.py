@@ -9,7 +9,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from cockpit.ui.actions import bindings_for, specs_for
+from cockpit.ui.keys.actions import bindings_for, specs_for
 
 
 class ConfirmQuitScreen(ModalScreen[str | None]):

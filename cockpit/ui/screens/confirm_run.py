@@ -12,7 +12,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from cockpit.ui.actions import bindings_for, specs_for
+from cockpit.ui.keys.actions import bindings_for, specs_for
 from cockpit.ui.safe_text import safe
 
 

@@ -10,9 +10,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from cockpit.ground.sanitize import sanitize
 from cockpit.model.host_fix import fix_command, offered_fingerprint
-from cockpit.parse.sanitize import sanitize
-from cockpit.ui.actions import bindings_for
+from cockpit.ui.keys.actions import bindings_for
 
 
 class FailureTextScreen(ModalScreen[None]):

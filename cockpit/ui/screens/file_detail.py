@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from cockpit.model.session import FileChange, Session
-from cockpit.ui.actions import bindings_for, specs_for
+from cockpit.ui.keys.actions import bindings_for, specs_for
 from cockpit.ui.safe_text import safe
 
 _STATE_ROLE = {"applied": "$success", "reverted": "$foreground-muted", "harmless": "$primary",

@@ -22,14 +22,14 @@ from textual.widgets.option_list import Option
 
 from cockpit.control.diagnosis import accepting, dismissing
 from cockpit.live.diagnosis.findings import Finding
-from cockpit.model.edits import EditError
-from cockpit.ui.actions import bindings_for
-from cockpit.ui.diagnosis_live import live_inputs, open_findings
+from cockpit.model.edit.edits import EditError
+from cockpit.ui.keys.actions import bindings_for
+from cockpit.ui.live.diagnosis_live import live_inputs, open_findings
 from cockpit.ui.port import port_of
 from cockpit.ui.safe_text import safe
 
 if TYPE_CHECKING:
-    from cockpit.ui.diagnosis_live import FindingsApp
+    from cockpit.ui.live.diagnosis_live import FindingsApp
 
 
 def finding_detail(f: Finding) -> Content:

@@ -20,7 +20,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from cockpit.ui.actions import ACTIONS, BY_ID, MODAL_SCOPES, bindings_for
+from cockpit.ui.keys.actions import ACTIONS, BY_ID, MODAL_SCOPES, bindings_for
 
 
 def key_text(app_display: str) -> Text:

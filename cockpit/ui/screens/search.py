@@ -4,7 +4,7 @@ A table of the trials (status, flags changed, objective, constraints met, power,
 best so far (noise-aware: a relaunched configuration shows its spread), a Pareto plot of
 the objective against output tok/J or TTFT p99, the running trials' live state, and the
 keys that start (asked first: the space, the budget, a time estimate), pause, resume and
-stop the search. The search runs in an app worker (ui/search_runs.py): closing the view
+stop the search. The search runs in an app worker (ui/live/search_runs.py): closing the view
 does not stop it. Its records go to the session file (control/search), which the app merges
 in as it does any writer's; the view reads the app's session and redraws on each change.
 """
@@ -24,14 +24,14 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 from textual_plotext import PlotextPlot
 
-from cockpit.model.search import Search, SearchTrial, TrialStatus
-from cockpit.model.search_scoring import best_config
-from cockpit.model.search_space import derived_name
+from cockpit.model.search.search import Search, SearchTrial, TrialStatus
+from cockpit.model.search.search_scoring import best_config
+from cockpit.model.search.search_space import derived_name
 from cockpit.model.session import Session
-from cockpit.ui.actions import bindings_for
+from cockpit.ui.keys.actions import bindings_for
+from cockpit.ui.live.search_runs import runs_of
 from cockpit.ui.port import port_of
 from cockpit.ui.safe_text import safe
-from cockpit.ui.search_runs import runs_of
 
 PLOT_AXES = ("output_tok_per_joule", "ttft_p99_ms")
 AXIS_LABEL = {"output_tok_per_joule": "output tok/J", "ttft_p99_ms": "TTFT p99 ms"}
@@ -203,11 +203,11 @@ class SearchScreen(Screen[None]):
             self.redraw()
 
     def action_new_search(self) -> None:
-        from cockpit.ui.screens.search_form import SearchForm
+        from cockpit.ui.screens.forms.search_form import SearchForm
 
         def made(fields: dict[str, Any] | None) -> None:
             if fields:
-                from cockpit.model.search_edits import add_search
+                from cockpit.model.search.search_edits import add_search
 
                 ident = self._apply(lambda e: add_search(e, **fields), f"search added: {fields['name']}")
                 if ident:
@@ -216,7 +216,7 @@ class SearchScreen(Screen[None]):
         self.app.push_screen(SearchForm(self.session), made)
 
     def action_edit_search(self) -> None:
-        from cockpit.ui.screens.search_form import SearchForm
+        from cockpit.ui.screens.forms.search_form import SearchForm
 
         search = self.current()
         if search is None:
@@ -225,7 +225,7 @@ class SearchScreen(Screen[None]):
 
         def edited(fields: dict[str, Any] | None) -> None:
             if fields:
-                from cockpit.model.search_edits import edit_search
+                from cockpit.model.search.search_edits import edit_search
 
                 self._apply(lambda e: edit_search(e, ident, **fields), f"search {ident} edited")
         self.app.push_screen(SearchForm(self.session, search), edited)

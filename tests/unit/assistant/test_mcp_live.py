@@ -25,7 +25,7 @@ from sshd_fixture import ALIAS
 from cockpit.assistant.live_state import LiveState
 from cockpit.assistant.mcp_server import build_server
 from cockpit.model.session import Host, Session
-from cockpit.parse.nvsmi_query import QUERY_FIELDS
+from cockpit.parse.gpu.nvsmi_query import QUERY_FIELDS
 from cockpit.store.toml_store import save_session
 
 HOSTILE = (b"[2025-03-01 12:00:40 TP0] evil \x1b]52;c;ZXZpbA==\x07\x1b]0;pwned\x07 nul\x00 "

@@ -202,7 +202,7 @@ def _with_sweep_hosts(path: Path) -> None:
     from cockpit.control.transaction import edit
     from cockpit.model.launch_confirm import log_fingerprint
     from cockpit.model.session import Host, Sweep
-    from cockpit.sources.confirm_key import confirmation
+    from cockpit.sources.server.confirm_key import confirmation
 
     def change(e):  # noqa: ANN001, ANN202
         e.apply("sweep added", lambda s: s.sweeps.append(Sweep(id="s1", name="short prompts", input_len=128,
@@ -260,7 +260,7 @@ async def test_the_targets_resource_gives_each_target_status_over_its_range(path
     _with_sweep_hosts(path)
     async with client(path) as c:
         targets = json.loads(await read(c, "targets"))
-    from cockpit.model.targets import score_all
+    from cockpit.model.bench.targets import score_all
 
     session = load_session(path)
     scores = {sc.target.id: sc for sc in score_all(session.goal.targets, session.benchmarks)}
@@ -278,7 +278,7 @@ async def test_the_targets_resource_gives_each_target_status_over_its_range(path
 def _confirm_profile(path: Path, ident: str) -> None:
     from cockpit.control.transaction import edit
     from cockpit.model.launch_confirm import fingerprint
-    from cockpit.sources.confirm_key import confirmation
+    from cockpit.sources.server.confirm_key import confirmation
 
     def change(e):  # noqa: ANN001, ANN202
         p = next(p for p in e.session.launch if p.id == ident)
@@ -289,7 +289,7 @@ def _confirm_profile(path: Path, ident: str) -> None:
 
 async def test_editing_a_profile_changes_only_what_is_given_and_its_old_confirmation_no_longer_holds(path):
     from cockpit.model.launch_confirm import needs_confirmation
-    from cockpit.sources.confirm_key import read_key
+    from cockpit.sources.server.confirm_key import read_key
 
     _confirm_profile(path, "l2")
     before = next(p for p in load_session(path).launch if p.id == "l2")

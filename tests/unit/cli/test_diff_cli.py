@@ -90,7 +90,7 @@ def test_secrets_are_redacted_in_the_json_diff(tmp_path):
 
 
 def test_diff_takes_a_name_as_cockpit_run_and_sweep_do_ignoring_case():
-    # one find-by-id-or-name (model/lookup.py) for every command that takes a profile
+    # one find-by-id-or-name (model/edit/lookup.py) for every command that takes a profile
     done = cockpit("diff", EXAMPLE_SESSION, "FlashInfer_Cutlass", "l2")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0] == "l1 flashinfer_cutlass -> l2 flashinfer_trtllm"

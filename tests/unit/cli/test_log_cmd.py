@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from cockpit.cli import build_parser
-from cockpit.cli.log_tui_cmd import feed_for
+from cockpit.cli.watch.log_tui_cmd import feed_for
 
 
 def _args(*argv: str):  # noqa: ANN202
-    return build_parser(("cockpit.cli.log_tui_cmd",)).parse_args(["log", *argv])
+    return build_parser(("cockpit.cli.watch.log_tui_cmd",)).parse_args(["log", *argv])
 
 
 def test_a_local_path_is_tailed_from_its_last_lines_with_the_beginning_summarized(tmp_path) -> None:

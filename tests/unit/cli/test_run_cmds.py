@@ -14,7 +14,7 @@ from standin.procs import free_port, group_members, http_get, kill_group, standi
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.launch_confirm import fingerprint
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
-from cockpit.sources.confirm_key import is_confirmed
+from cockpit.sources.server.confirm_key import is_confirmed
 from cockpit.store.toml_store import load_session, save_session
 
 REPO = Path(__file__).resolve().parents[3]

@@ -11,7 +11,7 @@ import pytest
 
 from paths import EXAMPLE_SESSION
 
-from cockpit.live.sweep_plan import plan_sweep
+from cockpit.live.experiment.sweep_plan import plan_sweep
 from cockpit.model.session import Host, LaunchProfile, Sweep
 from cockpit.store.handoff_md import render_handoff
 from cockpit.store.toml_store import load_session
@@ -103,7 +103,7 @@ def test_add_sweep_from_a_shell_and_the_handoff_names_its_dataset(tmp_path):
     assert cockpit("check", path).returncode == 0
     # the handoff's sweep header says the real workload once a point is recorded
     from cockpit.control.transaction import edit
-    from cockpit.model.edits import PERSON
+    from cockpit.model.edit.edits import PERSON
     edit(path, lambda e: e.add_benchmark(label="c8", sweep=ident, concurrency=8, total_tok_s=100.0), PERSON)
     text = render_handoff(load_session(path))
     assert "shared prefix: generated-shared-prefix (16 groups, 4096 system tok)" in text

@@ -17,9 +17,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
 import search_sim  # noqa: E402
 
 from cockpit.control.search.study import blamed, propose  # noqa: E402
-from cockpit.model.search import Search, SearchTrial, TrialStatus  # noqa: E402
-from cockpit.model.search_scoring import best_config, noise_share  # noqa: E402
-from cockpit.model.search_space import apply_params, config_key, derived_name  # noqa: E402
+from cockpit.model.search.search import Search, SearchTrial, TrialStatus  # noqa: E402
+from cockpit.model.search.search_scoring import best_config, noise_share  # noqa: E402
+from cockpit.model.search.search_space import apply_params, config_key, derived_name  # noqa: E402
 from cockpit.model.session import LaunchProfile, Session  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[3]

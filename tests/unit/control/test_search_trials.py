@@ -17,9 +17,9 @@ import pytest
 from search_support import cleanup, search_session
 
 from cockpit.model.enums import Comparator, Metric, ProfileStatus
-from cockpit.model.search import TrialStatus
-from cockpit.model.search_scoring import best_config
-from cockpit.model.search_space import config_key
+from cockpit.model.search.search import TrialStatus
+from cockpit.model.search.search_scoring import best_config
+from cockpit.model.search.search_space import config_key
 from cockpit.model.session import Target
 from cockpit.store.toml_store import load_session
 
@@ -127,7 +127,7 @@ async def _two_hosts(path: Path) -> list:
     from cockpit.control.search.loop import SearchLoop
     from cockpit.control.search.server_trials import SEARCH, ServerTrialRunner
     from cockpit.control.sweep_records import TransactionSink
-    from cockpit.sources.ssh_pool import SshPool
+    from cockpit.sources.transport.ssh_pool import SshPool
 
     events: list = []
     async with SshPool() as pool:

@@ -14,7 +14,7 @@ from cockpit.assistant.mcp_server import build_server
 from cockpit.cli import main as cockpit_main
 from cockpit.control import transaction
 from cockpit.control.sweep_records import TransactionSink
-from cockpit.model.edits import SessionEditor
+from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.session import Session, Sweep
 from cockpit.store.toml_store import load_session, save_session
 

@@ -1,8 +1,8 @@
 """Alerts raise on the four causes, once per cause, and stay until taken."""
 
 from cockpit.live.alerts import BACKLOG_S, AlertBook, error_lines
-from cockpit.live.log_items import lines_of
-from cockpit.parse.sglang_log import parse_text
+from cockpit.live.log.log_items import lines_of
+from cockpit.parse.log.sglang_log import parse_text
 
 
 class Clock:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
-from cockpit.live.demo_fleet import SOURCE, demo_fleet_feed
-from cockpit.live.fleet import FleetSnapshot
+from cockpit.demo.fleet import SOURCE, demo_fleet_feed
+from cockpit.live.fleet.fleet import FleetSnapshot
 
 T0 = 1_800_000_000.0
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import base64
 
-from cockpit.live.fleet import FleetModel, bin_series, host_of, instance_host, server_query
-from cockpit.sources.prometheus_api import PromSeries, auth_header
+from cockpit.live.fleet.fleet import FleetModel, bin_series, host_of, instance_host, server_query
+from cockpit.sources.metrics.prometheus_api import PromSeries, auth_header
 
 
 def s(value: float, **labels: str) -> PromSeries:
@@ -55,7 +55,7 @@ def test_the_server_query_tags_every_figure_and_presence() -> None:
 
 
 def test_every_query_carries_the_match_and_the_power_history_is_per_gpu() -> None:
-    from cockpit.live.fleet import gpu_query, power_history_query, up_query
+    from cockpit.live.fleet.fleet import gpu_query, power_history_query, up_query
 
     m = 'cluster="a"'
     q = server_query(60, m)
@@ -67,7 +67,7 @@ def test_every_query_carries_the_match_and_the_power_history_is_per_gpu() -> Non
 
 
 def test_the_rate_window_follows_the_scrape_interval_like_grafana_s_rate_interval() -> None:
-    from cockpit.live.fleet import rate_window
+    from cockpit.live.fleet.fleet import rate_window
 
     assert rate_window(60, 5) == (240, "rate over 240 s (scrape 60 s)")   # 4 scrapes
     assert rate_window(15, 5)[0] == 60                                   # never under 60 s
@@ -77,7 +77,7 @@ def test_the_rate_window_follows_the_scrape_interval_like_grafana_s_rate_interva
 
 
 def test_prometheus_durations_and_the_config_s_scrape_intervals() -> None:
-    from cockpit.sources.prometheus_api import config_scrape_intervals, duration_s
+    from cockpit.sources.metrics.prometheus_api import config_scrape_intervals, duration_s
 
     assert [duration_s(t) for t in ("15s", "1m30s", "500ms", "2h", "x", "")] == [15, 90, 0.5, 7200, None, None]
     yaml = "global:\n  scrape_interval: 1m\nscrape_configs:\n- job_name: a\n  scrape_interval: 2m\n"

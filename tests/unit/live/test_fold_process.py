@@ -8,11 +8,11 @@ import time
 
 from paths import CORPUS
 
-from cockpit.live.fold_process import ChildFold
-from cockpit.live.log_items import LogLines, lines_of
-from cockpit.live.log_metrics import LogMetrics
-from cockpit.live.metrics_snapshot import MetricsSnapshot
-from cockpit.parse.sglang_log import LogParser, parse_text
+from cockpit.live.log.fold_process import ChildFold
+from cockpit.live.log.log_items import LogLines, lines_of
+from cockpit.live.log.log_metrics import LogMetrics
+from cockpit.live.log.metrics_snapshot import MetricsSnapshot
+from cockpit.parse.log.sglang_log import LogParser, parse_text
 
 LOGS = sorted((CORPUS / "sglang-logs").glob("*.log"))
 

@@ -10,10 +10,10 @@ import asyncio
 from pathlib import Path
 
 import cockpit
+from cockpit.live.experiment.sweep_watch import PointWatch
 from cockpit.live.hub import FeedEnded, LiveHub
-from cockpit.live.log_items import lines_of
-from cockpit.live.sweep_watch import PointWatch
-from cockpit.parse.sglang_log import LogParser
+from cockpit.live.log.log_items import lines_of
+from cockpit.parse.log.sglang_log import LogParser
 
 PACKAGE = Path(cockpit.__file__).parent
 

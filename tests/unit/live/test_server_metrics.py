@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from cockpit.live.server_metrics import ServerMetricsFold
-from cockpit.parse.prom_text import parse_exposition
-from cockpit.parse.sglang_metrics import sglang_scrape
+from cockpit.live.metrics.server_metrics import ServerMetricsFold
+from cockpit.parse.metrics.prom_text import parse_exposition
+from cockpit.parse.metrics.sglang_metrics import sglang_scrape
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "metrics"
 A = sglang_scrape(parse_exposition((DATA / "sglang-0.4-dp2-a.txt").read_text()))
@@ -75,7 +75,7 @@ def test_before_any_scrape_the_state_is_waiting():
 def test_scraper_events_fold_and_the_snapshot_pickles():
     import pickle
 
-    from cockpit.parse.metrics_events import MetricsScraped, MetricsScrapeFailed
+    from cockpit.parse.metrics.metrics_events import MetricsScraped, MetricsScrapeFailed
 
     expo = parse_exposition((DATA / "sglang-0.4-dp2-b.txt").read_text())
     fold = ServerMetricsFold()

@@ -2,10 +2,10 @@
 
 from pathlib import Path
 
-from cockpit.live.server_metrics import ServerMetricsFold
-from cockpit.live.server_metrics_series import ServerMetricsSeries
-from cockpit.parse.metrics_events import MetricsScraped, MetricsScrapeFailed
-from cockpit.parse.prom_text import parse_exposition
+from cockpit.live.metrics.server_metrics import ServerMetricsFold
+from cockpit.live.metrics.server_metrics_series import ServerMetricsSeries
+from cockpit.parse.metrics.metrics_events import MetricsScraped, MetricsScrapeFailed
+from cockpit.parse.metrics.prom_text import parse_exposition
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "metrics"
 URL = "http://127.0.0.1:30000/metrics"

@@ -13,11 +13,11 @@ from pathlib import Path
 
 from standin.procs import STANDIN, free_port, http_get
 
-from cockpit.live.server_runs import ServerRunTracker
-from cockpit.parse.log_events import DecodeBatch, LogEvent, PrefillBatch
-from cockpit.parse.prom_text import parse_exposition
-from cockpit.parse.sglang_log import parse_text
-from cockpit.parse.sglang_metrics import sglang_scrape
+from cockpit.live.experiment.server_runs import ServerRunTracker
+from cockpit.parse.log.log_events import DecodeBatch, LogEvent, PrefillBatch
+from cockpit.parse.log.sglang_log import parse_text
+from cockpit.parse.metrics.prom_text import parse_exposition
+from cockpit.parse.metrics.sglang_metrics import sglang_scrape
 
 
 def _start(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen, int, Path]:

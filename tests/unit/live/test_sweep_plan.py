@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cockpit.live.sweep_plan import bench_argv, bench_python, plan_sweep, profile_port, sweep_fingerprint
+from cockpit.live.experiment.sweep_plan import bench_argv, bench_python, plan_sweep, profile_port, sweep_fingerprint
 from cockpit.model.session import Host, LaunchProfile, Sweep
 
 HOSTILE = ["; touch {d}/semicolon", "$(touch {d}/dollar)", "`touch {d}/backquote`", "it's \"quoted\"",
@@ -123,8 +123,8 @@ def test_the_bench_module_is_the_one_the_host_has(tmp_path: Path, modules: tuple
 
     from sweep_support import make_bench_python
 
-    from cockpit.live.sweep_session import with_bench_client
-    from cockpit.sources.bench_hosts import LocalBenchHost
+    from cockpit.live.experiment.sweep_session import with_bench_client
+    from cockpit.sources.server.bench_hosts import LocalBenchHost
 
     python = make_bench_python(tmp_path, modules=modules)  # the STAND-IN client under those names
     plan = plan_sweep(Sweep(id="s1", name="s", concurrencies=[1]), _profile(python=python),
@@ -137,8 +137,8 @@ def test_the_bench_module_is_the_one_the_host_has(tmp_path: Path, modules: tuple
 def test_an_interpreter_without_sglang_is_said(tmp_path: Path) -> None:
     import asyncio
 
-    from cockpit.live.sweep_session import with_bench_client
-    from cockpit.sources.bench_hosts import LocalBenchHost
+    from cockpit.live.experiment.sweep_session import with_bench_client
+    from cockpit.sources.server.bench_hosts import LocalBenchHost
 
     plan = plan_sweep(Sweep(id="s1", name="s", concurrencies=[1]), _profile(python=sys.executable),
                       Host(name="h", run_dir=str(tmp_path / "runs")))

@@ -20,15 +20,15 @@ from metrics_server import MetricsServer
 from sweep_support import StandinServer, make_bench_python, standin_gpu_tick
 
 from cockpit.control.session_controller import SessionController
-from cockpit.live.sweep_plan import plan_sweep
-from cockpit.live.sweep_runner import ControllerSink, SweepRunner
-from cockpit.live.sweep_session import watch_tasks
-from cockpit.live.sweep_watch import NO_MAIN_RUN_NOTE
+from cockpit.live.experiment.sweep_plan import plan_sweep
+from cockpit.live.experiment.sweep_runner import ControllerSink, SweepRunner
+from cockpit.live.experiment.sweep_session import watch_tasks
+from cockpit.live.experiment.sweep_watch import NO_MAIN_RUN_NOTE
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
-from cockpit.parse.bench_result_jsonl import read_records
-from cockpit.parse.log_events import DecodeBatch, PrefillBatch
-from cockpit.parse.sglang_log import parse_line
-from cockpit.sources.bench_hosts import LocalBenchHost
+from cockpit.parse.bench.bench_result_jsonl import read_records
+from cockpit.parse.log.log_events import DecodeBatch, PrefillBatch
+from cockpit.parse.log.sglang_log import parse_line
+from cockpit.sources.server.bench_hosts import LocalBenchHost
 from cockpit.store.toml_store import load_session, save_session
 
 BUSY_W, IDLE_W = 400.0, 70.0  # per GPU, two GPUs
@@ -188,7 +188,7 @@ def _free_port() -> int:
 
 
 def test_a_run_shorter_than_a_gpu_tick_says_so_instead_of_a_start_up_figure() -> None:
-    from cockpit.live.sweep_watch import PointWatch
+    from cockpit.live.experiment.sweep_watch import PointWatch
 
     watch = PointWatch()
     watch.gpu_tick(standin_gpu_tick(watts_per_gpu=IDLE_W))  # during the imports

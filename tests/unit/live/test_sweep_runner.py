@@ -13,8 +13,8 @@ import pytest
 from sweep_support import StandinServer, make_bench_python, pid_alive, standin_gpu_tick
 
 from cockpit.control.session_controller import SessionController
-from cockpit.live.sweep_plan import plan_sweep
-from cockpit.live.sweep_runner import (
+from cockpit.live.experiment.sweep_plan import plan_sweep
+from cockpit.live.experiment.sweep_runner import (
     ClientOutput,
     ControllerSink,
     PointFailed,
@@ -26,10 +26,10 @@ from cockpit.live.sweep_runner import (
     SweepRunner,
     main_run_line,
 )
-from cockpit.live.sweep_session import server_metrics_probe
+from cockpit.live.experiment.sweep_session import server_metrics_probe
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
-from cockpit.parse.sglang_log import parse_line
-from cockpit.sources.bench_hosts import LocalBenchHost
+from cockpit.parse.log.sglang_log import parse_line
+from cockpit.sources.server.bench_hosts import LocalBenchHost
 from cockpit.store.toml_store import load_session, save_session
 
 
@@ -185,7 +185,7 @@ class _DroppingHost:
         self.drop_before_record = drop_before_record
 
     async def run(self, argv, *, folder, pidfile, on_output):
-        from cockpit.sources.bench_hosts import LinkLost
+        from cockpit.sources.server.bench_hosts import LinkLost
 
         self.runs += 1
         out = argv[argv.index("--output-file") + 1]
@@ -356,7 +356,7 @@ def test_a_point_whose_requests_all_failed_is_failed_not_recorded(tmp_path: Path
 
 
 def test_a_server_that_stopped_answering_fails_the_point_before_its_client_runs(tmp_path: Path) -> None:
-    from cockpit.live.sweep_session import server_health
+    from cockpit.live.experiment.sweep_session import server_health
 
     server = StandinServer(tok_s=3000)
     path = _session(tmp_path, server.port, make_bench_python(tmp_path), concurrencies=[1, 2, 4])

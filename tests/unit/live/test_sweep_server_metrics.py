@@ -8,12 +8,12 @@ import asyncio
 
 import pytest
 
-from cockpit.live.sweep_server_metrics import ServerMetricsProbe, metrics_url_for, window_fields
-from cockpit.live.sweep_watch import PointWatch
+from cockpit.live.experiment.sweep_server_metrics import ServerMetricsProbe, metrics_url_for, window_fields
+from cockpit.live.experiment.sweep_watch import PointWatch
 from cockpit.model.session import Host
-from cockpit.parse.metrics_events import MetricsScraped, MetricsScrapeFailed
-from cockpit.parse.prom_text import parse_exposition
-from cockpit.parse.sglang_metrics import ServerScrape, sglang_scrape
+from cockpit.parse.metrics.metrics_events import MetricsScraped, MetricsScrapeFailed
+from cockpit.parse.metrics.prom_text import parse_exposition
+from cockpit.parse.metrics.sglang_metrics import ServerScrape, sglang_scrape
 
 BOUNDS = (0.1, 0.2, 0.4, 0.8, 1.6, 3.2, 6.4)  # SGLang's TTFT bounds start this way (seconds)
 
@@ -195,10 +195,10 @@ def test_a_timeout_skips_that_read_and_the_next_one_asks_again():
 def test_the_figures_are_the_metrics_panes_for_the_same_two_scrapes(pair: str):
     # two successive pages in SGLang's shapes (tests/data/metrics, bounds of collector.py;
     # dp 2 x tp 2 ranks, or the router's sglang_ re-export): the point's figures are what the
-    # metrics pane (live/server_metrics.py) shows over the window between the same scrapes
+    # metrics pane (live/metrics/server_metrics.py) shows over the window between the same scrapes
     from pathlib import Path
 
-    from cockpit.live.server_metrics import ServerMetricsFold
+    from cockpit.live.metrics.server_metrics import ServerMetricsFold
 
     data = Path(__file__).resolve().parents[2] / "data" / "metrics"
     a, b = (sglang_scrape(parse_exposition((data / f"{pair}-{x}.txt").read_text())) for x in "ab")

@@ -42,6 +42,6 @@ def test_sane_values_still_load():
 
 
 def test_the_model_knows_the_tuis_tabs():
-    from cockpit.ui.actions import TABS as UI_TABS
+    from cockpit.ui.keys.actions import TABS as UI_TABS
 
     assert TABS == tuple(tab for tab, *_ in UI_TABS)

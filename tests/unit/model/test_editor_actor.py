@@ -1,7 +1,7 @@
-"""The editor takes who acts (model/edits.py): every journal event it makes says so; the
+"""The editor takes who acts (model/edit/edits.py): every journal event it makes says so; the
 person's own stay as they are, and the undo step keeps the plain words."""
 
-from cockpit.model.edits import SessionEditor
+from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.session import Session
 
 

@@ -9,9 +9,9 @@ import pytest
 
 from paths import EXAMPLE_SESSION
 
-from cockpit.model.edits import SessionEditor
+from cockpit.model.edit.edits import SessionEditor
+from cockpit.model.edit.merge import merge_sessions
 from cockpit.model.finding_decisions import DecisionError, accept_finding, dismiss_finding
-from cockpit.model.merge import merge_sessions
 from cockpit.store.toml_store import load_session, save_session
 
 

@@ -2,9 +2,9 @@
 
 from paths import EXAMPLE_SESSION
 
-from cockpit.model.edits import SessionEditor
+from cockpit.model.edit.edits import SessionEditor
+from cockpit.model.edit.journal_text import MAX_VALUE, shown
 from cockpit.model.enums import DiscoveryStatus, TaskStatus
-from cockpit.model.journal_text import MAX_VALUE, shown
 from cockpit.store.toml_store import load_session
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from cockpit.control.session_controller import SessionController
-from cockpit.live.launch_lifecycle import LaunchOutcome, apply_outcome
-from cockpit.model.edits import SessionEditor
-from cockpit.model.merge import merge_sessions
+from cockpit.live.experiment.launch_lifecycle import LaunchOutcome, apply_outcome
+from cockpit.model.edit.edits import SessionEditor
+from cockpit.model.edit.merge import merge_sessions
 from cockpit.model.session import LAST_ACTIONS_KEPT, LaunchProfile, Session, Sweep
 from cockpit.store.handoff_md import render_handoff
 from cockpit.store.toml_store import load_session, save_session

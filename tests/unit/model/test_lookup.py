@@ -1,7 +1,7 @@
-"""A record by what a person types for it (model/lookup.py): the one rule of `cockpit run`,
+"""A record by what a person types for it (model/edit/lookup.py): the one rule of `cockpit run`,
 `cockpit sweep`, `cockpit diff` and the TUI's sweep."""
 
-from cockpit.model.lookup import by_id_or_name, known_records
+from cockpit.model.edit.lookup import by_id_or_name, known_records
 from cockpit.model.session import LaunchProfile
 
 

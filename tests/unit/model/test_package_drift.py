@@ -13,7 +13,7 @@ import pytest
 from cockpit.model.package_drift import compare, drifted
 from cockpit.model.session import LaunchProfile, Package, Session
 from cockpit.parse.version_probe import ProbeError, kind_of, parse_probe_output, probe_command
-from cockpit.sources.drift_check import default_python
+from cockpit.sources.server.drift_check import default_python
 from cockpit.store.toml_store import save_session
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cockpit.model.profile_diff import diff_lines, diff_profiles, split_command
+from cockpit.model.bench.profile_diff import diff_lines, diff_profiles, split_command
 from cockpit.model.session import LaunchProfile
 
 BASE = ("python3 -m sglang.launch_server --model-path /models/GLM-5 --tp 8 "

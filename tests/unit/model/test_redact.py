@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cockpit.model.redact import is_secret_flag, redact_text
+from cockpit.ground.redact import is_secret_flag, redact_text
 
 
 @pytest.mark.parametrize("option", ["--api-key", "--admin-api-key", "--hf-token", "--api_key", "--password"])

@@ -13,8 +13,8 @@ from mcp import Client
 from pydantic import ValidationError
 
 from cockpit.assistant.mcp_server import build_server
-from cockpit.model.profile_diff import diff_lines, diff_profiles
-from cockpit.model.redact import mask_secrets, redact_env
+from cockpit.ground.redact import mask_secrets, redact_env
+from cockpit.model.bench.profile_diff import diff_lines, diff_profiles
 from cockpit.model.session import LaunchProfile, Session, Sweep
 from cockpit.store.export_json import export_json
 from cockpit.store.handoff_md import render_handoff

@@ -4,7 +4,7 @@ import pytest
 
 from paths import EXAMPLE_SESSION
 
-from cockpit.model.edits import EditError, SessionEditor
+from cockpit.model.edit.edits import EditError, SessionEditor
 from cockpit.model.enums import DiscoveryStatus, ProfileStatus, TaskStatus
 from cockpit.model.session import Session
 from cockpit.store.toml_store import load_session

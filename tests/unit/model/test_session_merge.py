@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from paths import EXAMPLE_SESSION
 
-from cockpit.model.edits import SessionEditor
+from cockpit.model.edit.edits import SessionEditor
+from cockpit.model.edit.merge import merge_sessions
 from cockpit.model.enums import TASK_COLUMNS, DiscoveryStatus, TaskStatus
-from cockpit.model.merge import merge_sessions
 from cockpit.store.toml_store import load_session
 
 

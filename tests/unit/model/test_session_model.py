@@ -3,10 +3,10 @@
 import pytest
 from pydantic import ValidationError
 
+from cockpit.model.bench.targets import score_target
 from cockpit.model.enums import Comparator, DiscoveryStatus, FileState, ProfileStatus, TaskStatus
 from cockpit.model.ids import next_id
 from cockpit.model.session import Benchmark, Session, Target
-from cockpit.model.targets import score_target
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 
 import pytest
 
-from cockpit.model.edits import EditError, SessionEditor
+from cockpit.model.edit.edits import EditError, SessionEditor
 from cockpit.model.enums import Comparator, Metric
 from cockpit.model.session import FileChange, Session
 

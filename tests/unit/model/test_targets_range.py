@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from cockpit.model.bench.targets import score_target
 from cockpit.model.enums import Comparator
 from cockpit.model.session import Benchmark, LaunchProfile, Session, Target
-from cockpit.model.targets import score_target
 from cockpit.store.handoff_md import render_handoff
 
 

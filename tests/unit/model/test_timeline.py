@@ -7,7 +7,7 @@ import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
 
-from cockpit.model.edits import SessionEditor
+from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.session import Benchmark, JournalEvent, LaunchProfile, Session
 from cockpit.model.timeline import drops, timeline
 from cockpit.store.toml_store import save_session

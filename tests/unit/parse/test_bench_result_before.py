@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from paths import CORPUS
 
-from cockpit.parse.bench_serving import record_fields, result_before
+from cockpit.parse.bench.bench_serving import record_fields, result_before
 
 
 def block(concurrency: int, total: float, closed: bool = True) -> list[str]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cockpit.parse.dcgm_metrics import dcgm_samples, is_dcgm
-from cockpit.parse.prom_text import parse_exposition
+from cockpit.parse.gpu.dcgm_metrics import dcgm_samples, is_dcgm
+from cockpit.parse.metrics.prom_text import parse_exposition
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "metrics"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cockpit.parse.prom_text import ExpositionCache, ExpositionError, parse_exposition
+from cockpit.parse.metrics.prom_text import ExpositionCache, ExpositionError, parse_exposition
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "metrics"
 PAIRS = [("sglang-0.4-dp2-a.txt", "sglang-0.4-dp2-b.txt"), ("router-sglang_-a.txt", "router-sglang_-b.txt"),

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from cockpit.parse.gpu_sample import GpuSample, decode_clock_event_reasons
-from cockpit.parse.nvsmi_query import (
+from cockpit.parse.gpu.gpu_sample import GpuSample, decode_clock_event_reasons
+from cockpit.parse.gpu.nvsmi_query import (
     QUERY_FIELDS,
     QueryLineError,
     QueryStreamParser,
@@ -22,7 +22,7 @@ from cockpit.parse.nvsmi_query import (
     query_command,
     summarize,
 )
-from cockpit.sources.nvsmi_stream import swap_rejected_field
+from cockpit.sources.gpu.nvsmi_stream import swap_rejected_field
 
 CORPUS = Path(__file__).resolve().parents[3].parent / "shared" / "corpus" / "nvidia-smi"
 
@@ -190,7 +190,7 @@ def test_samples_round_trip_through_json():
 
 
 async def test_a_recorded_stream_replays_through_the_same_parser():
-    from cockpit.sources.nvsmi_stream import parse_lines, replay_lines
+    from cockpit.sources.gpu.nvsmi_stream import parse_lines, replay_lines
 
     recorded = _stream(3, 4)
     events = [e async for e in parse_lines(replay_lines(recorded, interval_s=0), host="demo", clock=lambda: 7.0)]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from cockpit.parse.nvsmi_topo import parse_topology
+from cockpit.parse.gpu.nvsmi_topo import parse_topology
 
 REPO = Path(__file__).resolve().parents[3]
 CASES = REPO / "tests" / "data" / "topo"

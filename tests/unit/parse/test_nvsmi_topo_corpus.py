@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cockpit.parse.nvsmi_topo import (
+from cockpit.parse.gpu.nvsmi_topo import (
     TopologyParseError,
     distance_class,
     distance_rank,

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from cockpit.parse.prom_histogram import Histogram
-from cockpit.parse.prom_text import ExpositionError, canonical_name, parse_exposition
-from cockpit.parse.sglang_metrics import EXPECTED, sglang_scrape
+from cockpit.parse.metrics.prom_histogram import Histogram
+from cockpit.parse.metrics.prom_text import ExpositionError, canonical_name, parse_exposition
+from cockpit.parse.metrics.sglang_metrics import EXPECTED, sglang_scrape
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "metrics"
 
@@ -52,7 +52,7 @@ def test_a_0_5_page_with_a_pid_per_rank_counts_each_dp_group_once():
 
 
 def test_a_label_fixed_by_the_rank_is_per_process_and_a_dimension_is_not():
-    from cockpit.parse.sglang_metrics import per_process_labels
+    from cockpit.parse.metrics.sglang_metrics import per_process_labels
 
     rows = [({"tp_rank": str(t), "dp_rank": "0", "pid": str(100 + t), "host": f"n{t}", "model_name": "m"}, 1.0)
             for t in range(4)]

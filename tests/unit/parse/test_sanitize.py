@@ -10,7 +10,7 @@ import pytest
 
 from hostile import RAW, VECTORS
 
-from cockpit.parse.sanitize import _UNSAFE, json_inert, sanitize
+from cockpit.ground.sanitize import _UNSAFE, json_inert, sanitize
 
 
 @pytest.mark.parametrize(("raw", "shown"), [

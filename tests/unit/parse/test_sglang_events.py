@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from cockpit.live.log_metrics import LogMetrics, MetricSeries, TimestampClock
-from cockpit.parse.log_events import (
+from cockpit.live.log.log_metrics import LogMetrics, MetricSeries, TimestampClock
+from cockpit.parse.log.log_events import (
     BenchResult,
     CudaGraphCapture,
     DecodeBatch,
@@ -18,7 +18,7 @@ from cockpit.parse.log_events import (
     Ready,
     ServerArgs,
 )
-from cockpit.parse.sglang_log import LogParser, parse_line, parse_text, split_prefix
+from cockpit.parse.log.sglang_log import LogParser, parse_line, parse_text, split_prefix
 
 
 def test_rank_tags_any_order_multi_digit() -> None:

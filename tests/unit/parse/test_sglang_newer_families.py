@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cockpit.parse.prom_text import parse_exposition
-from cockpit.parse.sglang_metrics import sglang_scrape
+from cockpit.parse.metrics.prom_text import parse_exposition
+from cockpit.parse.metrics.sglang_metrics import sglang_scrape
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "metrics"
 L = 'model_name="m",engine_type="unified",pp_rank="0",moe_ep_rank="0"'

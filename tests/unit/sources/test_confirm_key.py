@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cockpit.sources.confirm_key import ConfirmKeyError, confirmation, is_confirmed, key_path, read_key
+from cockpit.sources.server.confirm_key import ConfirmKeyError, confirmation, is_confirmed, key_path, read_key
 
 
 def test_a_check_makes_no_key_and_nothing_verifies_without_one(own_confirm_key: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cockpit.sources.demo import DEMO_SESSION, data_dir, demo_copy
+from cockpit.demo.build import DEMO_SESSION, data_dir, demo_copy
 
 SHIPPED = data_dir() / DEMO_SESSION
 

@@ -3,11 +3,11 @@ counters that keep rising and percentiles that move."""
 
 import asyncio
 
-from cockpit.live.server_metrics import ServerMetricsFold
-from cockpit.parse.metrics_events import MetricsScraped
-from cockpit.parse.prom_text import parse_exposition
-from cockpit.sources.demo import data_dir
-from cockpit.sources.demo_metrics import DemoMetricsFeed, DemoMetricsPages
+from cockpit.demo.build import data_dir
+from cockpit.demo.metrics import DemoMetricsFeed, DemoMetricsPages
+from cockpit.live.metrics.server_metrics import ServerMetricsFold
+from cockpit.parse.metrics.metrics_events import MetricsScraped
+from cockpit.parse.metrics.prom_text import parse_exposition
 
 DEMO = data_dir() / "demo"
 

@@ -11,10 +11,10 @@ import pytest
 
 from cockpit.model.enums import GpuSource
 from cockpit.model.session import Host
-from cockpit.parse.gpu_events import GpuSamplesTaken, GpuSourceUnavailable
-from cockpit.parse.nvsmi_topo import TopologyMatrix
-from cockpit.sources import gpu_feed
-from cockpit.sources.gpu_feed import (
+from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable
+from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
+from cockpit.sources.gpu import gpu_feed
+from cockpit.sources.gpu.gpu_feed import (
     FileTopologyFeed,
     NvmlFeed,
     NvmlTopologyFeed,
@@ -150,7 +150,7 @@ async def test_nvsmi_feed_streams_ticks_through_the_real_stream(monkeypatch: pyt
             self.closed = False
 
         async def events(self):  # noqa: ANN202
-            from cockpit.sources.nvsmi_stream import parse_lines
+            from cockpit.sources.gpu.nvsmi_stream import parse_lines
 
             async def src():  # noqa: ANN202
                 for ln in lines:
@@ -171,5 +171,5 @@ async def test_nvsmi_feed_streams_ticks_through_the_real_stream(monkeypatch: pyt
 def test_no_textual_import() -> None:
     import subprocess
 
-    code = "import cockpit.sources.gpu_feed, sys; assert 'textual' not in sys.modules"
+    code = "import cockpit.sources.gpu.gpu_feed, sys; assert 'textual' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from cockpit.model.session import Host
-from cockpit.parse.log_events import DecodeBatch, ErrorBlock
-from cockpit.sources.log_feed import LogBatch, LogFeed
+from cockpit.parse.log.log_events import DecodeBatch, ErrorBlock
+from cockpit.sources.log.log_feed import LogBatch, LogFeed
 
 
 def line(i: int) -> str:
@@ -120,7 +120,7 @@ def test_the_feed_for_a_host_follows_its_settings() -> None:
     inline = LogFeed.for_host(Host(name="gpu2", log_path="root@gpu2:/x.log"))
     assert inline.description == "tail root@gpu2:/x.log"
     from cockpit.model.launch_confirm import log_fingerprint
-    from cockpit.sources.confirm_key import LogCommandNotConfirmed, confirmation
+    from cockpit.sources.server.confirm_key import LogCommandNotConfirmed, confirmation
 
     def confirmed(host: Host) -> Host:  # as the TUI's dialog seals it when the person says yes
         return host.model_copy(update={"log_confirmed": confirmation("log", log_fingerprint(host))})
@@ -139,7 +139,7 @@ def test_log_feed_imports_no_textual() -> None:
     import subprocess
     import sys
 
-    code = "import sys, cockpit.sources.log_feed; assert 'textual' not in sys.modules"
+    code = "import sys, cockpit.sources.log.log_feed; assert 'textual' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -169,8 +169,8 @@ async def test_a_small_backlog_has_no_preview(tmp_path: Path) -> None:
 
 
 async def test_a_dropped_host_is_said_in_the_batch_and_so_is_the_reconnect() -> None:
-    from cockpit.sources.host_events import HostConnected, HostDisconnected
-    from cockpit.sources.tail_events import LogBytes
+    from cockpit.sources.log.tail_events import LogBytes
+    from cockpit.sources.transport.host_events import HostConnected, HostDisconnected
 
     async def tail(on_host):  # noqa: ANN001, ANN202
         for n, event in enumerate([HostConnected("gpu1"), HostDisconnected("gpu1", "connection reset", 8.0),

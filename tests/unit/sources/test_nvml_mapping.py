@@ -13,8 +13,8 @@ from types import SimpleNamespace
 import pynvml
 import pytest
 
-from cockpit.parse.gpu_events import GpuSamplesTaken, GpuSourceUnavailable
-from cockpit.sources.nvml_mapping import (
+from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable
+from cockpit.sources.gpu.nvml_mapping import (
     bytes_to_mib,
     ids_to_cpulist,
     mask_to_list,
@@ -25,7 +25,7 @@ from cockpit.sources.nvml_mapping import (
     topology_cell,
     unavailable_message,
 )
-from cockpit.sources.nvml_sampler import NvmlSampler
+from cockpit.sources.gpu.nvml_sampler import NvmlSampler
 
 REPO = Path(__file__).resolve().parents[3]
 

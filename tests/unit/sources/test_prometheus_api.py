@@ -9,7 +9,7 @@ import pytest
 
 from metrics_server import MetricsServer
 
-from cockpit.sources.prometheus_api import PrometheusClient, PrometheusError
+from cockpit.sources.metrics.prometheus_api import PrometheusClient, PrometheusError
 
 
 def run_query(client: PrometheusClient) -> PrometheusError:

@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 from standin.procs import all_cmdlines, free_port, group_members, http_get, standin_command
 
-from cockpit.live.launch_lifecycle import apply_outcome, follow_launch
-from cockpit.model.edits import SessionEditor
+from cockpit.live.experiment.launch_lifecycle import apply_outcome, follow_launch
+from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.session import Host, LaunchProfile, Session
-from cockpit.sources.server_control import AlreadyRunning, ServerControl, plan_launch
+from cockpit.sources.server.server_control import AlreadyRunning, ServerControl, plan_launch
 
 
 def _session(runs: Path, *profiles: LaunchProfile, log_path: str | None = None) -> Session:

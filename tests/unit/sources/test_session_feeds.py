@@ -1,11 +1,11 @@
 """A session's hosts become the live feeds the TUI runs (one SSH pool for all of them)."""
 
 from cockpit.model.session import Session
-from cockpit.sources.gpu_feed import NvmlFeed, NvmlTopologyFeed, NvsmiFeed, RemoteTopologyFeed
-from cockpit.sources.log_feed import LogFeed
-from cockpit.sources.metrics_scrape import MetricsFeed
+from cockpit.sources.gpu.gpu_feed import NvmlFeed, NvmlTopologyFeed, NvsmiFeed, RemoteTopologyFeed
+from cockpit.sources.log.log_feed import LogFeed
+from cockpit.sources.metrics.metrics_scrape import MetricsFeed
 from cockpit.sources.session_feeds import sources_for_session
-from cockpit.sources.ssh_pool import SshPool
+from cockpit.sources.transport.ssh_pool import SshPool
 
 
 def test_a_session_without_live_hosts_has_no_feeds():

@@ -4,8 +4,8 @@ that names the accepted forms (it used to read `host:2299:/path` as port 22, pat
 
 import pytest
 
-from cockpit.sources.log_tail import LocalFile, RemoteFile, ResumableTail
-from cockpit.sources.ssh_target import HOST_FORMS, PATH_FORMS, SshTarget, split_remote_path
+from cockpit.sources.log.log_tail import LocalFile, RemoteFile, ResumableTail
+from cockpit.sources.transport.ssh_target import HOST_FORMS, PATH_FORMS, SshTarget, split_remote_path
 
 
 @pytest.mark.parametrize(

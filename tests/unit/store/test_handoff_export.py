@@ -7,7 +7,7 @@ import sys
 
 from paths import EXAMPLE_SESSION
 
-from cockpit.model.edits import SessionEditor
+from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.session import LaunchProfile
 from cockpit.store.export_json import export_json
 from cockpit.store.handoff_md import render_handoff

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from cockpit.control.session_controller import SessionController
-from cockpit.model.edits import SessionEditor
+from cockpit.model.edit.edits import SessionEditor
 from cockpit.store.toml_store import load_session, save_session
 
 

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from paths import DATA, EXAMPLE_SESSION
 
-from cockpit.model.edits import SessionEditor
+from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.enums import DiscoveryStatus, TaskStatus
 from cockpit.model.session import Session
 from cockpit.store.errors import SessionFileError

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from cockpit.control.session_controller import SessionController
-from cockpit.model.edits import SessionEditor
+from cockpit.model.edit.edits import SessionEditor
 from cockpit.store.lock import session_lock
 from cockpit.store.signature import disk_signature
 from cockpit.store.toml_store import load_session, load_session_with_signature, save_session
@@ -199,8 +199,8 @@ def _sweep_session(tmp_path: Path, port: int) -> Path:
 
 @pytest.mark.parametrize("moment", ["after the read", "while it looks for running servers", "during a slow /health"])
 def test_a_sweep_keeps_an_add_made_at_any_moment_of_its_start_up(tmp_path, server, moment, monkeypatch, capsys):
-    from cockpit.cli import sweep_cmd
-    from cockpit.live import sweep_session
+    from cockpit.cli.experiment import sweep_cmd
+    from cockpit.live.experiment import sweep_session
 
     path = _sweep_session(tmp_path, server.port)
     hooked = {"after the read": "find_sweep", "while it looks for running servers": "running_profiles",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cockpit.ui.keymap_file import keymap_path, load_keymap
+from cockpit.ui.keys.keymap_file import keymap_path, load_keymap
 
 
 def test_a_missing_file_is_no_keymap(tmp_path, monkeypatch) -> None:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from textual.content import Content
 
 from cockpit.model.session import Task
-from cockpit.ui.widgets.task_board import task_prompt
+from cockpit.ui.widgets.session.task_board import task_prompt
 
 WORDS = ["t12", "Try", "EP=8", "with", "DeepEP", "low-latency", "kernels", "→", "d3", "GPU-util",
          "a" * 40, "漢字テキスト", "--moe-runner-backend", "flashinfer_trtllm", "", " "]

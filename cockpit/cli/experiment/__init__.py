@@ -1,0 +1,1 @@
+"""Commands that run things: run / stop a launch profile, sweep."""

@@ -1,0 +1,1 @@
+"""Ground every room may use: the one sanitizer of untrusted text, secret redaction."""

@@ -1,0 +1,1 @@
+"""Launches and sweeps: lifecycle, server runs, the sweep plan, runner, watch."""

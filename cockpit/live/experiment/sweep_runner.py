@@ -1,0 +1,548 @@
+"""Run a sweep on a running launch profile: per point, the SGLang bench client on the host
+(sources/server/bench_hosts.py), its result read from the JSONL file it appends (its stdout block as a
+fallback), recorded as a Benchmark tied to the profile with what cockpit saw meanwhile
+(sweep_watch). No Textual: the TUI and `cockpit sweep` drive the same runner.
+
+* Progress: `on_event` gets PointStarted / PointProgress / PointRetrying / PointRecorded /
+  PointSkipped / PointFailed, then SweepFinished; a SweepNote says once what the sweep
+  records without (a server that exposes no metrics).
+* Observations: call `gpu_tick(samples)` and `log_event(event)` from the GPU and log feeds;
+  they count for the point running at the time. With `server_metrics` (a
+  ServerMetricsProbe), the server's `/metrics` is read just before each client starts and
+  just after it exits: the point's server-side TTFT / ITL percentiles (sweep_server_metrics).
+  When the client prints its main-run line (`main_run_line`: its warm-up answered), the
+  start is read again then, so the warm-up is left out; without that line (another client)
+  the window keeps the warm-up and the benchmark's notes say so.
+* Power: the GPU ticks and log batches count for the point's measured run only, from the
+  client's main-run line (moved to its progress bar's first draw, after newer clients' 1 s
+  pause) to its last request (the bar at n/n, the result block, or its exit); the imports
+  and warm-up before are left out (sweep_watch). Without the line, the whole client run,
+  said in the notes; without any GPU sample, one note says why (`gpu_unavailable`).
+* A failed point (the client gave no result, every request failed, or `server_health`
+  says the server stopped answering) is never recorded: PointFailed, and with
+  `on_fail="stop"` (the default) the points after it are not run (`SweepOutcome.not_run`).
+* Cancel: `cancel()` kills the running client; points already recorded stay.
+* A dropped link during a point: the runner waits for it to come back, records the point
+  if its record reached the host's file before the drop, else kills what is left and runs
+  the point once more; then marks it failed. Each point has a key (sweep, run, concurrency)
+  and a key already recorded is never recorded again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import shlex
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from cockpit.live.experiment.sweep_plan import PlannedPoint, SweepPlan
+from cockpit.live.experiment.sweep_server_metrics import ServerMetricsProbe
+from cockpit.live.experiment.sweep_watch import PointWatch
+from cockpit.parse.bench.bench_result_jsonl import BenchOutcome, from_record, from_stdout, last_record
+from cockpit.parse.gpu.gpu_sample import GpuSample
+from cockpit.parse.metrics.sglang_metrics import ServerScrape
+from cockpit.parse.numbers import read_int
+from cockpit.sources.server.bench_hosts import BenchHost, LinkLost
+
+__all__ = [
+    "ControllerSink", "PointFailed", "PointProgress", "PointRecorded", "PointRetrying", "PointSink", "PointSkipped",
+    "PointStarted", "recorded_in", "SweepEvent", "SweepFinished", "SweepNote", "SweepOutcome", "SweepRunner", "benchmark_fields",
+    "ClientOutput", "ON_FAIL", "main_run_line",
+]
+
+_STDOUT_KEEP = 4000  # lines of the client's stdout kept for the fallback (the block is ~50 at the end)
+_PROGRESS_EVERY_S = 0.2
+_TQDM = re.compile(r"\d+%\|")
+_TQDM_DONE = re.compile(r"\d+%\|[^|]*\|\s*(\d+)/(\d+)")  # tqdm's `n/total`: requests of the main run done
+_RESULT_BLOCK = "Serving Benchmark Result"
+MAIN_RUN_MARK = "Starting main benchmark run"
+ON_FAIL = ("stop", "skip")
+WARMUP_NOTE = "server percentiles include the client's warm-up (no main-run start line seen in time)"
+
+
+def main_run_line(line: str) -> bool:
+    """The client's line saying its warm-up answered and the main run starts: sglang (older)
+    and vllm-derived clients print "Initial test run completed. Starting main benchmark
+    run...", newer sglang "Warmup completed with N sequences. Starting main benchmark run..."."""
+    return MAIN_RUN_MARK in line
+
+
+# ----- events ---------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class PointStarted:
+    index: int
+    total: int
+    concurrency: int
+    attempt: int
+    command: str
+
+
+@dataclass(frozen=True, slots=True)
+class PointProgress:
+    index: int
+    total: int
+    concurrency: int
+    elapsed_s: float
+    line: str
+    """The client's last progress line (tqdm's), as it printed it (not sanitized)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PointRetrying:
+    index: int
+    total: int
+    concurrency: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class PointRecorded:
+    index: int
+    total: int
+    concurrency: int
+    benchmark_id: str
+    fields: dict[str, Any]
+    wall_s: float
+    """From the point's start to its record saved: what the sweep took for it."""
+    tool_s: float | None
+    """The client's own benchmark duration (its `duration`)."""
+    client_s: float | None
+    """The client process's wall time, start to exit (None: read back after a dropped link)."""
+    source: str
+    """"jsonl" or "stdout" (the fallback)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PointSkipped:
+    index: int
+    total: int
+    concurrency: int
+    benchmark_id: str
+    """Recorded before under the same key (a resumed run)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PointFailed:
+    index: int
+    total: int
+    concurrency: int
+    reason: str
+    elapsed_s: float
+
+
+@dataclass(slots=True)
+class SweepOutcome:
+    recorded: list[str] = field(default_factory=list)
+    """Benchmark ids, in point order (skipped points' ids too)."""
+    failed: list[tuple[int, str]] = field(default_factory=list)
+    """(concurrency, reason) of each failed point."""
+    cancelled: bool = False
+    not_run: list[int] = field(default_factory=list)
+    """Concurrencies left unrun because a point failed (`on_fail="stop"`)."""
+
+    @property
+    def status(self) -> str:
+        return "cancelled" if self.cancelled else "failed" if self.failed else "done"
+
+
+@dataclass(frozen=True, slots=True)
+class SweepFinished:
+    outcome: SweepOutcome
+
+
+@dataclass(frozen=True, slots=True)
+class SweepNote:
+    """Said once: something every point goes without (e.g. the server exposes no metrics)."""
+
+    text: str
+
+
+SweepEvent = (PointStarted | PointProgress | PointRetrying | PointRecorded | PointSkipped | PointFailed
+              | SweepFinished | SweepNote)
+
+
+# ----- where records go -------------------------------------------------------------------------
+class PointSink(Protocol):
+    def recorded(self, key: str) -> str | None:
+        """The id of the benchmark recorded under `key`, None when none is."""
+        ...
+
+    async def record(self, key: str, fields: dict[str, Any]) -> str:
+        """Record the point (once: a key already recorded returns that id); its id."""
+        ...
+
+
+def _key_parts(key: str) -> tuple[str, str, int]:
+    """`sweep:run:cN` (PlannedPoint.key) -> (sweep id, run id, concurrency)."""
+    sweep, run, conc = key.split(":")
+    return sweep, run, int(conc.removeprefix("c"))
+
+
+def recorded_in(session: Any, key: str) -> str | None:
+    """The id of the benchmark of `session` recorded under `key` (PlannedPoint.key), if any."""
+    sweep, run, conc = _key_parts(key)
+    for bench in session.benchmarks:
+        if bench.sweep == sweep and bench.sweep_run == run and bench.concurrency == conc:
+            return str(bench.id)
+    return None
+
+
+class ControllerSink:
+    """Records through a `SessionController` (control/session_controller.py; duck-typed here,
+    live does not import store): the editor adds the benchmark (undo, journal), and
+    `save=True` writes at once, merged under the lock with other writers (the TUI, `cockpit
+    add`). The TUI may pass `save=False` and leave it to its autosave."""
+
+    def __init__(self, controller: Any, *, save: bool = True, busy_wait_s: float = 15.0) -> None:
+        self.controller = controller
+        self.save = save
+        self.busy_wait_s = busy_wait_s
+
+    def recorded(self, key: str) -> str | None:
+        return recorded_in(self.controller.session, key)
+
+    async def record(self, key: str, fields: dict[str, Any]) -> str:
+        ident = self.recorded(key)
+        if ident is None:
+            ident = self.controller.apply(lambda editor: editor.add_benchmark(**fields))
+        if self.save:
+            await self.flush()
+            ident = self.recorded(key) or ident  # a merge may have renumbered it
+        return str(ident)
+
+    async def flush(self) -> None:
+        """Save now; waits while another writer holds the lock. OSError when it cannot."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.busy_wait_s
+        while True:
+            outcome = self.controller.save()
+            if outcome.saved:
+                return
+            if outcome.status != "busy" or loop.time() > deadline:
+                raise OSError(f"{self.controller.path}: not saved ({outcome.status}: {outcome.message})")
+            await asyncio.sleep(0.3)
+
+
+# ----- the runner --------------------------------------------------------------------------------
+def benchmark_fields(plan: SweepPlan, point: PlannedPoint, result: BenchOutcome, watch: PointWatch, *,
+                     no_power_reason: str | None = None) -> dict[str, Any]:
+    """The Benchmark of one point: the client's figures, the sweep's context, what was seen.
+    `no_power_reason`: why the GPU source gave nothing (said in the notes when no power)."""
+    sweep, profile = plan.sweep, plan.profile
+    fields: dict[str, Any] = {
+        "label": f"{sweep.name} c{point.concurrency}", "profile": profile.id, "sweep": sweep.id,
+        "sweep_run": plan.run_id, "dataset": str(sweep.dataset), "command": profile.command,
+        "bench_client": plan.module,
+    }
+    fields.update(result.fields)
+    fields["concurrency"] = point.concurrency  # what was asked, whatever the record says
+    fields.update(watch.fields(total_tokens=result.total_tokens, duration_s=result.fields.get("duration_s"),
+                               total_tok_s=result.fields.get("total_tok_s"),
+                               output_tok_s=result.fields.get("output_tok_s")))
+    notes = []
+    if result.completed is not None and result.completed < point.prompts:
+        notes.append(f"{result.completed} of {point.prompts} requests completed")
+    if watch.server_main is None and any(name.startswith("server_") for name in fields):
+        notes.append(WARMUP_NOTE)
+    notes += watch.notes(no_power_reason=no_power_reason)
+    if notes:
+        fields["notes"] = "; ".join(notes)
+    return fields
+
+
+class ClientOutput:
+    """The client's output as lines (`\\r` ends a tqdm redraw), its last progress line, and
+    whether it said its main run started (`main_run`) while none of that run had finished."""
+
+    def __init__(self) -> None:
+        self.stdout: deque[str] = deque(maxlen=_STDOUT_KEEP)
+        self.tail: deque[str] = deque(maxlen=20)
+        self.partial = {"stdout": "", "stderr": ""}
+        self.progress = ""
+        self.main_run: str | None = None
+        """"started": the main-run line came before anything of the main run finished;
+        "late": it came after (stdout held in a buffer until the client exits): not usable."""
+        self._main_done = False
+        self.sending = False
+        """The main run's progress bar drew after the main-run line: its requests go out."""
+        self.ended = False
+        """The main run's last request answered (the bar at n/n, or the result block)."""
+
+    def feed(self, stream: str, text: str) -> bool:
+        """Take a chunk; True when the progress line changed."""
+        parts = re.split(r"\r\n|\r|\n", self.partial[stream] + text)
+        self.partial[stream] = parts.pop()
+        changed = False
+        said = False
+        for line in parts:
+            if stream == "stdout":
+                self.stdout.append(line)
+            if _TQDM.search(line):
+                self.progress, changed = line.strip(), True
+            elif line.strip():
+                self.tail.append(line.strip())
+            said = self._watch_main_run(line) or said
+        if _TQDM.search(self.partial[stream]):  # a redraw not yet ended by the next `\r`
+            self.progress, changed = self.partial[stream].strip(), True
+        said = self._watch_main_run(self.partial[stream]) or said
+        # judged once the whole chunk is read: a buffered stdout gives the line together with
+        # the result block (and tqdm on stderr, unbuffered, has shown requests done already)
+        if said and self.main_run is None:
+            self.main_run = "late" if self._main_done else "started"
+        return changed
+
+    def _watch_main_run(self, line: str) -> bool:
+        m = _TQDM_DONE.search(line)
+        if _RESULT_BLOCK in line or (m is not None and m.group(1).strip("0") != ""):  # any digit count
+            self._main_done = True
+        if self.main_run == "started":
+            if m is not None:
+                self.sending = True
+                done, total = read_int(m.group(1)), read_int(m.group(2))  # None past any real count
+                self.ended = self.ended or (done is not None and total is not None and done >= total > 0)
+            if _RESULT_BLOCK in line:
+                self.ended = True
+        return main_run_line(line)
+
+    def lines(self) -> list[str]:
+        return [*self.stdout, self.partial["stdout"]]
+
+
+class SweepRunner:
+    def __init__(self, plan: SweepPlan, host: BenchHost, sink: PointSink, *,
+                 on_event: Callable[[SweepEvent], Any] | None = None, clock: Callable[[], float] = time.monotonic,
+                 retries: int = 1, server_metrics: ServerMetricsProbe | None = None,
+                 log_settle_s: float = 0.3, on_fail: str = "stop",
+                 server_health: Callable[[], Awaitable[str | None]] | None = None) -> None:
+        """`on_fail`: "stop" (the points after a failed one are not run) or "skip" (they
+        are). `server_health`: None when the server answers, else why not; asked before
+        each point and after one that failed, so a dead server fails points, never records
+        them."""
+        if on_fail not in ON_FAIL:
+            raise ValueError(f"on_fail is one of {', '.join(ON_FAIL)}, not {on_fail!r}")
+        self.on_fail = on_fail
+        self.server_health = server_health
+        self.gpu_note: str | None = None
+        """Why the GPU source gives nothing (set by whoever feeds `gpu_tick`): said in the
+        notes of a point that got no power."""
+        self.plan = plan
+        self.log_settle_s = log_settle_s
+        self.host = host
+        self.sink = sink
+        self.on_event = on_event or (lambda event: None)
+        self.clock = clock
+        self.retries = retries
+        self.server_metrics = server_metrics
+        self.watch: PointWatch | None = None
+        """The running point's observations (None between points)."""
+        self.log_caught_up: Callable[[], Awaitable[None]] | None = None
+        """Set by whoever feeds `log_lines` from a pipeline: waits until what its tail read
+        is parsed and handed over (after `log_settle_s`, before the point's log is closed)."""
+        self.current: PlannedPoint | None = None
+        self._task: asyncio.Task[Any] | None = None
+        self._cancelled = False
+
+    # -- observations, from the feeds ----------------------------------------------------------
+    def gpu_tick(self, samples: Iterable[GpuSample]) -> None:
+        if self.watch is not None:
+            self.watch.gpu_tick(samples)
+
+    def log_event(self, event: Any) -> None:
+        if self.watch is not None:
+            self.watch.log_event(event)
+
+    def log_lines(self, item: Any) -> None:
+        """A LogLines of the host's log pipeline (the hub's, shared with the log pane)."""
+        if self.watch is not None:
+            self.watch.log_lines(item)
+
+    def gpu_unavailable(self, reason: str) -> None:
+        """The GPU source cannot give samples (no driver, no exporter, no source): why."""
+        self.gpu_note = reason
+
+    # -- control ------------------------------------------------------------------------------
+    def cancel(self) -> None:
+        """Stop the sweep: the running client is killed; recorded points stay."""
+        self._cancelled = True
+        if self._task is not None:
+            self._task.cancel()
+
+    async def run(self) -> SweepOutcome:
+        outcome = SweepOutcome()
+        total = len(self.plan.points)
+        for point in self.plan.points:
+            if self._cancelled:
+                break
+            if outcome.failed and self.on_fail == "stop":
+                outcome.not_run.append(point.concurrency)
+                continue
+            self.current = point
+            self._task = asyncio.ensure_future(self._point(point, total, outcome))
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                if not self._cancelled:  # run() itself was cancelled: not ours to swallow
+                    raise
+            finally:
+                self._task = None
+                self.watch = None
+                self.current = None
+        outcome.cancelled = self._cancelled
+        self.on_event(SweepFinished(outcome))
+        return outcome
+
+    # -- one point --------------------------------------------------------------------------------
+    async def _point(self, point: PlannedPoint, total: int, outcome: SweepOutcome) -> None:
+        ident = self.sink.recorded(point.key)
+        if ident is not None:
+            outcome.recorded.append(ident)
+            self.on_event(PointSkipped(point.index, total, point.concurrency, ident))
+            return
+        started = self.clock()
+        reason = await self._server_down()
+        for attempt in range(1, self.retries + 2):
+            if reason:
+                break
+            result, reason = await self._attempt(point, total, attempt, started)
+            if result is not None and not result[0].completed and result[0].completed is not None:
+                # every request failed: no measurement of the server, whatever the figures say
+                down = await self._server_down()
+                reason = down or f"no request completed (0 of {point.prompts}): nothing measured"
+                break
+            if result is not None:
+                try:
+                    fields = benchmark_fields(self.plan, point, result[0], result[1],
+                                              no_power_reason=self.gpu_note)
+                    ident = await self.sink.record(point.key, fields)
+                except (OSError, ValueError) as exc:  # not saved, or a figure the model refuses
+                    reason = f"not recorded: {exc}"
+                    break
+                outcome.recorded.append(ident)
+                self.on_event(PointRecorded(point.index, total, point.concurrency, ident, fields,
+                                            self.clock() - started, result[0].fields.get("duration_s"),
+                                            result[2], result[0].source))
+                return
+            if reason.startswith("link lost") and attempt <= self.retries:
+                self.on_event(PointRetrying(point.index, total, point.concurrency, reason))
+                reason = ""
+                continue
+            reason = await self._server_down() or reason  # a dead server is the cause to say
+            break
+        outcome.failed.append((point.concurrency, reason))
+        self.on_event(PointFailed(point.index, total, point.concurrency, reason, self.clock() - started))
+
+    async def _server_down(self) -> str:
+        """Why the server does not answer ("" when it does, or when nothing asks)."""
+        if self.server_health is None:
+            return ""
+        why = await self.server_health()
+        return f"the server stopped answering ({why})" if why else ""
+
+    async def _attempt(self, point: PlannedPoint, total: int, attempt: int,
+                       started: float) -> tuple[tuple[BenchOutcome, PointWatch, float | None] | None, str]:
+        """One run of the client: (the result and what was seen, "") or (None, why not)."""
+        main_scrape: list[asyncio.Future[Any]] = []
+        try:
+            return await self._run_client(point, total, attempt, started, main_scrape)
+        finally:
+            for task in main_scrape:  # awaited on every way out but a cancel: then it stops too
+                task.cancel()
+
+    async def _run_client(self, point: PlannedPoint, total: int, attempt: int, started: float,
+                          main_scrape: list[asyncio.Future[Any]],
+                          ) -> tuple[tuple[BenchOutcome, PointWatch, float | None] | None, str]:
+        argv = self.plan.argv(point, attempt)
+        out_file = point.output_file(self.plan.folder, attempt)
+        pidfile = out_file + ".pid"
+        output = ClientOutput()
+        last_emit = [0.0]
+        watch = PointWatch()
+
+        def on_output(stream: str, text: str) -> None:
+            changed = output.feed(stream, text)
+            if output.main_run == "started":  # the measured run: power and log peaks from here
+                watch.open_window()
+                if output.sending:
+                    watch.restart_window()
+                if output.ended:
+                    watch.close_window()
+            if output.main_run == "started" and not main_scrape and self.server_metrics is not None:
+                # The client prints this after its warm-up answered and before it sends the main
+                # requests: a main-run observation can only land before this read if its first
+                # token comes back faster than the line's trip here plus the read's round trip;
+                # then it is left out, never a warm-up counted in (newer sglang sleeps 1 s there).
+                main_scrape.append(asyncio.ensure_future(self._main_run_scrape(watch)))
+            if changed and self.clock() - last_emit[0] >= _PROGRESS_EVERY_S:
+                last_emit[0] = self.clock()
+                self.on_event(PointProgress(point.index, total, point.concurrency, self.clock() - started,
+                                            output.progress))
+
+        watch.server_start = await self._server_scrape()
+        self.watch = watch
+        self.on_event(PointStarted(point.index, total, point.concurrency, attempt, shlex.join(argv)))
+        client_start = self.clock()
+        try:
+            status = await self.host.run(argv, folder=self.plan.folder, pidfile=pidfile, on_output=on_output)
+        except LinkLost as exc:
+            self.watch = None
+            await _settled(main_scrape)
+            # the record may have reached the file before the link went: it counts, once
+            try:
+                record = last_record(await self.host.read_text(out_file) or "")
+                if record is not None:
+                    watch.server_end = await self._server_scrape()  # the client is done: nothing of it comes later
+                    return (from_record(record), watch, None), ""
+                await self.host.kill_leftover(pidfile, out_file)
+            except LinkLost as again:
+                return None, f"link lost: {again}"
+            return None, f"link lost: {exc}"
+        except OSError as exc:  # no such interpreter, no room for the output folder
+            self.watch = None
+            return None, f"cannot run the client: {exc}"
+        client_s = self.clock() - client_start
+        watch.close_window()  # its last request was answered by now, whatever it printed
+        # The log is read by a tail that polls (over SSH too): the batch lines the server wrote
+        # in the point's last moments arrive just after the client exits; they still count.
+        await asyncio.sleep(self.log_settle_s)
+        if self.log_caught_up is not None:
+            await self.log_caught_up()
+        self.watch = None
+        await _settled(main_scrape)  # the main-run read lands before the end one
+        watch.server_end = await self._server_scrape()
+        try:
+            record = last_record(await self.host.read_text(out_file) or "")
+        except LinkLost:
+            record = None  # the client's stdout came whole: its block is the fallback
+        result = from_record(record) if record is not None else from_stdout(output.lines())
+        if result is None:
+            said = "; ".join(list(output.tail)[-3:]) or "no output"
+            return None, f"exit status {status}, no result: {said}"
+        return (result, watch, client_s), ""
+
+    async def _main_run_scrape(self, watch: PointWatch) -> None:
+        """The start read again as the client's main run starts; a failed read keeps the first."""
+        scrape = await self._server_scrape()
+        if scrape is not None:
+            watch.server_main = scrape
+
+    async def _server_scrape(self) -> ServerScrape | None:
+        """The server's metrics now (None without a probe or an endpoint); says once why not."""
+        if self.server_metrics is None:
+            return None
+        scrape = await self.server_metrics.read()
+        if (notice := self.server_metrics.notice()) is not None:
+            self.on_event(SweepNote(notice))
+        return scrape
+
+
+async def _settled(tasks: list[asyncio.Future[Any]]) -> None:
+    """Wait for the main-run read; one that failed leaves the earlier start read in place."""
+    for task in tasks:
+        try:
+            await task
+        except Exception:  # any failure of that one read: the pre-start read stays
+            pass

@@ -1,0 +1,1 @@
+"""The fleet through Prometheus, and the session's Prometheus sources."""

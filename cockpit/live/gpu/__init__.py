@@ -1,0 +1,1 @@
+"""GPU power over time, the headroom, tokens per joule."""

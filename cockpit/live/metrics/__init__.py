@@ -1,0 +1,1 @@
+"""A server's /metrics folded into what the metrics pane shows, and its series."""

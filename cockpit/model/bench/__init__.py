@@ -1,0 +1,1 @@
+"""Benchmarks as numbers: targets scored, chart series, profile compare and diff."""

@@ -1,0 +1,1 @@
+"""Changing a session: the editor + undo, journal words, lookup, three-way merge."""

@@ -1,0 +1,1 @@
+"""A launch-space search: its record, space, scoring and edits."""

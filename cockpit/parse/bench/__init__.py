@@ -1,0 +1,1 @@
+"""Bench_serving's result block and its JSONL records."""

@@ -1,0 +1,1 @@
+"""GPU text -> samples: nvidia-smi CSV, topo -m, dcgm-exporter, GPU event types."""

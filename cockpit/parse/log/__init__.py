@@ -1,0 +1,1 @@
+"""SGLang log lines -> events, patterns, error labels, the parse-log summary engines."""

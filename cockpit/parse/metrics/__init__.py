@@ -1,0 +1,1 @@
+"""Prometheus exposition text, histograms, SGLang's /metrics, scrape events."""

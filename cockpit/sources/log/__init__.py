@@ -1,0 +1,1 @@
+"""Following a log: the resumable tail, its buffers and events, the log feed."""

@@ -1,0 +1,434 @@
+"""LogFeed: a followed SGLang log as a live feed of parsed batches (no Textual).
+
+Wraps a ResumableTail (a local file, `[user@]host:path` over an SshPool, or a command on a
+host; or a command on this machine) and a LogParser, and yields `LogBatch` items: the parsed
+events of everything that arrived in the last `max_delay_s` (or `max_lines` lines, whichever
+comes first), plus what happened to the source in words (rotated, truncated, reconnecting).
+A burst of 20k lines/s therefore becomes ~12 items per second, never one item per line.
+Parsing runs in a thread (`asyncio.to_thread`) so a big catch-up does not hold the event loop.
+
+    feed = LogFeed.local("/var/log/sglang.log")          # or LogFeed.for_host(host)
+    async for batch in feed.stream(): pane.feed(batch)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from cockpit.ground.sanitize import sanitize
+from cockpit.model.session import Host
+from cockpit.parse.log.log_events import LogEvent
+from cockpit.parse.log.sglang_log import LogParser
+from cockpit.sources.log.tail_events import LogBytes, TailGap, TailNotice, TailRotated, TailTruncated
+from cockpit.sources.transport.host_events import HostConnected, HostConnecting, HostDisconnected
+
+__all__ = ["LogBatch", "LogFeed", "describe_event"]
+
+_END = object()
+
+
+@dataclass(frozen=True, slots=True)
+class _Prefix:
+    """The first data of a local tail began `start` bytes into `path`: scan what is before."""
+
+    path: str
+    start: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Summary:
+    summary: dict[str, Any]
+
+
+_SCAN = """
+import json, mmap, sys
+from cockpit.parse.log.log_summary_scan import summarize_bytes
+with open(sys.argv[1], "rb") as f, mmap.mmap(f.fileno(), int(sys.argv[2]), access=mmap.ACCESS_READ) as m:
+    print(json.dumps(summarize_bytes(m)))
+"""
+
+
+async def _scan_prefix(path: str, end: int) -> dict[str, Any] | None:
+    """The summary of path[:end], computed in a child process (the scan holds its GIL for
+    long C-speed passes, which would stall the UI if it ran in a thread here)."""
+    import json
+
+    from cockpit.sources.transport.child_process import run_python
+
+    out = await run_python("-c", _SCAN, path, str(end))
+    if out is None:
+        return None
+    try:
+        found: dict[str, Any] = json.loads(out)
+        return found
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class LogBatch:
+    """What arrived since the previous batch, in order."""
+
+    events: list[LogEvent] = field(default_factory=list)
+    """Parsed events: one per physical line, plus block events (ErrorBlock, BenchResult)."""
+    notes: list[str] = field(default_factory=list)
+    """Source happenings in words, sanitized ("rotated: following the new file"); they
+    happened before this batch's events."""
+    state: str | None = None
+    """The source's state after this batch ("tailing gpu1:/x.log", "gpu1: reconnecting in 8 s"),
+    or None when unchanged."""
+    summary: dict[str, Any] | None = None
+    """The `parse-log` summary (cockpit.parse.log.log_summary.Summary) of the file's text *before* the
+    first line this feed sent: a local file opened at its last lines has its beginning
+    scanned at C speed, in another process, instead of parsed line by line. Sent once,
+    in an otherwise empty batch, when the scan is done; add it to what the events fold to."""
+    preview: bool = False
+    """The last lines of a big first read, parsed alone so they are on screen at once;
+    the next batch with events holds them again, parsed with everything before them:
+    show these, then put that batch in their place (and fold only that one)."""
+    connected: bool | None = None
+    """After this batch the source is connected (True) or has lost its host (False: lines
+    stop because of that, not because the log is quiet); None when unchanged."""
+    data: bytes = b""
+    """`stream(parse=False)`: the bytes that came, whole lines, not parsed (a preview's
+    events are parsed all the same)."""
+    ended: bool = False
+    """`stream(parse=False)`: the file was rotated or truncated before `data` (after the
+    notes): an unfinished traceback ends there."""
+    waiting: bool | None = None
+    """After this batch the source waits for its missing file (True) or reads it again
+    (False; `state` is then the description again); None when unchanged."""
+
+
+def describe_event(ev: Any) -> str:
+    """One sanitized line for a tail or host event."""
+    if isinstance(ev, HostConnecting):
+        text = f"connecting to {ev.host}" + (f" (attempt {ev.attempt})" if ev.attempt > 1 else "")
+    elif isinstance(ev, HostConnected):
+        text = f"connected to {ev.host} ({ev.elapsed_s * 1000:.0f} ms)"
+    elif isinstance(ev, HostDisconnected):
+        again = f"; reconnecting in {ev.retry_in_s:.0f} s" if ev.retry_in_s is not None else ""
+        text = f"{ev.host}: {ev.reason}{again}"
+    elif isinstance(ev, TailRotated):
+        text = f"rotated: {ev.detail or 'following the new file'}"
+    elif isinstance(ev, TailTruncated):
+        text = f"truncated: {ev.detail or 'reading from the start'}"
+    elif isinstance(ev, TailGap):
+        text = f"gap of {ev.lost_s:.1f} s: {ev.reason}"
+    elif isinstance(ev, TailNotice):
+        text = ev.message
+    else:
+        text = repr(ev)
+    return sanitize(text)
+
+
+class LogFeed:
+    """A LiveFeed (`description`, async `stream()`) of LogBatch items.
+
+    `opener` makes the async iterator of tail events (and receives a callback for host
+    events); the constructors below build it. `max_delay_s` bounds how long a line waits
+    to be sent; `max_lines` bounds a batch's size.
+    """
+
+    def __init__(
+        self,
+        opener: Callable[[Callable[[Any], None]], Any],
+        description: str,
+        *,
+        max_delay_s: float = 0.08,
+        max_lines: int = 5000,
+        queue_chunks: int = 64,
+        scan_prefix: bool = False,
+        preview_bytes: int = 64 << 10,
+    ) -> None:
+        self._opener = opener
+        self.description = description
+        self.max_delay_s = max_delay_s
+        self.max_lines = max_lines
+        self.queue_chunks = queue_chunks
+        self.scan_prefix = scan_prefix
+        self.preview_bytes = preview_bytes
+
+    # -- constructors ----------------------------------------------------------------------
+    @classmethod
+    def local(cls, path: str, *, lines: int = 50_000, from_start: bool = False, **kw: Any) -> LogFeed:
+        from cockpit.sources.log.log_tail import ResumableTail
+
+        def opener(_on_host: Callable[[Any], None]) -> Any:
+            return ResumableTail.local(path, lines=lines, from_start=from_start)
+
+        kw.setdefault("scan_prefix", not from_start)
+        return cls(opener, f"tail {path}", **kw)
+
+    @classmethod
+    def ssh(cls, source: Any, *, pool: Any = None, lines: int = 50_000, from_start: bool = False,
+            **kw: Any) -> LogFeed:
+        """A RemoteFile or RemoteCommand (cockpit.sources.log.log_tail); with no `pool`, the feed
+        opens its own SshPool for the length of `stream()`."""
+        from cockpit.sources.log.log_tail import RemoteCommand
+
+        def opener(on_host: Callable[[Any], None]) -> Any:
+            return _RemoteTail(source, pool, on_host, lines=lines, from_start=from_start)
+
+        what = (f"{source.target.label}: {source.command}" if isinstance(source, RemoteCommand)
+                else f"{source.target.label}:{source.path}")
+        return cls(opener, f"tail {what}", **kw)
+
+    @classmethod
+    def command(cls, command: str, **kw: Any) -> LogFeed:
+        """A command on this machine (`docker logs -f sglang`), restarted when it exits."""
+
+        def opener(_on_host: Callable[[Any], None]) -> Any:
+            return _local_command(command)
+
+        return cls(opener, f"run {command}", **kw)
+
+    @classmethod
+    def for_host(cls, host: Host, *, pool: Any = None, lines: int = 50_000, **kw: Any) -> LogFeed:
+        """The feed for a session Host: `log_command` (on `host.ssh`, else here), else
+        `log_path` (on `host.ssh`; a bare path is local, `[user@]host:path` is remote).
+        An unconfirmed `log_command` raises LogCommandNotConfirmed (a ValueError)."""
+        from cockpit.sources.log.log_tail import LocalFile, RemoteCommand, RemoteFile, ResumableTail
+        from cockpit.sources.transport.ssh_pool import SshTarget
+
+        target = None
+        if host.ssh:
+            jump = SshTarget.parse(host.jump) if host.jump else None
+            target = SshTarget.parse(host.ssh, jump=jump)
+        if host.log_command:
+            from cockpit.sources.server.confirm_key import require_log_confirmed
+
+            require_log_confirmed(host)  # a shell command from the session: only once a person confirmed it
+            if target is None:
+                return cls.command(host.log_command, **kw)
+            return cls.ssh(RemoteCommand(target, host.log_command), pool=pool, lines=lines, **kw)
+        if not host.log_path:
+            raise ValueError(f"host {host.name!r} has neither log_path nor log_command")
+        if target is not None:
+            return cls.ssh(RemoteFile(target, host.log_path), pool=pool, lines=lines, **kw)
+        source = ResumableTail.parse_source(host.log_path)
+        if isinstance(source, LocalFile):
+            return cls.local(source.path, lines=lines, **kw)
+        assert isinstance(source, RemoteFile)
+        return cls.ssh(source, pool=pool, lines=lines, **kw)
+
+    # -- the stream ------------------------------------------------------------------------
+    async def stream(self, parse: bool = True) -> AsyncIterator[LogBatch]:
+        """Batches until the tail ends (a local file tail never does: cancel the worker).
+        With `parse=False` the batches carry the bytes (`data`) instead of events: for a
+        consumer that parses them once elsewhere (cockpit.live.log.log_pipeline)."""
+        queue: asyncio.Queue[Any] = asyncio.Queue(self.queue_chunks)
+        host_events: list[Any] = []
+        reader = asyncio.create_task(self._read(queue, host_events.append))
+        parser = LogParser()
+        events: list[LogEvent] = []
+        chunks: list[bytes] = []  # parse=False: the data instead of events
+        ended = False
+        notes: list[str] = []
+
+        def batch(**kw: Any) -> LogBatch:
+            return LogBatch(events, notes, state, connected=connected, data=b"".join(chunks), ended=ended,
+                            waiting=waiting, **kw)
+
+        state: str | None = None
+        connected: bool | None = None  # sent with `state`: both say what the host did
+        waiting: bool | None = None  # sent with `state`: the file is missing, or back
+        missing = False  # a waiting notice came and no data since
+        n_lines = 0
+        deadline: float | None = None
+        scans: list[asyncio.Task[None]] = []
+        first_data = True
+        try:
+            while True:
+                timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+                try:
+                    item = await asyncio.wait_for(queue.get(), timeout)
+                except TimeoutError:
+                    item = None
+                if item is _END:
+                    if parse:
+                        events += parser.end()
+                    if events or chunks or notes:
+                        yield batch()
+                    return
+                if isinstance(item, BaseException):
+                    raise item
+                if isinstance(item, _Prefix):
+                    scans.append(asyncio.create_task(self._scan(item, queue)))
+                    continue
+                if isinstance(item, _Summary):
+                    if events or chunks or notes:  # the summary is of text before all events: order is free
+                        yield batch()
+                        events, chunks, ended, notes, state, connected, n_lines, deadline = [], [], False, [], None, None, 0, None
+                        waiting = None
+                    yield LogBatch([], [], None, item.summary)
+                    continue
+                if host_events:  # from the pool's listener, in the order they happened
+                    for ev in host_events:
+                        notes.append(describe_event(ev))
+                        state = self._state_after(ev)
+                        if isinstance(ev, (HostConnected, HostDisconnected)):
+                            connected = isinstance(ev, HostConnected)
+                    host_events.clear()
+                    deadline = deadline or time.monotonic() + self.max_delay_s
+                if missing and isinstance(item, (LogBytes, TailRotated, TailTruncated)):
+                    missing, waiting, state = False, False, self.description  # the file is back
+                if isinstance(item, LogBytes):
+                    data = item.data
+                    if first_data and self.preview_bytes and len(data) > 4 * self.preview_bytes:
+                        # A big first read (the last 50k lines) takes a few hundred ms to
+                        # parse: its last lines go first, parsed on their own.
+                        cut = data.rfind(b"\n", 0, len(data) - self.preview_bytes) + 1
+                        if cut:
+                            # (notes wait for the full batch: the preview is thrown away)
+                            yield LogBatch(LogParser().feed(data[cut:]), [], state, preview=True,
+                                           connected=connected, waiting=waiting)
+                            state = connected = waiting = None
+                    first_data = False
+                    if not parse:
+                        chunks.append(data)
+                    elif len(data) > 4096:  # parse off the loop; one thread at a time uses the parser
+                        events += await asyncio.to_thread(parser.feed, data)
+                    else:
+                        events += parser.feed(data)
+                    n_lines += data.count(b"\n")
+                    deadline = deadline or time.monotonic() + self.max_delay_s
+                elif item is not None and not isinstance(item, (HostConnecting, HostConnected, HostDisconnected)):
+                    # (a remote tail's host events came through the pool's listener above)
+                    if events or chunks:  # a note belongs between the lines before it and after it
+                        yield batch()
+                        events, chunks, ended, notes, state, connected, n_lines = [], [], False, [], None, None, 0
+                        waiting = None
+                    notes.append(describe_event(item))
+                    if isinstance(item, TailNotice) and item.waiting:
+                        missing, waiting, state = True, True, describe_event(item)
+                    if isinstance(item, (TailRotated, TailTruncated)):
+                        if parse:
+                            events += parser.end()  # an unfinished traceback ends with its file
+                        else:
+                            ended = True
+                    deadline = deadline or time.monotonic() + self.max_delay_s
+                if (events or chunks or notes) and (n_lines >= self.max_lines or item is None
+                                                    or (deadline is not None and time.monotonic() >= deadline)):
+                    yield batch()
+                    events, chunks, ended, notes, state, connected, n_lines, deadline = [], [], False, [], None, None, 0, None
+                    waiting = None
+        finally:
+            for task in [reader, *scans]:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+
+    @staticmethod
+    async def _scan(prefix: _Prefix, queue: asyncio.Queue[Any]) -> None:
+        summary = await _scan_prefix(prefix.path, prefix.start)
+        if summary is not None:
+            await queue.put(_Summary(summary))
+
+    def _state_after(self, ev: Any) -> str:
+        if isinstance(ev, HostConnected):
+            return self.description
+        return describe_event(ev)
+
+    async def _read(self, queue: asyncio.Queue[Any], on_host: Callable[[Any], None]) -> None:
+        try:
+            tail = self._opener(on_host)
+            first = self.scan_prefix
+            try:
+                async for ev in tail:
+                    if first and isinstance(ev, LogBytes):
+                        first = False
+                        start = _start_of(tail, ev)
+                        if start:
+                            await queue.put(_Prefix(tail.source.path, start))
+                    elif first and not isinstance(ev, LogBytes):
+                        first = False  # a notice first (no such file yet...): read from its start
+                    await queue.put(ev)  # a full queue holds the reader back: backpressure
+            finally:
+                aclose = getattr(tail, "aclose", None)
+                if aclose is not None:
+                    with contextlib.suppress(Exception):
+                        await aclose()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - handed to the consumer, which raises it
+            await queue.put(exc)
+            return
+        await queue.put(_END)
+
+
+def _start_of(tail: Any, ev: LogBytes) -> int | None:
+    """Where in its file the first data of a local ResumableTail began: what it consumed,
+    less the unfinished line it holds, less the data. None when that cannot be told."""
+    offset = getattr(tail, "offset", None)
+    joiner = getattr(tail, "_lines", None)
+    path = getattr(getattr(tail, "source", None), "path", None)
+    if not isinstance(offset, int) or joiner is None or not isinstance(path, str):
+        return None
+    start = offset - len(getattr(joiner, "pending", b"")) - len(ev.data)
+    return start if start > 0 else None
+
+
+class _RemoteTail:
+    """A ResumableTail over an SshPool; opens (and closes) its own pool when given none."""
+
+    def __init__(self, source: Any, pool: Any, on_host: Callable[[Any], None], **kw: Any) -> None:
+        self.source, self.pool, self.on_host, self.kw = source, pool, on_host, kw
+
+    async def __aiter__(self) -> AsyncIterator[Any]:
+        from cockpit.sources.log.log_tail import ResumableTail
+        from cockpit.sources.transport.ssh_pool import SshPool
+
+        if self.pool is not None:  # a shared pool: only this target's events (and its jumps')
+            labels = set()
+            target = self.source.target
+            while target is not None:
+                labels.add(target.label)
+                target = target.jump
+            unsubscribe = self.pool.add_listener(lambda ev: self.on_host(ev) if ev.host in labels else None)
+            try:
+                async with ResumableTail(self.source, pool=self.pool, **self.kw) as tail:
+                    async for ev in tail:
+                        yield ev
+            finally:
+                unsubscribe()
+            return
+        async with SshPool(self.on_host) as pool, ResumableTail(self.source, pool=pool, **self.kw) as tail:
+            async for ev in tail:
+                yield ev
+
+
+async def _local_command(command: str, restart_s: float = 2.0) -> AsyncIterator[Any]:
+    """Lines of a local shell command, whole lines only; restarted (with a TailGap) on exit."""
+    while True:
+        proc = await asyncio.create_subprocess_shell(
+            command, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+        assert proc.stdout is not None
+        carry = b""
+        try:
+            while chunk := await proc.stdout.read(1 << 16):
+                data = carry + chunk
+                cut = data.rfind(b"\n") + 1
+                carry = data[cut:]
+                if cut:
+                    yield LogBytes(data[:cut])
+            if carry:
+                yield LogBytes(carry + b"\n")
+            rc = await proc.wait()
+        finally:
+            if proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)  # the shell and what it started
+                with contextlib.suppress(Exception):
+                    await proc.wait()
+        stopped = time.monotonic()
+        await asyncio.sleep(restart_s)
+        yield TailGap(f"command exited ({rc}); restarted", time.monotonic() - stopped)

@@ -1,0 +1,1 @@
+"""`/metrics` scrapes and PromQL over Prometheus's HTTP API."""

@@ -1,0 +1,1 @@
+"""The action registry, the command palette, your own keymap."""

@@ -1,0 +1,1 @@
+"""Forms: the base, record forms, setup, sweep and search forms."""

@@ -1,0 +1,1 @@
+"""The main screen: its panes, view state and the intent handlers."""

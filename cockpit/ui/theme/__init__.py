@@ -1,0 +1,1 @@
+"""Colour themes: files, roles, Textual themes."""

@@ -1,0 +1,1 @@
+"""The GPU and topology panes."""

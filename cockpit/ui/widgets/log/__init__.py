@@ -1,0 +1,1 @@
+"""The log pane: its ring buffer, line view, metrics strip."""

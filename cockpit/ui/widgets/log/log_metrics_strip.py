@@ -1,0 +1,175 @@
+"""The log pane's metrics strip.
+
+The events are folded elsewhere (cockpit.live.log.fold_process, in a child process);
+`LogMetricsStrip` only renders the latest MetricsSnapshot: run state, then one cell per series
+with current and peak values over a sparkline of the series' time window (log time, so
+a replayed log draws the same picture).
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widget import Widget
+
+from cockpit.ground.sanitize import sanitize
+from cockpit.live.log.metrics_snapshot import SERIES, MetricsSnapshot
+
+_TITLES = {"gen_throughput": "gen tok/s", "running_req": "running", "queue_req": "queued",
+           "token_usage": "kv"}
+_SHORT = {"gen_throughput": "gen", "running_req": "run", "queue_req": "queue", "token_usage": "kv"}
+_BARS = "▁▂▃▄▅▆▇█"
+
+
+def _fmt(value: float | None, name: str) -> str:
+    if value is None:
+        return "-"
+    if name == "token_usage":
+        return f"{value * 100:.0f}%" if value <= 1.0 else f"{value:.0f}%"
+    if value >= 10_000:
+        return f"{value / 1000:.0f}k"
+    if value >= 1000:
+        return f"{value / 1000:.1f}k"
+    return f"{value:.0f}" if value >= 10 or value == int(value) else f"{value:.1f}"
+
+
+FIGURES_WIDTH = 10
+"""Room kept for a cell's figures ("9.9k ↑9.9k"): the cell's title is chosen by the cell's
+width alone, so it does not flip between `gen tok/s` and `gen` as the numbers grow."""
+
+
+def _figures(current: float | None, peak: float | None, name: str) -> str:
+    """`current ↑peak` on one scale: both in k once either reaches 1000 ("0.8k ↑1.2k")."""
+    if name == "token_usage":
+        return f"{_fmt(current, name)} ↑{_fmt(peak, name)}"
+    top = max((v for v in (current, peak) if v is not None), default=0.0)
+    if top < 1000:
+        return f"{_fmt(current, name)} ↑{_fmt(peak, name)}"
+    digits = 0 if top >= 9950 else 1
+
+    def k(value: float | None) -> str:
+        return "-" if value is None else f"{value / 1000:.{digits}f}k"
+
+    return f"{k(current)} ↑{k(peak)}"
+
+
+def sparkline(points: tuple[tuple[float, float], ...], now: float | None, window_s: float,
+              width: int, top: float | None = None) -> str:
+    """`width` columns over [now - window_s, now]: the highest value in each column's time
+    slice as a bar; a blank where the log said nothing in that slice."""
+    if width <= 0:
+        return ""
+    if not points or now is None:
+        return " " * width
+    start = now - window_s
+    cols: list[float | None] = [None] * width
+    for t, v in points:
+        if t < start or t > now:
+            continue
+        i = min(width - 1, int((t - start) / window_s * width))
+        current = cols[i]
+        if current is None or v > current:
+            cols[i] = v
+    scale = top if top else max((v for v in cols if v is not None), default=0.0)
+    out = []
+    for col in cols:
+        if col is None:
+            out.append(" ")
+        elif scale <= 0:
+            out.append(_BARS[0])
+        else:
+            out.append(_BARS[min(7, max(0, int(col / scale * 7.999)))])
+    return "".join(out)
+
+
+class LogMetricsStrip(Widget):
+    """Run state on one line; gen throughput, running, queued, KV usage below (3 lines)."""
+
+    COMPONENT_CLASSES = {
+        "log-metrics--label", "log-metrics--value", "log-metrics--spark",
+        "log-metrics--ready", "log-metrics--starting", "log-metrics--error", "log-metrics--stopped",
+    }
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.snapshot = MetricsSnapshot()
+        self.before: dict | None = None  # the summary of the file before the lines fed
+
+    def show(self, snapshot: MetricsSnapshot) -> None:
+        self.snapshot = snapshot
+        self.refresh()
+
+    def show_before(self, summary: dict) -> None:
+        """A file opened at its last lines: its beginning's summary (LogBatch.summary),
+        shown at once as whole-log figures, before (and merged with) what is folded."""
+        self.before = summary
+        self.refresh()
+
+    def whole_log(self) -> str:
+        """Whole-log peaks and error labels, when the file's beginning was summarized."""
+        before = self.before
+        if before is None:
+            return ""
+        now = self.snapshot.summary  # holds `before` too once the folder has seeded it
+
+        def peak(key: str) -> float | None:
+            values = [v for v in (before.get(key), now.get(key)) if v is not None]
+            return max(values) if values else None
+
+        parts = [f"{title} ↑{_fmt(value, name)}" for title, key, name in (
+            ("gen", "max_gen_throughput", "gen_throughput"), ("run", "max_running_req", "running_req"),
+            ("queue", "max_queue_req", "queue_req")) if (value := peak(key)) is not None]
+        errors = list(dict.fromkeys([*(before.get("errors") or ()), *(now.get("errors") or ())]))
+        if errors:
+            parts.append("errors: " + ", ".join(sanitize(str(e)) for e in errors))
+        return "whole log: " + " ".join(parts) if parts else ""
+
+    def render(self) -> Text:
+        snap = self.snapshot
+        width = max(20, self.size.width)
+        style = self.get_component_rich_style
+        label, value, spark = (style("log-metrics--label"), style("log-metrics--value"),
+                               style("log-metrics--spark"))
+        out = Text(no_wrap=True, overflow="crop", end="")
+        # line 1: the current run, in words (cropped to the width: never wraps)
+        state = snap.run_state
+        if state is None:
+            out.append("server: no run seen yet", label)
+        else:
+            kind = state if state in ("ready", "error", "stopped") else "starting"
+            out.append(f"run {snap.run_index} ", label)
+            out.append(state, style(f"log-metrics--{kind}"))
+            if snap.model:
+                out.append(f" · {sanitize(snap.model)}", label)
+            if snap.dp_ranks > 1:
+                out.append(f" · {snap.dp_ranks} DP ranks", label)
+            if snap.skipped:
+                out.append(f" · metrics behind: {snap.skipped:,} lines skipped", style("log-metrics--starting"))
+            if snap.last_error:
+                out.append(f" · {sanitize(snap.last_error)}", style("log-metrics--error"))
+        if whole := self.whole_log():
+            out.append(f" · {whole}", value)
+        out.truncate(width, overflow="ellipsis")
+        out.append("\n")
+        # lines 2-3: a cell per series: title current ↑peak, then its sparkline
+        n = len(SERIES)
+        cell = width // n
+        heads, bars = Text(end=""), Text(end="")
+        for i, name in enumerate(SERIES):
+            w = (width - cell * (n - 1)) if i == n - 1 else cell
+            inner = max(1, w - 1)
+            figures = _figures(snap.current.get(name), snap.peak.get(name), name)
+            head = Text(no_wrap=True, overflow="crop", end="")
+            title = _TITLES[name] if len(_TITLES[name]) + FIGURES_WIDTH + 1 <= inner else _SHORT[name]
+            head.append(title + " ", label)
+            head.append(figures, value)
+            head.truncate(inner, pad=True)
+            heads.append_text(head)
+            top = 1.0 if name == "token_usage" else None
+            bars.append(sparkline(snap.points.get(name, ()), snap.now, snap.window_s, inner, top), spark)
+            if i < n - 1:
+                heads.append(" ")
+                bars.append(" ")
+        out.append_text(heads)
+        out.append("\n")
+        out.append_text(bars)
+        return out

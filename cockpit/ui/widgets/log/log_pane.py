@@ -1,0 +1,470 @@
+"""The server-log pane: a live, bounded, filterable view of an SGLang log with its metrics.
+
+A view: it starts nothing. A LogPipeline (cockpit/live/log/log_pipeline.py) parses and folds
+the log; its items come here. Public surface the rest of the UI relies on:
+
+* `feed(item)`: one `LogItem` (cockpit.live.log.log_items / log_pipeline): `LogLines` to show,
+  a `MetricsSnapshot` for the metrics strip, a `SourceState`, a `SummaryBefore`;
+* `set_state(text)`: the source's state in words ("tail gpu1:/var/log/sglang.log",
+  "gpu1: reconnecting in 8 s"); before any source it reads "no source configured";
+* `view_state` / `apply_view_state(state)` (alias `restore`): follow, filter, search,
+  errors-only, hide-batches, wrap (the session's `LogViewState`, the `ui.log` table); a
+  change made in the pane posts `LogPane.ViewChanged`; with a search on, the border says
+  which match is current of how many ("search: NCCL 3 of 41");
+* `r` posts `BenchResultSeen` with the figures of the `bench_serving` result block at
+  or above the current match (or the bottom of the view), for the benchmark form;
+* `throughput_series()`: (log time s, gen tokens/s summed over DP ranks) points, and the
+  `LogPane.ThroughputUpdated` message posted whenever they change (for tokens per joule);
+* `show_age()`: the border subtitle says how long ago the last line came; a quiet log is
+  not stale, but one whose source lost its connection (`SourceState.connected` False) or
+  stopped (`source_stopped()`) is marked stale.
+
+Lines live in a LogBuffer ring (`max_lines`, the session's `ui.log_buffer_lines`), drawn by
+a virtual LogLinesView.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.timer import Timer
+from textual.widgets import Static
+
+from cockpit.live.data_age import DataAge
+from cockpit.live.log.log_items import LogLines, SourceState, SummaryBefore
+from cockpit.live.log.metrics_snapshot import MetricsSnapshot
+from cockpit.live.routes import LOG_ITEMS
+from cockpit.model.log_view import LogViewState
+from cockpit.parse.bench.bench_serving import record_fields, result_before
+from cockpit.ui.keys.actions import bindings_for
+from cockpit.ui.safe_text import safe
+from cockpit.ui.widgets.chrome.age_mark import show_age
+from cockpit.ui.widgets.log.log_buffer import LogBuffer, Matcher, compile_pattern, pattern_note
+from cockpit.ui.widgets.log.log_metrics_strip import LogMetricsStrip
+from cockpit.ui.widgets.log.log_view import LogLinesView
+
+NO_SOURCE = "no source configured"
+
+
+class LogPane(Vertical, can_focus=True):
+    BINDINGS = bindings_for("log")
+    DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text(encoding="utf-8")
+
+    @dataclass
+    class ViewChanged(Message):
+        """Follow, filter, search or a toggle changed in the pane (saved in `ui.log`)."""
+
+        state: LogViewState
+
+    @dataclass
+    class PromptRequested(Message):
+        """The pane needs a line of text (a search, a filter): the app asks it in a dialog
+        (a widget opens no screen) and gives the answer, None when cancelled, to `then`."""
+
+        question: str
+        value: str
+        then: Callable[[str | None], None]
+
+    @dataclass
+    class BenchResultSeen(Message):
+        """"Record this result": a bench_serving block's figures as Benchmark fields
+        (`bench_serving.record_fields`); `backend` as the block printed it."""
+
+        fields: dict[str, float | int]
+        backend: str | None
+
+    @dataclass
+    class ThroughputUpdated(Message):
+        """The generation-throughput series changed: (log time s, tokens/s summed over DP
+        ranks) points of the metrics window, newest last; `current` and `peak` as shown."""
+
+        pane: LogPane
+        points: tuple[tuple[float, float], ...]
+        current: float | None
+        peak: float | None
+
+        @property
+        def control(self) -> LogPane:
+            return self.pane
+
+    def __init__(self, *, max_lines: int = 50_000, id: str | None = None,
+                 clock: Callable[[], float] | None = None) -> None:
+        super().__init__(id=id)
+        self.age = DataAge("last line", clock=clock or time.time)
+        self._counts_text = ""
+        self._state = LogViewState()
+        self.border_title = Content(f"Server log · {self._describe_view()}")
+        self._max_lines = max_lines
+        self.state_text = NO_SOURCE
+        self.buffer = LogBuffer(max_lines)
+        self.metrics = MetricsSnapshot()
+        self._stopped_run: int | None = None  # a run cockpit stopped, before its log says so
+        self._search: Matcher | None = None
+        self._preview = False  # the buffer holds a preview, to be replaced
+        self._sync_pending = False  # lines stored, the view not yet told
+        self._removed = 0  # rows dropped from the top since the view was last told
+        self._last_sync = 0.0
+        self._counts_at = 0.0  # when the border's line counts were last set
+        self._counts_timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.state_text, classes="log-state", markup=False)
+        yield LogMetricsStrip(classes="log-metrics")
+        view = LogLinesView(self.buffer, classes="log-lines")
+        view.on_scrolled_back = self._scrolled_back
+        view.on_scrolled_end = self._scrolled_end
+        yield view
+
+    def on_mount(self) -> None:
+        self._apply_to_widgets()
+
+    def on_focus(self) -> None:
+        self.query_one(LogLinesView).focus()  # the lines take the keys; our bindings still apply
+
+    @property
+    def view(self) -> LogLinesView:
+        return self.query_one(LogLinesView)
+
+    # ----- the items of a LogPipeline ------------------------------------------------------
+    TAKES: tuple[type, ...] = LOG_ITEMS
+
+    def feed(self, item: LogLines | MetricsSnapshot | SourceState | SummaryBefore) -> None:
+        if isinstance(item, LogLines):
+            self.add(item)
+        elif isinstance(item, MetricsSnapshot):
+            self.show_metrics(item)
+        elif isinstance(item, SourceState):
+            if item.text is not None:
+                self.set_state(item.text)
+            if item.connected is not None and item.connected == self.age.lost:
+                self.age.lost = not item.connected
+                self.show_age()
+        elif isinstance(item, SummaryBefore):
+            if self.is_mounted:  # shown now, merged with the fold's figures when they come
+                self.query_one(LogMetricsStrip).show_before(item.summary)
+        else:
+            raise TypeError(f"LogPane takes no {type(item).__name__}")
+
+    def add(self, lines: LogLines) -> None:
+        buffer = self.buffer
+        removed = 0
+        if lines.preview:
+            self._preview = True
+        elif self._preview and lines.lines:  # the same lines and all before them, in their place
+            self._preview = False
+            removed += buffer.discard_all()
+        removed += buffer.add_segments(lines.segments)
+        if lines.lines:
+            self.age.seen()
+        if not self.is_mounted:
+            return
+        # The view is brought up to date at most once a frame, however many batches came.
+        self._removed += removed
+        if not self._sync_pending:
+            self._sync_pending = True
+            wait = self._last_sync + self.SYNC_INTERVAL_S - time.monotonic()
+            if wait > 0:
+                self.set_timer(wait, self._sync_view)
+            else:
+                self.call_later(self._sync_view)
+
+    SYNC_INTERVAL_S = 1 / 30
+    """New lines are drawn at most 30 times a second: in a burst a screenful goes by each
+    time anyway, and the frames saved are time for keys (a key redraws at once)."""
+
+    def _sync_view(self) -> None:
+        """Apply what `add` stored: keep a paused view on its lines, size, follow, counts."""
+        if not self._sync_pending or not self.is_mounted:
+            return
+        self._sync_pending = False
+        self._last_sync = time.monotonic()
+        removed, self._removed = self._removed, 0
+        view = self.view
+        if not self._state.follow:
+            view.shift(removed)
+        view.sync(self._state.follow)
+        self._update_counts(soon=True)
+
+    def set_state(self, text: str) -> None:
+        self.state_text = text = safe(text)  # a host's words (a path, an SSH error)
+        if self.is_mounted:
+            self.query_one(".log-state", Static).update(text, layout=False)  # 1 row, 1fr: no reflow
+
+    def source_stopped(self) -> None:
+        """The feed ended or failed: no line will come, whatever the age says."""
+        self.age.lost = True
+        self.show_age()
+
+    def show_age(self) -> None:
+        if self.is_mounted:
+            show_age(self, self.age, before=self._counts_text)
+
+    # ----- metrics ------------------------------------------------------------------------
+    def server_stopped(self) -> None:
+        """cockpit stopped this log's server: its run reads "stopped" at once (a killed server
+        often writes no last line, so the log alone would keep saying "ready")."""
+        self._stopped_run = self.metrics.run_index
+        self.show_metrics(self.metrics)
+
+    def show_metrics(self, snap: MetricsSnapshot) -> None:
+        stopped = snap.run_index is not None and snap.run_index == self._stopped_run
+        if stopped and snap.run_state not in ("error", "stopped"):
+            snap = replace(snap, run_state="stopped")  # until a new run starts in the log
+        old = self.metrics
+        self.metrics = snap
+        if self.is_mounted:
+            self.query_one(LogMetricsStrip).show(snap)
+        name = "gen_throughput"
+        if snap.points.get(name) != old.points.get(name):
+            self.post_message(self.ThroughputUpdated(self, snap.points.get(name, ()),
+                                                     snap.current.get(name), snap.peak.get(name)))
+
+    def throughput_series(self) -> list[tuple[float, float]]:
+        """Gen throughput (tokens/s, summed over DP ranks) by log time, oldest first."""
+        return list(self.metrics.points.get("gen_throughput", ()))
+
+    # ----- view state (saved in ui.log) ------------------------------------------------
+    @property
+    def view_state(self) -> LogViewState:
+        return self._state
+
+    def apply_view_state(self, state: object) -> None:
+        self._sync_view()  # the view up to date with the buffer before it moves
+        old = self._state
+        if not isinstance(state, LogViewState):  # anything with its fields (tests, old callers)
+            state = LogViewState(**{f.name: getattr(state, f.name) for f in fields(LogViewState)})
+        self._state = state
+        if (old.filter, old.errors_only, old.hide_batches) != (state.filter, state.errors_only, state.hide_batches) \
+                or self.buffer.filtered != bool(state.filter or state.errors_only or state.hide_batches):
+            self._refilter()
+        if old.search != state.search or self._search is None and state.search:
+            self._search = compile_pattern(state.search)
+            self._say_pattern_note(state.search)
+            if self.is_mounted:
+                self.view.search = self._search
+                self.view.current_row = None
+        if self.is_mounted:
+            self._apply_to_widgets()
+
+    restore = apply_view_state
+
+    def _refilter(self) -> None:
+        """Apply the filter, keeping the line at the top of the view (or the end) in view."""
+        s = self._state
+        anchor = None
+        if self.is_mounted and not s.follow and self.buffer.rows:
+            view = self.view
+            top = min(int(view.scroll_y), self.buffer.rows - 1)
+            anchor = self.buffer.seq_at(top)
+        self.buffer.set_filter(s.filter, s.errors_only, s.hide_batches)
+        self._say_pattern_note(s.filter)
+        if not self.is_mounted:
+            return
+        view = self.view
+        view.current_row = None
+        view.sync(s.follow)
+        if anchor is not None:
+            row = self.buffer.row_of(anchor)
+            view.scroll_to(y=row if row is not None else view.max_scroll_y, animate=False, immediate=True, force=True)
+        self._update_counts()
+
+    def _say_pattern_note(self, pattern: str | None) -> None:
+        note = pattern_note(pattern)
+        if note and self.is_attached:  # a pattern that could freeze the pane is not run as a regex
+            self.notify(f"{safe(pattern or '')}: {note}", severity="warning", timeout=10, markup=False)
+
+    def _apply_to_widgets(self) -> None:
+        view = self.view
+        view.search = self._search
+        view.set_wrap(self._state.wrap)
+        view.sync(self._state.follow)
+        self._update_counts()  # and the title
+
+    def _show_title(self) -> None:
+        # In the border, not a widget of its own: a title change redraws the pane without
+        # a layout pass, so a toggle key shows within a frame while lines pour in.
+        title = f"Server log · {self._describe_view()}"
+        if title != str(self.border_title):
+            self.border_title = Content(title)
+
+    def match_count(self) -> tuple[int | None, int]:
+        """(the current match's place, 1-based, or None; how many rows match the search)."""
+        if self._search is None:
+            return None, 0
+        buffer = self.buffer
+        total = len(buffer.matches(self._search))
+        row = self.view.current_row if self.is_mounted else None
+        if row is None or row >= buffer.rows:
+            return None, total
+        return buffer.match_index(self._search, row), total
+
+    def _changed(self, **changes: Any) -> None:
+        self.apply_view_state(replace(self._state, **changes))
+        self.post_message(self.ViewChanged(self.view_state))
+
+    def _describe_view(self) -> str:
+        s = self._state
+        parts = ["follow" if s.follow else "paused"]
+        if s.filter:
+            parts.append(f"filter: {safe(s.filter)}")
+        if s.search:
+            place, total = self.match_count()
+            count = "no match" if not total else f"{place:,} of {total:,}" if place else f"{total:,} matches"
+            parts.append(f"search: {safe(s.search)} {count}")
+        if s.errors_only:
+            parts.append("errors only")
+        if s.hide_batches:
+            parts.append("no batch lines")
+        if s.wrap:
+            parts.append("wrap")
+        return " · ".join(parts)
+
+    COUNTS_INTERVAL_S = 0.25
+
+    def _update_counts(self, *, soon: bool = False) -> None:
+        """The line counts in the border. With `soon`, at most every COUNTS_INTERVAL_S:
+        a border change redraws the whole pane, and while lines pour in that would double
+        each frame's cost for a number nobody can read at 60 changes a second."""
+        if soon:
+            if self._counts_timer is not None:
+                return
+            wait = self._counts_at + self.COUNTS_INTERVAL_S - time.monotonic()
+            if wait > 0:
+                self._counts_timer = self.set_timer(wait, self._update_counts)
+                return
+        if self._counts_timer is not None:
+            self._counts_timer.stop()
+            self._counts_timer = None
+        self._counts_at = time.monotonic()
+        b = self.buffer
+        self._counts_text = f"{b.rows:,} of {len(b):,} lines" if b.filtered else f"{len(b):,} lines"
+        self.show_age()
+        self._show_title()  # the match count grows with the lines
+
+    def _scrolled_back(self) -> None:
+        if self._state.follow:
+            self._changed(follow=False)
+
+    def _scrolled_end(self) -> None:
+        if not self._state.follow:
+            self._changed(follow=True)
+
+    # ----- search ---------------------------------------------------------------------------
+    def _jump(self, step: int, *, from_end: bool = False) -> bool:
+        if self._search is None:
+            return False
+        self._sync_view()
+        view = self.view
+        rows = self.buffer.rows
+        if from_end:
+            start = rows  # the newest match first: searching back from the end
+        elif view.current_row is not None:
+            start = view.current_row
+        else:
+            start = int(view.scroll_y) - 1 if step > 0 else int(view.scroll_y) + view.scrollable_content_region.height
+        row = self.buffer.find(self._search, start, step)
+        if row is None:
+            self.notify(f"no line matches {self._state.search!r}", severity="warning", markup=False)
+            return False
+        if self._state.follow:
+            self._changed(follow=False)
+        view.show_row(row)
+        self._show_title()  # "3 of 41"
+        return True
+
+    def search_next(self) -> bool:
+        return self._jump(+1)
+
+    def search_previous(self) -> bool:
+        return self._jump(-1)
+
+    def set_search(self, text: str | None) -> None:
+        """Search for `text` (regex, smart case) and jump to its newest match."""
+        self._changed(search=text or None)
+        if text:
+            self._jump(-1, from_end=True)
+
+    # ----- actions (keys from the registry's `log` scope) ----------------------------------
+    def action_toggle_follow(self) -> None:
+        self._changed(follow=not self._state.follow)
+
+    def action_toggle_errors(self) -> None:
+        self._changed(errors_only=not self._state.errors_only)
+
+    def action_toggle_batches(self) -> None:
+        self._changed(hide_batches=not self._state.hide_batches)
+
+    def action_search_next(self) -> None:
+        self.search_next()
+
+    def action_search_previous(self) -> None:
+        self.search_previous()
+
+    def action_search(self) -> None:
+        self.post_message(self.PromptRequested("Search the log (regex)", self._state.search or "",
+                                               lambda text: self.set_search(text) if text is not None else None))
+
+    def action_toggle_wrap(self) -> None:
+        self._changed(wrap=not self._state.wrap)
+
+    def action_top(self) -> None:
+        """The first line (pauses follow)."""
+        self._sync_view()
+        if self._state.follow:
+            self._changed(follow=False)
+        self.view.scroll_to(y=0, animate=False, immediate=True, force=True)
+
+    def action_bottom(self) -> None:
+        """The last line, following again."""
+        if self._state.follow:
+            self.view.sync(True)
+        else:
+            self._changed(follow=True)
+
+    def action_half_left(self) -> None:
+        self.view.action_scroll_left()
+
+    def action_half_right(self) -> None:
+        self.view.action_scroll_right()
+
+    def action_clear_filter(self) -> None:
+        """Show every line again: the filter, the search and errors-only off in one key
+        (hiding batch lines is a standing choice: `b` turns it off)."""
+        s = self._state
+        if not (s.filter or s.search or s.errors_only):
+            self.notify("No filter or search to clear", timeout=2)
+            return
+        self._changed(filter=None, search=None, errors_only=False)
+
+    def action_record_bench(self) -> None:
+        """"Record this result": the bench_serving block at or above the current match,
+        or else above the bottom of the view."""
+        self._sync_view()
+        buffer = self.buffer
+        if not buffer.rows:
+            self.notify("No lines yet", severity="warning", timeout=3)
+            return
+        view = self.view
+        row = view.current_row
+        if row is None or row >= buffer.rows:
+            row = view.bottom_row()
+        end = buffer.seq_at(row) - buffer.first  # the block is read from every line, shown or not
+        result = result_before(buffer.texts, end)
+        if result is None:
+            self.notify("No 'Serving Benchmark Result' block at or above this point of the log",
+                        severity="warning", timeout=4)
+            return
+        self.post_message(self.BenchResultSeen(record_fields(result.values), result.backend))
+
+    def action_filter(self) -> None:
+        self.post_message(self.PromptRequested(
+            "Show only lines matching (regex)", self._state.filter or "",
+            lambda text: self._changed(filter=text or None) if text is not None else None))

@@ -1,0 +1,115 @@
+"""Read-mostly tabs rendered from the session: last action, handoff."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+
+from cockpit.model.session import Session
+from cockpit.model.timeline import drops, timeline
+from cockpit.ui import messages as msg
+from cockpit.ui.keys.actions import bindings_for
+from cockpit.ui.safe_text import safe
+from cockpit.ui.widgets.session.banner import when_text
+from cockpit.ui.widgets.session.restorable import Restorable
+
+Parts = list[str | tuple[str, str]]
+
+
+class TextView(Restorable, VerticalScroll, can_focus=True):
+    """A scrollable text tab; its scroll offset is saved like a list's."""
+
+    def __init__(self, state_key: str, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.state_key = state_key
+
+    def compose(self) -> ComposeResult:
+        yield Static("", classes="text-body")
+
+    def selected_id(self) -> str | None:
+        return None
+
+    def select_id(self, ident: str) -> bool:
+        return False
+
+    def focus_view(self) -> None:
+        self.focus()
+
+    def put(self, content: Content) -> None:
+        self.query_one(".text-body", Static).update(content)
+
+
+TIMELINE_ROWS = 60
+
+
+class LastActionView(TextView):
+    def show(self, session: Session) -> None:
+        last = session.last_action
+        parts: Parts = [("Last action", "bold underline $primary"), "\n"]
+        if last is None:
+            parts.append(("nothing recorded yet: L sets it", "$foreground-muted"))
+        else:
+            parts += [(when_text(last), "$foreground-muted"), "\n", (safe(last.text), "bold")]
+            parts += ["\n\n", ("Next step", "bold"), "\n", safe(last.next_step) or ("—", "$foreground-muted")]
+            parts += ["\n\n", ("Fallback", "bold"), "\n", safe(last.fallback) or ("—", "$foreground-muted")]
+            if last.activity is not None:
+                parts += ["\n\n", ("Since then (automatic)", "bold"), "\n", safe(last.activity.text)]
+                if last.activity.next_step:
+                    parts += ["\n", ("suggests ", "$foreground-muted"), safe(last.activity.next_step)]
+        if session.last_actions:
+            parts += ["\n\n", ("Earlier actions (newest first; u undoes the last change)", "bold"), "\n"]
+            for earlier in reversed(session.last_actions[-5:]):
+                parts += [(f"{when_text(earlier)} ", "$foreground-muted"), safe(earlier.text), "\n"]
+        parts += ["\n\n", ("Timeline (newest first)", "bold underline $primary"), "\n",
+                  ("edits and benchmarks; ▼ marks a run below the best earlier run of its workload",
+                   "$foreground-muted")]
+        found = {d.bench.id: d for d in drops(session)}
+        entries = timeline(session)[-TIMELINE_ROWS:]
+        for e in reversed(entries):
+            drop = found.get(e.ref or "") if e.kind == "benchmark" else None
+            parts += ["\n", (e.when.strftime("%m-%d %H:%M "), "$foreground-muted"),
+                      (f"{safe(e.kind):<18} ", "$error" if drop else "$accent"), safe(e.text)]
+            if drop is not None:
+                parts += ["\n", (f"{'▼':>13} {drop.fraction:.1%} below {drop.best.id}; changed since "
+                                  f"{drop.previous.id}:", "bold $error")]
+                lines = [f"{c.kind}: {c.text}" for c in drop.changes] + list(drop.profile_changes)
+                parts += [x for line in lines or ["(nothing recorded)"] for x in ("\n", " " * 15 + safe(line))]
+        if not entries:
+            parts += ["\n", ("nothing dated yet: edits are journaled as you make them", "$foreground-muted")]
+        self.put(Content.assemble(*parts))
+
+
+class HandoffView(TextView):
+    """The Markdown handoff document, rendered; refreshed only when its tab is shown.
+    `W` writes it beside the session file, `y` copies it (the main screen does both)."""
+
+    BINDINGS = bindings_for("handoff")
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("handoff", id=id)
+        self._source = ""
+
+    def compose(self) -> ComposeResult:
+        return iter(())  # the Markdown widget is mounted on first show
+
+    def show(self, text: str) -> None:
+        """Show the handoff's Markdown (the screen renders it: store/handoff_md.py)."""
+        if text != self._source:
+            self._source = text
+            # Made on first use: markdown-it costs ~30 ms of imports, which the first frame
+            # need not wait for (this tab is hidden then).
+            from textual.widgets import Markdown
+
+            found = self.query(Markdown)
+            if found:
+                found.first().update(text)
+            else:
+                self.mount(Markdown(text, id="handoff-markdown"))
+
+    def action_write(self) -> None:
+        self.post_message(msg.HandoffWriteRequested())
+
+    def action_copy(self) -> None:
+        self.post_message(msg.HandoffCopyRequested())
