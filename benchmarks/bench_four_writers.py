@@ -32,7 +32,7 @@ from cockpit.cli.open_tui import resolve_session
 from cockpit.control.session_controller import SessionController
 from cockpit.control.sweep_records import TransactionSink
 from cockpit.control.transaction import ASSISTANT, SessionFileWriter
-from cockpit.live.experiment.sweep_runner import ControllerSink
+from cockpit.live.experiment.sweep_sink import ControllerSink
 from cockpit.model.session import Session
 from cockpit.store.cli_load import load_or_report_signed
 from cockpit.store.signature import disk_signature

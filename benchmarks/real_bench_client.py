@@ -42,7 +42,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from sweep_support import StandinServer  # noqa: E402
 
-from cockpit.live.experiment.sweep_runner import MAIN_RUN_MARK  # noqa: E402
+from cockpit.live.experiment.sweep_client_output import MAIN_RUN_MARK  # noqa: E402
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep  # noqa: E402
 from cockpit.parse.bench.bench_result_jsonl import RECORD_FIELDS  # noqa: E402
 from cockpit.store.toml_store import load_session, save_session  # noqa: E402

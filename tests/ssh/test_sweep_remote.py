@@ -13,16 +13,11 @@ import pytest
 from sweep_support import StandinServer, make_bench_python, pid_alive, standin_gpu_tick
 
 from cockpit.control.session_controller import SessionController
+from cockpit.live.experiment.sweep_events import PointProgress, PointRecorded, PointRetrying, PointStarted
 from cockpit.live.experiment.sweep_plan import plan_sweep
-from cockpit.live.experiment.sweep_runner import (
-    ControllerSink,
-    PointProgress,
-    PointRecorded,
-    PointRetrying,
-    PointStarted,
-    SweepRunner,
-)
+from cockpit.live.experiment.sweep_runner import SweepRunner
 from cockpit.live.experiment.sweep_session import server_metrics_probe
+from cockpit.live.experiment.sweep_sink import ControllerSink
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.sources.server.bench_hosts import SshBenchHost
 from cockpit.sources.transport.ssh_pool import Backoff, SshPool

@@ -11,7 +11,7 @@ from textual.widgets import DataTable
 from sweep_sessions import sweep_session, write_sweep_session
 from tui_support import make_app, screen_text, until
 
-from cockpit.live.experiment.sweep_runner import ControllerSink
+from cockpit.live.experiment.sweep_sink import ControllerSink
 from cockpit.model.enums import Metric
 from cockpit.model.session import LaunchProfile
 from cockpit.store.toml_store import load_session, save_session

@@ -161,7 +161,7 @@ class _Printer:
         self.open_line = False
 
     def __call__(self, event: Any) -> None:
-        from cockpit.live.experiment.sweep_runner import (
+        from cockpit.live.experiment.sweep_events import (
             PointFailed,
             PointProgress,
             PointRecorded,

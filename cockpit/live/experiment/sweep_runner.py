@@ -26,290 +26,51 @@ fallback), recorded as a Benchmark tied to the profile with what cockpit saw mea
   if its record reached the host's file before the drop, else kills what is left and runs
   the point once more; then marks it failed. Each point has a key (sweep, run, concurrency)
   and a key already recorded is never recorded again.
+
+Beside it: the events it says (sweep_events), a point's record and where it goes
+(sweep_sink), the client's output as it is read (sweep_client_output).
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 import shlex
 import time
-from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
+from cockpit.live.experiment.sweep_client_output import ClientOutput
+from cockpit.live.experiment.sweep_events import (
+    PointFailed,
+    PointProgress,
+    PointRecorded,
+    PointRetrying,
+    PointSkipped,
+    PointStarted,
+    SweepEvent,
+    SweepFinished,
+    SweepNote,
+    SweepOutcome,
+)
 from cockpit.live.experiment.sweep_plan import PlannedPoint, SweepPlan
 from cockpit.live.experiment.sweep_server_metrics import ServerMetricsProbe
+from cockpit.live.experiment.sweep_sink import ControllerSink, PointSink, benchmark_fields, recorded_in
 from cockpit.live.experiment.sweep_watch import PointWatch
 from cockpit.parse.bench.bench_result_jsonl import BenchOutcome, from_record, from_stdout, last_record
 from cockpit.parse.gpu.gpu_sample import GpuSample
 from cockpit.parse.metrics.sglang_metrics import ServerScrape
-from cockpit.parse.numbers import read_int
 from cockpit.sources.server.bench_hosts import BenchHost, LinkLost
 
+# The runner's own names, then the ones control/ and ui/live/ still import from here (their
+# files are edited on another branch; new code imports them from sweep_events / sweep_sink).
 __all__ = [
+    "ON_FAIL", "SweepRunner",
     "ControllerSink", "PointFailed", "PointProgress", "PointRecorded", "PointRetrying", "PointSink", "PointSkipped",
-    "PointStarted", "recorded_in", "SweepEvent", "SweepFinished", "SweepNote", "SweepOutcome", "SweepRunner", "benchmark_fields",
-    "ClientOutput", "ON_FAIL", "main_run_line",
+    "PointStarted", "SweepNote", "recorded_in",
 ]
 
-_STDOUT_KEEP = 4000  # lines of the client's stdout kept for the fallback (the block is ~50 at the end)
 _PROGRESS_EVERY_S = 0.2
-_TQDM = re.compile(r"\d+%\|")
-_TQDM_DONE = re.compile(r"\d+%\|[^|]*\|\s*(\d+)/(\d+)")  # tqdm's `n/total`: requests of the main run done
-_RESULT_BLOCK = "Serving Benchmark Result"
-MAIN_RUN_MARK = "Starting main benchmark run"
 ON_FAIL = ("stop", "skip")
-WARMUP_NOTE = "server percentiles include the client's warm-up (no main-run start line seen in time)"
-
-
-def main_run_line(line: str) -> bool:
-    """The client's line saying its warm-up answered and the main run starts: sglang (older)
-    and vllm-derived clients print "Initial test run completed. Starting main benchmark
-    run...", newer sglang "Warmup completed with N sequences. Starting main benchmark run..."."""
-    return MAIN_RUN_MARK in line
-
-
-# ----- events ---------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class PointStarted:
-    index: int
-    total: int
-    concurrency: int
-    attempt: int
-    command: str
-
-
-@dataclass(frozen=True, slots=True)
-class PointProgress:
-    index: int
-    total: int
-    concurrency: int
-    elapsed_s: float
-    line: str
-    """The client's last progress line (tqdm's), as it printed it (not sanitized)."""
-
-
-@dataclass(frozen=True, slots=True)
-class PointRetrying:
-    index: int
-    total: int
-    concurrency: int
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class PointRecorded:
-    index: int
-    total: int
-    concurrency: int
-    benchmark_id: str
-    fields: dict[str, Any]
-    wall_s: float
-    """From the point's start to its record saved: what the sweep took for it."""
-    tool_s: float | None
-    """The client's own benchmark duration (its `duration`)."""
-    client_s: float | None
-    """The client process's wall time, start to exit (None: read back after a dropped link)."""
-    source: str
-    """"jsonl" or "stdout" (the fallback)."""
-
-
-@dataclass(frozen=True, slots=True)
-class PointSkipped:
-    index: int
-    total: int
-    concurrency: int
-    benchmark_id: str
-    """Recorded before under the same key (a resumed run)."""
-
-
-@dataclass(frozen=True, slots=True)
-class PointFailed:
-    index: int
-    total: int
-    concurrency: int
-    reason: str
-    elapsed_s: float
-
-
-@dataclass(slots=True)
-class SweepOutcome:
-    recorded: list[str] = field(default_factory=list)
-    """Benchmark ids, in point order (skipped points' ids too)."""
-    failed: list[tuple[int, str]] = field(default_factory=list)
-    """(concurrency, reason) of each failed point."""
-    cancelled: bool = False
-    not_run: list[int] = field(default_factory=list)
-    """Concurrencies left unrun because a point failed (`on_fail="stop"`)."""
-
-    @property
-    def status(self) -> str:
-        return "cancelled" if self.cancelled else "failed" if self.failed else "done"
-
-
-@dataclass(frozen=True, slots=True)
-class SweepFinished:
-    outcome: SweepOutcome
-
-
-@dataclass(frozen=True, slots=True)
-class SweepNote:
-    """Said once: something every point goes without (e.g. the server exposes no metrics)."""
-
-    text: str
-
-
-SweepEvent = (PointStarted | PointProgress | PointRetrying | PointRecorded | PointSkipped | PointFailed
-              | SweepFinished | SweepNote)
-
-
-# ----- where records go -------------------------------------------------------------------------
-class PointSink(Protocol):
-    def recorded(self, key: str) -> str | None:
-        """The id of the benchmark recorded under `key`, None when none is."""
-        ...
-
-    async def record(self, key: str, fields: dict[str, Any]) -> str:
-        """Record the point (once: a key already recorded returns that id); its id."""
-        ...
-
-
-def _key_parts(key: str) -> tuple[str, str, int]:
-    """`sweep:run:cN` (PlannedPoint.key) -> (sweep id, run id, concurrency)."""
-    sweep, run, conc = key.split(":")
-    return sweep, run, int(conc.removeprefix("c"))
-
-
-def recorded_in(session: Any, key: str) -> str | None:
-    """The id of the benchmark of `session` recorded under `key` (PlannedPoint.key), if any."""
-    sweep, run, conc = _key_parts(key)
-    for bench in session.benchmarks:
-        if bench.sweep == sweep and bench.sweep_run == run and bench.concurrency == conc:
-            return str(bench.id)
-    return None
-
-
-class ControllerSink:
-    """Records through a `SessionController` (control/session_controller.py; duck-typed here,
-    live does not import store): the editor adds the benchmark (undo, journal), and
-    `save=True` writes at once, merged under the lock with other writers (the TUI, `cockpit
-    add`). The TUI may pass `save=False` and leave it to its autosave."""
-
-    def __init__(self, controller: Any, *, save: bool = True, busy_wait_s: float = 15.0) -> None:
-        self.controller = controller
-        self.save = save
-        self.busy_wait_s = busy_wait_s
-
-    def recorded(self, key: str) -> str | None:
-        return recorded_in(self.controller.session, key)
-
-    async def record(self, key: str, fields: dict[str, Any]) -> str:
-        ident = self.recorded(key)
-        if ident is None:
-            ident = self.controller.apply(lambda editor: editor.add_benchmark(**fields))
-        if self.save:
-            await self.flush()
-            ident = self.recorded(key) or ident  # a merge may have renumbered it
-        return str(ident)
-
-    async def flush(self) -> None:
-        """Save now; waits while another writer holds the lock. OSError when it cannot."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.busy_wait_s
-        while True:
-            outcome = self.controller.save()
-            if outcome.saved:
-                return
-            if outcome.status != "busy" or loop.time() > deadline:
-                raise OSError(f"{self.controller.path}: not saved ({outcome.status}: {outcome.message})")
-            await asyncio.sleep(0.3)
-
-
-# ----- the runner --------------------------------------------------------------------------------
-def benchmark_fields(plan: SweepPlan, point: PlannedPoint, result: BenchOutcome, watch: PointWatch, *,
-                     no_power_reason: str | None = None) -> dict[str, Any]:
-    """The Benchmark of one point: the client's figures, the sweep's context, what was seen.
-    `no_power_reason`: why the GPU source gave nothing (said in the notes when no power)."""
-    sweep, profile = plan.sweep, plan.profile
-    fields: dict[str, Any] = {
-        "label": f"{sweep.name} c{point.concurrency}", "profile": profile.id, "sweep": sweep.id,
-        "sweep_run": plan.run_id, "dataset": str(sweep.dataset), "command": profile.command,
-        "bench_client": plan.module,
-    }
-    fields.update(result.fields)
-    fields["concurrency"] = point.concurrency  # what was asked, whatever the record says
-    fields.update(watch.fields(total_tokens=result.total_tokens, duration_s=result.fields.get("duration_s"),
-                               total_tok_s=result.fields.get("total_tok_s"),
-                               output_tok_s=result.fields.get("output_tok_s")))
-    notes = []
-    if result.completed is not None and result.completed < point.prompts:
-        notes.append(f"{result.completed} of {point.prompts} requests completed")
-    if watch.server_main is None and any(name.startswith("server_") for name in fields):
-        notes.append(WARMUP_NOTE)
-    notes += watch.notes(no_power_reason=no_power_reason)
-    if notes:
-        fields["notes"] = "; ".join(notes)
-    return fields
-
-
-class ClientOutput:
-    """The client's output as lines (`\\r` ends a tqdm redraw), its last progress line, and
-    whether it said its main run started (`main_run`) while none of that run had finished."""
-
-    def __init__(self) -> None:
-        self.stdout: deque[str] = deque(maxlen=_STDOUT_KEEP)
-        self.tail: deque[str] = deque(maxlen=20)
-        self.partial = {"stdout": "", "stderr": ""}
-        self.progress = ""
-        self.main_run: str | None = None
-        """"started": the main-run line came before anything of the main run finished;
-        "late": it came after (stdout held in a buffer until the client exits): not usable."""
-        self._main_done = False
-        self.sending = False
-        """The main run's progress bar drew after the main-run line: its requests go out."""
-        self.ended = False
-        """The main run's last request answered (the bar at n/n, or the result block)."""
-
-    def feed(self, stream: str, text: str) -> bool:
-        """Take a chunk; True when the progress line changed."""
-        parts = re.split(r"\r\n|\r|\n", self.partial[stream] + text)
-        self.partial[stream] = parts.pop()
-        changed = False
-        said = False
-        for line in parts:
-            if stream == "stdout":
-                self.stdout.append(line)
-            if _TQDM.search(line):
-                self.progress, changed = line.strip(), True
-            elif line.strip():
-                self.tail.append(line.strip())
-            said = self._watch_main_run(line) or said
-        if _TQDM.search(self.partial[stream]):  # a redraw not yet ended by the next `\r`
-            self.progress, changed = self.partial[stream].strip(), True
-        said = self._watch_main_run(self.partial[stream]) or said
-        # judged once the whole chunk is read: a buffered stdout gives the line together with
-        # the result block (and tqdm on stderr, unbuffered, has shown requests done already)
-        if said and self.main_run is None:
-            self.main_run = "late" if self._main_done else "started"
-        return changed
-
-    def _watch_main_run(self, line: str) -> bool:
-        m = _TQDM_DONE.search(line)
-        if _RESULT_BLOCK in line or (m is not None and m.group(1).strip("0") != ""):  # any digit count
-            self._main_done = True
-        if self.main_run == "started":
-            if m is not None:
-                self.sending = True
-                done, total = read_int(m.group(1)), read_int(m.group(2))  # None past any real count
-                self.ended = self.ended or (done is not None and total is not None and done >= total > 0)
-            if _RESULT_BLOCK in line:
-                self.ended = True
-        return main_run_line(line)
-
-    def lines(self) -> list[str]:
-        return [*self.stdout, self.partial["stdout"]]
 
 
 class SweepRunner:

@@ -126,7 +126,7 @@ def test_a_points_note_is_on_its_recorded_line() -> None:
     """A note the runner put on the record (the warm-up inside the server window) is printed, not
     only stored: a script reading the lines learns the p99 may be the warm-up's."""
     from cockpit.cli.experiment.sweep_cmd import _figures
-    from cockpit.live.experiment.sweep_runner import WARMUP_NOTE
+    from cockpit.live.experiment.sweep_sink import WARMUP_NOTE
 
     line = _figures({"total_tok_s": 1000.0, "server_ttft_p99_ms": 2365.0, "notes": WARMUP_NOTE})
     assert line.endswith(f"note: {WARMUP_NOTE}") and "1000 tok/s total" in line

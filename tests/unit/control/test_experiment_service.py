@@ -19,7 +19,7 @@ from sweep_support import make_bench_python
 
 from cockpit.control.experiment import ExperimentService
 from cockpit.control.experiment_types import FileRecorder, Question, ServerPhase, StatesChanged
-from cockpit.live.experiment.sweep_runner import PointRecorded
+from cockpit.live.experiment.sweep_events import PointRecorded
 from cockpit.model.edit.edits import PERSON
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep

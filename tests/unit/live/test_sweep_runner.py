@@ -13,20 +13,12 @@ import pytest
 from sweep_support import StandinServer, make_bench_python, pid_alive, standin_gpu_tick
 
 from cockpit.control.session_controller import SessionController
+from cockpit.live.experiment.sweep_client_output import ClientOutput, main_run_line
+from cockpit.live.experiment.sweep_events import PointFailed, PointProgress, PointRecorded, PointSkipped, PointStarted, SweepNote
 from cockpit.live.experiment.sweep_plan import plan_sweep
-from cockpit.live.experiment.sweep_runner import (
-    ClientOutput,
-    ControllerSink,
-    PointFailed,
-    PointProgress,
-    PointRecorded,
-    PointSkipped,
-    PointStarted,
-    SweepNote,
-    SweepRunner,
-    main_run_line,
-)
+from cockpit.live.experiment.sweep_runner import SweepRunner
 from cockpit.live.experiment.sweep_session import server_metrics_probe
+from cockpit.live.experiment.sweep_sink import ControllerSink
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.parse.log.sglang_log import parse_line
 from cockpit.sources.server.bench_hosts import LocalBenchHost

@@ -1,0 +1,104 @@
+"""A sweep point's record: the Benchmark fields it gets (`benchmark_fields`) and where it goes
+(a `PointSink`; `ControllerSink` records through a SessionController). A key already
+recorded (`recorded_in`) is never recorded again, so a resumed sweep skips it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Protocol
+
+from cockpit.live.experiment.sweep_plan import PlannedPoint, SweepPlan
+from cockpit.live.experiment.sweep_watch import PointWatch
+from cockpit.parse.bench.bench_result_jsonl import BenchOutcome
+
+__all__ = ["ControllerSink", "PointSink", "WARMUP_NOTE", "benchmark_fields", "recorded_in"]
+
+WARMUP_NOTE = "server percentiles include the client's warm-up (no main-run start line seen in time)"
+
+
+class PointSink(Protocol):
+    def recorded(self, key: str) -> str | None:
+        """The id of the benchmark recorded under `key`, None when none is."""
+        ...
+
+    async def record(self, key: str, fields: dict[str, Any]) -> str:
+        """Record the point (once: a key already recorded returns that id); its id."""
+        ...
+
+
+def _key_parts(key: str) -> tuple[str, str, int]:
+    """`sweep:run:cN` (PlannedPoint.key) -> (sweep id, run id, concurrency)."""
+    sweep, run, conc = key.split(":")
+    return sweep, run, int(conc.removeprefix("c"))
+
+
+def recorded_in(session: Any, key: str) -> str | None:
+    """The id of the benchmark of `session` recorded under `key` (PlannedPoint.key), if any."""
+    sweep, run, conc = _key_parts(key)
+    for bench in session.benchmarks:
+        if bench.sweep == sweep and bench.sweep_run == run and bench.concurrency == conc:
+            return str(bench.id)
+    return None
+
+
+class ControllerSink:
+    """Records through a `SessionController` (control/session_controller.py; duck-typed here,
+    live does not import store): the editor adds the benchmark (undo, journal), and
+    `save=True` writes at once, merged under the lock with other writers (the TUI, `cockpit
+    add`). The TUI may pass `save=False` and leave it to its autosave."""
+
+    def __init__(self, controller: Any, *, save: bool = True, busy_wait_s: float = 15.0) -> None:
+        self.controller = controller
+        self.save = save
+        self.busy_wait_s = busy_wait_s
+
+    def recorded(self, key: str) -> str | None:
+        return recorded_in(self.controller.session, key)
+
+    async def record(self, key: str, fields: dict[str, Any]) -> str:
+        ident = self.recorded(key)
+        if ident is None:
+            ident = self.controller.apply(lambda editor: editor.add_benchmark(**fields))
+        if self.save:
+            await self.flush()
+            ident = self.recorded(key) or ident  # a merge may have renumbered it
+        return str(ident)
+
+    async def flush(self) -> None:
+        """Save now; waits while another writer holds the lock. OSError when it cannot."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.busy_wait_s
+        while True:
+            outcome = self.controller.save()
+            if outcome.saved:
+                return
+            if outcome.status != "busy" or loop.time() > deadline:
+                raise OSError(f"{self.controller.path}: not saved ({outcome.status}: {outcome.message})")
+            await asyncio.sleep(0.3)
+
+
+def benchmark_fields(plan: SweepPlan, point: PlannedPoint, result: BenchOutcome, watch: PointWatch, *,
+                     no_power_reason: str | None = None) -> dict[str, Any]:
+    """The Benchmark of one point: the client's figures, the sweep's context, what was seen.
+    `no_power_reason`: why the GPU source gave nothing (said in the notes when no power)."""
+    sweep, profile = plan.sweep, plan.profile
+    fields: dict[str, Any] = {
+        "label": f"{sweep.name} c{point.concurrency}", "profile": profile.id, "sweep": sweep.id,
+        "sweep_run": plan.run_id, "dataset": str(sweep.dataset), "command": profile.command,
+        "bench_client": plan.module,
+    }
+    fields.update(result.fields)
+    fields["concurrency"] = point.concurrency  # what was asked, whatever the record says
+    fields.update(watch.fields(total_tokens=result.total_tokens, duration_s=result.fields.get("duration_s"),
+                               total_tok_s=result.fields.get("total_tok_s"),
+                               output_tok_s=result.fields.get("output_tok_s")))
+    notes = []
+    if result.completed is not None and result.completed < point.prompts:
+        notes.append(f"{result.completed} of {point.prompts} requests completed")
+    if watch.server_main is None and any(name.startswith("server_") for name in fields):
+        notes.append(WARMUP_NOTE)
+    notes += watch.notes(no_power_reason=no_power_reason)
+    if notes:
+        fields["notes"] = "; ".join(notes)
+    return fields
