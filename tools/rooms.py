@@ -156,7 +156,7 @@ LAYOUT: dict[str, dict[str, tuple[str, list[str]]]] = {
                         "sweep_runs", "sweep_server_metrics", "sweep_session", "sweep_watch",
                         "sweep_events", "sweep_sink", "sweep_client_output"]),
         "fleet": ("the fleet through Prometheus, and the session's Prometheus sources",
-                  ["fleet", "fleet_sources"]),
+                  ["fleet", "fleet_sources", "fleet_queries", "fleet_snapshot", "fleet_model"]),
     },
     "cockpit.demo": {
         ".": ("`cockpit --demo`: the example session fed by replays of recorded logs, GPUs, "

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cockpit.live.fleet.fleet import FleetSnapshot
+from cockpit.live.fleet.fleet_snapshot import FleetSnapshot
 from cockpit.live.log.log_items import LogLines, SourceState, SummaryBefore
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 from cockpit.live.metrics.server_metrics import ServerMetrics

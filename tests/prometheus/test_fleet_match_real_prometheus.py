@@ -25,7 +25,8 @@ import pytest
 from fleet_exporter import FleetExporter
 from prometheus_fixture import AUTH_ENV, RunningPrometheus, prom_auth, start_prometheus, stop_prometheus  # noqa: F401
 
-from cockpit.live.fleet.fleet import FleetFeed, FleetSnapshot
+from cockpit.live.fleet.fleet import FleetFeed
+from cockpit.live.fleet.fleet_snapshot import FleetSnapshot
 
 HOSTS = [("node-a", "dcgm", "sglang-0.5"), ("node-m", "dcgm-mig"), ("node-r", "router-gauges"),
          ("node-x", "dcgm", "sglang"), ("node-y", "dcgm"), ("node-s", "sglang-60s", "blank")]

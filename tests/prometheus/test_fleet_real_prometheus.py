@@ -18,7 +18,8 @@ import pytest
 
 from prometheus_fixture import AUTH_ENV, PASSWORD, USER, prom_auth, prometheus_fleet  # noqa: F401
 
-from cockpit.live.fleet.fleet import FleetFeed, FleetSnapshot
+from cockpit.live.fleet.fleet import FleetFeed
+from cockpit.live.fleet.fleet_snapshot import FleetSnapshot
 from cockpit.sources.metrics.prometheus_api import PrometheusClient, PrometheusError
 
 REPO = Path(__file__).resolve().parents[2]

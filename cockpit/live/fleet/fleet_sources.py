@@ -14,7 +14,8 @@ import dataclasses
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
-from cockpit.live.fleet.fleet import FleetFeed, FleetSnapshot
+from cockpit.live.fleet.fleet import FleetFeed
+from cockpit.live.fleet.fleet_snapshot import FleetSnapshot
 from cockpit.model.session import Session
 
 

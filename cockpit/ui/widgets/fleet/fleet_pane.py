@@ -29,7 +29,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from cockpit.live.data_age import DataAge, stale_after
-from cockpit.live.fleet.fleet import FleetSnapshot
+from cockpit.live.fleet.fleet_snapshot import FleetSnapshot
 from cockpit.live.routes import FLEET_ITEMS
 from cockpit.ui.keys.actions import bindings_for
 from cockpit.ui.render.fleet_render import ADD_ONE, render_fleet, state_line
