@@ -140,7 +140,8 @@ LAYOUT: dict[str, dict[str, tuple[str, list[str]]]] = {
                     ["metrics_scrape", "prometheus_api"]),
         "server": ("the SGLang server on its host: start/stop/find, the version probe, drift, "
                    "the confirmation key",
-                   ["server_control", "version_probe", "drift_check", "confirm_key", "bench_hosts"]),
+                   ["server_control", "version_probe", "drift_check", "confirm_key", "bench_hosts",
+                    "server_places", "server_scripts", "server_results"]),
     },
     "cockpit.live": {
         ".": ("what events add up to: the live hub (one feed per kind@host), its routes, alerts, data age",

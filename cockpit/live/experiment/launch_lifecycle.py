@@ -26,7 +26,9 @@ from cockpit.parse.log.sglang_log import LogParser
 
 if TYPE_CHECKING:
     from cockpit.model.edit.edits import SessionEditor
-    from cockpit.sources.server.server_control import LaunchPlan, ServerControl, StartResult
+    from cockpit.sources.server.server_control import ServerControl
+    from cockpit.sources.server.server_places import LaunchPlan
+    from cockpit.sources.server.server_results import StartResult
 
 __all__ = ["LaunchFollower", "LaunchOutcome", "PHASE_WORDS", "apply_outcome", "crash_after_ready", "fallback_profile",
            "follow_launch"]

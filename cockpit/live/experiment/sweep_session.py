@@ -40,7 +40,8 @@ async def running_profiles(session: Session, session_path: str | Path, pool: Any
                            ssh_config: tuple[str, ...] | None = None,
                            known_hosts: str | None = None) -> dict[str, Any]:
     """profile id -> the ServerStatus of a server of this session running now (any host)."""
-    from cockpit.sources.server.server_control import ServerControl, places_of_session
+    from cockpit.sources.server.server_control import ServerControl
+    from cockpit.sources.server.server_places import places_of_session
 
     control = ServerControl(pool)
     found: dict[str, Any] = {}
@@ -56,7 +57,7 @@ async def running_profiles(session: Session, session_path: str | Path, pool: Any
 
 def pick_profile(session: Session, ref: str | None, running: dict[str, Any]) -> LaunchProfile:
     """The named profile; else the one running; else the working one; else the only one."""
-    from cockpit.sources.server.server_control import find_profile
+    from cockpit.sources.server.server_places import find_profile
 
     if ref:
         return find_profile(session, ref)

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cockpit.sources.server.server_control import _parse_gpu
+from cockpit.sources.server.server_results import parse_gpu
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "gpu"
 
 
 def _check(output: str):
-    return _parse_gpu(["gpucheck 0", *(f"gpu {line}" for line in output.splitlines() if line)])
+    return parse_gpu(["gpucheck 0", *(f"gpu {line}" for line in output.splitlines() if line)])
 
 
 def test_a_process_holding_h200_memory_is_warned_about_by_pid_name_and_size():

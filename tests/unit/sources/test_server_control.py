@@ -23,7 +23,9 @@ from cockpit.live.experiment.launch_lifecycle import apply_outcome, follow_launc
 from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.session import Host, LaunchProfile, Session
-from cockpit.sources.server.server_control import AlreadyRunning, ServerControl, plan_launch
+from cockpit.sources.server.server_control import ServerControl
+from cockpit.sources.server.server_places import plan_launch
+from cockpit.sources.server.server_results import AlreadyRunning
 
 
 def _session(runs: Path, *profiles: LaunchProfile, log_path: str | None = None) -> Session:
