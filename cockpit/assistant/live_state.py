@@ -33,7 +33,7 @@ from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, 
 from cockpit.parse.gpu.gpu_sample import GpuSample
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
 from cockpit.sources.feeds import LiveSources
-from cockpit.sources.log.log_feed import describe_event
+from cockpit.sources.log.log_batch import describe_event
 from cockpit.sources.session_feeds import sources_for_session
 
 KEPT_LINES = 2000

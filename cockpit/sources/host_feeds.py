@@ -134,7 +134,8 @@ class HostFeeds:
         target = self.target(host)
         if kind == "log":
             from cockpit.sources.log.log_feed import LogFeed
-            from cockpit.sources.log.log_tail import RemoteFile, ResumableTail
+            from cockpit.sources.log.log_tail import ResumableTail
+            from cockpit.sources.log.tail_sources import RemoteFile
 
             if target is not None:
                 return _log_feed_to(target, host, self.pool, self.lines)
@@ -170,7 +171,7 @@ class HostFeeds:
 def _log_feed_to(target: SshTarget, host: Host, pool: SshPool, lines: int) -> LiveFeed:
     """A host's log on its `ssh` target (the CLI's ssh_config / known_hosts applied)."""
     from cockpit.sources.log.log_feed import LogFeed
-    from cockpit.sources.log.log_tail import RemoteCommand, RemoteFile
+    from cockpit.sources.log.tail_sources import RemoteCommand, RemoteFile
 
     if host.log_command:
         from cockpit.sources.server.confirm_key import require_log_confirmed

@@ -18,7 +18,7 @@ from cockpit.live.log.log_pipeline import LogPipeline
 from cockpit.parse.gpu.gpu_events import GpuSamplesTaken
 from cockpit.parse.gpu.nvsmi_topo import parse_topology
 from cockpit.sources.feeds import LiveSources
-from cockpit.sources.log.log_feed import LogBatch
+from cockpit.sources.log.log_batch import LogBatch
 from cockpit.ui.app import CockpitApp
 from cockpit.ui.screens.forms.forms import BenchmarkForm
 from cockpit.ui.widgets.gpu.gpu_pane import GpuPane

@@ -27,7 +27,7 @@ def register(subparsers: Any) -> None:
 def feed_for(args: argparse.Namespace) -> Any:
     """The LogFeed for TARGET (raises ValueError for a target that cannot be followed)."""
     from cockpit.sources.log.log_feed import LogFeed
-    from cockpit.sources.log.log_tail import LocalFile
+    from cockpit.sources.log.tail_sources import LocalFile
 
     if args.lines < 0:
         raise ValueError("-n must be 0 or more")

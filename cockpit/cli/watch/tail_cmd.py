@@ -58,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _tail(args: argparse.Namespace) -> int:
-    from cockpit.sources.log.log_tail import LocalFile, ResumableTail
+    from cockpit.sources.log.log_tail import ResumableTail
+    from cockpit.sources.log.tail_sources import LocalFile
 
     try:
         source = source_of(args)
@@ -107,7 +108,7 @@ async def _pump(tail: ResumableTail, writer: _TextWriter | _JsonWriter, out: Bin
         if isinstance(exc, BrokenPipeError):
             raise
         from cockpit.cli.os_errors import os_error_line
-        from cockpit.sources.log.log_tail import LocalFile
+        from cockpit.sources.log.tail_sources import LocalFile
 
         local = tail.source.path if isinstance(tail.source, LocalFile) else None
         print(f"cockpit tail: {sanitize(os_error_line(exc, exc.filename or local))}", file=sys.stderr)

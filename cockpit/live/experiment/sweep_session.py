@@ -257,7 +257,7 @@ def _sweep_log_feed(host: Host | None, target: Any, pool: Any, status: Any) -> A
             return LogFeed.for_host(host, pool=pool, lines=0)
         except ValueError:  # an unconfirmed log_command is not run: the sweep goes without its log
             return None
-    from cockpit.sources.log.log_tail import RemoteFile
+    from cockpit.sources.log.tail_sources import RemoteFile
 
     return (LogFeed.ssh(RemoteFile(target, status.log_path), pool=pool, lines=0) if target
             else LogFeed.local(status.log_path, lines=0))

@@ -9,27 +9,28 @@ Parsing runs in a thread (`asyncio.to_thread`) so a big catch-up does not hold t
 
     feed = LogFeed.local("/var/log/sglang.log")          # or LogFeed.for_host(host)
     async for batch in feed.stream(): pane.feed(batch)
+
+What it yields is in log_batch; the tails it opens for a host in log_openers.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import signal
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from cockpit.ground.sanitize import sanitize
 from cockpit.model.session import Host
 from cockpit.parse.log.log_events import LogEvent
 from cockpit.parse.log.sglang_log import LogParser
-from cockpit.sources.log.tail_events import LogBytes, TailGap, TailNotice, TailRotated, TailTruncated
+from cockpit.sources.log.log_batch import LogBatch, describe_event
+from cockpit.sources.log.log_openers import RemoteTail, local_command
+from cockpit.sources.log.tail_events import LogBytes, TailNotice, TailRotated, TailTruncated
 from cockpit.sources.transport.host_events import HostConnected, HostConnecting, HostDisconnected
 
-__all__ = ["LogBatch", "LogFeed", "describe_event"]
+__all__ = ["LogFeed"]
 
 _END = object()
 
@@ -71,62 +72,6 @@ async def _scan_prefix(path: str, end: int) -> dict[str, Any] | None:
     except ValueError:
         return None
 
-
-@dataclass(frozen=True, slots=True)
-class LogBatch:
-    """What arrived since the previous batch, in order."""
-
-    events: list[LogEvent] = field(default_factory=list)
-    """Parsed events: one per physical line, plus block events (ErrorBlock, BenchResult)."""
-    notes: list[str] = field(default_factory=list)
-    """Source happenings in words, sanitized ("rotated: following the new file"); they
-    happened before this batch's events."""
-    state: str | None = None
-    """The source's state after this batch ("tailing gpu1:/x.log", "gpu1: reconnecting in 8 s"),
-    or None when unchanged."""
-    summary: dict[str, Any] | None = None
-    """The `parse-log` summary (cockpit.parse.log.log_summary.Summary) of the file's text *before* the
-    first line this feed sent: a local file opened at its last lines has its beginning
-    scanned at C speed, in another process, instead of parsed line by line. Sent once,
-    in an otherwise empty batch, when the scan is done; add it to what the events fold to."""
-    preview: bool = False
-    """The last lines of a big first read, parsed alone so they are on screen at once;
-    the next batch with events holds them again, parsed with everything before them:
-    show these, then put that batch in their place (and fold only that one)."""
-    connected: bool | None = None
-    """After this batch the source is connected (True) or has lost its host (False: lines
-    stop because of that, not because the log is quiet); None when unchanged."""
-    data: bytes = b""
-    """`stream(parse=False)`: the bytes that came, whole lines, not parsed (a preview's
-    events are parsed all the same)."""
-    ended: bool = False
-    """`stream(parse=False)`: the file was rotated or truncated before `data` (after the
-    notes): an unfinished traceback ends there."""
-    waiting: bool | None = None
-    """After this batch the source waits for its missing file (True) or reads it again
-    (False; `state` is then the description again); None when unchanged."""
-
-
-def describe_event(ev: Any) -> str:
-    """One sanitized line for a tail or host event."""
-    if isinstance(ev, HostConnecting):
-        text = f"connecting to {ev.host}" + (f" (attempt {ev.attempt})" if ev.attempt > 1 else "")
-    elif isinstance(ev, HostConnected):
-        text = f"connected to {ev.host} ({ev.elapsed_s * 1000:.0f} ms)"
-    elif isinstance(ev, HostDisconnected):
-        again = f"; reconnecting in {ev.retry_in_s:.0f} s" if ev.retry_in_s is not None else ""
-        text = f"{ev.host}: {ev.reason}{again}"
-    elif isinstance(ev, TailRotated):
-        text = f"rotated: {ev.detail or 'following the new file'}"
-    elif isinstance(ev, TailTruncated):
-        text = f"truncated: {ev.detail or 'reading from the start'}"
-    elif isinstance(ev, TailGap):
-        text = f"gap of {ev.lost_s:.1f} s: {ev.reason}"
-    elif isinstance(ev, TailNotice):
-        text = ev.message
-    else:
-        text = repr(ev)
-    return sanitize(text)
 
 
 class LogFeed:
@@ -170,12 +115,12 @@ class LogFeed:
     @classmethod
     def ssh(cls, source: Any, *, pool: Any = None, lines: int = 50_000, from_start: bool = False,
             **kw: Any) -> LogFeed:
-        """A RemoteFile or RemoteCommand (cockpit.sources.log.log_tail); with no `pool`, the feed
+        """A RemoteFile or RemoteCommand (cockpit.sources.log.tail_sources); with no `pool`, the feed
         opens its own SshPool for the length of `stream()`."""
-        from cockpit.sources.log.log_tail import RemoteCommand
+        from cockpit.sources.log.tail_sources import RemoteCommand
 
         def opener(on_host: Callable[[Any], None]) -> Any:
-            return _RemoteTail(source, pool, on_host, lines=lines, from_start=from_start)
+            return RemoteTail(source, pool, on_host, lines=lines, from_start=from_start)
 
         what = (f"{source.target.label}: {source.command}" if isinstance(source, RemoteCommand)
                 else f"{source.target.label}:{source.path}")
@@ -186,7 +131,7 @@ class LogFeed:
         """A command on this machine (`docker logs -f sglang`), restarted when it exits."""
 
         def opener(_on_host: Callable[[Any], None]) -> Any:
-            return _local_command(command)
+            return local_command(command)
 
         return cls(opener, f"run {command}", **kw)
 
@@ -195,7 +140,8 @@ class LogFeed:
         """The feed for a session Host: `log_command` (on `host.ssh`, else here), else
         `log_path` (on `host.ssh`; a bare path is local, `[user@]host:path` is remote).
         An unconfirmed `log_command` raises LogCommandNotConfirmed (a ValueError)."""
-        from cockpit.sources.log.log_tail import LocalFile, RemoteCommand, RemoteFile, ResumableTail
+        from cockpit.sources.log.log_tail import ResumableTail
+        from cockpit.sources.log.tail_sources import LocalFile, RemoteCommand, RemoteFile
         from cockpit.sources.transport.ssh_pool import SshTarget
 
         target = None
@@ -375,60 +321,3 @@ def _start_of(tail: Any, ev: LogBytes) -> int | None:
     start = offset - len(getattr(joiner, "pending", b"")) - len(ev.data)
     return start if start > 0 else None
 
-
-class _RemoteTail:
-    """A ResumableTail over an SshPool; opens (and closes) its own pool when given none."""
-
-    def __init__(self, source: Any, pool: Any, on_host: Callable[[Any], None], **kw: Any) -> None:
-        self.source, self.pool, self.on_host, self.kw = source, pool, on_host, kw
-
-    async def __aiter__(self) -> AsyncIterator[Any]:
-        from cockpit.sources.log.log_tail import ResumableTail
-        from cockpit.sources.transport.ssh_pool import SshPool
-
-        if self.pool is not None:  # a shared pool: only this target's events (and its jumps')
-            labels = set()
-            target = self.source.target
-            while target is not None:
-                labels.add(target.label)
-                target = target.jump
-            unsubscribe = self.pool.add_listener(lambda ev: self.on_host(ev) if ev.host in labels else None)
-            try:
-                async with ResumableTail(self.source, pool=self.pool, **self.kw) as tail:
-                    async for ev in tail:
-                        yield ev
-            finally:
-                unsubscribe()
-            return
-        async with SshPool(self.on_host) as pool, ResumableTail(self.source, pool=pool, **self.kw) as tail:
-            async for ev in tail:
-                yield ev
-
-
-async def _local_command(command: str, restart_s: float = 2.0) -> AsyncIterator[Any]:
-    """Lines of a local shell command, whole lines only; restarted (with a TailGap) on exit."""
-    while True:
-        proc = await asyncio.create_subprocess_shell(
-            command, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT, start_new_session=True)
-        assert proc.stdout is not None
-        carry = b""
-        try:
-            while chunk := await proc.stdout.read(1 << 16):
-                data = carry + chunk
-                cut = data.rfind(b"\n") + 1
-                carry = data[cut:]
-                if cut:
-                    yield LogBytes(data[:cut])
-            if carry:
-                yield LogBytes(carry + b"\n")
-            rc = await proc.wait()
-        finally:
-            if proc.returncode is None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGKILL)  # the shell and what it started
-                with contextlib.suppress(Exception):
-                    await proc.wait()
-        stopped = time.monotonic()
-        await asyncio.sleep(restart_s)
-        yield TailGap(f"command exited ({rc}); restarted", time.monotonic() - stopped)

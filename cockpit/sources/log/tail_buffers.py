@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["LastLines", "LineJoiner", "TagSplitter"]
+__all__ = ["LastLines", "LineJoiner", "TagSplitter", "lookback"]
 
 
 class LineJoiner:
@@ -34,6 +34,11 @@ class LineJoiner:
         """The unfinished line, ended, when its file goes away (rotated or truncated)."""
         rest, self.pending = self.pending, b""
         return rest + b"\n" if rest else b""
+
+
+def lookback(lines: int) -> int:
+    """How far before the end to start reading for the last N lines (SGLang lines are short)."""
+    return min(8 << 20, max(64 << 10, lines * 4096))
 
 
 class LastLines:

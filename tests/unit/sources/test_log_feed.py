@@ -9,7 +9,8 @@ import pytest
 
 from cockpit.model.session import Host
 from cockpit.parse.log.log_events import DecodeBatch, ErrorBlock
-from cockpit.sources.log.log_feed import LogBatch, LogFeed
+from cockpit.sources.log.log_batch import LogBatch
+from cockpit.sources.log.log_feed import LogFeed
 
 
 def line(i: int) -> str:
