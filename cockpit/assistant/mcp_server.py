@@ -6,8 +6,9 @@ against schemas taken from the session's pydantic models; a value the model refu
 tool error naming the field and why, and the file is left as it was. No tool runs a
 command on a host or starts a server: that stays with the person at the TUI or the CLI.
 The live resources (`live/...`: log lines, server run, GPUs, topology) follow the session's
-hosts with the TUI's own feeds, started on their first read (see live_state.py). A client
-that listens is told which session resource changed, whoever wrote the file (watch.py).
+hosts with the TUI's own feeds, started on their first read (see live_state.py; what they
+say: live_resources.py). A client that listens is told which session resource changed,
+whoever wrote the file (watch.py).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
 from mcp.types import ToolAnnotations
 
 from cockpit import __version__
-from cockpit.assistant import diagnosis_tools, live_state, views
+from cockpit.assistant import diagnosis_tools, live_resources, live_state, views
 from cockpit.assistant.inputs import (
     BenchmarkFields,
     FileChangeFields,
@@ -135,15 +136,15 @@ def build_server(path: Path | str, *, live: LiveState | None = None, watch_s: fl
         return await feeds.settle(name, shows)
 
     async def log_lines(lines: int) -> str:
-        text = live_state.log_text(feeds, await feed("log"), lines)
+        text = live_resources.log_text(feeds, await feed("log"), lines)
         return sanitize(redact_text(text), multiline=True)  # log lines may print an --api-key
 
     @server.resource(URI + "live/log", name="live-log", title="Server log (last lines)", mime_type="text/plain",
-                     description=f"The last {live_state.LOG_LINES_DEFAULT} lines of the followed server log, as "
+                     description=f"The last {live_resources.LOG_LINES_DEFAULT} lines of the followed server log, as "
                                  "inert text, under a header saying the source and its connection. "
                                  "live/log/{lines} gives another count.")
     async def live_log() -> str:
-        return await log_lines(live_state.LOG_LINES_DEFAULT)
+        return await log_lines(live_resources.LOG_LINES_DEFAULT)
 
     @server.resource(URI + "live/log/{lines}", name="live-log-lines", mime_type="text/plain",
                      description=f"The last `lines` lines of the server log (at most {live_state.KEPT_LINES}).")
@@ -157,19 +158,19 @@ def build_server(path: Path | str, *, live: LiveState | None = None, watch_s: fl
                                  "stopped; model, last error) and its metrics (current and peak generation "
                                  "throughput, running and queued requests, KV cache use).")
     async def live_server() -> str:
-        return views.as_json(live_state.server_state(feeds, await feed("log", shows="server")))
+        return views.as_json(live_resources.server_state(feeds, await feed("log", shows="server")))
 
     @server.resource(URI + "live/gpus", name="live-gpus", mime_type="application/json",
                      description="The latest GPU sample: per GPU power of its enforced limit, utilisation, "
                                  "memory, temperature, clocks, throttle reasons; its age.")
     async def live_gpus() -> str:
-        return views.as_json(live_state.gpu_state(feeds, await feed("gpu")))
+        return views.as_json(live_resources.gpu_state(feeds, await feed("gpu")))
 
     @server.resource(URI + "live/topology", name="live-topology", mime_type="application/json",
                      description="The GPU topology (nvidia-smi topo -m): link class between each pair of GPUs, "
                                  "CPU and NUMA affinity.")
     async def live_topology() -> str:
-        return views.as_json(live_state.topology_state(feeds, await feed("topology")))
+        return views.as_json(live_resources.topology_state(feeds, await feed("topology")))
 
     # ----- the diagnosis: open findings, dismiss / accept (assistant/diagnosis_tools.py) ----
     diagnosis_tools.register(server, URI, feeds, read, write, feed, tool)
