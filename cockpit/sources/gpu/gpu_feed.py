@@ -50,6 +50,15 @@ def history_points(interval_s: float = DEFAULT_INTERVAL_S, window_s: float = HIS
     return max(60, min(20_000, math.ceil(window_s / max(interval_s, 0.05))))
 
 
+async def _opened(sampler: NvmlSampler) -> GpuSourceUnavailable | None:
+    """Open the sampler; when it cannot (no driver, no GPU), why, as the item the pane shows."""
+    try:
+        await sampler.open()
+    except GpuSourceUnavailable as exc:
+        return exc
+    return None
+
+
 class NvmlFeed:
     """Local GPUs through NVML, a tick every `interval_s`."""
 
@@ -62,10 +71,8 @@ class NvmlFeed:
 
     async def stream(self) -> AsyncIterator[GpuEvent]:
         sampler = NvmlSampler(interval_s=self.interval_s, nvml=self._nvml, pcie_throughput=self._pcie_throughput)
-        try:
-            await sampler.open()
-        except GpuSourceUnavailable as exc:
-            yield exc
+        if (unavailable := await _opened(sampler)) is not None:
+            yield unavailable
             return
         try:
             async for event in sampler.samples():
@@ -129,10 +136,8 @@ class NvmlTopologyFeed:
 
     async def stream(self) -> AsyncIterator[TopologyMatrix | GpuSourceUnavailable]:
         sampler = NvmlSampler(nvml=self._nvml, pcie_throughput=False)
-        try:
-            await sampler.open()
-        except GpuSourceUnavailable as exc:
-            yield exc
+        if (unavailable := await _opened(sampler)) is not None:
+            yield unavailable
             return
         try:
             yield await sampler.topology()

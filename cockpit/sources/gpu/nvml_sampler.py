@@ -35,6 +35,21 @@ from cockpit.sources.gpu.nvml_mapping import (
     unavailable_message,
 )
 
+
+def _noting(notes: dict[str, str]) -> Callable[..., Any]:
+    """`call(field, fn, *args)`: fn(*args), or None with why in `notes[field]` when NVML
+    refuses (every NVMLError subclass; ctypes errors too): one figure missing, not the tick."""
+
+    def call(fieldname: str, fn: Callable[..., Any], *args: Any) -> Any:
+        try:
+            return fn(*args)
+        except Exception as exc:
+            notes[fieldname] = nvml_error_note(exc)
+            return None
+
+    return call
+
+
 # --- the sampler -----------------------------------------------------------------------
 
 
@@ -152,13 +167,7 @@ class NvmlSampler:
         nv = self._nvml
         h = self._handles[i]
         notes: dict[str, str] = {}
-
-        def call(fieldname: str, fn: Callable[..., Any], *args: Any) -> Any:
-            try:
-                return fn(*args)
-            except Exception as exc:  # every NVMLError subclass; ctypes errors too
-                notes[fieldname] = nvml_error_note(exc)
-                return None
+        call = _noting(notes)
 
         static = self._static.get(i)
         if static is None or static["name"] is None:  # re-read after a failed first read
@@ -209,13 +218,7 @@ class NvmlSampler:
         nv = self._nvml
         h = self._handles[i]
         notes: dict[str, str] = {}
-
-        def call(fieldname: str, fn: Callable[..., Any], *args: Any) -> Any:
-            try:
-                return fn(*args)
-            except Exception as exc:
-                notes[fieldname] = nvml_error_note(exc)
-                return None
+        call = _noting(notes)
 
         name = call("name", nv.nvmlDeviceGetName, h)
         uuid = call("uuid", nv.nvmlDeviceGetUUID, h)
