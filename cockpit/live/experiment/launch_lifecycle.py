@@ -4,7 +4,7 @@ The launched run's log goes through the same parser and server-run tracker as th
 (parse.sglang_log, live.server_runs): loading -> capturing -> ready (time to ready), or a
 crash (its error label and the traceback's last lines), or the process gone without either.
 `LaunchFollower` is fed bytes (from any reader); live/experiment/launch_watch.py feeds it
-from the live hub (`follow_launch` runs that watcher with a hub of its own). The outcome is
+from the live hub (its `follow_launch` runs that watcher with a hub of its own). The outcome is
 plain data; `apply_outcome` records it through a SessionEditor: on a crash the profile
 becomes broken and the working profile is the fallback, on ready the last action names
 the sweep to run next.
@@ -26,10 +26,9 @@ from cockpit.parse.log.sglang_log import LogParser
 
 if TYPE_CHECKING:
     from cockpit.model.edit.edits import SessionEditor
-    from cockpit.sources.server.server_control import LaunchPlan, ServerControl, StartResult
+    from cockpit.sources.server.server_control import LaunchPlan
 
-__all__ = ["LaunchFollower", "LaunchOutcome", "PHASE_WORDS", "apply_outcome", "crash_after_ready", "fallback_profile",
-           "follow_launch"]
+__all__ = ["LaunchFollower", "LaunchOutcome", "PHASE_WORDS", "apply_outcome", "crash_after_ready", "fallback_profile"]
 
 OutcomeKind = Literal["ready", "crashed", "timeout"]
 
@@ -148,27 +147,6 @@ class LaunchFollower:
         exception = block.exception if block is not None else (run.last_error if run else None)
         return self._outcome("crashed", error_label=label, exception=exception, tail=tail, exit_code=exit_code,
                              still_running=still_running)
-
-
-async def follow_launch(control: ServerControl, plan: LaunchPlan, started: StartResult, *, timeout_s: float,
-                        poll_s: float = 0.5, on_phase: Callable[[str, float], object] | None = None,
-                        on_note: Callable[[str], object] | None = None, settle_s: float = 5.0) -> LaunchOutcome:
-    """Read the launched log until the server is ready, crashed or `timeout_s` passed, with
-    a hub of its own (live/experiment/launch_watch.py: the one launch watcher; the
-    experiment service hands it its hub, so a pane's tail of that log is not opened twice).
-
-    `on_phase(phase, elapsed_s)` hears each phase entered; `on_note(text)` a read that failed
-    (a dropped link: it keeps trying until the deadline). After a crash line it waits up to
-    `settle_s` for the process to end, to report its exit status."""
-    from cockpit.live.experiment.launch_watch import LaunchWatch
-    from cockpit.live.hub import LiveHub
-
-    hub = LiveHub()
-    try:
-        return await LaunchWatch(hub).follow(control, plan, started, timeout_s=timeout_s, poll_s=poll_s,
-                                             on_phase=on_phase, on_note=on_note, settle_s=settle_s)
-    finally:
-        await hub.close()
 
 
 def fallback_profile(session: Session, profile_id: str) -> LaunchProfile | None:

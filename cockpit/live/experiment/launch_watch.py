@@ -17,6 +17,7 @@ Two ways in, one hub:
   It is a hub feed too (`launch:...`), so the hub counts it.
 
 Either way the lines go through one LaunchFollower (live/experiment/launch_lifecycle.py).
+`follow_launch` is the watcher with a hub of its own, for a caller with ServerControl only.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from cockpit.live.experiment.launch_lifecycle import LaunchFollower, LaunchOutco
 from cockpit.live.hub import LiveHub
 from cockpit.live.log.log_items import ERROR_LINE, RUN, LogLines
 
-__all__ = ["LaunchLogReads", "LaunchWatch", "TAIL_SETTLE_S", "launch_key", "texts_of"]
+__all__ = ["LaunchLogReads", "LaunchWatch", "TAIL_SETTLE_S", "follow_launch", "launch_key", "texts_of"]
 
 TAIL_SETTLE_S = 0.3
 """Before a start on a tailed log: what the panes' tail read of the file before it (a local
@@ -211,3 +212,15 @@ class LaunchWatch:
         if out is not None and out.kind == "ready":
             return out
         return follower.ended(status.exit_code)
+
+
+async def follow_launch(control: Any, plan: Any, started: Any, *, timeout_s: float, poll_s: float = 0.5,
+                        on_phase: Callable[[str, float], object] | None = None,
+                        on_note: Callable[[str], object] | None = None, settle_s: float = 5.0) -> LaunchOutcome:
+    """`LaunchWatch.follow` on a hub of its own (its own read of the log, by offset)."""
+    hub = LiveHub()
+    try:
+        return await LaunchWatch(hub).follow(control, plan, started, timeout_s=timeout_s, poll_s=poll_s,
+                                             on_phase=on_phase, on_note=on_note, settle_s=settle_s)
+    finally:
+        await hub.close()
