@@ -27,8 +27,13 @@ Textual.
   (PointStarted, PointProgress, PointRecorded, PointFailed, SweepNote; live/experiment/sweep_runner.py).
   Callers word them (a toast, a printed line); `servers` and `profile_states` are the
   status the TUI shows.
-* **Watching** a sweep's points goes through the live hub (live/hub.py): the panes' GPU
-  and log feeds of the host when they run, else one of the hub's own for the sweep's time.
+* **Watching** goes through the live hub (live/hub.py): a start is followed to ready from
+  the log pane's tail of that file when it runs, else from one read of the hub's own
+  (live/experiment/launch_watch.py); a sweep's points from the panes' GPU and log feeds of
+  the host when they run, else from the hub's own for the sweep's time.
+* **A search** (control/search/server_trials.py) calls start / sweep / stop per trial with
+  `consented_by` (its person's sealed yes covers the derived profiles) and `activity=False`
+  / `note=False` (its trial record says how the trial ended).
 
 The sweep loop itself is control/experiment_sweep.py.
 """
