@@ -155,7 +155,7 @@ LAYOUT: dict[str, dict[str, tuple[str, list[str]]]] = {
         "metrics": ("a server's /metrics folded into what the metrics pane shows, and its series",
                     ["server_metrics", "server_metrics_series"]),
         "experiment": ("launches and sweeps: lifecycle, server runs, the sweep plan, runner, watch",
-                       ["launch_lifecycle", "server_runs", "sweep_plan", "sweep_runner",
+                       ["launch_lifecycle", "launch_watch", "server_runs", "sweep_plan", "sweep_runner",
                         "sweep_runs", "sweep_server_metrics", "sweep_session", "sweep_watch",
                         "sweep_events", "sweep_sink", "sweep_client_output"]),
         "fleet": ("the fleet through Prometheus, and the session's Prometheus sources",

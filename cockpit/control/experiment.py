@@ -27,8 +27,13 @@ Textual.
   (PointStarted, PointProgress, PointRecorded, PointFailed, SweepNote; live/experiment/sweep_runner.py).
   Callers word them (a toast, a printed line); `servers` and `profile_states` are the
   status the TUI shows.
-* **Watching** a sweep's points goes through the live hub (live/hub.py): the panes' GPU
-  and log feeds of the host when they run, else one of the hub's own for the sweep's time.
+* **Watching** goes through the live hub (live/hub.py): a start is followed to ready from
+  the log pane's tail of that file when it runs, else from one read of the hub's own
+  (live/experiment/launch_watch.py); a sweep's points from the panes' GPU and log feeds of
+  the host when they run, else from the hub's own for the sweep's time.
+* **A search** (control/search/server_trials.py) calls start / sweep / stop per trial with
+  `consented_by` (its person's sealed yes covers the derived profiles) and `activity=False`
+  / `note=False` (its trial record says how the trial ended).
 
 The sweep loop itself is control/experiment_sweep.py.
 """
@@ -135,7 +140,7 @@ class ExperimentService:
     # ----- status ----------------------------------------------------------------------------
     async def running_there(self, host: str | None) -> tuple[Any, Any]:
         """(place, status) of the session's server on `host`; status None when it could not be asked."""
-        from cockpit.sources.server.server_control import place_for_host
+        from cockpit.sources.server.server_places import place_for_host
 
         place = place_for_host(self.session, self.path, host, **self.ssh)
         try:
@@ -147,7 +152,7 @@ class ExperimentService:
     async def attach(self) -> list[tuple[str, Any, Any, bool]]:
         """Servers of this session already running (by PID file): (profile id, place, status,
         same command as the profile now) each, their state set to running."""
-        from cockpit.sources.server.server_control import places_of_session
+        from cockpit.sources.server.server_places import places_of_session
 
         control, found = self.control(), []
         for place in places_of_session(self.session, self.path, **self.ssh):
@@ -166,18 +171,21 @@ class ExperimentService:
 
     # ----- start / restart / fallback ----------------------------------------------------------
     async def start(self, profile_id: str, confirm: Confirm, *, restart: bool = False, wait_ready: bool = True,
-                    timeout_s: float = READY_TIMEOUT_S) -> StartOutcome:
+                    timeout_s: float = READY_TIMEOUT_S, consented_by: str | None = None) -> StartOutcome:
         """Start (or, `restart`, stop then start) a profile's server on its host and follow
         it to ready or crashed (`wait_ready`); recorded either way. A restart's stop is the
-        caller's to ask about (it stops whatever runs there)."""
-        from cockpit.sources.server.server_control import AlreadyRunning, ServerControlError, plan_launch
+        caller's to ask about (it stops whatever runs there). `consented_by`: the person's
+        sealed yes that covers this launch already (a search's, for its derived profiles):
+        nothing is asked, nothing sealed again."""
+        from cockpit.sources.server.server_places import plan_launch
+        from cockpit.sources.server.server_results import AlreadyRunning, ServerControlError
 
         try:
             plan = plan_launch(self.session, self.path, profile_id, **self.ssh)
         except ServerControlError as exc:
             return StartOutcome("refused", profile_id, message=str(exc))
         host = plan.place.host
-        if plan.needs_confirmation:
+        if plan.needs_confirmation and consented_by is None:
             if not await confirm(Question("launch", plan, restart=restart)):
                 return StartOutcome("not_confirmed", plan.profile_id, host, plan=plan)
             refused = await self._seal_launch(plan)
@@ -187,8 +195,7 @@ class ExperimentService:
         self.on_event(ServerStarting(plan))
         self.phase(plan.profile_id, host, "starting")
         try:
-            started = await (control.restart(plan, session_label=self.label) if restart
-                             else control.start(plan, session_label=self.label))
+            started, watch = await self._launch(control, plan, restart=restart, wait_ready=wait_ready)
         except AlreadyRunning as exc:
             self._forget(host, plan.profile_id)
             return StartOutcome("already_running", plan.profile_id, host, str(exc), plan=plan)
@@ -196,9 +203,41 @@ class ExperimentService:
             self.phase(plan.profile_id, host, "not started")
             return StartOutcome("not_started", plan.profile_id, host, str(exc), plan=plan)
         self.on_event(ServerStarted(plan, started))
-        if not wait_ready:
+        if watch is None:
             return await self._started_only(plan, started)
-        return await self._follow(plan, started, timeout_s)
+        return await self._follow(plan, started, timeout_s, watch)
+
+    async def _launch(self, control: Any, plan: Any, *, restart: bool, wait_ready: bool) -> tuple[Any, Any]:
+        """The start (a restart: the stop first, as ServerControl.restart), and the launch
+        watch (live/experiment/launch_watch.py) on the hub from before it, so no line of the
+        run is missed and a pane's tail of that log is not opened twice."""
+        from cockpit.live.experiment.launch_watch import LaunchWatch
+        from cockpit.sources.server.server_results import ServerControlError
+
+        watch = None
+        try:
+            if restart:  # stopped before the watch settles: the old server's last lines are not this run's
+                stopped = await control.stop(plan.place, grace_s=10.0)
+                if not stopped.clean:
+                    raise ServerControlError(f"{plan.place.host}: processes {list(stopped.left)} of the old server are left")
+            if wait_ready:
+                watch = LaunchWatch(self.hub, self._tailed_log_key(plan))
+                await watch.settle()
+            return await control.start(plan, session_label=self.label), watch
+        except BaseException:
+            if watch is not None:
+                watch.close()
+            raise
+
+    def _tailed_log_key(self, plan: Any) -> str | None:
+        """The hub key of the panes' tail of the file this launch writes: the host's
+        `log_path` (a host whose pane runs a `log_command` reads something else)."""
+        from cockpit.sources.host_feeds_plan import feed_key
+
+        host = next((h for h in self.session.hosts if h.name == plan.place.host), None)
+        if host is None or not host.log_path or host.log_command or plan.log_path != host.log_path:
+            return None
+        return feed_key("log", host.name)
 
     async def _seal_launch(self, plan: Any) -> StartOutcome | None:
         """The person said yes: seal it with this user's key and record it as theirs."""
@@ -234,8 +273,8 @@ class ExperimentService:
             return StartOutcome("not_saved", plan.profile_id, plan.place.host, str(exc), plan=plan, started=started)
         return StartOutcome("started", plan.profile_id, plan.place.host, plan=plan, started=started)
 
-    async def _follow(self, plan: Any, started: Any, timeout_s: float) -> StartOutcome:
-        from cockpit.live.experiment.launch_lifecycle import PHASE_WORDS, apply_outcome, fallback_profile, follow_launch
+    async def _follow(self, plan: Any, started: Any, timeout_s: float, watch: Any) -> StartOutcome:
+        from cockpit.live.experiment.launch_lifecycle import PHASE_WORDS, apply_outcome, fallback_profile
 
         host = plan.place.host
 
@@ -243,8 +282,8 @@ class ExperimentService:
             self.phase(plan.profile_id, host, f"{PHASE_WORDS.get(phase, phase)} ({elapsed:.0f} s)")
             self.on_event(ServerPhase(plan.profile_id, host, phase, elapsed))
 
-        launch = await follow_launch(self.control(), plan, started, timeout_s=timeout_s, on_phase=on_phase,
-                                     on_note=lambda text: self.on_event(LaunchNote(text)))
+        launch = await watch.follow(self.control(), plan, started, timeout_s=timeout_s, on_phase=on_phase,
+                                    on_note=lambda text: self.on_event(LaunchNote(text)))
         saved = ""
         try:
             await self.record(lambda editor: apply_outcome(editor, launch, session_label=self.label))
@@ -293,10 +332,13 @@ class ExperimentService:
         return crashed
 
     # ----- stop --------------------------------------------------------------------------------
-    async def stop(self, hosts: Sequence[str | None] | None = None, *, grace_s: float = 10.0) -> list[StopOutcome]:
+    async def stop(self, hosts: Sequence[str | None] | None = None, *, grace_s: float = 10.0,
+                   note: bool = True) -> list[StopOutcome]:
         """Stop the session's server on each host (None in the list: this machine; None:
-        every host of the session). The stopped ones are one note."""
-        from cockpit.sources.server.server_control import ServerControlError, place_for_host, places_of_session
+        every host of the session). The stopped ones are one note (`note`: a search's trial
+        records its own end instead)."""
+        from cockpit.sources.server.server_places import place_for_host, places_of_session
+        from cockpit.sources.server.server_results import ServerControlError
 
         places = (places_of_session(self.session, self.path, **self.ssh) if hosts is None else
                   [place_for_host(self.session, self.path, host, **self.ssh) for host in hosts])
@@ -315,24 +357,26 @@ class ExperimentService:
             out.append(StopOutcome(place.host, result))
             if result.pid is not None and result.clean and result.signals:
                 stopped.append(f"{place.host} (pid {result.pid})")
-        if stopped:
+        if stopped and note:
             await self.record(lambda editor: editor.add_note(f"server stopped on {', '.join(stopped)}"))
         return out
 
     # ----- sweeps ------------------------------------------------------------------------------
     async def sweep(self, ref: str, confirm: Confirm, *, profile: str | None = None, port: int | None = None,
                     resume_run: str | None = None, resume_last: bool = False,
-                    on_fail: str = "stop") -> SweepResult:
+                    on_fail: str = "stop", consented_by: str | None = None, activity: bool = True) -> SweepResult:
         """Run sweep `ref` (id or name) on the running profile (or `profile`): asked first
         when its commands were never confirmed, a benchmark per point recorded as it
         lands. `resume_run`: only that run's points with no record; `resume_last`: this
-        sweep's last unfinished run's."""
+        sweep's last unfinished run's. `consented_by`: as for `start`; `activity`: the
+        run's line becomes the session's last action (a search's trial: its own record)."""
         from cockpit.control.experiment_sweep import run_sweep
 
         if self.runner is not None:
             return SweepResult("not_run", "a sweep is running")
         return await run_sweep(self, ref, confirm, profile=profile, port=port, resume_run=resume_run,
-                               resume_last=resume_last, on_fail=on_fail)
+                               resume_last=resume_last, on_fail=on_fail, consented_by=consented_by,
+                               activity=activity)
 
     def cancel(self) -> bool:
         """Cancel the running sweep (its client is killed; recorded points stay)."""

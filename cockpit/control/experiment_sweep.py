@@ -51,7 +51,8 @@ NEXT_STEP = "compare with the best profile (Benchmarks tab)"
 
 
 async def run_sweep(service: ExperimentService, ref: str, confirm: Confirm, *, profile: str | None,
-                    port: int | None, resume_run: str | None, resume_last: bool, on_fail: str) -> SweepResult:
+                    port: int | None, resume_run: str | None, resume_last: bool, on_fail: str,
+                    consented_by: str | None = None, activity: bool = True) -> SweepResult:
     from cockpit.live.experiment import sweep_session as steps
     from cockpit.live.experiment.sweep_plan import plan_sweep, sweep_fingerprint
     from cockpit.live.experiment.sweep_runner import SweepRunner
@@ -78,7 +79,7 @@ async def run_sweep(service: ExperimentService, ref: str, confirm: Confirm, *, p
         return SweepResult("not_ready", not_ready, plan=plan)
 
     stamp = sweep_fingerprint(sweep, chosen)
-    if not is_confirmed("sweep", stamp, sweep.confirmed):
+    if consented_by is None and not is_confirmed("sweep", stamp, sweep.confirmed):
         question = Question("sweep", plan, sweep=sweep, profile=chosen, module_line=steps.module_choice_line(plan))
         if not await confirm(question):
             return SweepResult("refused", f"sweep {sweep.id} not run", plan=plan)
@@ -109,7 +110,8 @@ async def run_sweep(service: ExperimentService, ref: str, confirm: Confirm, *, p
 
     def ended(editor: SessionEditor) -> None:
         run_ended(editor, plan, outcome)
-        editor.record_activity(text, next_step=NEXT_STEP)
+        if activity:
+            editor.record_activity(text, next_step=NEXT_STEP)
 
     if (failed := await _record(service, ended)) is not None:
         return failed

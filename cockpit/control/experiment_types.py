@@ -13,7 +13,7 @@ from typing import Any, Literal, Protocol
 from cockpit.control.session_controller import SessionController
 from cockpit.control.sweep_records import TransactionSink
 from cockpit.control.transaction import SWEEP
-from cockpit.live.experiment.sweep_runner import ControllerSink, PointSink
+from cockpit.live.experiment.sweep_sink import ControllerSink, PointSink
 from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.session import Session
 from cockpit.store.toml_store import load_session

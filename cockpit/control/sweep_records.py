@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from cockpit.control.transaction import SWEEP, edit
-from cockpit.live.experiment.sweep_runner import recorded_in
+from cockpit.live.experiment.sweep_sink import recorded_in
 from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.session import Session
 from cockpit.store.errors import SessionFileError

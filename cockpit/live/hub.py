@@ -13,7 +13,8 @@ a host whose pane has no feed), `open(key, make_feed)` runs one for as long as s
 subscribes to it.
 
 No Textual, no I/O of its own (the feeds are sources'); `opened` counts the feeds each key
-has run, so a test or a benchmark can see that nothing was opened twice.
+has run and `subscribed` the subscriptions each has had, so a test or a benchmark can see
+that nothing was opened twice and who listened.
 """
 
 from __future__ import annotations
@@ -52,11 +53,14 @@ class LiveHub:
         """Keys the hub itself runs (`open`), stopped when their last subscriber leaves."""
         self.opened: Counter[str] = Counter()
         """key -> how many feeds were run for it (a restart after a host edit counts too)."""
+        self.subscribed: Counter[str] = Counter()
+        """key -> how many subscriptions it has had (a sweep's watch, a launch's, ...)."""
 
     # ----- subscribing ------------------------------------------------------------------------
     def subscribe(self, key: str, listener: Listener) -> Callable[[], None]:
         """`listener(item)` for each item of `key`'s feed from now on; returns what ends it."""
         self._subscribers.setdefault(key, []).append(listener)
+        self.subscribed[key] += 1
 
         def leave() -> None:
             listeners = self._subscribers.get(key, [])

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from cockpit.control.session_controller import SessionController
 from cockpit.live.alerts import Alert, AlertBook
+from cockpit.live.hub import LiveHub
 from cockpit.model.package_drift import DriftRow
 from cockpit.model.session import Session
 
@@ -88,6 +89,10 @@ class CockpitPort(Protocol):
     def trials_pool(self) -> Any:
         """The SSH pool a search's trials run over: the experiment service's (the feeds' own,
         one link per host)."""
+
+    @property
+    def hub(self) -> LiveHub:
+        """The live hub the panes' feeds run on: a search's trials watch through it too."""
 
 
 def port_of(node: DOMNode) -> CockpitPort:

@@ -1,9 +1,12 @@
-"""A sweep started from the TUI watches the panes' own feeds: the host's log is tailed once
-and its GPUs read once, through the live hub (live/hub.py), while the log pane and the GPU
-pane go on showing them.
+"""A server started and a sweep run from the TUI watch the panes' own feeds: the host's log
+is tailed once and its GPUs read once, through the live hub (live/hub.py), while the log
+pane and the GPU pane go on showing them. The launch watcher follows the start to ready
+from the log pane's tail (live/experiment/launch_watch.py), the sweep's points from the
+same tail and the GPU pane's feed.
 
 Counted at the source: every `LogFeed.stream` (a tail) and `DcgmFeed.stream` (the GPU
-feed) opened is counted by its description. The session's host is on this machine with a
+feed) opened is counted by its description; and by the hub's own counters (`opened`: feeds
+run per key, `subscribed`: who listened to each). The session's host is on this machine with a
 dcgm-exporter (tests/metrics_server.py, a recorded page: 612.5 W + 592.5 W) and the
 STAND-IN server (tests/standin/), so the points' power can only have come from the pane's
 feed, and their log peaks from the pane's log pipeline.
@@ -46,7 +49,7 @@ async def _yes(app, pilot) -> None:  # noqa: ANN001
     await pilot.press("y")
 
 
-async def test_a_sweep_from_the_tui_opens_no_second_tail_or_gpu_feed(tmp_path: Path, runs: Path, monkeypatch) -> None:
+async def test_a_start_and_a_sweep_from_the_tui_open_no_second_tail_or_gpu_feed(tmp_path: Path, runs: Path, monkeypatch) -> None:
     opened: Counter[str] = Counter()
     _count_streams(monkeypatch, opened)
     port = free_port()
@@ -67,6 +70,11 @@ async def test_a_sweep_from_the_tui_opens_no_second_tail_or_gpu_feed(tmp_path: P
             await pilot.press("r")
             await _yes(app, pilot)
             await until(lambda: app.experiment.profile_states.get("l1", "").startswith("ready"), pilot, timeout=60)
+            # followed to ready from the log pane's tail: one subscriber to log@box, nothing opened for it
+            assert app.hub.subscribed["log@box"] == 1
+            assert (opened["tail"], opened["gpu"]) == (1, 1)
+            assert not [key for key in app.hub.opened if not key.endswith("@box")]
+            assert "ready" in app.controller.session.last_action.text
             await pilot.press("B")
             await _yes(app, pilot)
             await until(lambda: app.experiment._runner is None and len(app.controller.session.benchmarks) == 2,
@@ -75,6 +83,8 @@ async def test_a_sweep_from_the_tui_opens_no_second_tail_or_gpu_feed(tmp_path: P
             # the same one tail and one GPU feed as before the sweep: none opened beside the panes'
             assert (opened["tail"], opened["gpu"]) == (1, 1)
             assert app.hub.opened["log@box"] == 1 and app.hub.opened["gpu@box"] == 1
+            assert app.hub.subscribed["log@box"] == 2 and app.hub.subscribed["gpu@box"] == 1  # start, sweep
+            assert all(n == 1 for n in app.hub.opened.values()), app.hub.opened  # no feed run twice, no launch read
             benches = app.controller.session.benchmarks
             assert all(b.power_mean_w == 1205.0 for b in benches)  # the GPU pane's dcgm feed
             assert all(b.peak_running is not None for b in benches)  # the log pane's pipeline

@@ -1,7 +1,7 @@
 """What the search loop asks of whoever runs a trial: start the derived profile on a host,
 wait for ready or a crash, sweep it (every point a benchmark), stop it. One protocol, so the
-loop does not care whether the start/sweep/stop is composed here (server_trials.py) or done
-by the experiment service."""
+loop does not care who runs a trial: server_trials.py does it through the experiment service
+(control/experiment.py), a test may stand in."""
 
 from __future__ import annotations
 

@@ -1,11 +1,15 @@
-"""The one TrialRunner: a trial composed from the pieces `cockpit run` and `cockpit sweep`
-use (sources.server_control, live.launch_lifecycle, live.sweep_session / sweep_runner,
-control.sweep_records). Kept in one file so it can be swapped for the experiment service.
+"""The one TrialRunner: a trial run through the experiment service (control/experiment.py),
+the same start / follow / sweep / stop that `cockpit run`, `cockpit sweep` and the TUI call.
 
 Start the derived profile on the trial's host (a server of the session still there, e.g. the
 trial cockpit was killed in, is stopped first), follow its log to ready or a crash (a crash
 makes the profile `broken` with its error label, as `cockpit run` does), sweep it with every
 point recorded as a benchmark (power and tok/J from the host's GPU source), stop it.
+
+The person's yes is the search's (sealed before the loop runs, control/search/consent.py):
+the service asks nothing for the derived profiles and seals nothing again. Records are the
+session file's transaction, journaled "via search"; the service's session-wide lines (the
+sweep's last action, the stop's note) are left to the search's own trial record.
 """
 
 from __future__ import annotations
@@ -15,123 +19,126 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from cockpit.control.experiment_types import FileRecorder, Question, ServerPhase, ServerStarting
 from cockpit.control.search.runner import PointCheck, TrialOutcome, TrialRequest
-from cockpit.control.sweep_records import TransactionSink
 from cockpit.model.search.search import TrialStatus
 
-__all__ = ["ServerTrialRunner"]
+__all__ = ["SEARCH", "ServerTrialRunner"]
 
 SEARCH = "search"  # the journal's actor of a search's records
 
 
+async def _never_asked(question: Question) -> bool:
+    """A search's service asks no one: its consent covers every trial (`consented_by`)."""
+    return False
+
+
 class ServerTrialRunner:
     def __init__(self, pool: Any, *, ready_timeout_s: float = 1800.0, stop_grace_s: float = 10.0,
-                 ssh_config: tuple[str, ...] | None = None, known_hosts: str | None = None) -> None:
+                 ssh_config: tuple[str, ...] | None = None, known_hosts: str | None = None,
+                 hub: Any = None) -> None:
+        """`hub`: the live hub the trials watch through (the TUI's: the panes' feeds of a
+        host are not opened twice); None: one of this runner's own, shared by its trials."""
+        from cockpit.live.hub import LiveHub
+
         self.pool = pool
         self.ready_timeout_s = ready_timeout_s
         self.stop_grace_s = stop_grace_s
         self.ssh_kw: dict[str, Any] = {"ssh_config": ssh_config, "known_hosts": known_hosts}
+        self.hub = hub if hub is not None else LiveHub()
         self.overhead_s: list[float] = []
         """Per trial: wall time minus the server's start-to-ready and the clients' runs (cockpit's own)."""
 
     async def run_trial(self, request: TrialRequest, *, check_point: PointCheck,
                         on_state: Callable[[str], Any]) -> TrialOutcome:
-        from cockpit.live.experiment.launch_lifecycle import PHASE_WORDS, apply_outcome, follow_launch
-        from cockpit.sources.server.server_control import ServerControl, ServerControlError, plan_launch
-        from cockpit.store.toml_store import load_session
+        from cockpit.control.experiment import ExperimentService
 
         began = time.monotonic()
-        sink = TransactionSink(request.session_path, actor=SEARCH)
-        session = await asyncio.to_thread(load_session, request.session_path)
-        control = ServerControl(self.pool)
+        client_s: list[float] = []
+        heard = _Heard(on_state, check_point, client_s)
+        # one service per trial: trials on two hosts run at once, each with its own sweep
+        service = ExperimentService(request.session_path, FileRecorder(request.session_path, actor=SEARCH),
+                                    pool=self.pool, hub=self.hub, on_event=heard, **self.ssh_kw)
+        heard.service = service
+        consent = f"search {request.search_id}"
+        host = _host_of(service, request.profile_id)
+        _place, left = await service.running_there(host)
+        if left is not None and left.running:  # the trial cockpit died in, or a server someone left
+            on_state(f"stopping pid {left.pid} left on {host or 'local'}")
+        started = await service.start(request.profile_id, _never_asked, restart=left is not None and left.running,
+                                      timeout_s=self.ready_timeout_s, consented_by=consent)
         try:
-            plan = plan_launch(session, request.session_path, request.profile_id, **self.ssh_kw)
-            left = await control.status(plan.place)
-            if left.running:  # the trial cockpit died in, or a server someone left: this host is the search's now
-                on_state(f"stopping pid {left.pid} left on {plan.place.host}")
-                await control.stop(plan.place, grace_s=self.stop_grace_s)
-            on_state(f"starting {request.profile_id} on {plan.place.host}")
-            started = await control.start(plan, session_label=request.session_path)
-        except (ServerControlError, OSError) as exc:
-            return TrialOutcome(TrialStatus.FAILED, error=f"not started: {exc}")
-        try:
-            launched = await follow_launch(
-                control, plan, started, timeout_s=self.ready_timeout_s,
-                on_phase=lambda phase, t: on_state(f"{PHASE_WORDS.get(phase, phase)} ({t:.0f} s)"))
-            await sink.apply(lambda e: apply_outcome(e, launched, session_label=request.session_path))
-            if launched.kind == "crashed":
-                return TrialOutcome(TrialStatus.CRASHED, error=launched.error_label or "crashed")
-            if launched.kind != "ready":
-                return TrialOutcome(TrialStatus.FAILED, error=launched.describe())
-            on_state(f"ready in {launched.elapsed_s:.0f} s; sweeping")
-            outcome = await self._sweep(request, sink, started, check_point, on_state)
-            outcome.ready_s = launched.elapsed_s
-            client_s = sum(self._client_s)
-            self.overhead_s.append(time.monotonic() - began - launched.elapsed_s - client_s)
+            if started.kind == "crashed":
+                return TrialOutcome(TrialStatus.CRASHED, error=started.error_label or "crashed")
+            if started.kind != "ready":
+                why = started.launch.describe() if started.launch is not None else f"not started: {started.message}"
+                return TrialOutcome(TrialStatus.FAILED, error=why)
+            ready_s = started.launch.elapsed_s
+            on_state(f"ready in {ready_s:.0f} s; sweeping")
+            swept = await service.sweep(request.sweep_id, _never_asked, profile=request.profile_id,
+                                        resume_run=request.run_id, on_fail="stop", consented_by=consent,
+                                        activity=False)
+            outcome = _trial_outcome(swept, heard.pruned)
+            outcome.ready_s = ready_s
+            self.overhead_s.append(time.monotonic() - began - ready_s - sum(client_s))
             return outcome
         finally:
-            on_state(f"stopping {request.profile_id}")
-            try:
-                await asyncio.shield(control.stop(plan.place, grace_s=self.stop_grace_s))
-            except (ServerControlError, OSError, asyncio.CancelledError):
-                pass
+            if started.started is not None:  # it ran: stopped whatever came of it
+                on_state(f"stopping {request.profile_id}")
+                try:
+                    await asyncio.shield(service.stop([host], grace_s=self.stop_grace_s, note=False))
+                except (OSError, asyncio.CancelledError):
+                    pass
 
-    async def _sweep(self, request: TrialRequest, sink: TransactionSink, started: Any, check_point: PointCheck,
-                     on_state: Callable[[str], Any]) -> TrialOutcome:
-        from cockpit.live.experiment.sweep_plan import plan_sweep
-        from cockpit.live.experiment.sweep_runner import PointFailed, PointRecorded, PointSkipped, SweepRunner
-        from cockpit.live.experiment.sweep_runs import run_ended, run_started
-        from cockpit.live.experiment.sweep_session import (
-            bench_host,
-            find_sweep,
-            host_target,
-            server_health,
-            server_metrics_probe,
-            watch_tasks,
-            with_bench_client,
-        )
 
-        session = sink.session
-        profile = next(p for p in session.launch if p.id == request.profile_id)
-        sweep = find_sweep(session, request.sweep_id)
-        host = next((h for h in session.hosts if h.name == profile.host), None)
-        target = host_target(host, self.ssh_kw["ssh_config"], self.ssh_kw["known_hosts"])
-        plan = plan_sweep(sweep, profile, host, run_id=request.run_id)
-        bench = bench_host(self.pool, target, host)
-        plan, _ = await with_bench_client(plan, bench)
-        pruned: list[str] = []
-        self._client_s: list[float] = []
-        runner: SweepRunner
+class _Heard:
+    """The service's events, as the search's short state lines; a recorded point checked
+    against the pruning rule (a prune cancels the sweep: its points stay recorded)."""
 
-        def on_event(event: Any) -> None:
-            if isinstance(event, PointRecorded):
-                self._client_s.append(event.client_s or event.tool_s or 0.0)
-                on_state(f"c={event.concurrency} recorded {event.benchmark_id}")
-                why = check_point(event.concurrency, event.fields)
-                if why and not pruned:
-                    pruned.append(why)
-                    asyncio.get_running_loop().call_soon(runner.cancel)
-            elif isinstance(event, PointSkipped):
-                on_state(f"c={event.concurrency} already recorded as {event.benchmark_id}")
-            elif isinstance(event, PointFailed):
-                on_state(f"c={event.concurrency} failed: {event.reason}")
+    def __init__(self, on_state: Callable[[str], Any], check_point: PointCheck, client_s: list[float]) -> None:
+        self.on_state = on_state
+        self.check_point = check_point
+        self.client_s = client_s
+        self.pruned: list[str] = []
+        self.service: Any = None
 
-        runner = SweepRunner(plan, bench, sink, on_event=on_event, on_fail="stop",
-                             server_metrics=server_metrics_probe(profile, plan, self.pool, target, host),
-                             server_health=server_health(profile, plan, self.pool, target))
-        await sink.apply(lambda e: run_started(e, plan))
-        feeds = [asyncio.create_task(t) for t in watch_tasks(runner, host, target, self.pool, started.status)]
-        try:
-            outcome = await runner.run()
-        finally:
-            for task in feeds:
-                task.cancel()
-        await sink.apply(lambda e: run_ended(e, plan, outcome))
-        if pruned:
-            return TrialOutcome(TrialStatus.PRUNED, list(outcome.recorded), error=pruned[0])
-        if outcome.failed:
-            c, why = outcome.failed[0]
-            return TrialOutcome(TrialStatus.FAILED, list(outcome.recorded), error=f"c={c}: {why}")
-        if outcome.cancelled:
-            return TrialOutcome(TrialStatus.FAILED, list(outcome.recorded), error="cancelled")
-        return TrialOutcome(TrialStatus.OK, list(outcome.recorded))
+    def __call__(self, event: Any) -> None:
+        from cockpit.live.experiment.launch_lifecycle import PHASE_WORDS
+        from cockpit.live.experiment.sweep_events import PointFailed, PointRecorded, PointSkipped
+
+        say = self.on_state
+        if isinstance(event, ServerStarting):
+            say(f"starting {event.plan.profile_id} on {event.plan.place.host}")
+        elif isinstance(event, ServerPhase):
+            say(f"{PHASE_WORDS.get(event.phase, event.phase)} ({event.elapsed_s:.0f} s)")
+        elif isinstance(event, PointRecorded):
+            self.client_s.append(event.client_s or event.tool_s or 0.0)
+            say(f"c={event.concurrency} recorded {event.benchmark_id}")
+            why = self.check_point(event.concurrency, event.fields)
+            if why and not self.pruned:
+                self.pruned.append(why)
+                asyncio.get_running_loop().call_soon(self.service.cancel)
+        elif isinstance(event, PointSkipped):
+            say(f"c={event.concurrency} already recorded as {event.benchmark_id}")
+        elif isinstance(event, PointFailed):
+            say(f"c={event.concurrency} failed: {event.reason}")
+
+
+def _host_of(service: Any, profile_id: str) -> str | None:
+    profile = next((p for p in service.session.launch if p.id == profile_id), None)
+    return profile.host if profile is not None else None
+
+
+def _trial_outcome(swept: Any, pruned: list[str]) -> TrialOutcome:
+    outcome = swept.outcome
+    if outcome is None:  # nothing ran: not ready, a wrong sweep, a record not saved
+        return TrialOutcome(TrialStatus.FAILED, error=swept.message or swept.text or swept.status)
+    recorded = list(outcome.recorded)
+    if pruned:
+        return TrialOutcome(TrialStatus.PRUNED, recorded, error=pruned[0])
+    if outcome.failed:
+        c, why = outcome.failed[0]
+        return TrialOutcome(TrialStatus.FAILED, recorded, error=f"c={c}: {why}")
+    if outcome.cancelled:
+        return TrialOutcome(TrialStatus.FAILED, recorded, error="cancelled")
+    return TrialOutcome(TrialStatus.OK, recorded)

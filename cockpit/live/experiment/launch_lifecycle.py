@@ -3,15 +3,15 @@
 The launched run's log goes through the same parser and server-run tracker as the log pane
 (parse.sglang_log, live.server_runs): loading -> capturing -> ready (time to ready), or a
 crash (its error label and the traceback's last lines), or the process gone without either.
-`LaunchFollower` is fed bytes (from any reader); `follow_launch` reads the log itself through
-ServerControl. The outcome is plain data; `apply_outcome` records it through a SessionEditor:
-on a crash the profile becomes broken and the working profile is the fallback, on ready the
-last action names the sweep to run next.
+`LaunchFollower` is fed bytes (from any reader); live/experiment/launch_watch.py feeds it
+from the live hub (its `follow_launch` runs that watcher with a hub of its own). The outcome is
+plain data; `apply_outcome` records it through a SessionEditor: on a crash the profile
+becomes broken and the working profile is the fallback, on ready the last action names
+the sweep to run next.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,12 +26,9 @@ from cockpit.parse.log.sglang_log import LogParser
 
 if TYPE_CHECKING:
     from cockpit.model.edit.edits import SessionEditor
-    from cockpit.sources.server.server_control import ServerControl
     from cockpit.sources.server.server_places import LaunchPlan
-    from cockpit.sources.server.server_results import StartResult
 
-__all__ = ["LaunchFollower", "LaunchOutcome", "PHASE_WORDS", "apply_outcome", "crash_after_ready", "fallback_profile",
-           "follow_launch"]
+__all__ = ["LaunchFollower", "LaunchOutcome", "PHASE_WORDS", "apply_outcome", "crash_after_ready", "fallback_profile"]
 
 OutcomeKind = Literal["ready", "crashed", "timeout"]
 
@@ -150,47 +147,6 @@ class LaunchFollower:
         exception = block.exception if block is not None else (run.last_error if run else None)
         return self._outcome("crashed", error_label=label, exception=exception, tail=tail, exit_code=exit_code,
                              still_running=still_running)
-
-
-async def follow_launch(control: ServerControl, plan: LaunchPlan, started: StartResult, *, timeout_s: float,
-                        poll_s: float = 0.5, on_phase: Callable[[str, float], object] | None = None,
-                        on_note: Callable[[str], object] | None = None, settle_s: float = 5.0) -> LaunchOutcome:
-    """Read the launched log until the server is ready, crashed or `timeout_s` passed.
-
-    `on_phase(phase, elapsed_s)` hears each phase entered; `on_note(text)` a read that failed
-    (a dropped link: it keeps trying until the deadline). After a crash line it waits up to
-    `settle_s` for the process to end, to report its exit status."""
-    follower = LaunchFollower(plan, started_at=started.started_at)
-    offset = started.log_offset
-    deadline = follower.started_at + timeout_s
-    crash_seen_at: float | None = None
-    while True:
-        try:
-            chunk = await control.read_log(plan.place, started.log_path, offset)
-        except Exception as exc:  # ServerControlError, a lost link: retried until the deadline
-            if on_note:
-                on_note(str(exc))
-            chunk = None
-        if chunk is not None:
-            offset = chunk.offset
-            for phase in follower.feed(chunk.data):
-                if on_phase:
-                    on_phase(phase, follower.clock() - follower.started_at)
-            out = follower.outcome
-            if out is not None and out.kind == "ready":
-                return out
-            more = len(chunk.data) > 0
-            if not chunk.running and not more:
-                return follower.ended(chunk.exit_code)
-            if out is not None and out.kind == "crashed":
-                crash_seen_at = crash_seen_at or follower.clock()
-                if follower.clock() - crash_seen_at >= settle_s:
-                    return out
-            if more and len(chunk.data) >= (1 << 20):
-                continue  # a backlog: read on without waiting
-        if follower.clock() >= deadline:
-            return follower.outcome if follower.outcome is not None else follower.timed_out()
-        await asyncio.sleep(poll_s)
 
 
 def fallback_profile(session: Session, profile_id: str) -> LaunchProfile | None:

@@ -54,20 +54,14 @@ from cockpit.live.experiment.sweep_events import (
 )
 from cockpit.live.experiment.sweep_plan import PlannedPoint, SweepPlan
 from cockpit.live.experiment.sweep_server_metrics import ServerMetricsProbe
-from cockpit.live.experiment.sweep_sink import ControllerSink, PointSink, benchmark_fields, recorded_in
+from cockpit.live.experiment.sweep_sink import PointSink, benchmark_fields
 from cockpit.live.experiment.sweep_watch import PointWatch
 from cockpit.parse.bench.bench_result_jsonl import BenchOutcome, from_record, from_stdout, last_record
 from cockpit.parse.gpu.gpu_sample import GpuSample
 from cockpit.parse.metrics.sglang_metrics import ServerScrape
 from cockpit.sources.server.bench_hosts import BenchHost, LinkLost
 
-# The runner's own names, then the ones control/ and ui/live/ still import from here (their
-# files are edited on another branch; new code imports them from sweep_events / sweep_sink).
-__all__ = [
-    "ON_FAIL", "SweepRunner",
-    "ControllerSink", "PointFailed", "PointProgress", "PointRecorded", "PointRetrying", "PointSink", "PointSkipped",
-    "PointStarted", "SweepNote", "recorded_in",
-]
+__all__ = ["ON_FAIL", "SweepRunner"]
 
 _PROGRESS_EVERY_S = 0.2
 ON_FAIL = ("stop", "skip")

@@ -32,9 +32,6 @@ from typing import TYPE_CHECKING
 from cockpit.sources.server.server_places import (
     LaunchPlan,
     RunPlace,
-    place_for_host,
-    places_of_session,
-    plan_launch,
 )
 from cockpit.sources.server.server_results import (
     AlreadyRunning,
@@ -52,12 +49,7 @@ from cockpit.sources.server.server_scripts import read_script, start_script, sta
 if TYPE_CHECKING:
     from cockpit.sources.transport.ssh_pool import SshPool
 
-# ServerControl, then the names control/ still imports from here (its files are edited on
-# another branch; new code imports them from server_places / server_results).
-__all__ = [
-    "ServerControl",
-    "AlreadyRunning", "ServerControlError", "place_for_host", "places_of_session", "plan_launch",
-]
+__all__ = ["ServerControl"]
 
 
 class ServerControl:

@@ -23,7 +23,7 @@ from cockpit.control.experiment_types import (
     StatesChanged,
 )
 from cockpit.control.pools import shared_pool
-from cockpit.live.experiment.sweep_runner import PointFailed, PointProgress, PointRecorded, PointRetrying, PointStarted, SweepNote
+from cockpit.live.experiment.sweep_events import PointFailed, PointProgress, PointRecorded, PointRetrying, PointStarted, SweepNote
 from cockpit.live.experiment.sweep_runs import unfinished_runs
 from cockpit.model.session import Session
 

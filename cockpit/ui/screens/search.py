@@ -316,7 +316,8 @@ class SearchScreen(Screen[None]):
 
         app = self.app
         runs = runs_of(app)
-        runner = ServerTrialRunner(port_of(self).trials_pool())  # the app's SSH pool (one link per host)
+        # the app's SSH pool (one link per host) and live hub (the panes' feeds, not opened twice)
+        runner = ServerTrialRunner(port_of(self).trials_pool(), hub=port_of(self).hub)
 
         def heard(event: Any) -> None:
             if event.kind in ("ended", "done") or (event.kind == "note" and event.host):
