@@ -42,7 +42,10 @@ def _campaign(tmp_path: Path, runs: Path, *, crash: bool = False, more: tuple[st
     session = Session(title="loop", hosts=[Host(name="box", run_dir=str(runs), log_path=str(tmp_path / "server.log"))],
                       launch=profiles,
                       sweeps=[Sweep(id="s1", name="short", input_len=16, output_len=8, prompts=4,
-                                    concurrencies=[1, 2])])
+                                    concurrencies=[1, 2],
+                                    # as newer clients do: without the pause, a loaded CPU can read
+                                    # /metrics at the main-run line after its few requests ended
+                                    extra_args=["--standin-main-pause-s", "1"])])
     path = tmp_path / "loop.toml"
     save_session(session, path)
     return path, port
