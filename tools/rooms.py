@@ -76,11 +76,13 @@ LAYOUT: dict[str, dict[str, tuple[str, list[str]]]] = {
               ["cockpit.parse.sanitize", "cockpit.model.redact"]),
     },
     "cockpit.model": {
-        ".": ("what a session is: pydantic models, ids, integrity, the campaign timeline, drift",
+        ".": ("what a session is: pydantic models (experiment records apart), ids, integrity, "
+              "the campaign timeline, drift",
               ["session", "enums", "ids", "integrity", "log_view", "timeline", "launch_confirm",
                "package_drift", "prom_match", "strict", "package_versions", "host_fix",
                "finding_decisions", "experiment_records"]),
-        "edit": ("changing a session: the editor + undo, journal words, lookup, three-way merge",
+        "edit": ("changing a session: the editor (its core, board and setup edits) + undo, journal words, "
+                 "lookup, three-way merge",
                  ["edits", "editor_core", "board_edits", "setup_edits", "history", "journal_text", "lookup",
                   "merge"]),
         "bench": ("benchmarks as numbers: targets scored, chart series, profile compare and diff",
@@ -166,7 +168,8 @@ LAYOUT: dict[str, dict[str, tuple[str, list[str]]]] = {
                "cockpit.live.demo_fleet:fleet"]),
     },
     "cockpit.ui": {
-        ".": ("Textual only: the app, its port for screens, messages, toasts, the terminal driver",
+        ".": ("Textual only: the app (and its parts: live feeds, saving), its port for screens, messages, "
+              "toasts, the terminal driver",
               ["app", "app_base", "app_live", "app_saving", "gc_settle", "log_app", "log_confirm", "messages",
                "safe_text", "stop_words", "terminal_driver", "port", "toasts"]),
         "live": ("what the app follows: the live routes, experiment and search runs, the findings watch",
@@ -175,7 +178,7 @@ LAYOUT: dict[str, dict[str, tuple[str, list[str]]]] = {
                   ["themes", "theme_file", "theme_roles"]),
         "keys": ("the action registry, the command palette, your own keymap",
                  ["actions", "commands", "keymap_file"]),
-        "render": ("pure Rich renderers (cli may import these, never ui.widgets)",
+        "render": ("pure Rich renderers, no Textual (cli may import these, never ui.widgets)",
                    ["cockpit.ui.widgets.fleet_render", "cockpit.ui.widgets.gpu_render",
                     "cockpit.ui.widgets.gpu_spark", "cockpit.ui.widgets.metrics_render",
                     "cockpit.ui.widgets.topology_render", "gpu_columns", "gpu_notes"]),
