@@ -25,7 +25,7 @@ from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, 
 from cockpit.parse.gpu.gpu_sample import GpuSample
 from cockpit.parse.gpu.nvsmi_query import QUERY_FIELDS, parse_nvsmi_table, parse_query_csv
 from cockpit.parse.gpu.nvsmi_topo import parse_topology
-from cockpit.ui.render.gpu_render import pcie_downgraded
+from cockpit.ui.render.gpu_columns import pcie_downgraded
 from cockpit.ui.widgets.gpu.gpu_pane import GpuPane
 
 REPO = Path(__file__).resolve().parents[2]

@@ -16,7 +16,7 @@ from cockpit.parse.gpu.gpu_events import GpuSourceUnavailable
 from cockpit.parse.gpu.nvsmi_topo import parse_topology
 from cockpit.ui.render.gpu_render import Palette
 from cockpit.ui.render.topology_render import render_matrix, sys_groups, sys_pairs
-from cockpit.ui.theme.themes import role_colour
+from cockpit.ui.theme.themes import role_colour, role_style
 from cockpit.ui.widgets.gpu.topology_pane import PLACEHOLDER, TopologyPane
 
 REPO = Path(__file__).resolve().parents[2]
@@ -93,7 +93,7 @@ async def test_sys_cells_take_the_theme_colour() -> None:
     app = topo_app(matrix(8))
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        rendered = render_matrix(matrix(8), 118, Palette(app.theme_variables))
+        rendered = render_matrix(matrix(8), 118, Palette(app.theme_variables, role_style))
         sys_spans = [s for s in rendered.spans if rendered.plain[s.start:s.end].strip() == "SYS"]
         want = role_colour(app.theme_variables, "topo-sys").rich_color
         assert want.triplet is not None and want.triplet.hex == "#e5534b"  # cockpit-dark's topo-sys

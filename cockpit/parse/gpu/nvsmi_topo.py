@@ -11,11 +11,12 @@ the same type (`cockpit.sources.gpu.nvml_sampler`), so the topology pane has one
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from cockpit.parse.gpu.topo_affinity import AFFINITY_COLUMNS, TAB, affinity_markers, split_tail
 
 # The distance classes, nearest first, with the meaning nvidia-smi's legend gives.
 DISTANCE_CLASSES: tuple[str, ...] = ("X", "NV#", "PIX", "PXB", "PHB", "NODE", "SYS")
@@ -35,10 +36,7 @@ _CELLS_ONLY = re.compile(r"^(?:X|SYS|NODE|PHB|PXB|PIX|SOC|NV\d+)+$")
 _DEVICE = re.compile(r"GPU\d+|NIC\d+|mlx\d+_(?:bond_)?\d+")
 _LEGEND_LINE = re.compile(r"^\s*(X|SYS|NODE|PHB|PXB|PIX|SOC|NV#)\s*=\s*(.+?)\s*$")
 _NIC_LEGEND_LINE = re.compile(r"^\s*(NIC\d+)\s*:\s*(\S+)\s*$")
-_GLUED_NUMA = re.compile(r"^(\d+(?:-\d+)?)(N/A)$")
 _FIRST_ROW = re.compile(r"GPU0[ \t]+X[ \t]")
-_TAB = 8  # nvidia-smi separates cells with tabs; pastes expand them to 8-column stops
-_AFFINITY_COLUMNS = (("cpu", "CPU Affinity"), ("numa", "NUMA Affinity"), ("gnid", "GPU NUMA ID"))
 
 
 class TopologyParseError(ValueError):
@@ -181,13 +179,6 @@ def _shape(text: str) -> str:
     return "".join(r"\d" if c.isdigit() else re.escape(c) for c in text)
 
 
-def _affinity_markers(header: str) -> list[tuple[str, int]]:
-    """(column key, start column with tabs expanded) for each affinity column, in order."""
-    wide = header.expandtabs(_TAB)
-    found = [(key, wide.find(label)) for key, label in _AFFINITY_COLUMNS]
-    return sorted(((k, p) for k, p in found if p >= 0), key=lambda kp: kp[1])
-
-
 def _join_wrapped_header(lines: list[str], h: int) -> tuple[str, int]:
     """The header, with continuation lines a paste wrapped it onto glued back; its last index.
 
@@ -195,13 +186,13 @@ def _join_wrapped_header(lines: list[str], h: int) -> tuple[str, int]:
     and drops it (join with one). The join that names more affinity columns wins.
     """
     header = lines[h]
-    while h + 1 < len(lines) and len(_affinity_markers(header)) < len(_AFFINITY_COLUMNS):
+    while h + 1 < len(lines) and len(affinity_markers(header)) < len(AFFINITY_COLUMNS):
         nxt = lines[h + 1]
         if not nxt.strip() or _is_device_row(nxt):
             break
         joins = [header + nxt, header.rstrip() + " " + nxt.lstrip()]
-        best = max(joins, key=lambda j: len(_affinity_markers(j)))  # first wins a tie
-        gained = len(_affinity_markers(best)) > len(_affinity_markers(header))
+        best = max(joins, key=lambda j: len(affinity_markers(j)))  # first wins a tie
+        gained = len(affinity_markers(best)) > len(affinity_markers(header))
         if not gained and _DEVICE.match(nxt.strip()) is None:
             break  # neither more column names nor more device names: not a continuation
         header, h = best, h + 1
@@ -219,8 +210,8 @@ def parse_topology(text: str) -> TopologyMatrix:
     h = _find_header(lines)
     lines = _strip_shared_prefix(lines, h)
     header, h = _join_wrapped_header(lines, h)
-    markers = _affinity_markers(header)
-    wide_header = header.expandtabs(_TAB)
+    markers = affinity_markers(header)
+    wide_header = header.expandtabs(TAB)
     wide_gpu0 = wide_header.find("GPU0")
     device_end = min((p for _, p in markers), default=len(wide_header))
     devices = _device_names(wide_header[wide_gpu0:device_end])
@@ -253,7 +244,7 @@ def parse_topology(text: str) -> TopologyMatrix:
             warnings.append(f"{label}: {len(row)} of {len(devices)} cells")
         cells[label] = row
         if label.startswith("GPU") and columns:
-            tail, extra = _split_tail(line, body_at + len(label), tail_at, markers, wide_gpu0)
+            tail, extra = split_tail(line, body_at + len(label), tail_at, markers, wide_gpu0)
             tails[label] = tail
             if extra:
                 warnings.append(f"{label}: {extra} more cell(s) after the matrix than the header names")
@@ -320,96 +311,3 @@ def _scan_cells(line: str, at: int, count: int) -> tuple[list[str], int]:
         row.append(m.group(1))
         at = m.end()
     return row, at
-
-
-def _split_tail(
-    line: str, cells_at: int, tail_at: int, markers: list[tuple[str, int]], header_gpu0: int
-) -> tuple[list[str | None], int]:
-    """The affinity cells after the matrix, one per header column (None when blank), and
-    how many cells were left over.
-
-    A row with every cell filled is read in order. A row with blanks is placed by column:
-    tabs expanded, each cell's start is compared with where it would stand if the driver
-    had aligned it under the header label, and where today's drivers put it (`cpu<TAB>
-    numa<TAB><TAB>gpu-numa-id`, which drifts left of the header when the cpulist is
-    short); the placement that fits best wins, blanks stay blank.
-    """
-    n = len(markers)
-    wide = line.expandtabs(_TAB)
-    start = len(line[:tail_at].expandtabs(_TAB))
-    tokens = [(m.start(), m.group()) for m in re.finditer(r"\S+", wide[start:])]
-    tokens = [(p + start, t) for p, t in tokens]
-    if len(tokens) >= n:
-        return [t for _, t in tokens[:n]], len(tokens) - n
-    glued = _unglue([t for _, t in tokens], n)
-    if len(glued) == n:
-        return list(glued), 0
-    if not tokens:
-        return [None] * n, 0
-    shift = _row_shift(wide, len(line[:cells_at].expandtabs(_TAB)), start) - header_gpu0
-    anchors = [p + shift for _, p in markers]
-    keys = [k for k, _ in markers]
-    tail_start = _next_stop(len(wide[:start].rstrip()))  # the tab after the last matrix cell
-    best: tuple[int, int, tuple[int, ...]] | None = None
-    for cols in itertools.combinations(range(n), len(tokens)):
-        values = dict(zip(cols, (t for _, t in tokens), strict=True))
-        for rank, model in enumerate((_aligned_starts, _driver_starts)):
-            expected = model(values, n, keys, anchors, tail_start)
-            cost = sum(abs(p - expected[c]) for (p, _), c in zip(tokens, cols, strict=True))
-            if best is None or (cost, rank) < best[:2]:
-                best = (cost, rank, cols)
-    assert best is not None
-    placed: list[str | None] = [None] * n
-    for (_, tok), c in zip(tokens, best[2], strict=True):
-        placed[c] = tok
-    return placed, 0
-
-
-def _next_stop(col: int) -> int:
-    """Where a tab typed at `col` moves the cursor."""
-    return (col // _TAB + 1) * _TAB
-
-
-def _aligned_starts(
-    values: dict[int, str], n: int, keys: list[str], anchors: list[int], tail_start: int
-) -> list[int]:
-    """Cell starts if each cell is padded out to its header label (older drivers)."""
-    out, cursor = [], tail_start
-    for k in range(n):
-        out.append(max(anchors[k], cursor))
-        if k in values:
-            cursor = _next_stop(out[k] + len(values[k]))
-    return out
-
-
-def _driver_starts(
-    values: dict[int, str], n: int, keys: list[str], anchors: list[int], tail_start: int
-) -> list[int]:
-    """Cell starts as R5xx drivers print them: one tab after each cell, two after NUMA."""
-    out, cursor = [], tail_start
-    for k in range(n):
-        out.append(cursor)
-        cursor = _next_stop(cursor + len(values.get(k, "")))
-        if keys[k] == "numa" and k + 1 < n:
-            cursor += _TAB
-    return out
-
-
-def _row_shift(wide: str, cells_at: int, tail_start: int) -> int:
-    """The column the row's first matrix cell sits in (the tab stop before its text)."""
-    m = re.compile(r"\S").search(wide, cells_at, tail_start)
-    return (m.start() // _TAB) * _TAB if m else cells_at
-
-
-def _unglue(values: list[str | None], n: int) -> list[str | None]:
-    """Split a NUMA cell glued to the GPU NUMA ID (`0N/A`) when a column is missing."""
-    if len(values) >= n:
-        return values
-    out: list[str | None] = []
-    for v in values:
-        m = _GLUED_NUMA.match(v) if v else None
-        if m and len(out) > 0 and len(values) + 1 == n:
-            out.extend([m.group(1), m.group(2)])
-        else:
-            out.append(v)
-    return out

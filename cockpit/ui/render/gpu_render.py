@@ -7,18 +7,16 @@ only decides *when* to render and in which mode. Colours come from theme roles
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Sequence
 
 from rich.style import Style
 from rich.text import Text
 
 from cockpit.live.gpu.power_history import Headroom, PowerHistory, headroom_of, tokens_per_joule
 from cockpit.parse.gpu.gpu_sample import GpuSample
+from cockpit.ui.render.gpu_columns import DASH, MIN_SPARK, Layout, gpu_label, pcie_downgraded, short_name
 from cockpit.ui.render.gpu_spark import Point, bar, ratio_series, resample, span_of, sparkline
-from cockpit.ui.theme.themes import role_style
 
-DASH = "–"
 SPARK_WINDOW_S = 5 * 60.0
 """The span of the sparklines: the last five minutes."""
 STALE_ROW = Style(dim=True)
@@ -27,8 +25,6 @@ SPARK_MIN_SPAN = 0.10
 """A power sparkline's scale spans at least this fraction of the limit."""
 SPAN_LABEL = 20
 """Width of the `318-362 W over 60 s` label in front of a full-mode sparkline."""
-BUSY_UTIL_PCT = 10
-"""Below this utilisation a lower PCIe generation is power saving, not a fault."""
 
 HEADROOM_ROLE = {
     Headroom.STARVED: "power-starved",
@@ -37,159 +33,26 @@ HEADROOM_ROLE = {
     Headroom.UNKNOWN: "foreground-muted",
 }
 
-# field -> the word a footnote uses; fields sharing a word share a footnote
-FIELD_WORDS: dict[str, str] = {
-    "power_w": "power",
-    "power_limit_w": "power limit",
-    "util_gpu_pct": "util",
-    "mem_used_mib": "memory",
-    "mem_total_mib": "memory",
-    "temp_c": "temp",
-    "sm_clock_mhz": "SM clock",
-    "pcie_gen": "pcie",
-    "pcie_width": "pcie",
-    "pcie_gen_max": "pcie max",
-    "pcie_width_max": "pcie max",
-    "numa_node": "numa",
-}
+
+RoleStyle = Callable[..., Style]
+"""`(variables, role, *, bold=False) -> Style`: the theme's `role_style` (ui/theme/themes.py).
+Passed in, not imported: it parses colours with Textual, and ui/render stays Textual-free
+(an import-linter contract) so the command line can print with these renderers."""
 
 
 class Palette:
     """Rich styles for the theme roles, looked up once per render."""
 
-    def __init__(self, variables: dict[str, str]) -> None:
+    def __init__(self, variables: dict[str, str], role_style: RoleStyle) -> None:
         self._variables = variables
+        self._role_style = role_style
         self._cache: dict[tuple[str, bool], Style] = {}
 
     def __call__(self, role: str, *, bold: bool = False) -> Style:
         key = (role, bold)
         if key not in self._cache:
-            self._cache[key] = role_style(self._variables, role, bold=bold)
+            self._cache[key] = self._role_style(self._variables, role, bold=bold)
         return self._cache[key]
-
-
-def short_name(name: str | None) -> str:
-    if not name:
-        return DASH
-    for prefix in ("NVIDIA ",):
-        if name.startswith(prefix):
-            name = name[len(prefix):]
-    return name
-
-
-def _num(v: float | int | None, fmt: str = "{:.0f}") -> str | None:
-    return None if v is None else fmt.format(v)
-
-
-def pcie_downgraded(s: GpuSample) -> bool:
-    """Narrower than the slot allows, or a lower generation while the GPU is busy."""
-    if s.pcie_width is not None and s.pcie_width_max is not None and s.pcie_width < s.pcie_width_max:
-        return True
-    if s.pcie_gen is not None and s.pcie_gen_max is not None and s.pcie_gen < s.pcie_gen_max:
-        return s.util_gpu_pct is None or s.util_gpu_pct >= BUSY_UTIL_PCT
-    return False
-
-
-def pcie_text(s: GpuSample, *, full: bool) -> str | None:
-    if s.pcie_gen is None and s.pcie_width is None:
-        return None
-    now = f"{_num(s.pcie_gen) or '?'}x{_num(s.pcie_width) or '?'}"
-    if not pcie_downgraded(s):
-        return f"gen{now}" if full else now
-    best = f"{_num(s.pcie_gen_max) or '?'}x{_num(s.pcie_width_max) or '?'}"
-    return f"gen{now}<{best}" if full else f"{now}!"
-
-
-def gpu_label(s: GpuSample, multi_host: bool) -> str:
-    return f"{s.host}:{s.index}" if multi_host and s.host else str(s.index)
-
-
-@dataclass(frozen=True)
-class Column:
-    key: str
-    header: str
-    width: int
-    cell: Callable[[GpuSample, bool], str | None]
-    """(sample, full) -> text, None when the figure is missing."""
-    right: bool = True
-
-
-def _watts(s: GpuSample, full: bool) -> str | None:
-    if s.power_w is None and s.power_limit_w is None:
-        return None
-    unit = " W" if full else "W"
-    return f"{_num(s.power_w) or DASH}/{_num(s.power_limit_w) or DASH}{unit}"
-
-
-def _mem(s: GpuSample, full: bool) -> str | None:
-    if s.mem_used_mib is None and s.mem_total_mib is None:
-        return None
-    used = None if s.mem_used_mib is None else s.mem_used_mib / 1024
-    total = None if s.mem_total_mib is None else s.mem_total_mib / 1024
-    fmt = "{:.1f}" if full else "{:.0f}"
-    return f"{_num(used, fmt) or DASH}/{_num(total, fmt) or DASH}" + (" GiB" if full else "G")
-
-
-def _pct(s: GpuSample, full: bool) -> str | None:
-    frac = s.power_fraction
-    return None if frac is None else f"{frac * 100:.0f}%"
-
-
-COLUMNS_COMPACT: tuple[Column, ...] = (
-    Column("pct", "pwr", 4, _pct),
-    Column("watts", "W", 9, _watts),
-    Column("util", "util", 4, lambda s, f: _num(s.util_gpu_pct, "{:.0f}%")),
-    Column("mem", "mem", 7, _mem),
-    Column("temp", "temp", 4, lambda s, f: _num(s.temp_c, "{:.0f}°C")),
-    Column("sm", "SM", 4, lambda s, f: _num(s.sm_clock_mhz)),
-    Column("pcie", "pcie", 5, lambda s, f: pcie_text(s, full=False)),
-    Column("numa", "numa", 4, lambda s, f: _num(s.numa_node)),
-)
-COLUMNS_FULL: tuple[Column, ...] = (
-    Column("pct", "pwr", 4, _pct),
-    Column("watts", "draw/limit", 11, _watts),
-    Column("util", "util", 4, lambda s, f: _num(s.util_gpu_pct, "{:.0f}%")),
-    Column("mem", "memory", 15, _mem),
-    Column("temp", "temp", 4, lambda s, f: _num(s.temp_c, "{:.0f}°C")),
-    Column("sm", "SM clock", 8, lambda s, f: _num(s.sm_clock_mhz, "{:.0f} MHz")),
-    Column("pcie", "pcie", 12, lambda s, f: pcie_text(s, full=True), right=False),
-    Column("numa", "numa", 4, lambda s, f: _num(s.numa_node)),
-)
-# Which compact columns go first when the pane is narrow (pct and watts always stay).
-DROP_ORDER = ("numa", "sm", "temp", "pcie", "mem", "util")
-MIN_SPARK = 6
-NAME_WIDTH = 22
-
-
-@dataclass(frozen=True)
-class Layout:
-    full: bool
-    label_width: int
-    bar_width: int
-    columns: tuple[Column, ...]
-    name_width: int
-    spark_width: int
-
-
-def plan_layout(width: int, samples: Sequence[GpuSample], *, full: bool, multi_host: bool) -> Layout:
-    """The columns that fit `width`: everything in full mode, else drop the least useful."""
-    label_width = max((len(gpu_label(s, multi_host)) for s in samples), default=1)
-    if full:
-        fixed = label_width + 1 + NAME_WIDTH + 1 + 16 + 1 + sum(c.width + 1 for c in COLUMNS_FULL)
-        if fixed <= width:
-            return Layout(True, label_width, 16, COLUMNS_FULL, NAME_WIDTH, max(0, width - label_width - 1))
-    bar_width = 10 if width >= 70 else 6
-    columns = list(COLUMNS_COMPACT)
-
-    def used(cols: Iterable[Column]) -> int:
-        return label_width + 1 + bar_width + 1 + sum(c.width + 1 for c in cols)
-
-    for key in DROP_ORDER:
-        if used(columns) + MIN_SPARK <= width:
-            break
-        columns = [c for c in columns if c.key != key]
-    spark = width - used(columns)
-    return Layout(False, label_width, bar_width, tuple(columns), 0, spark if spark >= MIN_SPARK else 0)
 
 
 def _cell(text: str | None, width: int, right: bool) -> str:
@@ -369,44 +232,3 @@ def _headroom_counts(history: PowerHistory) -> str:
         counts[room] = counts.get(room, 0) + 1
     order = (Headroom.STARVED, Headroom.OK, Headroom.NEAR_LIMIT, Headroom.UNKNOWN)
     return " · ".join(f"{counts[r]} {r.value}" for r in order if counts.get(r))
-
-
-def _gpu_list(labels: Sequence[str], total: int) -> str:
-    if len(labels) == total and total > 1:
-        return f"all {total} GPUs" if total > 2 else "both GPUs"
-    if len(labels) == 1:
-        return f"GPU {labels[0]}"
-    return f"GPUs {','.join(labels)}"
-
-
-def missing_reasons(samples: Sequence[GpuSample], *, multi_host: bool = False) -> list[str]:
-    """One line per (figure, reason): `numa: [N/A] on all 8 GPUs`, `power limit: [N/A] on GPU 3`,
-    plus a line per downgraded PCIe link."""
-    groups: dict[tuple[str, str], list[str]] = {}
-    for s in samples:
-        seen: set[tuple[str, str]] = set()
-        for field, word in FIELD_WORDS.items():
-            if getattr(s, field) is not None:
-                continue
-            if field.endswith("_max") and getattr(s, field.removesuffix("_max")) is None:
-                continue  # the current figure's note says it already
-            key = (word, s.notes.get(field) or "not reported by this source")
-            if key not in seen:
-                seen.add(key)
-                groups.setdefault(key, []).append(gpu_label(s, multi_host))
-    lines = [f"{word}: {why} on {_gpu_list(labels, len(samples))}" for (word, why), labels in groups.items()]
-    for s in samples:
-        if pcie_downgraded(s):
-            lines.append(f"pcie: GPU {gpu_label(s, multi_host)} link at gen{_num(s.pcie_gen)}x{_num(s.pcie_width)}, "
-                         f"slot and GPU allow gen{_num(s.pcie_gen_max)}x{_num(s.pcie_width_max)}")
-    return lines
-
-
-def gpu_tooltip(samples: Sequence[GpuSample], *, multi_host: bool = False) -> str:
-    """Per GPU: its full name and why each missing figure is missing."""
-    lines = []
-    for s in samples:
-        notes = ", ".join(f"{FIELD_WORDS.get(k, k)} {v}" for k, v in s.notes.items())
-        throttle = f"; clocks held by {', '.join(s.throttle_reasons)}" if s.throttle_reasons else ""
-        lines.append(f"GPU {gpu_label(s, multi_host)}: {s.name or DASH}{' — ' + notes if notes else ''}{throttle}")
-    return "\n".join(lines)

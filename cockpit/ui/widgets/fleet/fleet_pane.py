@@ -35,6 +35,7 @@ from cockpit.ui.keys.actions import bindings_for
 from cockpit.ui.render.fleet_render import ADD_ONE, render_fleet, state_line
 from cockpit.ui.render.gpu_render import Palette
 from cockpit.ui.safe_text import inert_renderable, plain
+from cockpit.ui.theme.themes import role_style
 from cockpit.ui.widgets.chrome.age_mark import show_age
 from cockpit.ui.widgets.chrome.redraw_once import RedrawOnce
 
@@ -155,7 +156,7 @@ class FleetPane(RedrawOnce, VerticalScroll, can_focus=True):
         if not self.state_text:
             table.display = False
             return
-        pal = Palette(self.app.theme_variables)
+        pal = Palette(self.app.theme_variables, role_style)
         width = max(40, self.scrollable_content_region.width or self.size.width)
         line = inert_renderable(state_line(self.snapshot, self.state_text, pal))
         if line != self._state_shown:  # the same words every second: no new layout

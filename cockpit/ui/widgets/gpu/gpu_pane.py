@@ -40,20 +40,19 @@ from cockpit.live.routes import GPU_ITEMS
 from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 from cockpit.parse.gpu.gpu_sample import GpuSample
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
+from cockpit.ui.render.gpu_columns import plan_layout, short_name
+from cockpit.ui.render.gpu_notes import gpu_tooltip, missing_reasons
 from cockpit.ui.render.gpu_render import (
     SPARK_WINDOW_S,
     Palette,
-    gpu_tooltip,
-    missing_reasons,
-    plan_layout,
     render_header,
     render_host_totals,
     render_rows,
     render_total,
-    short_name,
 )
 from cockpit.ui.render.gpu_spark import Point
 from cockpit.ui.safe_text import inert_renderable, plain
+from cockpit.ui.theme.themes import role_style
 from cockpit.ui.widgets.chrome.age_mark import show_age
 from cockpit.ui.widgets.chrome.redraw_once import RedrawOnce
 
@@ -213,7 +212,7 @@ class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
             return
         for w in (rows, total):
             w.display = True
-        pal = Palette(self.app.theme_variables)
+        pal = Palette(self.app.theme_variables, role_style)
         hosts = {s.host for s in samples}
         multi_host = len(hosts) > 1
         # one column kept free for the vertical scrollbar, which appears after the render

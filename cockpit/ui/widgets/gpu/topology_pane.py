@@ -31,6 +31,7 @@ from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
 from cockpit.ui.render.gpu_render import Palette
 from cockpit.ui.render.topology_render import legend_tooltip, render_legend, render_matrix, render_summary
 from cockpit.ui.safe_text import inert_renderable, plain
+from cockpit.ui.theme.themes import role_style
 from cockpit.ui.widgets.chrome.age_mark import show_age
 from cockpit.ui.widgets.chrome.redraw_once import RedrawOnce
 
@@ -100,7 +101,7 @@ class TopologyPane(RedrawOnce, VerticalScroll, can_focus=True):
                 w.display = False
             self.border_title = "Topology"
             return
-        pal = Palette(self.app.theme_variables)
+        pal = Palette(self.app.theme_variables, role_style)
         width = max(20, self.scrollable_content_region.width or self.size.width)
         matrix_w.remove_class("-placeholder")
         # Names, legend and warnings are host output: made inert, styles kept.

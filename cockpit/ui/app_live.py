@@ -1,0 +1,272 @@
+"""The app's live feeds: run through the live hub, routed to their panes, the session
+hosts' feeds kept in line with the session, the Fleet tab's Prometheus, host states and alerts.
+
+A part of CockpitApp (ui/app.py), split out whole: CockpitApp -> LiveFeeds -> SessionSaving
+(app_saving.py) -> CockpitAppBase.
+* `sources` (LiveSources) are run as workers through the live hub (live/hub.py) whose items
+  are routed by type to the panes that take them (ui/live/live_routes.py);
+* the session hosts' feeds (`sources.hosts`, keyed `kind@host`) follow the session: after
+  every change the plan is diffed (sources/host_feeds_plan.py) and only what it says is
+  stopped and started; `reconnect_host` restarts one host's feeds now, skipping the back-off.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.css.query import NoMatches
+from textual.worker import Worker, WorkerState
+
+from cockpit.control.live_access import HostEvent, LiveFeed, LiveSources, host_state_text, hosts_with, split_key
+from cockpit.live.alerts import Alert, AlertBook, error_lines
+from cockpit.live.fleet.fleet_sources import FleetSources
+from cockpit.live.hub import LiveHub
+from cockpit.live.log.log_items import LogLines, SourceState
+from cockpit.live.log.metrics_snapshot import MetricsSnapshot
+from cockpit.model.session import PrometheusSource
+from cockpit.ui.app_saving import SessionSaving
+from cockpit.ui.live.live_routes import ROUTES, LivePane, state_pane
+from cockpit.ui.messages import LiveFeedStopped, LiveItemReceived
+from cockpit.ui.screens.main.main import MainScreen
+from cockpit.ui.widgets.fleet.fleet_pane import FleetPane
+from cockpit.ui.widgets.gpu.gpu_pane import GpuPane
+from cockpit.ui.widgets.log.log_pane import LogPane
+
+# What the header says of a host on this machine (no `ssh`): its log feed's state.
+LOCAL_TAILING, LOCAL_WAITING, LOCAL_STOPPED = "tailing", "no log file yet", "stopped"
+
+
+class LiveFeeds(SessionSaving):
+    # Set in CockpitApp.__init__ (ui/app.py, where each is explained).
+    sources: LiveSources
+    hub: LiveHub
+    host_states: dict[str, str]
+    alerts: AlertBook
+    _prometheus_seen: tuple[PrometheusSource, ...]
+    _live_keys: set[str]
+    _feed_states: dict[Any, dict[str, str]]
+
+    # ----- live feeds and hosts ---------------------------------------------------------------
+    def set_host_state(self, host: str, state: str) -> None:
+        """What the header says about a host ("connected", "reconnecting in 8 s", ...)."""
+        self.host_states[host] = state
+        self.raise_alert(self.alerts.observe_host(host, state))
+        self.main_screen.refresh_header()
+
+    def _start_feed(self, name: str, feed: LiveFeed) -> None:
+        """Run `feed` (`name`: a LiveSources field, or a host's `kind@host`) into its panes."""
+        pane = self._state_pane(name)
+        if pane is None:
+            return
+        self._set_feed_state(pane, name, feed.description)
+        self._local_log_state(name, LOCAL_TAILING)
+        interval = getattr(feed, "interval_s", None)
+        if interval and hasattr(pane, "expect_every"):
+            pane.expect_every(interval)  # a sampled feed: quiet for 5 intervals is stale
+        self.run_worker(self._pump(name, feed), name=f"live-{name}", group=f"live-{name}",
+                        description=feed.description, exclusive=True, exit_on_error=False)
+
+    def _stop_feed(self, key: str) -> None:
+        self.workers.cancel_group(self, f"live-{key}")
+        self._live_keys.discard(key)
+        for states in self._feed_states.values():
+            states.pop(key, None)
+
+    def _state_pane(self, key: str) -> LivePane | None:
+        kind, host = split_key(key)
+        return self._pane(state_pane(kind), host) if kind in ROUTES else None
+
+    def _local_log_state(self, key: str, state: str) -> None:
+        """A host on this machine has no connection to speak of: the header shows its log
+        feed's state instead ("tailing", "no log file yet", "stopped")."""
+        kind, name = split_key(key)
+        hosts = self.sources.hosts
+        host = hosts.hosts.get(name) if hosts is not None and name is not None and kind == "log" else None
+        if host is not None and not host.ssh:
+            self.set_host_state(host.name, state)
+
+    def _set_feed_state(self, pane: LivePane, key: str, text: str) -> None:
+        """A pane fed by several hosts (the GPUs) shows each feed's state, joined."""
+        states = self._feed_states.setdefault(pane, {})
+        states[key] = text
+        pane.set_state(" · ".join(states.values()))
+
+    # ----- the session hosts' feeds ----------------------------------------------------------
+    def follow_hosts(self, *, announce: bool = True) -> None:
+        """Bring the running feeds in line with the session's hosts (sources/host_feeds.py)."""
+        hosts = self.sources.hosts
+        if hosts is None or not self.screen_stack or not isinstance(self.screen_stack[0], MainScreen):
+            return
+        update = hosts.update(self.editor.session.hosts)
+        self._apply_feed_update(update)
+        change = update.change
+        for name in change.hosts_removed:
+            self.main_screen.drop_host(name)
+            self.host_states.pop(name, None)
+        for name in change.hosts_added:
+            self.host_states.setdefault(name, "")
+        if change.hosts_removed or change.hosts_added:
+            self.main_screen.refresh_header()
+        if announce and change:
+            started = sorted({spec.host for spec in change.start})
+            stopped = sorted(set(change.hosts_removed))
+            parts = ([f"connecting {', '.join(started)}"] if started else []) + (
+                [f"stopped {', '.join(stopped)} (removed)"] if stopped else [])
+            if parts:
+                self.notify("Hosts changed: " + "; ".join(parts), timeout=4)
+
+    def _apply_feed_update(self, update: Any) -> None:
+        for key in update.change.stop:
+            self._stop_feed(key)
+        for key, feed in update.feeds.items():
+            self._live_keys.add(key)
+            self._start_feed(key, feed)
+        for key, reason in update.failed.items():
+            if (pane := self._state_pane(key)) is not None:
+                self._set_feed_state(pane, key, reason)
+
+    def live_hosts(self) -> list[str]:
+        """Session hosts with a live feed (the palette's "hosts: Reconnect NAME")."""
+        hosts = self.sources.hosts
+        return hosts_with(hosts.plan, "log", "gpu", "topology", "metrics") if hosts is not None else []
+
+    def reconnect_host(self, name: str) -> None:
+        """Connect `name` again now (no back-off) and restart all of its feeds."""
+        hosts = self.sources.hosts
+        if hosts is None or name not in self.live_hosts():
+            self.notify(f"{name} has no live feed to reconnect", severity="warning", timeout=4)
+            return
+        self.alerts.reconnect_asked(name)  # the drop that follows is the person's, not "host dropped"
+        self._apply_feed_update(hosts.reconnect(name))
+        host = hosts.hosts.get(name)
+        if host is not None and host.ssh:
+            self.set_host_state(name, "connecting")
+        self.notify(f"Reconnecting {name}", timeout=3)
+
+    def follow_prometheus(self) -> None:
+        """`[[prometheus]]` edits (here, or merged from another writer) are used at once: the
+        Fleet tab's feed restarts on the session's sources (none: the tab says how to add one).
+        A fleet feed that is not the session's (the demo's replay) is left alone."""
+        wanted = tuple(self.editor.session.prometheus)
+        if wanted == self._prometheus_seen:
+            return
+        self._prometheus_seen = wanted
+        fleet = self.sources.fleet
+        if fleet is not None and not isinstance(fleet, FleetSources):
+            return
+        if not wanted:
+            if fleet is not None:
+                self._stop_feed("fleet")
+                self.sources.fleet = None
+                self.main_screen.query_one(FleetPane).clear()
+            return
+        if fleet is None:
+            fleet = self.sources.fleet = FleetSources.for_session(self.editor.session)
+        elif not fleet.follow(self.editor.session):
+            return
+        self._stop_feed("fleet")
+        self._start_feed("fleet", fleet)
+        self.notify(f"Fleet: {fleet.label} ([[prometheus]] changed)", timeout=3)
+
+    def on_fleet_pane_next_source(self, message: FleetPane.NextSource) -> None:
+        """`s` in the Fleet tab: stop the shown Prometheus's feed, start the next one's."""
+        fleet = self.sources.fleet
+        if not isinstance(fleet, FleetSources) or len(fleet) < 2:
+            self.notify("This session has one Prometheus source ([[prometheus]])", timeout=3)
+            return
+        self._stop_feed("fleet")
+        fleet.step()
+        self._start_feed("fleet", fleet)
+        self.notify(f"Fleet: {fleet.label}", timeout=2)
+
+    async def _pump(self, name: str, feed: LiveFeed) -> None:
+        await self.hub.run(name, feed)  # its items reach the panes through subscribe_all
+        # Say where the data came from: a one-shot feed (a topology) ending is normal.
+        self.post_message(LiveFeedStopped(name, f"{feed.description} · finished"))
+
+    def _pane(self, pane_id: str, host: str | None = None) -> LivePane | None:
+        """The main screen's pane (for the log and metrics: `host`'s), or None while the app
+        is starting or exiting."""
+        if not self.screen_stack or not isinstance(self.screen_stack[0], MainScreen):
+            return None
+        try:
+            pane = self.screen_stack[0].live_pane(pane_id, host)
+        except NoMatches:
+            return None
+        return pane if isinstance(pane, LivePane) else None
+
+    def on_live_item_received(self, message: LiveItemReceived) -> None:
+        # An item can still be in flight while the app exits and its panes are gone, or
+        # after its host left the session (its pane must not come back for it).
+        kind, host = split_key(message.feed)
+        if host is not None and message.feed not in self._live_keys:
+            return
+        for pane_id, takes in ROUTES.get(kind, ()):
+            if isinstance(message.item, takes) and (pane := self._pane(pane_id, host)) is not None:
+                pane.feed(message.item)
+        item = message.item
+        if isinstance(item, SourceState) and item.waiting is not None:
+            self._local_log_state(message.feed, LOCAL_WAITING if item.waiting else LOCAL_TAILING)
+        if isinstance(item, MetricsSnapshot):
+            crash = self.alerts.observe_run(item.run_index, item.run_state, item.last_error, item.error_label)
+            self.raise_alert(crash)
+            if crash is not None:  # a server that was up: its profile and the last action say so
+                self.experiment.server_crashed(host, item.last_error)
+        elif isinstance(item, LogLines) and not item.preview:
+            self.raise_alert(self.alerts.observe_error_lines(error_lines(item)))
+
+    # ----- alerts -------------------------------------------------------------------------------
+    def raise_alert(self, alert: Alert | None) -> None:
+        """A new alert: the header shows it until seen (`!`); the bell rings if asked for."""
+        if alert is None or not self.screen_stack or not isinstance(self.screen_stack[0], MainScreen):
+            return
+        self.main_screen.refresh_header()
+        if self.alert_bell:
+            self.bell()
+
+    def toggle_alert_bell(self) -> None:
+        self.alert_bell = not self.alert_bell
+        self.notify(f"Alert bell {'on' if self.alert_bell else 'off'}", timeout=2)
+
+    def on_log_pane_throughput_updated(self, message: LogPane.ThroughputUpdated) -> None:
+        # Engine throughput and GPU power on one time axis: tokens per joule.
+        gpu = self._pane("gpu")
+        if isinstance(gpu, GpuPane):
+            gpu.set_throughput(message.points or None)
+
+    def _host_event(self, event: HostEvent) -> None:
+        """SshPool's Host* events -> the header's host states."""
+        state = host_state_text(event)
+        if state is None:
+            return
+        label = str(event.host)
+        names = self.sources.hosts.hosts_for_label(label) if self.sources.hosts is not None else []
+        if not names:
+            for host in self.editor.session.hosts:
+                if host.ssh and (host.ssh == label or label.endswith(host.ssh) or host.ssh in label):
+                    label = host.name
+                    break
+            names = [label]
+        for name in names:  # two host entries on one machine share its connection
+            self.host_states[name] = state
+            self.raise_alert(self.alerts.observe_host(name, state))
+        self.main_screen.refresh_header()
+
+    def on_live_feed_stopped(self, message: LiveFeedStopped) -> None:
+        kind, host = split_key(message.feed)
+        if host is not None and message.feed not in self._live_keys:
+            return  # stopped on purpose (host removed, restarted)
+        pane = self._state_pane(message.feed)
+        if pane is not None:
+            self._set_feed_state(pane, message.feed, message.reason)
+            self._local_log_state(message.feed, LOCAL_STOPPED)
+            if hasattr(pane, "source_stopped"):
+                pane.source_stopped()  # no more data: its age is marked stale
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # One place turns a failed worker into an on-screen state instead of a crash.
+        worker = event.worker
+        if event.state is WorkerState.ERROR and worker.group.startswith("live-"):
+            reason = f"source failed: {worker.error}"
+            self.post_message(LiveFeedStopped(worker.group.removeprefix("live-"), reason))
+            self.raise_alert(self.alerts.observe_failure(worker.group.removeprefix("live-"), reason))
