@@ -18,14 +18,8 @@ SCRIPT = REPO / "tools" / "rooms.py"
 
 # Modules other helpers are splitting at the time of writing (splita: live/, sources/,
 # assistant/; speed: parse/log/log_summary_fast.py): excused from the line limit only.
-# lead removes after merging splita/speed
+# lead removes after merging speed
 KNOWN_LONG = {
-    "cockpit/live/experiment/sweep_runner.py",
-    "cockpit/live/fleet/fleet.py",
-    "cockpit/sources/server/server_control.py",
-    "cockpit/sources/log/log_tail.py",
-    "cockpit/sources/log/log_feed.py",
-    "cockpit/assistant/live_state.py",
     "cockpit/parse/log/log_summary_fast.py",
 }
 
