@@ -175,7 +175,7 @@ LAYOUT: dict[str, dict[str, tuple[str, list[str]]]] = {
         ".": ("Textual only: the app (and its parts: live feeds, saving), its port for screens, messages, "
               "toasts, the terminal driver",
               ["app", "app_base", "app_live", "app_saving", "gc_settle", "log_app", "log_confirm", "messages",
-               "safe_text", "stop_words", "terminal_driver", "port", "toasts"]),
+               "safe_text", "stop_words", "terminal_driver", "port", "toasts", "focus_now"]),
         "live": ("what the app follows: the live routes, experiment and search runs, the findings watch",
                  ["experiment", "live_routes", "search_runs", "diagnosis_live"]),
         "theme": ("colour themes: files, roles, Textual themes",

@@ -10,6 +10,7 @@ from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Static
 
 from cockpit.control.live_access import next_in
+from cockpit.ui.focus_now import focus_now
 from cockpit.ui.keys.actions import TABS
 from cockpit.ui.screens.main.setup_intents import SetupIntents
 from cockpit.ui.widgets.chrome.host_deck import HostDeck
@@ -58,7 +59,7 @@ class MainPanes(SetupIntents):
             return
         widget = self.query_one(f"#{tab}")
         focus_view = getattr(widget, "focus_view", None)
-        focus_view() if focus_view else widget.focus()
+        focus_view() if focus_view else focus_now(widget)
 
     @property
     def main_panes(self) -> tuple[str, ...]:
@@ -83,7 +84,7 @@ class MainPanes(SetupIntents):
         if pane == "board":
             self.query_one(TaskBoard).focus_board()
         else:
-            self.shown_pane(pane).focus()
+            focus_now(self.shown_pane(pane))
 
     def action_next_pane(self) -> None:
         if self.active_tab != "main":

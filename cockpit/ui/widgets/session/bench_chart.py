@@ -19,6 +19,7 @@ from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
 from cockpit.model.bench.bench_series import METRIC_LABELS, NO_PROFILE, ChartData, short_number, value_ticks, x_of
+from cockpit.ui.focus_now import focus_now
 from cockpit.ui.safe_text import safe
 from cockpit.ui.theme.themes import role_colour
 
@@ -134,7 +135,7 @@ class BenchChart(Vertical):
             self.query_one("#chart-legend", Static).update(self._legend(self.data, room))
 
     def focus_chart(self) -> None:
-        self.query_one(ChartPlot).focus()
+        focus_now(self.query_one(ChartPlot))
 
     @staticmethod
     def _caption(data: ChartData) -> Content:

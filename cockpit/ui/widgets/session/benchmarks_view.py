@@ -18,6 +18,7 @@ from cockpit.model.bench.targets import TargetScore
 from cockpit.model.enums import Metric
 from cockpit.model.session import Benchmark, Session
 from cockpit.ui import messages as msg
+from cockpit.ui.focus_now import focus_now
 from cockpit.ui.keys.actions import bindings_for
 from cockpit.ui.safe_text import inert
 from cockpit.ui.theme.themes import role_style
@@ -214,7 +215,7 @@ class BenchmarksView(Vertical):
         if self.chart_shown:
             self.query_one(BenchChart).focus_chart()
         else:
-            self.query_one(BenchTable).focus()
+            focus_now(self.query_one(BenchTable))
 
     def select(self, ident: str) -> None:
         self.query_one(BenchTable).select_id(ident)

@@ -12,6 +12,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from cockpit.model.session import Session
+from cockpit.ui.focus_now import focus_now
 from cockpit.ui.widgets.session.restorable import RestorableOptionList
 
 
@@ -75,7 +76,7 @@ class ListDetailView(Horizontal):
             self.item_chosen(event.option.id)
 
     def focus_view(self) -> None:
-        self.query_one(self.list_type).focus()
+        focus_now(self.query_one(self.list_type))
 
     def select(self, ident: str) -> None:
         self.query_one(self.list_type).select_id(ident)

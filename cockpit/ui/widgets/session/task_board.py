@@ -19,6 +19,7 @@ from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.enums import TASK_COLUMNS, TaskStatus
 from cockpit.model.session import Session, Task
 from cockpit.ui import messages as msg
+from cockpit.ui.focus_now import focus_now
 from cockpit.ui.keys.actions import bindings_for
 from cockpit.ui.safe_text import safe
 from cockpit.ui.widgets.session.restorable import RestorableOptionList
@@ -139,7 +140,7 @@ class TaskBoard(Horizontal):
 
     def focus_column(self, index: int) -> None:
         self.column_index = max(0, min(len(TASK_COLUMNS) - 1, index))
-        self.current_list.focus()
+        focus_now(self.current_list)
 
     def focus_board(self) -> None:
         self.focus_column(self.column_index)

@@ -10,6 +10,7 @@ from textual.widgets import Static
 from cockpit.model.session import Session
 from cockpit.model.timeline import drops, timeline
 from cockpit.ui import messages as msg
+from cockpit.ui.focus_now import focus_now
 from cockpit.ui.keys.actions import bindings_for
 from cockpit.ui.safe_text import safe
 from cockpit.ui.widgets.session.banner import when_text
@@ -35,7 +36,7 @@ class TextView(Restorable, VerticalScroll, can_focus=True):
         return False
 
     def focus_view(self) -> None:
-        self.focus()
+        focus_now(self)
 
     def put(self, content: Content) -> None:
         self.query_one(".text-body", Static).update(content)
