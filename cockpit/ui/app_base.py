@@ -85,11 +85,11 @@ class CockpitAppBase(App[None]):
         (`[/bogus]` in a value would raise MarkupError, `[a-z]` would be eaten).
 
         One toast per event (ui/toasts.py): the same words while shown are not stacked again,
-        a burst is one toast, and none covers an open form (held until it closes)."""
-        from cockpit.ui.toasts import form_is_open
+        a burst is one toast, and none covers a dialog waiting for the person (held until it closes)."""
+        from cockpit.ui.toasts import asking_the_person
 
         text, head = safe(message, multiline=True), safe(title)
-        if form_is_open(self):
+        if asking_the_person(self):
             if not self._held_toasts:
                 self._held_toasts = []
                 self._held_timer = self.set_interval(0.2, self._release_held_toasts)
@@ -130,9 +130,9 @@ class CockpitAppBase(App[None]):
         super().notify(text, title=head, markup=False, **options)
 
     def _release_held_toasts(self) -> None:
-        from cockpit.ui.toasts import form_is_open, held_as_one
+        from cockpit.ui.toasts import asking_the_person, held_as_one
 
-        if form_is_open(self):
+        if asking_the_person(self):
             return
         if self._held_timer is not None:
             self._held_timer.stop()

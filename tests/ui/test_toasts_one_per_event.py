@@ -1,8 +1,9 @@
 """Alerts and toasts (issue 23, item 5): one toast per event, a burst as one, none over an
-open form (held until it closes); a reconnect a person asks for is not "host dropped"."""
+open form or any dialog the person must answer (held until it closes); a reconnect a person asks for is not "host dropped"."""
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets._toast import Toast
 
 from sshd_fixture import ALIAS
@@ -35,6 +36,54 @@ async def test_a_burst_over_an_open_form_waits_and_comes_as_one_toast(session_pa
         await pilot.pause(0.3)
         (toast,) = _toasts(app)
         assert all(text in toast for text in FAILURES)
+
+
+def _confirm_run():  # noqa: ANN202
+    from cockpit.ui.screens.confirm_run import ConfirmRunScreen
+
+    return ConfirmRunScreen("Start profile l1?", "python -m sglang.launch_server --port 30000")
+
+
+def _confirm_quit():  # noqa: ANN202
+    from cockpit.ui.screens.confirm_quit import ConfirmQuitScreen
+
+    return ConfirmQuitScreen(unsaved=2)
+
+
+def _prompt():  # noqa: ANN202
+    from cockpit.ui.screens.prompt import PromptScreen
+
+    return PromptScreen("Title of this campaign?", "day one")
+
+
+@pytest.mark.parametrize("dialog", [_confirm_run, _confirm_quit, _prompt], ids=["confirm-run", "confirm-quit", "prompt"])
+async def test_a_burst_over_any_dialog_the_person_must_answer_waits_until_it_closes(session_path, dialog):
+    """Not forms alone: a confirm's buttons and command were hidden under a sweep's toasts."""
+    app = make_app(session_path)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await pilot.pause()
+        screen = dialog()
+        app.push_screen(screen)
+        await until(lambda: app.screen is screen, pilot)
+        for text in FAILURES[:3]:
+            app.notify(text, severity="error")
+        await pilot.pause(0.5)
+        assert not _toasts(app) and not any(text in screen_text(app) for text in FAILURES), "nothing covers it"
+        screen.dismiss(None)
+        await until(lambda: len(_toasts(app)) == 1, pilot)
+        await pilot.pause(0.3)
+        (toast,) = _toasts(app)
+        assert all(text in toast for text in FAILURES[:3])
+
+
+async def test_a_view_that_only_shows_lets_the_toast_through(session_path):
+    app = make_app(session_path)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("question_mark")
+        assert type(app.screen).__name__ == "HelpScreen"
+        app.notify("Sweep s1 failed at c=8", severity="error")
+        await until(lambda: "Sweep s1 failed at c=8" in screen_text(app), pilot)
 
 
 async def test_the_same_words_again_are_not_a_second_toast_and_a_burst_is_one(session_path):
