@@ -90,12 +90,35 @@ class CockpitAppBase(App[None]):
 
         text, head = safe(message, multiline=True), safe(title)
         if asking_the_person(self):
-            if not self._held_toasts:
-                self._held_toasts = []
-                self._held_timer = self.set_interval(0.2, self._release_held_toasts)
-            self._held_toasts.append((text, head, options))
+            self._queue_held(text, head, options)
             return
         self._show_toast(text, head, options)
+
+    def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any:
+        """A dialog opening over toasts still up takes them down; they come back, as one,
+        when it closes (a "Started l1" toast sat over the sweep's confirm)."""
+        from cockpit.ui.toasts import is_dialog
+
+        if is_dialog(screen) and len(self._notifications):  # taken down from the screen beneath first
+            self._hold(list(self._notifications))
+        return super().push_screen(screen, *args, **kwargs)
+
+    def _hold(self, shown: list[Any]) -> None:
+        from cockpit.ui.toasts import ToastLog
+
+        log = getattr(self, "_toast_log", None)
+        for notification in shown:
+            if isinstance(log, ToastLog):  # shown again on release, not taken for a repeat
+                log.shown_until.pop(notification.message, None)
+            self._queue_held(notification.message, notification.title,
+                             {"severity": notification.severity, "timeout": notification.timeout})
+        self.clear_notifications()
+
+    def _queue_held(self, text: str, head: str, options: dict[str, Any]) -> None:
+        if not self._held_toasts:
+            self._held_toasts = []
+            self._held_timer = self.set_interval(0.2, self._release_held_toasts)
+        self._held_toasts.append((text, head, options))
 
     def _show_toast(self, text: str, head: str, options: dict[str, Any]) -> None:
         from cockpit.ui.toasts import BURST_S, ToastLog

@@ -18,15 +18,19 @@ BURST_S = 1.5
 _RANK = {"information": 0, "warning": 1, "error": 2}
 
 
-def asking_the_person(app: App[Any]) -> bool:
-    """The top screen is a dialog the person must answer (toasts wait until it closes)."""
+def is_dialog(screen: object) -> bool:
+    """A screen the person must answer: a form, a confirm, the quit question, a prompt."""
     from cockpit.ui.screens.confirm_quit import ConfirmQuitScreen
     from cockpit.ui.screens.confirm_run import ConfirmRunScreen
     from cockpit.ui.screens.forms.form_base import FormScreen
     from cockpit.ui.screens.prompt import PromptScreen
 
-    dialogs = (FormScreen, ConfirmRunScreen, ConfirmQuitScreen, PromptScreen)
-    return bool(app.screen_stack) and isinstance(app.screen_stack[-1], dialogs)
+    return isinstance(screen, (FormScreen, ConfirmRunScreen, ConfirmQuitScreen, PromptScreen))
+
+
+def asking_the_person(app: App[Any]) -> bool:
+    """The top screen is a dialog the person must answer (toasts wait until it closes)."""
+    return bool(app.screen_stack) and is_dialog(app.screen_stack[-1])
 
 
 def _worse(a: str, b: str) -> str:  # noqa: D103

@@ -116,3 +116,20 @@ async def test_a_reconnect_the_person_asks_for_is_not_host_dropped(sshd, tmp_pat
         await pilot.pause(0.5)
         assert not [a for a in app.alerts.unseen if a.kind == "host"]
         assert "dropped" not in screen_text(app)
+
+
+async def test_a_toast_up_when_a_dialog_opens_goes_down_and_comes_back_after(session_path):
+    """"Started l1" was still up when `B` opened the sweep's confirm, over its last lines."""
+    app = make_app(session_path)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await pilot.pause()
+        app.notify("Started l1 on box (this machine)", timeout=30)
+        await until(lambda: len(_toasts(app)) == 1, pilot)
+        screen = _confirm_run()
+        app.push_screen(screen)
+        await until(lambda: app.screen is screen, pilot)
+        await pilot.pause(0.3)
+        assert not _toasts(app) and "Started l1" not in screen_text(app)
+        screen.dismiss(None)
+        await until(lambda: "Started l1 on box" in screen_text(app), pilot)
+        assert len(_toasts(app)) == 1

@@ -166,7 +166,7 @@ class SetupView(ListDetailView):
                                      ("log path", host.log_path), ("log command", host.log_command),
                                      ("GPU source", host.gpu_source.value),
                                      ("GPU interval", f"{host.gpu_interval_s:g} s"),
-                                     ("metrics URL", host.metrics_url)):
+                                     ("DCGM URL", host.dcgm_url), ("metrics URL", host.metrics_url)):
                     parts += ["\n", (f"{label:<13}", "bold"), safe(value) or ("—", "$foreground-muted")]
                 for read in self.host_reads.get(host.name, ()):
                     parts += ["\n", (f"{'live':<13}", "bold"), safe(read)]
