@@ -110,8 +110,10 @@ class CockpitAppBase(App[None]):
         for notification in shown:
             if isinstance(log, ToastLog):  # shown again on release, not taken for a repeat
                 log.shown_until.pop(notification.message, None)
-            self._queue_held(notification.message, notification.title,
-                             {"severity": notification.severity, "timeout": notification.timeout})
+            left = notification.time_left  # back for the time it had left, never longer: a
+            if left >= 1:                  # toast held by every dialog would otherwise snowball
+                self._queue_held(notification.message, notification.title,
+                                 {"severity": notification.severity, "timeout": left})
         self.clear_notifications()
 
     def _queue_held(self, text: str, head: str, options: dict[str, Any]) -> None:

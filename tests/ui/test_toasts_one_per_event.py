@@ -133,3 +133,23 @@ async def test_a_toast_up_when_a_dialog_opens_goes_down_and_comes_back_after(ses
         screen.dismiss(None)
         await until(lambda: "Started l1 on box" in screen_text(app), pilot)
         assert len(_toasts(app)) == 1
+
+
+async def test_a_toast_brought_back_after_a_dialog_keeps_only_the_time_it_had_left(session_path):
+    """Held by one dialog after another, a toast came back each time with its whole timeout and
+    gathered every later one (at 80x24 it covered the compare table at the walk's end)."""
+    app = make_app(session_path)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await pilot.pause()
+        app.notify("Started l1 on box (this machine)", timeout=3)
+        await until(lambda: len(_toasts(app)) == 1, pilot)
+        await pilot.pause(1.5)  # seen for half its time
+        screen = _confirm_run()
+        app.push_screen(screen)
+        await until(lambda: app.screen is screen, pilot)
+        await pilot.pause(0.3)
+        assert not list(app._notifications)
+        screen.dismiss(None)
+        await until(lambda: len(app._notifications) == 1, pilot)
+        (shown,) = list(app._notifications)
+        assert shown.time_left <= 1.6, "back for what it had left, not its whole 3 s again"
