@@ -78,6 +78,7 @@ class CockpitAppBase(App[None]):
         return role_defaults(self.current_theme.to_color_system().generate())
 
     _held_toasts: list[tuple[str, str, dict[str, Any]]] = []
+    _taken_down: list[tuple[str, str, dict[str, Any]]] = []
     _held_timer: Any = None
 
     def notify(self, message: str, *, title: str = "", markup: bool = False, **options: Any) -> None:
@@ -95,7 +96,7 @@ class CockpitAppBase(App[None]):
         self._show_toast(text, head, options)
 
     def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any:
-        """A dialog opening over toasts still up takes them down; they come back, as one,
+        """A dialog opening over toasts still up takes them down; each comes back as it was
         when it closes (a "Started l1" toast sat over the sweep's confirm)."""
         from cockpit.ui.toasts import is_dialog
 
@@ -110,17 +111,20 @@ class CockpitAppBase(App[None]):
         for notification in shown:
             if isinstance(log, ToastLog):  # shown again on release, not taken for a repeat
                 log.shown_until.pop(notification.message, None)
-            left = notification.time_left  # back for the time it had left, never longer: a
-            if left >= 1:                  # toast held by every dialog would otherwise snowball
-                self._queue_held(notification.message, notification.title,
-                                 {"severity": notification.severity, "timeout": left})
+            left = notification.time_left  # back alone, for the time it had left: joined with
+            if left >= 1:                  # others, or whole again, toasts snowballed dialog by dialog
+                self._taken_down = [*self._taken_down, (notification.message, notification.title,
+                                                        {"severity": notification.severity, "timeout": left})]
         self.clear_notifications()
+        self._release_later()
 
     def _queue_held(self, text: str, head: str, options: dict[str, Any]) -> None:
-        if not self._held_toasts:
-            self._held_toasts = []
+        self._held_toasts = [*self._held_toasts, (text, head, options)]
+        self._release_later()
+
+    def _release_later(self) -> None:
+        if self._held_timer is None:
             self._held_timer = self.set_interval(0.2, self._release_held_toasts)
-        self._held_toasts.append((text, head, options))
 
     def _show_toast(self, text: str, head: str, options: dict[str, Any]) -> None:
         from cockpit.ui.toasts import BURST_S, ToastLog
@@ -162,6 +166,9 @@ class CockpitAppBase(App[None]):
         if self._held_timer is not None:
             self._held_timer.stop()
             self._held_timer = None
+        back, self._taken_down = self._taken_down, []
+        for text, head, options in back:
+            super().notify(text, title=head, markup=False, **options)
         held, self._held_toasts = self._held_toasts, []
         if held:
             text, head, options = held_as_one(held)

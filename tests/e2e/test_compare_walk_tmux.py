@@ -85,7 +85,7 @@ def _exporter(log: Path) -> tuple[subprocess.Popen, str]:
 
 def _compare_rows(screen: str) -> list[list[str]]:
     """The compare table's rows: concurrency, A, B, change."""
-    return [re.findall(r"[-+]?[\d.]+%?", line.split("│")[1]) for line in screen.splitlines()
+    return [re.findall(r"[-+]?[\d.]+%?", line.split("│")[1].split("▌")[0]) for line in screen.splitlines()
             if re.match(r"│\s+\d+\s+[\d.]", line)]
 
 
