@@ -110,7 +110,7 @@ LAYOUT: dict[str, dict[str, tuple[str, list[str]]]] = {
     },
     "cockpit.assistant": {
         ".": ("`cockpit mcp`: the session as an MCP server",
-              ["inputs", "live_state", "mcp_server", "views", "watch", "diagnosis_tools"]),
+              ["inputs", "live_state", "live_figures", "mcp_server", "views", "watch", "diagnosis_tools"]),
     },
     "cockpit.parse": {
         ".": ("text -> facts shared by several readers: numbers, user patterns, the version probe",
