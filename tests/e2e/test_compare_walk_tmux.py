@@ -162,7 +162,9 @@ def test_campaign_sweep_and_compare_on_ttft_p99_and_tok_per_joule_set_up_in_the_
             tmux.keys("r")
             walk.see(f"Start {ident}?", f"start-{ident}-asks")
             tmux.keys("y")
-            walk.see(f"box: {ident} ready in", timeout=60)  # the run line under the tabs
+            # the run line under the tabs, or the toast over it (80x24)
+            walk.until(lambda s, i=ident: f"box: {i} ready in" in s or f"{i} (tp1" in s and "on box: ready in" in s,
+                       f"{ident} ready", timeout=60)
             tmux.keys("B")  # the person confirmed the sweep once (on l1): on l2 it runs without asking again
             done = f"on {ident}: 2 of 2 points recorded"
             screen = walk.until(lambda s, d=done: "Run sweep s1" in s or "sweep point" in s or d in s,
