@@ -169,8 +169,9 @@ def test_campaign_sweep_and_compare_on_ttft_p99_and_tok_per_joule_set_up_in_the_
             done = f"on {ident}: 2 of 2 points recorded"
             screen = walk.until(lambda s, d=done: "Run sweep s1" in s or "sweep point" in s or d in s,
                                 "the sweep asked or running", f"sweep-on-{ident}")
-            if ident == "l1":
-                assert "Run sweep s1" in screen, screen
+            if ident == "l1":  # asked once, naming the interpreter that runs the client
+                assert "Run sweep s1" in screen and "py/python-standin" in screen, screen
+                assert "-m sglang.bench_serving" in screen.replace("\n", " ") or width < 100, screen
                 tmux.keys("y")
             # its toast, or the selected profile's count under its command (the toast may be gone by then)
             walk.until(lambda s, d=done: d in s or "2 benchmark(s), best" in s, f"the sweep on {ident} done",
