@@ -53,14 +53,10 @@ class Walk:
         A person reads the form before typing: keys sent the instant a form is drawn, before
         its first field has focus, are not typed anywhere (Textual's focus comes on mount)."""
         first, *rest = fields
-        for _ in range(10):  # until the first field has focus and shows what was typed
-            self.tmux.run("send-keys", "-t", "t", "-l", first)
-            try:
-                self.tmux.wait_until(lambda s: re.search(rf"(Name|title) *│? *{re.escape(first)}", s) is not None
-                                     or f"│  {first}" in s, "the first field typed", timeout=2)
-                break
-            except AssertionError:
-                continue
+        time.sleep(1.0)  # a person reads the form first; keys before its first field has focus are lost
+        self.tmux.run("send-keys", "-t", "t", "-l", first)
+        self.tmux.wait_until(lambda s: re.search(rf"(Name|title) *│? *{re.escape(first)}", s) is not None
+                             or f"│  {first}" in s, f"{first!r} in the form's first field", timeout=5)
         for text in rest:
             self.tmux.keys("Tab")
             if text:
@@ -99,7 +95,7 @@ def _metric(walk: Walk, title: str, shot: str) -> list[list[str]]:
         walk.tmux.wait_until(lambda s, before=screen: s != before, "the next metric", timeout=5)
     screen = walk.see(f"Compare {title} ", shot)
     rows = _compare_rows(screen)
-    assert [r[0] for r in rows] == ["1", "2"] and "no runs" not in screen, screen
+    assert [r[0] for r in rows] == ["1", "2"] and all(len(r) >= 3 for r in rows) and "no runs" not in screen, screen
     return rows
 
 
@@ -210,8 +206,9 @@ def test_campaign_sweep_and_compare_on_ttft_p99_and_tok_per_joule_set_up_in_the_
         assert bench.ttft_p99_ms is not None and bench.power_mean_w and bench.tok_per_joule
         assert 140.0 <= bench.power_mean_w <= 800.0  # two STAND-IN GPUs, 70 W idle to 400 W busy each
     by = {(b.profile, b.concurrency): b for b in benches}
-    for (conc, a, b, _change), tok in zip(ttft, tok_j):
+    for (conc, a, b, *_change), tok in zip(ttft, tok_j):  # the change column may sit under a toast
         assert float(a) == pytest.approx(by[("l1", int(conc))].ttft_p99_ms, rel=0.01, abs=0.01)
         assert float(b) == pytest.approx(by[("l2", int(conc))].ttft_p99_ms, rel=0.01, abs=0.01)
-        assert float(tok[1]) == pytest.approx(by[("l1", int(conc))].tok_per_joule, rel=0.01)
-        assert float(tok[2]) == pytest.approx(by[("l2", int(conc))].tok_per_joule, rel=0.01)
+        # compare shows tok/J to a few digits, fewer in a narrow column (0.154 as 0.15)
+        assert float(tok[1]) == pytest.approx(by[("l1", int(conc))].tok_per_joule, rel=0.05)
+        assert float(tok[2]) == pytest.approx(by[("l2", int(conc))].tok_per_joule, rel=0.05)
