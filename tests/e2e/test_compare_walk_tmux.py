@@ -34,7 +34,8 @@ TITLE = "GLM-5 walk"
 
 class Walk:
     def __init__(self, tmux, size: tuple[int, int]) -> None:  # noqa: ANN001
-        self.tmux, self.size, self.shots = tmux, size, []
+        self.tmux, self.size = tmux, size
+        self.shots: list[tuple[str, str]] = []
 
     def see(self, text: str, shot: str | None = None, timeout: float = 30.0) -> str:
         screen = self.tmux.wait_for(text, timeout=timeout)

@@ -36,7 +36,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a path (runpy), beside its datasets
-import bench_datasets  # noqa: E402  (the stand-in's datasets: tests/standin/bench_datasets.py)
+import bench_datasets  # type: ignore[import-not-found]  # noqa: E402  (the stand-in's datasets, beside it)
 
 LABEL = "STAND-IN sglang.bench_serving (tests/standin/bench_serving.py), not the real client"
 

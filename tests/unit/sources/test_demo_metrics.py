@@ -69,7 +69,8 @@ def test_the_metrics_replay_says_what_the_replayed_log_says():
     startup, steady = split_capture((DEMO / "sglang-server.log").read_text())
     load, log, fold = DemoLoad(), LogMetrics(), ServerMetricsFold(60)
     p = pages()
-    checked, checked_lines = set(), []
+    checked: set[int] = set()
+    checked_lines: list[str] = []
     for line in startup + steady:
         load.read(line)
         log.apply(parse_line(line))
