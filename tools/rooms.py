@@ -113,7 +113,7 @@ LAYOUT: dict[str, dict[str, tuple[str, list[str]]]] = {
     },
     "cockpit.assistant": {
         ".": ("`cockpit mcp`: the session as an MCP server",
-              ["inputs", "live_state", "live_resources", "mcp_server", "views", "watch",
+              ["inputs", "live_state", "live_resources", "live_figures", "mcp_server", "views", "watch",
                "diagnosis_tools"]),
     },
     "cockpit.parse": {

@@ -26,7 +26,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
 from mcp.types import ToolAnnotations
 
 from cockpit import __version__
-from cockpit.assistant import diagnosis_tools, live_resources, live_state, views
+from cockpit.assistant import diagnosis_tools, live_figures, live_resources, live_state, views
 from cockpit.assistant.inputs import (
     BenchmarkFields,
     FileChangeFields,
@@ -171,6 +171,22 @@ def build_server(path: Path | str, *, live: LiveState | None = None, watch_s: fl
                                  "CPU and NUMA affinity.")
     async def live_topology() -> str:
         return views.as_json(live_resources.topology_state(feeds, await feed("topology")))
+
+    @server.resource(URI + "live/metrics", name="live-metrics", mime_type="application/json",
+                     description="Each host's server /metrics (its metrics_url), read now as the metrics pane "
+                                 "reads it: running and queued requests, KV use, token and request rates, TTFT / "
+                                 "ITL / E2E p50 p90 p99, per DP rank; or why it could not be read.")
+    async def live_metrics() -> str:
+        session = read()
+        await feeds.ensure(session)  # the hosts' SSH pool, with cockpit mcp's SSH options
+        hosts = getattr(getattr(feeds, "_sources", None), "hosts", None)
+        return views.as_json(await live_figures.server_metrics(session, hosts))
+
+    @server.resource(URI + "live/fleet", name="live-fleet", mime_type="application/json",
+                     description="Each [[prometheus]] source's fleet now, as the Fleet tab shows it: hosts, "
+                                 "their GPUs' power of limit and use, their servers' figures; or the error.")
+    async def live_fleet() -> str:
+        return views.as_json(await live_figures.fleet(read()))
 
     # ----- the diagnosis: open findings, dismiss / accept (assistant/diagnosis_tools.py) ----
     diagnosis_tools.register(server, URI, feeds, read, write, feed, tool)

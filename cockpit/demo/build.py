@@ -90,13 +90,17 @@ def build_demo(args: Any = None, *, speed: float = 1.0) -> tuple[Path, LiveSourc
         sources.exit_notes.append(f"cockpit demo: removed {scratch}; your demo session stays at {session_path} "
                                   "(cockpit --demo reopens it; --demo --fresh starts a new copy)")
 
+    gpu = DemoGpuFeed(data / "demo" / "nvidia-smi-query.csv")
     sources = LiveSources(
         log=LogFeed.local(str(log_path), from_start=True),
-        gpu=DemoGpuFeed(data / "demo" / "nvidia-smi-query.csv"),
+        gpu=gpu,
         topology=FileTopologyFeed(data / "demo" / "nvidia-smi-topo.txt"),
         metrics=DemoMetricsFeed(data / "demo" / "sglang-metrics-a.txt", data / "demo" / "sglang-metrics-b.txt",
-                                interval_s=2.0 / speed),
+                                interval_s=2.0 / speed, load=writer.load),
         title_note="DEMO",
+        host_reads={gpu.replay.host: ["log replayed from sessions/demo (demo)",
+                                      f"{gpu.replay.gpu_count()} GPUs: nvidia-smi replayed (demo)",
+                                      "metrics replayed (demo)"]},
         on_start=[writer.run],
         on_stop=[cleanup],
     )

@@ -15,14 +15,17 @@ from __future__ import annotations
 
 import asyncio
 import math
+import re
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
+from cockpit.demo.replay import DemoLoad
 from cockpit.parse.metrics.metrics_events import MetricsScraped
 from cockpit.parse.metrics.prom_text import parse_exposition
 
 DEMO_URL = "http://127.0.0.1:30000/metrics"
+_DP_RANK = re.compile(r'dp_rank="(\d+)"')
 _COUNTER_SUFFIXES = ("_total", "_count", "_sum")
 
 
@@ -65,11 +68,43 @@ class DemoMetricsPages:
             delta = pb[2] - pa[2]
             self._shifted[i] = delta if 'le="+Inf"' in la else previous.get(pa[1], 0.0)
             previous[pa[1]] = delta
+        # for following(): the recording's generated tokens per b - a, and its DP ranks
+        self.generated_per_delta = sum(pb[2] - pa[2] for pa, pb in self._pairs() if pa[0] == "sglang:generation_tokens_total")
+        self.dp_ranks = len({m.group(1) for line in self.a if (m := _DP_RANK.search(line))})
+        self._k, self._plain, self._slow = 0, 0.0, 0.0
+
+    def _pairs(self) -> list[tuple[tuple[str, str, float], tuple[str, str, float]]]:
+        return [(pa, pb) for la, lb in zip(self.a, self.b) if (pa := _split(la)) and (pb := _split(lb))]
 
     def page(self, n: int) -> str:
         plain = self.scale * sum(_load(k) * (1 - _slow_share(k)) for k in range(n))
         slow = self.scale * sum(_load(k) * _slow_share(k) for k in range(n))
-        swing = 0.5 + 0.5 * math.sin(n / 4)
+        return self._render(plain, slow, lambda _name, a, b, _rank: a + (0.5 + 0.5 * math.sin(n / 4)) * (b - a))
+
+    def following(self, load: DemoLoad, interval_s: float) -> str:
+        """The next page of a server doing what `load` says (the replayed log's last batch
+        line): its gauges are that line's figures, split over the recording's DP ranks, and
+        its counters grow by that line's generation speed over `interval_s`."""
+        self._k += 1
+        share = _slow_share(self._k)
+        grown = load.gen_tps * interval_s / self.generated_per_delta if self.generated_per_delta else 0.0
+        self._plain += grown * (1 - share)
+        self._slow += grown * share
+        ranks = self.dp_ranks or 1
+        per_rank = {"sglang:num_running_reqs": load.running, "sglang:num_queue_reqs": load.queued,
+                    "sglang:gen_throughput": load.gen_tps, "sglang:num_used_tokens": load.tokens}
+
+        def gauge(name: str, a: float, _b: float, rank: int) -> float:
+            if name == "sglang:token_usage":
+                return load.usage
+            if name in per_rank:  # rank 0 takes the remainder so the ranks add up to the line's figure
+                whole = per_rank[name]
+                part = float(int(whole) // ranks + (int(whole) % ranks if rank == 0 else 0))
+                return part if float(whole).is_integer() else whole / ranks
+            return a
+        return self._render(self._plain, self._slow, gauge)
+
+    def _render(self, plain: float, slow: float, gauge: Callable[[str, float, float, int], float]) -> str:
         out = []
         for i, (la, lb) in enumerate(zip(self.a, self.b)):
             pa, pb = _split(la), _split(lb)
@@ -85,7 +120,8 @@ class DemoMetricsPages:
             elif name.endswith(_COUNTER_SUFFIXES):
                 value = a + (plain + slow) * delta
             else:
-                value = a + swing * delta
+                rank = _DP_RANK.search(la)
+                value = gauge(name, a, pb[2], int(rank.group(1)) if rank else 0)
                 if a.is_integer() and pb[2].is_integer():  # a count of requests stays whole
                     value = float(round(value))
             out.append(f"{la.rpartition(' ')[0]} {value!r}")
@@ -100,7 +136,11 @@ class DemoMetricsFeed:
     LOAD = 0.12
     """The demo server's load against the recording's (about the example campaign's 1,240 output tok/s)."""
 
-    def __init__(self, first: Path, second: Path, *, host: str = "lxc", interval_s: float = 2.0) -> None:
+    def __init__(self, first: Path, second: Path, *, host: str = "lxc", interval_s: float = 2.0,
+                 load: DemoLoad | None = None) -> None:
+        """`load`: the replayed log's state (DemoLogWriter.load); given, every page follows it, so
+        this pane and the log's say the same running, queued and generation speed."""
+        self.load = load
         self.pages = DemoMetricsPages(first.read_text(encoding="utf-8"), second.read_text(encoding="utf-8"),
                                       scale=self.LOAD * interval_s / self.RECORDED_S)
         self.host = host
@@ -111,7 +151,8 @@ class DemoMetricsFeed:
         n = 0
         while True:
             started = time.monotonic()
-            expo = parse_exposition(self.pages.page(n))
+            text = self.pages.page(n) if self.load is None else self.pages.following(self.load, self.interval_s)
+            expo = parse_exposition(text)
             yield MetricsScraped(self.host, DEMO_URL, expo, time.time(), time.monotonic() - started)
             n += 1
             await asyncio.sleep(self.interval_s)

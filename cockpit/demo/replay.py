@@ -11,15 +11,45 @@ import asyncio
 import re
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
 from cockpit.parse.gpu.gpu_events import GpuSamplesTaken
 from cockpit.parse.gpu.nvsmi_query import QueryStreamParser
+from cockpit.parse.log.batch_lines import series_figures
+from cockpit.parse.log.log_events import DecodeBatch, PrefillBatch
+from cockpit.parse.log.sglang_log import parse_line
 
 STEADY_MARKER = "# --- steady state"
 _STAMP = re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
+
+
+@dataclass
+class DemoLoad:
+    """The replayed server's state now, as its last batch line says it: the one truth the
+    demo's other panes read (the /metrics replay's gauges and rates follow it)."""
+
+    running: int = 0
+    queued: int = 0
+    usage: float = 0.0
+    gen_tps: float = 0.0
+    tokens: int = 0
+
+    def read(self, line: str) -> None:
+        """Take the figures of a batch line as the log pane's series read them (a prefill line
+        says running, queued and usage; only a decode line says the generation speed)."""
+        event = parse_line(line)
+        if not isinstance(event, (DecodeBatch, PrefillBatch)):
+            return
+        running, queued, usage, gen = series_figures(event)
+        self.running = running if running is not None else self.running
+        self.queued = queued if queued is not None else self.queued
+        self.usage = usage if usage is not None else self.usage
+        self.gen_tps = gen if gen is not None else self.gen_tps
+        if isinstance(event, DecodeBatch) and event.token is not None:
+            self.tokens = event.token
 
 
 def _pause_after(line: str) -> float:
@@ -52,6 +82,8 @@ class DemoLogWriter:
         self.path = path
         self.speed = speed
         self.lines_written = 0
+        self.load = DemoLoad()
+        """What the lines written so far say the server does now."""
 
     def _stamp(self, line: str) -> str:
         return _STAMP.sub(lambda _m: "[" + datetime.now().strftime("%Y-%m-%d %H:%M:%S"), line, count=1)
@@ -68,6 +100,7 @@ class DemoLogWriter:
         handle.write(self._stamp(line) + "\n")
         handle.flush()
         self.lines_written += 1
+        self.load.read(line)
         await asyncio.sleep(_pause_after(line) / self.speed)
 
 
@@ -78,6 +111,11 @@ class DemoGpuReplay:
         self.lines = capture.read_text(encoding="utf-8").splitlines()
         self.host = host
         self.interval_s = interval_s
+
+    def gpu_count(self) -> int:
+        """GPUs in the capture: the lines of its first tick."""
+        ticks = self.ticks()
+        return ticks[0].count("\n") if ticks else 0
 
     def ticks(self) -> list[str]:
         """The capture cut into per-tick text blocks (a tick = one line per GPU)."""

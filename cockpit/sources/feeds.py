@@ -45,6 +45,9 @@ class LiveSources:
     fleet: LiveFeed | None = None
     """`[[prometheus]]`: FleetSnapshots for the Fleet tab (live/fleet/fleet.py's FleetFeed)."""
 
+    host_reads: dict[str, list[str]] = field(default_factory=dict)
+    """Host -> what the pane feeds above read there, said on the Goal tab's host line (the
+    demo's replays run on lxc, which its session file says nothing of)."""
     title_note: str | None = None
     """Shown in the header beside the title (the demo says DEMO here)."""
     on_start: list[Callable[[], Coroutine[Any, Any, None]]] = field(default_factory=list)

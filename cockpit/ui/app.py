@@ -123,6 +123,10 @@ class CockpitApp(LiveFeeds):
         return self.sources.title_note
 
     @property
+    def host_reads(self) -> dict[str, list[str]]:
+        return self.sources.host_reads
+
+    @property
     def has_fleet_source(self) -> bool:
         return self.sources.fleet is not None
 

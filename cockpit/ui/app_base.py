@@ -78,6 +78,7 @@ class CockpitAppBase(App[None]):
         return role_defaults(self.current_theme.to_color_system().generate())
 
     _held_toasts: list[tuple[str, str, dict[str, Any]]] = []
+    _taken_down: list[tuple[str, str, dict[str, Any]]] = []
     _held_timer: Any = None
 
     def notify(self, message: str, *, title: str = "", markup: bool = False, **options: Any) -> None:
@@ -85,17 +86,45 @@ class CockpitAppBase(App[None]):
         (`[/bogus]` in a value would raise MarkupError, `[a-z]` would be eaten).
 
         One toast per event (ui/toasts.py): the same words while shown are not stacked again,
-        a burst is one toast, and none covers an open form (held until it closes)."""
-        from cockpit.ui.toasts import form_is_open
+        a burst is one toast, and none covers a dialog waiting for the person (held until it closes)."""
+        from cockpit.ui.toasts import asking_the_person
 
         text, head = safe(message, multiline=True), safe(title)
-        if form_is_open(self):
-            if not self._held_toasts:
-                self._held_toasts = []
-                self._held_timer = self.set_interval(0.2, self._release_held_toasts)
-            self._held_toasts.append((text, head, options))
+        if asking_the_person(self):
+            self._queue_held(text, head, options)
             return
         self._show_toast(text, head, options)
+
+    def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any:
+        """A dialog opening over toasts still up takes them down; each comes back as it was
+        when it closes (a "Started l1" toast sat over the sweep's confirm)."""
+        from cockpit.ui.toasts import is_dialog
+
+        if is_dialog(screen) and len(self._notifications):  # taken down from the screen beneath first
+            self._hold(list(self._notifications))
+        return super().push_screen(screen, *args, **kwargs)
+
+    def _hold(self, shown: list[Any]) -> None:
+        from cockpit.ui.toasts import ToastLog
+
+        log = getattr(self, "_toast_log", None)
+        for notification in shown:
+            if isinstance(log, ToastLog):  # shown again on release, not taken for a repeat
+                log.shown_until.pop(notification.message, None)
+            left = notification.time_left  # back alone, for the time it had left: joined with
+            if left >= 1:                  # others, or whole again, toasts snowballed dialog by dialog
+                self._taken_down = [*self._taken_down, (notification.message, notification.title,
+                                                        {"severity": notification.severity, "timeout": left})]
+        self.clear_notifications()
+        self._release_later()
+
+    def _queue_held(self, text: str, head: str, options: dict[str, Any]) -> None:
+        self._held_toasts = [*self._held_toasts, (text, head, options)]
+        self._release_later()
+
+    def _release_later(self) -> None:
+        if self._held_timer is None:
+            self._held_timer = self.set_interval(0.2, self._release_held_toasts)
 
     def _show_toast(self, text: str, head: str, options: dict[str, Any]) -> None:
         from cockpit.ui.toasts import BURST_S, ToastLog
@@ -130,13 +159,16 @@ class CockpitAppBase(App[None]):
         super().notify(text, title=head, markup=False, **options)
 
     def _release_held_toasts(self) -> None:
-        from cockpit.ui.toasts import form_is_open, held_as_one
+        from cockpit.ui.toasts import asking_the_person, held_as_one
 
-        if form_is_open(self):
+        if asking_the_person(self):
             return
         if self._held_timer is not None:
             self._held_timer.stop()
             self._held_timer = None
+        back, self._taken_down = self._taken_down, []
+        for text, head, options in back:
+            super().notify(text, title=head, markup=False, **options)
         held, self._held_toasts = self._held_toasts, []
         if held:
             text, head, options = held_as_one(held)

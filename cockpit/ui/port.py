@@ -62,6 +62,10 @@ class CockpitPort(Protocol):
         """Beside the title (the demo says DEMO)."""
 
     @property
+    def host_reads(self) -> Mapping[str, list[str]]:
+        """Host -> what the pane feeds read there (the Goal tab's host lines say it)."""
+
+    @property
     def has_fleet_source(self) -> bool:
         """A Fleet feed runs (the session's [[prometheus]], or the demo's replay)."""
 

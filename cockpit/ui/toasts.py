@@ -3,7 +3,9 @@
 A failed sweep used to stack six toasts over the form the person was typing in. Now the
 same words while their toast is up are not shown again, toasts raised within BURST_S of
 the last one join it (one toast, its lines in order, the worst severity), and while a
-form is open they wait and come as one when it closes."""
+dialog waits for the person (a form, a confirm, the quit question, a prompt) they wait and
+come as one when it closes: a toast over a "Start this server?" hid its buttons' words.
+Views that only show (`?`, `!`, a record read-only) let toasts through."""
 
 from __future__ import annotations
 
@@ -16,10 +18,19 @@ BURST_S = 1.5
 _RANK = {"information": 0, "warning": 1, "error": 2}
 
 
-def form_is_open(app: App[Any]) -> bool:
+def is_dialog(screen: object) -> bool:
+    """A screen the person must answer: a form, a confirm, the quit question, a prompt."""
+    from cockpit.ui.screens.confirm_quit import ConfirmQuitScreen
+    from cockpit.ui.screens.confirm_run import ConfirmRunScreen
     from cockpit.ui.screens.forms.form_base import FormScreen
+    from cockpit.ui.screens.prompt import PromptScreen
 
-    return bool(app.screen_stack) and isinstance(app.screen_stack[-1], FormScreen)
+    return isinstance(screen, (FormScreen, ConfirmRunScreen, ConfirmQuitScreen, PromptScreen))
+
+
+def asking_the_person(app: App[Any]) -> bool:
+    """The top screen is a dialog the person must answer (toasts wait until it closes)."""
+    return bool(app.screen_stack) and is_dialog(app.screen_stack[-1])
 
 
 def _worse(a: str, b: str) -> str:  # noqa: D103
@@ -53,7 +64,7 @@ class ToastLog:
 
 
 def held_as_one(held: list[tuple[str, str, dict[str, Any]]]) -> tuple[str, str, dict[str, Any]]:
-    """Toasts held while a form was open, as one (repeats once)."""
+    """Toasts held while a dialog was open, as one (repeats once)."""
     lines = list(dict.fromkeys(text for text, _, _ in held))
     severity = "information"
     for _, _, options in held:

@@ -32,7 +32,11 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from urllib.parse import urlsplit
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a path (runpy), beside its datasets
+import bench_datasets  # type: ignore[import-not-found]  # noqa: E402  (the stand-in's datasets, beside it)
 
 LABEL = "STAND-IN sglang.bench_serving (tests/standin/bench_serving.py), not the real client"
 
@@ -62,6 +66,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--tag", default=None)
     p.add_argument("--warmup-requests", type=int, default=1)
     p.add_argument("--extra-request-body", default=None)
+    bench_datasets.add_flags(p)  # --sharegpt-context-len, --gsp-*, --mooncake-*, --use-trace-timestamps
     p.add_argument("--standin-token-ms", type=float, default=1.0,
                    help="stand-in only: pace of a simulated token when no server answers")
     p.add_argument("--standin-exit", type=int, default=None,
@@ -229,10 +234,8 @@ def main(argv: list[str] | None = None) -> int:
         print("Traceback (most recent call last):\nRuntimeError: stand-in asked to fail", file=sys.stderr)
         return args.standin_exit
     rng = random.Random(args.seed)
-    lo_in = max(int(args.random_input_len * args.random_range_ratio), 1)
-    lo_out = max(int(args.random_output_len * args.random_range_ratio), 1)
-    lens = [(rng.randint(lo_in, args.random_input_len), rng.randint(lo_out, args.random_output_len))
-            for _ in range(args.num_prompts)]
+    asked = bench_datasets.requests(args, rng)
+    lens = [(r.input_len, r.output_len) for r in asked]
     print(f"#Input tokens: {sum(i for i, _ in lens)}")
     print(f"#Output tokens: {sum(o for _, o in lens)}")
     host, port = _base(args)
@@ -268,8 +271,11 @@ def main(argv: list[str] | None = None) -> int:
     peak = 0
     gate = threading.Lock()
 
-    def run(pair: tuple[int, int]) -> Output:
+    def run(pair: tuple[int, int], send_at_s: float = 0.0) -> Output:
         nonlocal active, peak
+        wait = start + send_at_s - time.perf_counter()
+        if wait > 0:  # a trace's arrival time (mooncake --use-trace-timestamps)
+            time.sleep(wait)
         with gate:
             active += 1
             peak = max(peak, active)
@@ -281,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
             progress.update()
 
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        outputs = list(pool.map(run, lens))
+        outputs = list(pool.map(run, lens, [r.send_at_s for r in asked]))
     duration = time.perf_counter() - start
     main_end_unix = time.time()
     progress.close()

@@ -123,3 +123,26 @@ async def test_setup_items_are_edited_deleted_and_undone_in_place(session_path):
         assert isinstance(app.screen, HostForm)
         await pilot.press("escape")
         assert not isinstance(app.screen, HostForm)
+
+
+async def test_a_dcgm_host_is_set_up_with_its_exporters_url_in_the_form(tmp_path):
+    """GPU source dcgm reads dcgm-exporter's /metrics; its URL is a field of the form (it was
+    reachable only by editing the file), checked as the metrics URL is."""
+    path = _empty(tmp_path)
+    app = make_app(path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("2", "H")
+        form = app.screen
+        assert isinstance(form, HostForm) and "DCGM URL" in screen_text(app)
+        fill(form, name="box", dcgm_url="127.0.0.1:9401/metrics")
+        form.query_one("#field-gpu_source").value = "dcgm"
+        await pilot.press("ctrl+s")
+        assert "starts with http:// or https://" in screen_text(app)
+        fill(form, dcgm_url="http://127.0.0.1:9401/metrics")
+        await pilot.press("ctrl+s")
+        await until(lambda: not isinstance(app.screen, HostForm), pilot)
+        (host,) = app.editor.session.hosts
+        assert (host.gpu_source.value, host.dcgm_url) == ("dcgm", "http://127.0.0.1:9401/metrics")
+        await pilot.press("ctrl+s")
+    saved = tomllib.loads(path.read_text())
+    assert saved["hosts"][0]["dcgm_url"] == "http://127.0.0.1:9401/metrics"

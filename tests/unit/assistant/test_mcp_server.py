@@ -16,7 +16,7 @@ from cockpit.store.toml_store import load_session
 
 SECTIONS = {"goal", "instructions", "discoveries", "tasks", "files", "packages", "launch", "benchmarks",
             "last-action", "timeline", "sweeps", "hosts", "targets", "findings"}
-LIVE = {"live/log", "live/server", "live/gpus", "live/topology"}
+LIVE = {"live/log", "live/server", "live/gpus", "live/topology", "live/metrics", "live/fleet"}
 TOOLS = {"add_task", "edit_task", "move_task", "link_task", "acknowledge_review", "add_discovery",
          "set_discovery_status", "record_benchmark", "import_bench_serving", "add_launch_profile",
          "mark_profile_working", "record_file", "record_package", "set_last_action", "add_note",

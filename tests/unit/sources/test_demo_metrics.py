@@ -57,3 +57,43 @@ async def test_the_feed_yields_parsed_scrapes():
     assert all(isinstance(i, MetricsScraped) and i.host == "lxc" for i in got)
     assert "demo" in feed.description
     await asyncio.sleep(0)
+
+
+def test_the_metrics_replay_says_what_the_replayed_log_says():
+    """One truth (issue 23): the /metrics pane's running, queued and generation speed are the
+    log pane's, line after line of the demo's log (they said 33 running beside `running 1`)."""
+    from cockpit.demo.replay import DemoLoad, split_capture
+    from cockpit.live.log.log_metrics import LogMetrics
+    from cockpit.parse.log.sglang_log import parse_line
+
+    startup, steady = split_capture((DEMO / "sglang-server.log").read_text())
+    load, log, fold = DemoLoad(), LogMetrics(), ServerMetricsFold(60)
+    p = pages()
+    checked: set[int] = set()
+    checked_lines: list[str] = []
+    for line in startup + steady:
+        load.read(line)
+        log.apply(parse_line(line))
+        if "Decode batch" not in line:
+            continue
+        m = fold.feed(MetricsScraped("lxc", "u", parse_exposition(p.following(load, 2.0)), 1000.0 + 2 * len(checked_lines), 0.0))
+        checked_lines.append(line)
+        running = log.running_req.values()[-1]
+        assert m.gauges["num_running_reqs"] == running, line
+        assert m.gauges["num_queue_reqs"] == log.queue_req.values()[-1], line
+        assert abs(m.gauges["gen_throughput"] - log.gen_throughput.values()[-1]) <= 1, line
+        if m.rates:  # the counters grow at the log's speed
+            assert abs(m.rates["generation_tokens_per_s"] - load.gen_tps) <= 0.01 * load.gen_tps + 1
+        checked.add(running)
+    assert {1, 8, 64, 1024} <= checked  # the whole sweep of the capture, not one level
+
+
+async def test_the_demo_wires_its_metrics_to_its_log(tmp_path, monkeypatch):
+    from cockpit.demo.build import build_demo
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    _path, sources = build_demo()
+    try:
+        assert sources.metrics.load is sources.on_start[0].__self__.load
+    finally:
+        sources.run_stops()

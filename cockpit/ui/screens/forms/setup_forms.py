@@ -142,6 +142,7 @@ HOST_LINES: tuple[tuple[str, str, str], ...] = (
     ("log_path", "Log path", "the server log's path on the host"),
     ("log_command", "Log command", "or a command that prints it: docker logs -f --tail 0 sglang"),
     ("gpu_interval_s", "GPU every s", "1.0"),
+    ("dcgm_url", "DCGM URL", "GPU source dcgm: its /metrics (empty: http://127.0.0.1:9400/metrics)"),
     ("metrics_url", "Metrics URL", "http://127.0.0.1:30000/metrics as the host sees it (optional)"),
 )
 
@@ -184,8 +185,9 @@ class HostForm(FormScreen[dict[str, Any]]):
             errors = model_errors(Host, out, [name for name, *_ in HOST_LINES])
             if "name" in errors:
                 errors["name"] = "letters, digits, '.', '_' and '-' only"
-            if "metrics_url" in errors:
-                errors["metrics_url"] = "a URL that starts with http:// or https://"
+            for url in ("metrics_url", "dcgm_url"):
+                if url in errors:
+                    errors[url] = "a URL that starts with http:// or https://"
         if errors:
             raise FormInvalid(errors)
         return out

@@ -72,7 +72,7 @@ class MainScreen(MainViewState):
                     with Vertical(id="live-side"):
                         yield GpuPane(id="gpu", clock=self._clock_s)
                         yield HostDeck(self._metrics_pane, label="Metrics", id="metrics-deck")
-            yield SetupView(id="goal")
+            yield SetupView(id="goal", host_reads=self.port.host_reads)
             yield DiscoveriesView(id="discoveries")
             yield BenchmarksView(id="benchmarks")
             yield FilesTable(id="files")

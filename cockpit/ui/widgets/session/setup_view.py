@@ -7,6 +7,8 @@ headings are disabled options. The view posts intents; the main screen applies t
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from textual.content import Content
 from textual.widgets.option_list import Option
 
@@ -32,11 +34,14 @@ def kind_of(ident: str) -> str:
     return "target" if ident.startswith("g") else "instruction"
 
 
-def host_line(host: Host) -> str:
-    """How a host is reached and what is read there, in one line."""
+def host_line(host: Host, reads: Sequence[str] = ()) -> str:
+    """How a host is reached and what is read there, in one line; `reads`: what the live panes
+    read there beyond the host's own settings (the demo's replays), said instead of them."""
     where = f"ssh {host.ssh}" if host.ssh else "this machine"
     if host.jump:
         where += f" via {host.jump}"
+    if reads:
+        return " · ".join([where, *reads])
     log = f"log {host.log_path}" if host.log_path else f"log $ {host.log_command}" if host.log_command else "no log"
     gpus = "no GPUs" if host.gpu_source.value == "none" else f"GPUs {host.gpu_source.value} every {host.gpu_interval_s:g} s"
     return " · ".join([where, log, gpus] + ([f"metrics {host.metrics_url}"] if host.metrics_url else []))
@@ -75,8 +80,9 @@ class SetupView(ListDetailView):
     empty_text = ""
     nothing_selected = "Nothing selected"
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, host_reads: Mapping[str, list[str]] | None = None) -> None:
         super().__init__(id=id)
+        self.host_reads: Mapping[str, list[str]] = host_reads or {}
         self._scores: dict[str, TargetScore] = {}
 
     def show(self, session: Session, scores: list[TargetScore] | None = None) -> None:
@@ -108,7 +114,8 @@ class SetupView(ListDetailView):
         options.append(_heading("Hosts", "H adds one"))
         for host in session.hosts:
             options.append(Option(Content.assemble((safe(host.name), "bold"), "  ",
-                                                    (safe(host_line(host)), "$foreground-muted")),
+                                                    (safe(host_line(host, self.host_reads.get(host.name, ()))),
+                                                     "$foreground-muted")),
                                   id=f"host:{host.name}"))
         if not session.hosts:
             options.append(Option(Content.styled("  none yet: H adds one", "$foreground-muted"), disabled=True))
@@ -159,8 +166,10 @@ class SetupView(ListDetailView):
                                      ("log path", host.log_path), ("log command", host.log_command),
                                      ("GPU source", host.gpu_source.value),
                                      ("GPU interval", f"{host.gpu_interval_s:g} s"),
-                                     ("metrics URL", host.metrics_url)):
+                                     ("DCGM URL", host.dcgm_url), ("metrics URL", host.metrics_url)):
                     parts += ["\n", (f"{label:<13}", "bold"), safe(value) or ("—", "$foreground-muted")]
+                for read in self.host_reads.get(host.name, ()):
+                    parts += ["\n", (f"{'live':<13}", "bold"), safe(read)]
                 parts += ["\n\n", ("e edits · d deletes", "$foreground-muted")]
         return Content.assemble(*parts)
 
