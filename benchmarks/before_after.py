@@ -90,7 +90,9 @@ def run_one(side: str, checkout: Path, name: str, args: list[str], round_no: int
         if before_files.get(p) != p.stat().st_mtime:
             shutil.copyfile(p, raw / p.name)
             copied.append(p.name)
-    record = {"bench": name, "side": side, "round": round_no, "checkout": str(checkout), "args": args,
+    commit = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    record = {"bench": name, "side": side, "round": round_no, "checkout": str(checkout), "commit": commit, "args": args,
               "pin": pin, "rc": rc, "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
               "load_1m": [round(load0, 2), round(loadavg(), 2)], "json": copied}
     print(json.dumps(record), flush=True)

@@ -100,6 +100,7 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=5000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--pin", default=None, help="CPUs to run on, e.g. 0,1 (as taskset -c 0,1)")
+    parser.add_argument("--json", default="big_session.json", help="file name under benchmarks/out/")
     args = parser.parse_args()
     if args.pin:
         os.sched_setaffinity(0, {int(c) for c in args.pin.split(",")})
@@ -121,7 +122,7 @@ def main() -> None:
         print(f"{label:<10} {small[key] * 1000:>17.0f} ms {large[key] * 1000:>11.0f} ms {ratio:>6.1f}x")
         rows.append({"step": label, "example_s": small[key], "big_s": large[key], "ratio": ratio})
     OUT.mkdir(exist_ok=True)
-    (OUT / "big_session.json").write_text(json.dumps(
+    (OUT / args.json).write_text(json.dumps(
         {"tasks": args.tasks, "file_bytes": size, "runs": args.runs, "cpus": cpus,
          "load_average_1m": [round(load_before, 2), round(load_after, 2)], "rows": rows}, indent=2) + "\n")
 
