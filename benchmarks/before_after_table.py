@@ -116,7 +116,13 @@ FIGURES: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
         ("records lost (round 1)", "rounds/0/lost", "0"),
         ("records lost (round 2)", "rounds/1/lost", "0"),
     ]),
-    "log_pane": ("log_pane.json", []),
+    "log_pane": ("log_pane.json", [
+        ("`cockpit log FILE` (1M lines): last line on screen, s", "open_log_s", "<= 0.5x toolong"),
+        ("the whole cockpit on that log, s", "open_session_s", ""),
+        ("whole-file figures on screen, s", "open_metrics_s", "< 2 s"),
+        ("key -> screen at 20k lines/s, p99 ms (`cockpit log`)", "key_latency/p99_ms", "< 50 ms"),
+        ("the same in the whole cockpit, p99 ms", "key_latency_whole_app/p99_ms", "< 50 ms"),
+    ]),
 }
 
 
