@@ -9,8 +9,8 @@ change and after it, each with the scripts of its time). Round by round, one run
 both alike. Beside every run: the 1-minute load average before and after it, its wall
 time and the CPU time (user + system) of the benchmark and everything it started. The
 JSON files a run writes under its checkout's benchmarks/out/ are copied to
-benchmarks/out/before_after/raw/SIDE/NAME.rROUND/; its printed table to
-benchmarks/out/before_after/NAME.SIDE.rROUND.txt. `before_after_table.py` turns them
+benchmarks/out/before_after/raw/SIDE/NAME.rROUND.STAMP/ (STAMP: this invocation's
+start); its printed table to benchmarks/out/before_after/NAME.SIDE.rROUND.STAMP.txt. `before_after_table.py` turns them
 into benchmarks/out/before_after.md and .json.
 
 Not run: h200_sweep_power.py (needs an NVIDIA GPU, NVML and nvidia-smi on the machine)
@@ -59,6 +59,7 @@ BENCHES: dict[str, list[str]] = {
     "log_pane": ["--runs", "3", "--skip-toolong", "--only", "micro,open,metrics,key"],
 }
 TIMEOUT_S = 1500
+INVOCATION = time.strftime("%Y%m%dT%H%M%S")
 
 
 def loadavg() -> float:
@@ -82,8 +83,9 @@ def run_one(side: str, checkout: Path, name: str, args: list[str], round_no: int
     usage1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = usage1.ru_utime - usage0.ru_utime + usage1.ru_stime - usage0.ru_stime
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / f"{name}.{side}.r{round_no}.txt").write_text(" ".join(cmd) + "\n" + str(text))
-    raw = OUT / "raw" / side / f"{name}.r{round_no}"
+    stem = f"{name}.r{round_no}.{INVOCATION}"  # a later invocation keeps the earlier one's files
+    (OUT / f"{name}.{side}.r{round_no}.{INVOCATION}.txt").write_text(" ".join(cmd) + "\n" + str(text))
+    raw = OUT / "raw" / side / stem
     raw.mkdir(parents=True, exist_ok=True)
     copied = []
     for p in out_dir.glob("*.json"):
@@ -94,7 +96,8 @@ def run_one(side: str, checkout: Path, name: str, args: list[str], round_no: int
                             capture_output=True, text=True).stdout.strip()
     record = {"bench": name, "side": side, "round": round_no, "checkout": str(checkout), "commit": commit, "args": args,
               "pin": pin, "rc": rc, "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
-              "load_1m": [round(load0, 2), round(loadavg(), 2)], "json": copied}
+              "load_1m": [round(load0, 2), round(loadavg(), 2)], "json": copied,
+              "raw": str(raw.relative_to(OUT))}
     print(json.dumps(record), flush=True)
     return record
 

@@ -179,8 +179,14 @@ def main() -> int:
                             for r in mine if r["side"] == "after"), "")
         sides: dict[str, list[Any]] = {"before": [], "after": []}
         meta: dict[str, dict[str, list[float]]] = {s: {"load": [], "cpu": [], "wall": []} for s in sides}
+        # runs recorded before the driver stamped its invocations share raw folders per round:
+        # the folder holds the latest of them, so only that one is counted
+        latest_of = {}
         for r in mine:
-            raw = RUNS / "raw" / r["side"] / f"{bench}.r{r['round']}" / filename
+            latest_of[r.get("raw") or f"{r['side']}/{bench}.r{r['round']}"] = r
+        mine = [r for r in mine if latest_of[r.get("raw") or f"{r['side']}/{bench}.r{r['round']}"] is r]
+        for r in mine:
+            raw = RUNS / (r.get("raw") or f"raw/{r['side']}/{bench}.r{r['round']}") / filename
             if raw.exists():
                 sides[r["side"]].append(json.loads(raw.read_text()))
             meta[r["side"]]["load"] += r["load_1m"]
