@@ -15,7 +15,11 @@ with the sre passes only, and for today's mix also the summary engine alone (pyt
 + `cockpit.parse.log.log_summary_scan` import + summary, no CLI), python start + CLI import, and a
 naive per-line regex loop. Ratios are to grep's median of the same run.
 Writes benchmarks/out/parse_log.json (every mix; parse_log_MIX.json with --mix MIX).
-Usage: python benchmarks/bench_parse_log.py [--lines N] [--runs N] [--mix today|decode|steady|all]
+* heldout: written after the engine was tuned, and not tuned on: decode-dominated, the
+  newest shapes weighted up, millisecond stamps, gen throughput ramping up with noise, and
+  decoy lines holding the needles' common bytes.
+
+Usage: python benchmarks/bench_parse_log.py [--lines N] [--runs N] [--mix today|decode|steady|heldout|all] [--pin 0,1]
 """
 
 from __future__ import annotations
@@ -179,12 +183,49 @@ def build_decode_log(path: Path, n_lines: int, seed: int = 11, steady: bool = Fa
     path.write_bytes(b"\n".join(body + crash) + b"\n")
 
 
+def build_heldout_log(path: Path, n_lines: int, seed: int = 29) -> None:
+    """A decode-dominated mix the engine was not tuned on: another seed, 90 % decode lines
+    weighted to the newest shapes (PD decode with speculation, hybrid SSM, HiSparse), every
+    stamp in milliseconds, gen throughput ramping up over the run with noise (a warm-up),
+    1 % WARNING / INFO lines that hold the needles' common bytes ("l", "memory", "File")
+    without being errors."""
+    rng = random.Random(seed)
+    weights = [1, 1, 2, 1, 2, 4, 5, 1, 3, 1, 2]
+    shapes = [s for _, s in DECODE_SHAPES]
+    *_, other, crash = _corpus_pools()
+    other = [ln for ln in other if b"batch" not in ln]
+    decoys = ["[{ts}] WARNING: memory pool is almost full, consider lowering --mem-fraction-static",
+              "[{ts}] INFO: Load weight end. type=DeepseekV3ForCausalLM, dtype=torch.bfloat16, avail mem=71.25 GB",
+              '[{ts}] INFO: File "config.json" loaded from the local cache']
+    body = []
+    n = n_lines - len(crash)
+    for i in range(n):
+        gen = f"{max(0.0, 3000 * i / n + rng.gauss(0, 150)):.2f}"
+        f = _fields(rng, gen)
+        sec = rng.randrange(86400)
+        f["ts"] = f"2025-11-02 {sec // 3600:02d}:{sec // 60 % 60:02d}:{sec % 60:02d}.{rng.randrange(1000):03d}"
+        roll = rng.random()
+        if roll < 0.90:
+            line = rng.choices(shapes, weights)[0].format(**f)
+        elif roll < 0.95:
+            line = rng.choice(PREFILL_SHAPES).format(**f)
+        elif roll < 0.98:
+            line = ACCESS_LINE.format(**f)
+        elif roll < 0.99:
+            line = rng.choice(decoys).format(**f)
+        else:
+            body.append(rng.choice(other))
+            continue
+        body.append(line.encode())
+    path.write_bytes(b"\n".join(body + crash) + b"\n")
+
+
 ENGINE = ("import sys, json; from cockpit.parse.log.log_summary_scan import summarize_stream; "
           "print(json.dumps(summarize_stream(open(sys.argv[1], 'rb'))))")
 
 
 def timed_rounds(cmds: dict[str, list[str]], runs: int,
-                 env: dict[str, dict[str, str]] | None = None
+                 env: dict[str, dict[str, str]] | None = None, cwd: dict[str, Path] | None = None,
                  ) -> tuple[dict[str, float], dict[str, float], dict[str, str]]:
     """Median wall time and median CPU time (user + system, forked children included) of
     each command over `runs` rounds; each round runs every command once. `env` adds
@@ -198,7 +239,7 @@ def timed_rounds(cmds: dict[str, list[str]], runs: int,
         for name, cmd in cmds.items():
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
-            proc = subprocess.run(cmd, capture_output=True, check=True, cwd=ROOT,
+            proc = subprocess.run(cmd, capture_output=True, check=True, cwd=(cwd or {}).get(name, ROOT),
                                   env={**base, **(env or {}).get(name, {})})
             times[name].append(time.perf_counter() - t0)
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -213,10 +254,12 @@ MIXES = {  # name -> (builder, file stem, what it is)
     "decode": (build_decode_log, "bench_decode_v1", "decode-dominated: 85 % decode lines of every shape, DP/EP tags"),
     "steady": (lambda path, n: build_decode_log(path, n, steady=True), "bench_steady_v1",
                "steady state: gen throughput 1234.40-1234.70, #running-req at its cap"),
+    "heldout": (build_heldout_log, "bench_heldout_v1",
+                "held out (not tuned on): 90 % decode, newest shapes, ms stamps, a throughput ramp, decoy lines"),
 }
 
 
-def run_mix(name: str, lines: int, runs: int, extras: bool) -> dict:
+def run_mix(name: str, lines: int, runs: int, extras: bool, before: Path | None = None) -> dict:
     """Time grep and parse-log (both engines) on one mix; `extras` adds the engine alone,
     python start + CLI import and the naive loop."""
     builder, stem, what = MIXES[name]
@@ -235,9 +278,15 @@ def run_mix(name: str, lines: int, runs: int, extras: bool) -> dict:
         cmds |= {"engine": [py, "-c", ENGINE, str(log)],
                  "cli_import": [py, "-c", "import cockpit.cli as c; c.build_parser()"],
                  "naive": [py, str(naive_py), str(log)]}
-    med, cpu, outs = timed_rounds(cmds, runs, env={"parse_log_sre": {"COCKPIT_SCAN_ENGINE": "sre"}})
+    if before is not None:  # another checkout's parse-log (its own venv), in the same rounds
+        cmds["parse_log_before"] = [str(before / ".venv" / "bin" / "python"), "-m", "cockpit", "parse-log",
+                                    str(log), "--json"]
+    med, cpu, outs = timed_rounds(cmds, runs, env={"parse_log_sre": {"COCKPIT_SCAN_ENGINE": "sre"}},
+                                  cwd={"parse_log_before": before} if before is not None else None)
     summary = json.loads(outs["parse_log"])
     assert summary == json.loads(outs["parse_log_sre"])
+    if before is not None:
+        assert summary == json.loads(outs["parse_log_before"])
     if extras:
         assert summary == json.loads(outs["engine"])
     assert summary["decode_lines"] == int(outs["grep"]), (summary["decode_lines"], outs["grep"])
@@ -256,6 +305,9 @@ def run_mix(name: str, lines: int, runs: int, extras: bool) -> dict:
         "ratio_sre_only_to_grep": round(med["parse_log_sre"] / grep_s, 2),
         "cpu_s": {name: round(v, 4) for name, v in cpu.items()},
     }
+    if before is not None:
+        result |= {"before_checkout": str(before), "before_parse_log_s": round(med["parse_log_before"], 4),
+                   "ratio_before_to_grep": round(med["parse_log_before"] / grep_s, 2)}
     if extras:
         result |= {
             "summary_engine_s": round(med["engine"], 4),
@@ -270,6 +322,8 @@ def run_mix(name: str, lines: int, runs: int, extras: bool) -> dict:
     print(f"{'command':<46} {'seconds':>8} {'x grep':>7} {'cpu s':>7}")
     rows = [("grep -c 'Decode batch'", "grep"), ("cockpit parse-log --json", "parse_log"),
             ("  the same with the sre passes only", "parse_log_sre")]
+    if before is not None:
+        rows.append(("  the --before checkout's parse-log", "parse_log_before"))
     if extras:
         rows += [("  summary engine alone (python + summary)", "engine"),
                  ("  python start + CLI import (build_parser)", "cli_import"),
@@ -284,7 +338,12 @@ def main() -> int:
     ap.add_argument("--lines", type=int, default=1_000_000)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--mix", choices=[*MIXES, "all"], default="all")
+    ap.add_argument("--before", type=Path, default=None,
+                    help="another checkout (with its .venv) whose parse-log runs in the same rounds")
+    ap.add_argument("--pin", default=None, help="CPUs for every command, e.g. 0,1 (as taskset -c 0,1)")
     args = ap.parse_args()
+    if args.pin:  # inherited by every command it starts (grep and parse-log alike)
+        os.sched_setaffinity(0, {int(c) for c in args.pin.split(",")})
     OUT.mkdir(parents=True, exist_ok=True)
     # An installed package has its bytecode compiled (pip does it); a sandbox with
     # PYTHONDONTWRITEBYTECODE would otherwise compile every module on every run.
@@ -295,7 +354,8 @@ def main() -> int:
     print(f"scan engine: {engine}")
     names = list(MIXES) if args.mix == "all" else [args.mix]
     load_before = os.getloadavg()[0]
-    results = {name: run_mix(name, args.lines, args.runs, extras=name == "today") for name in names}
+    results = {name: run_mix(name, args.lines, args.runs, extras=name == "today", before=args.before)
+               for name in names}
     load_after = os.getloadavg()[0]
     out = OUT / ("parse_log.json" if args.mix == "all" else f"parse_log_{args.mix}.json")
     out.write_text(json.dumps({"scan_engine": engine, "goal": "ratio_cockpit_to_grep <= 5 on every mix",
@@ -304,11 +364,13 @@ def main() -> int:
                                "mixes": results}, indent=2) + "\n")
     print(f"\n{len(os.sched_getaffinity(0))} CPUs, 1-minute load average {load_before:.2f} before, "
           f"{load_after:.2f} after (other work stretches the wall times: see cpu s)")
-    print(f"{'mix':<8} {'grep s':>8} {'parse-log s':>12} {'x grep':>7} {'sre only x':>11} {'cpu x grep':>11}")
+    print(f"{'mix':<8} {'grep s':>8} {'parse-log s':>12} {'x grep':>7} {'sre only x':>11} {'cpu x grep':>11}"
+          + (f" {'before x':>9}" if args.before else ""))
     for name, r in results.items():
         cpu_x = r["cpu_s"]["parse_log"] / r["cpu_s"]["grep"]
         print(f"{name:<8} {r['grep_s']:>8.3f} {r['cockpit_parse_log_s']:>12.3f} "
-              f"{r['ratio_cockpit_to_grep']:>7.2f} {r['ratio_sre_only_to_grep']:>11.2f} {cpu_x:>11.2f}")
+              f"{r['ratio_cockpit_to_grep']:>7.2f} {r['ratio_sre_only_to_grep']:>11.2f} {cpu_x:>11.2f}"
+              + (f" {r['ratio_before_to_grep']:>9.2f}" if args.before else ""))
     return 0
 
 

@@ -187,6 +187,10 @@ class CockpitAppBase(App[None]):
 
         self.push_screen(PromptScreen(message.question, message.value), message.then)
 
+    def on_load(self) -> None:
+        """The app starts running: no collections while it is built (settled after the first frame)."""
+        gc_settle.hold()
+
     def settle_after_first_frame(self) -> None:
         """The app is built: its objects leave the collector's walks (given back on exit)."""
         self.call_after_refresh(gc_settle.settle)

@@ -12,12 +12,8 @@ corpus, fuzz and edge inputs):
   holding two markers counts once, and an invalid `Decode batch …` before a valid one on
   the same line does not hide it (a kind sparse in the buffer, such as a decode-heavy
   log's prefill lines, is counted by the Hyperscan pass instead: log_summary_hs);
-* maxima: a value counts only in the rest of a batch line (after its marker); rather than
-  collect every value, a pass finds only values *greater* than the best valid value so far
-  (the regex encodes "greater than" on the decimal text), so the C engine skips the rest;
-  each such hit is checked exactly on its own line, and the regex is rebuilt when it is
-  valid; a few sampled values seed the threshold;
-* last gen throughput: the last valid occurrence, found backwards with rfind;
+* maxima and the last gen throughput: log_summary_values (values greater than the best so
+  far, found by one regex and each checked on its line; the last found backwards);
 * error labels, readiness, the bench header (and whether v0.1.x `new fill batch.` lines
   exist): every trigger contains a needle (NEEDLES). Needles holding an `l` are found by one
   sre pass whose pattern starts with the literal `l`; the rest each hold a byte that is
@@ -28,12 +24,20 @@ corpus, fuzz and edge inputs):
 
 from __future__ import annotations
 
-import mmap
 import re
 from typing import NamedTuple, Protocol, TypeAlias, TypeVar
 
-from cockpit.parse.greater_than import labels_greater
 from cockpit.parse.log.error_labels import line_error_labels
+from cockpit.parse.log.log_summary_values import (
+    Buffer,
+    Field,
+    Value,
+    as_int,
+    counts,
+    last_value,
+    max_value,
+    max_values,
+)
 from cockpit.parse.log.sglang_patterns import (
     BENCH_HEADER,
     DECODE_MARKER,
@@ -50,10 +54,7 @@ from cockpit.parse.log.sglang_patterns import (
     RUNNING,
     RUNNING_LABEL,
 )
-from cockpit.parse.numbers import read_float, read_int
 
-Buffer: TypeAlias = "bytes | mmap.mmap"  # a whole log: bytes, or a mapped file (no copy)
-Value: TypeAlias = "int | float"
 _N = TypeVar("_N", bound=float)
 
 # a batch line of a kind, counted by a match that runs to its end (the empty group: no copy)
@@ -73,15 +74,6 @@ class Kind(NamedTuple):
 
 KINDS = (Kind("decode", DECODE_MARKER.pattern, b"Decode batch"),
          Kind("prefill", PREFILL_MARKER.pattern, b"Prefill batch"))
-
-
-class Field(NamedTuple):
-    """A summary figure read as the greatest value after a label in the rest of a batch line."""
-
-    label: bytes
-    value: re.Pattern[bytes]  # matched at the label: the number as group 1
-    kinds: tuple[re.Pattern[bytes], ...]  # the markers whose rest it counts in
-    is_float: bool
 
 
 GEN_FIELD = Field(GEN_LABEL, GEN, (DECODE_MARKER,), True)
@@ -158,7 +150,6 @@ def _l_regex(done: frozenset[str]) -> re.Pattern[bytes] | None:
 
 
 NEEDLE_TEXTS = tuple(n for n, _ in NEEDLES)
-SAMPLES = 16
 LEGACY_LINES = 2000
 
 
@@ -251,121 +242,21 @@ def scan(data: Buffer, start: int, end: int, engine_pass: EnginePass = SRE) -> P
     out.decode = lines["decode"] if "decode" in lines else len(_DEC_LINE.findall(data, start, end))
     out.prefill = lines["prefill"] if "prefill" in lines else len(_PRE_LINE.findall(data, start, end))
     if out.decode:
-        out.max_gen = _max_value(data, start, end, GEN_FIELD) if maxima is None else maxima[0]
-        out.last_gen = _last_value(data, start, end, GEN_FIELD)
+        out.max_gen = max_value(data, start, end, GEN_FIELD) if maxima is None else maxima[0]
+        out.last_gen = last_value(data, start, end, GEN_FIELD)
     if out.decode or out.prefill or out.legacy_lines or out.legacy:
-        running, queue = _max_values(data, start, end, (RUNNING_FIELD, QUEUE_FIELD)) if maxima is None else maxima[1:]
-        out.max_running, out.max_queue = _int(running), _int(queue)
+        running, queue = max_values(data, start, end, (RUNNING_FIELD, QUEUE_FIELD)) if maxima is None else maxima[1:]
+        out.max_running, out.max_queue = as_int(running), as_int(queue)
     if out.legacy:  # many legacy lines: one pass instead of the per-line reads
         rests = LEGACY_REST.findall(data, start, end)  # one per line: the rest runs to its end
         out.legacy_lines = len(rests)
         text = b"\n".join(rests)
-        out.legacy_running = max(_counts(LEGACY_RUNNING.findall(text)), default=None)
-        out.legacy_queue = max(_counts(LEGACY_QUEUE.findall(text)), default=None)
+        out.legacy_running = max(counts(LEGACY_RUNNING.findall(text)), default=None)
+        out.legacy_queue = max(counts(LEGACY_QUEUE.findall(text)), default=None)
     out.prefill += out.legacy_lines
     out.max_running = _max(out.max_running, out.legacy_running)
     out.max_queue = _max(out.max_queue, out.legacy_queue)
     return out
-
-
-def _counts(texts: list[bytes]) -> list[int]:
-    """The counts among `texts` (one too long to be a figure is left out: numbers.py)."""
-    return [n for t in texts if (n := read_int(t)) is not None]
-
-
-def number(text: bytes, is_float: bool) -> Value | None:
-    """A field's value from its digits; None for one too long to be a figure."""
-    return read_float(text) if is_float else read_int(text)
-
-
-def _int(value: Value | None) -> int | None:
-    """A count field's value (read with int(): the float in its type is the other fields')."""
-    return None if value is None else int(value)
-
-
-# --- values -------------------------------------------------------------------------------
-
-def in_batch_rest(data: Buffer, start: int, pos: int, kinds: tuple[re.Pattern[bytes], ...]) -> bool:
-    """Is the label at `pos` in the rest of a batch marker of one of `kinds` on its line?"""
-    line_start = data.rfind(b"\n", start, pos) + 1 or start
-    return any(rx.search(data, line_start, pos) is not None for rx in kinds)
-
-
-def _value_at(data: Buffer, pos: int, end: int, field: Field) -> Value | None:
-    m = field.value.match(data, pos, end)
-    if m is None:
-        return None
-    return number(m.group(1), field.is_float)
-
-
-def _last_value(data: Buffer, start: int, end: int, field: Field) -> float | None:
-    label, _, kinds, _ = field
-    pos = end
-    while True:
-        pos = data.rfind(label, start, pos)
-        if pos < 0:
-            return None
-        if in_batch_rest(data, start, pos, kinds):
-            value = _value_at(data, pos, end, field)
-            if value is not None:
-                return value
-
-
-def seed(data: Buffer, start: int, end: int, field: Field, samples: int = SAMPLES) -> tuple[Value | None, bytes | None]:
-    """(value, its text) of the best of a few valid values spread over the slice."""
-    label, vrx, kinds, is_float = field
-    best: Value | None = None
-    best_text: bytes | None = None
-    step = max(1, (end - start) // samples)
-    for at in range(start, end, step):
-        pos = data.find(label, at, end)
-        if pos < 0:
-            break
-        if in_batch_rest(data, start, pos, kinds):
-            m = vrx.match(data, pos, end)
-            if m is not None:
-                value = number(m.group(1), is_float)
-                if value is not None and (best is None or value > best):
-                    best, best_text = value, m.group(1)
-    return best, best_text
-
-
-def _max_value(data: Buffer, start: int, end: int, field: Field) -> Value | None:
-    return _max_values(data, start, end, (field,))[0]
-
-
-def _max_values(data: Buffer, start: int, end: int, fields: tuple[Field, ...]) -> list[Value | None]:
-    """The greatest valid value of each field, in one pass: the fields' labels share their
-    first byte (`#running-req: `, `#queue-req: `), so one regex holds every field's
-    "greater than its best so far" branch after it."""
-    seeds = [seed(data, start, end, f) for f in fields]
-    best = [b for b, _ in seeds]
-    texts = [t for _, t in seeds]
-    rx = _greater_any(fields, texts)
-    pos = start
-    while True:
-        m = rx.search(data, pos, end)
-        if m is None:
-            return best
-        pos = m.end()
-        at = m.start()
-        for i, (label, vrx, kinds, is_float) in enumerate(fields):
-            if len(fields) > 1 and data[at:at + len(label)] != label:  # (mmap has no startswith)
-                continue
-            if in_batch_rest(data, start, at, kinds):
-                vm = vrx.match(data, at, end)
-                assert vm is not None  # the regex matched a label and a number here
-                value = number(vm.group(1), is_float)
-                old = best[i]
-                if value is not None and (old is None or value > old):
-                    best[i], texts[i] = value, vm.group(1)
-                    rx = _greater_any(fields, texts)
-            break
-
-
-def _greater_any(fields: tuple[Field, ...], texts: list[bytes | None]) -> re.Pattern[bytes]:
-    """One regex: any field's label followed by a number greater than its text."""
-    return labels_greater(tuple((f.label, t, f.is_float) for f, t in zip(fields, texts)))
 
 
 # --- error labels, readiness, bench header --------------------------------------------------

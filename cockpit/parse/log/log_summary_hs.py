@@ -39,7 +39,9 @@ else:
 
 from cockpit.parse.greater_than import greater_prefixes
 from cockpit.parse.log import log_summary_fast as fast
-from cockpit.parse.log.log_summary_fast import FIELDS, KINDS, Buffer, Field, Kind, Partial, Value
+from cockpit.parse.log import log_summary_values as vals
+from cockpit.parse.log.log_summary_fast import FIELDS, KINDS, Kind, Partial
+from cockpit.parse.log.log_summary_values import Buffer, Field, Value
 
 SAMPLES = 256  # seeds: with iid values about 1/(SAMPLES+1) of the labels are candidates
 # A kind of batch line is counted here (one Python call per marker) when its markers are
@@ -98,7 +100,7 @@ class Pass:
                  kinds: tuple[Kind, ...] = KINDS) -> None:
         self.fields = fields
         self.kinds = sparse_kinds(data, start, end, kinds)
-        self.seeds = [fast.seed(data, start, end, f, SAMPLES) for f in fields]
+        self.seeds = [vals.seed(data, start, end, f, SAMPLES) for f in fields]
         self.db = _database(tuple((f.label, text, f.is_float) for f, (_, text) in zip(fields, self.seeds)),
                             self.kinds)
 
@@ -157,13 +159,13 @@ def _greatest(data: Buffer, start: int, end: int, field: Field, best: Value | No
         line_start = data.rfind(b"\n", start, stop) + 1 or start
         at = data.rfind(label, line_start, stop)  # the label this candidate starts with
         m = vrx.match(data, at, end)
-        value = None if m is None else fast.number(m.group(1), is_float)
+        value = None if m is None else vals.number(m.group(1), is_float)
         if value is not None:
             values.append((value, at))
     values.sort(reverse=True)
     for value, at in values:
         if best is not None and value <= best:
             break
-        if fast.in_batch_rest(data, start, at, kinds):
+        if vals.in_batch_rest(data, start, at, kinds):
             return value
     return best

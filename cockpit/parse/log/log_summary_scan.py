@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, BinaryIO, Literal
 
 from cockpit.ground.sanitize import strip_ansi_bytes
 from cockpit.parse.log import log_summary_fast as fast
-from cockpit.parse.log.log_summary_fast import SRE, Buffer, EnginePass, Partial
+from cockpit.parse.log.log_summary_fast import SRE, EnginePass, Partial
+from cockpit.parse.log.log_summary_values import Buffer
 
 if TYPE_CHECKING:
     from cockpit.parse.bench.bench_serving import BenchBlockParser

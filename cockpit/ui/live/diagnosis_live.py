@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from cockpit.live.diagnosis.engine import decided_keys, diagnose
 from cockpit.live.diagnosis.findings import Finding
@@ -25,6 +25,12 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from cockpit.control.session_controller import SessionController
+
+
+class LivePanes(Protocol):
+    """The main screen's panes without a DOM query (MainScreen.live_panes)."""
+
+    def live_panes(self) -> tuple[list[Any], Any, Any, list[Any]]: ...
 
 
 class FindingsApp(Protocol):
@@ -80,24 +86,21 @@ class LiveParts:
 
 
 def live_parts(app: FindingsApp) -> LiveParts:
-    from cockpit.ui.widgets.gpu.gpu_pane import GpuPane
-    from cockpit.ui.widgets.gpu.topology_pane import TopologyPane
     from cockpit.ui.widgets.log.log_pane import LogPane
     from cockpit.ui.widgets.metrics.metrics_pane import MetricsPane
 
-    screen = app.main_screen
-    logs = list(screen.query(LogPane))
+    # the main screen's own references: four DOM queries every WATCH_S cost more than the rest
+    panes, gpu, topology, metrics = cast(LivePanes, app.main_screen).live_panes()
+    logs = [p for p in panes if isinstance(p, LogPane)]
     lines: list[str] | None = None
     first, total = 1, 0
     if logs and logs[0].buffer.texts:
         buffer = logs[0].buffer
         lines = buffer.texts[-LOG_LINES:]
         first, total = buffer.first + len(buffer.texts) - len(lines) + 1, buffer.total
-    gpus = list(screen.query(GpuPane))
-    topo = list(screen.query(TopologyPane))
-    scrapes = [s for pane in screen.query(MetricsPane) if (s := _scrape_of(pane.metrics)) is not None][:1]
-    return LiveParts(lines, first, total, list(gpus[0].samples) if gpus else [],
-                     topo[0].topology if topo else None, scrapes, app.controller.session)
+    scrapes = [s for pane in metrics if isinstance(pane, MetricsPane)
+               and (s := _scrape_of(pane.metrics)) is not None][:1]
+    return LiveParts(lines, first, total, list(gpu.samples), topology.topology, scrapes, app.controller.session)
 
 
 def live_inputs(app: FindingsApp) -> DiagnosisInputs:

@@ -66,6 +66,11 @@ class HostDeck(Vertical):
     def shown(self) -> Widget:
         return self.panes.get(self.current) or self.primary
 
+    @property
+    def all_panes(self) -> list[Widget]:
+        """Every pane of the deck, shown or not (the primary first)."""
+        return [self.primary, *(p for p in self.panes.values() if p is not self.primary)]
+
     def has(self, host: str | None) -> bool:
         return host in self.panes
 

@@ -32,6 +32,7 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.widgets import Static
 
 from cockpit.live.data_age import DataAge, stale_after
@@ -85,6 +86,7 @@ class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
         """Set at each render: one line per GPU (short or narrow pane) or two."""
         self._numa: dict[int, int] = {}
         self._render_pending = False
+        self._title = "GPUs"
 
     def compose(self) -> ComposeResult:
         yield Static(self.state_text, classes="gpu-state", markup=False)
@@ -204,11 +206,11 @@ class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
         header, rows, total, notes = (self.query_one(f".gpu-{n}", Static) for n in ("header", "rows", "total", "notes"))
         samples = self.samples
         if not samples:
-            header.update("" if self.unavailable is not None else WAITING)
+            _update(header, "" if self.unavailable is not None else WAITING)
             for w in (rows, total, notes):
-                w.update("")
+                _update(w, "")
                 w.display = False
-            self.border_title = "GPUs"
+            self._set_title("GPUs")
             return
         for w in (rows, total):
             w.display = True
@@ -242,18 +244,31 @@ class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
         notes.display = bool(shown)
         names = {short_name(s.name) for s in samples}
         host_part = "" if multi_host or None in hosts else f" on {next(iter(hosts))}"
-        self.border_title = plain(f"GPUs{host_part} · {len(samples)}× {names.pop()}" if len(names) == 1
-                                  else f"GPUs{host_part} · {len(samples)}")  # GPU names: host output
+        self._set_title(plain(f"GPUs{host_part} · {len(samples)}× {names.pop()}" if len(names) == 1
+                              else f"GPUs{host_part} · {len(samples)}"))  # GPU names: host output
+
+    def _set_title(self, title: str | Content) -> None:
+        """Setting a border title repaints the whole pane: only when it changes (not each tick)."""
+        text = title.plain if isinstance(title, Content) else title
+        if text != self._title:
+            self._title = text
+            self.border_title = title
 
 
 def _update(widget: Static, content: Any) -> None:
-    """Update a Static, asking for a layout pass only when its line count changes.
+    """Update a Static, asking for a layout pass only when its line count changes, and
+    not at all when it shows the same thing (text and styles) as before.
 
     A tick redraws every row once a second; a full layout of the screen each time was
-    most of the cockpit's idle CPU.
+    most of the cockpit's idle CPU, and repainting the unchanged header, state and notes
+    lines each tick a tenth of what was left.
     """
+    if isinstance(content, (str, Text)) and type(content) is type(getattr(widget, "_cockpit_shown", None)) \
+            and content == widget._cockpit_shown:  # type: ignore[attr-defined]
+        return  # (Text compares its text and its styled spans)
     text = getattr(content, "plain", content)
     lines = text.count("\n") if isinstance(text, str) else -1
     changed = lines < 0 or getattr(widget, "_cockpit_lines", None) != lines
     widget._cockpit_lines = lines  # type: ignore[attr-defined]
+    widget._cockpit_shown = content.copy() if isinstance(content, Text) else content  # type: ignore[attr-defined]
     widget.update(inert_renderable(content), layout=changed)  # GPU names, host errors: host output
