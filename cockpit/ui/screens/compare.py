@@ -93,13 +93,9 @@ class CompareScreen(Screen[None]):
         was_row = table.cursor_row
         was_key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value if table.row_count else None
         table.border_title = Content.assemble(("Compare ", "bold"), (label, "bold $accent"))
-        table.clear(columns=True)
-        table.add_column("conc", key="conc")
-        table.add_column(Text(f"A {self.a}", justify="right"), key="a")
-        table.add_column(Text(f"B {self.b}", justify="right"), key="b")
-        table.add_column(Text("B vs A", justify="right"), key="change")
         rows = compare_rows(session, self.a, self.b, self.metric)
         variables = self.app.theme_variables
+        cells: list[tuple[Text, Text, Text, Text]] = []
         for row in rows:
             change, better = row.change, row.b_is_better
             if change is None:
@@ -108,12 +104,21 @@ class CompareScreen(Screen[None]):
                 role = "" if better is None else "target-met" if better else "target-missed"
                 shown = Text(f"{change:+.1%}", justify="right",
                              style=role_style(variables, role) if role else "")
-            table.add_row(Text(str(row.concurrency), justify="right"), _value(row.a), _value(row.b), shown,
-                          key=str(row.concurrency))
+            cells.append((Text(str(row.concurrency), justify="right"), _value(row.a), _value(row.b), shown))
         if not rows:
-            table.add_row(Text("—"), Text("no runs"), Text("no runs"), Text(""), key="none")
+            cells.append((Text("—"), Text("no runs"), Text("no runs"), Text("")))
+        labels = (Text("conc"), Text(f"A {self.a}", justify="right"), Text(f"B {self.b}", justify="right"),
+                  Text("B vs A", justify="right"))
+        # Widths given, not measured: Textual measures auto widths when the table is next idle,
+        # and a frame drawn before that (a loaded machine) stayed cached at the labels' widths.
+        widths = [max(cell.cell_len for cell in column) for column in zip(labels, *cells, strict=False)]
+        table.clear(columns=True)
+        for heading, key, width in zip(labels, ("conc", "a", "b", "change"), widths, strict=True):
+            table.add_column(heading, key=key, width=width)
+        keys = [str(row.concurrency) for row in rows] or ["none"]
+        for key, row_cells in zip(keys, cells, strict=True):
+            table.add_row(*row_cells, key=key)
         if was_key is not None:
-            keys = [str(row.concurrency) for row in rows]
             table.move_cursor(row=keys.index(was_key) if was_key in keys else min(was_row, table.row_count - 1),
                               animate=False)
         self.query_one("#compare-diff", Static).update(self._diff(a, b, rows_shown=len(rows)))
