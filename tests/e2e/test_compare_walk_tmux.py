@@ -86,6 +86,12 @@ def _compare_rows(screen: str) -> list[list[str]]:
             if re.match(r"│\s+\d+\s+[\d.]", line)]
 
 
+def _rows_whole(screen: str) -> bool:
+    """Every compare row shows its four cells and the table's right edge (no toast over it)."""
+    lines = [line for line in screen.splitlines() if re.match(r"│\s+\d+\s+[\d.—]", line)]
+    return len(lines) >= 2 and all(re.match(r"│\s+\d+(\s+\S+){3}\s+│", line) for line in lines)
+
+
 def _metric(walk: Walk, title: str, shot: str) -> list[list[str]]:
     """`m` until compare shows `title`; its rows, each with both profiles' figures."""
     for _ in range(12):
@@ -94,7 +100,10 @@ def _metric(walk: Walk, title: str, shot: str) -> list[list[str]]:
             break
         walk.tmux.keys("m")
         walk.tmux.wait_until(lambda s, before=screen: s != before, "the next metric", timeout=5)
-    screen = walk.see(f"Compare {title} ", shot)
+    # A toast (a sweep's "2 of 2 points", a stop) may sit over the right of the table at 80x24:
+    # read as a person does, once the rows are whole again (toasts go within seconds).
+    screen = walk.until(lambda s: f"Compare {title} " in s and _rows_whole(s), f"compare on {title}, rows whole",
+                        shot, timeout=40)
     rows = _compare_rows(screen)
     assert [r[0] for r in rows] == ["1", "2"] and all(len(r) >= 3 for r in rows) and "no runs" not in screen, screen
     return rows
