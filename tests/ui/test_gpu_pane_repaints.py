@@ -6,6 +6,8 @@ from __future__ import annotations
 from test_gpu_panes import _text, demo_ticks, pane_app
 from textual.widgets import Static
 
+from tui_support import until
+
 from cockpit.parse.gpu.gpu_events import GpuSourceUnavailable
 from cockpit.ui.widgets.gpu.gpu_pane import WAITING, GpuPane
 
@@ -56,15 +58,14 @@ async def test_lines_that_go_back_to_an_earlier_text_are_shown_again() -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         pane = app.query_one(GpuPane)
         pane.feed(ticks[0])
-        await pilot.pause(0.05)
+        # waits on what is shown, not a fixed pause: a loaded CI machine draws later
+        await until(lambda: bool(_text(pane, "header")) and WAITING not in _text(pane, "header"), pilot, timeout=10)
         header, rows = _text(pane, "header"), len(_text(pane, "rows").splitlines())
-        assert header and WAITING not in header and rows >= 2
+        assert rows >= 2
         pane.feed(GpuSourceUnavailable("nvidia-smi went away", host="lxc"))
-        await pilot.pause(0.05)
+        await until(lambda: "nvidia-smi went away" in _text(pane, "state"), pilot, timeout=10)
         assert _text(pane, "header") == ""
-        assert "nvidia-smi went away" in _text(pane, "state")
         pane.feed(ticks[1])
-        await pilot.pause(0.05)
-        assert _text(pane, "header") == header
+        await until(lambda: _text(pane, "header") == header, pilot, timeout=10)
         assert "went away" not in _text(pane, "state")
         assert len(_text(pane, "rows").splitlines()) == rows
