@@ -40,7 +40,7 @@ async def test_the_demo_goal_tab_says_what_is_read_on_lxc(tmp_path, monkeypatch)
     try:
         async with app.run_test(size=(200, 50)) as pilot:
             await pilot.press("2")
-            await pilot.pause(0.2)
+            await until(lambda: "│ lxc " in screen_text(app), pilot, timeout=10)
             line = next(line for line in screen_text(app).splitlines() if "│ lxc " in line)
             assert "no GPUs" not in line and "no log" not in line
             assert "8 GPUs: nvidia-smi replayed (demo)" in line and "log replayed" in line
