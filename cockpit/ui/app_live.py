@@ -24,6 +24,7 @@ from cockpit.live.hub import LiveHub
 from cockpit.live.log.log_items import LogLines, SourceState
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 from cockpit.model.session import PrometheusSource
+from cockpit.parse.gpu.gpu_events import GpuSamplesTaken
 from cockpit.ui.app_saving import SessionSaving
 from cockpit.ui.live.live_routes import ROUTES, LivePane, state_pane
 from cockpit.ui.messages import LiveFeedStopped, LiveItemReceived
@@ -205,6 +206,8 @@ class LiveFeeds(SessionSaving):
             if isinstance(message.item, takes) and (pane := self._pane(pane_id, host)) is not None:
                 pane.feed(message.item)
         item = message.item
+        if isinstance(item, GpuSamplesTaken) and self.screen_stack and isinstance(self.screen_stack[0], MainScreen):
+            self.screen_stack[0].tick_with_data()  # the ages repaint in the frame of the new rows
         if isinstance(item, SourceState) and item.waiting is not None:
             self._local_log_state(message.feed, LOCAL_WAITING if item.waiting else LOCAL_TAILING)
         if isinstance(item, MetricsSnapshot):

@@ -9,6 +9,7 @@ from textual.widgets import Static
 from tui_support import until
 
 from cockpit.parse.gpu.gpu_events import GpuSourceUnavailable
+from cockpit.ui.widgets.chrome.strip_lines import StripLines
 from cockpit.ui.widgets.gpu.gpu_pane import WAITING, GpuPane
 
 
@@ -16,15 +17,18 @@ def _count_updates(pane: GpuPane) -> dict[str, int]:
     """How often each line of the pane is given new content from now on."""
     counts: dict[str, int] = {}
     for part in ("state", "header", "rows", "total", "notes"):
-        widget = pane.query_one(f".gpu-{part}", Static)
-        original = widget.update
+        widget = pane.query_one(f".gpu-{part}")
+        # the rows and the total are StripLines (`show`), the other parts Statics (`update`)
+        name = "show" if isinstance(widget, StripLines) else "update"
+        assert name == "show" or isinstance(widget, Static)
+        original = getattr(widget, name)
         counts[part] = 0
 
         def counted(*args, _part=part, _original=original, **kwargs):  # noqa: ANN002, ANN003, ANN202
             counts[_part] += 1
             return _original(*args, **kwargs)
 
-        widget.update = counted  # type: ignore[method-assign]
+        setattr(widget, name, counted)
     return counts
 
 

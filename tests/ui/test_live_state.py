@@ -10,7 +10,6 @@ from dataclasses import replace
 from datetime import timedelta
 
 from test_gpu_panes import DEMO_TOPO, demo_ticks
-from textual.widgets import Static
 
 from tui_support import FROZEN, fill, make_app, screen_text, until
 
@@ -50,7 +49,7 @@ ROUNDS = 5
 
 def gpu_text(app, part: str) -> str:  # noqa: ANN001
     """What the GPU pane's `.gpu-<part>` line(s) show now."""
-    content = app.main_screen.query_one(GpuPane).query_one(f".gpu-{part}", Static).content
+    content = app.main_screen.query_one(GpuPane).query_one(f".gpu-{part}").content  # Static or StripLines
     return str(getattr(content, "plain", content))
 
 

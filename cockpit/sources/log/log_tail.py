@@ -1,7 +1,8 @@
 """ResumableTail: follow a log like `tail -F`, locally or over SSH, without losing or repeating a line.
 
 Three sources, one event stream (see tail_events):
-  * a local file: asyncio polling of os.stat/fstat (inode and size), no extra dependency;
+  * a local file: asyncio polling of os.stat/fstat (inode and size), no extra dependency
+    (10 times a second; twice a second once the file has been quiet for 5 s);
   * a file on a host: a remote `tail -F -c +OFFSET` on a pooled SSH connection; after a
     dropped link it resumes at the byte reached when the path is still the same file (inode),
     else reads what was left of the old file if it is still in the directory (rotated by
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
@@ -31,6 +33,8 @@ from cockpit.sources.transport.ssh_pool import Backoff, SshPool, SshTarget, spli
 __all__ = ["ResumableTail"]
 
 CHUNK = 1 << 18  # read size; large reads are what makes a 200 MB catch-up fast
+QUIET_AFTER_S = 5.0
+"""A local file with no new bytes for this long is polled every `quiet_poll_s`, not 10 times a second."""
 
 
 class ResumableTail(RemoteFollowers):
@@ -53,6 +57,8 @@ class ResumableTail(RemoteFollowers):
         chunk_size: int = CHUNK,
         max_line_bytes: int = 1 << 20,
         poll_interval_s: float = 0.1,
+        quiet_poll_s: float = 0.5,
+        quiet_after_s: float = QUIET_AFTER_S,
         restart_backoff: Backoff = Backoff(base_s=1.0, cap_s=30.0),
     ) -> None:
         if isinstance(source, (RemoteFile, RemoteCommand)) and pool is None:
@@ -60,6 +66,7 @@ class ResumableTail(RemoteFollowers):
         self.source, self.pool = source, pool
         self.lines, self.from_start = max(0, lines), from_start
         self.chunk_size, self.poll_interval_s = chunk_size, poll_interval_s
+        self.quiet_poll_s, self.quiet_after_s = max(poll_interval_s, quiet_poll_s), quiet_after_s
         self.restart_backoff = restart_backoff
         self._lines = LineJoiner(max_line_bytes)
         self._host_events: deque[TailEvent] = deque()
@@ -148,10 +155,11 @@ class ResumableTail(RemoteFollowers):
                 os.lseek(fd, start, os.SEEK_SET)
                 self.offset = start
             self.inode = st.st_ino
-            gone = False
+            gone, last_data = False, time.monotonic()
             while True:
                 data = os.read(fd, self.chunk_size)
                 if data:
+                    last_data = time.monotonic()
                     self.offset += len(data)
                     if backlog is not None:
                         data = backlog.feed(data)
@@ -194,8 +202,9 @@ class ResumableTail(RemoteFollowers):
                     if (ev := self._flush()) is not None:
                         yield ev
                     yield TailTruncated(path, "file truncated")
-                else:
-                    await asyncio.sleep(self.poll_interval_s)
+                else:  # a log quiet for a while is polled less often (a quiet cockpit's CPU)
+                    quiet = time.monotonic() - last_data > self.quiet_after_s
+                    await asyncio.sleep(self.quiet_poll_s if quiet else self.poll_interval_s)
         finally:
             if fd is not None:
                 os.close(fd)

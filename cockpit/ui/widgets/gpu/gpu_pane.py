@@ -56,6 +56,7 @@ from cockpit.ui.safe_text import inert_renderable, plain
 from cockpit.ui.theme.themes import role_style
 from cockpit.ui.widgets.chrome.age_mark import show_age
 from cockpit.ui.widgets.chrome.redraw_once import RedrawOnce
+from cockpit.ui.widgets.chrome.strip_lines import StripLines
 
 NO_SOURCE = "no source configured"
 WAITING = "waiting for the first GPU sample…"
@@ -87,12 +88,15 @@ class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
         self._numa: dict[int, int] = {}
         self._render_pending = False
         self._title = "GPUs"
+        self._part_widgets: tuple[Static, Static, Static, StripLines, StripLines] | None = None
+        self._pal: Palette | None = None
+        self._pal_of: object = None
 
     def compose(self) -> ComposeResult:
         yield Static(self.state_text, classes="gpu-state", markup=False)
         yield Static(WAITING, classes="gpu-header", markup=False)
-        yield Static("", classes="gpu-rows", markup=False)
-        yield Static("", classes="gpu-total", markup=False)
+        yield StripLines(classes="gpu-rows")  # these two change each tick: line API
+        yield StripLines(classes="gpu-total")
         yield Static("", classes="gpu-notes", markup=False)
 
     # ----- hooks for the live side ----------------------------------------------------
@@ -200,21 +204,22 @@ class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
             return
         self.show_age()
         state, state_class = self._state_line()
-        state_widget = self.query_one(".gpu-state", Static)
+        state_widget, header, notes, rows, total = self._parts()
         _update(state_widget, state)
         state_widget.set_classes(f"gpu-state {state_class}".strip())
-        header, rows, total, notes = (self.query_one(f".gpu-{n}", Static) for n in ("header", "rows", "total", "notes"))
         samples = self.samples
         if not samples:
             _update(header, "" if self.unavailable is not None else WAITING)
+            _update(notes, "")
+            for part in (rows, total):
+                part.show("")
             for w in (rows, total, notes):
-                _update(w, "")
                 w.display = False
             self._set_title("GPUs")
             return
         for w in (rows, total):
             w.display = True
-        pal = Palette(self.app.theme_variables, role_style)
+        pal = self._palette()
         hosts = {s.host for s in samples}
         multi_host = len(hosts) > 1
         # one column kept free for the vertical scrollbar, which appears after the render
@@ -228,7 +233,7 @@ class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
         self.compact = not layout.full
         self.set_class(self.compact, "-compact")
         _update(header, render_header(layout, pal))
-        _update(rows, render_rows(samples, self.history, layout, pal, multi_host=multi_host,
+        rows.show(render_rows(samples, self.history, layout, pal, multi_host=multi_host,
                                   window_s=self.spark_window_s, stale_hosts=set(self.interrupted)))
         rows.tooltip = inert_renderable(gpu_tooltip(samples, multi_host=multi_host))
         grand = render_total(self.history, self.throughput, width, pal, full=layout.full,
@@ -237,7 +242,7 @@ class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
             per_host = render_host_totals(self.history, sorted(hosts, key=lambda h: h or ""), pal,
                                           label_width=layout.label_width)
             grand = Text("\n").join([per_host, grand])
-        _update(total, grand)
+        total.show(grand)
         shown = reasons[:MAX_NOTES] + ([f"… {len(reasons) - MAX_NOTES} more (hover the rows)"]
                                        if len(reasons) > MAX_NOTES else [])
         _update(notes, "\n".join(shown))
@@ -246,6 +251,22 @@ class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
         host_part = "" if multi_host or None in hosts else f" on {next(iter(hosts))}"
         self._set_title(plain(f"GPUs{host_part} · {len(samples)}× {names.pop()}" if len(names) == 1
                               else f"GPUs{host_part} · {len(samples)}"))  # GPU names: host output
+
+    def _parts(self) -> tuple[Static, Static, Static, StripLines, StripLines]:
+        """(state, header, notes, rows, total), found once: they live as long as the pane,
+        and five DOM queries a tick were a seventh of a redraw."""
+        if self._part_widgets is None:
+            static = [self.query_one(f".gpu-{n}", Static) for n in ("state", "header", "notes")]
+            lines = [self.query_one(f".gpu-{n}", StripLines) for n in ("rows", "total")]
+            self._part_widgets = (static[0], static[1], static[2], lines[0], lines[1])
+        return self._part_widgets
+
+    def _palette(self) -> Palette:
+        """The theme's role styles, kept while the theme's variables stay the same."""
+        variables = self.app.theme_variables
+        if self._pal is None or self._pal_of is not variables:
+            self._pal, self._pal_of = Palette(variables, role_style), variables
+        return self._pal
 
     def _set_title(self, title: str | Content) -> None:
         """Setting a border title repaints the whole pane: only when it changes (not each tick)."""
