@@ -219,6 +219,30 @@ def test_slices_in_forked_processes(monkeypatch: pytest.MonkeyPatch, tmp_path, c
     assert expected["bench"] and expected["errors"]
 
 
+@pytest.mark.parametrize("where", ["first slice (this process)", "a later slice (a child)", "nowhere"])
+def test_colour_codes_in_one_slice_of_many(monkeypatch: pytest.MonkeyPatch, tmp_path, where: str) -> None:
+    """Slices look for ESC themselves, in parallel; one found in any slice: the whole buffer
+    is stripped and scanned again, and the summary is the parser's."""
+    monkeypatch.setattr(log_summary_scan, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(log_summary_scan, "_cpus", lambda: 4)
+    rnd = random.Random(5)
+    body = [DEC.format(r=rnd.randint(0, 300), g=f"{rnd.uniform(0, 2000):.2f}", q=rnd.randint(0, 50))
+            for _ in range(2000)]
+    at = {"first slice (this process)": 10, "a later slice (a child)": 1900, "nowhere": None}[where]
+    if at is not None:  # the greatest gen throughput of all, a colour code inside its label
+        line = DEC.format(r=999, g="99999.50", q=77).replace("gen throughput", "gen \x1b[1mthroughput")
+        assert "\x1b" in line
+        body[at] = "\x1b[32m" + line + "\x1b[0m"
+    data = ("\n".join(body) + "\n").encode()
+    path = tmp_path / "coloured.log"
+    path.write_bytes(data)
+    expected = events(data)
+    assert (expected["max_gen_throughput"] == 99999.5) is (at is not None)
+    assert summarize_bytes(data) == expected
+    with open(path, "rb") as f:
+        assert summarize_stream(f) == expected  # mmap + fork
+
+
 FRAGMENTS = [
     DEC.format(r=5, g="12.5", q=2), PRE.format(r=6, q=3), "Decode batch. ", "Prefill batch, ", "new fill batch. ",
     "#running-req: 7, ", "#running-req: 70", "#queue-req: 3, ", "#remaining_req: 9. ", "#running_req: 8. ",

@@ -36,16 +36,27 @@ COLUMN_TITLES = {
 
 class _LineContent(Content):
     """A task's line: when it fits the column its height is 1 without wrapping it first
-    (Textual lays out every option of a list to size it: 5,000 wraps cost ~0.5 s)."""
+    (Textual lays out every option of a list to size it: 5,000 wraps cost ~0.5 s), and a
+    line that wraps is wrapped once per width (start-up lays the board out three times)."""
 
-    __slots__ = ()
+    __slots__ = ("_heights",)
+    _heights: dict[tuple[int, int, object, object], int]
 
     def get_height(self, rules: RulesMap, width: int) -> int:
         # A tab is 0 cells to cell_length but expands when drawn: the long way for it.
-        fits = self.cell_length + rules.get("line_pad", 0) * 2 <= width
+        pad = rules.get("line_pad", 0)
+        fits = self.cell_length + pad * 2 <= width
         if fits and "\n" not in self.plain and "\t" not in self.plain:
             return 1
-        return super().get_height(rules, width)
+        try:
+            heights = self._heights
+        except AttributeError:
+            heights = {}
+            self._heights = heights
+        key = (width, pad, rules.get("text_wrap"), rules.get("text_overflow"))
+        if key not in heights:
+            heights[key] = super().get_height(rules, width)
+        return heights[key]
 
 
 def task_prompt(task: Task, links: list[str]) -> Content:
