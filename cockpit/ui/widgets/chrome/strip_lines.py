@@ -46,9 +46,10 @@ class StripLines(Widget):
             self.refresh(layout=True)
             return
         width = self.size.width
-        for y, (new, was) in enumerate(zip(lines, old)):
-            if new != was:  # Text: the same characters and the same styled spans
-                self.refresh(Region(0, y, width, 1))
+        changed = [Region(0, y, width, 1) for y, (new, was) in enumerate(zip(lines, old))
+                   if new != was]  # Text: the same characters and the same styled spans
+        if changed:
+            self.refresh(*changed)
 
     def render(self) -> Text:
         """The whole text (what `Static.render` gives): drawing goes through `render_line`."""
