@@ -29,16 +29,8 @@ def one(checkout: Path, name: str) -> dict[str, float]:
     subprocess.run([str(checkout / ".venv" / "bin" / "python"), str(ROOT / "benchmarks" / "bench_big_session.py"),
                     "--runs", "1", "--pin", "0,1", "--json", out], cwd=checkout, check=True,
                    capture_output=True)
-    rows = json.loads((OUT / out).read_text())["rows"]
-    labels = {"1st frame": "first_frame_s", "restored": "restored_s", "all shown": "open_s"}
-    got: dict[str, float] = {}
-    last = ""
-    for row in rows:
-        key = labels.get(row["step"]) or (last.replace("_s", "_cpu_s") if row["step"].strip() == "its CPU" else "")
-        if key:
-            got[key] = row["big_s"]
-            last = key if key in labels.values() else last
-    return got
+    big: dict[str, float] = json.loads((OUT / out).read_text())["medians"]["big"]
+    return big
 
 
 def main() -> int:

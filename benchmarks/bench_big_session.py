@@ -139,7 +139,8 @@ def main() -> None:
     OUT.mkdir(exist_ok=True)
     (OUT / args.json).write_text(json.dumps(
         {"tasks": args.tasks, "file_bytes": size, "runs": args.runs, "cpus": cpus,
-         "load_average_1m": [round(load_before, 2), round(load_after, 2)], "rows": rows}, indent=2) + "\n")
+         "load_average_1m": [round(load_before, 2), round(load_after, 2)], "rows": rows,
+         "medians": {"example": small, "big": large}}, indent=2) + "\n")
 
 
 if __name__ == "__main__":
