@@ -163,8 +163,12 @@ def leaves(data: Any, prefix: str = "") -> list[tuple[str, float]]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--parse-log", type=Path, default=None)
+    ap.add_argument("--since", default=None,
+                    help="only runs of before_after.py invocations stamped this or later (e.g. 20261204T000000)")
     args = ap.parse_args()
     runs = [json.loads(line) for line in (RUNS / "runs.jsonl").read_text().splitlines() if line.strip()]
+    if args.since:  # one quiet session's runs, not older ones made under other load
+        runs = [r for r in runs if (r.get("raw") or "").rsplit(".", 1)[-1] >= args.since]
     rows: list[dict[str, Any]] = []
     for bench, (filename, figures) in FIGURES.items():
         mine = [r for r in runs if r["bench"] == bench and (r["rc"] == 0 or r["json"])]  # rc 1: a goal not met
