@@ -211,10 +211,14 @@ def _scan_processes(data: Buffer, scan_pass: EnginePass, esc_free: bool = False)
             status = 1
             try:
                 os.close(r)
-                if esc_free and data.find(b"\x1b", start, end) >= 0:
+                if esc_free and not scan_pass.finds_esc and data.find(b"\x1b", start, end) >= 0:
                     status = HAS_ESC
                     return None  # (the finally exits)
-                payload = marshal.dumps(fast.scan(data, start, end, scan_pass).to_tuple())
+                part = fast.scan(data, start, end, scan_pass)
+                if esc_free and part.esc:
+                    status = HAS_ESC
+                    return None
+                payload = marshal.dumps(part.to_tuple())
                 view = memoryview(payload)
                 while view:
                     view = view[os.write(w, view):]
@@ -223,19 +227,24 @@ def _scan_processes(data: Buffer, scan_pass: EnginePass, esc_free: bool = False)
                 os._exit(status)
         os.close(w)
         children.append((pid, r, start, end))
-    esc = esc_free and data.find(b"\x1b", 0, cuts[1]) >= 0
+    own_esc = esc_free and not scan_pass.finds_esc  # else the engine's pass finds ESC itself
+    esc = own_esc and data.find(b"\x1b", 0, cuts[1]) >= 0
+    total = Partial() if esc else fast.scan(data, 0, cuts[1], scan_pass)
+    esc = esc or (esc_free and total.esc)
     if esc:  # the whole buffer will be stripped and scanned again: the children's work is moot
         for pid, _, _, _ in children:
             if pid > 0:
                 os.kill(pid, signal.SIGKILL)
-    total = Partial() if esc else fast.scan(data, 0, cuts[1], scan_pass)
     for pid, r, start, end in children:
         part = _collect(pid, r)
         if (not isinstance(part, Partial) and part == HAS_ESC) or (
-                esc_free and pid < 0 and data.find(b"\x1b", start, end) >= 0):
+                own_esc and pid < 0 and data.find(b"\x1b", start, end) >= 0):
             esc = True
         elif not esc:
-            total.merge(part if isinstance(part, Partial) else fast.scan(data, start, end, scan_pass))  # a failed child: here
+            if not isinstance(part, Partial):  # a failed child: its slice here
+                part = fast.scan(data, start, end, scan_pass)
+                esc = esc_free and part.esc
+            total.merge(part)
     return None if esc else total
 
 
