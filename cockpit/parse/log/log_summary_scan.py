@@ -236,14 +236,13 @@ def _scan_processes(data: Buffer, scan_pass: EnginePass, esc_free: bool = False)
             if pid > 0:
                 os.kill(pid, signal.SIGKILL)
     for pid, r, start, end in children:
-        part = _collect(pid, r)
-        if (not isinstance(part, Partial) and part == HAS_ESC) or (
+        got = _collect(pid, r)
+        if (not isinstance(got, Partial) and got == HAS_ESC) or (
                 own_esc and pid < 0 and data.find(b"\x1b", start, end) >= 0):
             esc = True
         elif not esc:
-            if not isinstance(part, Partial):  # a failed child: its slice here
-                part = fast.scan(data, start, end, scan_pass)
-                esc = esc_free and part.esc
+            part = got if isinstance(got, Partial) else fast.scan(data, start, end, scan_pass)  # a failed child: here
+            esc = esc_free and part.esc
             total.merge(part)
     return None if esc else total
 
