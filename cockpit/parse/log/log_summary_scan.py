@@ -211,13 +211,10 @@ def _scan_processes(data: Buffer, scan_pass: EnginePass, esc_free: bool = False)
             status = 1
             try:
                 os.close(r)
-                if esc_free and not scan_pass.finds_esc and data.find(b"\x1b", start, end) >= 0:
+                part = _scan_slice(data, start, end, scan_pass, esc_free)
+                if part is None:
                     status = HAS_ESC
                     return None  # (the finally exits)
-                part = fast.scan(data, start, end, scan_pass)
-                if esc_free and part.esc:
-                    status = HAS_ESC
-                    return None
                 payload = marshal.dumps(part.to_tuple())
                 view = memoryview(payload)
                 while view:
@@ -227,24 +224,31 @@ def _scan_processes(data: Buffer, scan_pass: EnginePass, esc_free: bool = False)
                 os._exit(status)
         os.close(w)
         children.append((pid, r, start, end))
-    own_esc = esc_free and not scan_pass.finds_esc  # else the engine's pass finds ESC itself
-    esc = own_esc and data.find(b"\x1b", 0, cuts[1]) >= 0
-    total = Partial() if esc else fast.scan(data, 0, cuts[1], scan_pass)
-    esc = esc or (esc_free and total.esc)
-    if esc:  # the whole buffer will be stripped and scanned again: the children's work is moot
+    total = _scan_slice(data, 0, cuts[1], scan_pass, esc_free)
+    if total is None:  # the whole buffer will be stripped and scanned again: the children's work is moot
         for pid, _, _, _ in children:
             if pid > 0:
                 os.kill(pid, signal.SIGKILL)
     for pid, r, start, end in children:
         got = _collect(pid, r)
-        if (not isinstance(got, Partial) and got == HAS_ESC) or (
-                own_esc and pid < 0 and data.find(b"\x1b", start, end) >= 0):
-            esc = True
-        elif not esc:
-            part = got if isinstance(got, Partial) else fast.scan(data, start, end, scan_pass)  # a failed child: here
-            esc = esc_free and part.esc
+        if total is None:
+            continue
+        part = got if isinstance(got, Partial) else (
+            None if got == HAS_ESC else _scan_slice(data, start, end, scan_pass, esc_free))  # a failed child: here
+        if part is None:
+            total = None
+        else:
             total.merge(part)
-    return None if esc else total
+    return total
+
+
+def _scan_slice(data: Buffer, start: int, end: int, scan_pass: EnginePass, esc_free: bool) -> Partial | None:
+    """fast.scan of one slice; None when `esc_free` and it holds an ESC byte (looked for
+    first, unless the engine's pass finds ESC itself as it scans)."""
+    if esc_free and not scan_pass.finds_esc and data.find(b"\x1b", start, end) >= 0:
+        return None
+    part = fast.scan(data, start, end, scan_pass)
+    return None if esc_free and part.esc else part
 
 
 def _collect(pid: int, r: int) -> Partial | int | None:
