@@ -9,8 +9,8 @@ import re
 from pathlib import Path
 
 import pytest
+from readme_quickstart import ROOT, quick_start
 
-ROOT = Path(__file__).resolve().parents[2]
 PAGES = sorted([ROOT / "README.md", ROOT / "benchmarks" / "README.md", *(ROOT / "docs").glob("*.md")])
 LINK = re.compile(r"(?<!!)\[(?P<text>[^\]]*)\]\((?P<target>[^)\s]+)\)")
 FENCE = re.compile(r"^\s*(```|~~~)")
@@ -126,15 +126,6 @@ def test_anchor_rules_match_github():
     assert slug("The server's own metrics and DCGM") == "the-servers-own-metrics-and-dcgm"
     assert slug("`cockpit bench import`") == "cockpit-bench-import"
     assert slug("Several writers, one file") == "several-writers-one-file"
-
-
-def quick_start() -> list[str]:
-    """The commands of the README's install block, as typed (comments cut)."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split("## Install and try it", 1)[1]
-    block = re.search(r"```bash\n(.*?)```", section, flags=re.S)
-    assert block, "README.md's 'Install and try it' has no ```bash block"
-    return [line.split("  #", 1)[0].strip() for line in block.group(1).splitlines() if line.strip()]
 
 
 def test_the_readme_test_command_is_what_ci_runs():
