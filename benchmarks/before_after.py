@@ -1,4 +1,4 @@
-"""Run the README's benchmarks on two checkouts, interleaved, and keep every run's output.
+"""Run the benchmarks (benchmarks/README.md) on two checkouts, interleaved, and keep every run's output.
 
     .venv/bin/python benchmarks/before_after.py --before /work/wt/before [--after .] \
         [--only store,bombs] [--rounds 1] [--pin 0,1]

@@ -1,4 +1,4 @@
-"""The before / after table of the README's benchmarks, from before_after.py's runs.
+"""The before / after table of the benchmarks (benchmarks/README.md), from before_after.py's runs.
 
     .venv/bin/python benchmarks/before_after_table.py [--parse-log benchmarks/out/parse_log.json]
 

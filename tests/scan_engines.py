@@ -13,7 +13,7 @@ from cockpit.parse.log import log_summary_hs, log_summary_scan
 from cockpit.parse.log.log_summary import Summary
 
 ENGINES = ("sre", "hyperscan")
-NO_WHEEL = "no hyperscan wheel for this platform (see README)"
+NO_WHEEL = "no hyperscan wheel for this platform (see docs/testing.md)"
 
 
 @contextmanager

@@ -4,7 +4,7 @@
     python tools/rooms.py            # apply: git mv, __init__.py files, every reference rewritten
     python tools/rooms.py --dry-run  # say what would move and which files would change
     python tools/rooms.py --check    # exit 1: a folder over 15 flat modules, a module over 400 lines
-    python tools/rooms.py --tree     # the layout after the move, one line per folder (README's Layout)
+    python tools/rooms.py --tree     # the layout after the move, one line per folder (docs/architecture.md's rooms)
 
 Why a script and not a commit: other branches change the same files while this is planned.
 The script holds the whole mapping (LAYOUT below) and can be run again after any merge: a
@@ -34,7 +34,7 @@ Two rooms are new, both on the layer contract:
   into sources/demo + live/demo it would need two rooms for one feature.)
 
 Manual steps left (not automatable, or a decision for a person):
-1. README "Layout": paste `python tools/rooms.py --tree` and re-word the room lines.
+1. docs/architecture.md "The rooms": paste `python tools/rooms.py --tree` and re-word the room lines.
 2. (done) ui/render is Textual-free: gpu_render.Palette takes the theme's `role_style` from the
    widget that draws (it parses colours with Textual), and pyproject's contract "ui/render/ is
    pure Rich" forbids textual, ui.widgets, ui.screens and the app modules there (item 5).

@@ -1,4 +1,4 @@
-"""The GPU pane repaints only what a tick changed (the idle cockpit's CPU: README Benchmarks),
+"""The GPU pane repaints only what a tick changed (the idle cockpit's CPU: benchmarks/README.md),
 and what it shows stays right when a line goes back to an earlier text."""
 
 from __future__ import annotations

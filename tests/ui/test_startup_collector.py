@@ -1,5 +1,5 @@
-"""Start-up without full garbage collections (a 5,000-task session's first frame: README
-Benchmarks): the collector is held while the session loads and the app is built, and runs
+"""Start-up without full garbage collections (a 5,000-task session's first frame:
+benchmarks/README.md): the collector is held while the session loads and the app is built, and runs
 again once the first frame is drawn, or when the app quits before it."""
 
 from __future__ import annotations

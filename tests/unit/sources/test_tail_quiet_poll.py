@@ -1,5 +1,5 @@
 """A local log that has gone quiet is polled twice a second, not ten times (the idle
-cockpit's CPU: README Benchmarks), and a line written then still arrives, once."""
+cockpit's CPU: benchmarks/README.md), and a line written then still arrives, once."""
 
 from __future__ import annotations
 
