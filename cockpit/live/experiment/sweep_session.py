@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = ["find_sweep", "running_profiles", "pick_profile", "host_target", "server_ready",
            "confirmed", "watch_on_hub", "watch_tasks", "bench_host", "server_metrics_probe", "outcome_text", "sweep_gpu_feed",
-           "with_bench_client", "server_health", "module_choice_line"]
+           "with_bench_client", "server_health", "module_choice_line", "interpreter_confirmed"]
 
 
 def find_sweep(session: Session, ref: str) -> Sweep:
@@ -134,12 +134,27 @@ async def with_bench_client(plan: SweepPlan, host: Any) -> tuple[SweepPlan, str 
     return plan.with_module(found), None
 
 
-def module_choice_line(plan: SweepPlan) -> str:
-    """Said under the commands a person confirms: which module runs is looked up after."""
+def module_choice_line(plan: SweepPlan, *, looked_up: bool = False) -> str:
+    """Said under the commands a person confirms: the interpreter and the bench module that
+    run (`looked_up`: asked of the host already), else which of the two will and how it is found."""
     from cockpit.live.experiment.sweep_plan import BENCH_MODULES
 
-    return (f"the client runs as `-m {BENCH_MODULES[0]}` where {plan.python} has it, "
-            f"else as `-m {BENCH_MODULES[1]}`")
+    if looked_up:
+        return f"the client: {plan.python} -m {plan.module} (the module {plan.python} on {plan.where} has)"
+    return (f"the client: {plan.python} -m {BENCH_MODULES[0]}; where {plan.python} on {plan.where} has no "
+            f"{BENCH_MODULES[0]}, -m {BENCH_MODULES[1]} instead (looked up once you say yes, by running "
+            f"{plan.python} -c 'importlib.util.find_spec(...)')")
+
+
+def interpreter_confirmed(profile: LaunchProfile, host: Host | None, plan: SweepPlan) -> bool:
+    """Whether the person confirmed running the sweep's interpreter on this host: it is the one
+    the profile's command names, and that launch carries their seal (model/launch_confirm.py)."""
+    from cockpit.live.experiment.sweep_plan import command_python
+    from cockpit.model.launch_confirm import launch_stamp
+    from cockpit.sources.server.confirm_key import is_confirmed
+
+    return (command_python(profile.command) == plan.python
+            and is_confirmed("launch", launch_stamp(profile, host), profile.confirmed))
 
 
 def server_health(profile: LaunchProfile, plan: SweepPlan, pool: Any, target: Any) -> Any:

@@ -14,7 +14,7 @@ from cockpit.model.search.search import Search, SpaceValue, Stepped
 from cockpit.model.session import LaunchProfile
 
 __all__ = ["ConfigKey", "apply_params", "base_params", "config_key", "derived_name", "grid", "normalise",
-           "show_value", "changed_params"]
+           "not_derived", "show_value", "changed_params"]
 
 ConfigKey = tuple[tuple[str, str], ...]
 ENV = "env:"
@@ -107,6 +107,30 @@ def apply_params(base: LaunchProfile, params: Mapping[str, SpaceValue]) -> tuple
         else:
             argv = _set_flag(argv, key, value)
     return shlex.join(argv), env
+
+
+def not_derived(search: Search, base: LaunchProfile, params: Mapping[str, SpaceValue], host: str | None,
+                profile: LaunchProfile) -> str | None:
+    """Why `profile` is not the base plus the space's flags for a trial with `params` on `host`
+    (what the person's seal of the search covers); None when it is exactly that."""
+    for key, value in params.items():
+        if key not in search.space:
+            return f"{key} is not a dimension of the space"
+        if show_value(value) not in {show_value(v) for v in search.values_of(key)}:
+            return f"{key} {show_value(value)} is not a value of the space"
+    full = dict(params)
+    if host in search.ports:
+        full["--port"] = search.ports[host]
+    command, env = apply_params(base, full)
+    if profile.command != command:
+        return "its command is not the base's with the trial's flags"
+    if profile.env != env:
+        return "its env is not the base's with the trial's variables"
+    if profile.python != base.python:
+        return "its python is not the base's"
+    if profile.host != (host if host != "local" else None):
+        return f"it runs on {profile.host or 'local'}, not on the trial's host {host or 'local'}"
+    return None
 
 
 def base_params(search: Search, base: LaunchProfile) -> dict[str, str | None]:

@@ -129,6 +129,14 @@ async def _two_hosts(path: Path) -> list:
     from cockpit.control.sweep_records import TransactionSink
     from cockpit.sources.transport.ssh_pool import SshPool
 
+    from cockpit.control.search.consent import search_fingerprint, seal_search
+    from cockpit.control.transaction import edit
+
+    def sealed(e):  # noqa: ANN001, ANN202 -- the person's yes (the TUI's dialog seals the same)
+        stamp = search_fingerprint(e.session, e.session.searches[0], ["box", "box2"])
+        e.apply("q1 confirmed", lambda s: s.searches.__setitem__(0, s.searches[0].model_copy(
+            update={"confirmed": seal_search(stamp)})), kind="search.confirmed")
+    edit(path, sealed, "person")
     events: list = []
     async with SshPool() as pool:
         runner = ServerTrialRunner(pool)
