@@ -90,6 +90,10 @@ class ServerTrialRunner:
                 raise TrialNotConsented(f"trial {request.number}: the sweep of profile {request.profile_id} runs "
                                         "another interpreter than the search's and no person confirmed it")
             outcome = _trial_outcome(swept, heard.pruned)
+            if outcome.status is TrialStatus.FAILED:  # a server that died serving is the configuration's crash
+                crash = await _died(service, started)
+                if crash is not None:
+                    outcome = TrialOutcome(TrialStatus.CRASHED, outcome.benchmarks, error=crash)
             outcome.ready_s = ready_s
             self.overhead_s.append(time.monotonic() - began - ready_s - sum(client_s))
             return outcome
@@ -160,6 +164,38 @@ def _covered(session: Any, request: TrialRequest) -> tuple[bool, bool]:
     if not_derived(search, base, trial.params, trial.host, profile) is None:
         return True, True
     return False, bench_python(profile) == bench_python(base)
+
+
+async def _died(service: Any, started: Any) -> str | None:
+    """After a failed sweep: when the trial's server is gone, its crash as its log tells it
+    (`label: the exception line`, recorded as a crash of the profile); None while it runs or
+    when it cannot be asked (the sweep's failure stands)."""
+    from cockpit.control.experiment import CRASH_CHECK_S, CRASH_CHECKS
+    from cockpit.live.experiment.launch_lifecycle import LaunchFollower, apply_outcome
+    from cockpit.model.edit.edits import EditError
+
+    plan, start = started.plan, started.started
+    control, data, offset = service.control(), b"", start.log_offset
+    try:
+        for _ in range(CRASH_CHECKS):  # the crash line comes just before the process ends
+            chunk = await control.read_log(plan.place, start.log_path, offset)
+            data, offset = data + chunk.data, chunk.offset
+            if not chunk.running:
+                break
+            await asyncio.sleep(CRASH_CHECK_S)
+        else:
+            return None
+    except Exception:  # noqa: BLE001 -- unreachable, or the log unreadable: not known to have crashed
+        return None
+    follower = LaunchFollower(plan)
+    follower.feed(data)
+    crash = follower.died(chunk.exit_code)
+    try:
+        await service.record(lambda editor: apply_outcome(editor, crash, session_label=service.label))
+    except (OSError, ValueError, EditError):
+        pass  # the trial's own record still says it crashed
+    first = f": {crash.exception.strip()[:200]}" if crash.exception and crash.exception.strip() else ""
+    return f"{crash.error_label}{first}"
 
 
 def _host_of(service: Any, profile_id: str) -> str | None:
