@@ -31,6 +31,8 @@ OBJECTIVES = ("total_tok_s", "output_tok_s", "output_tok_s_per_stream", "request
 FLAG_KEY = re.compile(r"^--[A-Za-z0-9][A-Za-z0-9_-]*$")
 ENV_KEY = re.compile(r"^env:[A-Za-z_][A-Za-z0-9_]*$")
 MAX_VALUES = 1000  # per dimension: a typo'd step (0.0001) would make a space nobody can search
+MAX_DIMENSIONS = 64  # flags and variables varied at once: far over what a launch budget (<= 1000) can tell apart
+MAX_KEY_CHARS = 200  # a flag or variable name
 
 
 class Direction(StrEnum):
@@ -81,6 +83,8 @@ Dimension = list[SpaceValue] | Stepped
 
 def space_key_error(key: str) -> str | None:
     """Why `key` cannot name a dimension (None: it can)."""
+    if len(key) > MAX_KEY_CHARS:
+        return f"a {len(key):,}-character name; at most {MAX_KEY_CHARS} for a flag or variable"
     if FLAG_KEY.match(key) or ENV_KEY.match(key):
         return None
     return f"{key!r} is neither a server flag (--name) nor an environment variable (env:NAME)"
@@ -154,6 +158,8 @@ class Search(Strict):
     def _dimensions(cls, space: dict[str, Dimension]) -> dict[str, Dimension]:
         if not space:
             raise ValueError("the space is empty: name at least one flag or env variable to vary")
+        if len(space) > MAX_DIMENSIONS:
+            raise ValueError(f"{len(space):,} dimensions; at most {MAX_DIMENSIONS}")
         for key, dim in space.items():
             if (why := space_key_error(key)) is not None:
                 raise ValueError(why)

@@ -18,6 +18,7 @@ __all__ = ["ConfigKey", "apply_params", "base_params", "config_key", "derived_na
 
 ConfigKey = tuple[tuple[str, str], ...]
 ENV = "env:"
+MAX_NAME_CHARS = 200  # a derived profile's name, its diff from the base: a label, cut there
 
 
 def _is_option(word: str) -> bool:
@@ -179,7 +180,10 @@ def derived_name(search: Search, base: LaunchProfile, params: Mapping[str, Space
             words.append(f"{key[len(ENV):]}={show_value(value)}")
         else:
             words.append(f"{key} {show_value(value)}")
-    return f"{base.id} · {' '.join(words) or 'as the base'}"
+    shown = " ".join(words) or "as the base"
+    if len(shown) > MAX_NAME_CHARS:  # a label: the command holds the whole configuration
+        shown = shown[:MAX_NAME_CHARS].rsplit(" ", 1)[0] + " …"
+    return f"{base.id} · {shown}"
 
 
 def grid(search: Search) -> Iterator[dict[str, SpaceValue]]:
