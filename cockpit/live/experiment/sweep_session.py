@@ -269,7 +269,8 @@ def _sweep_log_feed(host: Host | None, target: Any, pool: Any, status: Any) -> A
 
     if host is not None and (host.log_path or host.log_command):
         try:
-            return LogFeed.for_host(host, pool=pool, lines=0)
+            # the sweep's target: built with the CLI's --ssh-config and known_hosts, as its other links
+            return LogFeed.for_host(host, pool=pool, lines=0, target=target)
         except ValueError:  # an unconfirmed log_command is not run: the sweep goes without its log
             return None
     from cockpit.sources.log.tail_sources import RemoteFile
