@@ -46,3 +46,29 @@ def test_sweep_log_peaks_come_through_the_clis_ssh_config(tmp_path: Path, sshd) 
     assert bench.peak_running == max(r for r, _ in batches) >= 2
     assert bench.peak_queued == max(q for _, q in batches)
     assert "peak running" in done.stdout
+
+
+def test_a_log_the_sweep_cannot_reach_is_said_in_the_points_notes(tmp_path: Path) -> None:
+    """No silent loss: a log on a host name that does not resolve leaves the point without
+    peaks, and its notes say why."""
+    import subprocess
+    import sys
+
+    srv = StandinServer(tok_s=3000)
+    try:
+        path = tmp_path / "s.toml"
+        save_session(Session(
+            hosts=[Host(name="local", run_dir=str(tmp_path / "runs"), log_path="no-such-host.invalid:/var/log/s.log")],
+            launch=[LaunchProfile(id="l1", name="base", host="local", python=make_bench_python(tmp_path),
+                                  command=f"python -m sglang.launch_server --port {srv.port}")],
+            sweeps=[Sweep(id="s1", name="short", input_len=16, output_len=24, concurrencies=[2],
+                          prompts_per_concurrency=2)]), path)
+        done = subprocess.run([sys.executable, "-m", "cockpit", "sweep", str(path), "s1", "--yes"], text=True,
+                              capture_output=True, timeout=120, stdin=subprocess.DEVNULL,
+                              cwd=Path(__file__).resolve().parents[2])
+    finally:
+        srv.close()
+    assert done.returncode == 0, done.stdout + done.stderr
+    (bench,) = load_session(path).benchmarks
+    assert bench.peak_running is None
+    assert "no log peaks: the server's log: no-such-host.invalid: " in bench.notes

@@ -14,7 +14,7 @@ from cockpit.live.experiment.sweep_events import SweepOutcome
 from cockpit.live.experiment.sweep_plan import SweepPlan, profile_host
 from cockpit.live.experiment.sweep_server_metrics import ServerMetricsProbe, metrics_url_for
 from cockpit.live.hub import FeedEnded, LiveHub
-from cockpit.live.log.log_items import LogLines
+from cockpit.live.log.log_items import LogLines, SourceState
 from cockpit.model.edit.lookup import by_id_or_name, known_records
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
@@ -236,7 +236,7 @@ def watch_on_hub(hub: LiveHub, runner: Any, host: Host | None, target: Any, pool
     log_key = feed_key("log", name) if name and (host is not None and (host.log_path or host.log_command)) else (
         f"log:{status.log_path}" if status is not None and status.log_path else None)
     if log_key is not None:
-        leaves.append(hub.subscribe(log_key, lambda item: runner.log_lines(item) if isinstance(item, LogLines) else None))
+        leaves.append(hub.subscribe(log_key, _log_listener(runner)))
         if not hub.running(log_key) and not hub.open(log_key, lambda: _sweep_log_feed(host, target, pool, status)):
             leaves.pop()()
         else:
@@ -277,6 +277,20 @@ def _sweep_log_feed(host: Host | None, target: Any, pool: Any, status: Any) -> A
 
     return (LogFeed.ssh(RemoteFile(target, status.log_path), pool=pool, lines=0) if target
             else LogFeed.local(status.log_path, lines=0))
+
+
+def _log_listener(runner: Any) -> Callable[[Any], None]:
+    """The log's rows to the runner; a feed that ended in an error is said in the points' notes
+    (their peaks are missing for a reason, not silently)."""
+    def take(item: Any) -> None:
+        if isinstance(item, LogLines):
+            runner.log_lines(item)
+        elif isinstance(item, SourceState) and (item.connected is False or item.waiting):
+            runner.log_unavailable(f"the server's log: {item.text or 'not reachable'}")
+        elif isinstance(item, FeedEnded) and item.error is not None:
+            runner.log_unavailable(f"the server's log could not be read: {str(item.error) or type(item.error).__name__}")
+
+    return take
 
 
 def _gpu_listener(runner: Any, what: str) -> Callable[[Any], None]:
