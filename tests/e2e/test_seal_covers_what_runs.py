@@ -25,7 +25,7 @@ from cockpit.control.search.loop import derive_trial
 from cockpit.control.transaction import edit
 from cockpit.live.experiment.sweep_plan import sweep_fingerprint
 from cockpit.model.launch_confirm import launch_stamp
-from cockpit.model.search.search import SearchTrial, TrialStatus
+from cockpit.model.search.search import SearchTrial, SpaceValue, TrialStatus
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.sources.server.confirm_key import confirmation, is_confirmed
 from cockpit.store.toml_store import load_session, save_session
@@ -184,12 +184,13 @@ def test_sweep_confirmation_names_the_module_the_confirmed_interpreter_has(tmp_p
 
 
 # ----- cockpit tune --------------------------------------------------------------------------------
-PARAMS = {"--cuda-graph-max-bs": 16, "--moe-runner-backend": "triton"}
+PARAMS: dict[str, SpaceValue] = {"--cuda-graph-max-bs": 16, "--moe-runner-backend": "triton"}
 
 
 def running_trial(path: Path) -> str:
     """Trial 0 left `running` with its derived profile, as a runner killed with -9 leaves it."""
     trial = edit(path, lambda e: derive_trial(e, "q1", 0, PARAMS, "box"), "search")
+    assert trial.profile is not None
     return trial.profile
 
 

@@ -9,11 +9,11 @@ import os
 import re
 from pathlib import Path
 
+from sshd_fixture import ALIAS
 from sweep_support import StandinServer, make_bench_python
 
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.store.toml_store import load_session, save_session
-from sshd_fixture import ALIAS
 
 _BATCH = re.compile(r"#running-req: (\d+), .*#queue-req: (\d+)")
 

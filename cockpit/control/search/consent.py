@@ -18,7 +18,7 @@ from cockpit.model.search.search_space import not_derived, show_value
 from cockpit.model.session import LaunchProfile, Session
 
 __all__ = ["estimate_s", "search_fingerprint", "consent_lines", "odd_trials", "trial_lines", "search_confirmed",
-           "seal_search"]
+           "seal_launch", "seal_search"]
 
 DEFAULT_READY_S = 600.0
 DEFAULT_POINT_S = 120.0
@@ -119,3 +119,11 @@ def trial_lines(odd: list[tuple[SearchTrial, LaunchProfile, str]]) -> list[str]:
         if profile.python:
             lines.append(f"  python:  {profile.python}")
     return lines
+
+
+def seal_launch(stamp: str) -> str:
+    """The person's seal for a profile they saw (an odd trial's, model/launch_confirm.launch_stamp);
+    call only once they said yes at a terminal."""
+    from cockpit.sources.server.confirm_key import confirmation
+
+    return confirmation("launch", stamp)

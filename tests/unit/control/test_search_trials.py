@@ -124,13 +124,12 @@ def test_search_resumes_after_cockpit_is_killed_mid_trial_with_no_trial_lost_or_
 
 
 async def _two_hosts(path: Path) -> list:
+    from cockpit.control.search.consent import seal_search, search_fingerprint
     from cockpit.control.search.loop import SearchLoop
     from cockpit.control.search.server_trials import SEARCH, ServerTrialRunner
     from cockpit.control.sweep_records import TransactionSink
-    from cockpit.sources.transport.ssh_pool import SshPool
-
-    from cockpit.control.search.consent import search_fingerprint, seal_search
     from cockpit.control.transaction import edit
+    from cockpit.sources.transport.ssh_pool import SshPool
 
     def sealed(e):  # noqa: ANN001, ANN202 -- the person's yes (the TUI's dialog seals the same)
         stamp = search_fingerprint(e.session, e.session.searches[0], ["box", "box2"])
