@@ -272,3 +272,40 @@ def test_a_trial_with_params_outside_the_space_is_not_the_base_plus_its_flags(fo
         "its python is not the base's"
     assert not_derived(search, base, {**PARAMS, "--cuda-graph-max-bs": 17}, "box", same) == \
         "--cuda-graph-max-bs 17 is not a value of the space"
+
+
+async def test_tune_after_an_assistant_edited_the_base_profile_asks_again(folder: Path) -> None:
+    path, _ = search_session(folder)
+    seal_search(path)
+    marker = folder / "MARKER"
+    base = load_session(path).launch[0]
+    await mcp_edit(path, profile="l1", command=hostile(marker, then=f"exec {base.command}"))
+    done = cockpit("tune", str(path), "q1")
+    assert done.returncode == 3 and not marker.exists()
+    assert done.stderr.strip() == ("cockpit tune: not run: this search was never confirmed; check it and run "
+                                   "again with --yes")
+    assert f"base command: sh -c 'touch {marker}; exec " in done.stdout
+    assert load_session(path).searches[0].trial == []
+
+
+async def test_the_runner_itself_runs_nothing_the_seal_does_not_cover(folder: Path) -> None:
+    """Whoever drives the loop (the TUI, a script), the runner checks the seal against the
+    session as it is at each trial: a search edited after its seal starts no server."""
+    from cockpit.control.search.loop import SearchLoop
+    from cockpit.control.search.server_trials import SEARCH, ServerTrialRunner
+    from cockpit.control.sweep_records import TransactionSink
+    from cockpit.sources.transport.ssh_pool import SshPool
+
+    path, _ = search_session(folder)
+    seal_search(path)
+    session = load_session(path)
+    session.launch[0].command += " --enable-hostile"  # after the person's yes
+    save_session(session, path)
+    async with SshPool() as pool:
+        loop = SearchLoop(TransactionSink(path, actor=SEARCH), str(path), "q1", ServerTrialRunner(pool), ["box"])
+        await loop.run()
+    assert loop.refused == ["search q1 changed since a person confirmed it (space, base profile, sweep or hosts); "
+                            "cockpit tune shows it and asks"]
+    assert not list((folder / "runs").glob("*/*.pid"))  # no server started
+    (trial,) = load_session(path).searches[0].trial
+    assert trial.status is TrialStatus.RUNNING  # not recorded as anything: the next start asks
