@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import os
 import shlex
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -208,18 +210,49 @@ def test_tune_of_a_search_whose_host_ssh_changed_asks_again(folder: Path) -> Non
     assert load_session(path).searches[0].trial == []
 
 
-@pytest.mark.parametrize("server_left", [False, True], ids=["resume", "restart"])
+def killed_runner(path: Path, folder: Path) -> tuple[str, int]:
+    """A real `cockpit tune --yes` killed with -9 mid-trial: its trial left `running`, its
+    server left up (its own process group). The trial's profile and the server's pid."""
+    proc = subprocess.Popen([sys.executable, "-m", "cockpit", "tune", str(path), "q1", "--yes"], cwd=REPO,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.monotonic() + 120
+    try:
+        while time.monotonic() < deadline:
+            pids = list((folder / "runs").glob("*/box.pid"))
+            if pids and pids[0].read_text().strip().isdigit() and any(
+                    b.sweep_run == "q1-t0" for b in _loaded(path).benchmarks):
+                break
+            time.sleep(0.05)
+        else:
+            raise TimeoutError("no trial got a point")
+        os.killpg(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(10)
+    (trial,) = [t for t in load_session(path).searches[0].trial if t.status is TrialStatus.RUNNING]
+    assert trial.profile is not None
+    return trial.profile, int(next((folder / "runs").glob("*/box.pid")).read_text())
+
+
+def _loaded(path: Path) -> Session:
+    try:
+        return load_session(path)
+    except Exception:  # noqa: BLE001 -- mid-write: read again
+        return Session()
+
+
+@pytest.mark.parametrize("killed", [False, True], ids=["resume", "restart"])
 async def test_tune_resuming_a_trial_whose_profile_an_assistant_edited_runs_nothing(folder: Path,
-                                                                                    server_left: bool) -> None:
+                                                                                    killed: bool) -> None:
+    """`resume`: the trial row a killed runner leaves, its server gone; `restart`: a real runner
+    killed with -9 mid-sweep, its server still up (resuming would stop and restart it)."""
     path, _ = search_session(folder)
     seal_search(path)
-    derived = running_trial(path)
     left = None
-    if server_left:  # the killed runner's server is still up: resuming would restart it
-        seal_launch(path, derived)
-        started = cockpit("run", str(path), derived)
-        assert started.returncode == 0, started.stdout + started.stderr
-        left = int(next((folder / "runs").glob("*/box.pid")).read_text())
+    if killed:
+        derived, left = killed_runner(path, folder)
+    else:
+        derived = running_trial(path)
     marker = folder / "MARKER"
     command = next(p for p in load_session(path).launch if p.id == derived).command
     await mcp_edit(path, profile=derived, command=hostile(marker, then=f"exec {command}"))
@@ -233,6 +266,7 @@ async def test_tune_resuming_a_trial_whose_profile_an_assistant_edited_runs_noth
     trial = load_session(path).searches[0].trial_of(0)
     assert trial.status is TrialStatus.RUNNING  # left for a person to decide, not recorded as anything
     if left is not None:
+        assert "note: took over the search's lock from pid " in done.stdout  # the killed runner's
         assert pid_alive(left)  # nothing stopped or restarted
 
 
