@@ -110,7 +110,7 @@ def _check_derived_command(session: Any, search: Any, where: str) -> None:
     check and every trial's record is refused in `cockpit tune`."""
     import shlex
 
-    from cockpit.model.search.search_space import ENV, show_value
+    from cockpit.model.search.search import ENV_KEY, show_value
     from cockpit.model.text_limits import MAX_LONG_TEXT
 
     base = next((p for p in session.launch if p.id == search.profile), None)
@@ -118,7 +118,7 @@ def _check_derived_command(session: Any, search: Any, where: str) -> None:
         return
     longest = len(base.command) + sum(
         len(shlex.quote(key)) + 2 + max(len(shlex.quote(show_value(v))) for v in search.values_of(key))
-        for key in search.space if not key.startswith(ENV))
+        for key in search.space if not ENV_KEY.match(key))
     if longest > MAX_LONG_TEXT:
         _fail(f"{where}.space", f"a trial's command could be {longest:,} characters, over the "
                                 f"{MAX_LONG_TEXT:,}-character limit for a command")

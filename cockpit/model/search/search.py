@@ -20,7 +20,7 @@ from pydantic import AwareDatetime, Field, field_validator, model_validator
 from cockpit.model.strict import Id, Strict, Text
 
 __all__ = ["Direction", "OBJECTIVES", "Search", "SearchTrial", "SpaceValue", "Stepped", "TrialStatus",
-           "space_key_error"]
+           "show_value", "space_key_error"]
 
 SpaceValue = bool | int | float | str
 
@@ -79,6 +79,15 @@ class Stepped(Strict):
 
 
 Dimension = list[SpaceValue] | Stepped
+
+
+def show_value(value: SpaceValue) -> str:
+    """A value as a command line holds it (floats without float noise: 0.86, not 0.8600000001)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{round(value, 9):g}" if abs(value) < 1e15 else repr(value)
+    return str(value)
 
 
 def space_key_error(key: str) -> str | None:

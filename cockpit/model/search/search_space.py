@@ -10,7 +10,7 @@ import itertools
 import shlex
 from collections.abc import Iterator, Mapping
 
-from cockpit.model.search.search import Search, SpaceValue, Stepped
+from cockpit.model.search.search import Search, SpaceValue, Stepped, show_value
 from cockpit.model.session import LaunchProfile
 
 __all__ = ["ConfigKey", "apply_params", "base_params", "config_key", "derived_name", "grid", "normalise",
@@ -24,15 +24,6 @@ MAX_NAME_CHARS = 200  # a derived profile's name, its diff from the base: a labe
 def _is_option(word: str) -> bool:
     # `--x -1` takes a negative number as its value; `-x` and `--x` are options
     return word.startswith("-") and not word[1:2].isdigit() and not word[1:3].startswith(".")
-
-
-def show_value(value: SpaceValue) -> str:
-    """A value as a command line holds it (floats without float noise: 0.86, not 0.8600000001)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return f"{round(value, 9):g}" if abs(value) < 1e15 else repr(value)
-    return str(value)
 
 
 def normalise(search: Search, params: Mapping[str, SpaceValue]) -> dict[str, SpaceValue]:
