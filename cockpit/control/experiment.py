@@ -61,7 +61,7 @@ from cockpit.control.experiment_types import (
 )
 from cockpit.live.hub import LiveHub
 from cockpit.model.edit.edits import PERSON, EditError, SessionEditor
-from cockpit.model.launch_confirm import fingerprint
+from cockpit.model.launch_confirm import launch_stamp
 from cockpit.model.session import Session
 
 __all__ = ["CRASH_CHECKS", "CRASH_CHECK_S", "READY_TIMEOUT_S", "ExperimentService"]
@@ -244,14 +244,15 @@ class ExperimentService:
         from cockpit.sources.server.confirm_key import ConfirmKeyError, confirmation
 
         try:
-            sealed = confirmation("launch", plan.fingerprint)
+            sealed = confirmation("launch", plan.stamp)
         except ConfirmKeyError as exc:
             return StartOutcome("not_confirmed", plan.profile_id, plan.place.host,
                                 f"cannot record the confirmation: {exc}", plan=plan)
 
         def change(editor: SessionEditor) -> None:
             profile = next(p for p in editor.session.launch if p.id == plan.profile_id)
-            if fingerprint(profile) != plan.fingerprint:  # edited meanwhile: confirm what runs
+            host = next((h for h in editor.session.hosts if h.name == profile.host), None)
+            if launch_stamp(profile, host) != plan.stamp:  # edited meanwhile: confirm what runs
                 raise EditError(f"profile {plan.profile_id} changed while asking; run again to see the new command")
             editor.edit_record("launch", plan.profile_id, confirmed=sealed)
 

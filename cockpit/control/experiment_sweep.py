@@ -54,7 +54,7 @@ async def run_sweep(service: ExperimentService, ref: str, confirm: Confirm, *, p
                     port: int | None, resume_run: str | None, resume_last: bool, on_fail: str,
                     consented_by: str | None = None, activity: bool = True) -> SweepResult:
     from cockpit.live.experiment import sweep_session as steps
-    from cockpit.live.experiment.sweep_plan import plan_sweep, sweep_fingerprint
+    from cockpit.live.experiment.sweep_plan import BENCH_MODULES, plan_sweep, sweep_fingerprint
     from cockpit.live.experiment.sweep_runner import SweepRunner
     from cockpit.live.experiment.sweep_runs import last_unfinished_run, run_ended, run_started
     from cockpit.sources.server.confirm_key import is_confirmed
@@ -78,17 +78,25 @@ async def run_sweep(service: ExperimentService, ref: str, confirm: Confirm, *, p
     if (not_ready := await steps.server_ready(chosen, plan, pool, target)) is not None:
         return SweepResult("not_ready", not_ready, plan=plan)
 
-    stamp = sweep_fingerprint(sweep, chosen)
-    if consented_by is None and not is_confirmed("sweep", stamp, sweep.confirmed):
-        question = Question("sweep", plan, sweep=sweep, profile=chosen, module_line=steps.module_choice_line(plan))
+    stamp = sweep_fingerprint(sweep, chosen, host, plan.port)
+    ask = consented_by is None and not is_confirmed("sweep", stamp, sweep.confirmed)
+    looked_up = False
+    if ask and steps.interpreter_confirmed(chosen, host, plan):
+        # the person confirmed running this interpreter on this host (the launch): asking it which
+        # bench module it has runs nothing new, and the question then names the module that runs
+        plan, missing = await steps.with_bench_client(plan, steps.bench_host(pool, target, host))
+        looked_up = True
+    if ask:
+        question = Question("sweep", plan if looked_up else plan.with_module(BENCH_MODULES[0]), sweep=sweep,
+                            profile=chosen, module_line=steps.module_choice_line(plan, looked_up=looked_up))
         if not await confirm(question):
             return SweepResult("refused", f"sweep {sweep.id} not run", plan=plan)
         # the person answered: the confirmation is theirs, not the sweep's
         if (failed := await _record(service, steps.confirmed(sweep.id, stamp), actor=PERSON)) is not None:
             return failed
 
-    # looked up once confirmed: the probe runs the profile's interpreter on the host
-    plan, missing = await steps.with_bench_client(plan, steps.bench_host(pool, target, host))
+    if not looked_up:  # looked up once confirmed: the probe runs the client's interpreter on the host
+        plan, missing = await steps.with_bench_client(plan, steps.bench_host(pool, target, host))
     service.on_event(BenchClientChosen(plan, resume_run is not None, missing))
     runner = SweepRunner(plan, steps.bench_host(pool, target, host), service.recorder.sink,
                          on_event=service.on_event, on_fail=on_fail,

@@ -104,6 +104,26 @@ def check_integrity(session: CheckedSession) -> None:
     _check_searches(session, ids, seen_targets, host_names)
 
 
+def _check_derived_command(session: Any, search: Any, where: str) -> None:
+    """A trial's command (the base's with every flag of the space at its longest value) fits
+    the bound a write applies to a command (model/text_limits.py): else the search passes a
+    check and every trial's record is refused in `cockpit tune`."""
+    import shlex
+
+    from cockpit.model.search.search import ENV_KEY, show_value
+    from cockpit.model.text_limits import MAX_LONG_TEXT
+
+    base = next((p for p in session.launch if p.id == search.profile), None)
+    if base is None:
+        return
+    longest = len(base.command) + sum(
+        len(shlex.quote(key)) + 2 + max(len(shlex.quote(show_value(v))) for v in search.values_of(key))
+        for key in search.space if not ENV_KEY.match(key))
+    if longest > MAX_LONG_TEXT:
+        _fail(f"{where}.space", f"a trial's command could be {longest:,} characters, over the "
+                                f"{MAX_LONG_TEXT:,}-character limit for a command")
+
+
 def _check_searches(session: Any, ids: dict[str, set[str]], targets: set[str], hosts: set[str]) -> None:
     """A search's base profile, sweep, constraint targets and hosts exist; its trials' links too.
     (`session` is read by name, as CheckedSession says, without importing session.py back.)"""
@@ -111,6 +131,7 @@ def _check_searches(session: Any, ids: dict[str, set[str]], targets: set[str], h
         where = f"searches[{index}]"
         if search.profile not in ids["launch"]:
             _fail(f"{where}.profile", f"links to missing launch id '{search.profile}'")
+        _check_derived_command(session, search, where)
         sweep = next((s for s in session.sweeps if s.id == search.sweep), None)
         if sweep is None:
             _fail(f"{where}.sweep", f"links to missing sweep id '{search.sweep}'")

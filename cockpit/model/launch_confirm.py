@@ -19,7 +19,7 @@ import json
 
 from cockpit.model.session import Host, LaunchProfile
 
-__all__ = ["fingerprint", "log_fingerprint", "needs_confirmation", "seal", "sealed"]
+__all__ = ["fingerprint", "host_link", "launch_stamp", "log_fingerprint", "needs_confirmation", "seal", "sealed"]
 
 SEAL_PREFIX = "hmac1:"
 
@@ -32,6 +32,21 @@ def fingerprint(profile: LaunchProfile) -> str:
          "host": profile.host, "python": profile.python},
         sort_keys=True, ensure_ascii=True,
     )
+    return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+def host_link(host: Host | None) -> dict[str, str | None]:
+    """Where a host's runs go: its SSH target (user, address and port), jump host, run folder
+    and log file. A changed target is a different run, so every seal of a run covers it."""
+    if host is None:
+        return {}
+    return {"name": host.name, "ssh": host.ssh, "jump": host.jump, "run_dir": host.run_dir, "log_path": host.log_path}
+
+
+def launch_stamp(profile: LaunchProfile, host: Host | None) -> str:
+    """What a person confirms before a launch: the profile's `fingerprint` (the command with
+    its interpreter, env, interpreter field) and where it runs (`host_link`)."""
+    payload = json.dumps({"profile": fingerprint(profile), "link": host_link(host)}, sort_keys=True, ensure_ascii=True)
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
@@ -55,5 +70,5 @@ def sealed(key: bytes | None, kind: str, stamp: str, value: str | None) -> bool:
     return hmac.compare_digest(value, seal(key, kind, stamp))
 
 
-def needs_confirmation(profile: LaunchProfile, key: bytes | None) -> bool:
-    return not sealed(key, "launch", fingerprint(profile), profile.confirmed)
+def needs_confirmation(profile: LaunchProfile, key: bytes | None, host: Host | None = None) -> bool:
+    return not sealed(key, "launch", launch_stamp(profile, host), profile.confirmed)

@@ -11,6 +11,11 @@ from __future__ import annotations
 import os
 import re
 
+from cockpit.model.text_limits import LONG_TEXT_KEYS as LONG_TEXT_KEYS  # re-exported: one definition
+from cockpit.model.text_limits import MAX_LONG_TEXT as MAX_LONG_TEXT
+from cockpit.model.text_limits import MAX_SHORT_TEXT as MAX_SHORT_TEXT
+from cockpit.model.text_limits import long_texts
+from cockpit.model.text_limits import text_bound as text_bound
 from cockpit.store.errors import Problem
 
 MB = 1024 * 1024
@@ -118,47 +123,25 @@ def structure_problem(text: str, max_nesting: int = MAX_NESTING) -> Problem | No
     return None
 
 
-
-# ----- what a writer may set -------------------------------------------------------------------
-# A title, a name, a label or a claim is a line or a paragraph; notes, evidence, commands and
-# the journal's text may be pages. Both far over what a person writes, far under what would
-# let five tool calls fill the file past the size a load accepts.
-MAX_SHORT_TEXT = 16 * 1024
-MAX_LONG_TEXT = 64 * 1024
-LONG_TEXT_KEYS = frozenset({
-    "notes", "evidence", "command", "text", "change", "summary", "log_command", "next_step", "fallback",
-    "description", "broken_reason",
-})
+# ----- what a writer may set: one definition (model/text_limits.py), checked by `check` as by a write ----
 
 
-def text_bound(key: str) -> int:
-    return MAX_LONG_TEXT if key in LONG_TEXT_KEYS else MAX_SHORT_TEXT
+def text_limit_problems(data: object, text: str) -> list[Problem]:
+    """Every string in DATA (a session's plain data, read from TEXT) over the bound a write
+    applies, at its line: what `cockpit check` says, so a file it passes is one a write keeps."""
+    from cockpit.store.locate import locate
 
-
-def _long_texts(data: object, where: str = "", key: str = "") -> list[tuple[str, str, int]]:
-    """(path, text, bound) of every string in DATA longer than its key's bound."""
-    found: list[tuple[str, str, int]] = []
-    stack: list[tuple[object, str, str]] = [(data, where, key)]
-    while stack:
-        item, path, name = stack.pop()
-        if isinstance(item, str):
-            if len(item) > MAX_SHORT_TEXT and len(item) > text_bound(name):
-                found.append((path, item, text_bound(name)))
-        elif isinstance(item, dict):
-            for sub, value in item.items():
-                stack.append((value, f"{path}.{sub}" if path else str(sub), str(sub)))
-        elif isinstance(item, list):
-            for index, value in enumerate(item):
-                stack.append((value, f"{path}[{index}]", name))
-    return found
+    return [Problem(*locate(text, path), f"{path}: {len(value):,} characters, over the {bound:,}-character limit "
+                                         f"for it")
+            for path, value, bound in sorted(long_texts(data))]
 
 
 def new_text_problems(after: object, before: object) -> list[str]:
     """What a write would set over its bound: strings in AFTER (a session's plain data) that
     are too long and were not already in BEFORE (a file read with a long note stays savable)."""
-    over = _long_texts(after)
+    over = long_texts(after)
     if not over:
         return []
-    kept = {text for _, text, _ in _long_texts(before)}
+    kept = {text for _, text, _ in long_texts(before)}
     return [f"{path}: {len(text):,} characters, over the {bound:,}-character limit for it"
             for path, text, bound in sorted(over) if text not in kept]

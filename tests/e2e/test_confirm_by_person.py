@@ -16,7 +16,7 @@ from standin.procs import free_port, kill_group, standin_command
 from sweep_support import StandinServer, make_bench_python
 
 from cockpit.live.experiment.sweep_plan import sweep_fingerprint
-from cockpit.model.launch_confirm import fingerprint
+from cockpit.model.launch_confirm import fingerprint, launch_stamp
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.store.toml_store import load_session, save_session
 
@@ -89,7 +89,7 @@ def test_yes_typed_on_the_command_line_seals_it_with_this_users_key(camp, own_co
     assert done.returncode == 0, done.stdout + done.stderr
     profile = load_session(path).launch[0]
     assert profile.confirmed and profile.confirmed.startswith("hmac1:")
-    assert is_confirmed("launch", fingerprint(profile), profile.confirmed)
+    assert is_confirmed("launch", launch_stamp(profile, load_session(path).hosts[0]), profile.confirmed)
     assert own_confirm_key.stat().st_mode & 0o777 == 0o600
     assert own_confirm_key.parent.stat().st_mode & 0o777 == 0o700
     # another user (another key) reading the same file: not confirmed for them

@@ -134,7 +134,9 @@ async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) 
 async def _ask(args: argparse.Namespace, question: Any) -> bool:
     """The sweep's commands were never confirmed: shown, then --yes or the person's answer here."""
     plan, sweep, profile = question.plan, question.sweep, question.profile
-    _say(f"sweep {sweep.id} ({sweep.name}) on profile {profile.id} runs on {plan.where}, {len(plan.points)} points:")
+    link = f" (ssh {plan.host.ssh}{f' via {plan.host.jump}' if plan.host.jump else ''})" if plan.host and plan.host.ssh else ""
+    _say(f"sweep {sweep.id} ({sweep.name}) on profile {profile.id} runs on {plan.where}{link}, "
+         f"{len(plan.points)} points:")
     for line in plan.command_lines():
         _say(f"  {line}")
     _say(f"  ({question.module_line})")

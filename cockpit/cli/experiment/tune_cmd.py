@@ -63,43 +63,79 @@ def cmd_tune(args: argparse.Namespace) -> int:
     if args.trials is not None and args.trials < 1:
         _say("cockpit tune: --trials must be at least 1", err=True)
         return EXIT_FAILED
-    refused = _consent(args, session, search, hosts)
-    if refused is not None:
-        return refused
-    return asyncio.run(_main(args, search.id, hosts))
+    from cockpit.store.search_lock import SearchBusy, take_search_lock
+
+    try:  # one runner per session and search: taken before asking, held to the end
+        lock = take_search_lock(args.session, search.id)
+    except SearchBusy as exc:
+        _say(f"cockpit tune: not run: {exc}", err=True)
+        return EXIT_REFUSED
+    except OSError as exc:
+        _say(f"cockpit tune: not run: cannot take the search's lock: {exc}", err=True)
+        return EXIT_FAILED
+    try:
+        if (note := lock.note()) is not None:
+            _say(f"note: {note}", err=args.json)
+        refused = _consent(args, session, search, hosts)
+        if refused is not None:
+            return refused
+        return asyncio.run(_main(args, search.id, hosts, lock))
+    finally:
+        lock.release()
 
 
 def _consent(args: argparse.Namespace, session: Any, search: Any, hosts: list[str | None]) -> int | None:
-    from cockpit.control.search.consent import consent_lines, search_fingerprint
+    """The person's yes to what this run starts: the search (space, budget, base, sweep, hosts)
+    and each trial it resumes whose profile is not the base plus the space's flags. Asked at
+    a terminal or given as --yes; with neither, nothing runs (exit 3)."""
+    from cockpit.control.search.consent import consent_lines, odd_trials, search_fingerprint, trial_lines
     from cockpit.control.transaction import edit
-    from cockpit.model.edit.edits import PERSON
+    from cockpit.model.edit.edits import PERSON, EditError
+    from cockpit.model.launch_confirm import launch_stamp
     from cockpit.sources.server.confirm_key import confirmation, is_confirmed
 
     stamp = search_fingerprint(session, search, hosts)
-    if is_confirmed("search", stamp, search.confirmed):
+    search_ok = is_confirmed("search", stamp, search.confirmed)
+    odd = odd_trials(session, search, hosts)
+    if search_ok and not odd:
         return None
     budget = args.trials if args.trials is not None else search.trials
-    for line in consent_lines(session, search, hosts, budget):
+    for line in ([] if search_ok else consent_lines(session, search, hosts, budget)) + trial_lines(odd):
         _say(line, quiet=args.json)
     if not args.yes:
         if not sys.stdin.isatty():
-            _say("cockpit tune: not run: this search was never confirmed; check it and run again with --yes",
-                 err=True)
+            what = (f"trial {odd[0][0].number}'s profile {odd[0][1].id} is not the base plus the space's flags"
+                    if search_ok else "this search was never confirmed")
+            _say(f"cockpit tune: not run: {what}; check it and run again with --yes", err=True)
             return EXIT_REFUSED
         if input("Run it? [y/N] ").strip().lower() not in ("y", "yes"):
             _say("not run")
             return EXIT_REFUSED
-    sealed = confirmation("search", stamp)  # the person answered (or typed --yes): their seal
+    # the person answered (or typed --yes): their seals, of the search and of each odd trial's profile
+    sealed = confirmation("search", stamp)
+    launches = {profile.id: (launch_stamp(profile, next((h for h in session.hosts if h.name == profile.host), None)),
+                             profile) for _, profile, _ in odd}
 
     def change(editor: Any) -> None:
         def seal(s: Any) -> None:
             s.searches = [q.model_copy(update={"confirmed": sealed}) if q.id == search.id else q for q in s.searches]
-        editor.apply(f"search {search.id} confirmed", seal, kind="search.confirmed", ref=search.id)
-    edit(args.session, change, PERSON)
+        if not search_ok:
+            editor.apply(f"search {search.id} confirmed", seal, kind="search.confirmed", ref=search.id)
+        for ident, (shown, _) in launches.items():
+            now = next((p for p in editor.session.launch if p.id == ident), None)
+            host = next((h for h in editor.session.hosts if now is not None and h.name == now.host), None)
+            if now is None or launch_stamp(now, host) != shown:  # changed while asking: confirm what runs
+                raise EditError(f"profile {ident} changed while asking; run again to see it")
+            editor.edit_record("launch", ident, confirmed=confirmation("launch", shown))
+    try:
+        edit(args.session, change, PERSON)
+    except (OSError, EditError, ValueError) as exc:
+        _say(f"cockpit tune: not run: {exc}", err=True)
+        return EXIT_REFUSED
     return None
 
 
-async def _main(args: argparse.Namespace, search_id: str, hosts: list[str | None]) -> int:
+async def _main(args: argparse.Namespace, search_id: str, hosts: list[str | None], lock: Any) -> int:
     from cockpit.control.search.loop import SearchEvent, SearchLoop, find_search
     from cockpit.control.search.server_trials import SEARCH, ServerTrialRunner
     from cockpit.control.sweep_records import TransactionSink
@@ -115,7 +151,7 @@ async def _main(args: argparse.Namespace, search_id: str, hosts: list[str | None
                                    ssh_config=tuple(args.ssh_config) if args.ssh_config else None,
                                    known_hosts=args.known_hosts)
         store = TransactionSink(args.session, actor=SEARCH)
-        loop = SearchLoop(store, args.session, search_id, runner, hosts, budget=args.trials, on_event=said)
+        loop = SearchLoop(store, args.session, search_id, runner, hosts, budget=args.trials, on_event=said, lock=lock)
         before = {t.number for t in find_search(store.session, search_id).trial if t.status is not TrialStatus.RUNNING}
         aio = asyncio.get_running_loop()
         aio.add_signal_handler(signal.SIGINT, loop.stop)
@@ -132,6 +168,10 @@ async def _main(args: argparse.Namespace, search_id: str, hosts: list[str | None
     new = [t for t in search.trial if t.number not in before]
     for error in loop.errors:
         _say(f"cockpit tune: {error}", err=True)
+    if loop.refused:
+        for why in loop.refused:
+            _say(f"cockpit tune: not run: {why}", err=True)
+        return EXIT_REFUSED
     failed = loop.errors or any(t.status is TrialStatus.FAILED for t in new)
     return EXIT_FAILED if failed else EXIT_DONE
 

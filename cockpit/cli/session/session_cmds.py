@@ -44,6 +44,17 @@ def cmd_check(args: argparse.Namespace) -> int:
     session = _load(args.session)
     if session is None:
         return 1
+    # the bounds a write applies (store/limits.py): a file that passes here is one a write keeps
+    from cockpit.store import limits
+    from cockpit.store.toml_store import read_text, to_data
+
+    try:
+        over = limits.text_limit_problems(to_data(session), read_text(Path(args.session)))
+    except OSError as exc:
+        return _os_error(exc, args.session)
+    if over:
+        print(SessionFileError(args.session, limits.capped(over)).render(), file=sys.stderr)
+        return 1
     counts = ", ".join(
         f"{len(getattr(session, name))} {name}" for name in ("tasks", "discoveries", "benchmarks", "files", "launch")
     )

@@ -12,11 +12,13 @@ import hashlib
 import json
 import statistics
 
-from cockpit.model.search.search import Search, Stepped
-from cockpit.model.search.search_space import show_value
-from cockpit.model.session import Session
+from cockpit.model.launch_confirm import host_link, launch_stamp
+from cockpit.model.search.search import Search, SearchTrial, Stepped, TrialStatus
+from cockpit.model.search.search_space import not_derived, show_value
+from cockpit.model.session import LaunchProfile, Session
 
-__all__ = ["estimate_s", "search_fingerprint", "consent_lines"]
+__all__ = ["estimate_s", "search_fingerprint", "consent_lines", "odd_trials", "trial_lines", "search_confirmed",
+           "seal_launch", "seal_search"]
 
 DEFAULT_READY_S = 600.0
 DEFAULT_POINT_S = 120.0
@@ -29,7 +31,8 @@ def search_fingerprint(session: Session, search: Search, hosts: list[str | None]
                           "trials": search.trials, "repeats": search.repeats, "command": base.command,
                           "env": dict(sorted(base.env.items())), "python": base.python,
                           "sweep": sweep.model_dump(mode="json", exclude={"confirmed", "notes", "name"}),
-                          "hosts": [h or "local" for h in hosts], "ports": search.ports},
+                          "hosts": [h or "local" for h in hosts], "ports": search.ports,
+                          "links": [host_link(next((x for x in session.hosts if x.name == h), None)) for h in hosts]},
                          sort_keys=True, ensure_ascii=True, default=str)
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
@@ -80,3 +83,47 @@ def seal_search(stamp: str) -> str:
     from cockpit.sources.server.confirm_key import confirmation
 
     return confirmation("search", stamp)
+
+
+def odd_trials(session: Session, search: Search, hosts: list[str | None]) -> list[tuple[SearchTrial, LaunchProfile, str]]:
+    """Trials left `running` on these hosts (a run resumes them) whose profile is not the base
+    plus the space's flags and carries no seal of its own: (trial, profile, why) each. The
+    search's seal does not cover them; a person confirms each (its launch seal)."""
+    from cockpit.sources.server.confirm_key import is_confirmed
+
+    base = next((p for p in session.launch if p.id == search.profile), None)
+    out = []
+    for trial in search.trial:
+        if trial.status is not TrialStatus.RUNNING or trial.host not in hosts or base is None:
+            continue
+        profile = next((p for p in session.launch if p.id == (trial.profile or search.profile)), None)
+        if profile is None:
+            continue  # nothing to start: the trial fails as a missing profile
+        why = not_derived(search, base, trial.params, trial.host, profile)
+        host = next((h for h in session.hosts if h.name == profile.host), None)
+        if why is not None and not is_confirmed("launch", launch_stamp(profile, host), profile.confirmed):
+            out.append((trial, profile, why))
+    return out
+
+
+def trial_lines(odd: list[tuple[SearchTrial, LaunchProfile, str]]) -> list[str]:
+    """What a person sees of each odd trial before it is resumed."""
+    from cockpit.ground.redact import redact_env, redact_text
+
+    lines = []
+    for trial, profile, why in odd:
+        lines.append(f"trial {trial.number} on {trial.host or 'local'} resumes profile {profile.id}, which is not "
+                     f"the base plus the space's flags ({why}):")
+        lines.append(f"  command: {redact_text(profile.command)}")
+        lines += [f"  env:     {k}={v}" for k, v in sorted(redact_env(profile.env).items())]
+        if profile.python:
+            lines.append(f"  python:  {profile.python}")
+    return lines
+
+
+def seal_launch(stamp: str) -> str:
+    """The person's seal for a profile they saw (an odd trial's, model/launch_confirm.launch_stamp);
+    call only once they said yes at a terminal."""
+    from cockpit.sources.server.confirm_key import confirmation
+
+    return confirmation("launch", stamp)

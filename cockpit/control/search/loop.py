@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from cockpit.control.search.runner import TrialOutcome, TrialRequest, TrialRunner
+from cockpit.control.search.runner import TrialNotConsented, TrialOutcome, TrialRequest, TrialRunner
 from cockpit.control.search.study import propose
 from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.search.search import Search, SearchTrial, SpaceValue, TrialStatus
@@ -82,7 +82,8 @@ def derive_trial(editor: SessionEditor, search_id: str, number: int, params: dic
         full["--port"] = search.ports[host]
     command, env = apply_params(base, full)
     where = host if host != "local" else None
-    same = next((p for p in session.launch if p.command == command and p.env == env and p.host == where), None)
+    same = next((p for p in session.launch if p.command == command and p.env == env and p.host == where
+                 and p.python == base.python), None)
     profile_id = same.id if same is not None else editor.add_record(
         "launch", name=derived_name(search, base, params), command=command, env=env, host=where,
         python=base.python, notes=f"search {search.id} trial {number}")
@@ -122,7 +123,9 @@ def finish_trial(editor: SessionEditor, search_id: str, number: int, outcome: Tr
 class SearchLoop:
     def __init__(self, store: SearchStore, session_path: str, search_id: str, runner: TrialRunner,
                  hosts: list[str | None], *, budget: int | None = None,
-                 on_event: Callable[[SearchEvent], Any] | None = None) -> None:
+                 on_event: Callable[[SearchEvent], Any] | None = None, lock: Any = None) -> None:
+        """`lock`: the search's run lock (store/search_lock.py) the caller took already; None:
+        `run` takes it, and runs nothing while another runner holds it."""
         self.store = store
         self.session_path = session_path
         self.search_id = search_id
@@ -138,8 +141,13 @@ class SearchLoop:
         self._claimed: set[int] = set()
         self.errors: list[str] = []
         """Why a host's worker stopped early (one line each)."""
+        self.refused: list[str] = []
+        """Trials not run because the person's seal does not cover them (one line each)."""
         self.live: dict[str | None, str] = {}
         """host -> the running trial's latest state line."""
+        self.lock = lock
+        self.busy: str | None = None
+        """Why nothing ran: another runner holds the search (who, where, since)."""
 
     # -- control ----------------------------------------------------------------------------
     def pause(self) -> None:
@@ -162,10 +170,33 @@ class SearchLoop:
 
     # -- the run ----------------------------------------------------------------------------
     async def run(self) -> Search:
+        from cockpit.store.search_lock import SearchBusy, take_search_lock
+
+        own = None
+        if self.lock is None:
+            try:
+                own = self.lock = take_search_lock(self.session_path, self.search_id)
+            except (SearchBusy, OSError) as exc:  # one runner per search: its trials are its own
+                self.busy = str(exc) if isinstance(exc, SearchBusy) else f"cannot take the search's lock: {exc}"
+                self.on_event(SearchEvent("done", f"not run: {self.busy}"))
+                return find_search(self.store.session, self.search_id)
+            if (note := own.note()) is not None:
+                self.on_event(SearchEvent("note", note))
+        try:
+            return await self._run_all()
+        finally:
+            if own is not None:
+                own.release()
+                self.lock = None
+
+    async def _run_all(self) -> Search:
         self._tasks = [asyncio.create_task(self._worker(host)) for host in self.hosts]
         results = await asyncio.gather(*self._tasks, return_exceptions=True)
         for host, result in zip(self.hosts, results, strict=True):
-            if isinstance(result, Exception):  # a record not saved, a session that stopped loading: said
+            if isinstance(result, TrialNotConsented):  # nothing ran; the next start asks the person
+                self.refused.append(str(result))
+                self.on_event(SearchEvent("note", f"{host or 'local'} stopped: {result}", host=host))
+            elif isinstance(result, Exception):  # a record not saved, a session that stopped loading: said
                 self.errors.append(f"{host or 'local'}: {result or type(result).__name__}")
                 self.on_event(SearchEvent("note", f"{host or 'local'} stopped: {result}", host=host))
         search = find_search(self.store.session, self.search_id)
@@ -226,7 +257,7 @@ class SearchLoop:
             self.on_event(SearchEvent("state", text, trial.number, host))
 
         request = TrialRequest(self.session_path, search.id, trial.number, trial.profile or search.profile,
-                               search.sweep, host, f"{search.id}-t{trial.number}")
+                               search.sweep, host, f"{search.id}-t{trial.number}", tuple(self.hosts))
         outcome = await self.runner.run_trial(request, check_point=self._pruner(trial), on_state=on_state)
         self.live.pop(host, None)
         done: SearchTrial = await self.store.apply(lambda e: finish_trial(e, self.search_id, trial.number, outcome))

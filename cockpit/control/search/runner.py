@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 from cockpit.model.search.search import TrialStatus
 
-__all__ = ["PointCheck", "TrialOutcome", "TrialRequest", "TrialRunner"]
+__all__ = ["PointCheck", "TrialNotConsented", "TrialOutcome", "TrialRequest", "TrialRunner"]
 
 PointCheck = Callable[[int, dict[str, Any]], str | None]
 """Called with each recorded point (concurrency, its fields): a reason to stop the trial
@@ -29,6 +29,14 @@ class TrialRequest:
     host: str | None
     run_id: str
     """The sweep run's id: a trial resumed after cockpit died records only its missing points."""
+    hosts: tuple[str | None, ...] = ()
+    """The hosts of this run of the search (what the person's seal covers; empty: `host` alone)."""
+
+
+class TrialNotConsented(Exception):
+    """What the trial would run is not what the person sealed (the search changed, or its
+    profile is not the base plus the space's flags): nothing ran, the trial stays `running`
+    and the next `cockpit tune` asks."""
 
 
 @dataclass(slots=True)

@@ -7,7 +7,10 @@ makes the profile `broken` with its error label, as `cockpit run` does), sweep i
 point recorded as a benchmark (power and tok/J from the host's GPU source), stop it.
 
 The person's yes is the search's (sealed before the loop runs, control/search/consent.py):
-the service asks nothing for the derived profiles and seals nothing again. Records are the
+the service asks nothing for the derived profiles and seals nothing again. Before each trial
+the seal is checked against the session as it is then, and the trial's profile against the
+base plus the space's flags: anything else runs only under its own launch seal (a person
+confirmed it: `cockpit tune` asks), else the trial is not run (TrialNotConsented). Records are the
 session file's transaction, journaled "via search"; the service's session-wide lines (the
 sweep's last action, the stop's note) are left to the search's own trial record.
 """
@@ -20,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cockpit.control.experiment_types import FileRecorder, Question, ServerPhase, ServerStarting
-from cockpit.control.search.runner import PointCheck, TrialOutcome, TrialRequest
+from cockpit.control.search.runner import PointCheck, TrialNotConsented, TrialOutcome, TrialRequest
 from cockpit.model.search.search import TrialStatus
 
 __all__ = ["SEARCH", "ServerTrialRunner"]
@@ -61,12 +64,17 @@ class ServerTrialRunner:
                                     pool=self.pool, hub=self.hub, on_event=heard, **self.ssh_kw)
         heard.service = service
         consent = f"search {request.search_id}"
+        launch_covered, sweep_covered = _covered(service.session, request)
         host = _host_of(service, request.profile_id)
         _place, left = await service.running_there(host)
         if left is not None and left.running:  # the trial cockpit died in, or a server someone left
             on_state(f"stopping pid {left.pid} left on {host or 'local'}")
         started = await service.start(request.profile_id, _never_asked, restart=left is not None and left.running,
-                                      timeout_s=self.ready_timeout_s, consented_by=consent)
+                                      timeout_s=self.ready_timeout_s,
+                                      consented_by=consent if launch_covered else None)
+        if started.kind == "not_confirmed":
+            raise TrialNotConsented(f"trial {request.number}: profile {request.profile_id} is not the base plus the "
+                                    "space's flags and no person confirmed it (cockpit tune shows it and asks)")
         try:
             if started.kind == "crashed":
                 return TrialOutcome(TrialStatus.CRASHED, error=started.error_label or "crashed")
@@ -76,9 +84,16 @@ class ServerTrialRunner:
             ready_s = started.launch.elapsed_s
             on_state(f"ready in {ready_s:.0f} s; sweeping")
             swept = await service.sweep(request.sweep_id, _never_asked, profile=request.profile_id,
-                                        resume_run=request.run_id, on_fail="stop", consented_by=consent,
-                                        activity=False)
+                                        resume_run=request.run_id, on_fail="stop",
+                                        consented_by=consent if sweep_covered else None, activity=False)
+            if swept.status == "refused":
+                raise TrialNotConsented(f"trial {request.number}: the sweep of profile {request.profile_id} runs "
+                                        "another interpreter than the search's and no person confirmed it")
             outcome = _trial_outcome(swept, heard.pruned)
+            if outcome.status is TrialStatus.FAILED:  # a server that died serving is the configuration's crash
+                crash = await _died(service, started)
+                if crash is not None:
+                    outcome = TrialOutcome(TrialStatus.CRASHED, outcome.benchmarks, error=crash)
             outcome.ready_s = ready_s
             self.overhead_s.append(time.monotonic() - began - ready_s - sum(client_s))
             return outcome
@@ -122,6 +137,65 @@ class _Heard:
             say(f"c={event.concurrency} already recorded as {event.benchmark_id}")
         elif isinstance(event, PointFailed):
             say(f"c={event.concurrency} failed: {event.reason}")
+
+
+def _covered(session: Any, request: TrialRequest) -> tuple[bool, bool]:
+    """Whether the person's seal of the search covers this trial's launch, and its sweep.
+    TrialNotConsented when the search itself is no longer what they sealed."""
+    from cockpit.control.search.consent import search_confirmed, search_fingerprint
+    from cockpit.control.search.loop import find_search
+    from cockpit.live.experiment.sweep_plan import bench_python
+    from cockpit.model.search.search_space import not_derived
+
+    search = find_search(session, request.search_id)
+    hosts = list(request.hosts) or [request.host]
+    try:
+        stamp = search_fingerprint(session, search, hosts)
+    except StopIteration:  # its base profile or sweep is gone
+        raise TrialNotConsented(f"search {search.id}: its base profile or sweep is missing") from None
+    if not search_confirmed(stamp, search.confirmed):
+        raise TrialNotConsented(f"search {search.id} changed since a person confirmed it (space, base profile, "
+                                "sweep or hosts); cockpit tune shows it and asks")
+    trial = search.trial_of(request.number)
+    base = next((p for p in session.launch if p.id == search.profile), None)
+    profile = next((p for p in session.launch if p.id == request.profile_id), None)
+    if trial is None or base is None or profile is None:
+        return True, True  # nothing to start: the service refuses a missing profile itself
+    if not_derived(search, base, trial.params, trial.host, profile) is None:
+        return True, True
+    return False, bench_python(profile) == bench_python(base)
+
+
+async def _died(service: Any, started: Any) -> str | None:
+    """After a failed sweep: when the trial's server is gone, its crash as its log tells it
+    (`label: the exception line`, recorded as a crash of the profile); None while it runs or
+    when it cannot be asked (the sweep's failure stands)."""
+    from cockpit.control.experiment import CRASH_CHECK_S, CRASH_CHECKS
+    from cockpit.live.experiment.launch_lifecycle import LaunchFollower, apply_outcome
+    from cockpit.model.edit.edits import EditError
+
+    plan, start = started.plan, started.started
+    control, data, offset = service.control(), b"", start.log_offset
+    try:
+        for _ in range(CRASH_CHECKS):  # the crash line comes just before the process ends
+            chunk = await control.read_log(plan.place, start.log_path, offset)
+            data, offset = data + chunk.data, chunk.offset
+            if not chunk.running:
+                break
+            await asyncio.sleep(CRASH_CHECK_S)
+        else:
+            return None
+    except Exception:  # noqa: BLE001 -- unreachable, or the log unreadable: not known to have crashed
+        return None
+    follower = LaunchFollower(plan)
+    follower.feed(data)
+    crash = follower.died(chunk.exit_code)
+    try:
+        await service.record(lambda editor: apply_outcome(editor, crash, session_label=service.label))
+    except (OSError, ValueError, EditError):
+        pass  # the trial's own record still says it crashed
+    first = f": {crash.exception.strip()[:200]}" if crash.exception and crash.exception.strip() else ""
+    return f"{crash.error_label}{first}"
 
 
 def _host_of(service: Any, profile_id: str) -> str | None:

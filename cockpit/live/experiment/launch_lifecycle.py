@@ -33,7 +33,7 @@ __all__ = ["LaunchFollower", "LaunchOutcome", "PHASE_WORDS", "apply_outcome", "c
 OutcomeKind = Literal["ready", "crashed", "timeout"]
 
 PHASE_WORDS = {"starting": "starting", "loading": "loading weights", "capturing": "capturing CUDA graphs",
-               "ready": "ready", "error": "crashed", "stopped": "stopped"}
+               "ready": "ready", "serving": "serving", "error": "crashed", "stopped": "stopped"}
 
 _TAIL_LINES = 6
 
@@ -116,6 +116,14 @@ class LaunchFollower:
         self._events(self.parser.end())
         if self.outcome is None or (self.outcome.kind == "crashed" and self.outcome.still_running):
             self.outcome = self._crash(exit_code=exit_code, still_running=False)
+        return self.outcome
+
+    def died(self, exit_code: int | None) -> LaunchOutcome:
+        """The process is gone after it got ready (a server that dies serving): its crash as
+        the log tells it (label, the exception line, the traceback's last lines)."""
+        self._events(self.parser.end())
+        self.phase = "serving"
+        self.outcome = self._crash(exit_code=exit_code, still_running=False)
         return self.outcome
 
     def timed_out(self, still_running: bool = True) -> LaunchOutcome:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from cockpit.model.bench.sweep_dataset import sweep_dataset_argv
+from cockpit.model.launch_confirm import host_link
 from cockpit.model.session import Host, LaunchProfile, Sweep
 
 __all__ = [
@@ -191,9 +192,14 @@ def plan_sweep(sweep: Sweep, profile: LaunchProfile, host: Host | None, *, port:
                      bench_python(profile), run_id, _run_folder(host), points)
 
 
-def sweep_fingerprint(sweep: Sweep, profile: LaunchProfile) -> str:
-    """A digest of what running `sweep` on `profile` would run (workload, concurrencies,
-    extra arguments, interpreter, host): a change asks for confirmation again."""
+def sweep_fingerprint(sweep: Sweep, profile: LaunchProfile, host: Host | None = None, port: int | None = None) -> str:
+    """A digest of what running `sweep` on `profile` would run: the workload (concurrencies,
+    extra arguments), the interpreter the client runs with (`bench_python`: the one the
+    command names comes before the `python` field), the server it talks to, and the host's
+    link (`model.launch_confirm.host_link`). A change asks for confirmation again."""
     payload = json.dumps({"sweep": sweep.model_dump(mode="json", exclude={"confirmed", "notes", "name"}),
-                          "python": profile.python, "host": profile.host}, sort_keys=True, ensure_ascii=True)
+                          "python": profile.python, "interpreter": bench_python(profile), "host": profile.host,
+                          "server": profile_host(profile.command),
+                          "port": port if port is not None else profile_port(profile.command),
+                          "link": host_link(host)}, sort_keys=True, ensure_ascii=True)
     return hashlib.sha256(payload.encode()).hexdigest()[:16]

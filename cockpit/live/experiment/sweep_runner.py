@@ -84,6 +84,9 @@ class SweepRunner:
         self.gpu_note: str | None = None
         """Why the GPU source gives nothing (set by whoever feeds `gpu_tick`): said in the
         notes of a point that got no power."""
+        self.log_note: str | None = None
+        """Why the server's log cannot be read (set by whoever feeds `log_lines`): said in the
+        notes of a point that got no log peaks."""
         self.plan = plan
         self.log_settle_s = log_settle_s
         self.host = host
@@ -114,6 +117,10 @@ class SweepRunner:
         """A LogLines of the host's log pipeline (the hub's, shared with the log pane)."""
         if self.watch is not None:
             self.watch.log_lines(item)
+
+    def log_unavailable(self, reason: str) -> None:
+        """The server's log feed failed (an unreachable host, a file it cannot read): why."""
+        self.log_note = reason
 
     def gpu_unavailable(self, reason: str) -> None:
         """The GPU source cannot give samples (no driver, no exporter, no source): why."""
@@ -171,7 +178,7 @@ class SweepRunner:
             if result is not None:
                 try:
                     fields = benchmark_fields(self.plan, point, result[0], result[1],
-                                              no_power_reason=self.gpu_note)
+                                              no_power_reason=self.gpu_note, no_log_reason=self.log_note)
                     ident = await self.sink.record(point.key, fields)
                 except (OSError, ValueError) as exc:  # not saved, or a figure the model refuses
                     reason = f"not recorded: {exc}"

@@ -14,7 +14,7 @@ from cockpit.live.experiment.sweep_events import SweepOutcome
 from cockpit.live.experiment.sweep_plan import SweepPlan, profile_host
 from cockpit.live.experiment.sweep_server_metrics import ServerMetricsProbe, metrics_url_for
 from cockpit.live.hub import FeedEnded, LiveHub
-from cockpit.live.log.log_items import LogLines
+from cockpit.live.log.log_items import LogLines, SourceState
 from cockpit.model.edit.lookup import by_id_or_name, known_records
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = ["find_sweep", "running_profiles", "pick_profile", "host_target", "server_ready",
            "confirmed", "watch_on_hub", "watch_tasks", "bench_host", "server_metrics_probe", "outcome_text", "sweep_gpu_feed",
-           "with_bench_client", "server_health", "module_choice_line"]
+           "with_bench_client", "server_health", "module_choice_line", "interpreter_confirmed"]
 
 
 def find_sweep(session: Session, ref: str) -> Sweep:
@@ -134,12 +134,27 @@ async def with_bench_client(plan: SweepPlan, host: Any) -> tuple[SweepPlan, str 
     return plan.with_module(found), None
 
 
-def module_choice_line(plan: SweepPlan) -> str:
-    """Said under the commands a person confirms: which module runs is looked up after."""
+def module_choice_line(plan: SweepPlan, *, looked_up: bool = False) -> str:
+    """Said under the commands a person confirms: the interpreter and the bench module that
+    run (`looked_up`: asked of the host already), else which of the two will and how it is found."""
     from cockpit.live.experiment.sweep_plan import BENCH_MODULES
 
-    return (f"the client runs as `-m {BENCH_MODULES[0]}` where {plan.python} has it, "
-            f"else as `-m {BENCH_MODULES[1]}`")
+    if looked_up:
+        return f"the client: {plan.python} -m {plan.module} (the module {plan.python} on {plan.where} has)"
+    return (f"the client: {plan.python} -m {BENCH_MODULES[0]}; where {plan.python} on {plan.where} has no "
+            f"{BENCH_MODULES[0]}, -m {BENCH_MODULES[1]} instead (looked up once you say yes, by running "
+            f"{plan.python} -c 'importlib.util.find_spec(...)')")
+
+
+def interpreter_confirmed(profile: LaunchProfile, host: Host | None, plan: SweepPlan) -> bool:
+    """Whether the person confirmed running the sweep's interpreter on this host: it is the one
+    the profile's command names, and that launch carries their seal (model/launch_confirm.py)."""
+    from cockpit.live.experiment.sweep_plan import command_python
+    from cockpit.model.launch_confirm import launch_stamp
+    from cockpit.sources.server.confirm_key import is_confirmed
+
+    return (command_python(profile.command) == plan.python
+            and is_confirmed("launch", launch_stamp(profile, host), profile.confirmed))
 
 
 def server_health(profile: LaunchProfile, plan: SweepPlan, pool: Any, target: Any) -> Any:
@@ -221,7 +236,7 @@ def watch_on_hub(hub: LiveHub, runner: Any, host: Host | None, target: Any, pool
     log_key = feed_key("log", name) if name and (host is not None and (host.log_path or host.log_command)) else (
         f"log:{status.log_path}" if status is not None and status.log_path else None)
     if log_key is not None:
-        leaves.append(hub.subscribe(log_key, lambda item: runner.log_lines(item) if isinstance(item, LogLines) else None))
+        leaves.append(hub.subscribe(log_key, _log_listener(runner)))
         if not hub.running(log_key) and not hub.open(log_key, lambda: _sweep_log_feed(host, target, pool, status)):
             leaves.pop()()
         else:
@@ -254,13 +269,28 @@ def _sweep_log_feed(host: Host | None, target: Any, pool: Any, status: Any) -> A
 
     if host is not None and (host.log_path or host.log_command):
         try:
-            return LogFeed.for_host(host, pool=pool, lines=0)
+            # the sweep's target: built with the CLI's --ssh-config and known_hosts, as its other links
+            return LogFeed.for_host(host, pool=pool, lines=0, target=target)
         except ValueError:  # an unconfirmed log_command is not run: the sweep goes without its log
             return None
     from cockpit.sources.log.tail_sources import RemoteFile
 
     return (LogFeed.ssh(RemoteFile(target, status.log_path), pool=pool, lines=0) if target
             else LogFeed.local(status.log_path, lines=0))
+
+
+def _log_listener(runner: Any) -> Callable[[Any], None]:
+    """The log's rows to the runner; a feed that ended in an error is said in the points' notes
+    (their peaks are missing for a reason, not silently)."""
+    def take(item: Any) -> None:
+        if isinstance(item, LogLines):
+            runner.log_lines(item)
+        elif isinstance(item, SourceState) and (item.connected is False or item.waiting):
+            runner.log_unavailable(f"the server's log: {item.text or 'not reachable'}")
+        elif isinstance(item, FeedEnded) and item.error is not None:
+            runner.log_unavailable(f"the server's log could not be read: {str(item.error) or type(item.error).__name__}")
+
+    return take
 
 
 def _gpu_listener(runner: Any, what: str) -> Callable[[Any], None]:

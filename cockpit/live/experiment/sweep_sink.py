@@ -79,9 +79,10 @@ class ControllerSink:
 
 
 def benchmark_fields(plan: SweepPlan, point: PlannedPoint, result: BenchOutcome, watch: PointWatch, *,
-                     no_power_reason: str | None = None) -> dict[str, Any]:
+                     no_power_reason: str | None = None, no_log_reason: str | None = None) -> dict[str, Any]:
     """The Benchmark of one point: the client's figures, the sweep's context, what was seen.
-    `no_power_reason`: why the GPU source gave nothing (said in the notes when no power)."""
+    `no_power_reason`: why the GPU source gave nothing (said in the notes when no power);
+    `no_log_reason`: why the server's log could not be read (said when no log peak came)."""
     sweep, profile = plan.sweep, plan.profile
     fields: dict[str, Any] = {
         "label": f"{sweep.name} c{point.concurrency}", "profile": profile.id, "sweep": sweep.id,
@@ -98,7 +99,7 @@ def benchmark_fields(plan: SweepPlan, point: PlannedPoint, result: BenchOutcome,
         notes.append(f"{result.completed} of {point.prompts} requests completed")
     if watch.server_main is None and any(name.startswith("server_") for name in fields):
         notes.append(WARMUP_NOTE)
-    notes += watch.notes(no_power_reason=no_power_reason)
+    notes += watch.notes(no_power_reason=no_power_reason, no_log_reason=no_log_reason)
     if notes:
         fields["notes"] = "; ".join(notes)
     return fields

@@ -169,8 +169,9 @@ class PointWatch:
         out.update(window_fields(self.server_start, self.server_end, main=self.server_main))
         return out
 
-    def notes(self, *, no_power_reason: str | None = None) -> list[str]:
-        """What the record goes without: the main-run window, power (one note, why)."""
+    def notes(self, *, no_power_reason: str | None = None, no_log_reason: str | None = None) -> list[str]:
+        """What the record goes without: the main-run window, power (one note, why), the log's
+        peaks when its feed failed (why)."""
         out = []
         if self.run is None:
             out.append(NO_MAIN_RUN_NOTE)
@@ -181,4 +182,6 @@ class PointWatch:
                            "interval? lower the host's gpu_interval_s)")
             else:
                 out.append(f"no power: {no_power_reason or NO_POWER_DEFAULT}")
+        if no_log_reason and fold.peak_running is None and fold.peak_queued is None:
+            out.append(f"no log peaks: {no_log_reason}")
         return out

@@ -20,7 +20,7 @@ from pydantic import AwareDatetime, Field, field_validator, model_validator
 from cockpit.model.strict import Id, Strict, Text
 
 __all__ = ["Direction", "OBJECTIVES", "Search", "SearchTrial", "SpaceValue", "Stepped", "TrialStatus",
-           "space_key_error"]
+           "show_value", "space_key_error"]
 
 SpaceValue = bool | int | float | str
 
@@ -31,6 +31,8 @@ OBJECTIVES = ("total_tok_s", "output_tok_s", "output_tok_s_per_stream", "request
 FLAG_KEY = re.compile(r"^--[A-Za-z0-9][A-Za-z0-9_-]*$")
 ENV_KEY = re.compile(r"^env:[A-Za-z_][A-Za-z0-9_]*$")
 MAX_VALUES = 1000  # per dimension: a typo'd step (0.0001) would make a space nobody can search
+MAX_DIMENSIONS = 64  # flags and variables varied at once: far over what a launch budget (<= 1000) can tell apart
+MAX_KEY_CHARS = 200  # a flag or variable name
 
 
 class Direction(StrEnum):
@@ -79,8 +81,19 @@ class Stepped(Strict):
 Dimension = list[SpaceValue] | Stepped
 
 
+def show_value(value: SpaceValue) -> str:
+    """A value as a command line holds it (floats without float noise: 0.86, not 0.8600000001)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{round(value, 9):g}" if abs(value) < 1e15 else repr(value)
+    return str(value)
+
+
 def space_key_error(key: str) -> str | None:
     """Why `key` cannot name a dimension (None: it can)."""
+    if len(key) > MAX_KEY_CHARS:
+        return f"a {len(key):,}-character name; at most {MAX_KEY_CHARS} for a flag or variable"
     if FLAG_KEY.match(key) or ENV_KEY.match(key):
         return None
     return f"{key!r} is neither a server flag (--name) nor an environment variable (env:NAME)"
@@ -154,6 +167,8 @@ class Search(Strict):
     def _dimensions(cls, space: dict[str, Dimension]) -> dict[str, Dimension]:
         if not space:
             raise ValueError("the space is empty: name at least one flag or env variable to vary")
+        if len(space) > MAX_DIMENSIONS:
+            raise ValueError(f"{len(space):,} dimensions; at most {MAX_DIMENSIONS}")
         for key, dim in space.items():
             if (why := space_key_error(key)) is not None:
                 raise ValueError(why)

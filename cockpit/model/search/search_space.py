@@ -10,28 +10,20 @@ import itertools
 import shlex
 from collections.abc import Iterator, Mapping
 
-from cockpit.model.search.search import Search, SpaceValue, Stepped
+from cockpit.model.search.search import Search, SpaceValue, Stepped, show_value
 from cockpit.model.session import LaunchProfile
 
 __all__ = ["ConfigKey", "apply_params", "base_params", "config_key", "derived_name", "grid", "normalise",
-           "show_value", "changed_params"]
+           "not_derived", "show_value", "changed_params"]
 
 ConfigKey = tuple[tuple[str, str], ...]
 ENV = "env:"
+MAX_NAME_CHARS = 200  # a derived profile's name, its diff from the base: a label, cut there
 
 
 def _is_option(word: str) -> bool:
     # `--x -1` takes a negative number as its value; `-x` and `--x` are options
     return word.startswith("-") and not word[1:2].isdigit() and not word[1:3].startswith(".")
-
-
-def show_value(value: SpaceValue) -> str:
-    """A value as a command line holds it (floats without float noise: 0.86, not 0.8600000001)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return f"{round(value, 9):g}" if abs(value) < 1e15 else repr(value)
-    return str(value)
 
 
 def normalise(search: Search, params: Mapping[str, SpaceValue]) -> dict[str, SpaceValue]:
@@ -109,6 +101,30 @@ def apply_params(base: LaunchProfile, params: Mapping[str, SpaceValue]) -> tuple
     return shlex.join(argv), env
 
 
+def not_derived(search: Search, base: LaunchProfile, params: Mapping[str, SpaceValue], host: str | None,
+                profile: LaunchProfile) -> str | None:
+    """Why `profile` is not the base plus the space's flags for a trial with `params` on `host`
+    (what the person's seal of the search covers); None when it is exactly that."""
+    for key, value in params.items():
+        if key not in search.space:
+            return f"{key} is not a dimension of the space"
+        if show_value(value) not in {show_value(v) for v in search.values_of(key)}:
+            return f"{key} {show_value(value)} is not a value of the space"
+    full = dict(params)
+    if host in search.ports:
+        full["--port"] = search.ports[host]
+    command, env = apply_params(base, full)
+    if profile.command != command:
+        return "its command is not the base's with the trial's flags"
+    if profile.env != env:
+        return "its env is not the base's with the trial's variables"
+    if profile.python != base.python:
+        return "its python is not the base's"
+    if profile.host != (host if host != "local" else None):
+        return f"it runs on {profile.host or 'local'}, not on the trial's host {host or 'local'}"
+    return None
+
+
 def base_params(search: Search, base: LaunchProfile) -> dict[str, str | None]:
     """What the base profile has for each dimension, as text (None: absent; "" a switch present)."""
     argv = shlex.split(base.command)
@@ -155,7 +171,10 @@ def derived_name(search: Search, base: LaunchProfile, params: Mapping[str, Space
             words.append(f"{key[len(ENV):]}={show_value(value)}")
         else:
             words.append(f"{key} {show_value(value)}")
-    return f"{base.id} · {' '.join(words) or 'as the base'}"
+    shown = " ".join(words) or "as the base"
+    if len(shown) > MAX_NAME_CHARS:  # a label: the command holds the whole configuration
+        shown = shown[:MAX_NAME_CHARS].rsplit(" ", 1)[0] + " …"
+    return f"{base.id} · {shown}"
 
 
 def grid(search: Search) -> Iterator[dict[str, SpaceValue]]:

@@ -136,16 +136,19 @@ class LogFeed:
         return cls(opener, f"run {command}", **kw)
 
     @classmethod
-    def for_host(cls, host: Host, *, pool: Any = None, lines: int = 50_000, **kw: Any) -> LogFeed:
+    def for_host(cls, host: Host, *, pool: Any = None, lines: int = 50_000, target: Any = None, **kw: Any) -> LogFeed:
         """The feed for a session Host: `log_command` (on `host.ssh`, else here), else
         `log_path` (on `host.ssh`; a bare path is local, `[user@]host:path` is remote).
+        `target`: the host's SshTarget as the caller built it (with its --ssh-config and
+        known_hosts); None: parsed from `host.ssh` alone.
         An unconfirmed `log_command` raises LogCommandNotConfirmed (a ValueError)."""
         from cockpit.sources.log.log_tail import ResumableTail
         from cockpit.sources.log.tail_sources import LocalFile, RemoteCommand, RemoteFile
         from cockpit.sources.transport.ssh_pool import SshTarget
 
-        target = None
-        if host.ssh:
+        if not host.ssh:
+            target = None
+        elif target is None:
             jump = SshTarget.parse(host.jump) if host.jump else None
             target = SshTarget.parse(host.ssh, jump=jump)
         if host.log_command:

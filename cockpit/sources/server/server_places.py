@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from cockpit.ground.redact import redact_env, redact_text
 from cockpit.model.edit.lookup import by_id_or_name, known_records
-from cockpit.model.launch_confirm import fingerprint
+from cockpit.model.launch_confirm import fingerprint, launch_stamp
 from cockpit.model.session import Host, LaunchProfile, Session
 from cockpit.sources.server.confirm_key import is_confirmed
 from cockpit.sources.server.server_results import ServerControlError
@@ -68,7 +68,10 @@ class LaunchPlan:
     env: dict[str, str]
     log_path: str
     fingerprint: str
+    """The profile's command fingerprint (the PID file's info: is what runs this profile as it is now)."""
     needs_confirmation: bool
+    stamp: str = ""
+    """What the person's seal covers: the fingerprint and the host's link (model/launch_confirm.py)."""
 
     def command_line(self) -> str:
         """The argv as one shell-quoted line, secrets masked (for display only)."""
@@ -137,8 +140,9 @@ def plan_launch(session: Session, session_path: str | Path, profile_ref: str, *,
     if bad:
         raise ServerControlError(f"profile {profile.id}: {bad[0]!r} is not an environment variable name")
     place = place_for_host(session, session_path, profile.host, ssh_config=ssh_config, known_hosts=known_hosts)
+    stamp = launch_stamp(profile, next((h for h in session.hosts if h.name == profile.host), None))
     log_path = place.log_path or f"{place.run_dir}/{profile.id}-{time.strftime('%Y%m%d-%H%M%S')}.log"
     return LaunchPlan(profile_id=profile.id, profile_name=profile.name, place=place, argv=argv,
                       env=dict(profile.env), log_path=log_path, fingerprint=fingerprint(profile),
-                      needs_confirmation=not is_confirmed("launch", fingerprint(profile), profile.confirmed))
+                      needs_confirmation=not is_confirmed("launch", stamp, profile.confirmed), stamp=stamp)
 

@@ -266,7 +266,13 @@ class SearchScreen(Screen[None]):
             self.notify("Stopping: the running trials' servers are stopped; s resumes them later", timeout=5)
 
     def action_start(self) -> None:
-        from cockpit.control.search.consent import consent_lines, search_confirmed, search_fingerprint
+        from cockpit.control.search.consent import (
+            consent_lines,
+            odd_trials,
+            search_confirmed,
+            search_fingerprint,
+            trial_lines,
+        )
         from cockpit.control.search.loop import hosts_of
 
         search = self.current()
@@ -282,16 +288,24 @@ class SearchScreen(Screen[None]):
             self.notify(str(exc), severity="error", timeout=6)
             return
         stamp = search_fingerprint(self.session, search, hosts)
-        if search_confirmed(stamp, search.confirmed):
+        search_ok = search_confirmed(stamp, search.confirmed)
+        # trials it resumes whose profile is not the base plus the space's flags: the person sees each
+        odd = odd_trials(self.session, search, hosts)
+        if search_ok and not odd:
             self._run(search.id, hosts)
             return
+        from cockpit.model.launch_confirm import launch_stamp
         from cockpit.ui.screens.confirm_run import ConfirmRunScreen
+
+        # what the dialog shows of each odd trial's profile: a later edit of it is not what was said yes to
+        shown = {p.id: launch_stamp(p, next((h for h in self.session.hosts if h.name == p.host), None))
+                 for _, p, _ in odd}
 
         def answered(yes: bool | None) -> None:
             if not yes:
                 self.notify(f"Not started: search {search.id}", timeout=3)
                 return
-            from cockpit.control.search.consent import seal_search
+            from cockpit.control.search.consent import seal_launch, seal_search
 
             sealed = seal_search(stamp)  # the person said yes in the dialog
 
@@ -299,15 +313,18 @@ class SearchScreen(Screen[None]):
                 def change(s: Session) -> None:
                     s.searches = [q.model_copy(update={"confirmed": sealed}) if q.id == search.id else q
                                   for q in s.searches]
-                editor.apply(f"search {search.id} confirmed", change, kind="search.confirmed", ref=search.id)
+                if not search_ok:
+                    editor.apply(f"search {search.id} confirmed", change, kind="search.confirmed", ref=search.id)
+                for ident, stamp_seen in shown.items():
+                    editor.edit_record("launch", ident, confirmed=seal_launch(stamp_seen))
             port_of(self).controller.apply(seal)
             port_of(self).controller.save()  # the trials' records go to the file: the seal first
             self._run(search.id, hosts)
 
         budget = search.trials
+        lines = ([] if search_ok else consent_lines(self.session, search, hosts, budget)) + trial_lines(odd)
         self.app.push_screen(ConfirmRunScreen(f"Run search {search.id}? Each trial starts a server:",
-                                              "\n".join(consent_lines(self.session, search, hosts, budget))),
-                             answered)
+                                              "\n".join(lines)), answered)
 
     def _run(self, search_id: str, hosts: list[str | None]) -> None:
         from cockpit.control.search.loop import SearchLoop

@@ -277,19 +277,23 @@ async def test_the_targets_resource_gives_each_target_status_over_its_range(path
 # ----- editing and retiring a profile, adding a sweep -------------------------------------------
 def _confirm_profile(path: Path, ident: str) -> None:
     from cockpit.control.transaction import edit
-    from cockpit.model.launch_confirm import fingerprint
+    from cockpit.model.launch_confirm import launch_stamp
     from cockpit.sources.server.confirm_key import confirmation
 
     def change(e):  # noqa: ANN001, ANN202
         p = next(p for p in e.session.launch if p.id == ident)
-        e.edit_record("launch", ident, confirmed=confirmation("launch", fingerprint(p)))
+        host = next((h for h in e.session.hosts if h.name == p.host), None)
+        e.edit_record("launch", ident, confirmed=confirmation("launch", launch_stamp(p, host)))
 
     edit(path, change, "person")
 
 
 async def test_editing_a_profile_changes_only_what_is_given_and_its_old_confirmation_no_longer_holds(path):
-    from cockpit.model.launch_confirm import needs_confirmation
+    from cockpit.model.launch_confirm import needs_confirmation as sealed_not
     from cockpit.sources.server.confirm_key import read_key
+
+    def needs_confirmation(profile, key):  # noqa: ANN001, ANN202 -- the seal covers the profile's host too
+        return sealed_not(profile, key, next((h for h in load_session(path).hosts if h.name == profile.host), None))
 
     _confirm_profile(path, "l2")
     before = next(p for p in load_session(path).launch if p.id == "l2")

@@ -12,7 +12,7 @@ import pytest
 from standin.procs import free_port, group_members, http_get, kill_group, standin_command
 
 from cockpit.model.enums import ProfileStatus
-from cockpit.model.launch_confirm import fingerprint
+from cockpit.model.launch_confirm import launch_stamp
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.sources.server.confirm_key import is_confirmed
 from cockpit.store.toml_store import load_session, save_session
@@ -68,7 +68,7 @@ def test_run_ready_records_confirmation_and_next_step_then_stop(camp):
     assert http_get(ports[0])[0] == 200
     session = load_session(path)
     p1 = next(p for p in session.launch if p.id == "p1")
-    assert p1.confirmed and is_confirmed("launch", fingerprint(p1), p1.confirmed)  # sealed with this user's key
+    assert p1.confirmed and is_confirmed("launch", launch_stamp(p1, session.hosts[0]), p1.confirmed)  # this user's seal
     assert session.last_action.next_step.startswith("run sweep s1 (chat 1k/1k): cockpit sweep")
 
     refused = cockpit("run", str(path), "p1")  # confirmed now: no --yes needed, but it already runs

@@ -50,8 +50,10 @@ def test_never_confirmed_and_no_terminal_prints_the_commands_and_runs_nothing(tm
     path = _session(tmp_path, srv.port, log)
     res = _cockpit("sweep", str(path), "s1")
     assert res.returncode == 3, res.stderr
-    assert res.stdout.count("-u -m sglang.bench_serving") == 4 and "--max-concurrency 8" in res.stdout
-    assert "-m sglang.benchmark.serving` where" in res.stdout  # which module runs is said too
+    # the interpreter was never confirmed on this host, so it is not asked which module it has before
+    # the person says yes: the commands name the current module, and the line says when the older runs
+    assert res.stdout.count("-u -m sglang.benchmark.serving") == 4 and "--max-concurrency 8" in res.stdout
+    assert "has no sglang.benchmark.serving, -m sglang.bench_serving instead" in res.stdout
     assert "--yes" in res.stderr
     assert load_session(path).benchmarks == [] and not (tmp_path / "runs").exists()
 

@@ -124,11 +124,18 @@ def test_search_resumes_after_cockpit_is_killed_mid_trial_with_no_trial_lost_or_
 
 
 async def _two_hosts(path: Path) -> list:
+    from cockpit.control.search.consent import seal_search, search_fingerprint
     from cockpit.control.search.loop import SearchLoop
     from cockpit.control.search.server_trials import SEARCH, ServerTrialRunner
     from cockpit.control.sweep_records import TransactionSink
+    from cockpit.control.transaction import edit
     from cockpit.sources.transport.ssh_pool import SshPool
 
+    def sealed(e):  # noqa: ANN001, ANN202 -- the person's yes (the TUI's dialog seals the same)
+        stamp = search_fingerprint(e.session, e.session.searches[0], ["box", "box2"])
+        e.apply("q1 confirmed", lambda s: s.searches.__setitem__(0, s.searches[0].model_copy(
+            update={"confirmed": seal_search(stamp)})), kind="search.confirmed")
+    edit(path, sealed, "person")
     events: list = []
     async with SshPool() as pool:
         runner = ServerTrialRunner(pool)

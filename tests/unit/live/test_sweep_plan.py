@@ -90,6 +90,15 @@ def test_fingerprint_changes_with_what_would_run() -> None:
     assert sweep_fingerprint(sweep.model_copy(update={"notes": "n", "name": "y"}), profile) == base
     assert sweep_fingerprint(sweep.model_copy(update={"extra_args": ["--seed", "2"]}), profile) != base
     assert sweep_fingerprint(sweep, profile.model_copy(update={"python": "/other/python"})) != base
+    # the interpreter the command names runs the client (before `python`): an edit of it asks again
+    assert sweep_fingerprint(sweep, profile.model_copy(update={
+        "command": "evil/python3 -m sglang.launch_server --model-path m --port 31000"})) != base
+    # where it runs: a host whose ssh target (user, address, port) or jump host changed
+    box = Host(name="box", ssh="lo")
+    linked = sweep_fingerprint(sweep, profile, box)
+    assert sweep_fingerprint(sweep, profile, box.model_copy(update={"ssh": "root@127.0.0.1:22422"})) != linked
+    assert sweep_fingerprint(sweep, profile, box.model_copy(update={"jump": "bastion"})) != linked
+    assert sweep_fingerprint(sweep, profile, box, port=31001) != linked
 
 
 @pytest.mark.parametrize("command, python, expected", [
