@@ -263,10 +263,12 @@ def build() -> None:  # noqa: PLR0915 - one scenario after another
         quotes=("11",), never=("0 requests retracted",),
         metrics_a=metrics_page("sglang-0.4-dp2-a.txt", full, retract_gauge),
         metrics_b=metrics_page("sglang-0.4-dp2-b.txt", full, retract_gauge))
+    no_wait = per_dp("token_usage", {"0": 0.92, "1": 0.92}) | per_dp("num_queue_reqs", {"0": 0.0, "1": 0.0})
     add("kv-full-no-wait", "healthy", "a full KV pool with nobody waiting read as pressure",
-        "tests/data/metrics/sglang-0.4-dp2-a/b", "token_usage 0.92 on both ranks; no queue, no retraction figure",
-        metrics_a=metrics_page("sglang-0.4-dp2-a.txt", per_dp("token_usage", {"0": 0.92, "1": 0.92})),
-        metrics_b=metrics_page("sglang-0.4-dp2-b.txt", per_dp("token_usage", {"0": 0.92, "1": 0.92})))
+        "tests/data/metrics/sglang-0.4-dp2-a/b", "token_usage 0.92 on both ranks; num_queue_reqs 0 on both (dp1's "
+        "captured 3 set to 0 after the first run showed the page queues: the truth was written for 'nobody "
+        "waiting'); no retraction figure",
+        metrics_a=metrics_page("sglang-0.4-dp2-a.txt", no_wait), metrics_b=metrics_page("sglang-0.4-dp2-b.txt", no_wait))
 
     # ---- power claims from loaded points
     sweep_ok = (bench("b1", "sweep c=1", 96.0, conc=1, power_share=0.2, sweep="s1")
