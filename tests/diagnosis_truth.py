@@ -3,8 +3,9 @@ not contain or imply")
 
 A figure in a claim or an evidence text passes when it is a number of the scenario's input
 files, a per-GPU mean / min / max of a CSV column (all samples, or the loaded ones), a
-count the inputs hold (lines, samples, batches, GPUs), or, for a percentage, a share or a
-drop between two such figures (`x / y`, `1 - x / y`). Labels (b2, GPU5, gen5, x16, TP8,
+count the inputs hold (lines, samples, batches, GPUs), or, for a percentage, a share the
+inputs hold (0.55 -> 55 %, a throttle reason's share of samples) or a share or a drop
+between two figures the finding itself quotes (`x / y`, `1 - x / y`). Labels (b2, GPU5, gen5, x16, TP8,
 dp0) are names, not figures, and are skipped. A scenario's `quotes` / `never` add what the
 figures must say there (`11` retracted, never `0 requests retracted`).
 """
@@ -48,6 +49,10 @@ def _gpu_figures(text: str) -> set[float]:
         out.add(float(len(rows)))
         busy = [r for r in rows if (getattr(r, "util_gpu_pct", None) or 0) >= BUSY]
         out.add(float(len(busy)))
+        for reason in {x for r in rows for x in getattr(r, "throttle_reasons", ())}:
+            for group in (rows, busy):
+                if group:  # the share of samples a throttle reason was set in
+                    out.add(sum(reason in getattr(r, "throttle_reasons", ()) for r in group) / len(group))
         for attr in ("power_w", "power_limit_w", "util_gpu_pct", "temp_c", "sm_clock_mhz", "sm_clock_max_mhz"):
             for group in (rows, busy):
                 values = [float(v) for r in group if (v := getattr(r, attr)) is not None]
@@ -99,12 +104,13 @@ def _close(value: float, pool: Iterable[float], written: str) -> bool:
     return any(abs(value - p) <= tol for p in pool)
 
 
-def _share_of(pct: float, pool: list[float]) -> bool:
+def _share_of(pct: float, pool: Iterable[float], quoted: list[float]) -> bool:
+    """A share the inputs hold (0.55 -> 55%), or one between two figures the finding quotes."""
     want = pct / 100
     tol = 0.005 + 1e-9
-    if any(abs(want - p) <= tol for p in pool):
+    if any(abs(want - p) <= tol for p in pool if p <= 1.5):
         return True
-    nums = [p for p in pool if p > 0]
+    nums = [p for p in quoted if p > 0]
     for x in nums:
         for y in nums:
             r = x / y
@@ -116,14 +122,13 @@ def _share_of(pct: float, pool: list[float]) -> bool:
 def untrue_figures(finding: Finding, folder: Path) -> list[str]:
     """The figures of `finding` that its inputs neither hold nor imply."""
     pool, most = sources(folder)
-    ratio_pool = sorted(pool)
-    if len(ratio_pool) > 600:  # a big log: shares from the figures a rule reads (kept small)
-        ratio_pool = sorted(p for p in pool if p != int(p) or p <= 5000)[:600]
+    texts = (finding.claim, *(e.text for e in finding.evidence))
+    quoted = [v for text in texts for v, pct, _ in figures_in(text) if not pct]
     bad = []
-    for text in (finding.claim, *(e.text for e in finding.evidence)):
+    for text in texts:
         for value, pct, written in figures_in(text):
-            if pct:
-                if not _share_of(value, ratio_pool):
+            if pct:  # a share, or a figure read in percent (utilisation)
+                if not (_share_of(value, pool, quoted) or _close(value, pool, written.rstrip("% "))):
                     bad.append(f"{written} in {text!r}")
             elif not (_close(value, pool, written) or (value == int(value) and (value <= most or value in PAIRS))):
                 bad.append(f"{written} in {text!r}")
