@@ -28,9 +28,10 @@ OUT = ROOT / "benchmarks" / "out"
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from diagnosis_truth import quote_problems, untrue_figures  # noqa: E402
+
 from cockpit.control.diagnosis import inputs_from_folder  # noqa: E402
 from cockpit.live.diagnosis.engine import diagnose  # noqa: E402
-from diagnosis_truth import quote_problems, untrue_figures  # noqa: E402
 
 SETS = {"written-with": ROOT / "tests" / "data" / "diagnosis",
         "held-out": ROOT / "tests" / "data" / "diagnosis_heldout"}

@@ -113,7 +113,7 @@ def power_evidence(inputs: DiagnosisInputs) -> tuple[list[Evidence], float | Non
         hosts = sorted({s.host or "" for s in low})
         keys.append("gpus" + ":".join(hosts) + ":" + gpu_list(s.index for s in low))
     runs = low_power_benchmarks(inputs)
-    for b, b_share, said in runs:
+    for b, _, said in runs:
         evidence.append(Evidence(f"{b.id} {b.label} (c={b.concurrency}): {throughput(b):,.0f} tok/s at {said}",
                                  "benchmarks", benchmarks=(b.id,)))
     if runs:

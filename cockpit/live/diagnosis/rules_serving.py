@@ -140,12 +140,12 @@ def kv_pressure(inputs: DiagnosisInputs) -> list[Finding]:
                                      log_lines=(log.retract_lines[0], log.retract_lines[-1])))
     got = retracted(inputs)
     for rank, rows in sorted(rank_rows(inputs).items()):
-        full = [(u, q) for u, q, _ in rows if u >= KV_FULL]
-        if not full:
+        at_full = [(u, q) for u, q, _ in rows if u >= KV_FULL]
+        if not at_full:
             continue
-        waiting = max(q for _, q in full)
+        waiting = max(q for _, q in at_full)
         if waiting > 0 or (got is not None and got[0] > 0):
-            top = max(u for u, _ in full)
+            top = max(u for u, _ in at_full)
             worst = max(worst, top)
             evidence.append(Evidence(f"/metrics {_rank_name(rank)}: token_usage up to {top:.2f} with up to "
                                      f"{waiting:.0f} queued", "metrics"))
