@@ -139,8 +139,12 @@ def tp_gpus_of(log: LogFacts | None, session: Session | None, tp: int | None) ->
 
 def bundle(*, log_lines: Sequence[str] | None = None, gpus: Iterable[GpuSample] = (),
            topology: TopologyMatrix | None = None, metrics: Iterable[ServerScrape] = (),
-           session: Session | None = None, drift: Iterable[DriftRow] = (), first_line: int = 1) -> DiagnosisInputs:
-    facts = log_facts(log_lines, first_line) if log_lines is not None else None
+           session: Session | None = None, drift: Iterable[DriftRow] = (), first_line: int = 1,
+           facts: LogFacts | None = None) -> DiagnosisInputs:
+    """`facts`: the log already read (the TUI's cache), used instead of parsing `log_lines`;
+    the TP size and group are derived from it as from parsed lines."""
+    if facts is None and log_lines is not None:
+        facts = log_facts(log_lines, first_line)
     return DiagnosisInputs(log=facts, gpus=tuple(gpus), topology=topology, metrics=tuple(metrics),
                            session=session, drift=tuple(drift), tp_size=(tp := tp_size_of(facts, session)),
                            tp_gpus=tp_gpus_of(facts, session, tp))

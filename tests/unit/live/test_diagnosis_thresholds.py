@@ -11,7 +11,7 @@ import pytest
 
 from cockpit.live.diagnosis.engine import diagnose
 from cockpit.live.diagnosis.findings import Finding
-from cockpit.live.diagnosis.inputs import DiagnosisInputs, bundle
+from cockpit.live.diagnosis.inputs import DiagnosisInputs, bundle, log_facts
 from cockpit.live.diagnosis.load import gpus_from_text, scrape_from_text
 from cockpit.model.session import Session
 from cockpit.parse.gpu.nvsmi_topo import parse_topology
@@ -290,6 +290,9 @@ def test_base_gpu_id_from_the_server_args() -> None:
     assert "numa_split" in kinds(bundle(log_lines=[args], topology=parse_topology(TOPO)))
     assert "numa_split" not in kinds(bundle(log_lines=[args.replace("base_gpu_id=1", "base_gpu_id=2")],
                                             topology=parse_topology(TOPO)))
+    # the TUI's cached log facts give the same group as the lines parsed here
+    cached = bundle(facts=log_facts([args]), topology=parse_topology(TOPO))
+    assert cached.tp_gpus == (1, 2) and "numa_split" in kinds(cached)
 
 
 @pytest.mark.parametrize(("share", "bound"), [(0.64, True), (0.69, False)])
