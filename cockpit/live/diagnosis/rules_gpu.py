@@ -37,13 +37,14 @@ def bench_power_share(b: Benchmark) -> tuple[float, str] | None:
 
 
 def _flat_runs(inputs: DiagnosisInputs) -> Evidence | None:
-    """Throughput flat while concurrency rose: the two highest concurrencies of one profile."""
+    """Throughput flat while concurrency rose: the two highest concurrencies of one profile and workload."""
     if inputs.session is None:
         return None
-    by_profile: dict[str | None, list[Benchmark]] = {}
+    # like with like: one profile and workload (lengths, dataset)
+    by_profile: dict[tuple[str | None, int | None, int | None, str | None], list[Benchmark]] = {}
     for b in inputs.session.benchmarks:
         if b.concurrency and throughput(b) is not None:
-            by_profile.setdefault(b.profile, []).append(b)
+            by_profile.setdefault(_workload(b), []).append(b)
     for runs in by_profile.values():
         runs.sort(key=lambda b: b.concurrency or 0)
         if len(runs) >= 2:

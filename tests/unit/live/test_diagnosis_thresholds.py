@@ -333,3 +333,10 @@ def test_a_cause_with_its_change_ranks_above_the_symptom_it_explains() -> None:
     starved = next(f for f in got if f.kind == "power_starved")
     assert "b2" in starved.benchmarks and starved.confidence >= 0.94  # as sure as the regression, or more
     assert [f.kind for f in got].index("regression") < [f.kind for f in got].index("power_starved")
+
+
+def test_flat_throughput_compares_one_workload() -> None:
+    # c=512 on random and c=1024 on sharegpt: not one workload, so not "flat"
+    s = session(run("b1", 512, 3000, 0.5, dataset="random"), run("b2", 1024, 3100, 0.5, dataset="sharegpt"))
+    f = found(bundle(session=s), "power_starved")[0]
+    assert not any("while concurrency went" in e.text for e in f.evidence)
