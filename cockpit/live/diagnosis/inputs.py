@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from cockpit.model.package_drift import DriftRow
-from cockpit.model.session import Session
+from cockpit.model.session import LaunchProfile, Session
 from cockpit.parse.gpu.gpu_sample import GpuSample
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
 from cockpit.parse.log.log_events import DecodeBatch, KvCacheSize, LogEvent, PrefillBatch, ServerArgs
@@ -109,7 +109,8 @@ def tp_size_of(log: LogFacts | None, session: Session | None) -> int | None:
     return None
 
 
-def _launch_profile(session: Session | None) -> object | None:
+def _launch_profile(session: Session | None) -> LaunchProfile | None:
+    """The profile the server runs: the first working one, else the first."""
     if session is None or not session.launch:
         return None
     return sorted(session.launch, key=lambda p: p.status != "working")[0]
@@ -121,8 +122,8 @@ def tp_gpus_of(log: LogFacts | None, session: Session | None, tp: int | None) ->
     if tp is None or tp < 1:
         return None
     profile = _launch_profile(session)
-    command = str(getattr(profile, "command", "") or "")
-    env: dict[str, str] = dict(getattr(profile, "env", {}) or {})
+    command = profile.command if profile is not None else ""
+    env = dict(profile.env) if profile is not None else {}
     base: int | None = None
     if log is not None and isinstance(log.server_args.get("base_gpu_id"), int):
         base = int(log.server_args["base_gpu_id"])  # type: ignore[call-overload]
