@@ -3,7 +3,7 @@
 The timeline merges the session's journal (every edit, as `SessionEditor` records it) with
 the benchmarks at the time they ran. A drop is a benchmark whose throughput is more than
 `threshold` below the best earlier run of the same workload (concurrency, input and
-output length); what changed before it is every journal entry since the previous run of
+output length, dataset), a search's trials apart; what changed before it is every journal entry since the previous run of
 that workload, and the launch profile diff when the two runs used different profiles.
 """
 
@@ -86,12 +86,16 @@ def drops(session: Session, threshold: float = DROP_THRESHOLD) -> list[Drop]:
     times = _bench_times(session)
     entries = timeline(session)
     profiles = {p.id: p for p in session.launch}
-    # each workload's runs in time order, with their throughput (runs without one cannot drop)
-    runs: dict[tuple[int | None, int | None, int | None], list[tuple[Benchmark, float]]] = {}
-    for b in sorted((b for b in session.benchmarks if b.id in times), key=lambda b: times[b.id]):
+    # a search's trials explore configurations on purpose: one trial lower than another is the
+    # search's answer, not a regression, so trials are neither compared nor compared against
+    trials = {ref for search in session.searches for trial in search.trial for ref in trial.benchmarks}
+    # each workload's runs (concurrency, lengths, dataset) in time order, with their throughput
+    # (runs without one cannot drop)
+    runs: dict[tuple[int | None, int | None, int | None, str | None], list[tuple[Benchmark, float]]] = {}
+    for b in sorted((b for b in session.benchmarks if b.id in times and b.id not in trials), key=lambda b: times[b.id]):
         value = throughput(b)
         if value is not None:
-            runs.setdefault((b.concurrency, b.input_len, b.output_len), []).append((b, value))
+            runs.setdefault((b.concurrency, b.input_len, b.output_len, b.dataset), []).append((b, value))
     out: list[Drop] = []
     for group in runs.values():
         for i, (bench, value) in enumerate(group[1:], start=1):

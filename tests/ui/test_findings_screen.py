@@ -34,7 +34,7 @@ async def test_count_in_header_then_accept_and_dismiss(example_path: Path) -> No
         await pilot.press("D")
         await until(lambda: isinstance(app.screen, FindingsScreen), pilot)
         screen = app.screen
-        assert [f.key for f in screen.findings] == ["regression:b2", "power_starved:b1"]
+        assert [f.key for f in screen.findings] == ["regression:b2", "power_starved:profile l1"]
         assert "236 tok/s, down from 1,867" in _text(app, "#findings-detail")
         await pilot.press("a")
         await until(lambda: len(screen.findings) == 1, pilot)
@@ -53,7 +53,7 @@ async def test_count_in_header_then_accept_and_dismiss(example_path: Path) -> No
         await pilot.pause()
         saved = load_session(example_path)
         assert [(d.key, d.decision, d.by) for d in saved.findings] == [
-            ("regression:b2", "accepted", None), ("power_starved:b1", "dismissed", None)]
+            ("regression:b2", "accepted", None), ("power_starved:profile l1", "dismissed", None)]
         assert saved.journal[-1].kind == "finding.dismissed"
         await pilot.press("u")  # one undoable edit each
         await until(lambda: len(app.editor.session.findings) == 1, pilot)

@@ -30,7 +30,28 @@ def diagnose(inputs: DiagnosisInputs, *, decided: Iterable[str] = ()) -> list[Fi
     skip = set(decided)
     found = [f for rule in RULES.values() for f in rule(inputs) if f.key not in skip]
     order = {kind: i for i, kind in enumerate(KINDS)}
-    return sorted(found, key=lambda f: (-f.confidence, order[f.kind], f.key))
+    rank = _explained(found)
+    return sorted(found, key=lambda f: (-rank.get(f.key, f.confidence), order[f.kind], f.key))
+
+
+SYMPTOMS = ("power_starved", "comm_bound", "throttle")
+"""Kinds that describe what the GPUs do, which a specific cause (a regression after a change)
+can explain."""
+
+
+def _explained(found: list[Finding]) -> dict[str, float]:
+    """Sort confidences: a symptom that cites a run a regression with its change (a patched
+    file, an edit, a launch diff) also cites ranks just under that regression, since the
+    change explains it."""
+    causes = [f for f in found if f.kind == "regression" and any(e.source == "session" for e in f.evidence)]
+    out: dict[str, float] = {}
+    for f in found:
+        if f.kind not in SYMPTOMS:
+            continue
+        above = [c.confidence for c in causes if set(c.benchmarks) & set(f.benchmarks)]
+        if above and f.confidence >= min(above):
+            out[f.key] = min(above) - 0.01
+    return out
 
 
 def decided_keys(inputs: DiagnosisInputs) -> set[str]:

@@ -1,9 +1,10 @@
 """A finding: one evidence-backed hypothesis a rule proposes (never a confirmed fact).
 
-Plain data, JSON-ready. `key` names the evidence (the rule, the subject, the state seen),
-not the exact figures, so a finding dismissed once is recognised on the next reading of the
-same situation and not proposed again; a new situation (another GPU, another run, a
-different link width) has another key.
+Plain data, JSON-ready. `key` names the situation (the rule, the host and GPUs, the launch
+profile, the state seen), not the exact figures nor the runs that show it, so a finding
+dismissed once is recognised on the next reading of the same situation, whatever new
+benchmarks arrive, and not proposed again; a new situation (another GPU, another profile,
+a different link width, a regression of another run) has another key.
 """
 
 from __future__ import annotations

@@ -21,6 +21,9 @@ class GpuStats:
     power_limit_w: float | None
     power_share: float | None
     util_pct: float | None
+    busy_samples: int
+    """Samples at or over BUSY_UTIL_PCT: what the load-only rules (links, throttle) read."""
+    temp_c: float | None
     sm_clock_mhz: float | None
     sm_clock_max_mhz: float | None
     throttle_share: dict[str, float]
@@ -68,6 +71,8 @@ def gpu_stats(samples: Iterable[GpuSample]) -> list[GpuStats]:
             index=index, host=host, samples=len(rows), power_w=power, power_limit_w=limit,
             power_share=power / limit if power is not None and limit else None,
             util_pct=_mean(r.util_gpu_pct for r in busy_rows),
+            busy_samples=sum(r.util_gpu_pct is not None and r.util_gpu_pct >= BUSY_UTIL_PCT for r in rows),
+            temp_c=_mean(r.temp_c for r in busy_rows),
             sm_clock_mhz=_mean(r.sm_clock_mhz for r in busy_rows),
             sm_clock_max_mhz=_mean(r.sm_clock_max_mhz for r in rows),
             throttle_share=reasons, link_now=_most(links), link_max=_most(maxes),

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from cockpit.model.package_drift import DriftRow
-from cockpit.model.session import Session
+from cockpit.model.session import LaunchProfile, Session
 from cockpit.parse.gpu.gpu_sample import GpuSample
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
 from cockpit.parse.log.log_events import DecodeBatch, KvCacheSize, LogEvent, PrefillBatch, ServerArgs
@@ -22,6 +22,8 @@ from cockpit.parse.metrics.sglang_metrics import ServerScrape
 _RETRACT = re.compile(r"retract", re.I)
 _GRAPH_BS = re.compile(r"Capture cuda graph bs \[([\d, ]+)\]")
 _TP_FLAG = re.compile(r"(?:--tp|--tp-size|--tensor-parallel-size)[= ](\d+)")
+_BASE_FLAG = re.compile(r"--base-gpu-id[= ](\d+)")
+_VISIBLE = re.compile(r"CUDA_VISIBLE_DEVICES=[\"']?([\d,]+)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +52,9 @@ class DiagnosisInputs:
     drift: tuple[DriftRow, ...] = ()
     tp_size: int | None = None
     """Tensor-parallel size (server args, else the working launch profile's command)."""
+    tp_gpus: tuple[int, ...] | None = None
+    """The physical GPUs of the first TP group, where the launch says which (CUDA_VISIBLE_DEVICES,
+    --base-gpu-id); None: the first tp_size GPUs."""
 
     @property
     def empty(self) -> bool:
@@ -104,9 +109,43 @@ def tp_size_of(log: LogFacts | None, session: Session | None) -> int | None:
     return None
 
 
+def _launch_profile(session: Session | None) -> LaunchProfile | None:
+    """The profile the server runs: the first working one, else the first."""
+    if session is None or not session.launch:
+        return None
+    return sorted(session.launch, key=lambda p: p.status != "working")[0]
+
+
+def tp_gpus_of(log: LogFacts | None, session: Session | None, tp: int | None) -> tuple[int, ...] | None:
+    """The GPUs the first TP group runs on: the launch's visible devices (its env or the command's
+    prefix), from its base GPU id (server args, else --base-gpu-id) on; None when neither is set."""
+    if tp is None or tp < 1:
+        return None
+    profile = _launch_profile(session)
+    command = profile.command if profile is not None else ""
+    env = dict(profile.env) if profile is not None else {}
+    base: int | None = None
+    if log is not None and isinstance(log.server_args.get("base_gpu_id"), int):
+        base = int(log.server_args["base_gpu_id"])  # type: ignore[call-overload]
+    elif m := _BASE_FLAG.search(command):
+        base = int(m.group(1))
+    visible_text = env.get("CUDA_VISIBLE_DEVICES") or ((m2.group(1)) if (m2 := _VISIBLE.search(command)) else None)
+    visible = [int(x) for x in visible_text.split(",") if x.strip().isdigit()] if visible_text else None
+    if visible is None and not base:
+        return None
+    ids = visible if visible is not None else list(range((base or 0) + tp))
+    group = ids[base or 0:(base or 0) + tp]
+    return tuple(group) if len(group) == tp else None
+
+
 def bundle(*, log_lines: Sequence[str] | None = None, gpus: Iterable[GpuSample] = (),
            topology: TopologyMatrix | None = None, metrics: Iterable[ServerScrape] = (),
-           session: Session | None = None, drift: Iterable[DriftRow] = (), first_line: int = 1) -> DiagnosisInputs:
-    facts = log_facts(log_lines, first_line) if log_lines is not None else None
+           session: Session | None = None, drift: Iterable[DriftRow] = (), first_line: int = 1,
+           facts: LogFacts | None = None) -> DiagnosisInputs:
+    """`facts`: the log already read (the TUI's cache), used instead of parsing `log_lines`;
+    the TP size and group are derived from it as from parsed lines."""
+    if facts is None and log_lines is not None:
+        facts = log_facts(log_lines, first_line)
     return DiagnosisInputs(log=facts, gpus=tuple(gpus), topology=topology, metrics=tuple(metrics),
-                           session=session, drift=tuple(drift), tp_size=tp_size_of(facts, session))
+                           session=session, drift=tuple(drift), tp_size=(tp := tp_size_of(facts, session)),
+                           tp_gpus=tp_gpus_of(facts, session, tp))

@@ -86,6 +86,41 @@ def _metrics_range(inputs: DiagnosisInputs, name: str) -> list[float]:
     return [s.gauges[name] for s in inputs.metrics if name in s.gauges]
 
 
+def rank_rows(inputs: DiagnosisInputs) -> dict[str, list[tuple[float, float, float]]]:
+    """DP rank -> (token usage, queued, running) per scrape: per-rank figures stay per rank
+    (an average of one rank at 0.93 and one at 0.04 describes neither)."""
+    out: dict[str, list[tuple[float, float, float]]] = {}
+    for s in inputs.metrics:
+        usage = s.gauges_by_dp.get("token_usage") or ({"": s.gauges["token_usage"]} if "token_usage" in s.gauges else {})
+        queued = s.gauges_by_dp.get("num_queue_reqs", {})
+        running = s.gauges_by_dp.get("num_running_reqs", {})
+        for rank, u in usage.items():
+            q = queued.get(rank, s.gauges.get("num_queue_reqs", 0.0) if len(usage) == 1 else 0.0)
+            r = running.get(rank, s.gauges.get("num_running_reqs", 0.0) if len(usage) == 1 else 0.0)
+            out.setdefault(rank, []).append((u, q, r))
+    return out
+
+
+def _rank_name(rank: str) -> str:
+    return f"dp{rank}" if rank else "the server"
+
+
+def retracted(inputs: DiagnosisInputs) -> tuple[float, str] | None:
+    """Requests retracted over the scrapes, and from what: the counter's increase where the
+    server has the counter, else the retraction gauge's highest reading; None when neither is
+    there (absent is not zero)."""
+    name = "num_retracted_requests_total"
+    with_counter = [s for s in inputs.metrics if name in s.counters]
+    if with_counter:
+        last = with_counter[-1].counters[name]
+        first = with_counter[0].counters[name] if len(with_counter) > 1 else 0.0
+        return last - first, f"{name} rose by {last - first:,.0f}" if len(with_counter) > 1 else f"{name} {last:,.0f}"
+    gauge = _metrics_range(inputs, "num_retracted_reqs")
+    if gauge:
+        return max(gauge), f"num_retracted_reqs (a gauge) up to {max(gauge):,.0f}"
+    return None
+
+
 def kv_pressure(inputs: DiagnosisInputs) -> list[Finding]:
     evidence: list[Evidence] = []
     worst = 0.0
@@ -103,17 +138,19 @@ def kv_pressure(inputs: DiagnosisInputs) -> list[Finding]:
         if log.retract_lines and evidence:
             evidence.append(Evidence(f"{len(log.retract_lines)} retraction lines", "log",
                                      log_lines=(log.retract_lines[0], log.retract_lines[-1])))
-    usage = _metrics_range(inputs, "token_usage")
-    if usage and max(usage) >= KV_FULL:
-        last, first = inputs.metrics[-1], inputs.metrics[0]
-        retracted = last.counters.get("num_retracted_requests_total", 0) - (
-            first.counters.get("num_retracted_requests_total", 0) if len(inputs.metrics) > 1 else 0)
-        queue = _metrics_range(inputs, "num_queue_reqs")
-        if retracted > 0 or (queue and max(queue) > 0):
-            worst = max(worst, max(usage))
-            evidence.append(Evidence(f"/metrics token_usage up to {max(usage):.2f}, queue up to "
-                                     f"{max(queue) if queue else 0:.0f}, {retracted:.0f} requests retracted",
-                                     "metrics"))
+    got = retracted(inputs)
+    for rank, rows in sorted(rank_rows(inputs).items()):
+        at_full = [(u, q) for u, q, _ in rows if u >= KV_FULL]
+        if not at_full:
+            continue
+        waiting = max(q for _, q in at_full)
+        if waiting > 0 or (got is not None and got[0] > 0):
+            top = max(u for u, _ in at_full)
+            worst = max(worst, top)
+            evidence.append(Evidence(f"/metrics {_rank_name(rank)}: token_usage up to {top:.2f} with up to "
+                                     f"{waiting:.0f} queued", "metrics"))
+    if evidence and got is not None and got[0] > 0:
+        evidence.append(Evidence(f"/metrics: {got[1]} requests retracted", "metrics"))
     if not evidence:
         return []
     return [Finding(
@@ -130,7 +167,8 @@ def queue_cap(inputs: DiagnosisInputs) -> list[Finding]:
     running_cap = 0
     log = inputs.log
     if log is not None and len(log.decode) >= MIN_LINES:
-        waiting = [(n, e) for n, e in log.decode if (e.queue_req or 0) > 0 and (e.usage or 0) < KV_LOW]
+        # each line is one rank's own figures; a queue under QUEUE_MIN is a moment's wait, not a cap
+        waiting = [(n, e) for n, e in log.decode if (e.queue_req or 0) >= QUEUE_MIN and (e.usage or 0) < KV_LOW]
         if len(waiting) >= MIN_LINES and len(waiting) >= QUEUE_SHARE * len(log.decode):
             running = [e.running_req or 0 for _, e in waiting]
             if not (log.graph_max_bs and max(running) == log.graph_max_bs):  # that one is the graph's limit
@@ -142,12 +180,13 @@ def queue_cap(inputs: DiagnosisInputs) -> list[Finding]:
                                          f"(up to {max(e.queue_req or 0 for _, e in waiting)}) while token usage "
                                          f"stays at or under {peak_usage:.2f}; running at most {running_cap}{cap}", "log",
                                          time_range=when, log_lines=lines))
-    queue, usages = _metrics_range(inputs, "num_queue_reqs"), _metrics_range(inputs, "token_usage")
-    if queue and usages and min(queue) >= QUEUE_MIN and max(usages) < KV_LOW:
-        scraped = _metrics_range(inputs, "num_running_reqs")
-        running_cap = max(running_cap, int(max(scraped))) if scraped else running_cap
-        evidence.append(Evidence(f"/metrics: {min(queue):.0f}-{max(queue):.0f} queued while token usage is at most "
-                                 f"{max(usages):.2f}", "metrics"))
+    for rank, rows in sorted(rank_rows(inputs).items()):
+        # every scrape of this rank has a queue while its own KV pool has room
+        if rows and min(q for _, q, _ in rows) >= QUEUE_MIN and max(u for u, _, _ in rows) < KV_LOW:
+            running_cap = max(running_cap, int(max(r for _, _, r in rows)))
+            evidence.append(Evidence(f"/metrics {_rank_name(rank)}: {min(q for _, q, _ in rows):.0f}-"
+                                     f"{max(q for _, q, _ in rows):.0f} queued while its token usage is at most "
+                                     f"{max(u for u, _, _ in rows):.2f}", "metrics"))
     if not evidence:
         return []
     target = max(64, running_cap * 2)

@@ -13,10 +13,14 @@ COMM_SHARE = 0.7  # TP over PCIe with the GPUs under this share of their limit: 
 
 
 def tp_group(inputs: DiagnosisInputs) -> list[str] | None:
-    """The GPUs of the first TP group: the first tp_size GPUs (CUDA order), when tp is known."""
+    """The GPUs of the first TP group, when tp is known: those the launch names (visible devices
+    from its base GPU id), else the first tp_size GPUs (CUDA order)."""
     topo, tp = inputs.topology, inputs.tp_size
     if topo is None or tp is None or tp < 2 or len(topo.gpus) < tp:
         return None
+    if inputs.tp_gpus is not None:
+        names = [f"GPU{i}" for i in inputs.tp_gpus]
+        return names if all(n in topo.gpus for n in names) else None
     return list(topo.gpus[:tp])
 
 
@@ -54,7 +58,7 @@ def numa_split(inputs: DiagnosisInputs) -> list[Finding]:
         "numa_split", f"The TP{len(group)} group spans CPU sockets: allreduce crosses the SYS link",
         evidence, clamp(0.35 + 0.4 * len(sys_pairs) / max(1, len(pairs))),
         f"compare TP{half} x DP2 (or PP2) kept inside one socket against TP{len(group)}",
-        f"numa_split:tp{len(group)}:{len(sys_pairs)}sys",
+        f"numa_split:tp{len(group)}:{gpu_list(_index(g) for g in group)}:{len(sys_pairs)}sys",
         flags={"--tp": str(half), "--dp": "2"} if half >= 1 else {},
         search_space={"--tp x --dp": [f"{len(group)}x1", f"{half}x2"]})]
 
@@ -81,7 +85,7 @@ def comm_bound(inputs: DiagnosisInputs) -> list[Finding]:
         "power limit)", tuple(chain + power), clamp(0.55 + (COMM_SHARE - share)),
         f"try fewer GPUs per allreduce: TP{max(1, len(group) // 2)} x DP2 or PP2, or expert parallelism for MoE "
         "(candidate profile), and compare tok/s and power",
-        "comm_bound:tp" + str(len(group)) + ":" + ",".join(keys),
+        f"comm_bound:tp{len(group)}:{gpu_list(_index(g) for g in group)}:" + ",".join(keys),
         flags={"--tp": str(max(1, len(group) // 2)), "--dp": "2", "--enable-dp-attention": ""},
         search_space={"--tp x --dp": [f"{len(group)}x1", f"{len(group) // 2}x2"],
                       "--moe-a2a-backend": ["none", "deepep"]})]

@@ -9,12 +9,12 @@ rules run in a thread worker, so a frame never waits on them.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from cockpit.live.diagnosis.engine import decided_keys, diagnose
 from cockpit.live.diagnosis.findings import Finding
-from cockpit.live.diagnosis.inputs import DiagnosisInputs, LogFacts, bundle, log_facts, tp_size_of
+from cockpit.live.diagnosis.inputs import DiagnosisInputs, LogFacts, bundle, log_facts
 from cockpit.live.metrics.server_metrics import ServerMetrics
 from cockpit.model.session import Session
 from cockpit.parse.gpu.gpu_sample import GpuSample
@@ -79,10 +79,8 @@ class LiveParts:
 
     def inputs(self, facts: LogFacts | None = None) -> DiagnosisInputs:
         """`facts`: the log already read (the watch's cache), else the lines are parsed here."""
-        built = bundle(log_lines=None if facts is not None else self.lines, gpus=self.gpus,
-                       topology=self.topology, metrics=self.scrapes, session=self.session,
-                       first_line=self.first_line)
-        return replace(built, log=facts, tp_size=tp_size_of(facts, self.session)) if facts is not None else built
+        return bundle(log_lines=self.lines, gpus=self.gpus, topology=self.topology, metrics=self.scrapes,
+                      session=self.session, first_line=self.first_line, facts=facts)
 
 
 def live_parts(app: FindingsApp) -> LiveParts:

@@ -60,3 +60,29 @@ def test_a_file_that_is_not_what_it_says_is_named(tmp_path: Path) -> None:
     assert done.returncode == 1 and "gpus.csv: no GPU sample in it" in done.stdout
     done = cockpit("diagnose", session, "--log", tmp_path / "missing.log")
     assert done.returncode == 1 and "missing.log" in done.stdout
+
+
+def test_a_dismissed_situation_stays_dismissed_whatever_runs_arrive(tmp_path: Path) -> None:
+    """Keys name the situation (kind, host, GPUs, profile), not the runs: after a dismiss, new
+    benchmarks of the same profile (`cockpit add benchmark`) bring nothing back (issue 37)."""
+    from cockpit.live.diagnosis.engine import diagnose
+    from cockpit.live.diagnosis.load import inputs_from_files
+
+    session = shutil.copy(EXAMPLE_SESSION, tmp_path / "s.toml")
+    files = ("--gpus", DEMO / "nvidia-smi-query.csv", "--topo", DEMO / "nvidia-smi-topo.txt")
+    found = json.loads(cockpit("diagnose", session, *files, "--json").stdout)["findings"]
+    keys = {f["kind"]: f["key"] for f in found}
+    for kind in ("power_starved", "comm_bound"):
+        assert cockpit("diagnose", session, *files, "--dismiss", keys[kind]).returncode == 0
+    for conc, tok, watts in ((1536, 3770, 336), (2048, 3790, 341)):
+        done = cockpit("add", "benchmark", session, f"sweep c={conc}", "--profile", "l1", "--concurrency", conc,
+                       "--total-tok-s", tok, "--notes", f"GPUs at ~{watts} W of 600 W.")
+        assert done.returncode == 0, done.stderr
+    added = [b.id for b in load_session(session).benchmarks][-2:]
+    # the new runs belong to the situation: undecided, the same finding would cite them, same key
+    fresh = diagnose(inputs_from_files(load_session(session), gpus=DEMO / "nvidia-smi-query.csv",
+                                       topo=DEMO / "nvidia-smi-topo.txt"))
+    starved = next(f for f in fresh if f.kind == "power_starved")
+    assert set(added) <= set(starved.benchmarks) and starved.key == keys["power_starved"]
+    again = json.loads(cockpit("diagnose", session, *files, "--json").stdout)["findings"]
+    assert not {"power_starved", "comm_bound"} & {f["kind"] for f in again}

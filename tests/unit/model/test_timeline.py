@@ -92,3 +92,21 @@ def test_the_handoff_lists_each_drop_with_what_changed() -> None:
     assert "- **b4** 16.7% below b1 (500 vs 600), since b3:" in tail
     assert "  - `note: set NCCL_ALGO=Tree`\n  - `launch l1 -> l2`\n  - `+ --cuda-graph-max-bs 128`" in tail
     assert "Throughput drops" not in render_handoff(Session(benchmarks=[bench("b1", 10, 600.0, profile=None)]))
+
+
+def test_a_searchs_trials_and_another_dataset_are_not_drops() -> None:
+    """A search's trials are its answer, not regressions of each other (no ▼ either); runs of
+    another dataset are another workload (issue 37)."""
+    from cockpit.model.search.search import Search, SearchTrial
+
+    s = campaign()
+    trials = [bench("b6", 50, 300.0, profile="l2"), bench("b7", 55, 590.0, profile="l1")]
+    search = Search(id="q1", name="graphs", profile="l1", sweep="s1", space={"--cuda-graph-max-bs": [128, 256]},
+                    trial=[SearchTrial(number=0, params={"--cuda-graph-max-bs": 128}, benchmarks=["b6"]),
+                           SearchTrial(number=1, params={"--cuda-graph-max-bs": 256}, benchmarks=["b7"])])
+    other = bench("b8", 60, 200.0, dataset="sharegpt")
+    with_search = s.model_copy(update={"benchmarks": [*s.benchmarks, *trials, other], "searches": [search]})
+    assert [d.bench.id for d in drops(with_search)] == ["b4"]
+    # the same runs outside a search and on the same dataset do drop
+    plain = s.model_copy(update={"benchmarks": [*s.benchmarks, *trials, other.model_copy(update={"dataset": None})]})
+    assert [d.bench.id for d in drops(plain)] == ["b4", "b6", "b8"]
