@@ -30,6 +30,7 @@ _COMMAND_MODULES = (
     "cockpit.cli.experiment.run_cmds",
     "cockpit.cli.session.new_cmd",
     "cockpit.cli.experiment.tune_cmd",
+    "cockpit.cli.sandbox_cmd",
 )
 # Which module serves which command, so a run imports only what it needs (the session
 # model alone costs ~0.2 s of imports; `parse-log` should start as fast as grep).
@@ -55,6 +56,7 @@ COMMANDS = {
     "stop": "cockpit.cli.experiment.run_cmds",
     "new": "cockpit.cli.session.new_cmd",
     "tune": "cockpit.cli.experiment.tune_cmd",
+    "sandbox": "cockpit.cli.sandbox_cmd",
 }
 
 

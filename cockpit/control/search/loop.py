@@ -63,7 +63,10 @@ def hosts_of(session: Session, search: Search, given: str | None = None) -> list
     bad = [n for n in names if n not in known]
     if bad:
         raise ValueError(f"no host {bad[0]!r} (hosts: {', '.join(sorted(known))})")
-    return [None if n == "local" else n for n in names]
+    # "local" is this machine; a session host of that name (the sandbox's) is kept by name, for
+    # its run folder and GPU source
+    named = {h.name for h in session.hosts}
+    return [None if n == "local" and n not in named else n for n in names]
 
 
 def _replace_search(session: Session, search: Search) -> None:
@@ -81,7 +84,7 @@ def derive_trial(editor: SessionEditor, search_id: str, number: int, params: dic
     if host in search.ports:
         full["--port"] = search.ports[host]
     command, env = apply_params(base, full)
-    where = host if host != "local" else None
+    where = host if host != "local" or any(h.name == host for h in session.hosts) else None
     same = next((p for p in session.launch if p.command == command and p.env == env and p.host == where), None)
     profile_id = same.id if same is not None else editor.add_record(
         "launch", name=derived_name(search, base, params), command=command, env=env, host=where,

@@ -38,7 +38,7 @@ from urllib.parse import urlsplit
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a path (runpy), beside its datasets
 import bench_datasets  # type: ignore[import-not-found]  # noqa: E402  (the stand-in's datasets, beside it)
 
-LABEL = "STAND-IN sglang.bench_serving (tests/standin/bench_serving.py), not the real client"
+LABEL = "STAND-IN sglang.bench_serving (cockpit/sandbox/bench_serving.py), not the real client"
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -8,7 +8,7 @@ the stand-in server records power, tok/J and output tok/J from samples taken ove
 as it does against real GPUs. A host reads it with `gpu_source = "dcgm"` and `dcgm_url` (the
 host form's GPU source and DCGM URL).
 
-    python tests/standin/dcgm_exporter.py --port 0 --follow-log /tmp/walk/server.log
+    python cockpit/sandbox/dcgm_exporter.py --port 0 --follow-log /tmp/walk/server.log
 
 prints `STAND-IN dcgm-exporter at http://127.0.0.1:PORT/metrics` once it listens. Only the
 standard library.
