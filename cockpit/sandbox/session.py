@@ -7,7 +7,8 @@ compare work without a GPU, in seconds a point.
 What DIR holds:
 * session.toml      -- the session: host `local`, profiles `l1` and `l2`, sweep `s1`, search `q1`
 * bench/            -- the wrapper interpreter the profiles name as their `python`
-* runs/             -- the launched servers' PID files and logs (host local's run_dir)
+* runs/             -- the launched servers' PID files, and server.log (every launch appends to
+                       it, so the TUI's Server log pane follows whichever runs)
 * SANDBOX           -- the marker that says DIR is a sandbox (a later `cockpit sandbox DIR` reuses it)
 """
 
@@ -81,7 +82,7 @@ def sandbox_session(folder: Path, port: int, python: str) -> Session:
                           "Every figure here comes from a SIMULATOR (cockpit/sandbox/), not a GPU.",
                   model=MODEL, hardware="none: SIMULATED server, bench client and GPU power"),
         hosts=[Host(name=HOST, description="this machine, running the SIMULATED server (cockpit sandbox)",
-                    run_dir=str(runs), gpu_source=GpuSource.DCGM, gpu_interval_s=0.5, dcgm_url=url,
+                    run_dir=str(runs), log_path=str(runs / "server.log"), gpu_source=GpuSource.DCGM, gpu_interval_s=0.5, dcgm_url=url,
                     metrics_url=url)],
         launch=[
             LaunchProfile(id="l1", name="base: graph bs 64, cutlass", command=base, host=HOST, python=python,
