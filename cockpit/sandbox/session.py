@@ -82,8 +82,8 @@ def sandbox_session(folder: Path, port: int, python: str) -> Session:
                           "Every figure here comes from a SIMULATOR (cockpit/sandbox/), not a GPU.",
                   model=MODEL, hardware="none: SIMULATED server, bench client and GPU power"),
         hosts=[Host(name=HOST, description="this machine, running the SIMULATED server (cockpit sandbox)",
-                    run_dir=str(runs), log_path=str(runs / "server.log"), gpu_source=GpuSource.DCGM, gpu_interval_s=0.5, dcgm_url=url,
-                    metrics_url=url)],
+                    run_dir=str(runs), log_path=str(runs / "server.log"), gpu_source=GpuSource.DCGM,
+                    gpu_interval_s=0.5, dcgm_url=url, metrics_url=url)],
         launch=[
             LaunchProfile(id="l1", name="base: graph bs 64, cutlass", command=base, host=HOST, python=python,
                           notes="SIMULATED server (cockpit/sandbox/sglang_server.py): its speed follows the flags."),
