@@ -33,16 +33,16 @@ def _is_option(word: str) -> bool:
     return word.startswith("-") and len(word) > 1 and not _NUMBER.match(word)
 
 
-def _flag(text: str, how: str) -> str:
+def _flag(text: str, how: str, typed: str) -> str:
     if not _is_option(text) or any(c.isspace() for c in text):
-        raise ValueError(f"{how} {text!r}: a flag starts with - (e.g. {how} --cuda-graph-max-bs=128)")
+        raise ValueError(f"{how} {typed!r}: a flag starts with - (e.g. {how} --cuda-graph-max-bs=128)")
     return text
 
 
 def parse_set(text: str) -> FlagChange:
     """`--x=VALUE` (the value's words split as a shell would) or `--x` (a switch)."""
     flag, eq, value = text.partition("=")
-    flag = _flag(flag, "--set")
+    flag = _flag(flag, "--set", text)
     if not eq:
         return FlagChange(flag, ())
     try:
@@ -53,7 +53,7 @@ def parse_set(text: str) -> FlagChange:
 
 
 def parse_unset(text: str) -> FlagChange:
-    return FlagChange(_flag(text, "--unset"), None)
+    return FlagChange(_flag(text, "--unset", text), None)
 
 
 def _spans(argv: list[str], flag: str) -> list[tuple[int, int]]:
