@@ -225,7 +225,7 @@ def _add_profile(args: argparse.Namespace) -> int:
                 what = "no launch profile" if not found else "more than one launch profile named"
                 raise EditError(f"{what} {args.from_profile!r} (profiles: {known_records(e.session.launch)})")
             base = found[0]
-        command = apply_changes(args.command or base.command, changes)
+        command = apply_changes(args.command or (base.command if base is not None else ""), changes)
         fields = {"name": args.text, "command": command,
                   "env": {**(base.env if base else {}), **{k: v for k, _, v in env}}}
         for key in ("host", "notes", "python"):
