@@ -6,6 +6,7 @@ action is in the footer and the palette (one registry)."""
 from __future__ import annotations
 
 from textual.widgets import Input, TextArea
+
 from tui_support import make_app, screen_text, until
 
 from cockpit.model.bench.profile_diff import diff_lines, diff_profiles

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cockpit.control.search.loop import SearchLoop, derive_trial
+from cockpit.control.search.loop import SearchEvent, SearchLoop, derive_trial
 from cockpit.control.search.runner import TrialOutcome, TrialRequest
 from cockpit.control.sweep_records import TransactionSink
 from cockpit.live.diagnosis.inputs import DiagnosisInputs
@@ -126,10 +126,12 @@ class CountingRunner:
 
     async def run_trial(self, request: TrialRequest, *, check_point, on_state) -> TrialOutcome:  # noqa: ANN001
         self.launched.append(request.profile_id)
-        ids = []
+        ids: list[str] = []
         for c in (4, 16):
-            ids.append(await self.sink.apply(lambda e, c=c: e.add_benchmark(
-                label=request.run_id, profile=request.profile_id, sweep="s1", concurrency=c, output_tok_s=100.0 * c)))
+            def add(e: SessionEditor, c: int = c) -> str:
+                return e.add_benchmark(label=request.run_id, profile=request.profile_id, sweep="s1", concurrency=c,
+                                       output_tok_s=100.0 * c)
+            ids.append(await self.sink.apply(add))
         return TrialOutcome(TrialStatus.OK, ids, ready_s=1.0)
 
 
@@ -142,7 +144,7 @@ def test_a_configuration_the_session_measured_is_not_launched_again(tmp_path: Pa
     path = tmp_path / "s.toml"
     save_session(session, path)
     runner = CountingRunner(path)
-    events = []
+    events: list[SearchEvent] = []
     asyncio.run(SearchLoop(TransactionSink(path), str(path), "q1", runner, [None], on_event=events.append).run())
     search = load_session(path).searches[0]
     assert len(search.trial) == 2 and runner.launched == ["l2"]  # only the configuration not measured
