@@ -82,6 +82,10 @@ def test_readme_first_run_typed_literally(tmux, tmp_path: Path):
         search = next(s for s in session.searches if s.id == "q1")
         assert len([t for t in search.trial if t.repeat_of is None]) == search.trials == 8
         assert {b.concurrency for b in session.benchmarks if b.profile == "l1"} == {1, 4, 16}
+        # every launch on the session's host `local`: its run folder in sbx/, its GPU source the simulator's
+        assert {t.host for t in search.trial} == {"local"} and {p.host for p in session.launch} == {"local"}
+        assert "The server is fired up and ready to roll!" in (work / "sbx" / "runs" / "server.log").read_text()
+        assert all(b.power_mean_w for b in session.benchmarks)  # the simulated GPU power, read as dcgm-exporter's
 
         tmux.env.update(HOME=str(home))
         # the line as bash reads it (its comment included), inside the driver's wrapper
