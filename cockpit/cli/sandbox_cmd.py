@@ -17,7 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("sandbox", help="make a session on SIMULATED servers: try run, sweep and tune without a GPU",
                        description="Make DIR/session.toml: host `local` (this machine), launch profiles l1 and l2 "
                                    "that start a SIMULATED SGLang server (its speed, power and crashes follow the "
-                                   "flags, with 3 %% noise between launches), sweep s1 run by a SIMULATED bench "
+                                   "flags, with 3 % noise between launches), sweep s1 run by a SIMULATED bench "
                                    "client, and search q1 over three flags. Nothing here is a GPU's figure. "
                                    "DIR must be new, empty, or an earlier sandbox (whose session is kept). "
                                    "Exit 0 made, 1 not.")
