@@ -1,4 +1,5 @@
-"""STAND-IN for `python -m sglang.bench_serving` (NOT the real client), for cockpit's tests.
+"""SIMULATOR / STAND-IN for `python -m sglang.bench_serving` (NOT the real client), for cockpit's
+tests and `cockpit sandbox`.
 
 The real client does not import here: `sglang.benchmark.serving` needs torch and triton
 (through sglang.srt.utils), which this machine does not have. This script takes the flags

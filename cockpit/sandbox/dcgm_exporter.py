@@ -1,4 +1,5 @@
-"""STAND-IN dcgm-exporter (NOT NVIDIA's), for cockpit's tests and walks on a machine without GPUs.
+"""SIMULATOR / STAND-IN dcgm-exporter (NOT NVIDIA's), for cockpit's tests and walks on a machine
+without GPUs.
 
 Serves `/metrics` as dcgm-exporter does (DCGM_FI_DEV_POWER_USAGE and the enforced limit, one
 series per GPU, `modelName="STAND-IN GPU"`), with a draw that follows the stand-in SGLang

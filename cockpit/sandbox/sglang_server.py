@@ -1,4 +1,5 @@
-"""STAND-IN for `python -m sglang.launch_server`: not SGLang, no model, no GPU.
+"""SIMULATOR / STAND-IN for `python -m sglang.launch_server`: not SGLang, no model, no GPU (the
+server of cockpit's tests and of `cockpit sandbox`).
 
 It behaves as sglang.launch_server does in everything cockpit observes, so the experiment loop
 (launch -> ready -> sweep -> stop) can be tested on a machine without GPUs:
