@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_search.py [--seeds 5] [--noise 0.02] [--real-trials 4]
 
 1. Launch count (the surface evaluated directly, benchmarks/search_sim.py): the 36-configuration
-   grid of tests/standin/surface.py (graph batch 32..256 x prefill chunk 2048..8192 x 3 MoE
+   grid of cockpit/sandbox/surface.py (graph batch 32..256 x prefill chunk 2048..8192 x 3 MoE
    backends, a quarter of it crashing at graph capture). Per seed, how many launches each
    strategy needs until the configuration it calls best (best noisy figure so far, 2 % launch
    noise) is truly within 3 % of the grid's best. The grid needs all 36 to know; random search

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_sweep_overhead.py [--points 8] [--no-ssh] [--no-server-metrics]
 
-Runs a sweep with the STAND-IN bench client (tests/standin/bench_serving.py, as `python -m
+Runs a sweep with the STAND-IN bench client (cockpit/sandbox/bench_serving.py, as `python -m
 sglang.bench_serving`) against the STAND-IN SGLang server, on this machine and over the
 loopback sshd (needs root), recording into a session that already holds 300 benchmarks
 (every record is a merge-and-save under the lock). Per point:

@@ -3,9 +3,9 @@
     python3 benchmarks/h200_sweep_power.py [--idle-s 8] [--concurrencies 1,8,32] [--sources nvml,nvidia-smi]
 
 Runs on a machine with an NVIDIA GPU, NVML and PyTorch (the H200 of the device tool). Per GPU
-source named: the STAND-IN SGLang server (tests/standin/sglang_server.py) on this machine, a
+source named: the STAND-IN SGLang server (cockpit/sandbox/sglang_server.py) on this machine, a
 session whose host is local with that `gpu_source`, and `cockpit sweep SESSION s1 --yes` with
-the STAND-IN bench client (tests/standin/bench_serving.py as `python -m sglang.bench_serving`),
+the STAND-IN bench client (cockpit/sandbox/bench_serving.py as `python -m sglang.bench_serving`),
 which idles `--idle-s` before its main run, as the real client does on its imports. A torch
 bf16 matmul loop makes the GPU's real power: it runs while the server's log shows requests
 running (as a GPU serving them would) and idles otherwise. Alongside, `nvidia-smi

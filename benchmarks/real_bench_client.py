@@ -14,7 +14,7 @@
    `--dataset-name random` samples its prompt tokens from ShareGPT (downloaded unless
    `--dataset-path` names a file).
 3. Runs `python -m sglang.benchmark.serving` and the deprecated `python -m sglang.bench_serving`
-   against the STAND-IN SGLang server (tests/standin/sglang_server.py) and checks: exit 0, the
+   against the STAND-IN SGLang server (cockpit/sandbox/sglang_server.py) and checks: exit 0, the
    main-run marker cockpit waits for printed, the JSONL key set (and order) equal to
    tests/data/bench/bench_serving_0.5.23.jsonl.
 4. Runs `cockpit sweep` with a profile whose `python` is that venv's, and checks the recorded

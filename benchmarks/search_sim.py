@@ -12,13 +12,12 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "standin"))
-
-import surface  # type: ignore[import-not-found]  # noqa: E402  (tests/standin/surface.py)
+sys.path.insert(0, str(ROOT))
 
 from cockpit.control.search.study import propose  # noqa: E402
 from cockpit.model.search.search import Search, SearchTrial, TrialStatus  # noqa: E402
 from cockpit.model.search.search_space import config_key, grid  # noqa: E402
+from cockpit.sandbox import surface  # noqa: E402  (the STAND-IN response surface)
 
 SPACE = {"--cuda-graph-max-bs": [32, 64, 128, 256], "--chunked-prefill-size": [2048, 4096, 8192],
          "--moe-runner-backend": ["flashinfer_cutlass", "flashinfer_trtllm", "triton"]}

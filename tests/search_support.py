@@ -1,5 +1,5 @@
 """A session for the search tests: the STAND-IN server with its response surface as the base
-profile (tests/standin/surface.py), its power read as dcgm-exporter's from its /metrics, the
+profile (cockpit/sandbox/surface.py), its power read as dcgm-exporter's from its /metrics, the
 STAND-IN bench client as the profile's python, a short sweep and a small space."""
 
 from __future__ import annotations

@@ -66,11 +66,11 @@ def _write(path: Path, text: str | bytes, mode: int = 0o644) -> None:
     os.chmod(path, mode)
 
 
-STANDIN_SOURCE = Path(__file__).resolve().parent / "standin"
+STANDIN_SOURCE = Path(__file__).resolve().parents[1] / "cockpit" / "sandbox"  # the simulators
 
 
 def _readable_standin(target: Path) -> Path:
-    """A copy of tests/standin/ the login user can read: the checkout may sit in a 0700 home
+    """A copy of cockpit/sandbox/ (the simulators) the login user can read: the checkout may sit in a 0700 home
     (root's), where that user cannot reach the stand-in server it is asked to run."""
     shutil.copytree(STANDIN_SOURCE, target, ignore=shutil.ignore_patterns("__pycache__"))
     for folder, _, files in os.walk(target):
@@ -212,7 +212,7 @@ class LoopbackSshd:
 
     # -- helpers for tests -------------------------------------------------------------------
     def standin(self, name: str = "sglang_server.py") -> Path:
-        """A stand-in script (tests/standin/NAME) at a path the login user can read."""
+        """A stand-in script (cockpit/sandbox/NAME) at a path the login user can read."""
         return self.standin_dir / name
 
     def make_dir(self, name: str) -> Path:

@@ -1,10 +1,6 @@
-"""Helpers for the sweep tests: a `python` that runs the STAND-IN bench client (tests/standin/
-bench_serving.py) for `python -m sglang.bench_serving`, and a labelled stand-in GPU source.
-
-The runner's argv is the real one (`PY -m sglang.bench_serving ...`): PY is a small wrapper
-that puts a folder holding `sglang/bench_serving.py` (which runs the stand-in) first on
-PYTHONPATH, so nothing in cockpit knows a stand-in is there.
-"""
+"""Helpers for the sweep tests: a `python` that runs the STAND-IN bench client
+(cockpit/sandbox/bench_python.py, the same wrapper `cockpit sandbox` writes), the STAND-IN
+server on a free port, and a labelled stand-in GPU source."""
 
 from __future__ import annotations
 
@@ -13,44 +9,16 @@ import sys
 from pathlib import Path
 
 from cockpit.parse.gpu.gpu_sample import GpuSample
+from cockpit.sandbox import BENCH_CLIENT, SERVER
+from cockpit.sandbox.bench_python import make_bench_python
 
-STANDIN = Path(__file__).resolve().parent / "standin" / "bench_serving.py"
-
-
-def make_bench_python(folder: Path, *, python: str = sys.executable,
-                      modules: tuple[str, ...] = ("sglang.bench_serving",), script: Path = STANDIN) -> str:
-    """Write the wrapper interpreter under `folder` (world-readable: the sshd test user runs it,
-    with `script` from the fixture's readable copy of the stand-in).
-    `modules`: the names the stand-in is installed as (`sglang.bench_serving`, as SGLang
-    before mid-2026 has it; `sglang.benchmark.serving`, as it has it since)."""
-    root = folder / "standin-pkgs"
-    made = [folder, root]
-    for module in modules:
-        parts = module.split(".")
-        pkg = root.joinpath(*parts[:-1])
-        pkg.mkdir(parents=True, exist_ok=True)
-        for depth in range(1, len(parts)):
-            init = root.joinpath(*parts[:depth], "__init__.py")
-            if not init.exists():
-                init.write_text('"""STAND-IN package: only the bench client, which runs the stand-in."""\n')
-            made += [init.parent, init]
-        leaf = pkg / f"{parts[-1]}.py"
-        leaf.write_text(f"import runpy\nrunpy.run_path({str(script)!r}, run_name='__main__')\n")
-        made.append(leaf)
-    wrapper = folder / "python-standin"
-    # PYTHONUNBUFFERED unset, as on a host where nothing sets it: a piped stdout is buffered
-    wrapper.write_text(f'#!/bin/sh\nunset PYTHONUNBUFFERED\nPYTHONPATH={root} exec {python} "$@"\n')
-    for path in (*made, wrapper):
-        os.chmod(path, 0o755)
-    return str(wrapper)
+STANDIN = BENCH_CLIENT
+__all__ = ["SERVER", "STANDIN", "StandinServer", "free_port", "make_bench_python", "pid_alive", "standin_gpu_tick"]
 
 
 def standin_gpu_tick(watts_per_gpu: float = 300.0, gpus: int = 2, limit_w: float = 700.0) -> list[GpuSample]:
     """STAND-IN GPU samples (no GPU here): `gpus` GPUs drawing `watts_per_gpu` each."""
     return [GpuSample(index=i, name="STAND-IN GPU", power_w=watts_per_gpu, power_limit_w=limit_w) for i in range(gpus)]
-
-
-SERVER = Path(__file__).resolve().parent / "standin" / "sglang_server.py"
 
 
 def free_port() -> int:
@@ -62,7 +30,7 @@ def free_port() -> int:
 
 
 class StandinServer:
-    """The STAND-IN SGLang server (tests/standin/sglang_server.py) on a free port; its log
+    """The STAND-IN SGLang server (cockpit/sandbox/sglang_server.py) on a free port; its log
     lines parsed as they come (`events`), for the runner's peak running / queued."""
 
     def __init__(self, *, tok_s: float = 2000.0, extra: tuple[str, ...] = (), log_path: Path | None = None) -> None:

@@ -30,6 +30,7 @@ _COMMAND_MODULES = (
     "cockpit.cli.experiment.run_cmds",
     "cockpit.cli.session.new_cmd",
     "cockpit.cli.experiment.tune_cmd",
+    "cockpit.cli.sandbox_cmd",
 )
 # Which module serves which command, so a run imports only what it needs (the session
 # model alone costs ~0.2 s of imports; `parse-log` should start as fast as grep).
@@ -55,6 +56,7 @@ COMMANDS = {
     "stop": "cockpit.cli.experiment.run_cmds",
     "new": "cockpit.cli.session.new_cmd",
     "tune": "cockpit.cli.experiment.tune_cmd",
+    "sandbox": "cockpit.cli.sandbox_cmd",
 }
 
 
@@ -155,8 +157,27 @@ def main(argv: list[str] | None = None) -> int:
     return run_tui(args)
 
 
+# Options whose value is itself a flag (`add profile --set --cuda-graph-max-bs=128`): argparse
+# would read the value as an option of its own, so it is glued on (`--set=--cuda-graph-max-bs=128`).
+_FLAG_VALUED = {"add": ("--set", "--unset")}
+
+
+def _glue_flag_values(argv: list[str]) -> list[str]:
+    names = _FLAG_VALUED.get(argv[0], ())
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        if argv[i] in names and i + 1 < len(argv) and argv[i + 1].startswith("-"):
+            out.append(f"{argv[i]}={argv[i + 1]}")
+            i += 2
+        else:
+            out.append(argv[i])
+            i += 1
+    return out
+
+
 def _run_command(argv: list[str]) -> int:
-    args = _parse_command(build_parser((COMMANDS[argv[0]],)), argv)
+    args = _parse_command(build_parser((COMMANDS[argv[0]],)), _glue_flag_values(argv))
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:

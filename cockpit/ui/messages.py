@@ -110,6 +110,8 @@ class HandoffCopyRequested(Message):
 @dataclass
 class RecordAddRequested(Message):
     collection: str  # files | packages | launch
+    copy_of: str | None = None
+    """A record whose fields fill the new one's form (a launch profile copied to change a flag)."""
 
 
 @dataclass

@@ -6,8 +6,8 @@ every word the person typed, and every recorded figure is the one the run produc
 client's own JSONL line for that point, and the power the GPU source served over that
 point's main run; no point recorded twice, the resumed run ran only the missing points.
 
-STAND-INS (labelled): the server is tests/standin/sglang_server.py (SIGUSR1 crashes it),
-the bench client tests/standin/bench_serving.py (through the real `-m sglang.bench_serving`
+STAND-INS (labelled): the server is cockpit/sandbox/sglang_server.py (SIGUSR1 crashes it),
+the bench client cockpit/sandbox/bench_serving.py (through the real `-m sglang.bench_serving`
 argv, tests/sweep_support.py), and the GPU source a STAND-IN dcgm-exporter served here
 whose draw follows the server (busy while its log shows running requests), keeping every
 sample it served.

@@ -4,10 +4,10 @@ the sweep runs on each profile, and compare reads TTFT p99 and tok/J for both â€
 opening the TOML file. The screens of the key moments are kept (COCKPIT_WALK_CAPTURES=DIR
 writes them there as text, for the lead's note).
 
-STAND-INS (labelled): the server is tests/standin/sglang_server.py, the bench client
-tests/standin/bench_serving.py (through the real `-m sglang.bench_serving` argv, made by
+STAND-INS (labelled): the server is cockpit/sandbox/sglang_server.py, the bench client
+cockpit/sandbox/bench_serving.py (through the real `-m sglang.bench_serving` argv, made by
 tests/sweep_support.py), and the host's GPU source a STAND-IN dcgm-exporter
-(tests/standin/dcgm_exporter.py) whose two GPUs draw 400 W each while the stand-in server's
+(cockpit/sandbox/dcgm_exporter.py) whose two GPUs draw 400 W each while the stand-in server's
 log shows running requests: power and tok/J are recorded from its samples over each point.
 """
 
@@ -26,9 +26,10 @@ from standin.procs import free_port, kill_groups_left, standin_command
 from sweep_support import make_bench_python
 from tmux_driver import cockpit_program, tmux  # noqa: F401  (tmux is the fixture)
 
+from cockpit.sandbox import DCGM_EXPORTER
 from cockpit.store.toml_store import load_session
 
-EXPORTER = Path(__file__).resolve().parents[1] / "standin" / "dcgm_exporter.py"
+EXPORTER = DCGM_EXPORTER
 TITLE = "GLM-5 walk"
 
 

@@ -3,8 +3,8 @@ the profile, read the exact command and confirm, wait for ready, `W` for the swe
 confirm, watch the points land, the Benchmarks tab shows them, `X` stops the server, quit;
 the saved file holds the runs and nothing of the server's process group is left.
 
-STAND-INS (labelled): the server is tests/standin/sglang_server.py (real-format log lines
-and HTTP endpoints, no model, no GPU) and the bench client tests/standin/bench_serving.py,
+STAND-INS (labelled): the server is cockpit/sandbox/sglang_server.py (real-format log lines
+and HTTP endpoints, no model, no GPU) and the bench client cockpit/sandbox/bench_serving.py,
 reached through the real `python -m sglang.bench_serving` argv (tests/sweep_support.py).
 """
 

@@ -2,8 +2,8 @@
 form, then a start that crashes, a start that comes up, a sweep; the banner shows their
 words and the latest automatic step beside them; the file and its .bak keep every word.
 
-STAND-INS (labelled): the server is tests/standin/sglang_server.py, the bench client
-tests/standin/bench_serving.py (as in test_experiment_tmux.py).
+STAND-INS (labelled): the server is cockpit/sandbox/sglang_server.py, the bench client
+cockpit/sandbox/bench_serving.py (as in test_experiment_tmux.py).
 """
 
 from __future__ import annotations

@@ -4,9 +4,9 @@ the budget and the time estimate and asks, `y` runs it; `p` pauses after the fir
 (it finishes, no new one starts), `r` resumes, the table fills, `m` marks the best
 configuration's profile working, and the saved file says so.
 
-STAND-INS (labelled): the server is tests/standin/sglang_server.py with its response surface
-(tests/standin/surface.py: speed and crashes follow the real flags), the bench client
-tests/standin/bench_serving.py through the real `python -m sglang.bench_serving` argv.
+STAND-INS (labelled): the server is cockpit/sandbox/sglang_server.py with its response surface
+(cockpit/sandbox/surface.py: speed and crashes follow the real flags), the bench client
+cockpit/sandbox/bench_serving.py through the real `python -m sglang.bench_serving` argv.
 """
 
 from __future__ import annotations

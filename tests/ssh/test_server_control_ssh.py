@@ -1,5 +1,5 @@
 """Server control over SSH: the real loopback sshd (tests/sshd_fixture.py), cockpit's SshPool,
-and the STAND-IN sglang server (tests/standin/sglang_server.py, run by the login user's
+and the STAND-IN sglang server (cockpit/sandbox/sglang_server.py, run by the login user's
 /usr/bin/python3: real-format log lines and HTTP endpoints, no model, no GPU).
 
 The server must outlive cockpit and the link: the pool is closed and sshd itself killed and

@@ -10,7 +10,9 @@ import socket
 import urllib.request
 from pathlib import Path
 
-STANDIN = Path(__file__).resolve().parent / "sglang_server.py"
+from cockpit.sandbox import SERVER
+
+STANDIN = SERVER  # the STAND-IN server (cockpit/sandbox/sglang_server.py), the one `cockpit sandbox` runs
 
 
 def free_port() -> int:

@@ -1,6 +1,6 @@
 """Keys that lose a loaded server ask first and say what is lost: `X` (stop) and `S` (restart,
 which stops whatever runs on the host, another profile too). The server is the STAND-IN
-(tests/standin/sglang_server.py) started for real; its process group is checked directly."""
+(cockpit/sandbox/sglang_server.py) started for real; its process group is checked directly."""
 
 from __future__ import annotations
 

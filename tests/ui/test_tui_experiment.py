@@ -4,7 +4,7 @@ follow it to ready, `W` runs the sweep (asked first too), a benchmark per point 
 the Benchmarks tab, `X` stops it and nothing of its process group is left; a crash turns
 the profile broken and `ctrl+f` starts the working one.
 
-The server is the STAND-IN (tests/standin/sglang_server.py: real-format log lines and
+The server is the STAND-IN (cockpit/sandbox/sglang_server.py: real-format log lines and
 HTTP endpoints, no model, no GPU) and the bench client the STAND-IN bench_serving run
 through the real argv (tests/sweep_support.py); processes, ports and files are real.
 """

@@ -8,7 +8,7 @@ Counted at the source: every `LogFeed.stream` (a tail) and `DcgmFeed.stream` (th
 feed) opened is counted by its description; and by the hub's own counters (`opened`: feeds
 run per key, `subscribed`: who listened to each). The session's host is on this machine with a
 dcgm-exporter (tests/metrics_server.py, a recorded page: 612.5 W + 592.5 W) and the
-STAND-IN server (tests/standin/), so the points' power can only have come from the pane's
+STAND-IN server (cockpit/sandbox/), so the points' power can only have come from the pane's
 feed, and their log peaks from the pane's log pipeline.
 """
 

@@ -2,7 +2,7 @@
 (the point in flight), `n` stays and the sweep goes on, `y` quits; on reopen the app says the
 sweep run was cut short, and `ctrl+e` runs only the points that have no record of that run.
 
-The server is the STAND-IN (tests/standin/sglang_server.py) started from the Launch tab; the
+The server is the STAND-IN (cockpit/sandbox/sglang_server.py) started from the Launch tab; the
 bench client the STAND-IN bench_serving (tests/sweep_support.py), made to idle 30 s before
 its main run (as the real one's imports) so that the first point is in flight when `q` comes."""
 

@@ -147,7 +147,10 @@ def _edit(path: str, change) -> int:
         return 1
     except OSError as exc:  # unreadable, no room to save, no right to write the folder
         return _os_error(exc, path)
-    if result:
+    if isinstance(result, list):  # lines: an id and what it changed (`add profile --from`)
+        for line in result:
+            print(sanitize(str(line)))
+    elif result:
         print(sanitize(str(result)))  # an id, or versions a host reported (`drift --record`)
     return 0
 
@@ -156,7 +159,7 @@ def _edit(path: str, change) -> int:
 _RECORD_KINDS = {
     "package": ("packages", "name", ("version",), ("host",)),
     "file": ("files", "path", (), ("host", "lines", "change", "state")),
-    "profile": ("launch", "name", ("command",), ("host", "notes")),
+    "profile": ("launch", "name", (), ("host", "notes")),  # _add_profile: --command or --from
 }
 
 
@@ -183,11 +186,7 @@ def cmd_add(args: argparse.Namespace) -> int:
             print(f"cockpit add {kind}: {', '.join(missing)} is needed", file=sys.stderr)
             return 2
         if kind == "profile":
-            env = [pair.partition("=") for pair in args.env or []]
-            if any(not eq or not key for key, eq, _ in env):
-                print("cockpit add profile: --env takes KEY=value", file=sys.stderr)
-                return 2
-            fields["env"] = {key: value for key, _, value in env}
+            return _add_profile(args)
         return _edit(args.session, lambda e: e.add_record(collection, **fields))
     if kind == "sweep":
         from cockpit.cli.session.add_sweep import sweep_fields
@@ -205,6 +204,52 @@ def cmd_add(args: argparse.Namespace) -> int:
         if getattr(args, key) is not None
     }
     return _edit(args.session, lambda e: e.add_benchmark(label=args.text, **fields))
+
+
+def _add_profile(args: argparse.Namespace) -> int:
+    """`cockpit add profile NAME --command ...`, or a copy: `--from l1` with `--set FLAG=VALUE`
+    / `--unset FLAG` (each repeatable) changing its command; the copy keeps l1's host, env
+    and python unless given, never its confirmation (a new command is confirmed anew)."""
+    from cockpit.model.bench.profile_diff import diff_lines, diff_profiles
+    from cockpit.model.edit.edits import EditError
+    from cockpit.model.edit.lookup import by_id_or_name, known_records
+    from cockpit.model.profile_copy import apply_changes, parse_set, parse_unset
+
+    env = [pair.partition("=") for pair in args.env or []]
+    if any(not eq or not key for key, eq, _ in env):
+        print("cockpit add profile: --env takes KEY=value", file=sys.stderr)
+        return 2
+    if not args.command and not args.from_profile:
+        print("cockpit add profile: --command or --from PROFILE is needed", file=sys.stderr)
+        return 2
+    try:
+        changes = [parse_set(t) for t in args.set or []] + [parse_unset(t) for t in args.unset or []]
+    except ValueError as exc:
+        print(sanitize(f"cockpit add profile: {exc}"), file=sys.stderr)
+        return 2
+
+    def change(e):
+        base = None
+        if args.from_profile:
+            found = by_id_or_name(e.session.launch, args.from_profile)
+            if len(found) != 1:
+                what = "no launch profile" if not found else "more than one launch profile named"
+                raise EditError(f"{what} {args.from_profile!r} (profiles: {known_records(e.session.launch)})")
+            base = found[0]
+        command = apply_changes(args.command or (base.command if base is not None else ""), changes)
+        fields = {"name": args.text, "command": command,
+                  "env": {**(base.env if base else {}), **{k: v for k, _, v in env}}}
+        for key in ("host", "notes", "python"):
+            value = getattr(args, key) or (getattr(base, key) if base is not None and key != "notes" else None)
+            if value:
+                fields[key] = value
+        new_id = e.add_record("launch", **fields)
+        if base is None:
+            return new_id
+        made = next(p for p in e.session.launch if p.id == new_id)
+        lines = [text for kind, text in diff_lines(diff_profiles(base, made)) if kind not in ("heading", "note")]
+        return [f"{new_id}: a copy of {base.id}", *(f"  {line}" for line in lines or [f"the same launch as {base.id}"])]
+    return _edit(args.session, change)
 
 
 def _add_search(args: argparse.Namespace) -> int:
@@ -259,8 +304,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lines", help="file: the lines changed, e.g. 120-134")
     p.add_argument("--change", help="file: what changed")
     p.add_argument("--state", choices=("applied", "reverted", "harmless", "problematic"), help="file: its state")
-    p.add_argument("--command", help="profile: the launch command (needed)")
+    p.add_argument("--command", help="profile: the launch command (needed unless --from)")
     p.add_argument("--env", action="append", metavar="KEY=VALUE", help="profile: an environment variable (repeat)")
+    p.add_argument("--python", help="profile: the interpreter of its environment on the host (runs the bench client)")
+    p.add_argument("--from", dest="from_profile", metavar="PROFILE",
+                   help="profile: a copy of PROFILE (id or name): its command, host, env and python")
+    p.add_argument("--set", action="append", metavar="FLAG=VALUE",
+                   help="profile: set a flag of the command (repeat): --set --cuda-graph-max-bs=128; "
+                        "--set --enable-torch-compile for a switch")
+    p.add_argument("--unset", action="append", metavar="FLAG", help="profile: remove a flag of the command (repeat)")
     p.add_argument("--evidence")
     p.add_argument("--profile", help="benchmark: launch profile id; search: the base profile (needed)")
     p.add_argument("--sweep", help="search: the sweep every trial runs (needed)")

@@ -19,8 +19,10 @@ from typing import Any, Protocol
 
 from cockpit.control.search.runner import TrialNotConsented, TrialOutcome, TrialRequest, TrialRunner
 from cockpit.control.search.study import propose
+from cockpit.model.bench.profile_diff import launch_key
 from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.search.search import Search, SearchTrial, SpaceValue, TrialStatus
+from cockpit.model.search.search_reuse import measured_points
 from cockpit.model.search.search_scoring import best_config, better, score_trial
 from cockpit.model.search.search_space import apply_params, derived_name
 from cockpit.model.session import Session, now
@@ -63,7 +65,10 @@ def hosts_of(session: Session, search: Search, given: str | None = None) -> list
     bad = [n for n in names if n not in known]
     if bad:
         raise ValueError(f"no host {bad[0]!r} (hosts: {', '.join(sorted(known))})")
-    return [None if n == "local" else n for n in names]
+    # "local" is this machine; a session host of that name (the sandbox's) is kept by name, for
+    # its run folder and GPU source
+    named = {h.name for h in session.hosts}
+    return [None if n == "local" and n not in named else n for n in names]
 
 
 def _replace_search(session: Session, search: Search) -> None:
@@ -81,8 +86,10 @@ def derive_trial(editor: SessionEditor, search_id: str, number: int, params: dic
     if host in search.ports:
         full["--port"] = search.ports[host]
     command, env = apply_params(base, full)
-    where = host if host != "local" else None
-    same = next((p for p in session.launch if p.command == command and p.env == env and p.host == where
+    where = host if host != "local" or any(h.name == host for h in session.hosts) else None
+    # the same launch after normalising values (0.80 is 0.8): a configuration the session has is reused
+    key = launch_key(command, env, where)
+    same = next((p for p in session.launch if launch_key(p.command, p.env, p.host) == key
                  and p.python == base.python), None)
     profile_id = same.id if same is not None else editor.add_record(
         "launch", name=derived_name(search, base, params), command=command, env=env, host=where,
@@ -258,7 +265,14 @@ class SearchLoop:
 
         request = TrialRequest(self.session_path, search.id, trial.number, trial.profile or search.profile,
                                search.sweep, host, f"{search.id}-t{trial.number}", tuple(self.hosts))
-        outcome = await self.runner.run_trial(request, check_point=self._pruner(trial), on_state=on_state)
+        measured = None if trial.repeat_of is not None else measured_points(self.store.session, search, request.profile_id)
+        if measured is not None:  # the session measured this configuration already: not launched again
+            self.on_event(SearchEvent("note", f"{label}: {request.profile_id} has every point of sweep {search.sweep} "
+                                              f"already ({', '.join(measured)}): reused, not launched", trial.number,
+                                      host))
+            outcome = TrialOutcome(TrialStatus.OK, benchmarks=measured)
+        else:
+            outcome = await self.runner.run_trial(request, check_point=self._pruner(trial), on_state=on_state)
         self.live.pop(host, None)
         done: SearchTrial = await self.store.apply(lambda e: finish_trial(e, self.search_id, trial.number, outcome))
         shown = f"{done.value:g}" if done.value is not None else done.error or ""

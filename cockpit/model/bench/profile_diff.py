@@ -5,7 +5,8 @@ A launch command is read the way `sglang.launch_server`'s argparse reads it: lea
 (with `python -m MODULE`),
 and every option (`--x`, `--x=v`, `-x`) takes the words after it up to the next option
 (none: a switch; several: `--cuda-graph-bs 1 2 4`). Options compare by name, so their order
-does not matter; a repeated option keeps every occurrence, in order.
+does not matter; a repeated option keeps every occurrence, in order. Values compare as
+numbers where they are numbers (`0.80` is `0.8`: model/flag_values.py).
 
 Secrets are masked in the diff itself, as in the exports: the value of a credential
 option (`--api-key`) or env name (`HF_TOKEN`) shows as `[REDACTED]`, and `NAME=secret`
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from cockpit.ground.redact import MASK, holds_secret, is_secret_flag, is_secret_name, mask_secrets, redact_text
+from cockpit.model.flag_values import canonical_value, canonical_values
 from cockpit.model.session import LaunchProfile
 
 _ENV_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
@@ -126,7 +128,9 @@ def _show(values: tuple[str, ...]) -> str:
     return " ; ".join(values)
 
 
-def _changes(old: Mapping[str, _V], new: Mapping[str, _V], show: Callable[[_V], str]) -> tuple[list[Change], int]:
+def _changes(old: Mapping[str, _V], new: Mapping[str, _V], show: Callable[[_V], str],
+             key: Callable[[_V], object]) -> tuple[list[Change], int]:
+    """`key`: what a value compares as (numbers as numbers: model/flag_values.py)."""
     changes: list[Change] = []
     same = 0
     for name in list(old) + [n for n in new if n not in old]:
@@ -134,7 +138,7 @@ def _changes(old: Mapping[str, _V], new: Mapping[str, _V], show: Callable[[_V], 
             changes.append(Change(name, show(old[name]), None))
         elif name not in old:
             changes.append(Change(name, None, show(new[name])))
-        elif old[name] != new[name]:
+        elif key(old[name]) != key(new[name]):
             changes.append(Change(name, show(old[name]), show(new[name])))
         else:
             same += 1
@@ -144,8 +148,8 @@ def _changes(old: Mapping[str, _V], new: Mapping[str, _V], show: Callable[[_V], 
 def diff_profiles(base: LaunchProfile, other: LaunchProfile) -> ProfileDiff:
     """`other` against `base`: what a user changes to go from base to other, secrets masked."""
     a, b = split_command(base.command), split_command(other.command)
-    options, same = _changes(a.options, b.options, _show)
-    env, _ = _changes({**base.env, **a.env}, {**other.env, **b.env}, str)
+    options, same = _changes(a.options, b.options, _show, canonical_values)
+    env, _ = _changes({**base.env, **a.env}, {**other.env, **b.env}, str, canonical_value)
     return ProfileDiff(
         base=base, other=other,
         program=_masked(Change("program", a.program, b.program), False) if a.program != b.program else None,
@@ -191,3 +195,16 @@ def diff_lines(diff: ProfileDiff) -> list[tuple[str, str]]:
             out += [("heading", change.name.capitalize()),
                     ("changed", f"~ {change.old or '(none)'} -> {change.new or '(none)'}")]
     return out
+
+
+LaunchKey = tuple[str | None, str, frozenset[tuple[str, tuple[str, ...]]], frozenset[tuple[str, str]]]
+
+
+def launch_key(command: str, env: Mapping[str, str], host: str | None) -> LaunchKey:
+    """What makes two launches the same: host, program, options in any order and env, with
+    values compared as numbers where they are numbers (`0.80` is `0.8`). Two profiles with
+    equal keys have an identical diff."""
+    parts = split_command(command)
+    options = frozenset((name, canonical_values(values)) for name, values in parts.options.items())
+    merged = {**env, **parts.env}
+    return host, parts.program, options, frozenset((k, canonical_value(v)) for k, v in merged.items())

@@ -10,6 +10,7 @@ import itertools
 import shlex
 from collections.abc import Iterator, Mapping
 
+from cockpit.model.flag_values import same_value
 from cockpit.model.search.search import Search, SpaceValue, Stepped, show_value
 from cockpit.model.session import LaunchProfile
 
@@ -153,7 +154,7 @@ def changed_params(search: Search, base: LaunchProfile, params: Mapping[str, Spa
             continue
         if value is False and old is None:
             continue
-        if not isinstance(value, bool) and old == show_value(value):
+        if not isinstance(value, bool) and same_value(old, show_value(value)):  # 0.80 is 0.8
             continue
         out[key] = value
     return out

@@ -204,6 +204,9 @@ ACTIONS: tuple[ActionSpec, ...] = (
        "Copy the profile's command (with env) to the clipboard via OSC 52"),
     # (not in the footer: at 80 columns they would push out `? Keys`; `?` and the palette list them)
     _A("launch.add", "launch", "a", "add_record", "launch", "Add", "Record a new launch profile", True),
+    _A("launch.new-copy", "launch", "n", "copy_profile", "launch", "New copy",
+       "A new profile whose form starts as a copy of the selected one (command, host, env, python): "
+       "change a flag, save", True),
     _A("launch.edit", "launch", "e", "edit_record", "launch", "Edit", "Edit the profile's name, command, host, env, notes",
        True),
     _A("launch.add-sweep", "launch", "b", "add_sweep", "launch", "New sweep",

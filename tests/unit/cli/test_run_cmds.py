@@ -1,5 +1,5 @@
 """`cockpit run` / `cockpit stop` as a person runs them from a shell, on this machine, with the
-STAND-IN sglang server (tests/standin/sglang_server.py). stdin is not a terminal here, so an
+STAND-IN sglang server (cockpit/sandbox/sglang_server.py). stdin is not a terminal here, so an
 unconfirmed command needs --yes."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 point -> stop with nothing left; a crash -> the profile broken -> the working one offered
 and started; a person's "no" runs nothing.
 
-The server is the STAND-IN (tests/standin/sglang_server.py: real-format log lines and HTTP
+The server is the STAND-IN (cockpit/sandbox/sglang_server.py: real-format log lines and HTTP
 endpoints, no model, no GPU), the bench client the STAND-IN bench_serving through the real
 argv (tests/sweep_support.py); processes, ports and the session file are real.
 """

@@ -1,5 +1,5 @@
 """A search run for real: every trial a STAND-IN server started with its derived flags
-(tests/standin/surface.py decides its speed, latency, power and crashes), swept with the
+(cockpit/sandbox/surface.py decides its speed, latency, power and crashes), swept with the
 STAND-IN bench client, recorded, stopped. As a person runs `cockpit tune` from a shell, and
 the loop in-process for two hosts at once."""
 

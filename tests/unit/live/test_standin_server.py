@@ -1,4 +1,4 @@
-"""The STAND-IN sglang server (tests/standin/sglang_server.py) read by cockpit's own parsers:
+"""The STAND-IN sglang server (cockpit/sandbox/sglang_server.py) read by cockpit's own parsers:
 if these fail, the experiment-loop tests would be testing against a server unlike SGLang."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ last request), not its start-up (the real client idles ~12 s on imports while th
 idle too), checked against the samples the GPU source produced over that window; and every
 GPU source feeds the sweep (dcgm-exporter, NVML) or each point says in one note why not.
 
-The server and client are the STAND-INs (tests/standin/); the GPU source of the window test
+The server and client are the STAND-INs (cockpit/sandbox/); the GPU source of the window test
 is a labelled STAND-IN whose draw follows the server: busy while its log shows running
 requests, idle otherwise, as a real GPU's does. The dcgm test reads a real HTTP endpoint
 serving dcgm-exporter's text (tests/metrics_server.py)."""

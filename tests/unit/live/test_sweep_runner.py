@@ -1,6 +1,6 @@
-"""The sweep runner on this machine: the STAND-IN bench client (tests/standin/bench_serving.py,
+"""The sweep runner on this machine: the STAND-IN bench client (cockpit/sandbox/bench_serving.py,
 run as `python -m sglang.bench_serving` through a wrapper interpreter) against the STAND-IN
-SGLang server (tests/standin/sglang_server.py); GPU samples from a labelled stand-in tick."""
+SGLang server (cockpit/sandbox/sglang_server.py); GPU samples from a labelled stand-in tick."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Server control on this machine (a host without `ssh`), with the STAND-IN sglang server
-(tests/standin/sglang_server.py: real-format log lines and HTTP endpoints, no model, no GPU).
+(cockpit/sandbox/sglang_server.py: real-format log lines and HTTP endpoints, no model, no GPU).
 
 The processes, /proc and the HTTP port are real; what is checked is what a person sees: the
 server answers on its port, the profile turns broken on a crash, nothing is left after a stop,

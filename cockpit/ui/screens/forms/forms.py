@@ -324,15 +324,22 @@ RECORD_FIELDS: dict[str, tuple[str, tuple[FieldSpec, ...]]] = {
 class RecordForm(FormScreen[dict[str, Any]]):
     """A patched file, a package version or a launch profile: its fields, one row each."""
 
-    def __init__(self, collection: str, item: Any = None, hosts: Iterable[str] = ()) -> None:
+    def __init__(self, collection: str, item: Any = None, hosts: Iterable[str] = (), *, copy: bool = False) -> None:
+        """`copy`: a new record whose fields start as `item`'s (its id and seals are not copied)."""
         super().__init__()
         self.what, self.specs = RECORD_FIELDS[collection]
         self.item = item
         self.hosts = list(hosts)
-        self.title_text = f"Edit {self.what} {item.id}" if item is not None else f"New {self.what}"
+        self.copy = copy and item is not None
+        if self.copy:
+            self.title_text = f"New {self.what}: a copy of {item.id}"
+        else:
+            self.title_text = f"Edit {self.what} {item.id}" if item is not None else f"New {self.what}"
 
     def _value(self, spec: FieldSpec) -> str:
         value = getattr(self.item, spec.name, None) if self.item is not None else None
+        if self.copy and spec.name == "name" and value:
+            return f"{value} (copy)"  # two profiles of one name could not be told apart by name
         if spec.kind == "env":
             return "\n".join(f"{k}={v}" for k, v in (value or {}).items())
         return "" if value is None else str(getattr(value, "value", value))
@@ -378,10 +385,12 @@ class RecordForm(FormScreen[dict[str, Any]]):
         return out
 
 
-def record_form(collection: str, item: Any = None, hosts: Iterable[str] = ()) -> FormScreen[dict[str, Any]]:
-    """The form for one record of `collection`: a sweep has its own (datasets and their fields)."""
+def record_form(collection: str, item: Any = None, hosts: Iterable[str] = (), *,
+                copy: bool = False) -> FormScreen[dict[str, Any]]:
+    """The form for one record of `collection`: a sweep has its own (datasets and their fields).
+    `copy`: a new record pre-filled with `item`'s fields."""
     if collection == "sweeps":
         from cockpit.ui.screens.forms.sweep_form import SweepForm
 
         return SweepForm(item)
-    return RecordForm(collection, item, hosts)
+    return RecordForm(collection, item, hosts, copy=copy)

@@ -269,7 +269,8 @@ class MainIntents(Screen[None]):
                     self._select_record(message.collection, ident)
 
         hosts = [h.name for h in self._session.hosts]
-        self.app.push_screen(_forms().record_form(message.collection, hosts=hosts), done)
+        source = _find(getattr(self._session, message.collection), message.copy_of) if message.copy_of else None
+        self.app.push_screen(_forms().record_form(message.collection, source, hosts, copy=source is not None), done)
 
     def on_record_edit_requested(self, message: msg.RecordEditRequested) -> None:
         item = _find(getattr(self._session, message.collection), message.ident)

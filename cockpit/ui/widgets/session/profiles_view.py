@@ -130,6 +130,11 @@ class ProfilesView(RecordActions, ListDetailView):
         self.post_message(msg.RecordEditRequested("sweeps", sweeps[-1 - self._sweep_back].id))
         self._sweep_back += 1
 
+    def action_copy_profile(self) -> None:
+        """The new-profile form, pre-filled as a copy of the selected profile."""
+        if ident := self.record_id():
+            self.post_message(msg.RecordAddRequested(self.collection, copy_of=ident))
+
     def action_mark_working(self) -> None:
         if ident := self._selected_id():
             self.post_message(msg.ProfileMarkWorkingRequested(ident))

@@ -1,4 +1,5 @@
-"""STAND-IN datasets of the bench client (NOT the real client's code), for cockpit's tests.
+"""SIMULATOR / STAND-IN datasets of the bench client (NOT the real client's code), for cockpit's
+tests and `cockpit sandbox`.
 
 The flags and their defaults are today's client's (`sglang.benchmark.args`, checked against
 sgl-project/sglang python/sglang/benchmark/args.py and datasets/generated_shared_prefix.py,

@@ -1,4 +1,5 @@
-"""STAND-IN for `python -m sglang.launch_server`: not SGLang, no model, no GPU.
+"""SIMULATOR / STAND-IN for `python -m sglang.launch_server`: not SGLang, no model, no GPU (the
+server of cockpit's tests and of `cockpit sandbox`).
 
 It behaves as sglang.launch_server does in everything cockpit observes, so the experiment loop
 (launch -> ready -> sweep -> stop) can be tested on a machine without GPUs:
@@ -37,7 +38,7 @@ Stand-in controls (flag, or env var STANDIN_<NAME>):
                           warm-up); every later request at the set pace
   --standin-surface       speed, first-token latency, GPU power and crashes follow the real flags
                           --cuda-graph-max-bs, --chunked-prefill-size, --moe-runner-backend,
-                          --mem-fraction-static, --enable-torch-compile (tests/standin/surface.py);
+                          --mem-fraction-static, --enable-torch-compile (cockpit/sandbox/surface.py);
                           /metrics then also carries dcgm-exporter's power series (gpu_source dcgm)
   --standin-noise SIGMA   with the surface: each launch runs SIGMA (0.02 = 2 %) faster or slower,
                           drawn once per launch (seeded by --standin-seed N plus the pid)
@@ -101,7 +102,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                    default=_env_default("no_metrics", "") not in ("", "0"))
     p.add_argument("--standin-cold-first-token-s", type=float,
                    default=float(_env_default("cold_first_token_s", "0")))
-    # the real flags the response surface reads (tests/standin/surface.py)
+    # the real flags the response surface reads (cockpit/sandbox/surface.py)
     p.add_argument("--cuda-graph-max-bs", type=int, default=None)
     p.add_argument("--chunked-prefill-size", type=int, default=None)
     p.add_argument("--moe-runner-backend", default=None)
@@ -280,7 +281,7 @@ def _surface(args: argparse.Namespace) -> tuple | None:
     import random
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import surface  # type: ignore[import-not-found]  # tests/standin/surface.py, beside this file (run as a script)
+    import surface  # type: ignore[import-not-found]  # cockpit/sandbox/surface.py, beside this file (run as a script)
 
     noise = 1.0
     if args.standin_noise > 0:

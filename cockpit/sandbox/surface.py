@@ -1,4 +1,4 @@
-"""STAND-IN response surface: how the stand-in server's speed, latency, power and crashes
+"""SIMULATOR / STAND-IN response surface: how the stand-in server's speed, latency, power and crashes
 depend on the real SGLang flags it is given (with `--standin-surface`), so a search over
 launch configurations can be tested and benchmarked without GPUs.
 

@@ -1,4 +1,5 @@
-"""STAND-IN dcgm-exporter (NOT NVIDIA's), for cockpit's tests and walks on a machine without GPUs.
+"""SIMULATOR / STAND-IN dcgm-exporter (NOT NVIDIA's), for cockpit's tests and walks on a machine
+without GPUs.
 
 Serves `/metrics` as dcgm-exporter does (DCGM_FI_DEV_POWER_USAGE and the enforced limit, one
 series per GPU, `modelName="STAND-IN GPU"`), with a draw that follows the stand-in SGLang
@@ -8,7 +9,7 @@ the stand-in server records power, tok/J and output tok/J from samples taken ove
 as it does against real GPUs. A host reads it with `gpu_source = "dcgm"` and `dcgm_url` (the
 host form's GPU source and DCGM URL).
 
-    python tests/standin/dcgm_exporter.py --port 0 --follow-log /tmp/walk/server.log
+    python cockpit/sandbox/dcgm_exporter.py --port 0 --follow-log /tmp/walk/server.log
 
 prints `STAND-IN dcgm-exporter at http://127.0.0.1:PORT/metrics` once it listens. Only the
 standard library.

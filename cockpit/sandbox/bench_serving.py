@@ -1,4 +1,5 @@
-"""STAND-IN for `python -m sglang.bench_serving` (NOT the real client), for cockpit's tests.
+"""SIMULATOR / STAND-IN for `python -m sglang.bench_serving` (NOT the real client), for cockpit's
+tests and `cockpit sandbox`.
 
 The real client does not import here: `sglang.benchmark.serving` needs torch and triton
 (through sglang.srt.utils), which this machine does not have. This script takes the flags
@@ -38,7 +39,7 @@ from urllib.parse import urlsplit
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a path (runpy), beside its datasets
 import bench_datasets  # type: ignore[import-not-found]  # noqa: E402  (the stand-in's datasets, beside it)
 
-LABEL = "STAND-IN sglang.bench_serving (tests/standin/bench_serving.py), not the real client"
+LABEL = "STAND-IN sglang.bench_serving (cockpit/sandbox/bench_serving.py), not the real client"
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

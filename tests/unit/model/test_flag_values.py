@@ -1,0 +1,153 @@
+"""Flag values compare as numbers where they are numbers (model/flag_values.py): `0.80` is
+`0.8` and `128` is `128.0` in the profile diff, the handoff, the timeline, the regression
+evidence and the search's duplicate check; words stay words."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from cockpit.control.search.loop import SearchEvent, SearchLoop, derive_trial
+from cockpit.control.search.runner import TrialOutcome, TrialRequest
+from cockpit.control.sweep_records import TransactionSink
+from cockpit.live.diagnosis.inputs import DiagnosisInputs
+from cockpit.live.diagnosis.rules_history import regression
+from cockpit.model.bench.profile_diff import diff_lines, diff_profiles, launch_key
+from cockpit.model.edit.edits import SessionEditor
+from cockpit.model.enums import ProfileStatus
+from cockpit.model.flag_values import canonical_value, canonical_word, same_value
+from cockpit.model.search.search import Search, TrialStatus
+from cockpit.model.search.search_reuse import measured_points
+from cockpit.model.search.search_space import derived_name
+from cockpit.model.session import Benchmark, LaunchProfile, Session, Sweep
+from cockpit.model.timeline import drops
+from cockpit.store.handoff_md import render_handoff
+from cockpit.store.toml_store import load_session, save_session
+
+T0 = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
+SERVE = "python -m sglang.launch_server --model-path m --tp 8"
+
+
+@pytest.mark.parametrize(("a", "b"), [("0.80", "0.8"), ("128", "128.0"), ("1e3", "1000"), ("+2", "2"), ("-0", "0"),
+                                      ("0.5", ".5"), ("1_000", "1000"), ("2.50E1", "25")])
+def test_numbers_compare_by_value(a: str, b: str) -> None:
+    assert same_value(a, b) and canonical_word(a) == canonical_word(b)
+
+
+@pytest.mark.parametrize(("a", "b"), [("0.8", "0.81"), ("auto", "Auto"), ("inf", "Infinity"), ("nan", "NaN"),
+                                      ("0x10", "16"), ("True", "1"), ("128", "1280"), ("v1.0", "v1")])
+def test_words_and_different_numbers_differ(a: str, b: str) -> None:
+    assert not same_value(a, b)
+
+
+def test_a_value_of_several_words_compares_word_by_word() -> None:
+    assert canonical_value("1 2.0 4.00") == "1 2 4" and not same_value("1 2 4", "1 4 2")
+    assert same_value(None, None) and not same_value("0", None)
+
+
+def profile(ident: str, flags: str, **kw) -> LaunchProfile:
+    return LaunchProfile(id=ident, name=ident, command=f"{SERVE} {flags}", **kw)
+
+
+def test_the_diff_calls_equal_numbers_the_same_and_shows_the_words_as_written() -> None:
+    a = profile("l1", "--mem-fraction-static 0.80 --cuda-graph-max-bs 128", env={"X": "1.0"})
+    b = profile("l2", "--cuda-graph-max-bs=128.0 --mem-fraction-static 0.8", env={"X": "1"})
+    assert diff_profiles(a, b).identical
+    assert diff_lines(diff_profiles(a, b)) == [("note", "The two profiles launch the same command.")]
+    assert launch_key(a.command, a.env, None) == launch_key(b.command, b.env, None)
+    c = profile("l3", "--mem-fraction-static 0.85 --cuda-graph-max-bs 128")
+    assert [t for k, t in diff_lines(diff_profiles(a, c)) if k == "changed"] == ["~ --mem-fraction-static: 0.80 -> 0.85"]
+    assert launch_key(a.command, {}, None) != launch_key(c.command, {}, None)
+
+
+def _bench(ident: str, minutes: int, tok: float, prof: str) -> Benchmark:
+    return Benchmark(id=ident, label=f"run {ident}", profile=prof, concurrency=64, input_len=1024, output_len=1024,
+                     total_tok_s=tok, when=T0 + timedelta(minutes=minutes))
+
+
+def _drop_session() -> Session:
+    # l2 is l1 written differently (0.8, 128.0) plus one real change: only that change is evidence
+    return Session(launch=[profile("l1", "--mem-fraction-static 0.80 --cuda-graph-max-bs 128", status=ProfileStatus.WORKING),
+                           profile("l2", "--mem-fraction-static 0.8 --cuda-graph-max-bs 128.0 --disable-radix-cache")],
+                   benchmarks=[_bench("b1", 0, 1000.0, "l1"), _bench("b2", 10, 600.0, "l2")])
+
+
+def test_timeline_regression_and_handoff_list_only_the_real_change() -> None:
+    session = _drop_session()
+    (drop,) = drops(session)
+    assert drop.profile_changes == ("launch l1 -> l2", "+ --disable-radix-cache")
+    (finding,) = [f for f in regression(DiagnosisInputs(session=session)) if "b2" in f.claim]
+    lines = [e.text for e in finding.evidence]
+    assert "+ --disable-radix-cache" in lines and not any("mem-fraction" in t or "graph-max-bs" in t for t in lines)
+    handoff = render_handoff(session)
+    other = handoff.split("Other profiles", 1)[1]
+    assert "`+ --disable-radix-cache`" in other and "~ --mem-fraction-static" not in other
+    assert "~ --cuda-graph-max-bs" not in other
+
+
+def _search_session(**search_kw) -> Session:
+    return Session(launch=[profile("l1", "--mem-fraction-static 0.80 --cuda-graph-max-bs 64")],
+                   sweeps=[Sweep(id="s1", name="two points", concurrencies=[4, 16])],
+                   searches=[Search(id="q1", name="q", profile="l1", sweep="s1", trials=2,
+                                    space={"--mem-fraction-static": [0.8, 0.85]}, **search_kw)])
+
+
+def test_a_trial_of_the_base_configuration_written_differently_reuses_its_profile() -> None:
+    editor = SessionEditor(_search_session())
+    base = editor.session.launch[0]
+    trial = derive_trial(editor, "q1", 0, {"--mem-fraction-static": 0.8}, None)
+    assert trial.profile == "l1" and [p.id for p in editor.session.launch] == ["l1"]
+    search = editor.session.searches[0]
+    assert derived_name(search, base, {"--mem-fraction-static": 0.8}) == "l1 · as the base"
+    other = derive_trial(editor, "q1", 1, {"--mem-fraction-static": 0.85}, None)
+    assert other.profile == "l2" and "--mem-fraction-static 0.85" in editor.session.launch[1].command
+
+
+def test_measured_points_need_every_concurrency_of_the_sweep() -> None:
+    session = _search_session()
+    search = session.searches[0]
+    session.benchmarks = [Benchmark(id="b1", label="x", profile="l1", sweep="s1", concurrency=4, output_tok_s=10.0)]
+    assert measured_points(session, search, "l1") is None
+    session.benchmarks += [Benchmark(id="b2", label="x", profile="l1", sweep="s1", concurrency=16, output_tok_s=30.0),
+                           Benchmark(id="b3", label="x", profile="l1", sweep="s1", concurrency=4, output_tok_s=12.0)]
+    assert measured_points(session, search, "l1") == ["b3", "b2"]  # the latest per point, the sweep's order
+    assert measured_points(session, search, "l2") is None
+
+
+class CountingRunner:
+    """Records the sweep's two points for each trial it launches (figures from the flag)."""
+
+    def __init__(self, path: Path) -> None:
+        self.sink = TransactionSink(path)
+        self.launched: list[str] = []
+
+    async def run_trial(self, request: TrialRequest, *, check_point, on_state) -> TrialOutcome:  # noqa: ANN001
+        self.launched.append(request.profile_id)
+        ids: list[str] = []
+        for c in (4, 16):
+            def add(e: SessionEditor, c: int = c) -> str:
+                return e.add_benchmark(label=request.run_id, profile=request.profile_id, sweep="s1", concurrency=c,
+                                       output_tok_s=100.0 * c)
+            ids.append(await self.sink.apply(add))
+        return TrialOutcome(TrialStatus.OK, ids, ready_s=1.0)
+
+
+def test_a_configuration_the_session_measured_is_not_launched_again(tmp_path: Path) -> None:
+    session = _search_session(repeats=0)
+    # the person swept l1 (its file says 0.80; the space says 0.8)
+    session.benchmarks = [Benchmark(id="b1", label="s1 c4", profile="l1", sweep="s1", concurrency=4, output_tok_s=420.0),
+                          Benchmark(id="b2", label="s1 c16", profile="l1", sweep="s1", concurrency=16,
+                                    output_tok_s=1700.0)]
+    path = tmp_path / "s.toml"
+    save_session(session, path)
+    runner = CountingRunner(path)
+    events: list[SearchEvent] = []
+    asyncio.run(SearchLoop(TransactionSink(path), str(path), "q1", runner, [None], on_event=events.append).run())
+    search = load_session(path).searches[0]
+    assert len(search.trial) == 2 and runner.launched == ["l2"]  # only the configuration not measured
+    reused = next(t for t in search.trial if t.profile == "l1")
+    assert reused.status is TrialStatus.OK and reused.benchmarks == ["b1", "b2"]
+    assert any("l1 has every point of sweep s1 already (b1, b2): reused, not launched" in e.text for e in events)
