@@ -148,3 +148,26 @@ def test_a_fresh_clone_collects_the_whole_suite_and_reads_its_corpus(fresh_clone
     )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert re.search(r"\b\d{2,} passed\b", done.stdout) and "skipped" not in done.stdout, done.stdout[-2000:]
+
+
+def test_bootstrap_in_the_fresh_clone_says_each_step_and_leaves_a_working_cockpit(fresh_clone):
+    """`bash .ci/bootstrap` as the quick start runs it: a line per step (a minute of pip is not
+    a minute of nothing), then `.venv/bin/cockpit` answers."""
+    clone, home = fresh_clone
+    env = _clean_env(home, clone)
+    env.pop("PYTHONPATH")
+    env.pop("VIRTUAL_ENV", None)
+    done = subprocess.run(["bash", ".ci/bootstrap"], cwd=clone, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+    said = [ln for ln in done.stdout.splitlines() if ln.startswith("bootstrap: ")]
+    steps = ["bootstrap: (Debian packages: all there|installing Debian packages: .+)",
+             r"bootstrap: making \.venv \(Python 3\.\d+\.\d+\)",
+             r"bootstrap: upgrading pip in \.venv",
+             r"bootstrap: installing cockpit into \.venv \(pip install -e \.; a minute or two\)",
+             r"bootstrap: done: \.venv/bin/cockpit \(cockpit \d+\.\d+\.\d+\); "
+             r"'source \.venv/bin/activate' puts cockpit on your PATH"]
+    assert len(said) == len(steps) and all(re.fullmatch(s, ln) for s, ln in zip(steps, said)), said
+    version = subprocess.run([str(clone / ".venv" / "bin" / "cockpit"), "--version"], cwd=clone, env=env,
+                             capture_output=True, text=True, timeout=120)
+    assert (version.returncode, version.stdout.startswith("cockpit ")) == (0, True), version.stderr
