@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from paths import CORPUS
+from waits import patience
 
 from cockpit.live.log.log_items import SummaryBefore, lines_of
 from cockpit.live.log.log_pipeline import LogPipeline
@@ -84,7 +85,7 @@ def text_batch(lines: list[str], **kw) -> LogBatch:  # noqa: ANN003
 
 async def until(pilot, cond: Callable[[], bool], timeout: float = 15.0) -> None:
     loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
+    end = loop.time() + patience(timeout)
     while not cond():
         assert loop.time() < end, "timed out waiting"
         await pilot.pause(0.02)

@@ -11,6 +11,8 @@ from typing import Any
 from textual.app import App, ComposeResult
 from textual.widget import Widget
 
+from waits import patience
+
 from cockpit.model.enums import TaskStatus
 from cockpit.store.toml_store import load_session
 from cockpit.ui.theme.themes import DEFAULT_THEME, load_themes, role_defaults, shipped_theme_dir
@@ -34,7 +36,7 @@ async def until(predicate: Callable[[], bool], pilot, timeout: float = 5.0) -> N
         while not predicate():
             await pilot.pause(0.02)
 
-    await asyncio.wait_for(wait(), timeout)
+    await asyncio.wait_for(wait(), patience(timeout))
 
 
 def task(app, ident: str):  # noqa: ANN001, ANN201
