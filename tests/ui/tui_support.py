@@ -67,6 +67,26 @@ def screen_text(app) -> str:  # noqa: ANN001
     return console.export_text()
 
 
+async def palette_shows(app, pilot, text: str) -> None:  # noqa: ANN001
+    """Wait until the command palette highlights the command named `text`. Its search runs
+    in a worker and fills the list in batches: Enter pressed after a fixed pause picked nothing,
+    or a match for fewer letters, on a loaded machine."""
+    from textual.command import CommandList, CommandPalette
+
+    def ready() -> bool:
+        screen = app.screen
+        if not isinstance(screen, CommandPalette):
+            return False
+        found = screen.query(CommandList)
+        listed = found.first() if found else None
+        if listed is None or listed.highlighted is None:
+            return False
+        hit = getattr(listed.get_option_at_index(listed.highlighted), "hit", None)
+        return hit is not None and text.lower() in (hit.text or "").lower()
+
+    await until(ready, pilot)
+
+
 def keys_for(text: str) -> list[str]:
     """Pilot key names for literal text (space and punctuation have names)."""
     names = {" ": "space", ">": "greater_than_sign", "<": "less_than_sign", "=": "equals_sign",
