@@ -82,7 +82,7 @@ def test_the_static_check_catches_what_it_is_for():
 def _clean_env(home: Path, pythonpath: Path) -> dict[str, str]:
     # the outer pytest (and xdist) leave PYTEST_* behind; the inner run is a fresh one
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "PYTHONPATH", "COV_"))}
-    env.update(HOME=str(home), PYTHONPATH=str(pythonpath), GIT_TERMINAL_PROMPT="0")
+    env.update(HOME=str(home), PYTHONPATH=str(pythonpath))
     for k in ("NO_COLOR", "TEXTUAL", "TEXTUAL_THEME"):
         env.pop(k, None)
     return env
@@ -105,7 +105,10 @@ def fresh_clone() -> Iterator[tuple[Path, Path]]:
         top.chmod(0o700)
         assert stat.S_IMODE(top.stat().st_mode) == 0o700 and list(top.iterdir()) == []
         clone = top / "cockpit"
-        env = _clean_env(home, clone)
+        # git keeps the person's own config (a safe.directory for a checkout owned by another
+        # user lives in the real HOME); only what runs in the clone gets the empty HOME
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+        env["GIT_TERMINAL_PROMPT"] = "0"
         # HEAD by name: works from a branch, a worktree or CI's detached, shallow checkout
         _git("clone", "--quiet", "--no-checkout", "--depth", "1", f"file://{REPO}", str(clone), env=env)
         _git("fetch", "--quiet", "--depth", "1", "origin", "HEAD", cwd=clone, env=env)
