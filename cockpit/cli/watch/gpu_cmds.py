@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from cockpit.cli.watch.host_arg import file_word, first_connect, looks_like_file, resolve_failed
 from cockpit.ground.sanitize import sanitize
 from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 from cockpit.parse.gpu.gpu_sample import GpuSample
@@ -79,37 +80,12 @@ def _bad_target(spec: str, args: argparse.Namespace) -> int | None:
     return None
 
 
-# Suffixes no host name ends in: what a saved nvidia-smi output or a log is called.
-_FILE_SUFFIXES = (".csv", ".txt", ".log", ".json", ".toml", ".tsv", ".out")
-
-
-def _looks_like_file(spec: str) -> bool:
-    """A path where a HOST is expected: it has a `/` (no host name does), starts like a path,
-    ends in a file's suffix, or names an existing file with a suffix. A bare word that is also
-    a file here (`box`) stays a host: it may be an ssh_config alias."""
-    if spec.startswith("ssh://"):
-        return False
-    path = Path(spec)
-    return ("/" in spec or spec.startswith((".", "~")) or spec.lower().endswith(_FILE_SUFFIXES)
-            or (bool(path.suffix) and path.is_file()))
-
-
 def _file_not_host(command: str, spec: str) -> int:
     """The one line for a file given where `gpus` wants a host (exit 2, nothing started)."""
-    what = "is a file" if Path(spec).exists() else "looks like a file, not a host"
-    print(sanitize(f"cockpit {command}: {spec!r} {what}; {command} samples live GPUs (this machine, "
+    print(sanitize(f"cockpit {command}: {spec!r} {file_word(spec)}; {command} samples live GPUs (this machine, "
                    f"or HOST over SSH); for saved nvidia-smi output: cockpit diagnose SESSION --gpus {spec}"),
           file=sys.stderr)
     return 2
-
-
-def _resolve_failed(exc: BaseException) -> bool:
-    """A connect that failed because the host name does not resolve (no retry will fix a typo)."""
-    import socket
-
-    from cockpit.sources.transport.ssh_pool import HostUnavailable
-
-    return isinstance(exc, HostUnavailable) and isinstance(exc.__cause__, socket.gaierror)
 
 
 DEFAULT_TIMEOUT_S = 30.0
@@ -138,7 +114,7 @@ def cmd_topo(args: argparse.Namespace) -> int:
                 topo = parse_topology(read_input(spec).decode("utf-8", "replace"))
             except InputTooLarge as exc:
                 return _fail(str(exc))
-        elif spec and _looks_like_file(spec):
+        elif spec and looks_like_file(spec):
             return _fail(f"{spec}: no such file")
         elif spec:
             if (bad := _bad_target(spec, args)) is not None:
@@ -219,7 +195,7 @@ def cmd_gpus(args: argparse.Namespace) -> int:
         return _fail("--interval must be positive")
     if args.timeout is not None and args.timeout <= 0:
         return _fail("--timeout must be positive")
-    if args.host and _looks_like_file(args.host):
+    if args.host and looks_like_file(args.host):
         return _file_not_host("gpus", args.host)
     try:
         if args.host:
@@ -230,7 +206,7 @@ def cmd_gpus(args: argparse.Namespace) -> int:
     except GpuSourceUnavailable as exc:
         return _fail(exc.message + ("" if args.host else _NO_LOCAL_HINT))
     except Exception as exc:
-        if _resolve_failed(exc) and Path(args.host).is_file():  # `gpus nvsmi`: a file, no such host
+        if resolve_failed(exc) and Path(args.host).is_file():  # `gpus nvsmi`: a file, no such host
             return _file_not_host("gpus", args.host)
         if (unreachable := _one_shot_unreachable(exc)) is not None:
             return _fail(unreachable)
@@ -268,11 +244,7 @@ async def _remote_gpus(args: argparse.Namespace) -> int:
             first_at = (samples[0].timestamp or 0.0) if samples else 0.0
             _print_tick(GpuSamplesTaken(target.label, samples, first_at), args, pretty=True)
             return 0
-        try:  # the first connect: a name that does not resolve is a typo, not a host to wait for
-            await pool.connection(target)
-        except HostUnavailable as exc:
-            if _resolve_failed(exc):
-                raise
+        await first_connect(pool, target)  # a name that does not resolve is a typo, not a host to wait for
         n = 0
         stream = NvsmiStream(pool, target, interval_ms=int(args.interval * 1000), stall_timeout_s=args.timeout)
         try:

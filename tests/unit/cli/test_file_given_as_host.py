@@ -1,4 +1,4 @@
-"""A file where a HOST is expected (`cockpit gpus x.csv`) is said in one line with what to use
+"""A file where a HOST is expected (`cockpit gpus x.csv`, `metrics --via`) is said in one line with what to use
 instead, not looked up in DNS and retried for ever; a host name that does not resolve is one
 line within a bounded time, streaming or not. `.invalid` never resolves (RFC 2606)."""
 
@@ -69,3 +69,19 @@ def test_an_ssh_url_is_a_host_not_a_path(tmp_path):
 def test_topo_names_a_missing_file_by_its_suffix(tmp_path):
     done, _ = cockpit(tmp_path, "topo", "topo.csv")
     assert (done.returncode, done.stderr) == (1, "cockpit: topo.csv: no such file\n")
+
+
+def test_metrics_via_a_file_is_one_line(tmp_path):
+    done, _ = cockpit(tmp_path, "metrics", "http://127.0.0.1:1/metrics", "--via", "hosts.txt")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == ("cockpit: --via 'hosts.txt' looks like a file, not a host; "
+                           "--via names the SSH host to read URL through\n")
+
+
+def test_metrics_via_a_host_that_does_not_resolve_is_one_line_in_bounded_time(tmp_path):
+    done, took = cockpit(tmp_path, "metrics", "http://127.0.0.1:1/metrics", "--via", "no-such-host.invalid")
+    assert (done.returncode, done.stdout) == (1, "")
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("cockpit: no-such-host.invalid: cannot resolve host name ("), \
+        done.stderr
+    assert took < 60
