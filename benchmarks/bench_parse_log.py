@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus" / "sglang-logs"
+CORPUS = ROOT / "tests" / "data" / "corpus" / "sglang-logs"
 OUT = ROOT / "benchmarks" / "out"
 
 NAIVE = r'''

@@ -31,6 +31,8 @@ from typing import BinaryIO
 
 import pytest
 
+from waits import PATIENCE_S
+
 SSHD = "/usr/sbin/sshd"  # sshd re-execs itself and so needs an absolute path
 TEST_USER = "cockpit-test"
 ALIAS = "cockpit-loop"  # the Host alias in the fixture's ssh_config
@@ -138,7 +140,7 @@ class LoopbackSshd:
             [SSHD, "-D", "-e", "-f", str(self.dir / "sshd_config")],
             stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
         )
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + PATIENCE_S
         while True:
             if self.proc.poll() is not None:
                 self._log.close()

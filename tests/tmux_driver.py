@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from waits import PATIENCE_S, patience
+
 
 class Tmux:
     def __init__(self, tmp_path: Path) -> None:
@@ -51,7 +53,7 @@ class Tmux:
             time.sleep(0.15)
 
     def wait_for(self, text: str, timeout: float = 20.0) -> str:
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + patience(timeout)
         while True:
             screen = self.screen()
             if text in screen:
@@ -62,7 +64,7 @@ class Tmux:
 
     def wait_until(self, check, what: str, timeout: float = 30.0) -> str:
         """Poll the screen until `check(screen)` holds."""
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + patience(timeout)
         while True:
             screen = self.screen()
             if check(screen):
@@ -75,7 +77,7 @@ class Tmux:
         """Stop the server and wait until it is gone: a new session started on the same
         socket while the old server is still exiting fails ("server exited unexpectedly")."""
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + PATIENCE_S
         while time.monotonic() < deadline and subprocess.run(
                 ["tmux", "-L", self.socket, "has-session"], capture_output=True).returncode == 0:
             time.sleep(0.05)

@@ -12,6 +12,7 @@ import sys
 from importlib import import_module
 
 from cockpit import __version__
+from cockpit.ground.quiet_warnings import quiet_known_warnings
 
 # Modules that add subcommands; each owns its own parsers and handlers.
 _COMMAND_MODULES = (
@@ -141,6 +142,8 @@ def _not_a_command(word: str) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # before any command imports asyncssh: its import-time deprecations are not the answer
+    quiet_known_warnings()
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in COMMANDS:
         from cockpit.cli.inert_stderr import InertStderr

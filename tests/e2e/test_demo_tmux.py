@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tmux_driver import cockpit_program, tmux  # noqa: F401  (tmux is the fixture)
+from waits import PATIENCE_S
 
 from cockpit.store.toml_store import load_session
 
@@ -139,7 +140,7 @@ def test_demo_removes_its_temporary_folder_on_sigterm_and_on_hangup(tmux, tmp_pa
         tmux.wait_for("COCKPIT-EXIT=0", timeout=20)
     else:
         tmux.kill()  # the pane's pty closes: SIGHUP, and every write to the terminal fails
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + PATIENCE_S
     while time.monotonic() < deadline and (Path(f"/proc/{pid}").exists() or folders[0].exists()):
         time.sleep(0.1)
     assert not Path(f"/proc/{pid}").exists(), "cockpit ended"

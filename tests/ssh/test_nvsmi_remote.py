@@ -23,7 +23,7 @@ from cockpit.parse.gpu.nvsmi_query import QUERY_FIELDS, parse_nvsmi_table
 from cockpit.sources.gpu.nvsmi_stream import NvsmiStream, fetch_samples, fetch_topology
 from cockpit.sources.transport.ssh_pool import Backoff, SshPool
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "nvidia-smi"
+CORPUS = Path(__file__).resolve().parents[1] / "data" / "corpus" / "nvidia-smi"
 TICKS = 3
 
 STAND_IN = r"""#!/bin/sh

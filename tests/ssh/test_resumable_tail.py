@@ -18,6 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from waits import PATIENCE_S, patience
+
 from cockpit.sources.log.log_tail import ResumableTail
 from cockpit.sources.log.tail_buffers import LastLines, LineJoiner, TagSplitter
 from cockpit.sources.log.tail_events import (
@@ -146,7 +148,7 @@ async def collect(tail: ResumableTail, events: list, data: bytearray) -> None:
 
 async def wait_for_bytes(data: bytearray, want: bytes, timeout: float) -> None:
     loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
+    end = loop.time() + patience(timeout)
     while len(data) < len(want) and loop.time() < end:
         await asyncio.sleep(0.05)
 
@@ -297,7 +299,7 @@ async def test_local_last_lines_and_missing_file(tmp_path):
         it = aiter(tail)
         assert isinstance(await anext(it), TailNotice)
         later.write_bytes(b"a\nb\n")  # a file that appears is read from its start
-        assert await asyncio.wait_for(anext(it), 2) == LogBytes(b"a\nb\n")
+        assert await asyncio.wait_for(anext(it), PATIENCE_S) == LogBytes(b"a\nb\n")
 
 
 # -- a command on a host -------------------------------------------------------------------
@@ -381,7 +383,7 @@ def test_cli_tail_over_ssh_then_ctrl_c(sshd):
     path.write_bytes(b"one\ntwo \x1b]0;owned\x07\nthree\n")
     os.chmod(path, 0o644)
     p = _cli(f"cockpit-loop:{path}", "-n", "2", "--ssh-config", sshd.ssh_config)
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + PATIENCE_S
     out = b""
     os.set_blocking(p.stdout.fileno(), False)
     while time.monotonic() < deadline and b"three\n" not in out:

@@ -9,6 +9,7 @@ import asyncssh
 import pytest
 
 from sshd_fixture import ALIAS, JUMP_ALIAS
+from waits import PATIENCE_S
 
 from cockpit.sources.transport.host_events import HostConnected, HostConnecting, HostDisconnected
 from cockpit.sources.transport.ssh_pool import (
@@ -172,7 +173,7 @@ async def test_state_events_through_an_outage(sshd):
         async with pool:
             conn = await pool.connection(target)
             sshd.kill_all()
-            await asyncio.wait_for(conn.wait_closed(), 5)
+            await asyncio.wait_for(conn.wait_closed(), PATIENCE_S)
             lost = [e for e in events if isinstance(e, HostDisconnected)]
             assert lost and lost[0].retry_in_s is not None and lost[0].retry_in_s > 0
             for _ in range(2):  # down: each try fails, with a back-off in the event

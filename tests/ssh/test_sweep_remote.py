@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from sweep_support import StandinServer, make_bench_python, pid_alive, standin_gpu_tick
+from waits import PATIENCE_S
 
 from cockpit.control.session_controller import SessionController
 from cockpit.live.experiment.sweep_events import PointProgress, PointRecorded, PointRetrying, PointStarted
@@ -129,7 +130,7 @@ def test_cancel_kills_the_remote_client(tmp_path: Path, sshd, server) -> None:
 
     outcome, _ = asyncio.run(_run(path, sshd, events, during=cancel_in_first))
     assert outcome.status == "cancelled" and load_session(path).benchmarks == []
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + PATIENCE_S
     while pid_alive(seen["pid"]) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not pid_alive(seen["pid"])

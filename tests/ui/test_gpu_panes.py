@@ -31,7 +31,7 @@ from cockpit.ui.widgets.gpu.gpu_pane import GpuPane
 REPO = Path(__file__).resolve().parents[2]
 DEMO_CSV = REPO / "sessions" / "demo" / "nvidia-smi-query.csv"
 DEMO_TOPO = REPO / "sessions" / "demo" / "nvidia-smi-topo.txt"
-CORPUS = SHARED_CORPUS / "nvidia-smi"  # ../shared beside the clone
+CORPUS = SHARED_CORPUS / "nvidia-smi"
 HOST = "lxc"
 
 

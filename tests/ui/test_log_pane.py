@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from paths import CORPUS
+from waits import patience
 
 from cockpit.live.log.log_items import SummaryBefore, lines_of
 from cockpit.live.log.log_pipeline import LogPipeline
@@ -84,7 +85,7 @@ def text_batch(lines: list[str], **kw) -> LogBatch:  # noqa: ANN003
 
 async def until(pilot, cond: Callable[[], bool], timeout: float = 15.0) -> None:
     loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
+    end = loop.time() + patience(timeout)
     while not cond():
         assert loop.time() < end, "timed out waiting"
         await pilot.pause(0.02)
@@ -379,7 +380,7 @@ async def test_a_preview_is_replaced_by_the_full_backlog(tmp_path: Path) -> None
 
 
 async def test_cockpit_log_runs_the_pane_actions_from_the_palette() -> None:
-    from tui_support import keys_for
+    from tui_support import keys_for, palette_shows
 
     app = PaneApp()
     async with app.run_test(size=(100, 30)) as pilot:
@@ -387,7 +388,7 @@ async def test_cockpit_log_runs_the_pane_actions_from_the_palette() -> None:
         await pilot.pause()
         await pilot.press("ctrl+p")
         await pilot.press(*keys_for("log: errors only"))
-        await pilot.pause(0.3)
+        await palette_shows(app, pilot, "log: errors only")
         await pilot.press("enter")
         await until(pilot, lambda: pane.view_state.errors_only)
         assert "errors only" in pane.border_title

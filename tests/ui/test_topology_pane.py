@@ -21,7 +21,7 @@ from cockpit.ui.widgets.gpu.topology_pane import PLACEHOLDER, TopologyPane
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO_TOPO = REPO / "sessions" / "demo" / "nvidia-smi-topo.txt"
-CORPUS = SHARED_CORPUS / "nvidia-smi"  # ../shared beside the clone
+CORPUS = SHARED_CORPUS / "nvidia-smi"
 
 # real pastes (see the corpus index.tsv): 1x GPU, 2x with one NIC, 4x with N/A NUMA, 8x + 12 NICs
 SOURCES = {

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui_support import keys_for, make_app, screen_text, until
+from tui_support import keys_for, make_app, palette_shows, screen_text, until
 
 from cockpit.store.handoff_md import render_handoff
 
@@ -38,7 +38,7 @@ async def test_y_copies_the_handoff_and_the_palette_runs_both_from_another_tab(s
         await pilot.press("1")
         await pilot.press("ctrl+p")
         await pilot.press(*keys_for("handoff: write file"))
-        await pilot.pause(0.3)
+        await palette_shows(app, pilot, "handoff: write file")
         await pilot.press("enter")
         await until(target.exists, pilot)
         assert app.screen.query_one("#tabs").current == "handoff"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.binding import Binding
 
-from tui_support import keys_for, make_app, screen_text, task, until
+from tui_support import keys_for, make_app, palette_shows, screen_text, task, until
 
 from cockpit.ui.keys.actions import ACTIONS, FORBIDDEN_KEYS, MODAL_SCOPES, PUSHED_SCOPES
 from cockpit.ui.keys.commands import CockpitCommands, palette_actions
@@ -90,7 +90,7 @@ async def test_the_palette_opens_and_runs_an_action_from_the_keyboard(session_pa
         await pilot.pause()
         await pilot.press("ctrl+p")
         await pilot.press(*keys_for("view: show goal"))
-        await pilot.pause(0.3)
+        await palette_shows(app, pilot, "view: show goal")
         await pilot.press("enter")
         await pilot.pause()
         assert app.screen.query_one("#tabs").current == "goal"

@@ -5,7 +5,7 @@ shows its own keys at 120 columns and its empty list says how to add a profile."
 from __future__ import annotations
 
 from tui_campaign import build_session
-from tui_support import keys_for, make_app, screen_text, until
+from tui_support import keys_for, make_app, palette_shows, screen_text, until
 
 from cockpit.store.toml_store import load_session, save_session
 from cockpit.ui.screens.forms.sweep_form import SweepForm
@@ -65,7 +65,7 @@ async def test_the_palette_opens_the_sweep_form(session_path):
         await pilot.pause()
         await pilot.press("ctrl+p")
         await pilot.press(*keys_for("launch: new sweep"))
-        await pilot.pause(0.3)
+        await palette_shows(app, pilot, "launch: new sweep")
         await pilot.press("enter")
         await until(lambda: isinstance(app.screen, SweepForm), pilot)
 

@@ -3,7 +3,7 @@ and the palette's "goal: Edit title"; the header and the file take it, an unchan
 
 from __future__ import annotations
 
-from tui_support import keys_for, make_app, screen_text, until
+from tui_support import keys_for, make_app, palette_shows, screen_text, until
 
 from cockpit.ui.screens.prompt import PromptScreen
 
@@ -22,7 +22,7 @@ async def test_n_on_the_goal_tab_sets_the_title_and_the_palette_reaches_it(sessi
         assert "GLM-5 day two" in screen_text(app).splitlines()[0]
         journal = len(app.editor.session.journal)
         await pilot.press("ctrl+p", *keys_for("goal: edit title"))
-        await pilot.pause(0.3)
+        await palette_shows(app, pilot, "goal: edit title")
         await pilot.press("enter")
         await until(lambda: isinstance(app.screen, PromptScreen), pilot)
         await pilot.press("enter")  # unchanged: nothing journaled

@@ -11,6 +11,8 @@ from typing import Any
 from textual.app import App, ComposeResult
 from textual.widget import Widget
 
+from waits import patience
+
 from cockpit.model.enums import TaskStatus
 from cockpit.store.toml_store import load_session
 from cockpit.ui.theme.themes import DEFAULT_THEME, load_themes, role_defaults, shipped_theme_dir
@@ -34,7 +36,7 @@ async def until(predicate: Callable[[], bool], pilot, timeout: float = 5.0) -> N
         while not predicate():
             await pilot.pause(0.02)
 
-    await asyncio.wait_for(wait(), timeout)
+    await asyncio.wait_for(wait(), patience(timeout))
 
 
 def task(app, ident: str):  # noqa: ANN001, ANN201
@@ -63,6 +65,26 @@ def screen_text(app) -> str:  # noqa: ANN001
                       color_system="truecolor", record=True, legacy_windows=False, safe_box=False)
     console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
     return console.export_text()
+
+
+async def palette_shows(app, pilot, text: str) -> None:  # noqa: ANN001
+    """Wait until the command palette highlights the command named `text`. Its search runs
+    in a worker and fills the list in batches: Enter pressed after a fixed pause picked nothing,
+    or a match for fewer letters, on a loaded machine."""
+    from textual.command import CommandList, CommandPalette
+
+    def ready() -> bool:
+        screen = app.screen
+        if not isinstance(screen, CommandPalette):
+            return False
+        found = screen.query(CommandList)
+        listed = found.first() if found else None
+        if listed is None or listed.highlighted is None:
+            return False
+        hit = getattr(listed.get_option_at_index(listed.highlighted), "hit", None)
+        return hit is not None and text.lower() in (hit.text or "").lower()
+
+    await until(ready, pilot)
 
 
 def keys_for(text: str) -> list[str]:

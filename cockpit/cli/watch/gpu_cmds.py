@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from cockpit.cli.watch.host_arg import file_word, first_connect, looks_like_file, resolve_failed
 from cockpit.ground.sanitize import sanitize
 from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 from cockpit.parse.gpu.gpu_sample import GpuSample
@@ -79,6 +80,14 @@ def _bad_target(spec: str, args: argparse.Namespace) -> int | None:
     return None
 
 
+def _file_not_host(command: str, spec: str) -> int:
+    """The one line for a file given where `gpus` wants a host (exit 2, nothing started)."""
+    print(sanitize(f"cockpit {command}: {spec!r} {file_word(spec)}; {command} samples live GPUs (this machine, "
+                   f"or HOST over SSH); for saved nvidia-smi output: cockpit diagnose SESSION --gpus {spec}"),
+          file=sys.stderr)
+    return 2
+
+
 DEFAULT_TIMEOUT_S = 30.0
 
 
@@ -105,7 +114,7 @@ def cmd_topo(args: argparse.Namespace) -> int:
                 topo = parse_topology(read_input(spec).decode("utf-8", "replace"))
             except InputTooLarge as exc:
                 return _fail(str(exc))
-        elif spec and ("/" in spec or spec.endswith(".txt")):
+        elif spec and looks_like_file(spec):
             return _fail(f"{spec}: no such file")
         elif spec:
             if (bad := _bad_target(spec, args)) is not None:
@@ -186,6 +195,8 @@ def cmd_gpus(args: argparse.Namespace) -> int:
         return _fail("--interval must be positive")
     if args.timeout is not None and args.timeout <= 0:
         return _fail("--timeout must be positive")
+    if args.host and looks_like_file(args.host):
+        return _file_not_host("gpus", args.host)
     try:
         if args.host:
             if (bad := _bad_target(args.host, args)) is not None:
@@ -195,6 +206,8 @@ def cmd_gpus(args: argparse.Namespace) -> int:
     except GpuSourceUnavailable as exc:
         return _fail(exc.message + ("" if args.host else _NO_LOCAL_HINT))
     except Exception as exc:
+        if resolve_failed(exc) and Path(args.host).is_file():  # `gpus nvsmi`: a file, no such host
+            return _file_not_host("gpus", args.host)
         if (unreachable := _one_shot_unreachable(exc)) is not None:
             return _fail(unreachable)
         if type(exc).__module__.startswith("cockpit."):
@@ -231,6 +244,7 @@ async def _remote_gpus(args: argparse.Namespace) -> int:
             first_at = (samples[0].timestamp or 0.0) if samples else 0.0
             _print_tick(GpuSamplesTaken(target.label, samples, first_at), args, pretty=True)
             return 0
+        await first_connect(pool, target)  # a name that does not resolve is a typo, not a host to wait for
         n = 0
         stream = NvsmiStream(pool, target, interval_ms=int(args.interval * 1000), stall_timeout_s=args.timeout)
         try:

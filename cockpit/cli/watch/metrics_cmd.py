@@ -18,6 +18,7 @@ import sys
 import time
 from typing import Any
 
+from cockpit.cli.watch.host_arg import file_word, first_connect, looks_like_file, resolve_failed
 from cockpit.ground.sanitize import sanitize
 
 
@@ -182,6 +183,8 @@ async def _scrape_loop(args: argparse.Namespace) -> int:
         host, ssh, jump = name, h.ssh, h.jump
         interval = interval or (h.gpu_interval_s if args.dcgm else h.metrics_interval_s)
     interval = interval or DEFAULT_INTERVAL_S
+    if args.via and looks_like_file(args.via):
+        return _fail(f"--via {args.via!r} {file_word(args.via)}; --via names the SSH host to read URL through", 2)
     try:
         target = _ssh_target(ssh, args, jump) if ssh else None
     except ValueError as exc:
@@ -195,6 +198,13 @@ async def _scrape_loop(args: argparse.Namespace) -> int:
         pool = SshPool()
     status = 0
     try:
+        if pool is not None and target is not None:
+            try:  # a name that does not resolve is a typo, not a host to wait for
+                await first_connect(pool, target)
+            except Exception as exc:
+                if resolve_failed(exc):
+                    return _fail(f"{target.label}: {getattr(exc, 'reason', exc)}")
+                raise
         feed = MetricsFeed(url, host=host or (target.label if target is not None else None), pool=pool,
                            target=target, interval_s=interval, timeout_s=args.timeout)
         n = 0

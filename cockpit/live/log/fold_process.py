@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable
 from typing import IO, Any, BinaryIO
 
+from cockpit.ground.quiet_warnings import quiet_known_warnings
 from cockpit.live.log.log_items import LogLines, lines_of, max_peak
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 
@@ -143,6 +144,7 @@ def serve(fd_in: int, out: BinaryIO) -> None:
 
 
 def main() -> int:
+    quiet_known_warnings()  # a child started with python -m: the same quiet start as the CLI
     # Below the UI process: on a busy machine its frames and keys come first (the first
     # screenful of a big log is drawn before this child's start-up and parse compete).
     with contextlib.suppress(OSError):

@@ -1,5 +1,5 @@
 """Build the labelled diagnosis scenarios from real inputs: the public corpus (SGLang logs
-and nvidia-smi pastes, ../../../../shared/corpus or $COCKPIT_CORPUS), the demo's captures
+and nvidia-smi pastes, tests/data/corpus), the demo's captures
 (sessions/demo: real-format log, nvidia-smi CSV and topology) and the /metrics pages in
 tests/data/metrics. Each scenario is a folder with `scenario.toml` (expect = a finding kind
 or "healthy", what it was cut or combined from, and what was changed) and the input files.
@@ -9,16 +9,13 @@ the case, `changed` says which. Run: .venv/bin/python tests/data/diagnosis/make_
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
-CORPUS = Path(os.environ.get("COCKPIT_CORPUS", REPO.parent.parent / "shared" / "corpus"))
-if not CORPUS.is_dir():
-    CORPUS = Path("/work/shared/corpus")
+CORPUS = REPO / "tests" / "data" / "corpus"
 DEMO = REPO / "sessions" / "demo"
 METRICS = REPO / "tests" / "data" / "metrics"
 SESSION = REPO / "sessions" / "glm5-nvfp4.toml"

@@ -1,7 +1,7 @@
 """Derive the topology cases in this folder from public `nvidia-smi topo -m` pastes.
 
-Run from the repo root beside the shared corpus: `python tests/data/topo/make_cases.py`.
-Each case is a real paste from ../../../../shared/corpus/nvidia-smi (its source URL is in
+Run from the repo root: `python tests/data/topo/make_cases.py`.
+Each case is a real paste from tests/data/corpus/nvidia-smi (its source URL is in
 index.tsv) changed the way a real host or a real paste changes it: affinity cells left
 blank by the driver (VMs and containers where the cpuset or NUMA node is unknown), a
 header wrapped by a terminal or a text box, every line stamped by a container log.
@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SRC = HERE.parents[2].parent / "shared" / "corpus" / "nvidia-smi"
+SRC = HERE.parent / "corpus" / "nvidia-smi"
 
 
 def src(name: str) -> str:

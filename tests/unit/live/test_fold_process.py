@@ -7,6 +7,7 @@ import threading
 import time
 
 from paths import CORPUS
+from waits import patience
 
 from cockpit.live.log.fold_process import ChildFold
 from cockpit.live.log.log_items import LogLines, lines_of
@@ -18,7 +19,7 @@ LOGS = sorted((CORPUS / "sglang-logs").glob("*.log"))
 
 
 def _wait(cond, timeout: float = 20.0) -> None:
-    end = time.monotonic() + timeout
+    end = time.monotonic() + patience(timeout)
     while not cond():
         assert time.monotonic() < end, "timed out"
         time.sleep(0.01)

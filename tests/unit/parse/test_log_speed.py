@@ -13,7 +13,7 @@ from cockpit.parse.log.log_summary import LogSummary
 from cockpit.parse.log.sglang_log import parse_line, parse_text
 from cockpit.parse.log.sglang_patterns import BATCH_MARKER
 
-CORPUS = Path(__file__).resolve().parents[3].parent / "shared" / "corpus" / "sglang-logs"
+CORPUS = Path(__file__).resolve().parents[2] / "data" / "corpus" / "sglang-logs"
 
 
 def _lines() -> list[str]:

@@ -24,7 +24,7 @@ from cockpit.parse.gpu.nvsmi_query import (
 )
 from cockpit.sources.gpu.nvsmi_stream import swap_rejected_field
 
-CORPUS = Path(__file__).resolve().parents[3].parent / "shared" / "corpus" / "nvidia-smi"
+CORPUS = Path(__file__).resolve().parents[2] / "data" / "corpus" / "nvidia-smi"
 
 
 def _rows(*kinds: str) -> list[dict[str, str]]:

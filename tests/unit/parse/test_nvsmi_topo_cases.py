@@ -1,6 +1,6 @@
 """Topology pastes as real hosts and real pastes bend them, pinned by cases of our own.
 
-tests/data/topo/ holds public pastes from the shared corpus changed the way hosts and
+tests/data/topo/ holds public pastes from the corpus (tests/data/corpus) changed the way hosts and
 pastes change them (blank affinity cells, a wrapped header, a container-log prefix on
 every line); `make_cases.py` there derives them, and each `*.expect.json` is the source's
 own expectation with the same change made by hand.
@@ -19,7 +19,7 @@ from cockpit.parse.gpu.nvsmi_topo import parse_topology
 
 REPO = Path(__file__).resolve().parents[3]
 CASES = REPO / "tests" / "data" / "topo"
-CORPUS = REPO.parent / "shared" / "corpus" / "nvidia-smi"
+CORPUS = REPO / "tests" / "data" / "corpus" / "nvidia-smi"
 NAMES = sorted(p.stem for p in CASES.glob("*.txt"))
 
 

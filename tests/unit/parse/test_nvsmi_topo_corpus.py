@@ -18,7 +18,7 @@ from cockpit.parse.gpu.nvsmi_topo import (
     parse_topology,
 )
 
-CORPUS = Path(__file__).resolve().parents[3].parent / "shared" / "corpus" / "nvidia-smi"
+CORPUS = Path(__file__).resolve().parents[2] / "data" / "corpus" / "nvidia-smi"
 REPO = Path(__file__).resolve().parents[3]
 
 

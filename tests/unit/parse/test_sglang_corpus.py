@@ -1,4 +1,4 @@
-"""Every real log excerpt in shared/corpus/sglang-logs: `parse-log --json` equals its
+"""Every real log excerpt in tests/data/corpus/sglang-logs: `parse-log --json` equals its
 NNN.expect.json, and the event path (LogParser + LogSummary) agrees with it."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from cockpit.parse.log.log_summary_scan import summarize_bytes
 from cockpit.parse.log.sglang_log import LogParser
 
 REPO = Path(__file__).resolve().parents[3]
-CORPUS = REPO.parent / "shared" / "corpus" / "sglang-logs"
+CORPUS = REPO / "tests" / "data" / "corpus" / "sglang-logs"
 LOGS = sorted(CORPUS.glob("*.log"))
 
 

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from waits import patience
+
 from cockpit.model.session import Host
 from cockpit.parse.log.log_events import DecodeBatch, ErrorBlock
 from cockpit.sources.log.log_batch import LogBatch
@@ -36,7 +38,7 @@ class Collector:
         return [n for b in self.batches for n in b.notes]
 
     async def until(self, cond, timeout: float = 10.0) -> None:
-        end = asyncio.get_running_loop().time() + timeout
+        end = asyncio.get_running_loop().time() + patience(timeout)
         while not cond():
             assert asyncio.get_running_loop().time() < end, (self.lines[-3:], self.notes)
             await asyncio.sleep(0.02)
