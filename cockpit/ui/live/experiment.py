@@ -266,7 +266,7 @@ class ExperimentControl:
             self.app.notify("A sweep is running (ctrl+x cancels it)", severity="warning", timeout=5)
             return
         if not self.session.sweeps:
-            self.app.notify("No sweeps in this session: add a [[sweeps]] table (README: Running experiments)",
+            self.app.notify("No sweeps in this session: add a [[sweeps]] table (docs/experiments.md)",
                             severity="warning", timeout=8)
             return
         ref = sweep_ref or self.session.sweeps[0].id
