@@ -32,11 +32,11 @@ class LinearRegexError(ValueError):
 
 
 @functools.lru_cache(maxsize=32)
-def compile_linear(pattern: str, *, caseless: bool = False, literal: bool = False) -> Any:
+def compile_linear(pattern: str, *, caseless: bool = False, literal: bool = False, bounded: bool = True) -> Any:
     """The pattern compiled by RE2 (an object with `search`, `fullmatch` and `finditer` whose
     matches have `start()` and `end()`), without capture groups: only whole-match spans are
     asked for, and captures would take RE2 off its fast path. LinearRegexError when RE2
-    refuses it or its program is larger than MAX_PROGRAM."""
+    refuses it or (`bounded`) its program is larger than MAX_PROGRAM."""
     if _re2 is None:
         raise LinearRegexError("no linear-time regex engine (google-re2) on this machine")
     options = _re2.Options()
@@ -45,12 +45,13 @@ def compile_linear(pattern: str, *, caseless: bool = False, literal: bool = Fals
     options.case_sensitive = not caseless
     options.literal = literal
     options.max_mem = _MAX_MEM
+    options.dot_nl = not bounded  # PromQL's `.` matches a newline too (Prometheus 3)
     try:
         compiled = _re2.compile(pattern, options)
     except _re2.error as exc:
         raise LinearRegexError(_reason(exc)) from None
     size = compiled._regexp.ProgramSize()
-    if size > MAX_PROGRAM:
+    if bounded and size > MAX_PROGRAM:
         raise LinearRegexError(f"too large to match in bounded time ({size:,} steps compiled; at most {MAX_PROGRAM:,})")
     return compiled
 

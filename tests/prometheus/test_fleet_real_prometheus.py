@@ -173,7 +173,8 @@ def test_cockpit_metrics_fleet_takes_label_matchers_and_says_its_rate_window(pro
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert [h["name"] for h in out["hosts"]] == ["node-a", "node-c"]  # node-a's server is another kind
-    assert out["hosts"][0]["servers"] == [] and out["rate_window"] == "rate over 60 s (scrape 1 s)"
+    # 5 s refreshes of 1 s scrapes: a refresh plus a scrape
+    assert out["hosts"][0]["servers"] == [] and out["rate_window"] == "rate over 6 s, percentiles over 60 s (scrape 1 s)"
     bad = _cli("--prometheus", prometheus_fleet.url, "--once", "--match", "{fleet_kind=dcgm}", env_extra=env)
     assert bad.returncode == 2 and "a quoted value expected after fleet_kind=" in bad.stderr
 

@@ -41,9 +41,18 @@ def _load(path: str):  # noqa: ANN202
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from cockpit.cli.session.check_after_load import problems_after_load
+
     session = _load(args.session)
     if session is None:
         return 1
+    try:
+        text = _store().read_text(Path(args.session))
+    except OSError as exc:
+        return _os_error(exc, args.session)
+    problems = problems_after_load(session, text)
+    if problems:
+        return _report(SessionFileError(args.session, problems))
     counts = ", ".join(
         f"{len(getattr(session, name))} {name}" for name in ("tasks", "discoveries", "benchmarks", "files", "launch")
     )
