@@ -22,9 +22,9 @@ RE2 = _re2 is not None
 # memory runs out on an adversarial line): a bound on the program bounds the time per line.
 # 1,000 steps is far above a typed filter (`error.*rank` is 14, `(A|B)*C` 6); the worst
 # measured, `a.{120}z` on 100,000 random mixed-script characters (DFA states blow up), scans
-# in ~0.5 s; the issue's three freezes take ~2 ms.
+# in ~0.2 s on a loaded 2-core machine; the issue's three freezes take 1-5 ms.
 MAX_PROGRAM = 1_000
-_MAX_MEM = 32 << 20  # RE2's budget for its program and DFA caches (lazily used)
+_MAX_MEM = 8 << 20  # RE2's budget for its program and DFA caches (its default; lazily used)
 
 
 class LinearRegexError(ValueError):

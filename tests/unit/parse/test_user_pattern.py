@@ -109,3 +109,17 @@ def test_any_small_pattern_gives_the_answer_re_gives(pattern, text):
         assert (got is None) == (want is None)
         if got is not None and want is not None:
             assert got.start() == want.start()  # leftmost-first, as `re`
+
+
+def test_check_says_where_a_saved_filter_the_linear_engine_refuses_is(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "s.toml"
+    path.write_text('schema_version = 1\ntitle = "x"\n\n[ui.log]\nfilter = "(?!other)queue"\nsearch = "(A|B)*C"\n')
+    done = subprocess.run([sys.executable, "-m", "cockpit", "check", str(path)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"{path}:5:1: ui.log.filter: '(?!other)queue': not matched as a regex: "
+                                  "invalid perl operator: (?!")
+    assert "search" not in done.stderr  # (A|B)*C runs in linear time: taken
