@@ -106,8 +106,11 @@ class FleetFeed:
         self.scrape_s = scrape_s
         self.window_s, self.window_note = rate_window(scrape_s, self.interval_s, setting=self.window_setting)
         default = _Window(self.window_s, percentile_window(self.window_s, setting=self.window_setting), scrape_s)
-        own = {inst: _Window(w, percentile_window(w), s) for inst, s in per_instance.items()
-               for w in (rate_window(s, self.interval_s)[0],)} if self.window_setting is None else {}
+        own: dict[str, _Window] = {}
+        if self.window_setting is None:  # a session's rate_window_s is every target's
+            for inst, scrape in per_instance.items():
+                rate_s = rate_window(scrape, self.interval_s)[0]
+                own[inst] = _Window(rate_s, percentile_window(rate_s), scrape)
         windows = sorted({default, *own.values()}, key=lambda x: (x.rate_s, x.pct_s))
         self.windows = windows
         tags = {w: f"w{i}" if len(windows) > 1 else "" for i, w in enumerate(windows)}
