@@ -99,3 +99,27 @@ async def test_a_typed_regex_the_linear_engine_refuses_is_not_set_and_says_why()
         await pilot.press("slash", *r"(\w)\1", "enter")
         await pilot.pause()
         assert pane.view_state.search is None
+
+
+async def test_a_search_matching_every_character_of_long_lines_draws_at_once() -> None:
+    import time
+
+    from rich.style import Style
+    from test_log_pane import PaneApp, until
+    from test_log_pane_keys import feed_text
+
+    from cockpit.ui.widgets.log.log_pane import LogPane
+    from cockpit.ui.widgets.log.log_view import MAX_HIGHLIGHTS
+
+    app = PaneApp()
+    async with app.run_test(size=(120, 30)) as pilot:
+        pane = app.query_one(LogPane)
+        feed_text(pane, ["x" * 100_000 for _ in range(20)])
+        await until(pilot, lambda: pane.buffer.rows == 20)
+        await pilot.press("slash", ".", "enter")  # every character a match: 100,000 a line
+        await pilot.pause()
+        started = time.perf_counter()
+        strips = [pane.view._line_strip(row, Style())[0] for row in range(20)]
+        assert time.perf_counter() - started < 1.0  # every match of every row: ~2 s a row
+        assert all(len(list(strip)) == MAX_HIGHLIGHTS + 1 for strip in strips)  # 300 marked, the rest plain
+        assert pane.match_count()[1] == 20  # the search still finds every line
