@@ -35,6 +35,8 @@ SGLANG_PAGES = {
     "router-gauges": ("router-sglang_-a.txt", "router-sglang_-b.txt"),
     # samples as a target scraped once a minute gives them (see Target.page)
     "sglang-60s": ("sglang-0.4-dp2-a.txt", "sglang-0.4-dp2-b.txt"),
+    # a router's page of two workers told apart by `worker_addr` (the same page every scrape)
+    "router-2w": ("router-2-workers.txt", "router-2-workers.txt"),
 }
 GAUGES_ONLY = ("token_usage", "gen_throughput", "cache_hit_rate")
 """router-gauges: none of the families the Fleet tab's figures need, only these."""

@@ -6,15 +6,23 @@ A team's Prometheus scrapes much more than one fleet (and keeps every down targe
 (`match = '{job=~"sglang|dcgm", cluster="a"}'`, braces optional). The fleet's every query
 carries them; `matches()` applies them to a target's labels (the targets API) the same way.
 
-Plain Python: parsed when the session loads, so a bad matcher is an error at load that
-says which part, never a query Prometheus refuses later.
+Plain Python. PromQL's regexes are RE2's (Go's regexp): they are judged and applied by RE2
+(cockpit/ground/linear_regex.py), so `\\pL+` is taken and `(?!x)` refused as Prometheus
+does; where there is no RE2 wheel, by a check of RE2's syntax. A bad `match` does not stop a
+session loading: `cockpit check` says it (file:line) and the Fleet tab says it instead of
+querying (`match_problem`).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
+
+from cockpit.ground import linear_regex
+from cockpit.ground.linear_regex import LinearRegexError, compile_linear
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _OP = re.compile(r"=~|!~|!=|=")
@@ -43,7 +51,7 @@ class Matcher:
             return have == self.value
         if self.op == "!=":
             return have != self.value
-        hit = re.fullmatch(self.value, have) is not None  # PromQL regexes are anchored
+        hit = _fullmatch(self.value, have)  # PromQL regexes are anchored
         return hit if self.op == "=~" else not hit
 
 
@@ -98,11 +106,90 @@ def _checked(m: Matcher) -> Matcher:
         raise MatchError("match names targets (job, cluster, instance...), not metrics: __name__ is the "
                          "fleet's to choose")
     if m.op in ("=~", "!~"):
-        try:
-            re.compile(m.value)
-        except re.error as exc:
-            raise MatchError(f"match {m.name}{m.op}{m.value!r}: not a regular expression ({exc})") from None
+        why = re2_problem(m.value)
+        if why:
+            raise MatchError(f"match {m.name}{m.op}{m.value!r}: not a regular expression Prometheus takes "
+                             f"(RE2 syntax: {why})")
     return m
+
+
+def re2_problem(pattern: str) -> str | None:
+    """Why Prometheus (RE2's syntax) would refuse `pattern` as a regex, or None."""
+    if linear_regex.RE2:
+        try:
+            compile_linear(pattern, bounded=False)
+        except LinearRegexError as exc:
+            return str(exc)
+        return None
+    return _re2_syntax_problem(pattern)
+
+
+# Perl's constructs RE2 does not have, for the check where no RE2 wheel exists.
+_PERL_GROUPS = ("(?=", "(?!", "(?<=", "(?<!", "(?>", "(?(", "(?P=")
+
+
+def _re2_syntax_problem(pattern: str) -> str | None:
+    r"""RE2's syntax judged without RE2: Perl's lookaround, backreferences, atomic groups,
+    conditionals and possessive repeats refused, the rest as `re` reads it (`\pL` taken)."""
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            nxt = pattern[i + 1:i + 2]
+            if nxt and (nxt in "123456789Z" or pattern.startswith("g<", i + 1)):
+                return f"{pattern[i:i + 2]!r} (a backreference or \\Z) is Perl syntax RE2 does not have"
+            if nxt in ("p", "P") and pattern.startswith("{", i + 2):  # \p{Greek}: one class
+                i = pattern.find("}", i) + 1 or n
+                continue
+            i += 2
+            continue
+        if c == "[":  # a class: `]` first (after `^`) is a member; escapes inside
+            j = i + 1
+            if pattern[j:j + 1] == "^":
+                j += 1
+            if pattern[j:j + 1] == "]":
+                j += 1
+            while j < n and pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            i = j + 1
+            continue
+        if c == "(":
+            perl = next((g for g in _PERL_GROUPS if pattern.startswith(g, i)), None)
+            if perl:
+                return f"{perl!r} (lookaround, an atomic group or a conditional) is Perl syntax RE2 does not have"
+        if c in "*+?}" and pattern[i + 1:i + 2] == "+":
+            return f"{pattern[i:i + 2]!r} (a possessive repeat) is Perl syntax RE2 does not have"
+        i += 1
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        if "\\p" in pattern or "\\P" in pattern:  # a Unicode class RE2 has and `re` lacks
+            return None
+        return str(exc)
+    return None
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(pattern: str) -> Any:
+    if linear_regex.RE2:
+        return compile_linear(pattern, bounded=False)
+    return re.compile(pattern, re.DOTALL)
+
+
+def _fullmatch(pattern: str, text: str) -> bool:
+    try:
+        return _compiled(pattern).fullmatch(text) is not None
+    except (LinearRegexError, re.error):  # no RE2 here and `re` cannot read it: keep the target
+        return True
+
+
+def match_problem(match: Mapping[str, str] | str | None) -> str | None:
+    """Why a `[[prometheus]] match` is not label matchers Prometheus takes, or None."""
+    try:
+        matchers_of(match)
+    except MatchError as exc:
+        return str(exc)
+    return None
 
 
 def matchers_of(match: Mapping[str, str] | str | None) -> tuple[Matcher, ...]:

@@ -23,7 +23,6 @@ from cockpit.model.experiment_records import Benchmark as Benchmark  # re-export
 from cockpit.model.experiment_records import LaunchProfile as LaunchProfile
 from cockpit.model.experiment_records import Sweep as Sweep
 from cockpit.model.log_view import LogViewState
-from cockpit.model.prom_match import matchers_of
 from cockpit.model.search.search import Search
 from cockpit.model.strict import PRIVATE_KEY_BLOCK as PRIVATE_KEY_BLOCK  # re-exported: older imports
 from cockpit.model.strict import SECRET_KEY_NAMES as SECRET_KEY_NAMES
@@ -191,15 +190,12 @@ class PrometheusSource(Strict):
     interval_s: float = Field(default=5.0, ge=MIN_INTERVAL_S, le=MAX_INTERVAL_S)
     history_h: float = Field(default=3.0, ge=1 / 3600, le=24 * 31)  # one second to a month
     match: dict[str, str] | str | None = None
-    """Which targets are this fleet's: `{job = "sglang"}` or a selector string (model/prom_match.py)."""
+    """Which targets are this fleet's: `{job = "sglang"}` or a selector string (model/prom_match.py).
+    Not refused at load: a bad one is `cockpit check`'s error and the Fleet tab's message, so
+    one regex never keeps the whole session from opening (`prom_match.match_problem`)."""
     rate_window_s: float | None = Field(default=None, ge=MIN_INTERVAL_S, le=MAX_INTERVAL_S)
     """rate() / percentile window; unset: from the targets' scrape interval (live/fleet/fleet.py)."""
 
-    @field_validator("match")
-    @classmethod
-    def _matchers(cls, value: dict[str, str] | str | None) -> dict[str, str] | str | None:
-        matchers_of(value)  # raises MatchError (a ValueError) saying which part is wrong
-        return value
 
 
 class JournalEvent(Strict):

@@ -9,28 +9,47 @@ The stand-in (tests/fleet_exporter.py), every target labelled with its `cluster`
              MIG GPUs: 4 GPUs, 3 instances each), node-r (an `sglang_` re-export of only
              token_usage, gen_throughput, cache_hit_rate)
   cluster b: node-x (dcgm + SGLang 0.4), node-y (dcgm, down: answers 503)
+  cluster w: node-w, a router's page of two workers told apart by `worker_addr`.
   cluster slow: node-s, whose samples are a target scraped every 60 s (explicit timestamps a
              minute apart, the fleet exporter's sglang-60s: ten minutes of them in a few
-             seconds), and a job `slow` scraping node-s's blank page every 60 s: the targets
-             API says 60 s for the cluster, as it would for a fleet scraped once a minute.
+             seconds), and a job `slow` scraping node-s's blank page every 60 s as the same
+             instance: the targets API says 60 s for node-s:30000, as it would for a server
+             scraped once a minute.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from fleet_exporter import FleetExporter
-from prometheus_fixture import AUTH_ENV, RunningPrometheus, prom_auth, start_prometheus, stop_prometheus  # noqa: F401
+from prometheus_fixture import (  # noqa: F401
+    AUTH_ENV,
+    PASSWORD,
+    USER,
+    RunningPrometheus,
+    prom_auth,
+    start_prometheus,
+    stop_prometheus,
+)
 
 from cockpit.live.fleet.fleet import FleetFeed
 from cockpit.live.fleet.fleet_snapshot import FleetSnapshot
 
 HOSTS = [("node-a", "dcgm", "sglang-0.5"), ("node-m", "dcgm-mig"), ("node-r", "router-gauges"),
-         ("node-x", "dcgm", "sglang"), ("node-y", "dcgm"), ("node-s", "sglang-60s", "blank")]
-CLUSTER = {"node-a": "a", "node-m": "a", "node-r": "a", "node-x": "b", "node-y": "b", "node-s": "slow"}
+         ("node-x", "dcgm", "sglang"), ("node-y", "dcgm"), ("node-s", "sglang-60s", "blank"),
+         ("node-w", "router-2w")]
+CLUSTER = {"node-a": "a", "node-m": "a", "node-r": "a", "node-x": "b", "node-y": "b", "node-s": "slow",
+           "node-w": "w"}
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +60,7 @@ def shared_prometheus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runn
         slow_job = ("  - job_name: slow\n    scrape_interval: 60s\n    scrape_timeout: 10s\n"
                     "    static_configs:\n"
                     f'      - targets: ["{exporter.address}"]\n'
-                    '        labels: {instance: "node-s:9100", __metrics_path__: "/node-s/blank", '
+                    '        labels: {instance: "node-s:30000", __metrics_path__: "/node-s/blank", '
                     'cluster: "slow"}\n')
         # lookback 5 m, Prometheus's default: a series scraped once a minute is "now" for 5 m
         running = start_prometheus(exporter, tmp_path_factory.mktemp("prometheus"), extra_jobs=slow_job,
@@ -134,7 +153,69 @@ def test_the_rate_window_follows_the_scrape_interval(shared_prometheus, prom_aut
     # a fast cluster keeps the 60 s floor; a setting wins
     fast = feed(shared_prometheus, match={"cluster": "a"})
     snapshot(fast)
-    assert fast.window_note == "rate over 60 s (scrape 1 s)"
+    assert fast.window_note == "rate over 4 s, percentiles over 60 s (scrape 1 s)"
     set_ = feed(shared_prometheus, match={"cluster": "slow"}, window_s=90)
     snapshot(set_)
     assert set_.window_s == 90 and set_.window_note == "rate over 90 s (rate_window_s)"
+
+
+def query_at(prom: RunningPrometheus, promql: str, at: float) -> list[dict[str, Any]]:
+    """A query run by hand on the real Prometheus at time `at` (urllib, not cockpit's client)."""
+    req = urllib.request.Request(f"{prom.url}/api/v1/query?{urllib.parse.urlencode({'query': promql, 'time': at})}")
+    req.add_header("Authorization", "Basic " + base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode())
+    with urllib.request.urlopen(req, timeout=5) as r:
+        return list(json.load(r)["data"]["result"])
+
+
+def test_a_router_s_two_workers_are_summed_as_cockpit_metrics_sums_the_raw_page(shared_prometheus,
+                                                                               prom_auth) -> None:  # noqa: F811
+    from cockpit.parse.metrics.prom_text import parse_exposition
+    from cockpit.parse.metrics.sglang_metrics import sglang_scrape
+
+    with urllib.request.urlopen(f"http://{shared_prometheus.exporter.address}/node-w/router-2w", timeout=5) as r:
+        page = sglang_scrape(parse_exposition(r.read().decode()))  # `cockpit metrics` on the raw page
+    assert (page.gauges["num_running_reqs"], page.gauges["num_queue_reqs"]) == (30, 3)
+    shared_prometheus.wait_for('sglang_num_running_reqs{instance="node-w:30000"}', count=4)
+    (server,) = rows(snapshot(feed(shared_prometheus, match={"cluster": "w"})))["node-w"].servers
+    # each worker's two TP ranks counted once, the two workers summed (max per instance read 20 / 2)
+    assert (server.get("running"), server.get("queued")) == (30, 3)
+
+
+def test_each_target_s_rate_window_follows_its_own_scrape_interval(shared_prometheus, prom_auth) -> None:  # noqa: F811
+    at = time.time()
+    mixed = FleetFeed("shared", shared_prometheus.url, auth_env=AUTH_ENV, interval_s=1.0, history_h=0.02,
+                      match='{cluster=~"a|slow"}', clock=lambda: at)
+    snap = snapshot(mixed)
+    fast, slow = rows(snap)["node-a"].servers[0], rows(snap)["node-s"].servers[0]
+    # node-a is scraped every second (4 s: 4 scrapes), node-s every minute (240 s); one window
+    # for both (the slowest) read node-a, up for seconds, at a fraction of what it makes
+    assert (fast.rate_window_s, slow.rate_window_s) == (4, 240)
+    assert "each target's own window" in snap.rate_window_note
+    for server, window in ((fast, 4), (slow, 240)):
+        (by_hand,) = query_at(shared_prometheus, f'sum(rate(sglang:generation_tokens_total{{instance="{server.instance}"}}'
+                                                 f"[{window}s]))", at)
+        assert server.get("gen_tok_s") == pytest.approx(float(by_hand["value"][1]), rel=1e-9)
+    # the stand-in moves node-a's counter 1,500 tokens a scrape, a scrape a second
+    assert 1200 < fast.get("gen_tok_s") < 1800
+    assert 1000 < slow.get("gen_tok_s") <= 1600
+
+
+@pytest.mark.parametrize(("selector", "refused"), [('{job=~"(?!other).*"}', True), ('{job=~"\\\\pL+"}', False)])
+def test_match_is_judged_by_prometheus_s_own_regex_rules(shared_prometheus, prom_auth, selector: str,
+                                                         refused: bool) -> None:  # noqa: F811
+    from cockpit.model.prom_match import match_problem
+
+    body = selector[1:-1]
+    try:
+        answer = shared_prometheus.query(f"up{{{body}}}")
+        prometheus_refused = False
+    except urllib.error.HTTPError as exc:  # 400 bad_data: the query Prometheus refuses
+        prometheus_refused = exc.code == 400
+        answer = []
+    assert prometheus_refused is refused and (match_problem(selector) is not None) is refused
+    snap = snapshot(feed(shared_prometheus, match=selector))
+    if refused:  # said, never queried
+        assert snap.state == "failing" and snap.error_kind == "bad-match" and "(?!" in (snap.error or "")
+    else:  # the targets Prometheus's own matching picks (job "fleet"; the `slow` job too)
+        assert snap.state == "ok" and "fleet" in {str(a["metric"]["job"]) for a in answer}
+        assert "node-a" in rows(snap)

@@ -173,7 +173,8 @@ def test_cockpit_metrics_fleet_takes_label_matchers_and_says_its_rate_window(pro
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert [h["name"] for h in out["hosts"]] == ["node-a", "node-c"]  # node-a's server is another kind
-    assert out["hosts"][0]["servers"] == [] and out["rate_window"] == "rate over 60 s (scrape 1 s)"
+    # 5 s refreshes of 1 s scrapes: a refresh plus a scrape
+    assert out["hosts"][0]["servers"] == [] and out["rate_window"] == "rate over 6 s, percentiles over 60 s (scrape 1 s)"
     bad = _cli("--prometheus", prometheus_fleet.url, "--once", "--match", "{fleet_kind=dcgm}", env_extra=env)
     assert bad.returncode == 2 and "a quoted value expected after fleet_kind=" in bad.stderr
 
@@ -349,3 +350,17 @@ async def test_a_prometheus_added_or_edited_while_the_app_is_open_is_used_at_onc
         await app.check_disk()
         title, state, rows = await _until(pilot, app, lambda t, s, r: "node-a:30000" in r)
         assert _host_rows(rows) == ["▸node-a", " node-c"]
+
+
+async def test_a_match_prometheus_would_refuse_opens_the_session_and_the_fleet_tab_says_why(
+        prometheus_fleet, prom_auth, tmp_path, monkeypatch) -> None:  # noqa: F811
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    path = _fleet_session(tmp_path, ("lab", prometheus_fleet.url))
+    path.write_text(path.read_text() + "match = '{job=~\"(?!other).*\"}'\n\n[[tasks]]\nid = \"t1\"\ntitle = \"kept\"\n")
+    app = _fleet_app(path)  # loads: one regex does not keep the session from opening
+    assert [t.title for t in app.editor.session.tasks] == ["kept"]
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("F")
+        _title, state, _rows = await _until(pilot, app, lambda t, s, r: "bad-match" in s)
+        assert "[[prometheus]] lab: match job=~'(?!other).*': not a regular expression Prometheus takes" in state

@@ -41,20 +41,22 @@ def _load(path: str):  # noqa: ANN202
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from cockpit.cli.session.check_after_load import problems_after_load
+
     session = _load(args.session)
     if session is None:
         return 1
     # the bounds a write applies (store/limits.py): a file that passes here is one a write keeps
     from cockpit.store import limits
-    from cockpit.store.toml_store import read_text, to_data
+    from cockpit.store.toml_store import to_data
 
     try:
-        over = limits.text_limit_problems(to_data(session), read_text(Path(args.session)))
+        text = _store().read_text(Path(args.session))
     except OSError as exc:
         return _os_error(exc, args.session)
-    if over:
-        print(SessionFileError(args.session, limits.capped(over)).render(), file=sys.stderr)
-        return 1
+    problems = limits.text_limit_problems(to_data(session), text) + problems_after_load(session, text)
+    if problems:
+        return _report(SessionFileError(args.session, limits.capped(problems)))
     counts = ", ".join(
         f"{len(getattr(session, name))} {name}" for name in ("tasks", "discoveries", "benchmarks", "files", "launch")
     )

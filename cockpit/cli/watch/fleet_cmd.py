@@ -63,6 +63,8 @@ def cmd_fleet(args: argparse.Namespace) -> int:
             source = source.model_copy(update={k: v for k, v in (("match", match), ("rate_window_s", window))
                                                 if v is not None})
         feed = FleetFeed.for_session(source, session)
+    if feed.match_error:  # the session's own `match` (it loads; `cockpit check` says where)
+        return _fail(feed.match_error, 2)
     return asyncio.run(_loop(feed, args))
 
 

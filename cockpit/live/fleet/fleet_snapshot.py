@@ -28,6 +28,8 @@ class FleetServer:
     """Families this server's Prometheus series lack (said in the row)."""
     history: tuple[tuple[float, float], ...] = ()
     """Generation tokens/s over time."""
+    rate_window_s: float | None = None
+    """The window this server's rates are over (its own target's scrape interval sets it)."""
 
     def get(self, fig: str) -> float | None:
         return self.figures.get(fig)
@@ -98,7 +100,8 @@ class FleetSnapshot:
                 "power_w": h.power_w, "limit_w": h.limit_w, "util_pct": h.util_pct, "missing": list(h.missing),
                 "gpus": [{"index": g.index, "power_w": g.power_w, "limit_w": g.limit_w, "util_pct": g.util_pct}
                          for g in h.gpus],
-                "servers": [{"instance": s.instance, **dict(s.figures), "missing": list(s.missing),
+                "servers": [{"instance": s.instance, **dict(s.figures), "rate_window_s": s.rate_window_s,
+                             "missing": list(s.missing),
                              "history_points": len(s.history)} for s in h.servers],
                 "power_history_points": len(h.power_history),
             } for h in self.hosts],

@@ -12,7 +12,9 @@ SGLang's own server names its metrics `sglang:x`; the router and Ray re-export t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import itertools
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from prometheus_client.parser import text_string_to_metric_families
@@ -133,13 +135,13 @@ class ExpositionCache:
 MAX_LINE_CHARS = 1 << 20
 
 
-def _check_line_lengths(text: str) -> None:
+def _check_line_lengths(text: str, first_line: int = 1) -> None:
     if len(text) <= MAX_LINE_CHARS:  # a short page cannot hold a long line
         return
     lengths = list(map(len, text.split("\n")))
     longest = max(lengths)
     if longest > MAX_LINE_CHARS:
-        raise ExpositionError(f"line {lengths.index(longest) + 1} is over {MAX_LINE_CHARS >> 20} MB "
+        raise ExpositionError(f"line {lengths.index(longest) + first_line} is over {MAX_LINE_CHARS >> 20} MB "
                               "(no exposition line is): not Prometheus exposition text")
 
 
@@ -168,6 +170,81 @@ def _parse_in_order(text: str) -> tuple[Exposition, list[tuple[str, Labels, floa
     expo = Exposition(samples={k: tuple(v) for k, v in samples.items()}, families=dict(families),
                       spellings=frozenset(spellings))
     return expo, order
+
+
+# The suffixes a family's samples add to its name.
+_SAMPLE_SUFFIXES = ("_total", "_bucket", "_count", "_sum", "_created", "_gsum", "_gcount", "_info")
+
+
+def family_names(samples: Iterable[str]) -> frozenset[str]:
+    """The family names (canonical spelling) a `# HELP` / `# TYPE` line may give the samples
+    `samples`: each sample name, and it less its suffix (`x_total` is family `x`)."""
+    out = set(samples)
+    for name in samples:
+        for suffix in _SAMPLE_SUFFIXES:
+            if name.endswith(suffix):
+                out.add(name[: -len(suffix)])
+    return frozenset(out)
+
+
+# A line no exposition has: not blank, not a comment, and not a metric name followed by
+# labels or a space and, last, a number (the value or a timestamp; float's spellings).
+_NUMBER = r"[-+]?(?:(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|(?i:inf|infinity|nan))"
+_BAD_LINE = re.compile(r"^(?![ \t]*$|#|[A-Za-z_:][A-Za-z0-9_:]*[{ \t].*[ \t]" + _NUMBER + r"[ \t]*$).*$",
+                       re.MULTILINE)
+_SPELLINGS = tuple((p, re.compile("^" + re.escape(p), re.MULTILINE)) for p in ("sglang:", "sglang_"))
+CHUNK_CHARS = 1 << 20
+
+
+def _kept_lines(samples: frozenset[str]) -> re.Pattern[str]:
+    """A line of one of `samples` (either spelling), or its family's HELP / TYPE line."""
+    def names(found: Iterable[str]) -> str:
+        bare = sorted((n[len(SGLANG_PREFIX):] for n in found if n.startswith(SGLANG_PREFIX)), key=lambda n: (-len(n), n))
+        return "|".join(re.escape(n) for n in bare) or "(?!)"
+    return re.compile(rf"^(?:sglang[:_](?:{names(samples)})[{{ \t].*"
+                      rf"|#[ \t]+(?:HELP|TYPE)[ \t]+sglang[:_](?:{names(family_names(samples))})(?:[ \t].*)?)$",
+                      re.MULTILINE)
+
+
+def parse_exposition_kept(chunks: Iterable[str], samples: frozenset[str]) -> Exposition:
+    """`parse_exposition` of only the families whose samples (canonical `sglang:` names) are
+    in `samples`, from the page's text in pieces (a file read a megabyte at a time, or its
+    lines): a 31 MB page of 700,000 series, most of them families nobody reads, is neither
+    held whole nor parsed whole by prometheus-client, which still parses every line kept.
+    Every line is checked for its shape: an over-long one, or one no sample line could be
+    (no metric name, no number at its end), is an ExpositionError naming its line; what is
+    not kept is not parsed further. `spellings` are those of the whole page."""
+    kept_line = _kept_lines(samples)
+    kept: list[str] = []
+    spellings: set[str] = set()
+    carry, line_no = "", 0
+    for chunk in itertools.chain(chunks, (None,)):
+        if chunk is not None:
+            carry += chunk
+            cut = carry.rfind("\n") + 1
+            if not cut:
+                if len(carry) > MAX_LINE_CHARS:
+                    raise ExpositionError(f"line {line_no + 1} is over {MAX_LINE_CHARS >> 20} MB (no exposition "
+                                          "line is): not Prometheus exposition text")
+                continue
+            block, carry = carry[:cut], carry[cut:]
+        else:
+            block, carry = carry, ""
+            if not block:
+                break
+        if len(block) > MAX_LINE_CHARS:
+            _check_line_lengths(block, first_line=line_no + 1)
+        bad = _BAD_LINE.search(block)
+        if bad:
+            where = line_no + block.count("\n", 0, bad.start()) + 1
+            raise ExpositionError(f"not Prometheus exposition text: line {where} is no sample line: {bad[0][:80]!r}")
+        for prefix, first in _SPELLINGS:
+            if prefix not in spellings and first.search(block):
+                spellings.add(prefix)
+        kept.extend(m[0] for m in kept_line.finditer(block))
+        line_no += block.count("\n")
+    expo = _parse_in_order("\n".join(kept) + "\n")[0] if kept else Exposition()
+    return Exposition(samples=expo.samples, families=expo.families, spellings=frozenset(spellings))
 
 
 def _same(a: float, b: float) -> bool:

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from cockpit.parse.metrics.prom_histogram import Histogram
-from cockpit.parse.metrics.prom_text import SGLANG_PREFIX, Exposition, Labels
+from cockpit.parse.metrics.prom_text import SGLANG_PREFIX, Exposition, Labels, parse_exposition_kept
 
 # Ranks whose every member repeats the same figure: one per group is kept.
 REPLICA_LABELS = ("tp_rank", "pp_rank", "moe_ep_rank")
@@ -207,6 +207,23 @@ def sglang_scrape(expo: Exposition) -> ServerScrape:
         missing=missing, models=tuple(models), spellings=expo.spellings,
         by_label=by_label, counters_by_dp={k: dict(v) for k, v in counters_by_dp.items()},
     )
+
+
+# Every sample `sglang_scrape` reads (canonical names): a page's other families are not kept.
+USED_SAMPLES: frozenset[str] = frozenset(
+    SGLANG_PREFIX + name + suffix
+    for names, suffixes in (
+        (SUMMED_GAUGES + AVERAGED_GAUGES + COUNTERS, ("",)),
+        (SUMMARY_MEANS, ("_count", "_sum")),
+        (HISTOGRAMS, ("_bucket", "_count", "_sum")),
+    )
+    for name in names for suffix in suffixes)
+
+
+def sglang_scrape_streamed(chunks: Iterable[str]) -> ServerScrape:
+    """`sglang_scrape(parse_exposition(text))` of a page read in pieces, keeping only the
+    families it reads (a large page: cockpit diagnose); raises ExpositionError as it does."""
+    return sglang_scrape(parse_exposition_kept(chunks, USED_SAMPLES))
 
 
 def _by_label(expo: Exposition, name: str, label: str) -> dict[str, float]:

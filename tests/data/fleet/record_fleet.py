@@ -31,6 +31,7 @@ from cockpit.sources.metrics.prometheus_api import PrometheusClient  # noqa: E40
 
 SECONDS = 75
 INTERVAL_S, HISTORY_S = 1.0, 60.0
+DEMO_INTERVAL_S, DEMO_HISTORY_H = 2.0, 0.25  # demo_fleet_feed's defaults
 FLEETS = {
     1: [("gpu-node-1", "dcgm", "sglang")],
     3: [("node-a", "dcgm", "sglang"), ("node-b", "dcgm-defaults", "router"), ("node-c", "dcgm")],
@@ -75,9 +76,15 @@ def record(n: int) -> None:
             feed = FleetFeed(f"lab{n}", "http://prometheus.lab:9090", interval_s=INTERVAL_S,
                              history_h=HISTORY_S / 3600, client=client, clock=lambda: at)
 
+            feeds = [feed]
+            if n == 3:  # the demo's Fleet tab asks with its own refresh and history (cockpit/demo/fleet.py)
+                feeds.append(FleetFeed("demo", "http://prometheus.lab:9090", interval_s=DEMO_INTERVAL_S,
+                                       history_h=DEMO_HISTORY_H, client=client, clock=lambda: at))
+
             async def go() -> None:
-                await feed.load_history()
-                await feed.refresh()
+                for f in feeds:
+                    await f.load_history()
+                    await f.refresh()
 
             asyncio.run(go())
         finally:

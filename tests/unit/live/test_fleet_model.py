@@ -69,13 +69,22 @@ def test_every_query_carries_the_match_and_the_power_history_is_per_gpu() -> Non
 
 
 def test_the_rate_window_follows_the_scrape_interval_like_grafana_s_rate_interval() -> None:
-    from cockpit.live.fleet.fleet_queries import rate_window
+    from cockpit.live.fleet.fleet_queries import percentile_window, rate_window
 
     assert rate_window(60, 5) == (240, "rate over 240 s (scrape 60 s)")   # 4 scrapes
-    assert rate_window(15, 5)[0] == 60                                   # never under 60 s
+    assert rate_window(5, 5) == (20, "rate over 20 s, percentiles over 60 s (scrape 5 s)")
+    assert percentile_window(20) == 60                                  # percentiles never under 60 s
     assert rate_window(30, 100)[0] == 130                                # a refresh plus a scrape
     assert rate_window(60, 5, setting=45) == (45, "rate over 45 s (rate_window_s)")
+    assert percentile_window(45, setting=45) == 45
     assert rate_window(None, 5)[1].endswith("(scrape interval unknown: rate_window_s sets it)")
+
+
+def test_several_windows_in_one_query_are_told_apart_and_gauges_sum_a_router_s_workers() -> None:
+    q = server_query(20, 'cluster="a"', pct_window_s=60, win="w1")
+    assert "[20s]" in q and "[60s]" in q and q.count('"win", "w1"') == q.count('"fig", "')
+    assert ("sum by (instance) (max without (tp_rank, pp_rank, moe_ep_rank, pid) "
+            '({__name__=~"sglang[:_]num_running_reqs",cluster="a"}))') in q
 
 
 def test_prometheus_durations_and_the_config_s_scrape_intervals() -> None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from cockpit.model.prom_match import MatchError, matchers_of, matches, parse_selector, promql
-from cockpit.store.toml_store import SessionFileError, load_session, save_session
+from cockpit.store.toml_store import load_session, save_session
 
 
 def test_a_table_and_a_selector_string_become_promql_matchers() -> None:
@@ -43,7 +45,7 @@ def test_a_bad_selector_says_which_part(text: str, says: str) -> None:
     assert says in str(err.value)
 
 
-def test_match_and_rate_window_load_round_trip_and_a_bad_one_is_a_load_error(tmp_path: Path) -> None:
+def test_match_and_rate_window_load_round_trip_and_a_bad_one_loads_but_check_refuses_it(tmp_path: Path) -> None:
     path = tmp_path / "s.toml"
     path.write_text('schema_version = 1\ntitle = "x"\n\n[[prometheus]]\nname = "lab"\nurl = "http://p:9090"\n'
                     'match = {job = "sglang", cluster = "a"}\nrate_window_s = 120\n\n'
@@ -54,7 +56,50 @@ def test_match_and_rate_window_load_round_trip_and_a_bad_one_is_a_load_error(tmp
     save_session(session, path)
     assert load_session(path).prometheus == session.prometheus
     path.write_text('schema_version = 1\ntitle = "x"\n\n[[prometheus]]\nname = "lab"\nurl = "http://p:9090"\n'
-                    "match = '{job=\"a\",, }'\n")
-    with pytest.raises(SessionFileError) as err:
-        load_session(path)
-    assert "prometheus[0].match" in err.value.render() and "a label name expected" in err.value.render()
+                    "match = '{job=\"a\",, }'\n\n[[tasks]]\nid = \"t1\"\ntitle = \"kept\"\n")
+    assert [t.title for t in load_session(path).tasks] == ["kept"]  # one bad match never stops the load
+    done = subprocess.run([sys.executable, "-m", "cockpit", "check", str(path)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"{path}:7:1: prometheus[0].match: match ") and "a label name expected" in done.stderr
+
+
+# Prometheus's regexes are RE2's: what RE2 takes, Prometheus takes (`\pL`), and Perl's
+# lookaround, which `re` has, Prometheus refuses (every query would fail).
+@pytest.mark.parametrize(("selector", "why"), [
+    ('{job=~"(?!other).*"}', "(?!"), ('{job=~"(a)\\\\1"}', "\\1"), ('{job=~"a++"}', "++"), ('{job!~"x(?<=y)"}', "(?<"),
+])
+def test_a_regex_prometheus_refuses_is_a_check_error_at_its_line(tmp_path: Path, selector: str, why: str) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text('schema_version = 1\ntitle = "x"\n\n[[prometheus]]\nname = "lab"\nurl = "http://p:9090"\n'
+                    f"match = '{selector}'\n")
+    assert load_session(path).prometheus[0].match == selector
+    done = subprocess.run([sys.executable, "-m", "cockpit", "check", str(path)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 1, done.stdout
+    assert done.stderr.startswith(f"{path}:7:1: prometheus[0].match: ")
+    assert "not a regular expression Prometheus takes (RE2 syntax" in done.stderr and why in done.stderr
+
+
+def test_a_unicode_class_prometheus_takes_loads_checks_and_matches(tmp_path: Path) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text('schema_version = 1\ntitle = "x"\n\n[[prometheus]]\nname = "lab"\nurl = "http://p:9090"\n'
+                    "match = '{job=~\"\\\\pL+\"}'\n")
+    session = load_session(path)
+    done = subprocess.run([sys.executable, "-m", "cockpit", "check", str(path)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    m = matchers_of(session.prometheus[0].match)
+    assert promql(m) == 'job=~"\\\\pL+"'
+    assert matches(m, {"job": "sglang"}) and matches(m, {"job": "sgläng"}) and not matches(m, {"job": "sglang-1"})
+
+
+def test_without_re2_the_syntax_check_follows_re2_s_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cockpit.ground import linear_regex
+    from cockpit.model import prom_match
+
+    monkeypatch.setattr(linear_regex, "RE2", False)
+    for pattern in ("(?!other).*", "(?<=a)b", "(a)\\1", "a++", "(?>a)", "x\\Z"):
+        assert prom_match.re2_problem(pattern), pattern
+    for pattern in ("\\pL+", "\\p{Greek}+", "sglang|dcgm", "[(?!]x", "(?i)a.*", "(?P<n>x)"):
+        assert prom_match.re2_problem(pattern) is None, pattern

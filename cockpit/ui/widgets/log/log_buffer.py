@@ -31,7 +31,8 @@ from cockpit.live.log.log_items import (
 from cockpit.parse.log.log_events import LogEvent
 from cockpit.parse.user_pattern import Matcher, compile_user_pattern
 
-__all__ = ["BATCH", "ERROR", "NOTE", "WARN", "LogBuffer", "LogLine", "Matcher", "compile_pattern", "pattern_note", "safe_text"]
+__all__ = ["BATCH", "ERROR", "NOTE", "WARN", "LogBuffer", "LogLine", "Matcher", "compile_pattern", "pattern_note",
+           "pattern_refusal", "safe_text"]
 
 
 class LogLine:
@@ -50,8 +51,8 @@ class LogLine:
 
 
 def compile_pattern(pattern: str | None) -> Matcher | None:
-    """A user's pattern: a regex, or the literal text when it is not a valid one; one
-    that could backtrack without bound runs in linear time (cockpit.parse.user_pattern).
+    """A user's pattern: a regex, or the literal text when it is not a valid one; matched
+    in linear time (cockpit.parse.user_pattern).
     Smart case: case-insensitive unless the pattern has an upper-case letter."""
     return compile_user_pattern(pattern).matcher if pattern else None
 
@@ -59,6 +60,12 @@ def compile_pattern(pattern: str | None) -> Matcher | None:
 def pattern_note(pattern: str | None) -> str | None:
     """Why `pattern` is not matched as the regex it reads as, or None (compiled once, cached)."""
     return compile_user_pattern(pattern).note if pattern else None
+
+
+def pattern_refusal(pattern: str | None) -> str | None:
+    """Why a typed `pattern` is not taken (a regex the linear-time engine refuses), or None."""
+    compiled = compile_user_pattern(pattern) if pattern else None
+    return compiled.note if compiled is not None and compiled.refused else None
 
 
 class LogBuffer:

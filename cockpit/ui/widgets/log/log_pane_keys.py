@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from cockpit.model.log_view import LogViewState
 from cockpit.parse.bench.bench_serving import record_fields, result_before
-from cockpit.ui.widgets.log.log_buffer import LogBuffer, Matcher
+from cockpit.ui.safe_text import safe
+from cockpit.ui.widgets.log.log_buffer import LogBuffer, Matcher, pattern_refusal
 from cockpit.ui.widgets.log.log_view import LogLinesView
 
 if TYPE_CHECKING:  # for mypy: the widget this is mixed into (a plain class at run time)
@@ -99,7 +100,7 @@ class LogPaneKeys(_Base):
 
     def action_search(self) -> None:
         self.post_message(self.PromptRequested("Search the log (regex)", self._state.search or "",
-                                               lambda text: self.set_search(text) if text is not None else None))
+                                               lambda text: self.set_search(text) if self._takes(text) else None))
 
     def action_toggle_wrap(self) -> None:
         self._changed(wrap=not self._state.wrap)
@@ -156,4 +157,14 @@ class LogPaneKeys(_Base):
     def action_filter(self) -> None:
         self.post_message(self.PromptRequested(
             "Show only lines matching (regex)", self._state.filter or "",
-            lambda text: self._changed(filter=text or None) if text is not None else None))
+            lambda text: self._changed(filter=text or None) if self._takes(text) else None))
+
+    def _takes(self, text: str | None) -> bool:
+        """Whether a pattern typed at the prompt is set: not when cancelled (None), nor when
+        it is a regex the linear-time engine refuses (said; the old one stays)."""
+        if text is None:
+            return False
+        refused = pattern_refusal(text)
+        if refused:
+            self.notify(f"Not set: {safe(text)}: {refused}", severity="error", timeout=10, markup=False)
+        return not refused

@@ -14,6 +14,7 @@ move by half a screen, not a column.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 
 from rich.cells import cell_len
@@ -25,6 +26,11 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from cockpit.ui.widgets.log.log_buffer import BATCH, ERROR, NOTE, WARN, LogBuffer, Matcher
+
+# Highlights drawn in one line: a search for `.` over a 100,000-character line would build
+# 100,000 matches and segments for every row drawn, each frame (seconds); past this many the
+# rest of the line is drawn plain. The search itself (n, N, the count) still finds every line.
+MAX_HIGHLIGHTS = 300
 
 
 class LogLinesView(ScrollView, can_focus=True):
@@ -297,7 +303,8 @@ class LogLinesView(ScrollView, can_focus=True):
             badge = self._style("log-view--label-error" if flags & ERROR else "log-view--label-warn")
             segments.append(Segment(f" {line.label} ", base + badge))
             segments.append(Segment(" ", style))
-        if self.search is not None and (matches := list(self.search.finditer(text))):
+        if self.search is not None and (matches := list(itertools.islice(self.search.finditer(text),
+                                                                         MAX_HIGHLIGHTS))):
             match_style = style + self._style("log-view--match")
             pos = 0
             for m in matches:
