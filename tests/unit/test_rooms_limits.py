@@ -16,9 +16,12 @@ from paths import REPO
 
 SCRIPT = REPO / "tools" / "rooms.py"
 
-# Modules other helpers are splitting at the time of writing (splita: live/, sources/,
-# assistant/; speed: parse/log/log_summary_fast.py): excused from the line limit only.
-KNOWN_LONG: set[str] = set()  # none: every module is within the limit
+# The reviewed allow-list: a module may pass 400 lines when it holds one thing, with the line
+# saying why. The limit is a hint to split by what a thing holds, never a reason for a class chain.
+KNOWN_LONG: dict[str, str] = {
+    "cockpit/sandbox/sglang_server.py": "one simulator program: its HTTP endpoints, log lines and "
+                                        "response to the launch flags are one thing a person reads whole",
+}
 
 _LONG = re.compile(r"^(?P<path>\S+\.py): \d+ lines \(over (?P<limit>\d+)\)$")
 _CROWDED = re.compile(r"^(?P<path>\S+/): \d+ flat modules \(over (?P<limit>\d+)\)$")
@@ -36,6 +39,7 @@ def _rooms() -> ModuleType:
 def test_no_folder_over_15_modules_and_no_module_over_400_lines() -> None:
     rooms = _rooms()
     assert (rooms.MAX_FLAT, rooms.MAX_LINES) == (15, 400)
+    assert all(len(why) > 40 for why in KNOWN_LONG.values()), "each allowed module says why"
     offenders = []
     for problem in rooms.check(REPO):
         long = _LONG.match(problem)
