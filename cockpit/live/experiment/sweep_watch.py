@@ -16,6 +16,7 @@ from typing import Any
 
 from cockpit.live.experiment.sweep_server_metrics import window_fields
 from cockpit.live.gpu.power_history import tok_per_joule
+from cockpit.live.log.log_items import BLOCK, ERROR_LINE, LogLines
 from cockpit.model.bench.energy_audit import (
     FROM_REQUESTS,
     FROM_RUNNING,
@@ -27,7 +28,6 @@ from cockpit.model.bench.energy_audit import (
     steady_from_running,
     tokens_between,
 )
-from cockpit.live.log.log_items import BLOCK, ERROR_LINE, LogLines
 from cockpit.parse.gpu.gpu_sample import GpuSample
 from cockpit.parse.log.log_events import DecodeBatch, ErrorBlock, ErrorLine, LogEvent, PrefillBatch
 from cockpit.parse.metrics.sglang_metrics import ServerScrape

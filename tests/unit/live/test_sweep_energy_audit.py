@@ -210,8 +210,8 @@ def test_steady_window_from_the_clients_first_tokens(tmp_path: Path) -> None:
     assert bench.steady_power_w == pytest.approx(truth_j / (hi - lo), rel=0.05)
     # the tokens that arrived inside it, counted from the record by the wall clock
     tokens = 0.0
-    for first, ttft, gaps, out_len in zip(record["standin_first_token_unix"], record["ttfts"], record["itls"],
-                                          record["output_lens"], strict=True):
+    for first, gaps, out_len in zip(record["standin_first_token_unix"], record["itls"],
+                                    record["output_lens"], strict=True):
         times = [first]
         for gap in gaps:
             times.append(times[-1] + gap)
