@@ -205,6 +205,8 @@ def audit_window(samples: Sequence[PowerSample], start: float, end: float, *, so
         flags.append("no two samples in the window")
     elif result.coverage < min_coverage:
         flags.append(f"samples cover {result.coverage:.0%} of the window (< {min_coverage:.0%})")
+    if counter_j is not None and counter_j <= 0 and (integral_on_counter or 0) > 0:
+        flags.append("energy counter did not move while power was drawn")
     if (off := result.disagreement) is not None and abs(off) > max_disagreement:
         flags.append(f"integral and energy counter differ by {off:+.1%} (> {max_disagreement:.0%})")
     return replace(result, flags=tuple(flags))

@@ -97,6 +97,13 @@ def test_a_counter_that_goes_back_is_not_used():
     assert "energy counter unusable" in w.flags[0]
 
 
+def test_a_counter_that_stands_still_under_load_is_flagged():
+    samples = [PowerSample(float(t), 500.0, 1234.0) for t in range(5)]  # a replayed exporter page, say
+    w = audit_window(samples, 0.0, 4.0, source="dcgm")
+    assert w.counter_j == 0.0 and w.disagreement is None
+    assert w.flags == ("energy counter did not move while power was drawn",)
+
+
 def test_window_energy_and_tokens_per_joule_cover_the_whole_window():
     w = audit_window([PowerSample(0.5, 200.0), PowerSample(9.5, 200.0)], 0.0, 10.0, source="nvml")
     assert w.joules == pytest.approx(1800.0) and w.window_j == pytest.approx(2000.0)
