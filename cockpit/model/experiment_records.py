@@ -127,6 +127,28 @@ class Benchmark(Strict):
     """Total (input + output) tokens per joule over the measured run."""
     output_tok_per_joule: float | None = Field(default=None, ge=0)
     """Output tokens per joule over the measured run (energy per generated token)."""
+    # Energy audited (model/bench/energy_audit.py): ∫ W dt over the measured run and over its
+    # steady state, each beside the GPUs' energy counter, with how well the samples cover it.
+    energy_j: float | None = Field(default=None, ge=0)
+    """∫ W dt over the measured run (trapezoid on the samples' times), J."""
+    energy_counter_j: float | None = Field(default=None, ge=0)
+    """The GPUs' energy counter (NVML, DCGM) between its first and last reading in the run, J."""
+    energy_check: str | None = None
+    """Source, sampling interval, share of the run covered, integral vs counter."""
+    energy_flagged: bool | None = None
+    """True: samples cover under 90 % of the run, or integral and counter differ by over 2 %."""
+    steady_from: str | None = None
+    """How the steady window was found: the client's per-request first tokens (B-th to
+    (N-B)-th, B = the concurrency) or the server's running count."""
+    steady_s: float | None = Field(default=None, ge=0)
+    steady_power_w: float | None = Field(default=None, ge=0)
+    steady_j: float | None = Field(default=None, ge=0)
+    steady_counter_j: float | None = Field(default=None, ge=0)
+    steady_check: str | None = None
+    steady_flagged: bool | None = None
+    steady_tok_per_joule: float | None = Field(default=None, ge=0)
+    """Input + output tokens inside the steady window per joule of it."""
+    steady_output_tok_per_joule: float | None = Field(default=None, ge=0)
     ttft_median_ms: float | None = Field(default=None, ge=0)
     itl_median_ms: float | None = Field(default=None, ge=0)
     e2e_p99_ms: float | None = Field(default=None, ge=0)

@@ -94,6 +94,8 @@ class Output:
     latency: float = 0.0
     itl: list[float] = field(default_factory=list)
     error: str = ""
+    first_token_unix: float = 0.0
+    """STAND-IN only: when the first token came, by the wall clock (the real client keeps none)."""
 
 
 def _base(args: argparse.Namespace) -> tuple[str, int]:
@@ -140,6 +142,7 @@ def _generate(host: str, port: int, prompt_len: int, output_len: int) -> Output:
             now = time.perf_counter()
             if out.ttft == 0.0:
                 out.ttft = now - start
+                out.first_token_unix = time.time()
             else:
                 out.itl.append(now - last)
             last = now
@@ -162,6 +165,7 @@ def _simulate(prompt_len: int, output_len: int, token_s: float) -> Output:
     start = time.perf_counter()
     time.sleep(token_s * 2)  # prefill
     out.ttft = time.perf_counter() - start
+    out.first_token_unix = time.time()
     last = time.perf_counter()
     for _ in range(output_len - 1):
         time.sleep(token_s)
@@ -367,6 +371,12 @@ def report(args: argparse.Namespace, outputs: list[Output], duration: float, pea
     # STAND-IN keys (not the real client's): when the main run's requests went out and the last
     # came back, by the wall clock, so a test can check the recorded power against its source
     result.update({"standin_main_start_unix": main_run[0], "standin_main_end_unix": main_run[1]})
+    if args.output_details:  # sglang's `result_details`, its keys and order, every request in request order
+        result.update({"input_lens": [o.prompt_len for o in outputs], "output_lens": [o.output_len for o in outputs],
+                       "ttfts": [o.ttft for o in outputs], "itls": [o.itl for o in outputs],
+                       "generated_texts": ["" for _ in outputs], "errors": [o.error for o in outputs],
+                       # STAND-IN key: each request's first token by the wall clock, the steady window's truth
+                       "standin_first_token_unix": [o.first_token_unix for o in outputs]})
     if args.output_file and not args.standin_no_record:
         with open(args.output_file, "a") as fh:
             fh.write(json.dumps(result) + "\n")

@@ -214,10 +214,11 @@ async def test_unavailable_then_samples_recover_and_interrupt_clears() -> None:
         assert "reconnecting" not in _text(pane, "state")
 
 
-async def test_throughput_gives_tokens_per_joule_on_the_power_axis() -> None:
+@pytest.mark.parametrize("size", [(80, 24), (200, 50)])
+async def test_throughput_gives_tokens_per_joule_on_the_power_axis(size: tuple[int, int]) -> None:
     ticks = demo_ticks(8, 10)
     app = pane_app(ticks)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=size) as pilot:
         pane = app.query_one(GpuPane)
         await pilot.pause()
         assert "tok/J" not in _text(pane, "total")
@@ -225,7 +226,12 @@ async def test_throughput_gives_tokens_per_joule_on_the_power_axis() -> None:
         await pilot.pause()
         expected = pane.history.tokens_per_joule(pane.throughput or [])
         assert expected is not None
-        assert f"{expected:.3g} tok/J" in _text(pane, "total")
+        span = ticks[-1].taken_at - ticks[0].taken_at
+        # it says what it divides (a sweep point's tok/J divides its client's tokens over its main
+        # run): generated tokens, and where there is room, from the log over the GPUs' J, and when
+        said = (f"{expected:.3g} out tok/J" if size[0] < 120 else
+                f"{expected:.3g} out tok/J (log gen tok ÷ GPU J, last {span:.0f} s)")
+        assert said in _text(pane, "total")
 
 
 @pytest.mark.parametrize("size", [(80, 24), (200, 50)])
@@ -241,16 +247,16 @@ async def test_no_tokens_per_joule_once_generation_stopped(size: tuple[int, int]
         await pilot.pause()
         pane.set_throughput([(t.taken_at, 5000.0) for t in ticks])
         await pilot.pause()
-        assert re.search(r"\d tok/J", _text(pane, "total").splitlines()[0]), "generating now: the figure shows"
+        assert re.search(r"\d out tok/J", _text(pane, "total").splitlines()[0]), "generating now: the figure shows"
         early = [t for t in ticks if t.taken_at < ticks[-1].taken_at - 40]
         pane.set_throughput([(t.taken_at, 5000.0) for t in early])  # the log stopped a while ago
         await pilot.pause()
         head = _text(pane, "total").splitlines()[0]  # the figure; the full layout's spark below is history
-        assert not re.search(r"\d tok/J", head), head
+        assert not re.search(r"\d out tok/J", head), head
         pane.set_throughput([(t.taken_at, 5000.0) for t in early] + [(ticks[-1].taken_at, 0.0)])
         await pilot.pause()
         head = _text(pane, "total").splitlines()[0]
-        assert not re.search(r"\d tok/J", head), "zero throughput is no generation"
+        assert not re.search(r"\d out tok/J", head), "zero throughput is no generation"
 
 
 async def test_history_stays_bounded() -> None:

@@ -87,6 +87,9 @@ class SweepRunner:
         self.log_note: str | None = None
         """Why the server's log cannot be read (set by whoever feeds `log_lines`): said in the
         notes of a point that got no log peaks."""
+        self.gpu_source: str | None = None
+        """The GPU source in words (set by whoever feeds `gpu_tick`): said in each point's
+        energy check."""
         self.plan = plan
         self.log_settle_s = log_settle_s
         self.host = host
@@ -107,6 +110,8 @@ class SweepRunner:
     # -- observations, from the feeds ----------------------------------------------------------
     def gpu_tick(self, samples: Iterable[GpuSample]) -> None:
         if self.watch is not None:
+            if self.gpu_source is not None:
+                self.watch.gpu_source = self.gpu_source
             self.watch.gpu_tick(samples)
 
     def log_event(self, event: Any) -> None:

@@ -298,6 +298,7 @@ def _gpu_listener(runner: Any, what: str) -> Callable[[Any], None]:
 
     def take(item: Any) -> None:
         if isinstance(item, GpuSamplesTaken):
+            runner.gpu_source = what
             runner.gpu_tick(item.samples)
             if item.samples and any(s.power_w is None for s in item.samples):
                 why = next((s.notes.get("power_w") for s in item.samples if s.notes.get("power_w")), None)

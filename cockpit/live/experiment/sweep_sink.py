@@ -93,7 +93,8 @@ def benchmark_fields(plan: SweepPlan, point: PlannedPoint, result: BenchOutcome,
     fields["concurrency"] = point.concurrency  # what was asked, whatever the record says
     fields.update(watch.fields(total_tokens=result.total_tokens, duration_s=result.fields.get("duration_s"),
                                total_tok_s=result.fields.get("total_tok_s"),
-                               output_tok_s=result.fields.get("output_tok_s")))
+                               output_tok_s=result.fields.get("output_tok_s"), details=result.details,
+                               concurrency=point.concurrency))
     notes = []
     if result.completed is not None and result.completed < point.prompts:
         notes.append(f"{result.completed} of {point.prompts} requests completed")

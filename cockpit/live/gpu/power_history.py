@@ -166,9 +166,12 @@ def _integral(series: Sequence[Point], a: float, b: float, cuts: Sequence[float]
 
 def tok_per_joule(tokens: float | None, joules: float | None) -> float | None:
     """The one tok/J of cockpit: tokens over the energy the host's GPUs drew meanwhile
-    (their summed draw). The GPU pane passes ∫ tokens/s dt and ∫ W dt over the span both
-    series cover; a sweep point its client's tokens/s and the mean draw over its measured
-    run (the same ratio per second). None when either is unknown or no energy was drawn."""
+    (their summed draw). The GPU pane passes ∫ tokens/s dt (the server log's generated
+    tokens) and ∫ W dt over the span both series cover, and says so beside the figure; a
+    sweep point its client's tokens/s and the time-weighted mean draw (∫ W dt over the
+    seconds sampled, model/bench/energy_audit.py) over its measured run, the same ratio per
+    second, and its steady window's tokens over that window's joules. None when either is
+    unknown or no energy was drawn."""
     if tokens is None or joules is None or joules <= 0:
         return None
     return tokens / joules

@@ -140,11 +140,20 @@ class BenchOutcome:
     total_tokens: int | None
     source: str
     """"jsonl" (the --output-file record) or "stdout" (the printed block)."""
+    details: Mapping[str, Any] | None = None
+    """The per-request lists the client writes with `--output-details` (`ttfts`, `itls`,
+    `input_lens`, `output_lens`, `errors`; seconds and tokens, in request order): the
+    steady-state energy window (live/experiment/sweep_watch.py). None without them."""
+
+
+DETAIL_KEYS = ("ttfts", "itls", "input_lens", "output_lens", "errors")
 
 
 def from_record(record: Mapping[str, Any]) -> BenchOutcome:
     completed, total = record_counts(record)
-    return BenchOutcome(record_fields(record), completed, total, "jsonl")
+    details = {key: record[key] for key in DETAIL_KEYS if isinstance(record.get(key), list)}
+    return BenchOutcome(record_fields(record), completed, total, "jsonl",
+                        details if "ttfts" in details and "itls" in details else None)
 
 
 def from_stdout(lines: Iterable[str]) -> BenchOutcome | None:

@@ -77,6 +77,8 @@ class NvmlSampler:
         self._handles: list[Any] = []
         self._static: dict[int, dict[str, Any]] = {}
         self._memory_v2 = True
+        self._instant: dict[int, bool] = {}
+        """Per GPU: whether NVML gives its instantaneous power field (False: not asked again)."""
         self._open = False
 
     # lifecycle
@@ -190,7 +192,7 @@ class NvmlSampler:
             index=i,
             name=static["name"],
             uuid=static["uuid"],
-            power_w=mw_to_w(call("power_w", nv.nvmlDeviceGetPowerUsage, h)),
+            power_w=mw_to_w(self._power_mw(i, h, call)),
             power_limit_w=mw_to_w(call("power_limit_w", nv.nvmlDeviceGetEnforcedPowerLimit, h)),
             util_gpu_pct=None if util is None else util.gpu,
             util_mem_pct=None if util is None else util.memory,
@@ -212,6 +214,25 @@ class NvmlSampler:
             timestamp=self._clock() if now is None else now,
             notes=notes,
         )
+
+    def _power_mw(self, i: int, h: Any, call: Callable[..., Any]) -> Any:
+        """The GPU's instantaneous draw (NVML_FI_DEV_POWER_INSTANT, mW) where the driver gives
+        it, else `nvmlDeviceGetPowerUsage`. On an H100 (driver 580) the latter is a trailing
+        average: integrated, it trailed the GPU's energy counter by 9-10 % over a 6 s ramp and
+        led it by as much over a drain, where the instant field kept within 1-4 %
+        (benchmarks/bench_energy.py)."""
+        nv = self._nvml
+        if self._instant.get(i, True):
+            field_id = getattr(nv, "NVML_FI_DEV_POWER_INSTANT", None)
+            try:
+                value = nv.nvmlDeviceGetFieldValues(h, [field_id])[0] if field_id is not None else None
+                if value is not None and value.nvmlReturn == 0:
+                    self._instant[i] = True
+                    return value.value.uiVal
+            except Exception:
+                pass
+            self._instant[i] = False  # no such field on this GPU or driver: the average from now on
+        return call("power_w", nv.nvmlDeviceGetPowerUsage, h)
 
     def _read_static(self, i: int) -> dict[str, Any]:
         """Figures that do not change while the driver is loaded, read once per GPU."""

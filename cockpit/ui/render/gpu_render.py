@@ -168,8 +168,12 @@ def render_total(history: PowerHistory, throughput: Sequence[Point] | None, widt
     head.append(history.headline(), style=colour)
     if draw is not None and limit:
         head.append(f" {draw / limit * 100:.0f}%", style=colour)
-    # Three significant figures: early in a run the figure is small (0.0186), not zero.
-    tpj_text = None if tpj is None else (f"{tpj:.3g} tok/J" if tpj < 100 else f"{tpj:.0f} tok/J")
+    # Three significant figures: early in a run the figure is small (0.0186), not zero. What it
+    # divides is said (a sweep point's tok/J divides the client's tokens over its main run):
+    # the server log's generated tokens over the GPUs' joules, on the span both series cover.
+    tpj_text = None if tpj is None else (f"{tpj:.3g} out tok/J" if tpj < 100 else f"{tpj:.0f} out tok/J")
+    if tpj_text and full and throughput:
+        tpj_text += f" (log gen tok ÷ GPU J, {_overlap_words(throughput, total)})"
     if full:
         counts = _headroom_counts(history)
         if counts:
@@ -208,6 +212,16 @@ def render_total(history: PowerHistory, throughput: Sequence[Point] | None, widt
         head.append(" ")
         head.append(tpj_text, style=pal("foreground", bold=True))
     return head
+
+
+def _overlap_words(throughput: Sequence[Point], power: Sequence[Point]) -> str:
+    """The span both series cover, in words (`last 4 min`, `last 40 s`)."""
+    if not throughput or not power:
+        return "no overlap"
+    start = max(min(t for t, _ in throughput), min(t for t, _ in power))
+    end = min(max(t for t, _ in throughput), max(t for t, _ in power))
+    span = max(0.0, end - start)
+    return f"last {span / 60:.0f} min" if span >= 120 else f"last {span:.0f} s"
 
 
 def render_host_totals(history: PowerHistory, hosts: Sequence[str | None], pal: Palette, *, label_width: int) -> Text:

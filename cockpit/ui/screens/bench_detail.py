@@ -30,7 +30,16 @@ _GROUPS: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
     ("Power over the measured run", (("power_mean_w", "mean W", "{:,.0f}"), ("power_peak_w", "peak W", "{:,.0f}"),
                                      ("power_share", "share of limit", "{:.0%}"),
                                      ("tok_per_joule", "tok/J total", "{:.3g}"),
-                                     ("output_tok_per_joule", "tok/J output", "{:.3g}"))),
+                                     ("output_tok_per_joule", "tok/J output", "{:.3g}"),
+                                     ("energy_j", "energy J (∫ W dt)", "{:,.1f}"),
+                                     ("energy_counter_j", "energy counter J", "{:,.1f}"),
+                                     ("energy_check", "check", "{}"))),
+    ("Power in steady state", (("steady_from", "window from", "{}"), ("steady_s", "window s", "{:,.2f}"),
+                               ("steady_power_w", "mean W", "{:,.0f}"), ("steady_j", "energy J (∫ W dt)", "{:,.1f}"),
+                               ("steady_counter_j", "energy counter J", "{:,.1f}"),
+                               ("steady_tok_per_joule", "tok/J total", "{:.3g}"),
+                               ("steady_output_tok_per_joule", "tok/J output", "{:.3g}"),
+                               ("steady_check", "check", "{}"))),
     ("Server", (("max_concurrent_requests", "achieved concurrency", "{}"), ("peak_running", "peak running", "{}"),
                 ("peak_queued", "peak queued", "{}"), ("server_ttft_p50_ms", "TTFT p50 ms", "{:,.1f}"),
                 ("server_ttft_p99_ms", "TTFT p99 ms", "{:,.1f}"), ("server_itl_p50_ms", "ITL p50 ms", "{:,.2f}"),
@@ -49,8 +58,9 @@ def bench_detail(bench: Benchmark) -> Content:
         if value is not None:
             parts += ["\n", (f"{label:<{_WIDTH}}", "bold"), safe(str(value))]
     for heading, fields in _GROUPS:
-        shown = [(label, fmt.format(getattr(bench, key))) for key, label, fmt in fields
-                 if getattr(bench, key) is not None]
+        # text figures (an energy check names its GPU source) go through the one sanitizer
+        shown = [(label, safe(value) if isinstance(value, str) else fmt.format(value)) for key, label, fmt in fields
+                 if (value := getattr(bench, key)) is not None]
         if shown:
             parts += ["\n\n", (heading, "bold underline")]
             for label, text in shown:

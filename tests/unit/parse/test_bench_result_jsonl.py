@@ -113,3 +113,15 @@ def test_short_requests_do_not_overstate_the_achieved_concurrency() -> None:
     assert (fields["max_concurrent_requests"], fields["output_tok_s_per_stream"]) == (2, 100.0)
     without_mean = {k: v for k, v in record.items() if k != "concurrency"}
     assert record_fields(without_mean)["output_tok_s_per_stream"] == 87.0  # 174 / the capped peak 2
+
+
+def test_output_details_are_kept_for_the_steady_energy_window() -> None:
+    """`--output-details` appends sglang's per-request lists (its `result_details` keys) to the
+    record: the outcome keeps them as they are; without them there are none."""
+    record = json.loads(RECORD_TEXT.splitlines()[-1])
+    assert from_record(record).details is None
+    details = {"input_lens": [1024, 1024], "output_lens": [3, 2], "ttfts": [0.41, 0.39], "itls": [[0.01, 0.02], [0.01]],
+               "generated_texts": ["a b c", "d e"], "errors": ["", ""]}
+    outcome = from_record(record | details)
+    assert outcome.details == {key: details[key] for key in ("ttfts", "itls", "input_lens", "output_lens", "errors")}
+    assert from_record(record | {"ttfts": [0.4]}).details is None  # inter-token gaps missing: no timings

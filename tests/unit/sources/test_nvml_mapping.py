@@ -321,3 +321,35 @@ def test_without_a_driver_or_host_the_commands_exit_1_with_one_line(argv):
     assert out.stdout == ""
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("cockpit: No NVIDIA driver on this machine")
+
+
+class InstantPowerNvml(FakeNvml):
+    """STAND-IN: GPU 0 gives NVML's instantaneous power field, GPU 1's driver answers the field
+    with NOT_SUPPORTED, GPU 2 refuses the call (as FakeNvml's does for its average)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.field_calls = [0, 0, 0]
+
+    def nvmlDeviceGetFieldValues(self, h, ids):
+        self.field_calls[h] += 1
+        assert ids == [pynvml.NVML_FI_DEV_POWER_INSTANT]
+        if h == 2:
+            raise err(pynvml.NVML_ERROR_NOT_SUPPORTED)
+        return [SimpleNamespace(nvmlReturn=0 if h == 0 else pynvml.NVML_ERROR_NOT_SUPPORTED,
+                                value=SimpleNamespace(uiVal=412_500 if h == 0 else 0))]
+
+
+async def test_power_is_the_instant_field_where_the_driver_gives_it_else_the_average():
+    """The averaged nvmlDeviceGetPowerUsage trails the GPU's energy counter through a ramp
+    (benchmarks/bench_energy.py): the instantaneous field is read first, per GPU, and a GPU
+    that has none is not asked again."""
+    fake = InstantPowerNvml()
+    async with NvmlSampler(nvml=fake, clock=lambda: 1000.0) as sampler:
+        first = await sampler.sample()
+        second = await sampler.sample()
+    for g0, g1, g2 in (first, second):
+        assert g0.power_w == 412.5  # the field, not FakeNvml's 150.25 W average
+        assert g1.power_w == 290.0  # no such field: the average
+        assert g2.power_w is None and g2.notes["power_w"] == "NVMLError_NotSupported"
+    assert fake.field_calls == [2, 1, 1]
