@@ -15,6 +15,17 @@ from cockpit.model.ids import ID_PATTERN
 Id = Annotated[str, Field(pattern=ID_PATTERN.pattern, description="short id such as t12")]
 Text = Annotated[str, Field(min_length=1)]
 
+# Every number a session holds is finite and of a size a figure can have: TOML writes `inf`,
+# `nan` and 1e308, and each of those crashed or lied somewhere later (a step count, a mean,
+# "the search's best"). Far over any tok/s, ms, watt or flag value; sums and products of a
+# few such figures stay far from overflow. Fields narrow these further where they mean more.
+MAX_FIGURE = 1e15
+MAX_COUNT = 2**53  # integers: exact as floats too (a count divided, a figure rounded)
+# gt/lt, not ge/le: a field's own `Field(ge=0)` replaces a `ge` given here (pydantic keeps the
+# last of a kind), while it adds to a `gt`; no field narrows with `lt` alone.
+Float = Annotated[float, Field(allow_inf_nan=False, gt=-MAX_FIGURE, lt=MAX_FIGURE)]
+Int = Annotated[int, Field(gt=-MAX_COUNT, lt=MAX_COUNT)]
+
 # Key names that would carry a credential: refused wherever they appear.
 SECRET_KEY_NAMES = re.compile(r"(^|_)(password|passwd|passphrase|private_key|secret_key)$", re.I)
 PRIVATE_KEY_BLOCK = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")
@@ -26,7 +37,7 @@ def now() -> datetime:
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
     @field_validator("*", mode="before")
     @classmethod
