@@ -170,6 +170,8 @@ def _loads_session(text: str, path: Path | str) -> Session:
         raise SessionFileError(path, _problems_from_validation(exc, text)) from None
     except RecursionError:
         raise SessionFileError(path, [Problem(1, 1, "nested too deeply to check")]) from None
+    except (ArithmeticError, TypeError, ValueError) as exc:  # a check that failed on a value it did not expect
+        raise SessionFileError(path, [Problem(1, 1, f"cannot check this file: {type(exc).__name__}: {exc}")]) from None
 
 
 def read_text(path: Path) -> str:
