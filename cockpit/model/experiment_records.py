@@ -58,10 +58,10 @@ class Sweep(Strict):
     dataset: SweepDataset = SweepDataset.RANDOM
     input_len: Int = Field(default=1024, ge=1, le=MAX_TOKENS)
     output_len: Int = Field(default=1024, ge=1, le=MAX_TOKENS)
-    range_ratio: Float = Field(default=1.0, gt=0, le=1)
+    range_ratio: float = Field(default=1.0, gt=0, le=1)
     prompts: Int | None = Field(default=None, ge=1, le=MAX_PROMPTS)
     """Prompts per point as a number; unset: `prompts_per_concurrency` times the concurrency."""
-    prompts_per_concurrency: Float = Field(default=4.0, gt=0, le=MAX_PROMPTS)
+    prompts_per_concurrency: float = Field(default=4.0, gt=0, le=MAX_PROMPTS)
     concurrencies: list[Annotated[Int, Field(ge=1, le=MAX_CONCURRENCY)]] = [1, 2, 4, 8]
     extra_args: list[str] = []
     """More bench_serving arguments, each one argv item (never joined into a shell string)."""

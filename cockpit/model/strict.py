@@ -21,8 +21,10 @@ Text = Annotated[str, Field(min_length=1)]
 # few such figures stay far from overflow. Fields narrow these further where they mean more.
 MAX_FIGURE = 1e15
 MAX_COUNT = 2**53  # integers: exact as floats too (a count divided, a figure rounded)
-# gt/lt, not ge/le: a field's own `Field(ge=0)` replaces a `ge` given here (pydantic keeps the
-# last of a kind), while it adds to a `gt`; no field narrows with `lt` alone.
+# gt/lt, not ge/le: on a field that is not optional, a bound given here replaces the field's
+# own bound of the same kind (pydantic keeps the last), so `Float = Field(ge=0)` keeps both;
+# a field bounded with gt or lt itself is a plain `float` with both its bounds (the model's
+# allow_inf_nan=False still refuses inf and nan there). The property test checks both hold.
 Float = Annotated[float, Field(allow_inf_nan=False, gt=-MAX_FIGURE, lt=MAX_FIGURE)]
 Int = Annotated[int, Field(gt=-MAX_COUNT, lt=MAX_COUNT)]
 

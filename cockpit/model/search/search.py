@@ -51,7 +51,7 @@ class Stepped(Strict):
 
     low: Float
     high: Float
-    step: Float = Field(gt=0)
+    step: float = Field(gt=0, lt=MAX_FIGURE)
 
     @model_validator(mode="after")
     def _range(self) -> Stepped:
@@ -157,7 +157,7 @@ class Search(Strict):
     """The launch budget."""
     repeats: Int = Field(default=0, ge=0, le=10)
     """Relaunches of the leading configuration, to measure the noise between launches."""
-    prune_below: Float = Field(default=0.5, ge=0, lt=1)
+    prune_below: float = Field(default=0.5, ge=0, lt=1)
     """Stop a trial whose point falls under this share of the best trial's at the same concurrency (0: never)."""
     hosts: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]] = []
     """Hosts that run trials, one each at a time (unset: the base profile's host)."""
