@@ -9,7 +9,6 @@ anything else.
 
 from __future__ import annotations
 
-import math
 import re
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -111,9 +110,9 @@ def parse_value(raw: str) -> tuple[float | int | None, str | None]:
     else:
         m = _NUMBER.match(text)
         number = None if m is None else read_float(m.group(1)) if "." in m.group(1) else read_int(m.group(1))
-    if number is None or (isinstance(number, float) and not math.isfinite(number)):
+    if number is None:
         return None, (text[:40] + "..." if len(text) > 40 else text) or "(empty)"
-    return number, None
+    return number, None  # inf from 1e999 included: the field's range refuses it (figure_problem)
 
 
 def parse_timestamp(raw: str) -> float | None:
