@@ -15,7 +15,6 @@ from cockpit.model.bench.sweep_dataset import problems as dataset_problems
 from cockpit.model.enums import Metric, ProfileStatus
 from cockpit.model.strict import Float, Id, Int, Strict, Text
 
-
 # A sweep's sizes: far over any benchmark run, far under what would overflow the prompt
 # counts computed from them (prompts_per_concurrency x concurrency).
 MAX_TOKENS = 10_000_000

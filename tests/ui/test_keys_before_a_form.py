@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from textual import events
+
 from tui_support import make_app
 
 from cockpit.ui.screens.forms.forms import BenchmarkForm, RecordForm

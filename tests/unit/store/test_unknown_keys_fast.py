@@ -9,10 +9,10 @@ import tracemalloc
 
 import pytest
 
+from cockpit.model.session import Session, Task
 from cockpit.store.errors import SessionFileError
 from cockpit.store.limits import MAX_TABLE_KEYS, structure_problem
 from cockpit.store.toml_store import dumps_session, loads_session
-from cockpit.model.session import Session, Task
 
 HEAD = 'schema_version = 1\ntitle = "x"\n'
 
@@ -56,7 +56,7 @@ def test_unknown_keys_over_many_tables_are_listed_fifty_and_counted(keys, more):
     said, _, _ = _refused(HEAD + tables)
     lines = said.splitlines()
     assert len(lines) == 51 and lines[0] == "s.toml:6:1: tasks[0].k0: unknown key"
-    assert lines[49] == f"s.toml:55:1: tasks[0].k49: unknown key"
+    assert lines[49] == "s.toml:55:1: tasks[0].k49: unknown key"
     assert lines[-1].endswith(f"... and {more} more unknown keys (fix these and check again)")
 
 
