@@ -206,7 +206,7 @@ def _fields_of(record: type) -> dict[str, type | None]:
         if isinstance(record, type) and issubclass(record, BaseModel):
             known = {name: _records_of(info.annotation) for name, info in record.model_fields.items()}
         else:
-            known = {f.name: None for f in dataclasses.fields(record)}
+            known = {f.name: None for f in dataclasses.fields(typing.cast(Any, record))}
         _FIELDS[record] = known
     return known
 

@@ -11,6 +11,7 @@ LAND_WAIT_S; a key then meets the form's bindings, and none of the screen behind
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from textual.app import App
 from textual.screen import Screen
@@ -19,7 +20,7 @@ LAND_WAIT_S = 0.25  # far over a request's trip through a few queues; a key is n
 _QUIET_LOOKS = 2  # dry twice in a row: a handler that was running when first looked at has finished
 
 
-async def requests_landed(app: App[object], screen: Screen[object]) -> None:
+async def requests_landed(app: App[Any], screen: Screen[Any]) -> None:
     """Return once what the last binding posted has been handled, or another screen is on top."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + LAND_WAIT_S
