@@ -75,11 +75,6 @@ class KeyIndex:
     def locate(self, loc: str) -> tuple[int, int]:
         return _nearest(self.table, loc)
 
-    @staticmethod
-    def nearest(table: dict[str, tuple[int, int]], loc: str) -> tuple[int, int]:
-        """`locate` over a table made by `key_lines`."""
-        return _nearest(table, loc)
-
 
 def locate(text: str, loc: str) -> tuple[int, int]:
     """Best (line, col) for a key path; walks up to the nearest known parent."""

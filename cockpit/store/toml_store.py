@@ -28,7 +28,7 @@ from cockpit.model.session import Session
 from cockpit.store import limits
 from cockpit.store.atomic_write import SaveTooLargeError, SessionReadOnlyError, write_atomic  # noqa: F401 (callers save through here)
 from cockpit.store.errors import Problem, SessionFileError
-from cockpit.store.locate import KeyIndex, key_lines, locate
+from cockpit.store.locate import KeyIndex, locate
 from cockpit.store.migrations import MigrationError, migrate
 from cockpit.store.signature import DiskSignature, signature_of
 
@@ -175,7 +175,7 @@ def _loads_session(text: str, path: Path | str) -> Session:
         last = problems[-1]
         rest = len(unknown) - limits.MAX_PROBLEMS_LISTED
         many = f"{rest:,}" if len(unknown) <= _UNKNOWN_COUNTED else f"over {rest - 1:,}"
-        problems[-1] = Problem(last.line, last.col, f"... and {many} more unknown keys (fix these and check again)")
+        problems[-1] = Problem(last.line, last.col, f"... and {many} more problems (fix these and check again)")
         raise SessionFileError(path, problems)
     try:
         return Session.model_validate(data)
@@ -245,9 +245,9 @@ def _early_lines(text: str, paths: list[str]) -> list[tuple[int, int]]:
     10 MB file takes seconds, so only as much of the text as holds them is indexed."""
     size = 1 << 16
     while True:
-        table = key_lines(text[:size])
-        if size >= len(text) or all(p in table for p in paths):
-            return [KeyIndex.nearest(table, p) for p in paths]
+        index = KeyIndex(text[:size])
+        if size >= len(text) or all(p in index.table for p in paths):
+            return [index.locate(p) for p in paths]
         size *= 4
 
 

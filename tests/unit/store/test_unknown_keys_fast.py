@@ -37,7 +37,7 @@ def test_a_million_unknown_keys_in_one_table_fail_fast_at_their_line(where):
     table_start = 0 if not where else HEAD.count("\n") + 1  # the line of its header (0: the top table)
     line = table_start + MAX_TABLE_KEYS + 1  # the key past the bound: every `key =` line counts
     col = text.splitlines()[line - 1].index("=") + 1
-    assert said == f"s.toml:{line}:{col}: more than 2,000 keys in one table " \
+    assert said == f"s.toml:{line}:{col}: more than 20,000 keys in one table " \
                    "(a session record has about 50): not a session file"
     assert seconds < 1.5, f"{seconds:.2f} s (0.1 s on a quiet machine; 42 s before)"
     assert peak_mb < 3 * len(text) / 1e6, f"{peak_mb:.0f} MB for a {len(text) / 1e6:.0f} MB text"
@@ -46,7 +46,7 @@ def test_a_million_unknown_keys_in_one_table_fail_fast_at_their_line(where):
 def test_an_inline_table_of_a_million_keys_too():
     text = HEAD + "[ui]\nscroll = {" + ", ".join(f"k{i} = 1" for i in range(1_000_000)) + "}\n"
     said, seconds, _ = _refused(text)
-    assert "more than 2,000 keys in one table" in said and seconds < 1.5
+    assert "more than 20,000 keys in one table" in said and seconds < 1.5
 
 
 @pytest.mark.parametrize(("keys", "more"), [(90, "8,950"), (300, "over 9,950")])
@@ -57,11 +57,11 @@ def test_unknown_keys_over_many_tables_are_listed_fifty_and_counted(keys, more):
     lines = said.splitlines()
     assert len(lines) == 51 and lines[0] == "s.toml:6:1: tasks[0].k0: unknown key"
     assert lines[49] == "s.toml:55:1: tasks[0].k49: unknown key"
-    assert lines[-1].endswith(f"... and {more} more unknown keys (fix these and check again)")
+    assert lines[-1].endswith(f"... and {more} more problems (fix these and check again)")
 
 
 def test_wide_but_real_tables_and_notes_full_of_equals_signs_still_load():
-    notes = "a = b\n" * (3 * MAX_TABLE_KEYS)
+    notes = "a = b\n" * 5_000 + "=" * (MAX_TABLE_KEYS + 5_000)  # over the bound in `=`, under the note limit
     session = Session(tasks=[Task(id=f"t{i}", title=f"x = {i}", notes=notes) for i in range(1, 4)])
     text = dumps_session(session)
     assert structure_problem(text) is None
