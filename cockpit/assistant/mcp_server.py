@@ -245,10 +245,12 @@ def build_server(path: Path | str, *, live: LiveState | None = None, watch_s: fl
     @tool("Import the 'Serving Benchmark Result' block of sglang.bench_serving output text "
                              "as a benchmark; returns its id.")
     def import_bench_serving(text: str, label: str, profile: str | None = None, notes: str | None = None) -> str:
-        from cockpit.parse.bench.bench_serving import bench_fields
+        from cockpit.parse.bench.bench_serving import bench_fields, refused_rows
         from cockpit.parse.log.log_events import BenchResult
         from cockpit.parse.log.sglang_log import parse_text
 
+        if refused := refused_rows(text.splitlines()):
+            raise ToolError("; ".join(f"text line {line}: {why}" for line, why in refused[:5]))
         results = [e for e in parse_text(text) if isinstance(e, BenchResult)]
         if not results:
             raise ToolError("no 'Serving Benchmark Result' block found in text")

@@ -147,8 +147,11 @@ class SessionController:
                     try:
                         theirs, _ = load_session_with_signature(self.path)
                     except SessionFileError as exc:
-                        if not over_broken:
-                            self.broken_sig = disk_signature(self.path)
+                        # Said before anything is written over it: a save over a file whose
+                        # problem nobody has seen yet (this very text) only reports it.
+                        sig = disk_signature(self.path)
+                        if not over_broken or sig != self.broken_sig:
+                            self.broken_sig = sig
                             return SaveOutcome("broken", exc.render())
                         overwrote = True
                     else:

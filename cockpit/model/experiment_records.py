@@ -13,7 +13,13 @@ from pydantic import AwareDatetime, Field, model_validator
 from cockpit.model.bench.sweep_dataset import describe as describe_dataset
 from cockpit.model.bench.sweep_dataset import problems as dataset_problems
 from cockpit.model.enums import Metric, ProfileStatus
-from cockpit.model.strict import Id, Strict, Text
+from cockpit.model.strict import Float, Id, Int, Strict, Text
+
+# A sweep's sizes: far over any benchmark run, far under what would overflow the prompt
+# counts computed from them (prompts_per_concurrency x concurrency).
+MAX_TOKENS = 10_000_000
+MAX_CONCURRENCY = 1_000_000
+MAX_PROMPTS = 100_000_000
 
 
 class LaunchProfile(Strict):
@@ -49,28 +55,28 @@ class Sweep(Strict):
     id: Id
     name: Text
     dataset: SweepDataset = SweepDataset.RANDOM
-    input_len: int = Field(default=1024, ge=1)
-    output_len: int = Field(default=1024, ge=1)
+    input_len: Int = Field(default=1024, ge=1, le=MAX_TOKENS)
+    output_len: Int = Field(default=1024, ge=1, le=MAX_TOKENS)
     range_ratio: float = Field(default=1.0, gt=0, le=1)
-    prompts: int | None = Field(default=None, ge=1)
+    prompts: Int | None = Field(default=None, ge=1, le=MAX_PROMPTS)
     """Prompts per point as a number; unset: `prompts_per_concurrency` times the concurrency."""
-    prompts_per_concurrency: float = Field(default=4.0, gt=0)
-    concurrencies: list[Annotated[int, Field(ge=1)]] = [1, 2, 4, 8]
+    prompts_per_concurrency: float = Field(default=4.0, gt=0, le=MAX_PROMPTS)
+    concurrencies: list[Annotated[Int, Field(ge=1, le=MAX_CONCURRENCY)]] = [1, 2, 4, 8]
     extra_args: list[str] = []
     """More bench_serving arguments, each one argv item (never joined into a shell string)."""
-    request_rate: float | None = Field(default=None, gt=0)
+    request_rate: Float | None = Field(default=None, gt=0)
     """Requests per second (Poisson arrivals); unset: all at once, held to the concurrency."""
     # Each dataset's own fields (model/bench/sweep_dataset.py): set only for the dataset that reads them.
     dataset_path: str | None = None
-    sharegpt_context_len: int | None = Field(default=None, ge=1)
-    gsp_num_groups: int | None = Field(default=None, ge=1)
-    gsp_prompts_per_group: int | None = Field(default=None, ge=1)
-    gsp_system_prompt_len: int | None = Field(default=None, ge=1)
-    gsp_question_len: int | None = Field(default=None, ge=1)
-    gsp_output_len: int | None = Field(default=None, ge=1)
+    sharegpt_context_len: Int | None = Field(default=None, ge=1)
+    gsp_num_groups: Int | None = Field(default=None, ge=1)
+    gsp_prompts_per_group: Int | None = Field(default=None, ge=1)
+    gsp_system_prompt_len: Int | None = Field(default=None, ge=1)
+    gsp_question_len: Int | None = Field(default=None, ge=1)
+    gsp_output_len: Int | None = Field(default=None, ge=1)
     mooncake_workload: Literal["mooncake", "conversation", "synthetic", "toolagent"] | None = None
-    mooncake_slowdown_factor: float | None = Field(default=None, gt=0)
-    mooncake_num_rounds: int | None = Field(default=None, ge=1)
+    mooncake_slowdown_factor: Float | None = Field(default=None, gt=0)
+    mooncake_num_rounds: Int | None = Field(default=None, ge=1)
     use_trace_timestamps: bool = False
     notes: str | None = None
     confirmed: str | None = None
@@ -98,17 +104,17 @@ class Benchmark(Strict):
     id: Id
     label: Text
     profile: Id | None = None
-    concurrency: int | None = Field(default=None, ge=1)
-    input_len: int | None = Field(default=None, ge=0)
-    output_len: int | None = Field(default=None, ge=0)
-    total_tok_s: float | None = Field(default=None, ge=0)
-    output_tok_s: float | None = Field(default=None, ge=0)
-    output_tok_s_per_stream: float | None = Field(default=None, ge=0)
-    request_throughput: float | None = Field(default=None, ge=0)
-    ttft_ms: float | None = Field(default=None, ge=0)
-    itl_ms: float | None = Field(default=None, ge=0)
-    tpot_ms: float | None = Field(default=None, ge=0)
-    e2e_latency_ms: float | None = Field(default=None, ge=0)
+    concurrency: Int | None = Field(default=None, ge=1)
+    input_len: Int | None = Field(default=None, ge=0)
+    output_len: Int | None = Field(default=None, ge=0)
+    total_tok_s: Float | None = Field(default=None, ge=0)
+    output_tok_s: Float | None = Field(default=None, ge=0)
+    output_tok_s_per_stream: Float | None = Field(default=None, ge=0)
+    request_throughput: Float | None = Field(default=None, ge=0)
+    ttft_ms: Float | None = Field(default=None, ge=0)
+    itl_ms: Float | None = Field(default=None, ge=0)
+    tpot_ms: Float | None = Field(default=None, ge=0)
+    e2e_latency_ms: Float | None = Field(default=None, ge=0)
     when: AwareDatetime | None = None
     notes: str | None = None
     # What the experiment loop records beside the tool's figures (all optional).
@@ -116,22 +122,22 @@ class Benchmark(Strict):
     dataset: str | None = None
     command: str | None = None
     """The launch command exactly as it ran (the profile may change later)."""
-    duration_s: float | None = Field(default=None, ge=0)
-    ttft_p99_ms: float | None = Field(default=None, ge=0)
-    itl_p99_ms: float | None = Field(default=None, ge=0)
-    power_mean_w: float | None = Field(default=None, ge=0)
-    power_peak_w: float | None = Field(default=None, ge=0)
-    power_share: float | None = Field(default=None, ge=0)
+    duration_s: Float | None = Field(default=None, ge=0)
+    ttft_p99_ms: Float | None = Field(default=None, ge=0)
+    itl_p99_ms: Float | None = Field(default=None, ge=0)
+    power_mean_w: Float | None = Field(default=None, ge=0)
+    power_peak_w: Float | None = Field(default=None, ge=0)
+    power_share: Float | None = Field(default=None, ge=0)
     """Mean power over the point as a share of the summed power limits (0.62 = 62 %)."""
-    tok_per_joule: float | None = Field(default=None, ge=0)
+    tok_per_joule: Float | None = Field(default=None, ge=0)
     """Total (input + output) tokens per joule over the measured run."""
-    output_tok_per_joule: float | None = Field(default=None, ge=0)
+    output_tok_per_joule: Float | None = Field(default=None, ge=0)
     """Output tokens per joule over the measured run (energy per generated token)."""
     # Energy audited (model/bench/energy_audit.py): ∫ W dt over the measured run and over its
     # steady state, each beside the GPUs' energy counter, with how well the samples cover it.
-    energy_j: float | None = Field(default=None, ge=0)
+    energy_j: Float | None = Field(default=None, ge=0)
     """∫ W dt over the measured run (trapezoid on the samples' times), J."""
-    energy_counter_j: float | None = Field(default=None, ge=0)
+    energy_counter_j: Float | None = Field(default=None, ge=0)
     """The GPUs' energy counter (NVML, DCGM) between its first and last reading in the run, J."""
     energy_check: str | None = None
     """Source, sampling interval, share of the run covered, integral vs counter."""
@@ -140,29 +146,29 @@ class Benchmark(Strict):
     steady_from: str | None = None
     """How the steady window was found: the client's per-request first tokens (B-th to
     (N-B)-th, B = the concurrency) or the server's running count."""
-    steady_s: float | None = Field(default=None, ge=0)
-    steady_power_w: float | None = Field(default=None, ge=0)
-    steady_j: float | None = Field(default=None, ge=0)
-    steady_counter_j: float | None = Field(default=None, ge=0)
+    steady_s: Float | None = Field(default=None, ge=0)
+    steady_power_w: Float | None = Field(default=None, ge=0)
+    steady_j: Float | None = Field(default=None, ge=0)
+    steady_counter_j: Float | None = Field(default=None, ge=0)
     steady_check: str | None = None
     steady_flagged: bool | None = None
-    steady_tok_per_joule: float | None = Field(default=None, ge=0)
+    steady_tok_per_joule: Float | None = Field(default=None, ge=0)
     """Input + output tokens inside the steady window per joule of it."""
-    steady_output_tok_per_joule: float | None = Field(default=None, ge=0)
-    ttft_median_ms: float | None = Field(default=None, ge=0)
-    itl_median_ms: float | None = Field(default=None, ge=0)
-    e2e_p99_ms: float | None = Field(default=None, ge=0)
-    max_concurrent_requests: int | None = Field(default=None, ge=0)
+    steady_output_tok_per_joule: Float | None = Field(default=None, ge=0)
+    ttft_median_ms: Float | None = Field(default=None, ge=0)
+    itl_median_ms: Float | None = Field(default=None, ge=0)
+    e2e_p99_ms: Float | None = Field(default=None, ge=0)
+    max_concurrent_requests: Int | None = Field(default=None, ge=0)
     """The concurrency the client achieved (its `max_concurrent_requests`), not the one asked."""
     bench_client: str | None = None
     """The bench module that ran the point (`sglang.benchmark.serving` or `sglang.bench_serving`)."""
-    peak_running: int | None = Field(default=None, ge=0)
-    peak_queued: int | None = Field(default=None, ge=0)
+    peak_running: Int | None = Field(default=None, ge=0)
+    peak_queued: Int | None = Field(default=None, ge=0)
     error_labels: list[str] = []
-    server_ttft_p50_ms: float | None = Field(default=None, ge=0)
-    server_ttft_p99_ms: float | None = Field(default=None, ge=0)
-    server_itl_p50_ms: float | None = Field(default=None, ge=0)
-    server_itl_p99_ms: float | None = Field(default=None, ge=0)
+    server_ttft_p50_ms: Float | None = Field(default=None, ge=0)
+    server_ttft_p99_ms: Float | None = Field(default=None, ge=0)
+    server_itl_p50_ms: Float | None = Field(default=None, ge=0)
+    server_itl_p99_ms: Float | None = Field(default=None, ge=0)
     sweep_run: str | None = None
     """The sweep run that recorded this point: with `sweep` and `concurrency` it names the
     point, so a retried point is never recorded twice."""

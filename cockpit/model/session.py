@@ -26,6 +26,7 @@ from cockpit.model.log_view import LogViewState
 from cockpit.model.search.search import Search
 from cockpit.model.strict import PRIVATE_KEY_BLOCK as PRIVATE_KEY_BLOCK  # re-exported: older imports
 from cockpit.model.strict import SECRET_KEY_NAMES as SECRET_KEY_NAMES
+from cockpit.model.strict import Float, Int
 from cockpit.model.strict import Id as Id
 from cockpit.model.strict import Strict as Strict
 from cockpit.model.strict import Text as Text
@@ -38,10 +39,10 @@ class Target(Strict):
     id: Id
     metric: Metric
     comparator: Comparator = Comparator.GE
-    value: float
+    value: Float
     unit: str | None = None
-    concurrency_min: int | None = Field(default=None, ge=1)
-    concurrency_max: int | None = Field(default=None, ge=1)
+    concurrency_min: Int | None = Field(default=None, ge=1)
+    concurrency_max: Int | None = Field(default=None, ge=1)
     label: str | None = None
 
     @model_validator(mode="after")
@@ -94,7 +95,7 @@ class Task(Strict):
     id: Id
     title: Text
     status: TaskStatus = TaskStatus.TODO
-    order: int = 0
+    order: Int = 0
     notes: str | None = None
     discoveries: list[Id] = []
     review: bool = False
@@ -151,6 +152,9 @@ class LastAction(Strict):
 # 1e300 would never poll; both are typos, refused with the field's line.
 MIN_INTERVAL_S = 0.05  # 20 polls a second at most (the sweep tests sample GPUs this fast)
 MAX_INTERVAL_S = 86_400.0
+# The autosave delay: 0 saves at once; else a pause a person notices (1e-300 is a typo of 0
+# or of a number of seconds), and at most an hour of edits held unsaved.
+MAX_AUTOSAVE_DELAY_S = 3_600.0
 # The TUI's tabs (cockpit.ui.keys.actions.TABS, which a test keeps equal to this).
 TABS = ("main", "goal", "discoveries", "benchmarks", "files", "packages", "launch", "last", "topology",
         "handoff", "fleet")
@@ -168,11 +172,11 @@ class Host(Strict):
     """A person's seal of `log_command` on this host (see `model.launch_confirm`): the command
     runs only once its seal verifies; set by the TUI's confirm dialog, never by a writer."""
     gpu_source: GpuSource = GpuSource.NONE
-    gpu_interval_s: float = Field(default=1.0, ge=MIN_INTERVAL_S, le=MAX_INTERVAL_S)
+    gpu_interval_s: Float = Field(default=1.0, ge=MIN_INTERVAL_S, le=MAX_INTERVAL_S)
     metrics_url: str | None = Field(default=None, pattern=r"^https?://")
     """The server's Prometheus endpoint as the host sees it (`http://127.0.0.1:30000/metrics`);
     read through the host's SSH connection when it has `ssh`."""
-    metrics_interval_s: float | None = Field(default=None, ge=MIN_INTERVAL_S, le=MAX_INTERVAL_S)
+    metrics_interval_s: Float | None = Field(default=None, ge=MIN_INTERVAL_S, le=MAX_INTERVAL_S)
     """Seconds between scrapes of `metrics_url` (unset: 5 s; optional so older files round-trip)."""
     dcgm_url: str | None = Field(default=None, pattern=r"^https?://")
     """dcgm-exporter's endpoint for `gpu_source = "dcgm"` (unset: http://127.0.0.1:9400/metrics)."""
@@ -187,13 +191,13 @@ class PrometheusSource(Strict):
     url: Annotated[str, Field(pattern=r"^https?://")]
     auth_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     """Name of an environment variable holding `user:password` or a bearer token (never the secret)."""
-    interval_s: float = Field(default=5.0, ge=MIN_INTERVAL_S, le=MAX_INTERVAL_S)
-    history_h: float = Field(default=3.0, ge=1 / 3600, le=24 * 31)  # one second to a month
+    interval_s: Float = Field(default=5.0, ge=MIN_INTERVAL_S, le=MAX_INTERVAL_S)
+    history_h: Float = Field(default=3.0, ge=1 / 3600, le=24 * 31)  # one second to a month
     match: dict[str, str] | str | None = None
     """Which targets are this fleet's: `{job = "sglang"}` or a selector string (model/prom_match.py).
     Not refused at load: a bad one is `cockpit check`'s error and the Fleet tab's message, so
     one regex never keeps the whole session from opening (`prom_match.match_problem`)."""
-    rate_window_s: float | None = Field(default=None, ge=MIN_INTERVAL_S, le=MAX_INTERVAL_S)
+    rate_window_s: Float | None = Field(default=None, ge=MIN_INTERVAL_S, le=MAX_INTERVAL_S)
     """rate() / percentile window; unset: from the targets' scrape interval (live/fleet/fleet.py)."""
 
 
@@ -212,13 +216,20 @@ class UiState(Strict):
     focused_pane: str | None = None
     selection: dict[str, str] = {}
     """Selected item id per list or board column (`tasks.todo` -> `t3`)."""
-    scroll: dict[str, int] = {}
+    scroll: dict[str, Int] = {}
     log: LogViewState = LogViewState()
     autosave: bool = True
-    autosave_delay_s: float = Field(default=2.0, ge=0, le=MAX_INTERVAL_S)
-    log_buffer_lines: int = Field(default=50_000, ge=100, le=10_000_000)
+    autosave_delay_s: Float = Field(default=2.0, ge=0, le=MAX_AUTOSAVE_DELAY_S)
+    log_buffer_lines: Int = Field(default=50_000, ge=100, le=10_000_000)
     alert_bell: bool | None = None
     """Ring the terminal bell when an alert is raised (unset: off; unset keeps older files' bytes)."""
+
+    @field_validator("autosave_delay_s")
+    @classmethod
+    def _zero_or_a_pause(cls, value: float) -> float:
+        if 0 < value < MIN_INTERVAL_S:
+            raise ValueError(f"{value:g} s: 0 saves at once; a delay is at least {MIN_INTERVAL_S:g} s")
+        return value
 
     @field_validator("active_tab")
     @classmethod

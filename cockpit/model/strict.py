@@ -15,6 +15,19 @@ from cockpit.model.ids import ID_PATTERN
 Id = Annotated[str, Field(pattern=ID_PATTERN.pattern, description="short id such as t12")]
 Text = Annotated[str, Field(min_length=1)]
 
+# Every number a session holds is finite and of a size a figure can have: TOML writes `inf`,
+# `nan` and 1e308, and each of those crashed or lied somewhere later (a step count, a mean,
+# "the search's best"). Far over any tok/s, ms, watt or flag value; sums and products of a
+# few such figures stay far from overflow. Fields narrow these further where they mean more.
+MAX_FIGURE = 1e15
+MAX_COUNT = 2**53  # integers: exact as floats too (a count divided, a figure rounded)
+# gt/lt, not ge/le: on a field that is not optional, a bound given here replaces the field's
+# own bound of the same kind (pydantic keeps the last), so `Float = Field(ge=0)` keeps both;
+# a field bounded with gt or lt itself is a plain `float` with both its bounds (the model's
+# allow_inf_nan=False still refuses inf and nan there). The property test checks both hold.
+Float = Annotated[float, Field(allow_inf_nan=False, gt=-MAX_FIGURE, lt=MAX_FIGURE)]
+Int = Annotated[int, Field(gt=-MAX_COUNT, lt=MAX_COUNT)]
+
 # Key names that would carry a credential: refused wherever they appear.
 SECRET_KEY_NAMES = re.compile(r"(^|_)(password|passwd|passphrase|private_key|secret_key)$", re.I)
 PRIVATE_KEY_BLOCK = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")
@@ -26,7 +39,7 @@ def now() -> datetime:
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
     @field_validator("*", mode="before")
     @classmethod

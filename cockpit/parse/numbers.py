@@ -9,6 +9,9 @@ No figure a server or a benchmark prints is near this long.
 from __future__ import annotations
 
 MAX_NUMBER_CHARS = 64
+# The largest figure a session records (model/strict.py MAX_FIGURE; a test keeps them equal):
+# a figure read past it would be refused when recorded, so it is no figure where it is read.
+MAX_FIGURE = 1e15
 
 
 def read_int(text: str | bytes) -> int | None:
@@ -19,6 +22,11 @@ def read_int(text: str | bytes) -> int | None:
         return int(text)
     except ValueError:
         return None
+
+
+def is_figure(value: float | int) -> bool:
+    """Finite and within MAX_FIGURE either side of 0."""
+    return -MAX_FIGURE <= value <= MAX_FIGURE  # False for nan
 
 
 def read_float(text: str | bytes) -> float | None:

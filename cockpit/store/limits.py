@@ -27,6 +27,10 @@ MAX_NESTING = 64
 # Digits (and underscores) of one number literal: far over any count, id or timestamp, and
 # under Python's 4,300-digit conversion limit in every base TOML allows.
 MAX_NUMBER_CHARS = 1000
+# Keys of one table (or inline table): a Benchmark, the widest record, has ~50. A million
+# unknown keys took 42 s and 1.6 GB to parse and list one by one; refused here in well under
+# a second, before the parser builds them (fewer are listed 50 and counted: toml_store.py).
+MAX_TABLE_KEYS = 20_000
 
 _SIZE = re.compile(r"\s*(\d+)\s*([KMG]?)i?B?\s*", re.IGNORECASE)
 _UNITS = {"": 1, "K": 1024, "M": MB, "G": 1024 * MB}
@@ -88,10 +92,17 @@ _SKIP = r"""
       | \#[^\n]*                                                           # comment
       | [A-Za-z_][A-Za-z0-9_\-]*                                           # bare word (key, true, inf)
       | [0-9+\-][0-9A-Za-z_.:+\-]{0,%d}(?![0-9A-Za-z_])                    # number or date of fair length
-      | [^"'\#\[\]{}0-9A-Za-z_+\-]+                                        # anything else
-    )*
-""" % (MAX_NUMBER_CHARS - 1)
-_TOKEN = re.compile(_SKIP + r"(?: (?P<open>[\[{]) | (?P<close>[\]}]) | (?P<long>[0-9+\-][0-9A-Za-z_.:+\-]*) )?", re.VERBOSE)
+      | [^"'\#\[\]{}0-9A-Za-z_+\-%s]+                                      # anything else
+    )*+
+"""
+# `*+` (possessive): the loop never gives back what it took, so the engine keeps no
+# backtracking state per step; a 12 MB file with no bracket took 700 MB and seconds without it.
+_GROUPS = r"(?: (?P<open>[\[{]) | (?P<close>[\]}]) | (?P<long>[0-9+\-][0-9A-Za-z_.:+\-]*)"
+# The usual scan stops at brackets and long numbers and counts a table's `=` in C, strings'
+# included (an upper bound); only a file with a table over the bound is scanned again,
+# stopping at each `=` outside strings (a key): a Python step per key.
+_TOKEN = re.compile(_SKIP % (MAX_NUMBER_CHARS - 1, "") + _GROUPS + " )?", re.VERBOSE)
+_TOKEN_KEYS = re.compile(_SKIP % (MAX_NUMBER_CHARS - 1, "=") + _GROUPS + r" | (?P<eq>=) )?", re.VERBOSE)
 
 
 def _position(text: str, offset: int) -> tuple[int, int]:
@@ -99,20 +110,48 @@ def _position(text: str, offset: int) -> tuple[int, int]:
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
-def structure_problem(text: str, max_nesting: int = MAX_NESTING) -> Problem | None:
-    """The first place nesting goes past MAX_NESTING or a number past MAX_NUMBER_CHARS."""
+def structure_problem(text: str, max_nesting: int = MAX_NESTING, max_keys: int = MAX_TABLE_KEYS) -> Problem | None:
+    """The first place nesting goes past MAX_NESTING, a number past MAX_NUMBER_CHARS or a
+    table's keys past MAX_TABLE_KEYS."""
+    # More `=` than the bound times the tables (each bracket may open one): some table is over
+    # it whatever the brackets hold, so the key by key scan starts at once and stops there.
+    crowded = text.count("=") > max_keys * (text.count("[") + text.count("{") + 1)
+    return _scan(text, max_nesting, max_keys, precise=crowded)
+
+
+def _scan(text: str, max_nesting: int, max_keys: int, *, precise: bool) -> Problem | None:
+    token = _TOKEN_KEYS if precise else _TOKEN
     depth = 0
+    keys = [0]  # keys set so far in the table (or inline table) at each depth
     pos, end = 0, len(text)
     while pos < end:
-        match = _TOKEN.match(text, pos)
+        match = token.match(text, pos)
         assert match is not None  # every part of _TOKEN is optional: it matches anywhere
+        if not precise:
+            keys[-1] += text.count("=", pos, match.end())
+            if keys[-1] > max_keys:
+                return _scan(text, max_nesting, max_keys, precise=True)
+        elif match.group("eq"):
+            keys[-1] += 1
+            if keys[-1] > max_keys:
+                line, col = _position(text, match.start("eq"))
+                return Problem(line, col, f"more than {max_keys:,} keys in one table (a session record has "
+                                          "about 50): not a session file")
+            pos = match.end()
+            continue
         if match.group("open"):
+            at = match.start("open")
+            if depth == 0 and not text[text.rfind("\n", 0, at) + 1:at].strip():
+                keys[0] = 0  # a `[table]` header: a new table's keys
             depth += 1
+            keys.append(0)
             if depth > max_nesting:
                 line, col = _position(text, match.start("open"))
                 return Problem(line, col, f"nested deeper than {max_nesting} arrays or inline tables")
         elif match.group("close"):
             depth = max(0, depth - 1)
+            if len(keys) > 1:
+                keys.pop()
         elif match.group("long"):
             line, col = _position(text, match.start("long"))
             return Problem(line, col, f"number longer than {MAX_NUMBER_CHARS} digits")

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import gc
 import os
 import re
+import types
+import typing
 from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import Enum
@@ -14,7 +17,7 @@ from typing import Any
 
 import tomli_w
 import tomli_w._writer as _tomli_writer
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 try:  # tomllib's own upstream, compiled (mypyc): the same parser, ~2.7x faster on a big session
     import tomli as tomllib
@@ -164,12 +167,88 @@ def _loads_session(text: str, path: Path | str) -> Session:
     except (TypeError, ValueError, AttributeError) as exc:  # an old file whose shape is off
         line, col = locate(text, "schema_version")
         raise SessionFileError(path, [Problem(line, col, f"cannot migrate this file: {exc}")]) from None
+    unknown = _unknown_keys(data, Session, "")
+    if len(unknown) > limits.MAX_PROBLEMS_LISTED:  # pydantic would build an error for each: listed here, capped
+        listed = unknown[:limits.MAX_PROBLEMS_LISTED + 1]
+        found = [Problem(*at, f"{key}: unknown key") for key, at in zip(listed, _early_lines(text, listed), strict=True)]
+        problems = limits.capped(found)
+        last = problems[-1]
+        rest = len(unknown) - limits.MAX_PROBLEMS_LISTED
+        many = f"{rest:,}" if len(unknown) <= _UNKNOWN_COUNTED else f"over {rest - 1:,}"
+        problems[-1] = Problem(last.line, last.col, f"... and {many} more problems (fix these and check again)")
+        raise SessionFileError(path, problems)
     try:
         return Session.model_validate(data)
     except ValidationError as exc:
         raise SessionFileError(path, _problems_from_validation(exc, text)) from None
     except RecursionError:
         raise SessionFileError(path, [Problem(1, 1, "nested too deeply to check")]) from None
+    except (ArithmeticError, TypeError, ValueError) as exc:  # a check that failed on a value it did not expect
+        raise SessionFileError(path, [Problem(1, 1, f"cannot check this file: {type(exc).__name__}: {exc}")]) from None
+
+
+def _records_of(annotation: Any) -> type | None:
+    """The record type a field holds (itself, or in a list), for the unknown-key walk."""
+    if isinstance(annotation, type) and (issubclass(annotation, BaseModel) or dataclasses.is_dataclass(annotation)):
+        return annotation
+    if typing.get_origin(annotation) is list:
+        return _records_of(typing.get_args(annotation)[0])
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    return _records_of(args[0]) if typing.get_origin(annotation) in (typing.Union, types.UnionType) and len(args) == 1 else None
+
+
+_FIELDS: dict[type, dict[str, type | None]] = {}
+
+
+def _fields_of(record: type) -> dict[str, type | None]:
+    known = _FIELDS.get(record)
+    if known is None:
+        if isinstance(record, type) and issubclass(record, BaseModel):
+            known = {name: _records_of(info.annotation) for name, info in record.model_fields.items()}
+        else:
+            known = {f.name: None for f in dataclasses.fields(typing.cast(Any, record))}
+        _FIELDS[record] = known
+    return known
+
+
+_UNKNOWN_COUNTED = 10_000  # past this many, "more than" (the walk stops: bounded time and memory)
+
+
+def _unknown_keys(data: Any, record: type, where: str, most: int = _UNKNOWN_COUNTED) -> list[str]:
+    """Paths of keys no record has, in file order; the walk stops past `most` of them."""
+    out: list[str] = []
+    stack: list[tuple[Any, type, str]] = [(data, record, where)]
+    while stack:
+        item, kind, at = stack.pop()
+        if not isinstance(item, dict):
+            continue
+        fields = _fields_of(kind)
+        for key, value in item.items():
+            if key not in fields:
+                out.append(f"{at}.{key}" if at else str(key))
+                if len(out) > most:
+                    return out
+                continue
+            inner = fields[key]
+            if inner is None:
+                continue
+            path = f"{at}.{key}" if at else str(key)
+            if isinstance(value, list):
+                stack += [(v, inner, f"{path}[{i}]") for i, v in reversed(list(enumerate(value)))]
+            else:
+                stack.append((value, inner, path))
+    return out
+
+
+def _early_lines(text: str, paths: list[str]) -> list[tuple[int, int]]:
+    """(line, col) of keys found near the top of a big file: the index of every key of a
+    10 MB file takes seconds, so only as much of the text as holds them is indexed."""
+    size = 1 << 16
+    while True:
+        index = KeyIndex(text[:size])
+        if size >= len(text) or all(p in index.table for p in paths):
+            return [index.locate(p) for p in paths]
+        size *= 4
 
 
 def read_text(path: Path) -> str:

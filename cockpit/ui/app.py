@@ -43,6 +43,7 @@ from cockpit.model.session import Session
 from cockpit.ui.app_base import CockpitAppBase
 from cockpit.ui.app_live import LiveFeeds
 from cockpit.ui.keys.commands import CockpitCommands, HostCommands
+from cockpit.ui.keys_in_order import requests_landed
 from cockpit.ui.live.diagnosis_live import FindingsWatch
 from cockpit.ui.live.experiment import ExperimentControl
 from cockpit.ui.messages import LiveItemReceived, ServerStartRequested, ServerStopRequested
@@ -195,6 +196,15 @@ class CockpitApp(LiveFeeds):
         if not self._restored and isinstance(event, events.Key):
             self._early_keys = True
         await super().on_event(event)
+
+    async def _check_bindings(self, key: str, priority: bool = False) -> bool:
+        # A binding may ask for a form (`e`): the next key waits until that request has
+        # landed, so it meets the form, never the screen behind (ui/keys_in_order.py).
+        screen = self.screen
+        handled = await super()._check_bindings(key, priority)
+        if handled and not priority:
+            await requests_landed(self, screen)
+        return handled
 
     def _session_changed(self) -> None:
         """The controller's one signal: the session changed (edit, undo, merge)."""

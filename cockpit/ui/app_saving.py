@@ -71,18 +71,25 @@ class SessionSaving(CockpitAppBase):
     def save(self, *, announce: bool = False, over_broken: bool = False) -> bool:
         """Save through the controller (merged with other writers' saves, under the lock)
         and say what happened. Returns False when nothing was written."""
-        outcome = self.controller.save(self.current_ui(), over_broken=over_broken)
+        try:
+            outcome = self.controller.save(self.current_ui(), over_broken=over_broken)
+        except Exception as exc:  # noqa: BLE001 - a save never takes the app (and the edits) down with it
+            self.notify(f"Could not save: {type(exc).__name__}: {exc}. {self._where_edits_are()}",
+                        severity="error", timeout=15)
+            self.main_screen.refresh_header()
+            return False
         if outcome.status == "busy":
             self.notify("Another writer is saving the session; trying again shortly", timeout=3)
             self._schedule_autosave(delay=LOCK_RETRY_S, force=True)
             return False
         if outcome.status == "broken":
             self.notify(f"Not saved: the session file on disk does not load (fix it, or ctrl+s to save "
-                        f"over it; it is kept as .bak).\n{outcome.message}", severity="error", timeout=15)
+                        f"over it; it is kept as .bak). {self._where_edits_are()}\n{outcome.message}",
+                        severity="error", timeout=15)
             self.main_screen.refresh_header()
             return False
         if outcome.status == "failed":
-            self.notify(f"Could not save: {outcome.message}", severity="error", timeout=10)
+            self.notify(f"Could not save: {outcome.message}. {self._where_edits_are()}", severity="error", timeout=10)
             return False
         if outcome.overwrote_broken:
             self.notify(f"The file on disk did not load; it is kept as {self.path.name}.bak",
@@ -96,6 +103,12 @@ class SessionSaving(CockpitAppBase):
             self.notify(f"Saved {self.path.name}", timeout=3)
         self.main_screen.refresh_header()
         return True
+
+    def _where_edits_are(self) -> str:
+        count = self.unsaved_edits
+        if not count:
+            return "Nothing of yours is unsaved."
+        return f"Your {count} unsaved edit{'s' if count != 1 else ''} stay{'s' if count == 1 else ''} here, in memory."
 
     def _announce_merge(self, result: MergeResult) -> None:
         """Renumbered ids and conflicts in toasts (the header has the summary)."""

@@ -201,6 +201,9 @@ async def test_an_explicit_save_over_a_broken_file_keeps_it_as_bak(session_path)
         session_path.write_text(broken)
         app._autosave()  # an autosave does not write over a file that does not load
         assert session_path.read_text() == broken and app.unsaved_edits == 1
+        await pilot.press("ctrl+s")  # the first says why it does not load (autosave is off: nothing has)
+        await pilot.pause()
+        assert session_path.read_text() == broken and app.unsaved_edits == 1
         await pilot.press("ctrl+s")
         await pilot.pause()
     assert next(t for t in load_session(session_path).tasks if t.id == "t1").status.value == "doing"

@@ -18,6 +18,7 @@ import shlex
 import sys
 from typing import Any
 
+from cockpit.cli.seconds_arg import GRACE, TIMEOUT
 from cockpit.ground.sanitize import sanitize
 
 
@@ -31,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("session")
     r.add_argument("profile", help="launch profile id (p3) or name")
     r.add_argument("--wait-ready", action="store_true", help="follow the log until the server is ready or crashed")
-    r.add_argument("--timeout", type=float, default=1800.0, metavar="S",
+    r.add_argument("--timeout", type=TIMEOUT, default=1800.0, metavar="S",
                    help="with --wait-ready: seconds to wait for ready (default 1800); the server is left running")
     r.add_argument("--yes", action="store_true", help="run a command not confirmed before without asking")
     _ssh_options(r)
@@ -43,7 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "reached or a process is left.")
     s.add_argument("session")
     s.add_argument("host", nargs="?", help="a session host name ('local' for this machine); default: every host")
-    s.add_argument("--grace", type=float, default=10.0, metavar="S", help="seconds between SIGTERM and SIGKILL (default 10)")
+    s.add_argument("--grace", type=GRACE, default=10.0, metavar="S", help="seconds between SIGTERM and SIGKILL (default 10)")
     _ssh_options(s)
     s.set_defaults(func=cmd_stop)
 

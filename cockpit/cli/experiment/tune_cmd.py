@@ -16,6 +16,7 @@ import signal
 import sys
 from typing import Any
 
+from cockpit.cli.seconds_arg import TIMEOUT
 from cockpit.ground.sanitize import sanitize
 
 EXIT_DONE, EXIT_FAILED, EXIT_REFUSED, EXIT_CANCELLED = 0, 1, 3, 130
@@ -36,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "(default: the search's hosts, else the base profile's)")
     p.add_argument("--yes", action="store_true", help="run without asking, even if never confirmed")
     p.add_argument("--json", action="store_true", help="print the trials and the best as JSON at the end")
-    p.add_argument("--ready-timeout", type=float, default=1800.0, metavar="S",
+    p.add_argument("--ready-timeout", type=TIMEOUT, default=1800.0, metavar="S",
                    help="seconds a trial's server may take to get ready (default 1800)")
     _ssh_options(p)
     p.set_defaults(func=cmd_tune)

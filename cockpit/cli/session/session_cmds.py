@@ -339,7 +339,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_bench_import(args: argparse.Namespace) -> int:
-    from cockpit.parse.bench.bench_serving import bench_fields
+    from cockpit.parse.bench.bench_serving import bench_fields, refused_rows
     from cockpit.parse.log.log_events import BenchResult
     from cockpit.parse.log.sglang_log import parse_text
     from cockpit.sources.input_file import InputTooLarge, read_input
@@ -351,6 +351,11 @@ def cmd_bench_import(args: argparse.Namespace) -> int:
         return 1
     except InputTooLarge as exc:
         print(sanitize(str(exc)), file=sys.stderr)
+        return 1
+    refused = refused_rows(data.decode("utf-8", "replace").splitlines())
+    if refused:  # a row of 1e999 or 1e308 is no measurement: nothing of the block is recorded
+        for line, why in refused:
+            print(sanitize(f"{args.file}:{line}: {why}"), file=sys.stderr)
         return 1
     results = [e for e in parse_text(data) if isinstance(e, BenchResult)]
     if not results:

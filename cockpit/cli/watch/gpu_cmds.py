@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from cockpit.cli.seconds_arg import INTERVAL, REMOTE_TIMEOUT
 from cockpit.cli.watch.host_arg import file_word, first_connect, looks_like_file, resolve_failed
 from cockpit.ground.sanitize import sanitize
 from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
@@ -40,7 +41,7 @@ def register(subparsers: Any) -> None:
     g.add_argument("host", nargs="?", metavar="HOST", help="[user@]host[:port] or an ssh_config alias")
     g.add_argument("--once", action="store_true", help="one sample per GPU, then exit")
     g.add_argument("--json", action="store_true", help="JSON: one object per tick (a JSON line per tick when streaming)")
-    g.add_argument("--interval", type=float, default=1.0, metavar="S", help="seconds between samples (default 1)")
+    g.add_argument("--interval", type=INTERVAL, default=1.0, metavar="S", help="seconds between samples (default 1)")
     g.add_argument("--count", type=int, default=0, metavar="N", help="stop after N ticks (default: until Ctrl-C)")
     _ssh_options(g)
     _timeout_option(g, "HOST: seconds to wait for the connection and, with --once, for nvidia-smi's answer "
@@ -92,7 +93,7 @@ DEFAULT_TIMEOUT_S = 30.0
 
 
 def _timeout_option(p: argparse.ArgumentParser, text: str) -> None:
-    p.add_argument("--timeout", type=float, metavar="S", help=text)
+    p.add_argument("--timeout", type=REMOTE_TIMEOUT, metavar="S", help=text)
 
 
 def _remote_timeout(args: argparse.Namespace) -> float:

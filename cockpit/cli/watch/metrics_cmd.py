@@ -18,6 +18,7 @@ import sys
 import time
 from typing import Any
 
+from cockpit.cli.seconds_arg import INTERVAL, TIMEOUT, WINDOW
 from cockpit.cli.watch.host_arg import file_word, first_connect, looks_like_file, resolve_failed
 from cockpit.ground.sanitize import sanitize
 
@@ -32,10 +33,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("target", metavar="URL|host:NAME|prom:NAME|FILE", nargs="?")
     p.add_argument("--json", action="store_true", help="print JSON (one object; a JSON line per scrape when streaming)")
     p.add_argument("--once", action="store_true", help="one scrape, then exit")
-    p.add_argument("--interval", type=float, metavar="S", help="seconds between scrapes (default: the host's, else 5)")
+    p.add_argument("--interval", type=INTERVAL, metavar="S", help="seconds between scrapes (default: the host's, else 5)")
     p.add_argument("--count", type=int, default=0, metavar="N", help="stop after N scrapes (default: until Ctrl-C)")
-    p.add_argument("--window", type=float, default=60.0, metavar="S", help="percentile window in seconds (default 60)")
-    p.add_argument("--timeout", type=float, metavar="S", help="seconds one scrape may take (default: from the interval)")
+    p.add_argument("--window", type=WINDOW, default=60.0, metavar="S", help="percentile window in seconds (default 60)")
+    p.add_argument("--timeout", type=TIMEOUT, metavar="S", help="seconds one scrape may take (default: from the interval)")
     p.add_argument("--via", metavar="HOST", help="URL: read it through this SSH host ([user@]host[:port] or an alias)")
     p.add_argument("--session", metavar="FILE", help="host:NAME: the session file (default: the last one opened)")
     p.add_argument("--dcgm", action="store_true", help="host:NAME: read the host's dcgm-exporter (dcgm_url)")
@@ -46,7 +47,7 @@ def register(subparsers: Any) -> None:
                    "user:password or a bearer token")
     p.add_argument("--match", metavar="SELECTOR", help="fleet: only the targets these label matchers name "
                    "('{job=\"sglang\",cluster=\"a\"}'; a prom:NAME's own match otherwise)")
-    p.add_argument("--rate-window", type=float, metavar="S", help="fleet: rate and percentile window in seconds "
+    p.add_argument("--rate-window", type=INTERVAL, metavar="S", help="fleet: rate and percentile window in seconds "
                    "(default: from the targets' scrape interval)")
     p.add_argument("--width", type=int, default=100, metavar="N", help="fleet text: columns (default 100)")
     p.set_defaults(func=cmd_metrics)

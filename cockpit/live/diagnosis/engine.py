@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from cockpit.live.diagnosis.findings import KINDS, Finding
+from cockpit.live.diagnosis.findings import KINDS, Finding, states_non_finite
 from cockpit.live.diagnosis.inputs import DiagnosisInputs
 from cockpit.live.diagnosis.rules_gpu import pcie_downgrade, power_starved, throttle
 from cockpit.live.diagnosis.rules_history import regression
@@ -28,7 +28,7 @@ def diagnose(inputs: DiagnosisInputs, *, decided: Iterable[str] = ()) -> list[Fi
     """Every rule's findings, most confident first; `decided`: evidence keys a person has
     accepted or dismissed (the session's `findings`), which are not proposed again."""
     skip = set(decided)
-    found = [f for rule in RULES.values() for f in rule(inputs) if f.key not in skip]
+    found = [f for rule in RULES.values() for f in _proposals(rule, inputs) if f.key not in skip]
     order = {kind: i for i, kind in enumerate(KINDS)}
     rank = _explained(found)
     return sorted(found, key=lambda f: (-rank.get(f.key, f.confidence), order[f.kind], f.key))
@@ -52,6 +52,17 @@ def _explained(found: list[Finding]) -> dict[str, float]:
         if above and f.confidence >= min(above):
             out[f.key] = min(above) - 0.01
     return out
+
+
+def _proposals(rule: Rule, inputs: DiagnosisInputs) -> list[Finding]:
+    """A rule's findings, less any that would state inf or nan. The parsers keep such values
+    out (parse/gpu, parse/metrics); this is the net under them: a figure that overflows in a
+    rule (a share of a near-zero limit) drops that rule's finding, never every finding."""
+    try:
+        found = rule(inputs)
+    except (ArithmeticError, ValueError):
+        return []
+    return [f for f in found if not states_non_finite(f)]
 
 
 def decided_keys(inputs: DiagnosisInputs) -> set[str]:

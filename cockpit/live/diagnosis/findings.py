@@ -9,6 +9,8 @@ a different link width, a regression of another run) has another key.
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,6 +81,19 @@ class Finding:
                 "key": self.key, "evidence": [e.to_dict() for e in self.evidence],
                 "next_experiment": self.next_experiment, "flags": dict(self.flags),
                 "search_space": {k: list(v) for k, v in self.search_space.items()}}
+
+
+# `f"{x:.0%}"` of inf is "inf%", of nan "nan%": a figure no rule may state.
+_NON_FINITE = re.compile(r"(?<![\w.])[-+]?(?:inf|nan)(?![\w])", re.IGNORECASE)
+
+
+def states_non_finite(finding: Finding) -> bool:
+    """Whether the finding would say inf or nan anywhere (its confidence, its words, a flag)."""
+    if not math.isfinite(finding.confidence):
+        return True
+    texts = [finding.claim, finding.next_experiment, finding.key, *(e.text for e in finding.evidence),
+             *finding.flags.values(), *(v for values in finding.search_space.values() for v in values)]
+    return any(_NON_FINITE.search(text) for text in texts)
 
 
 def clamp(value: float, low: float = 0.05, high: float = 0.95) -> float:

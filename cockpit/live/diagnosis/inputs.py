@@ -17,6 +17,7 @@ from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
 from cockpit.parse.log.log_events import DecodeBatch, KvCacheSize, LogEvent, PrefillBatch, ServerArgs
 from cockpit.parse.log.sglang_log import parse_line
 from cockpit.parse.metrics.sglang_metrics import ServerScrape
+from cockpit.parse.numbers import read_int
 
 # SGLang prints these when the KV pool runs out in decode (scheduler.py / schedule_batch.py)
 _RETRACT = re.compile(r"retract", re.I)
@@ -84,7 +85,7 @@ def log_facts(lines: Iterable[str], first_line: int = 1) -> LogFacts:
         elif isinstance(event, KvCacheSize) and event.max_running_requests is not None:
             max_running = event.max_running_requests
         if "Capture cuda graph bs" in line and (m := _GRAPH_BS.search(line)):
-            sizes = [int(x) for x in m.group(1).replace(" ", "").split(",") if x]
+            sizes = [n for x in m.group(1).replace(" ", "").split(",") if x and (n := read_int(x)) is not None]
             graph_bs = max([graph_bs or 0, *sizes])
         if "etract" in line and _RETRACT.search(line) and not isinstance(event, (DecodeBatch, PrefillBatch)):
             retracts.append(count)
@@ -104,8 +105,8 @@ def tp_size_of(log: LogFacts | None, session: Session | None) -> int | None:
     if session is not None:
         profiles = sorted(session.launch, key=lambda p: p.status != "working")
         for profile in profiles:
-            if m := _TP_FLAG.search(profile.command):
-                return int(m.group(1))
+            if (m := _TP_FLAG.search(profile.command)) and (tp := read_int(m.group(1))) is not None:
+                return tp
     return None
 
 

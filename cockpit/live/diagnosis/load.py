@@ -28,15 +28,41 @@ def _text(path: Path) -> str:
     return path.read_text(encoding="utf-8", errors="replace")
 
 
-def gpus_from_text(text: str) -> list[GpuSample]:
-    return parse_nvsmi_table(text) if looks_like_table(text) else parse_query_csv(text)
+def gpus_from_text(text: str, where: str = "gpus") -> list[GpuSample]:
+    """Raises InputFileError at the first line whose GPU index or figure is out of range."""
+    if looks_like_table(text):
+        return parse_nvsmi_table(text)
+    refused: list[tuple[int, str]] = []
+    samples = parse_query_csv(text, refused=refused)
+    if refused:
+        line, why = refused[0]
+        more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""
+        raise InputFileError(f"{where}:{line}: {why}{more}")
+    return samples
 
 
 def scrape_from_text(text: str, where: str = "metrics") -> ServerScrape:
+    """Raises InputFileError for text that is not Prometheus's, or at the first line whose
+    SGLang figure is no reading (inf, nan, negative, 1e308)."""
     try:
-        return sglang_scrape(parse_exposition(text))
+        scrape = sglang_scrape(parse_exposition(text))
     except (ExpositionError, ValueError) as exc:
         raise InputFileError(f"{where}: not Prometheus text ({exc})") from exc
+    if scrape.refused:
+        name, value = scrape.refused[0]
+        more = f" (and {len(scrape.refused) - 1} more)" if len(scrape.refused) > 1 else ""
+        raise InputFileError(f"{where}:{_line_of(text, name)}: {name} = {value:g} is no reading "
+                             f"(a count, rate or time: finite, 0 or more; a share at most 1){more}")
+    return scrape
+
+
+def _line_of(text: str, name: str) -> int:
+    """The line of the first sample of `name` (either SGLang spelling); 1 when not found."""
+    spellings = (name, name.replace(":", "_", 1))
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.startswith(spellings) and line[len(name):len(name) + 1] in ("{", " "):
+            return number
+    return 1
 
 
 def scrape_from_file(path: Path) -> ServerScrape:
@@ -63,7 +89,7 @@ def inputs_from_files(session: Session | None = None, *, log: Path | None = None
                       topo: Path | None = None) -> DiagnosisInputs:
     """Raises InputFileError (or OSError: a missing file) naming the file."""
     log_lines = _text(log).splitlines() if log is not None else None
-    samples = gpus_from_text(_text(gpus)) if gpus is not None else []
+    samples = gpus_from_text(_text(gpus), str(gpus)) if gpus is not None else []
     if gpus is not None and not samples:
         raise InputFileError(f"{gpus}: no GPU sample in it (nvidia-smi --query-gpu CSV or the nvidia-smi table)")
     scrapes = [scrape_from_file(p) for p in metrics]

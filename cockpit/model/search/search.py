@@ -15,14 +15,14 @@ import re
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import AwareDatetime, Field, field_validator, model_validator
+from pydantic import AwareDatetime, Discriminator, Field, Tag, field_validator, model_validator
 
-from cockpit.model.strict import Id, Strict, Text
+from cockpit.model.strict import MAX_COUNT, MAX_FIGURE, Float, Id, Int, Strict, Text
 
 __all__ = ["Direction", "OBJECTIVES", "Search", "SearchTrial", "SpaceValue", "Stepped", "TrialStatus",
            "show_value", "space_key_error"]
 
-SpaceValue = bool | int | float | str
+SpaceValue = bool | Int | Float | str
 
 # Benchmark figures a search may optimise (higher or lower, as `direction` says).
 OBJECTIVES = ("total_tok_s", "output_tok_s", "output_tok_s_per_stream", "request_throughput", "tok_per_joule",
@@ -51,19 +51,20 @@ class TrialStatus(StrEnum):
 class Stepped(Strict):
     """`{ low = 0.80, high = 0.92, step = 0.02 }`: every value low, low+step, ... high."""
 
-    low: float
-    high: float
-    step: float = Field(gt=0)
+    low: Float
+    high: Float
+    step: float = Field(gt=0, lt=MAX_FIGURE)
 
     @model_validator(mode="after")
     def _range(self) -> Stepped:
         if self.low >= self.high:
             raise ValueError(f"low {self.low:g} is not below high {self.high:g}")
-        count = (self.high - self.low) / self.step
+        count = (self.high - self.low) / self.step  # inf for a subnormal step: said before round() sees it
+        if count >= 1e9 or round(count) + 1 > MAX_VALUES:
+            many = f"{round(count) + 1:,}" if count < 1e9 else "over a billion"
+            raise ValueError(f"{many} values (step {self.step:g}); at most {MAX_VALUES} per dimension")
         if abs(count - round(count)) > 1e-6:
             raise ValueError(f"high - low ({self.high - self.low:g}) is not a whole number of steps of {self.step:g}")
-        if round(count) + 1 > MAX_VALUES:
-            raise ValueError(f"{round(count) + 1} values; at most {MAX_VALUES} per dimension")
         return self
 
     @property
@@ -78,7 +79,25 @@ class Stepped(Strict):
         return [round(self.low + i * self.step, decimals) for i in range(n)]
 
 
-Dimension = list[SpaceValue] | Stepped
+def _dimension_kind(value: object) -> str:
+    return "stepped" if isinstance(value, dict | Stepped) else "values"
+
+
+# Told apart by shape, so an error in `{low, high, step}` is said once, not beside "not a list".
+Dimension = Annotated[Annotated[list[SpaceValue], Tag("values")] | Annotated[Stepped, Tag("stepped")],
+                      Discriminator(_dimension_kind)]
+
+
+def number_error(value: object) -> str | None:
+    """Why `value` (a space or params entry as read) is no number a flag can take; None: it is
+    one, or not a number at all (a word, a switch: the field's own checks say)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return "is not a finite number"
+    if abs(value) > (MAX_COUNT if isinstance(value, int) else MAX_FIGURE):
+        return f"is out of range (at most {MAX_FIGURE:g} either side of 0)"
+    return None
 
 
 def show_value(value: SpaceValue) -> str:
@@ -102,26 +121,35 @@ def space_key_error(key: str) -> str | None:
 class SearchTrial(Strict):
     """One trial: a configuration launched (a derived profile), swept and scored."""
 
-    number: int = Field(ge=0)
+    @field_validator("params", mode="before")
+    @classmethod
+    def _numbers_in_params(cls, params: object) -> object:
+        if isinstance(params, dict):
+            for key, value in params.items():
+                if (why := number_error(value)) is not None:
+                    raise ValueError(f"{key} = {value!r} {why}")
+        return params
+
+    number: Int = Field(ge=0)
     params: dict[str, SpaceValue]
     status: TrialStatus = TrialStatus.RUNNING
     profile: Id | None = None
     """The derived launch profile the trial ran."""
     host: str | None = None
-    value: float | None = None
+    value: Float | None = None
     """The objective (None: crashed, failed, or no point at `at_concurrency`)."""
-    constraints: list[float] = []
+    constraints: list[Float] = []
     """One per constraint target, in the search's order: <= 0 met, > 0 by how much not (a share of the goal)."""
     benchmarks: list[Id] = []
     error: str | None = None
     """A crash's error label, or why it failed or was pruned."""
-    repeat_of: int | None = Field(default=None, ge=0)
+    repeat_of: Int | None = Field(default=None, ge=0)
     """A relaunch of trial N's configuration (measures the noise between launches)."""
-    power_mean_w: float | None = Field(default=None, ge=0)
-    output_tok_per_joule: float | None = Field(default=None, ge=0)
-    ttft_p99_ms: float | None = Field(default=None, ge=0)
+    power_mean_w: Float | None = Field(default=None, ge=0)
+    output_tok_per_joule: Float | None = Field(default=None, ge=0)
+    ttft_p99_ms: Float | None = Field(default=None, ge=0)
     started: AwareDatetime | None = None
-    ready_s: float | None = Field(default=None, ge=0)
+    ready_s: Float | None = Field(default=None, ge=0)
     """Seconds from start to ready (the time estimate of later searches reads it)."""
     ended: AwareDatetime | None = None
 
@@ -133,20 +161,20 @@ class Search(Strict):
     """The base launch profile: trials change only the space's flags."""
     sweep: Id
     objective: str = "output_tok_s"
-    at_concurrency: int | None = Field(default=None, ge=1)
+    at_concurrency: Int | None = Field(default=None, ge=1)
     """The sweep point whose figure counts (unset: the sweep's best)."""
     direction: Direction = Direction.MAXIMIZE
     constraints: list[Id] = []
     """Targets (goal.targets ids) that must hold."""
-    trials: int = Field(default=12, ge=1, le=1000)
+    trials: Int = Field(default=12, ge=1, le=1000)
     """The launch budget."""
-    repeats: int = Field(default=0, ge=0, le=10)
+    repeats: Int = Field(default=0, ge=0, le=10)
     """Relaunches of the leading configuration, to measure the noise between launches."""
     prune_below: float = Field(default=0.5, ge=0, lt=1)
     """Stop a trial whose point falls under this share of the best trial's at the same concurrency (0: never)."""
     hosts: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]] = []
     """Hosts that run trials, one each at a time (unset: the base profile's host)."""
-    ports: dict[str, Annotated[int, Field(ge=1, le=65535)]] = {}
+    ports: dict[str, Annotated[Int, Field(ge=1, le=65535)]] = {}
     """Per host, the port its trial server listens on (hosts that share a machine)."""
     space: dict[str, Dimension] = {}
     notes: str | None = None
@@ -161,6 +189,19 @@ class Search(Strict):
         if value not in OBJECTIVES:
             raise ValueError(f"objective {value!r} is not a benchmark figure ({', '.join(OBJECTIVES)})")
         return value
+
+    @field_validator("space", mode="before")
+    @classmethod
+    def _numbers_in_space(cls, space: object) -> object:
+        # One clear line for `high = inf` instead of the union's four ("not a valid boolean, ...").
+        if isinstance(space, dict):
+            for key, dim in space.items():
+                items = dim.items() if isinstance(dim, dict) else enumerate(dim) if isinstance(dim, list) else ()
+                for part, value in items:
+                    if (why := number_error(value)) is not None:
+                        raise ValueError(f"{key}: {part} = {value!r} {why}" if isinstance(part, str)
+                                         else f"{key}: value {value!r} {why}")
+        return space
 
     @field_validator("space")
     @classmethod

@@ -9,12 +9,12 @@ that key set and the source it came from.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from cockpit.parse.bench.bench_serving import BenchBlockParser, bench_fields
+from cockpit.parse.numbers import MAX_FIGURE, is_figure
 
 __all__ = ["RECORD_FIELDS", "STDOUT_EXTRA_FIELDS", "BenchOutcome", "from_record", "from_stdout", "last_record",
            "read_records", "record_counts", "record_fields"]
@@ -76,7 +76,7 @@ def _number(value: Any) -> float | None:
     # bool is an int to Python; NaN and inf (json.dumps writes them) are no measurement
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value) if math.isfinite(value) and value >= 0 else None
+    return float(value) if 0 <= value <= MAX_FIGURE else None  # False for nan; 1e308 is no figure either
 
 
 def record_fields(record: Mapping[str, Any]) -> dict[str, Any]:
@@ -98,7 +98,7 @@ def record_fields(record: Mapping[str, Any]) -> dict[str, Any]:
     for total_key, asked_key, name in (("total_input_tokens", "random_input_len", "input_len"),
                                        ("total_output_tokens", "random_output_len", "output_len")):
         total = _number(record.get(total_key))
-        if completed and total is not None:
+        if completed is not None and completed >= 1 and total is not None:
             out[name] = round(total / completed)
         elif (asked := _number(record.get(asked_key))) is not None:
             out[name] = int(asked)
@@ -119,7 +119,9 @@ def _achieved(out: dict[str, Any], peak: float | None, mean_in_flight: float | N
         out["max_concurrent_requests"] = int(min(peak, asked) if asked else peak)
     streams = mean_in_flight if mean_in_flight is not None and mean_in_flight > 0 else out.get("max_concurrent_requests")
     if streams is not None and streams > 0 and out.get("output_tok_s") is not None:
-        out["output_tok_s_per_stream"] = round(out["output_tok_s"] / streams, 3)
+        per_stream = out["output_tok_s"] / streams
+        if is_figure(per_stream):  # a near-zero mean in flight would make it inf
+            out["output_tok_s_per_stream"] = round(per_stream, 3)
 
 
 def record_counts(record: Mapping[str, Any]) -> tuple[int | None, int | None]:

@@ -8,19 +8,30 @@ from collections.abc import Mapping, Sequence
 
 from cockpit.parse.log.log_events import BenchResult, Number
 from cockpit.parse.log.sglang_patterns import BENCH_HEADER
-from cockpit.parse.numbers import read_float, read_int
+from cockpit.parse.numbers import MAX_FIGURE, is_figure, read_float, read_int
 
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 
 def parse_number(text: str) -> Number | None:
-    """An int or float for a plain numeric value; None for text (`inf`, `not set`, `12%`)."""
+    """An int or float for a plain numeric value; None for text (`inf`, `not set`, `12%`)
+    and for a number that is no figure (1e999, 1e308: see `number_problem`)."""
     text = text.strip()
     if not _NUMBER.fullmatch(text):
         return None
-    if text.lstrip("+-").isdigit():
-        return read_int(text)
-    return read_float(text)
+    number = read_int(text) if text.lstrip("+-").isdigit() else read_float(text)
+    return number if number is not None and is_figure(number) else None
+
+
+def number_problem(text: str) -> str | None:
+    """Why a row's value, written as a number, is no figure (None: it is one, or it is text
+    such as `inf` for an unlimited request rate)."""
+    text = text.strip()
+    if not _NUMBER.fullmatch(text) or parse_number(text) is not None:
+        return None
+    shown = text if len(text) <= 24 else f"a number of {len(text)} characters"
+    return f"{shown} is no figure (finite, at most {MAX_FIGURE:g})"
+
 
 
 def _is_footer(stripped: str) -> bool:
@@ -30,18 +41,21 @@ def _is_footer(stripped: str) -> bool:
 class BenchBlockParser:
     """Feed lines one at a time; `feed` returns a BenchResult when a block closes."""
 
-    __slots__ = ("active", "values", "backend", "first_line")
+    __slots__ = ("active", "values", "backend", "first_line", "refused")
 
     def __init__(self) -> None:
         self.active = False
         self.values: dict[str, Number] = {}
         self.backend: str | None = None
         self.first_line = ""
+        self.refused: list[tuple[str, str]] = []
+        """(label, why) of rows whose number is no figure, in the last block opened."""
 
     def feed(self, line: str) -> BenchResult | None:
         if BENCH_HEADER in line:
             previous = self._result(complete=False) if self.active else None
             self.active, self.values, self.backend, self.first_line = True, {}, None, line
+            self.refused = []
             return previous
         if not self.active:
             return None
@@ -58,6 +72,8 @@ class BenchBlockParser:
         number = parse_number(value)
         if number is not None:
             self.values[label] = number
+        elif (why := number_problem(value)) is not None:
+            self.refused.append((label, why))
         elif label == "Backend":
             self.backend = value.strip()
         return None
@@ -72,6 +88,19 @@ class BenchBlockParser:
     def _result(self, complete: bool) -> BenchResult:
         return BenchResult(line=self.first_line, values=dict(self.values), backend=self.backend,
                            complete=complete)
+
+
+def refused_rows(lines: Sequence[str]) -> list[tuple[int, str]]:
+    """(1-based line, `label: why`) of every result-block row whose number is no figure."""
+    parser = BenchBlockParser()
+    out: list[tuple[int, str]] = []
+    for number, line in enumerate(lines, start=1):
+        seen = len(parser.refused)
+        parser.feed(line)
+        if len(parser.refused) > seen:
+            label, why = parser.refused[-1]
+            out.append((number, f"{label}: {why}"))
+    return out
 
 
 # `sglang.bench_serving` row label -> Benchmark field (`cockpit bench import` and the assistant's
@@ -96,7 +125,7 @@ def bench_fields(values: Mapping[str, float]) -> dict[str, float | int]:
         if label in values:
             out[name] = int(values[label]) if name == "concurrency" else float(values[label])
     done = values.get("Successful requests")
-    if done:
+    if done is not None and done >= 1:  # a count: a mean over a near-zero one would overflow
         for label, name in (("Total input tokens", "input_len"), ("Total generated tokens", "output_len")):
             if label in values:
                 out[name] = round(values[label] / done)

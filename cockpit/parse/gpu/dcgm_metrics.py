@@ -8,8 +8,9 @@ the text lacks is None with a note naming the DCGM field to add, never a zero.
 
 from __future__ import annotations
 
-from cockpit.parse.gpu.gpu_sample import GpuSample, decode_clock_event_reasons
+from cockpit.parse.gpu.gpu_sample import GpuSample, decode_clock_event_reasons, index_problem
 from cockpit.parse.metrics.prom_text import Exposition
+from cockpit.parse.numbers import read_int
 
 # GpuSample field -> DCGM fields that give it, first present wins
 FIELDS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -39,9 +40,8 @@ def _per_gpu(expo: Exposition, name: str) -> dict[GpuKey, tuple[float, dict[str,
     out: dict[GpuKey, tuple[float, dict[str, str]]] = {}
     # prometheus-client names a counter's samples NAME_total even when the text says NAME
     for labels, value in expo.get(name) or expo.get(name + "_total"):
-        try:
-            index = int(labels.get("gpu", ""))
-        except ValueError:
+        index = read_int(labels.get("gpu", ""))
+        if index is None or index_problem(index) is not None:
             continue  # a series without a GPU index (MIG parents, links) is not a GPU row
         out.setdefault((labels.get("Hostname"), index), (value, dict(labels)))
     return out
@@ -79,7 +79,7 @@ def dcgm_samples(expo: Exposition, host: str | None = None, timestamp: float | N
         samples.append(GpuSample(
             index=key[1], name=lab.get("modelName"), uuid=lab.get("UUID"),
             host=host if host is not None else key[0], timestamp=timestamp,
-            throttle_reasons=decode_clock_event_reasons(int(mask)) if mask is not None else (),
+            throttle_reasons=decode_clock_event_reasons(int(mask)) if mask is not None and 0 <= mask < 2**64 else (),
             notes=notes, **kwargs,  # type: ignore[arg-type]  # keys are GpuSample's number fields
         ))
     return samples

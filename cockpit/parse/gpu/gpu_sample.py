@@ -30,6 +30,44 @@ CLOCK_EVENT_REASONS: tuple[tuple[int, str], ...] = (
 )
 
 
+# What each figure can be on any GPU a driver reports, generously: a reading outside (1e308 W,
+# a 4,400-digit index, inf from a broken exporter) is no reading. It becomes None with a note
+# saying so, never a figure a mean, a share or a finding would carry as inf or nan.
+MAX_GPU_INDEX = 65_535
+FIGURE_RANGES: Mapping[str, tuple[float, float]] = MappingProxyType({
+    "power_w": (0.0, 100_000.0), "power_limit_w": (0.0, 100_000.0),
+    "util_gpu_pct": (0.0, 100.0), "util_mem_pct": (0.0, 100.0),
+    "mem_used_mib": (0.0, 1e9), "mem_total_mib": (0.0, 1e9),
+    "temp_c": (-273.0, 1_000.0),
+    "sm_clock_mhz": (0.0, 100_000.0), "sm_clock_max_mhz": (0.0, 100_000.0),
+    "pcie_gen": (0.0, 64.0), "pcie_gen_max": (0.0, 64.0), "pcie_width": (0.0, 64.0), "pcie_width_max": (0.0, 64.0),
+    "pcie_rx_kbps": (0.0, 1e12), "pcie_tx_kbps": (0.0, 1e12),
+    "numa_node": (-1.0, 65_535.0),
+    "energy_mj": (0.0, 1e18), "pcie_replays": (0.0, 1e15),
+    "timestamp": (0.0, 1e11),  # seconds since the epoch: to the year 5138
+})
+
+
+def figure_problem(attr: str, value: object) -> str | None:
+    """Why `value` is no reading of `attr` (None: it is one, or `attr` is not a figure)."""
+    bounds = FIGURE_RANGES.get(attr)
+    if bounds is None or value is None or isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    low, high = bounds
+    if low <= value <= high:  # False for nan
+        return None
+    shown = f"{value:.4g}" if isinstance(value, float) else (str(value) if abs(value) < 10**12 else "a huge number")
+    return f"out of range: {shown} is not a reading ({low:g} to {high:g})"
+
+
+def index_problem(index: object) -> str | None:
+    """Why `index` cannot be a GPU's index (None: it can)."""
+    if isinstance(index, int) and not isinstance(index, bool) and 0 <= index <= MAX_GPU_INDEX:
+        return None
+    shown = str(index) if not isinstance(index, int) or abs(index) < 10**12 else "of over 12 digits"
+    return f"GPU index {shown} is not an index (0 to {MAX_GPU_INDEX})"
+
+
 def decode_clock_event_reasons(mask: int) -> tuple[str, ...]:
     """Names of the set bits of a clocks-event (throttle) bitmask, known bits only."""
     return tuple(name for bit, name in CLOCK_EVENT_REASONS if mask & bit)
@@ -76,8 +114,14 @@ class GpuSample:
     """field name -> why that field is None (the raw text or the NVML error name)."""
 
     def __post_init__(self) -> None:
-        if not isinstance(self.notes, MappingProxyType):
-            object.__setattr__(self, "notes", MappingProxyType(dict(self.notes)))
+        notes = self.notes
+        for attr in _FIGURES:
+            why = figure_problem(attr, getattr(self, attr))
+            if why is not None:  # every source passes here: NVML, nvidia-smi, dcgm-exporter, a recording
+                object.__setattr__(self, attr, None)
+                notes = {**notes, attr: why}
+        if not isinstance(notes, MappingProxyType):
+            object.__setattr__(self, "notes", MappingProxyType(dict(notes)))
         if not isinstance(self.throttle_reasons, tuple):
             object.__setattr__(self, "throttle_reasons", tuple(self.throttle_reasons))
 
@@ -119,3 +163,6 @@ class GpuSample:
         kwargs["throttle_reasons"] = tuple(kwargs.get("throttle_reasons") or ())
         kwargs["notes"] = dict(kwargs.get("notes") or {})
         return cls(**kwargs)
+
+
+_FIGURES = tuple(f.name for f in fields(GpuSample) if f.name in FIGURE_RANGES)

@@ -16,7 +16,8 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from cockpit.parse.gpu.gpu_sample import GpuSample, decode_clock_event_reasons
+from cockpit.parse.gpu.gpu_sample import GpuSample, decode_clock_event_reasons, figure_problem, index_problem
+from cockpit.parse.numbers import read_float, read_int
 
 # The exact field list of the remote stream, in order. `timestamp` first and `index`
 # second so lines can be grouped into ticks; `clocks_throttle_reasons.active` is the
@@ -101,17 +102,17 @@ def parse_value(raw: str) -> tuple[float | int | None, str | None]:
     """A CSV cell -> (number, None), or (None, raw text) when it is not a number."""
     text = raw.strip()
     if text.isdigit():
-        return int(text), None
-    if text[:1].isdigit() or text[:1] in "+-":
-        try:
-            return float(text), None
-        except ValueError:
-            pass  # a unit suffix: `120.50 W`
-    m = _NUMBER.match(text)
-    if m is None:
-        return None, text or "(empty)"
-    num = m.group(1)
-    return (float(num) if "." in num else int(num)), None
+        number: float | int | None = read_int(text)
+    elif text[:1].isdigit() or text[:1] in "+-":
+        number = read_float(text)  # None for a unit suffix (`120.50 W`), read below
+        if number is None and (m := _NUMBER.match(text)) is not None:
+            number = read_float(m.group(1)) if "." in m.group(1) else read_int(m.group(1))
+    else:
+        m = _NUMBER.match(text)
+        number = None if m is None else read_float(m.group(1)) if "." in m.group(1) else read_int(m.group(1))
+    if number is None:
+        return None, (text[:40] + "..." if len(text) > 40 else text) or "(empty)"
+    return number, None  # inf from 1e999 included: the field's range refuses it (figure_problem)
 
 
 def parse_timestamp(raw: str) -> float | None:
@@ -150,11 +151,13 @@ def parse_query_line(
     *,
     host: str | None = None,
     now: float | None = None,
+    refused: list[str] | None = None,
 ) -> GpuSample:
     """One `--format=csv,noheader[,nounits]` line -> GpuSample.
 
     `now` stamps the sample with the reader's clock (remote clocks differ); without it
-    the line's own `timestamp` field is used when present.
+    the line's own `timestamp` field is used when present. A figure out of its range is None
+    (with a note) and, when `refused` is given, said there as `field: why`.
     """
     fields = tuple(fields)
     cells = _split_cells(line, len(fields), fields)
@@ -167,7 +170,11 @@ def parse_query_line(
         raw = cells[at]
         if kind == "num":
             number, why = parse_value(raw)
-            values[attr] = number
+            if why is None:
+                why = figure_problem(attr, number)
+                if why is not None and refused is not None:
+                    refused.append(f"{fields[at]} {why}")
+            values[attr] = number if why is None else None
             if why is not None:
                 notes[attr] = why
         elif kind == "str":
@@ -185,8 +192,14 @@ def parse_query_line(
         elif now is None:  # "ts"
             timestamp = parse_timestamp(raw)
     index = values.pop("index", None)
-    if not isinstance(index, int):
+    raw_index = cells[fields.index("index")] if "index" in fields else ""
+    if not isinstance(index, int) and not raw_index.isdigit():
         raise QueryLineError(f"no GPU index in line: {line.strip()[:120]!r}")
+    why = index_problem(index) if index is not None else f"GPU index of {len(raw_index):,} digits is not an index"
+    if why is not None:
+        if refused is not None:
+            refused.append(why)
+        raise QueryLineError(why)
     return GpuSample(index=index, timestamp=timestamp, host=host, notes=notes, **values)
 
 
@@ -214,21 +227,27 @@ def _is_missing_text(raw: str) -> bool:
 
 
 def parse_query_csv(
-    text: str, fields: Sequence[str] = QUERY_FIELDS, *, host: str | None = None
+    text: str, fields: Sequence[str] = QUERY_FIELDS, *, host: str | None = None,
+    refused: list[tuple[int, str]] | None = None,
 ) -> list[GpuSample]:
-    """Every sample line of a CSV dump (a header line, if any, sets the fields)."""
+    """Every sample line of a CSV dump (a header line, if any, sets the fields). `refused`,
+    when given, gets (line number, why) for each figure or index out of its range."""
     out: list[GpuSample] = []
-    for line in text.splitlines():
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         found = header_fields(line)
         if found is not None:
             fields = found
             continue
+        whys: list[str] | None = [] if refused is not None else None
         try:
-            out.append(parse_query_line(line, fields, host=host))
+            out.append(parse_query_line(line, fields, host=host, refused=whys))
         except QueryLineError:
             continue
+        finally:
+            if refused is not None and whys:
+                refused.extend((number, why) for why in whys)
     return out
 
 
@@ -347,11 +366,14 @@ def parse_nvsmi_table(text: str, *, host: str | None = None) -> list[GpuSample]:
                 notes[attr] = why
             return value
 
+        index = read_int(m1.group(1))
+        if index is None or index_problem(index) is not None:
+            continue
         power = num("power_w", m2["pwr"])
         cap = num("power_limit_w", m2["cap"])
         out.append(
             GpuSample(
-                index=int(m1.group(1)),
+                index=index,
                 name=m1.group(2).strip(),
                 power_w=None if power is None else float(power),
                 power_limit_w=None if cap is None else float(cap),

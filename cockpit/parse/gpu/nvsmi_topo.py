@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cockpit.parse.gpu.topo_affinity import AFFINITY_COLUMNS, TAB, affinity_markers, split_tail
+from cockpit.parse.numbers import read_int
 
 # The distance classes, nearest first, with the meaning nvidia-smi's legend gives.
 DISTANCE_CLASSES: tuple[str, ...] = ("X", "NV#", "PIX", "PXB", "PHB", "NODE", "SYS")
@@ -62,7 +63,7 @@ def distance_rank(cell: str) -> int:
 def nvlink_count(cell: str) -> int | None:
     """`NV12` -> 12; None for a PCIe-only cell."""
     m = re.fullmatch(r"NV(\d+)", cell.strip())
-    return int(m.group(1)) if m else None
+    return read_int(m.group(1)) if m else None  # None for a count too long to be one
 
 
 @dataclass(frozen=True, slots=True)

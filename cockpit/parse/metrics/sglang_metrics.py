@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from cockpit.parse.metrics.prom_histogram import Histogram
 from cockpit.parse.metrics.prom_text import SGLANG_PREFIX, Exposition, Labels, parse_exposition_kept
+from cockpit.parse.numbers import read_float
 
 # Ranks whose every member repeats the same figure: one per group is kept.
 REPLICA_LABELS = ("tp_rank", "pp_rank", "moe_ep_rank")
@@ -43,6 +44,15 @@ BY_LABEL = (("cuda_graph_passes_total", "mode"), ("forward_execution_seconds_tot
 SUMMARY_MEANS = ("eplb_balancedness",)
 HISTOGRAMS = ("time_to_first_token_seconds", "inter_token_latency_seconds",
               "time_per_output_token_seconds", "e2e_request_latency_seconds", "queue_time_seconds")
+
+# A figure of the page is a count, a rate, seconds or a share: never negative, never near
+# float's end (1e308 summed over DP ranks is inf), and a share is at most 1. A value outside
+# (inf, nan, -1e308) is no reading: left out, and named in `ServerScrape.refused`.
+MAX_FIGURE = 1e18
+FRACTIONS = frozenset({"token_usage", "cache_hit_rate", "spec_accept_rate"})
+_READ = tuple(SGLANG_PREFIX + n for n in SUMMED_GAUGES + AVERAGED_GAUGES + COUNTERS) + tuple(
+    SGLANG_PREFIX + n + part for n in SUMMARY_MEANS for part in ("_count", "_sum")) + tuple(
+    SGLANG_PREFIX + n + part for n in HISTOGRAMS for part in ("_bucket", "_count", "_sum"))
 
 # What the pane shows; each entry: the name, and older names that serve instead.
 EXPECTED: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -84,6 +94,8 @@ class ServerScrape:
     """counter -> label value -> value, for the counters of BY_LABEL the text has."""
     counters_by_dp: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     """counter -> dp_rank -> value (per-rank figures with --enable-metrics-for-all-schedulers)."""
+    refused: tuple[tuple[str, float], ...] = ()
+    """(sample name, value) of each value left out as no reading (inf, nan, negative, 1e308)."""
 
     @property
     def is_sglang(self) -> bool:
@@ -159,7 +171,9 @@ def _histogram(expo: Exposition, name: str) -> Histogram | None:
         return None
     buckets: dict[float, float] = {}
     for key, (_, value) in _one_per_group(expo.get(base + "_bucket")).items():
-        le = float(dict(key)["le"]) if "le" in dict(key) else float("inf")
+        le = read_float(dict(key)["le"]) if "le" in dict(key) else float("inf")
+        if le is None or le != le:  # a bound that is no number (or nan): no bucket
+            continue
         buckets[le] = buckets.get(le, 0.0) + value
     count = sum(v for _, v in _one_per_group(expo.get(base + "_count")).values())
     total = sum(v for _, v in _one_per_group(expo.get(base + "_sum")).values())
@@ -169,8 +183,29 @@ def _histogram(expo: Exposition, name: str) -> Histogram | None:
     return Histogram(ordered, count, total)
 
 
+def _readings(expo: Exposition) -> tuple[Exposition, tuple[tuple[str, float], ...]]:
+    """`expo` less the values that are no reading, and those values."""
+    refused: list[tuple[str, float]] = []
+    kept: dict[str, tuple[tuple[Labels, float], ...]] = {}
+    for name in _READ:
+        rows = expo.samples.get(name)
+        if rows is None:
+            continue
+        top = 1.0 if name[len(SGLANG_PREFIX):] in FRACTIONS else MAX_FIGURE
+        if all(0.0 <= value <= top for _, value in rows):  # False for nan
+            kept[name] = rows
+            continue
+        kept[name] = tuple(row for row in rows if 0.0 <= row[1] <= top)
+        refused += [(name, value) for _, value in rows if not 0.0 <= value <= top]
+    if not refused:
+        return expo, ()
+    return Exposition(samples={**expo.samples, **kept}, families=expo.families, spellings=expo.spellings), tuple(refused)
+
+
 def sglang_scrape(expo: Exposition) -> ServerScrape:
-    """The SGLang figures of one parsed scrape (empty, all missing, for other text)."""
+    """The SGLang figures of one parsed scrape (empty, all missing, for other text). Values
+    that are no reading are left out (`refused`): no sum, mean or rule sees inf or nan."""
+    expo, refused = _readings(expo)
     gauges: dict[str, float] = {}
     by_dp: dict[str, Mapping[str, float]] = {}
     for name in SUMMED_GAUGES + AVERAGED_GAUGES:
@@ -206,6 +241,7 @@ def sglang_scrape(expo: Exposition) -> ServerScrape:
         counters=dict(counters), histograms=dict(histograms),
         missing=missing, models=tuple(models), spellings=expo.spellings,
         by_label=by_label, counters_by_dp={k: dict(v) for k, v in counters_by_dp.items()},
+        refused=refused,
     )
 
 

@@ -7,6 +7,7 @@ message per field name when something is wrong; the form stays open and says so.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Generic, TypeVar
@@ -160,6 +161,8 @@ def parse_number(text: str, *, integer: bool = False, minimum: float = 0) -> flo
         value: float | int = int(text) if integer else float(text)
     except ValueError:
         raise ValueError("a whole number, please" if integer else "a number, please") from None
+    if not math.isfinite(value):  # float() takes inf and nan, and 1e999 is inf
+        raise ValueError("a finite number, please")
     if value < minimum:
         raise ValueError(f"must be at least {minimum:g}")
     return value
