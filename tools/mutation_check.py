@@ -32,7 +32,8 @@ GPU_RULES = "cockpit/live/diagnosis/rules_gpu.py"
 LIMITS = "cockpit/store/limits.py"
 TRANSACTION = "cockpit/control/transaction.py"
 
-MERGE_TESTS = ("tests/unit/model/test_merge_removals.py", "tests/unit/model/test_session_merge.py")
+MERGE_TESTS = ("tests/unit/model/test_merge_removals.py", "tests/unit/model/test_merge_dangling.py",
+               "tests/unit/model/test_session_merge.py")
 STUDY_TESTS = ("tests/unit/control/test_search_crash_infeasible.py",)
 RANK_TESTS = ("tests/unit/parse/test_rank_dedup.py", "tests/unit/parse/test_prom_metrics.py")
 GPU_TESTS = ("tests/unit/live/test_diagnosis_thresholds.py",)
@@ -84,6 +85,12 @@ MUTANTS = (
            "elif not _same_content(mine, old):  # changed here, deleted there: keep ours",
            "elif False:  # changed here, deleted there: keep ours", MERGE_TESTS,
            "a record changed here and deleted there is lost"),
+    Mutant("merge-host-dropped", MERGE,
+           "if item.host is not None and item.host not in names and item.host in known:",
+           "if False:", MERGE_TESTS, "a host deleted on one side dropped though the other side's profile runs on it"),
+    Mutant("merge-dangling-profile-kept", MERGE,
+           'if bench.profile is not None and bench.profile not in ids["launch"]:',
+           "if False:", MERGE_TESTS, "a run keeps its link to a profile the other side deleted"),
     # ---- the search's study: a crash is infeasible to Optuna
     Mutant("study-crash-feasible", STUDY,
            "return [CRASH_CONSTRAINT] * (1 + len(search.constraints))",
