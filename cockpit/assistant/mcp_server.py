@@ -1,7 +1,7 @@
 """`cockpit mcp SESSION`: the session as a Model Context Protocol server (official `mcp` SDK).
 
 Resources read the file afresh on every read; each tool is one locked read-modify-write
-through `SessionEditor` (see session_file.py). Tool arguments are validated by the SDK
+through `SessionEditor` (see control/transaction.py). Tool arguments are validated by the SDK
 against schemas taken from the session's pydantic models; a value the model refuses is a
 tool error naming the field and why, and the file is left as it was. No tool runs a
 command on a host or starts a server: that stays with the person at the TUI or the CLI.

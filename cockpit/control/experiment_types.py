@@ -62,7 +62,7 @@ class ServerStarted:
 
 @dataclass(frozen=True, slots=True)
 class ServerPhase:
-    """The launched server's log reached `phase` (live/launch_lifecycle.PHASE_WORDS) after `elapsed_s`."""
+    """The launched server's log reached `phase` (live/experiment/launch_lifecycle.PHASE_WORDS) after `elapsed_s`."""
 
     profile_id: str
     host: str

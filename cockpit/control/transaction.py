@@ -78,7 +78,7 @@ class SessionFileWriter:
     """A short-lived writer's view of a session file: every read loads it afresh (saves
     replace the file atomically, so a read needs no lock), every `apply` is one
     transaction. Has the `session` / `apply` of a SessionController, so a sweep's records
-    (live/sweep_runner.ControllerSink, `save=False`) land one transaction per point."""
+    (live/experiment/sweep_sink.ControllerSink, `save=False`) land one transaction per point."""
 
     def __init__(self, path: Path | str, actor: str) -> None:
         self.path = Path(path)

@@ -69,9 +69,11 @@ class _Finder:
         return found
 
 
-_UNSAFE = _Finder(_RANGES)
+# `UNSAFE.search(text) is None`: nothing in TEXT that `sanitize` would replace (a quick check
+# before a per-line or per-chunk copy; public for the log and tail paths that batch it).
+UNSAFE = _Finder(_RANGES)
 # The same but LF (text that is split into lines later, e.g. `cockpit tail`'s chunks).
-_UNSAFE_MULTILINE = _Finder(tuple((lo + (lo == 0x0A), hi) for lo, hi in _RANGES))
+UNSAFE_MULTILINE = _Finder(tuple((lo + (lo == 0x0A), hi) for lo, hi in _RANGES))
 # For JSON written with ensure_ascii=False: C0 controls are escaped by json itself (a raw
 # LF there is indentation), the rest of the set is not.
 _UNSAFE_IN_JSON = _char_class(tuple((lo, hi) for lo, hi in _RANGES if lo >= 0x7F))
@@ -88,10 +90,10 @@ def sanitize(text: str, *, multiline: bool = False) -> str:
     if text.isprintable():  # the common case: nothing to do, no copy (C speed)
         return text
     if multiline:
-        if _UNSAFE_MULTILINE.search(text) is None:  # LFs, TABs, odd spaces (NBSP): harmless
+        if UNSAFE_MULTILINE.search(text) is None:  # LFs, TABs, odd spaces (NBSP): harmless
             return text
         return (text.replace("\r\n", "\n") if "\r\n" in text else text).translate(_TABLE_MULTILINE)
-    if _UNSAFE.search(text) is None:
+    if UNSAFE.search(text) is None:
         return text
     return text.translate(_TABLE)
 

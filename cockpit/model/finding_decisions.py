@@ -35,7 +35,7 @@ def accept_finding(editor: SessionEditor, *, key: str, kind: str, claim: str, ev
     known = {b.id for b in editor.session.benchmarks}
     links = [b for b in (benchmarks or []) if b in known]
     by = None if editor.actor == PERSON else editor.actor
-    ident = editor._new_id(editor.session, "discoveries")
+    ident = editor.new_id(editor.session, "discoveries")
     tags = ["diagnosis", kind] + ([f"via {by}"] if by else [])
 
     def change(s: Session) -> str:

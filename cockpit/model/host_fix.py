@@ -1,5 +1,5 @@
 """The parts of a host's failure text a person acts on: the fingerprint the server offers
-and the command that fixes it (the texts sources/host_keys.key_howto writes)."""
+and the command that fixes it (the texts sources/transport/host_keys.key_howto writes)."""
 
 from __future__ import annotations
 

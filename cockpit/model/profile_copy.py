@@ -2,7 +2,7 @@
 --cuda-graph-max-bs=128 --unset --enable-torch-compile` (the usual step of a campaign: a
 copy of a profile with one flag changed).
 
-The command is read as profile_diff.py reads it (every option takes the words after it up
+The command is read as model/bench/profile_diff.py reads it (every option takes the words after it up
 to the next option). `--set FLAG=VALUE` replaces every occurrence of FLAG (`--x v`,
 `--x=v`, `--x a b`) with `FLAG VALUE` where FLAG first stood, or adds it at the end; VALUE
 of several words (`--set "--cuda-graph-bs=1 2 4"`) gives the flag several words. `--set

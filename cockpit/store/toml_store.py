@@ -9,14 +9,13 @@ import os
 import re
 import types
 import typing
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import Any
 
 import tomli_w
-import tomli_w._writer as _tomli_writer
 from pydantic import BaseModel, ValidationError
 
 try:  # tomllib's own upstream, compiled (mypyc): the same parser, ~2.7x faster on a big session
@@ -31,11 +30,6 @@ from cockpit.store.errors import Problem, SessionFileError
 from cockpit.store.locate import KeyIndex, locate
 from cockpit.store.migrations import MigrationError, migrate
 from cockpit.store.signature import DiskSignature, signature_of
-
-# tomli-w writes short arrays of tables inline and hoists them above every table, which
-# scrambles the canonical section order and makes diffs noisy. Sessions always use
-# `[[name]]` blocks; test_store pins this so a tomli-w upgrade cannot change it silently.
-_tomli_writer.is_suitable_inline_table = lambda obj, ctx: False
 
 # A new session holds launch commands and env (HF_TOKEN, --api-key): only its owner reads it.
 # An existing file keeps the mode its owner gave it.
@@ -67,7 +61,41 @@ def to_data(session: Session) -> dict[str, Any]:
 
 
 def dumps_session(session: Session) -> str:
-    return tomli_w.dumps(to_data(session), multiline_strings=True)
+    return "".join(_table_chunks(to_data(session), ""))
+
+
+# tomli-w writes short arrays of tables inline and hoists them above every table, which
+# scrambles the canonical section order and makes diffs noisy. Sessions always use
+# `[[name]]` blocks: the tables are laid out here (tomli-w's own layout, every array of
+# tables a block) and tomli-w formats each table's values (test_session_store pins it).
+def _table_chunks(table: Mapping[str, Any], name: str, *, inside_aot: bool = False) -> Iterator[str]:
+    literals: dict[str, Any] = {}
+    tables: list[tuple[str, Mapping[str, Any], bool]] = []
+    for key, value in table.items():
+        if isinstance(value, Mapping):
+            tables.append((key, value, False))
+        elif isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
+            tables.extend((key, item, True) for item in value)
+        else:
+            literals[key] = value
+    yielded = False
+    if inside_aot or (name and (literals or not tables)):
+        yielded = True
+        yield f"[[{name}]]\n" if inside_aot else f"[{name}]\n"
+    if literals:
+        yielded = True
+        yield tomli_w.dumps(literals, multiline_strings=True)
+    for key, value, in_aot in tables:
+        if yielded:
+            yield "\n"
+        yielded = True
+        part = _key_part(key)
+        yield from _table_chunks(value, f"{name}.{part}" if name else part, inside_aot=in_aot)
+
+
+def _key_part(key: str) -> str:
+    """KEY as TOML writes it in a header: bare, or quoted where it has other characters."""
+    return tomli_w.dumps({key: True})[: -len(" = true\n")]
 
 
 def _loc_path(loc: tuple[Any, ...]) -> str:

@@ -24,7 +24,7 @@ from rich.text import Span as RichSpan
 from rich.text import Text
 from textual.content import Content, Span
 
-from cockpit.ground.sanitize import _UNSAFE_MULTILINE, sanitize
+from cockpit.ground.sanitize import UNSAFE_MULTILINE, sanitize
 
 
 def safe(text: Any, *, multiline: bool = False) -> str:
@@ -45,7 +45,7 @@ def plain(text: Any, *, multiline: bool = False) -> Content:
 
 
 def _dirty(text: str) -> bool:
-    return not text.isprintable() and _UNSAFE_MULTILINE.search(text) is not None
+    return not text.isprintable() and UNSAFE_MULTILINE.search(text) is not None
 
 
 def inert_renderable(obj: Any) -> Any:

@@ -23,7 +23,7 @@ from cockpit.ground.sanitize import sanitize
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from cockpit.cli.watch.gpu_cmds import _ssh_options
+    from cockpit.cli.watch.target_args import add_ssh_options
 
     r = sub.add_parser("run", help="start a launch profile's server on its host (detached)",
                        description="Start PROFILE (an id or a name) on its host: over SSH for a host with "
@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--timeout", type=TIMEOUT, default=1800.0, metavar="S",
                    help="with --wait-ready: seconds to wait for ready (default 1800); the server is left running")
     r.add_argument("--yes", action="store_true", help="run a command not confirmed before without asking")
-    _ssh_options(r)
+    add_ssh_options(r)
     r.set_defaults(func=cmd_run)
 
     s = sub.add_parser("stop", help="stop the session's server on a host (or on all its hosts)",
@@ -45,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("session")
     s.add_argument("host", nargs="?", help="a session host name ('local' for this machine); default: every host")
     s.add_argument("--grace", type=GRACE, default=10.0, metavar="S", help="seconds between SIGTERM and SIGKILL (default 10)")
-    _ssh_options(s)
+    add_ssh_options(s)
     s.set_defaults(func=cmd_stop)
 
 

@@ -19,7 +19,7 @@ import sys
 import time
 from typing import Any
 
-from cockpit.cli.watch.gpu_cmds import _ssh_options
+from cockpit.cli.watch.target_args import add_ssh_options
 from cockpit.ground.sanitize import sanitize
 
 ON_FAIL = ("stop", "skip")  # the runner's (live/experiment/sweep_runner.py), not imported before a sweep runs
@@ -45,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "gave no result): stop the sweep (default) or skip to the next point; exit 1 either way")
     p.add_argument("--resume", action="store_true",
                    help="run only the points of this sweep's last unfinished run that have no record yet")
-    _ssh_options(p)
+    add_ssh_options(p)
     p.set_defaults(func=cmd_sweep)
 
 

@@ -23,7 +23,7 @@ EXIT_DONE, EXIT_FAILED, EXIT_REFUSED, EXIT_CANCELLED = 0, 1, 3, 130
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from cockpit.cli.watch.gpu_cmds import _ssh_options
+    from cockpit.cli.watch.target_args import add_ssh_options
 
     p = sub.add_parser("tune", help="search launch configurations ([[searches]]): each trial a launch, swept",
                        description="Run SEARCH (id or name): per trial the optimizer picks a configuration of the "
@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the trials and the best as JSON at the end")
     p.add_argument("--ready-timeout", type=TIMEOUT, default=1800.0, metavar="S",
                    help="seconds a trial's server may take to get ready (default 1800)")
-    _ssh_options(p)
+    add_ssh_options(p)
     p.set_defaults(func=cmd_tune)
 
 

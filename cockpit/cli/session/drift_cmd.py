@@ -15,7 +15,7 @@ import json
 import sys
 from typing import Any
 
-from cockpit.cli.watch.gpu_cmds import _ssh_options
+from cockpit.cli.watch.target_args import add_ssh_options
 from cockpit.ground.sanitize import sanitize
 
 
@@ -31,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the rows as JSON")
     p.add_argument("--record", action="store_true",
                    help="then write the versions read now over the changed ones (journaled; exit 0)")
-    _ssh_options(p)
+    add_ssh_options(p)
     p.set_defaults(func=cmd_drift)
 
 

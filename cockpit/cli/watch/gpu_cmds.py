@@ -12,6 +12,7 @@ from typing import Any
 
 from cockpit.cli.seconds_arg import INTERVAL, REMOTE_TIMEOUT
 from cockpit.cli.watch.host_arg import file_word, first_connect, looks_like_file, resolve_failed
+from cockpit.cli.watch.target_args import add_ssh_options
 from cockpit.ground.sanitize import sanitize
 from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 from cockpit.parse.gpu.gpu_sample import GpuSample
@@ -28,7 +29,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("target", nargs="?", metavar="HOST|FILE", help="[user@]host[:port], an ssh_config alias, or a file")
     p.add_argument("--json", action="store_true", help="print JSON (gpus, nics, matrix, cpu_affinity, numa_affinity)")
     p.add_argument("--detail", action="store_true", help="with --json: add NIC links, GPU NUMA ids, legend, warnings")
-    _ssh_options(p)
+    add_ssh_options(p)
     _timeout_option(p, "HOST: seconds to wait for the connection and for nvidia-smi's answer (default 30); "
                        "then it is stopped on the host")
     p.set_defaults(func=cmd_topo)
@@ -43,16 +44,11 @@ def register(subparsers: Any) -> None:
     g.add_argument("--json", action="store_true", help="JSON: one object per tick (a JSON line per tick when streaming)")
     g.add_argument("--interval", type=INTERVAL, default=1.0, metavar="S", help="seconds between samples (default 1)")
     g.add_argument("--count", type=int, default=0, metavar="N", help="stop after N ticks (default: until Ctrl-C)")
-    _ssh_options(g)
+    add_ssh_options(g)
     _timeout_option(g, "HOST: seconds to wait for the connection and, with --once, for nvidia-smi's answer "
                        "(default 30); streaming: restart nvidia-smi after this long without a line "
                        "(default 10 s or 5 intervals)")
     g.set_defaults(func=cmd_gpus)
-
-
-def _ssh_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--ssh-config", action="append", metavar="FILE", help="ssh_config file(s) to read instead of ~/.ssh/config")
-    p.add_argument("--known-hosts", metavar="FILE", help="known_hosts file (default: from ssh_config, else ~/.ssh/known_hosts)")
 
 
 def _fail(message: str) -> int:

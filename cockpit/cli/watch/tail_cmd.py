@@ -18,14 +18,13 @@ from dataclasses import asdict, is_dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from cockpit.cli.watch.target_args import add_target_args, source_of
-from cockpit.ground.sanitize import _UNSAFE_MULTILINE as _UNSAFE  # sanitize's set, but LF
-from cockpit.ground.sanitize import json_inert, sanitize
+from cockpit.ground.sanitize import UNSAFE_MULTILINE, json_inert, sanitize
 
 if TYPE_CHECKING:
     from cockpit.sources.log.log_tail import ResumableTail
 
 # Anything a terminal could act on (C0 but TAB and LF, DEL, C1, bidi and zero-width
-# characters: `_UNSAFE`). Checked per chunk first: the common chunk has none and is written
+# characters: `UNSAFE_MULTILINE`). Checked per chunk first: the common chunk has none and is written
 # as it came, which keeps a 200 MB catch-up fast; a chunk that has some is sanitized line
 # by line.
 _SAFE_ASCII = bytes([0x09, 0x0A, *range(0x20, 0x7F)])  # deleted: if nothing is left, all is safe
@@ -153,7 +152,7 @@ def safe_text(data: bytes) -> bytes:
     except UnicodeDecodeError:
         text = data.decode("utf-8", "replace")
     else:
-        if _UNSAFE.search(text) is None:
+        if UNSAFE_MULTILINE.search(text) is None:
             return data
     lines = text.split("\n")
     return "\n".join(sanitize(line[:-1] if line.endswith("\r") else line) for line in lines).encode()

@@ -21,6 +21,12 @@ def add_target_args(p: argparse.ArgumentParser, *, lines: int, lines_help: str, 
                    help="ssh_config file(s) to read instead of ~/.ssh/config")
 
 
+def add_ssh_options(p: argparse.ArgumentParser) -> None:
+    """--ssh-config and --known-hosts, for every command that reaches a HOST over SSH."""
+    p.add_argument("--ssh-config", action="append", metavar="FILE", help="ssh_config file(s) to read instead of ~/.ssh/config")
+    p.add_argument("--known-hosts", metavar="FILE", help="known_hosts file (default: from ssh_config, else ~/.ssh/known_hosts)")
+
+
 def source_of(args: argparse.Namespace) -> Any:
     """The ResumableTail source TARGET names; ValueError when it names none."""
     from cockpit.sources.log.log_tail import ResumableTail

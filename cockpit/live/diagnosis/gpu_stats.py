@@ -58,10 +58,13 @@ def gpu_stats(samples: Iterable[GpuSample]) -> list[GpuStats]:
     for (host, index), rows in sorted(by_gpu.items(), key=lambda kv: (kv[0][0] or "", kv[0][1])):
         busy_rows = [r for r in rows if r.util_gpu_pct is not None and r.util_gpu_pct >= BUSY_UTIL_PCT] or rows
         power, limit = _mean(r.power_w for r in busy_rows), _mean(r.power_limit_w for r in busy_rows)
-        reasons: dict[str, float] = {}
+        # counted, then divided once: 3 of 10 samples is 0.3 exactly (three additions of 1/10
+        # make 0.30000000000000004, over a 30 % bound whether it is "at or over" or "over")
+        flagged: dict[str, int] = {}
         for r in busy_rows:
             for reason in r.throttle_reasons:
-                reasons[reason] = reasons.get(reason, 0.0) + 1 / len(busy_rows)
+                flagged[reason] = flagged.get(reason, 0) + 1
+        reasons = {reason: n / len(busy_rows) for reason, n in flagged.items()}
         links = [(int(r.pcie_gen), int(r.pcie_width)) for r in busy_rows
                  if r.pcie_gen is not None and r.pcie_width is not None]
         maxes = [(int(r.pcie_gen_max), int(r.pcie_width_max)) for r in rows

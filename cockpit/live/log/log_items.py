@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from cockpit.ground.sanitize import _UNSAFE, sanitize
+from cockpit.ground.sanitize import UNSAFE, sanitize
 from cockpit.parse.log.error_labels import FATAL_LABELS
 from cockpit.parse.log.log_events import BenchResult, DecodeBatch, ErrorBlock, ErrorLine, LogEvent, PrefillBatch
 
@@ -92,7 +92,7 @@ def safe_text(line: str) -> str:
 def _safe_run(texts: list[str]) -> list[str]:
     joined = " ".join(texts)
     if not joined.isprintable():  # no control, format (bidi) or odd space character
-        if _UNSAFE.search(joined) is not None:
+        if UNSAFE.search(joined) is not None:
             texts = [sanitize(t) for t in texts]  # rare: something to make inert
             joined = "".join(texts)
         if "\t" in joined:

@@ -1,6 +1,6 @@
 """What a stream of SGLang log events adds up to: the parse-log summary (folded as
-parse/log_summary defines it), time-windowed metric series (summed over DP ranks), and the
-server runs (see server_runs.py).
+parse/log/log_summary defines it), time-windowed metric series (summed over DP ranks), and the
+server runs (see live/experiment/server_runs.py).
 
 Plain Python, no I/O, no Textual: the live pane calls `LogMetrics.apply_all(events)` on
 each batch of parsed events and redraws from the state.

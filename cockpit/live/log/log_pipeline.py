@@ -76,7 +76,7 @@ class LogPipeline:
 
     async def _read(self, fold: ChildFold, out: asyncio.Queue[Any], failed: list[BaseException]) -> None:
         try:
-            async for batch in self.feed.stream(parse=False):
+            async for batch in self.feed.stream():
                 if batch.state is not None or batch.connected is not None or batch.waiting is not None:
                     out.put_nowait(SourceState(batch.state, batch.connected, batch.waiting))
                 if batch.summary is not None:

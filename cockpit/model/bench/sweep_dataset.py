@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 
 class _SweepLike(Protocol):
-    """What the argv reads of a session's Sweep (named here: session.py imports this module)."""
+    """What the argv reads of a session's Sweep (named here: model/session.py imports this module)."""
 
     @property
     def dataset(self) -> Any: ...

@@ -18,7 +18,7 @@ class BoardEdits(EditorCore):
     def add_task(self, title: str, status: TaskStatus = TaskStatus.TODO, notes: str | None = None,
                  discoveries: list[str] | None = None) -> str:
         def change(s: Session) -> str:
-            ident = self._new_id(s, "tasks")
+            ident = self.new_id(s, "tasks")
             order = len(self.column(s, status))
             stamp = now()
             s.tasks.append(Task(id=ident, title=title, status=status, order=order, notes=notes or None,
@@ -120,7 +120,7 @@ class BoardEdits(EditorCore):
                       status: DiscoveryStatus = DiscoveryStatus.HYPOTHESIS, tags: list[str] | None = None,
                       **links: list[str]) -> str:
         """A new claim; `links` (benchmarks, files, tasks: lists of ids) in the same undo step."""
-        ident = self._new_id(self.session, "discoveries")
+        ident = self.new_id(self.session, "discoveries")
 
         def change(s: Session) -> str:
             stamp = now()

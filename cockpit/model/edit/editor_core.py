@@ -170,6 +170,7 @@ class EditorCore:
         for index, task in enumerate(cls.column(session, status)):
             task.order = index
 
-    def _new_id(self, session: Session, collection: str) -> str:
+    def new_id(self, session: Session, collection: str) -> str:
+        """The next free id of COLLECTION in SESSION (`t11` after `t10`)."""
         return next_id(PREFIX[collection], (item.id for item in getattr(session, collection)))
 

@@ -43,7 +43,7 @@ def _keep_earlier(session: Session) -> None:
 class SessionEditor(BoardEdits, SetupEdits):
     # ----- the rest ---------------------------------------------------------------------
     def add_benchmark(self, **fields: Any) -> str:
-        ident = self._new_id(self.session, "benchmarks")
+        ident = self.new_id(self.session, "benchmarks")
 
         def change(s: Session) -> str:
             fields.setdefault("when", now())
@@ -113,7 +113,7 @@ class SessionEditor(BoardEdits, SetupEdits):
     def add_record(self, collection: str, **fields: Any) -> str:
         """Add a file, package or launch profile; returns its new id."""
         model, kind, what = self._RECORDS[collection]
-        ident = self._new_id(self.session, collection)
+        ident = self.new_id(self.session, collection)
         if collection == "packages":
             fields.setdefault("captured", now())
 

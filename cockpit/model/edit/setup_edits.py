@@ -69,7 +69,7 @@ class SetupEdits(EditorCore):
         self.apply(f"target deleted: {ident}", change, kind="target.deleted", ref=ident)
 
     def add_instruction(self, text: str) -> str:
-        ident = self._new_id(self.session, "instructions")
+        ident = self.new_id(self.session, "instructions")
 
         def change(s: Session) -> str:
             s.instructions.append(Instruction(id=ident, text=text))

@@ -34,7 +34,7 @@ class Field(NamedTuple):
 
 
 def counts(texts: list[bytes]) -> list[int]:
-    """The counts among `texts` (one too long to be a figure is left out: numbers.py)."""
+    """The counts among `texts` (one too long to be a figure is left out: parse/numbers.py)."""
     return [n for t in texts if (n := read_int(t)) is not None]
 
 

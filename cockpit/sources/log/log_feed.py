@@ -1,14 +1,15 @@
-"""LogFeed: a followed SGLang log as a live feed of parsed batches (no Textual).
+"""LogFeed: a followed SGLang log as a live feed of batches (no Textual).
 
 Wraps a ResumableTail (a local file, `[user@]host:path` over an SshPool, or a command on a
-host; or a command on this machine) and a LogParser, and yields `LogBatch` items: the parsed
-events of everything that arrived in the last `max_delay_s` (or `max_lines` lines, whichever
-comes first), plus what happened to the source in words (rotated, truncated, reconnecting).
-A burst of 20k lines/s therefore becomes ~12 items per second, never one item per line.
-Parsing runs in a thread (`asyncio.to_thread`) so a big catch-up does not hold the event loop.
+host; or a command on this machine) and yields `LogBatch` items: the whole lines that arrived
+in the last `max_delay_s` (or `max_lines` lines, whichever comes first), plus what happened
+to the source in words (rotated, truncated, reconnecting). A burst of 20k lines/s therefore
+becomes ~12 items per second, never one item per line. The lines are parsed once, by the
+feed's one consumer (live/log/log_pipeline.py); `stream(parse=True)` parses them here
+instead, in a thread (`asyncio.to_thread`), so a big catch-up does not hold the event loop.
 
     feed = LogFeed.local("/var/log/sglang.log")          # or LogFeed.for_host(host)
-    async for batch in feed.stream(): pane.feed(batch)
+    async for item in LogPipeline(feed).stream(): view.feed(item)
 
 What it yields is in log_batch; the tails it opens for a host in log_openers.
 """
@@ -169,10 +170,11 @@ class LogFeed:
         return cls.ssh(source, pool=pool, lines=lines, **kw)
 
     # -- the stream ------------------------------------------------------------------------
-    async def stream(self, parse: bool = True) -> AsyncIterator[LogBatch]:
+    async def stream(self, *, parse: bool = False) -> AsyncIterator[LogBatch]:
         """Batches until the tail ends (a local file tail never does: cancel the worker).
-        With `parse=False` the batches carry the bytes (`data`) instead of events: for a
-        consumer that parses them once elsewhere (cockpit.live.log.log_pipeline)."""
+        They carry the bytes (`data`), parsed once by the one consumer of a feed
+        (cockpit.live.log.log_pipeline); with `parse=True` they carry the parsed events
+        instead (a consumer that wants only events)."""
         queue: asyncio.Queue[Any] = asyncio.Queue(self.queue_chunks)
         host_events: list[Any] = []
         reader = asyncio.create_task(self._read(queue, host_events.append))

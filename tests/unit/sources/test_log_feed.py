@@ -26,7 +26,7 @@ class Collector:
         self.task = asyncio.create_task(self._run(feed))
 
     async def _run(self, feed: LogFeed) -> None:
-        async for batch in feed.stream():
+        async for batch in feed.stream(parse=True):
             self.batches.append(batch)
 
     @property

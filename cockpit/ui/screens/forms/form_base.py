@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -18,12 +18,12 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import Focus
 from textual.screen import ModalScreen
 from textual.widget import Widget
-from textual.widgets import Input, Label, Static, TextArea
+from textual.widgets import Input, Label, Select, Static, TextArea
 from textual.widgets.input import Selection as LineSelection
 from textual.widgets.text_area import Selection as AreaSelection
 
 from cockpit.ui.keys.actions import bindings_for
-from cockpit.ui.safe_text import plain
+from cockpit.ui.safe_text import plain, safe
 
 R = TypeVar("R")
 
@@ -58,6 +58,22 @@ class FormArea(TextArea):
         last = self.document.line_count - 1
         self.selection = AreaSelection((last, len(self.document[last])), (0, 0))
         self.scroll_home(animate=False, immediate=True)
+
+
+def line_input(value: Any = "", placeholder: str = "") -> Input:
+    """A compact one-line field holding VALUE (sanitized: it may come from the file)."""
+    return FormLine(safe("" if value is None else value), placeholder=placeholder, compact=True)
+
+
+def area_input(value: str | None, placeholder: str = "") -> TextArea:
+    """A compact multi-line field, soft-wrapped, without line numbers."""
+    return FormArea(safe(value, multiline=True), soft_wrap=True, show_line_numbers=False, compact=True,
+                    placeholder=placeholder)
+
+
+def choice_input(options: Iterable[str], value: str) -> Select[str]:
+    """A compact select of OPTIONS (no blank), VALUE chosen."""
+    return Select([(o, o) for o in options], allow_blank=False, compact=True, value=value)
 
 
 class FormInvalid(Exception):

@@ -14,8 +14,16 @@ from cockpit.model.edit.edits import EditError
 from cockpit.model.search.search import OBJECTIVES, Search
 from cockpit.model.search.search_edits import parse_dimension, space_text
 from cockpit.model.session import Session
-from cockpit.ui.screens.forms.form_base import FormInvalid, FormScreen, check_ids, parse_number
-from cockpit.ui.screens.forms.setup_forms import _area, _choice, _input, model_errors
+from cockpit.ui.screens.forms.form_base import (
+    FormInvalid,
+    FormScreen,
+    area_input,
+    check_ids,
+    choice_input,
+    line_input,
+    parse_number,
+)
+from cockpit.ui.screens.forms.setup_forms import model_errors
 
 SPACE_HINT = "one a line: cuda-graph-max-bs=32,64,128 | mem-fraction-static=0.80:0.92:0.02 | enable-torch-compile=switch"
 
@@ -33,18 +41,18 @@ class SearchForm(FormScreen[dict[str, Any]]):
         q, s = self.search, self.session
         profiles = [p.id for p in s.launch] or ["(no profile)"]
         sweeps = [w.id for w in s.sweeps] or ["(no sweep)"]
-        yield from self.row("name", "Name", _input(q.name if q else "", "e.g. graph bs x prefill"))
-        yield from self.row("profile", "Base profile", _choice(profiles, q.profile if q else profiles[0]))
-        yield from self.row("sweep", "Sweep", _choice(sweeps, q.sweep if q else sweeps[0]))
-        yield from self.row("objective", "Objective", _choice(OBJECTIVES, q.objective if q else "output_tok_s"))
-        yield from self.row("direction", "Direction", _choice(("maximize", "minimize"),
+        yield from self.row("name", "Name", line_input(q.name if q else "", "e.g. graph bs x prefill"))
+        yield from self.row("profile", "Base profile", choice_input(profiles, q.profile if q else profiles[0]))
+        yield from self.row("sweep", "Sweep", choice_input(sweeps, q.sweep if q else sweeps[0]))
+        yield from self.row("objective", "Objective", choice_input(OBJECTIVES, q.objective if q else "output_tok_s"))
+        yield from self.row("direction", "Direction", choice_input(("maximize", "minimize"),
                                                               q.direction.value if q else "maximize"))
-        yield from self.row("at_concurrency", "At conc.", _input(q.at_concurrency if q else "", "the sweep's best"))
-        yield from self.row("constraints", "Constraints", _input(", ".join(q.constraints) if q else "",
+        yield from self.row("at_concurrency", "At conc.", line_input(q.at_concurrency if q else "", "the sweep's best"))
+        yield from self.row("constraints", "Constraints", line_input(", ".join(q.constraints) if q else "",
                                                                  "target ids, e.g. g2"))
-        yield from self.row("trials", "Launches", _input(q.trials if q else 12))
-        yield from self.row("repeats", "Repeats", _input(q.repeats if q else 0))
-        yield from self.row("space", "Space", _area(space_text(q) if q else "", SPACE_HINT))
+        yield from self.row("trials", "Launches", line_input(q.trials if q else 12))
+        yield from self.row("repeats", "Repeats", line_input(q.repeats if q else 0))
+        yield from self.row("space", "Space", area_input(space_text(q) if q else "", SPACE_HINT))
 
     def collect(self) -> dict[str, Any]:
         errors: dict[str, str] = {}

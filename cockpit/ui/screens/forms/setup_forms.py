@@ -12,25 +12,18 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 from textual.widget import Widget
-from textual.widgets import Input, Select, TextArea
+from textual.widgets import Select
 
 from cockpit.model.enums import Comparator, GpuSource, Metric
 from cockpit.model.session import Goal, Host, Instruction, Target
-from cockpit.ui.safe_text import safe
-from cockpit.ui.screens.forms.form_base import FormArea, FormInvalid, FormLine, FormScreen, parse_number
-
-
-def _input(value: Any = "", placeholder: str = "") -> Input:
-    return FormLine(safe("" if value is None else value), placeholder=placeholder, compact=True)
-
-
-def _area(value: str | None, placeholder: str = "") -> TextArea:
-    return FormArea(safe(value, multiline=True), soft_wrap=True, show_line_numbers=False, compact=True,
-                    placeholder=placeholder)
-
-
-def _choice(options: Iterable[str], value: str) -> Select[str]:
-    return Select([(o, o) for o in options], allow_blank=False, compact=True, value=value)
+from cockpit.ui.screens.forms.form_base import (
+    FormInvalid,
+    FormScreen,
+    area_input,
+    choice_input,
+    line_input,
+    parse_number,
+)
 
 
 def model_errors(model: type[BaseModel], data: dict[str, Any], fields: Iterable[str]) -> dict[str, str]:
@@ -62,9 +55,9 @@ class GoalForm(FormScreen[dict[str, Any]]):
         self.goal = goal
 
     def compose_fields(self) -> Iterable[Widget]:
-        yield from self.row("summary", "Summary", _area(self.goal.summary, "what this campaign is for"))
-        yield from self.row("model", "Model", _input(self.goal.model, "e.g. lukealonso/GLM-5-NVFP4"))
-        yield from self.row("hardware", "Hardware", _input(self.goal.hardware, "e.g. 8x RTX PRO 6000 Blackwell"))
+        yield from self.row("summary", "Summary", area_input(self.goal.summary, "what this campaign is for"))
+        yield from self.row("model", "Model", line_input(self.goal.model, "e.g. lukealonso/GLM-5-NVFP4"))
+        yield from self.row("hardware", "Hardware", line_input(self.goal.hardware, "e.g. 8x RTX PRO 6000 Blackwell"))
 
     def collect(self) -> dict[str, Any]:
         return {"summary": self.text("summary"), "model": self.text("model") or None,
@@ -83,15 +76,15 @@ class TargetForm(FormScreen[dict[str, Any]]):
 
     def compose_fields(self) -> Iterable[Widget]:
         t = self.target
-        yield from self.row("metric", "Metric", _choice((m.value for m in Metric),
+        yield from self.row("metric", "Metric", choice_input((m.value for m in Metric),
                                                         t.metric.value if t else Metric.TOTAL_TOK_S.value))
-        yield from self.row("comparator", "Comparator", _choice((c.value for c in Comparator),
+        yield from self.row("comparator", "Comparator", choice_input((c.value for c in Comparator),
                                                                 t.comparator.value if t else Comparator.GE.value))
-        yield from self.row("value", "Value", _input(f"{t.value:g}" if t else "", "e.g. 1000"))
-        yield from self.row("unit", "Unit", _input(t.unit if t else "", "optional, e.g. tok/s"))
-        yield from self.row("concurrency_min", "Conc. from", _input(t.concurrency_min if t else "", "any"))
-        yield from self.row("concurrency_max", "Conc. to", _input(t.concurrency_max if t else "", "any"))
-        yield from self.row("label", "Label", _input(t.label if t else "", "optional short name"))
+        yield from self.row("value", "Value", line_input(f"{t.value:g}" if t else "", "e.g. 1000"))
+        yield from self.row("unit", "Unit", line_input(t.unit if t else "", "optional, e.g. tok/s"))
+        yield from self.row("concurrency_min", "Conc. from", line_input(t.concurrency_min if t else "", "any"))
+        yield from self.row("concurrency_max", "Conc. to", line_input(t.concurrency_max if t else "", "any"))
+        yield from self.row("label", "Label", line_input(t.label if t else "", "optional short name"))
 
     def collect(self) -> dict[str, Any]:
         errors: dict[str, str] = {}
@@ -124,7 +117,7 @@ class InstructionForm(FormScreen[str]):
         self.title_text = f"Edit instruction {instruction.id}" if instruction else "New instruction"
 
     def compose_fields(self) -> Iterable[Widget]:
-        yield from self.row("text", "Instruction", _area(self.instruction.text if self.instruction else "",
+        yield from self.row("text", "Instruction", area_input(self.instruction.text if self.instruction else "",
                                                          "e.g. never restart the host during a run"))
 
     def collect(self) -> str:
@@ -160,10 +153,10 @@ class HostForm(FormScreen[dict[str, Any]]):
         h = self.host
         for name, label, placeholder in HOST_LINES:
             value = getattr(h, name) if h else ("1.0" if name == "gpu_interval_s" else "")
-            yield from self.row(name, label, _input(f"{value:g}" if isinstance(value, float) else value,
+            yield from self.row(name, label, line_input(f"{value:g}" if isinstance(value, float) else value,
                                                     placeholder))
             if name == "log_command":
-                yield from self.row("gpu_source", "GPU source", _choice(
+                yield from self.row("gpu_source", "GPU source", choice_input(
                     (g.value for g in GpuSource), h.gpu_source.value if h else GpuSource.NONE.value))
 
     def collect(self) -> dict[str, Any]:
