@@ -38,10 +38,10 @@ WITHIN = 0.03
 
 VARIANTS = {
     "tpe": lambda s, seed, budget: sim.run_cockpit(s, seed, budget, sampler="tpe"),
-    "model, Thompson 1.0": lambda s, seed, budget: _scaled(s, seed, budget, 1.0),
-    "model, no race": lambda s, seed, budget: sim.run_cockpit(s, seed, budget, race_share=0.0),
-    "model, race 10 %": lambda s, seed, budget: sim.run_cockpit(s, seed, budget, race_share=0.1),
-    "model, race 30 %": lambda s, seed, budget: sim.run_cockpit(s, seed, budget, race_share=0.3),
+    "model-thompson-1.0": lambda s, seed, budget: _scaled(s, seed, budget, 1.0),
+    "model-no-race": lambda s, seed, budget: sim.run_cockpit(s, seed, budget, race_share=0.0),
+    "model-race-10%": lambda s, seed, budget: sim.run_cockpit(s, seed, budget, race_share=0.1),
+    "model-race-30%": lambda s, seed, budget: sim.run_cockpit(s, seed, budget, race_share=0.3),
 }
 
 

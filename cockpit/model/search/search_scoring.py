@@ -17,7 +17,6 @@ from cockpit.model.search.search_estimate import (
     launch_estimate,
     pooled_noise,
     separated,
-    standard_error,
 )
 from cockpit.model.search.search_space import ConfigKey, config_key
 from cockpit.model.session import Benchmark, Session
@@ -151,23 +150,26 @@ def noise_share(search: Search) -> float:
     return noise if measured else 0.0
 
 
-def _rank_key(search: Search, group: ConfigResult, noise: float) -> float:
-    """A pessimistic figure (one standard error to the bad side), so that one lucky launch
-    does not outrank a configuration measured several times; smaller ranks first."""
-    estimate = group.estimate
-    assert estimate is not None
-    se = standard_error(estimate, noise)
-    if search.direction is Direction.MAXIMIZE:
-        return -(estimate.median - se)
-    return estimate.median + se
+def _ranked(search: Search, groups: list[ConfigResult]) -> list[ConfigResult]:
+    sign = -1.0 if search.direction is Direction.MAXIMIZE else 1.0
+    return sorted(groups, key=lambda g: (sign * (g.mean or 0.0), g.first.number))
 
 
 def leaderboard(search: Search) -> list[ConfigResult]:
-    """Feasible configurations first, the leader first (the median over launches less one
-    standard error of the noise); then the rest in trial order."""
+    """Feasible configurations first, the leader first, then the others by their median over
+    launches; then the rest in trial order. The leader: of the configuration with the best
+    median and those not told apart from it by the noise, the one launched most (the best
+    median on a tie): a lucky single launch within the noise does not take the lead from a
+    configuration measured several times; one beyond the noise does."""
     noise, _ = noise_of(search)
     groups = _groups(search)
-    feasible = sorted((g for g in groups if g.feasible), key=lambda g: (_rank_key(search, g, noise), g.first.number))
+    feasible = _ranked(search, [g for g in groups if g.feasible])
+    if feasible:
+        top = feasible[0].estimate
+        assert top is not None
+        close = [g for g in feasible if g.estimate is not None and not separated(top, g.estimate, noise)]
+        lead = max(close, key=lambda g: len(g.values))  # max keeps the first (best median) on a tie
+        feasible = [lead, *(g for g in feasible if g is not lead)]
     return feasible + [g for g in groups if not g.feasible]
 
 
