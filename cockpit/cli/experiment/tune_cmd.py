@@ -182,11 +182,10 @@ async def _running_servers(args: argparse.Namespace, hosts: list[str | None]) ->
 async def _main(args: argparse.Namespace, search_id: str, hosts: list[str | None], lock: Any) -> int:
     from cockpit.control.search.loop import SearchEvent, SearchLoop, find_search
     from cockpit.control.search.server_trials import SEARCH, ServerTrialRunner
+    from cockpit.control.search.trial_lines import trial_json
     from cockpit.control.sweep_records import TransactionSink
     from cockpit.model.search.search import TrialStatus
     from cockpit.sources.transport.ssh_pool import SshPool
-
-    from cockpit.control.search.trial_lines import trial_json
 
     def said(event: SearchEvent) -> None:
         if args.json and event.kind == "ended" and event.trial is not None:  # JSON lines, one per finished trial

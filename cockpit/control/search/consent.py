@@ -1,9 +1,10 @@
 """What a person sees before a search first runs, and the seal of their yes.
 
 The space, the budget, the base command, the hosts and an estimate of the time: per trial
-the start-to-ready time the session has recorded (the search's own trials, else 10 minutes)
-plus the sweep's recorded point durations (the journal's `ready in N s` of every start counts). The fingerprint covers what would run, so a
-changed space, budget, base command, sweep or host list asks again.
+the start-to-ready time the session has recorded (the searches' trials and the journal's
+`ready in N s` of every start; none: 10 minutes) plus the sweep's recorded point durations.
+The fingerprint covers what would run, so a changed space, budget, base command, sweep or
+host list asks again.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from cockpit.model.search.search import Search, SearchTrial, Stepped, TrialStatu
 from cockpit.model.search.search_space import not_derived, show_value
 from cockpit.model.session import LaunchProfile, Session
 
-__all__ = ["estimate_s", "recorded_starts", "search_fingerprint", "consent_lines", "odd_trials", "trial_lines", "search_confirmed",
-           "seal_launch", "seal_search"]
+__all__ = ["estimate_s", "recorded_starts", "search_fingerprint", "consent_lines", "odd_trials", "trial_lines",
+           "search_confirmed", "seal_launch", "seal_search"]
 
 DEFAULT_READY_S = 600.0
 DEFAULT_POINT_S = 120.0

@@ -13,6 +13,7 @@ left `running`, so the next start resumes it) and stops their servers.
 from __future__ import annotations
 
 import asyncio
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -134,7 +135,7 @@ def derive_trial(editor: SessionEditor, search_id: str, number: int, params: dic
     return trial
 
 
-def reuse_trial(editor: SessionEditor, search_id: str, number: int, params: dict[str, SpaceValue],
+def reuse_trial(editor: SessionEditor, *, search_id: str, number: int, params: dict[str, SpaceValue],
                 host: str | None, profile_id: str, bench_ids: list[str]) -> SearchTrial:
     """Add trial `number` from the session's own measurement of this configuration (nothing
     launched). One transaction."""
@@ -166,7 +167,7 @@ def environment_failure(trial: SearchTrial, phase: str | None) -> str | None:
     configuration's own crash (while loading, capturing, serving) or a success."""
     if trial.status is TrialStatus.FAILED and trial.error and "not started" in trial.error:
         return _NUMBERS.sub("N", trial.error)
-    if trial.status is TrialStatus.CRASHED and phase in ("starting", None) and trial.error:
+    if trial.status is TrialStatus.CRASHED and phase == "starting" and trial.error:
         return _NUMBERS.sub("N", trial.error)
     return None
 
@@ -318,8 +319,8 @@ class SearchLoop:
                 number = max((t.number for t in search.trial), default=-1) + 1
                 profile_id, benches = measured
                 reused: SearchTrial = await self.store.apply(
-                    lambda e, n=number, p=params, i=profile_id, b=benches: reuse_trial(e, self.search_id, n, p, host,
-                                                                                       i, b))
+                    functools.partial(reuse_trial, search_id=self.search_id, number=number, params=params, host=host,
+                                      profile_id=profile_id, bench_ids=benches))
                 self.on_event(SearchEvent("ended", trial_line(self.store.session, find_search(
                     self.store.session, self.search_id), reused), number, host, reused))
                 search = find_search(self.store.session, self.search_id)

@@ -94,7 +94,7 @@ class ServerTrialRunner:
             if outcome.status is TrialStatus.FAILED:  # a server that died serving is the configuration's crash
                 crash = await _died(service, started)
                 if crash is not None:
-                    outcome = TrialOutcome(TrialStatus.CRASHED, outcome.benchmarks, error=crash)
+                    outcome = TrialOutcome(TrialStatus.CRASHED, outcome.benchmarks, error=crash, phase="serving")
             outcome.ready_s = ready_s
             self.overhead_s.append(time.monotonic() - began - ready_s - sum(client_s))
             return outcome

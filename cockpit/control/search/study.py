@@ -185,6 +185,7 @@ def run_seed(search: Search) -> int:
 
 
 SAMPLERS = ("model", "tpe", "random")
+MODEL_STARTUP = 2  # space-filling launches before the model steers (bench_search.py: 2 beat 3-6)
 
 
 def propose(search: Search, *, seed: int | None = None, sampler: str | None = None,
@@ -202,7 +203,10 @@ def propose(search: Search, *, seed: int | None = None, sampler: str | None = No
     base_seed = run_seed(search) if seed is None else seed
     firsts = [t for t in search.trial if t.repeat_of is None]
     kind = sampler or ("model" if search.grid_size() <= MAX_GRID else "tpe")
-    start = startup_trials(search) if startup is None else startup
+    if startup is not None:
+        start = startup
+    else:  # the model learns from two launches on; TPE needs a few more to split good from bad
+        start = MODEL_STARTUP if kind == "model" else startup_trials(search)
     if len(firsts) < start and kind != "random":
         for shift in range(8):
             point = _latin_point(search, len(firsts), start, base_seed + shift * 7919)

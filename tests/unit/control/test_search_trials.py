@@ -55,13 +55,14 @@ def test_constraints_from_targets_are_honoured(folder):
     ttft = Target(id="g1", metric=Metric.TTFT_MS, comparator=Comparator.LE, value=100, concurrency_min=1,
                   concurrency_max=2)
     space = {"--chunked-prefill-size": [16, 4096], "--moe-runner-backend": ["flashinfer_trtllm", "triton"]}
-    path, _ = search_session(folder, space=space, trials=4, targets=[ttft], constraints=["g1"], input_len=512,
+    path, _ = search_session(folder, space=space, trials=5, targets=[ttft], constraints=["g1"], input_len=512,
                              prune_below=0)
     done = tune(path, "--yes", "--json")
     assert done.returncode == 0, done.stdout + done.stderr
     search = load_session(path).searches[0]
-    assert len(search.trial) == 4 and all(t.status is TrialStatus.OK for t in search.trial)
-    by = {(t.params["--chunked-prefill-size"], t.params["--moe-runner-backend"]): t for t in search.trial}
+    firsts = [t for t in search.trial if t.repeat_of is None]  # the fifth launch races the leader
+    assert len(firsts) == 4 and all(t.status is TrialStatus.OK for t in search.trial)
+    by = {(t.params["--chunked-prefill-size"], t.params["--moe-runner-backend"]): t for t in firsts}
     assert all(by[16, b].constraints[0] > 0 for b in ("flashinfer_trtllm", "triton"))  # TTFT over 100 ms
     assert all(by[4096, b].constraints[0] <= 0 for b in ("flashinfer_trtllm", "triton"))
     best = best_config(search)
@@ -110,7 +111,8 @@ def test_search_resumes_after_cockpit_is_killed_mid_trial_with_no_trial_lost_or_
     search = session.searches[0]
     assert sorted(t.number for t in search.trial) == [0, 1, 2, 3]  # none lost, none added twice
     assert all(t.status is not TrialStatus.RUNNING for t in search.trial)
-    assert len({config_key(search, t.params) for t in search.trial}) == 4  # no configuration twice
+    firsts = [t for t in search.trial if t.repeat_of is None]  # the last launch may race the leader
+    assert len({config_key(search, t.params) for t in firsts}) == len(firsts)  # no configuration twice
     resumed = search.trial_of(cut.number)
     assert resumed.profile == cut.profile and resumed.params == cut.params
     assert points_before <= set(resumed.benchmarks)  # its recorded points kept, not run again
@@ -120,7 +122,7 @@ def test_search_resumes_after_cockpit_is_killed_mid_trial_with_no_trial_lost_or_
     for trial in crashed:  # a crash: the derived profile broken with its label, the trial infeasible
         profile = next(p for p in session.launch if p.id == trial.profile)
         assert profile.status is ProfileStatus.BROKEN and profile.broken_reason.startswith("cuda_oom")
-        assert trial.error == "cuda_oom" and trial.value is None
+        assert trial.error.startswith("cuda_oom") and trial.value is None
 
 
 async def _two_hosts(path: Path) -> list:
