@@ -154,8 +154,12 @@ def _consent(args: argparse.Namespace, session: Any, search: Any, hosts: list[st
 def _stops_lines(args: argparse.Namespace, hosts: list[str | None]) -> list[str]:
     """The servers of this session running on the search's hosts: a trial stops each before it
     starts, so the question names them."""
+    import warnings
+
     try:
-        found = asyncio.run(_running_servers(args, hosts))
+        with warnings.catch_warnings():  # asyncssh, loaded on the first connection, warns of DSA keys
+            warnings.simplefilter("ignore")
+            found = asyncio.run(_running_servers(args, hosts))
     except Exception as exc:  # noqa: BLE001 -- cannot ask the hosts: said, the question still asked
         return [f"  (could not ask the hosts whether a server runs there: {exc})"]
     return [f"  it stops the server running on {host}: pid {pid}, profile {profile}" for host, pid, profile in found]

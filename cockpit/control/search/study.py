@@ -185,7 +185,8 @@ def run_seed(search: Search) -> int:
 
 
 SAMPLERS = ("model", "tpe", "random")
-MODEL_STARTUP = 2  # space-filling launches before the model steers (bench_search.py: 2 beat 3-6)
+MODEL_STARTUP: int | None = 2
+"""Space-filling launches before the model steers (None: as TPE, startup_trials); bench_search.py measured."""
 
 
 def propose(search: Search, *, seed: int | None = None, sampler: str | None = None,
@@ -206,7 +207,7 @@ def propose(search: Search, *, seed: int | None = None, sampler: str | None = No
     if startup is not None:
         start = startup
     else:  # the model learns from two launches on; TPE needs a few more to split good from bad
-        start = MODEL_STARTUP if kind == "model" else startup_trials(search)
+        start = MODEL_STARTUP if kind == "model" and MODEL_STARTUP is not None else startup_trials(search)
     if len(firsts) < start and kind != "random":
         for shift in range(8):
             point = _latin_point(search, len(firsts), start, base_seed + shift * 7919)
