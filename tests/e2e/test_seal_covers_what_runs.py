@@ -356,3 +356,18 @@ async def test_the_runner_itself_runs_nothing_the_seal_does_not_cover(folder: Pa
     assert not list((folder / "runs").glob("*/*.pid"))  # no server started
     (trial,) = load_session(path).searches[0].trial
     assert trial.status is TrialStatus.RUNNING  # not recorded as anything: the next start asks
+
+
+def test_the_question_names_the_running_server_a_search_will_stop(folder: Path) -> None:
+    """A runner killed with -9 left its trial's server up; the search then changed (its budget),
+    so the next `cockpit tune` asks, and its question names the server the first trial stops."""
+    path, _ = search_session(folder)
+    seal_search(path)
+    _, left = killed_runner(path, folder)
+    session = load_session(path)
+    session.searches = [session.searches[0].model_copy(update={"trials": 4})]  # the seal no longer covers it
+    save_session(session, path)
+    done = cockpit("tune", str(path), "q1")
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert f"  it stops the server running on box: pid {left}, profile " in done.stdout, done.stdout
+    assert pid_alive(left)  # asked, not stopped
