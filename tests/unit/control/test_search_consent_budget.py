@@ -66,3 +66,23 @@ def test_the_estimate_uses_the_sessions_recorded_starts_and_point_times(folder):
     assert done.returncode == 3
     # 4 launches x (7 s start + 2 points x 120 s (none recorded)) = 16.5 min
     assert "about 16 min (recorded start 7 s + 2 points x 120 s (none recorded) per trial)" in done.stdout, done.stdout
+
+
+def test_a_missing_server_script_for_real_exits_1_after_the_second_launch(folder):
+    """The issue's case, with real launches: the base command's script is not there, so every
+    configuration dies the same way before loading; the search stops after the second, exit 1,
+    and neither launch is learnt as a crash of its configuration."""
+    path, _ = search_session(folder, trials=6)
+    session = load_session(path)
+    base = session.launch[0]
+    words = base.command.split()
+    script = next(i for i, w in enumerate(words) if w.endswith("sglang_server.py"))
+    words[script] = str(folder / "gone" / "sglang_server.py")
+    session.launch = [base.model_copy(update={"command": " ".join(words)})]
+    save_session(session, path)
+    done = tune(path, "--yes")
+    assert done.returncode == 1, done.stdout + done.stderr
+    search = load_session(path).searches[0]
+    assert len(search.trial) == 2
+    assert all(t.status.value == "failed" and t.error.startswith("not the configuration's") for t in search.trial)
+    assert "the same failure with different configurations (trials 0 and 1)" in done.stderr
