@@ -5,7 +5,10 @@ transaction), running it through the TrialRunner and recording how it ended.
 The session is the only record. A trial left `running` by a cockpit that died is taken up
 again on its host with the same number, profile and sweep run id (its recorded points are
 not run twice); one that is no longer wanted (the budget shrank) is still finished first.
-After the budget, `repeats` relaunches of the leading configuration measure the noise.
+What comes next is plan.py's: a new configuration, or (the budget's last launches) a
+relaunch racing the leader against the runner-up until the noise tells them apart. A
+configuration the session measured already is reused as a trial, not launched; the same
+failure with two configurations (a missing script, SSH down) halts the search.
 Pause lets the running trials finish and starts no new one; stop cancels them (each is
 left `running`, so the next start resumes it) and stops their servers.
 """

@@ -1,12 +1,14 @@
-"""The optimizer: an Optuna study rebuilt from the session's trials before every choice.
+"""The optimizer's choice of the next configuration, from the session's trials alone.
 
-The session is the only record (no Optuna storage file): every finished trial becomes a
-`create_trial` added to a fresh in-memory study, a running one (on another host) a RUNNING
-trial so TPE's constant liar keeps away from it. Crashed trials are COMPLETE but infeasible
-(their constraint > 0), so the sampler learns where launches crash and does not go back;
-pruned ones are PRUNED with the figure they reached. The first few choices are a
-space-filling (Latin hypercube) design, not TPE's random start: at a budget of a dozen
-launches, ten random starts would leave the model nothing to do.
+Over a space of at most MAX_GRID configurations the choice is model_sampler.py's (a
+Bayesian linear model of flag values and pairs, Thompson draws; chosen over Optuna's TPE by
+measurement: benchmarks/bench_search.py). Over a larger one it is an Optuna study rebuilt
+from the trials: every finished trial a `create_trial` added to a fresh in-memory study, a
+running one (on another host) a RUNNING trial so TPE's constant liar keeps away from it,
+crashed ones COMPLETE but infeasible, pruned ones PRUNED with the figure they reached.
+Either way the first choices are a space-filling (Latin hypercube) design, and no
+configuration holding a combination a crash is pinned on (one value, or a pair, never seen
+in a launch that got ready) is proposed again.
 """
 
 from __future__ import annotations

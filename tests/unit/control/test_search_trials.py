@@ -6,6 +6,7 @@ the loop in-process for two hosts at once."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -67,7 +68,12 @@ def test_constraints_from_targets_are_honoured(folder):
     assert all(by[4096, b].constraints[0] <= 0 for b in ("flashinfer_trtllm", "triton"))
     best = best_config(search)
     assert best is not None and best.first is by[4096, "flashinfer_trtllm"]
-    assert f'"trial": {best.first.number}' in done.stdout
+    # --json: JSON lines, one object per finished trial as it ended, then the best
+    objects = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [o["trial"] for o in objects[:-1]] == [t.number for t in search.trial]
+    assert all(o["constraints"] and o["flags_changed"] for o in objects[:-1])
+    assert objects[-1]["done"] is True and objects[-1]["best"]["trial"] == best.first.number
+    assert objects[-1]["best"]["launches"] == len(best.values)
 
 
 def _wait_for(predicate, timeout: float = 60.0) -> None:
