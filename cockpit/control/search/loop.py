@@ -33,7 +33,7 @@ from cockpit.model.search.search_space import apply_params, command_key, config_
 from cockpit.model.session import Session, now
 
 __all__ = ["SearchEvent", "SearchLoop", "SearchStore", "derive_trial", "environment_failure", "find_search",
-           "hosts_of", "measured_before"]
+           "hosts_of", "measured_before", "measured_untried"]
 
 
 class SearchStore(Protocol):
@@ -109,6 +109,35 @@ def measured_before(session: Session, search: Search, params: dict[str, SpaceVal
     if not benches or not wanted <= {b.concurrency for b in benches}:
         return None
     return profile.id, [b.id for b in benches]
+
+
+def measured_untried(session: Session, search: Search, host: str | None) -> dict[str, SpaceValue] | None:
+    """A configuration of the space not tried yet that the session measured already (reused
+    for free, before any launch is spent); None: none."""
+    from cockpit.control.search.model_sampler import MAX_GRID
+    from cockpit.control.search.study import tried_keys
+    from cockpit.model.search.search_space import grid, normalise
+
+    mine = {b for t in search.trial for b in t.benchmarks}
+    swept = {b.profile for b in session.benchmarks if b.sweep == search.sweep and b.id not in mine}
+    base = next((p for p in session.launch if p.id == search.profile), None)
+    if base is None or not swept or search.grid_size() > MAX_GRID:
+        return None
+    where = host if host != "local" else None
+    known = {(command_key(p.command), tuple(sorted(p.env.items()))) for p in session.launch
+             if p.id in swept and p.host == where and p.python == base.python}
+    tried = tried_keys(search)
+    for params in grid(search):
+        if config_key(search, params) in tried:
+            continue
+        full: dict[str, SpaceValue] = dict(params)
+        if host in search.ports:
+            full["--port"] = search.ports[host]
+        command, env = apply_params(base, full)
+        if (command_key(command), tuple(sorted(env.items()))) in known and measured_before(
+                session, search, params, host) is not None:
+            return normalise(search, params)
+    return None
 
 
 def derive_trial(editor: SessionEditor, search_id: str, number: int, params: dict[str, SpaceValue],
@@ -312,10 +341,15 @@ class SearchLoop:
                 self._claimed.add(left.number)
                 return left
             while True:
-                step = await asyncio.to_thread(next_launch, search, launch_budget(search, self.budget), seed=self.seed)
-                if step is None:
-                    return None
-                params, repeat_of = step.params, step.repeat_of
+                free = measured_untried(self.store.session, search, host)
+                if free is not None:  # measured already: a trial for free, before any launch
+                    params, repeat_of = free, None
+                else:
+                    step = await asyncio.to_thread(next_launch, search, launch_budget(search, self.budget),
+                                                   seed=self.seed)
+                    if step is None:
+                        return None
+                    params, repeat_of = step.params, step.repeat_of
                 measured = None if repeat_of is not None else measured_before(self.store.session, search, params, host)
                 if measured is None:
                     break

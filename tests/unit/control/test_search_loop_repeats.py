@@ -40,14 +40,15 @@ class TableRunner:
         return TrialOutcome(TrialStatus.OK, [ident], ready_s=1.0)
 
 
-def _run(tmp_path: Path, table: dict[int, float], trials: int, repeats: int) -> tuple[Search, TableRunner]:
+def _run(tmp_path: Path, table: dict[int, float], trials: int, repeats: int,
+         seed: int = 1) -> tuple[Search, TableRunner]:
     path = tmp_path / "s.toml"
     save_session(Session(launch=[LaunchProfile(id="l1", name="base", command="serve --cuda-graph-max-bs 32")],
                          sweeps=[Sweep(id="s1", name="one point", concurrencies=[8])],
                          searches=[Search(id="q1", name="bs", profile="l1", sweep="s1", trials=trials,
                                           repeats=repeats, space={"--cuda-graph-max-bs": [32, 64, 128]})]), path)
     runner = TableRunner(path, table)
-    loop = SearchLoop(TransactionSink(path), str(path), "q1", runner, [None])
+    loop = SearchLoop(TransactionSink(path), str(path), "q1", runner, [None], seed=seed)
     asyncio.run(loop.run())
     assert not loop.errors
     return load_session(path).searches[0], runner
