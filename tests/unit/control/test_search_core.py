@@ -5,7 +5,6 @@ response surface, evaluated directly), and that a new best must beat the noise."
 
 from __future__ import annotations
 
-import statistics
 import subprocess
 import sys
 from pathlib import Path
