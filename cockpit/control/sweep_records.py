@@ -13,7 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from cockpit.control.transaction import SWEEP, edit_session
+from cockpit.control import transaction
+from cockpit.control.transaction import SWEEP
 from cockpit.live.experiment.sweep_sink import recorded_in
 from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.session import Session
@@ -59,7 +60,7 @@ class TransactionSink:
         sweep), off the event loop (the lock may be held a while). OSError
         (SessionBusyError, a file that does not load, no room) when not saved."""
         try:
-            done = await asyncio.to_thread(edit_session, self.path, change, actor or self.actor,
+            done = await asyncio.to_thread(transaction.edit_session, self.path, change, actor or self.actor,
                                            timeout=self.busy_wait_s)
         except SessionFileError as exc:
             raise OSError(exc.render()) from exc
