@@ -242,7 +242,7 @@ def _first_trial_gets_ready(path: Path) -> None:
 
     session = load_session(path)
     search = session.searches[0]
-    seed = next(s for s in range(100) if propose(search, seed=s)["--cuda-graph-max-bs"] != 256)
+    seed = next(s for s in range(100) if (first := propose(search, seed=s)) and first["--cuda-graph-max-bs"] != 256)
     session.searches = [search.model_copy(update={"seed": seed})]
     save_session(session, path)
 
