@@ -33,6 +33,7 @@ MAX_GRID = 20_000  # configurations scored per choice; a larger space is left to
 MAIN_PRIOR = 1.0  # prior sd of a flag value's effect, in sds of the figures seen
 PAIR_PRIOR = 0.5  # an interaction is smaller than a main effect until the data says otherwise
 TREND_PRIOR = 1.0  # a numeric flag's linear and quadratic trend (shares what neighbouring values learn)
+GAP_NOISE = 0.02  # a constraint's gap noise floor (a share of the target)
 MIN_NOISE = 0.02  # the model's noise floor, in log units (a launch is never more exact than this)
 DRAW_SCALE = 0.3  # how far a draw strays from the posterior mean (1: Thompson sampling; 0.3 measured best of 1/0.5/0.3)
 
@@ -165,7 +166,7 @@ def model_choice(search: Search, candidates: list[dict[str, SpaceValue]], seed: 
         score = drawn if search.direction is Direction.MAXIMIZE else -drawn
         for i in range(len(search.constraints)):  # each target: a draw of its gap (<= 0 met)
             gaps = np.array([t.constraints[i] if i < len(t.constraints) else 1.0 for _, t in ok_trials])
-            gap_noise = max(0.02, float(np.std(gaps)) * 0.1)
+            gap_noise = max(GAP_NOISE, float(np.std(gaps)) * 0.1)
             drawn_gap = _draw(x, gaps, enc.prior_precision, gap_noise, rng, xc)
             score = np.where(drawn_gap <= 0, score, score - 1e3 - drawn_gap)
     ok = _crash_ok([cand_keys[i] for i in usable], suspects)
