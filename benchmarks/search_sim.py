@@ -1,21 +1,31 @@
-"""The search's choices on the stand-in's response surface, evaluated directly (no launch):
-what bench_search.py compares against the exhaustive grid and random search.
+"""The search's choices on a response surface, evaluated directly (no launch): what
+bench_search.py compares against random sampling and the exhaustive grid.
 
-Every strategy sees the same noisy figures (a launch is `noise` faster or slower, seeded),
-and is scored by the TRUE figure of the configuration it calls best.
+Every strategy sees noisy figures (a launch's figure is the truth times N(1, noise), the
+constraint figure likewise) and is scored by the TRUE figure of the configuration it names
+best at each launch: cockpit's search names its leader (search_scoring.best_config, the
+median over launches with its uncertainty); random sampling and the grid name the best
+single figure seen that met the constraint.
 """
 
 from __future__ import annotations
 
 import random
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from search_surfaces import Params, Surface  # noqa: E402
+
+from cockpit.control.search.plan import next_launch  # noqa: E402
 from cockpit.control.search.study import propose  # noqa: E402
 from cockpit.model.search.search import Search, SearchTrial, TrialStatus  # noqa: E402
+from cockpit.model.search.search_scoring import best_config  # noqa: E402
 from cockpit.model.search.search_space import config_key, grid  # noqa: E402
 from cockpit.sandbox import surface  # noqa: E402  (the STAND-IN response surface)
 
@@ -25,6 +35,92 @@ CONCURRENCY = 64
 MEM_FRACTION = 0.88
 
 
+# -- the surfaces of search_surfaces.py ------------------------------------------------------
+@dataclass
+class Run:
+    """One strategy's run: per launch, the true figure of what it named best then (0: none
+    named, or the named one truly breaks the constraint)."""
+
+    named_true: list[float]
+    launches: int
+
+
+def search_for(s: Surface, budget: int, seed: int | None = None) -> Search:
+    return Search.model_validate({"id": "q1", "name": s.name, "profile": "l1", "sweep": "s1",
+                                  "objective": "output_tok_s", "trials": budget, "space": s.space,
+                                  "constraints": ["g1"] if s.constraint else [], "seed": seed})
+
+
+def true_best(s: Surface) -> float:
+    return max(v for p in grid(search_for(s, 1)) if s.feasible(p) and (v := s.figure(p)) is not None)
+
+
+def _observe(s: Surface, params: Params, rng: random.Random) -> tuple[float | None, list[float]]:
+    value = s.figure(params)
+    if value is None:
+        return None, []
+    seen = value * rng.gauss(1.0, s.noise)
+    if s.constraint is None:
+        return seen, []
+    figure = s.constraint(params) * rng.gauss(1.0, s.constraint_noise)
+    return seen, [(figure - s.target) / s.target]
+
+
+def _true_of(s: Surface, params: Params | None) -> float:
+    if params is None or not s.feasible(params):
+        return 0.0
+    return s.figure(params) or 0.0
+
+
+def run_cockpit(s: Surface, seed: int, budget: int, sampler: str | None = None,
+                race_share: float | None = None) -> Run:
+    search = search_for(s, budget, seed)
+    rng = random.Random(seed * 7 + 3)
+    named: list[float] = []
+    kw = {} if race_share is None else {"race_share": race_share}
+    for number in range(budget):
+        step = next_launch(search, budget, seed=seed, sampler=sampler, **kw)
+        if step is None:
+            break
+        seen, constraints = _observe(s, step.params, rng)
+        trial = SearchTrial(number=number, params=step.params, repeat_of=step.repeat_of,
+                            status=TrialStatus.CRASHED if seen is None else TrialStatus.OK, value=seen,
+                            constraints=constraints, error="crashed" if seen is None else None)
+        search = search.model_copy(update={"trial": [*search.trial, trial]})
+        lead = best_config(search)
+        named.append(_true_of(s, lead.first.params if lead else None))
+    return Run(named, len(named))
+
+
+def run_order(s: Surface, seed: int, budget: int, shuffle: bool) -> Run:
+    """Random sampling (shuffled grid, no configuration twice) or the grid in order."""
+    points = list(grid(search_for(s, 1)))
+    if shuffle:
+        random.Random(seed).shuffle(points)
+    rng = random.Random(seed * 7 + 3)
+    best: tuple[Params, float] | None = None
+    named = []
+    for params in points[:budget]:
+        seen, constraints = _observe(s, params, rng)
+        if seen is not None and all(c <= 0 for c in constraints) and (best is None or seen > best[1]):
+            best = (params, seen)
+        named.append(_true_of(s, best[0] if best else None))
+    return Run(named, len(named))
+
+
+def launches_to(run: Run, goal: float) -> int | None:
+    """The first launch after which the named best is truly within the goal (None: never)."""
+    return next((n for n, v in enumerate(run.named_true, start=1) if v >= goal), None)
+
+
+STRATEGIES: dict[str, Callable[[Surface, int, int], Run]] = {
+    "search": lambda s, seed, budget: run_cockpit(s, seed, budget),
+    "random": lambda s, seed, budget: run_order(s, seed, budget, shuffle=True),
+    "grid": lambda s, seed, budget: run_order(s, seed, budget, shuffle=False),
+}
+
+
+# -- the stand-in server's own surface (tests/standin/surface.py) ----------------------------
 def search_of(budget: int = 36) -> Search:
     return Search(id="q1", name="bench", profile="l1", sweep="s1", objective="output_tok_s",
                   at_concurrency=CONCURRENCY, trials=budget, space=SPACE)  # type: ignore[arg-type]
@@ -49,18 +145,6 @@ def _noisy(params: dict, rng: random.Random, noise: float) -> float | None:
     return None if value is None else value * rng.gauss(1.0, noise)
 
 
-def _launches_to(order_values: list[tuple[dict, float | None]], goal: float) -> int | None:
-    """Launches until the configuration the strategy calls best (best noisy figure so far) is
-    truly within the goal."""
-    best: tuple[dict, float] | None = None
-    for n, (params, seen) in enumerate(order_values, start=1):
-        if seen is not None and (best is None or seen > best[1]):
-            best = (params, seen)
-        if best is not None and (true_value(best[0]) or 0) >= goal:
-            return n
-    return None
-
-
 def run_search(seed: int, noise: float, budget: int = 36) -> list[tuple[dict, float | None]]:
     search = search_of(budget)
     rng = random.Random(seed * 31 + 1)
@@ -76,19 +160,6 @@ def run_search(seed: int, noise: float, budget: int = 36) -> list[tuple[dict, fl
         search = search.model_copy(update={"trial": [*search.trial, trial]})
         out.append((params, seen))
     return out
-
-
-def run_random(seed: int, noise: float) -> list[tuple[dict, float | None]]:
-    rng = random.Random(seed * 31 + 1)
-    points = list(grid(search_of()))
-    random.Random(seed).shuffle(points)
-    return [(p, _noisy(p, rng, noise)) for p in points]
-
-
-def launches(seed: int, noise: float, strategy: str, within: float = 0.03) -> int | None:
-    goal = grid_best() * (1 - within)
-    order = run_search(seed, noise) if strategy == "search" else run_random(seed, noise)
-    return _launches_to(order, goal)
 
 
 def distinct(order: list[tuple[dict, float | None]]) -> bool:

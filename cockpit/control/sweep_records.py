@@ -13,12 +13,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from cockpit.control.transaction import SWEEP, edit
+from cockpit.control import transaction
+from cockpit.control.transaction import SWEEP
 from cockpit.live.experiment.sweep_sink import recorded_in
 from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.session import Session
 from cockpit.store.errors import SessionFileError
-from cockpit.store.toml_store import load_session
+from cockpit.store.signature import disk_signature
+from cockpit.store.toml_store import load_session_with_signature
 
 __all__ = ["TransactionSink"]
 
@@ -33,10 +35,19 @@ class TransactionSink:
         self.path = Path(path)
         self.actor = actor
         self.busy_wait_s = busy_wait_s
+        self._cached: tuple[Any, Session] | None = None
 
     @property
     def session(self) -> Session:
-        return load_session(self.path)
+        """The session as the file holds it now (read-only: parsed again only when the file's
+        signature changed since this sink last read or wrote it, so a search's loop reading it
+        a few times a trial does not parse it each time)."""
+        now = disk_signature(self.path)
+        if now is not None and self._cached is not None and self._cached[0] == now:
+            return self._cached[1]
+        session, sig = load_session_with_signature(self.path)
+        self._cached = (sig, session)
+        return session
 
     def recorded(self, key: str) -> str | None:
         try:
@@ -49,9 +60,12 @@ class TransactionSink:
         sweep), off the event loop (the lock may be held a while). OSError
         (SessionBusyError, a file that does not load, no room) when not saved."""
         try:
-            return await asyncio.to_thread(edit, self.path, change, actor or self.actor, timeout=self.busy_wait_s)
+            done = await asyncio.to_thread(transaction.edit_session, self.path, change, actor or self.actor,
+                                           timeout=self.busy_wait_s)
         except SessionFileError as exc:
             raise OSError(exc.render()) from exc
+        self._cached = (done.signature, done.session)
+        return done.result
 
     async def record(self, key: str, fields: dict[str, Any]) -> str:
         def change(editor: SessionEditor) -> str:

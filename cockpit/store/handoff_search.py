@@ -1,12 +1,15 @@
 """The handoff's Searches section: per search the best configuration with its diff from the
-base, the top trials and the crashed ones (what the next engineer should not launch again)."""
+base and how sure the search is of it (the median over its launches, min–max and n, the
+runner-up and whether the noise tells them apart), the top configurations ranked as the
+search ranks them, and the crashed ones with why (what the next engineer should not launch
+again)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from cockpit.model.search.search import Search, SearchTrial, TrialStatus
-from cockpit.model.search.search_scoring import best_config, leaderboard, noise_share
+from cockpit.model.search.search_scoring import ConfigResult, certainty, leaderboard
 from cockpit.model.search.search_space import derived_name
 from cockpit.model.session import Session
 
@@ -19,9 +22,12 @@ def _num(value: float | None) -> str:
     return "—" if value is None else f"{value:,.4g}" if abs(value) < 1000 else f"{value:,.0f}"
 
 
-def _trial_row(search: Search, t: SearchTrial, name: str, cell: Callable[[str | None], str]) -> str:
+def _trial_row(search: Search, t: SearchTrial, name: str, cell: Callable[[str | None], str],
+               group: ConfigResult | None = None) -> str:
     met = "—" if not t.constraints else ("yes" if all(c <= 0 for c in t.constraints) else "no")
-    return (f"| {t.number} | {cell(name)} | {t.status.value} | {_num(t.value)} | {met} | {_num(t.power_mean_w)} | "
+    estimate = group.estimate if group is not None else None
+    value = estimate.shown() if estimate is not None else _num(t.value)
+    return (f"| {t.number} | {cell(name)} | {t.status.value} | {value} | {met} | {_num(t.power_mean_w)} | "
             f"{_num(t.output_tok_per_joule)} | {cell(t.error)} |")
 
 
@@ -31,29 +37,32 @@ def searches_section(s: Session, cell: Callable[[str | None], str], md: Callable
         base = next((p for p in s.launch if p.id == search.profile), None)
         if base is None:
             continue
-        done = [t for t in search.trial if t.status is not TrialStatus.RUNNING]
+        done = [t for t in search.trial if t.status is not TrialStatus.RUNNING and not t.reused]
+        reused = sum(1 for t in search.trial if t.reused)
+        budget = search.trials + search.repeats
         out += [f"### {md(search.name)} ({search.id})", "",
-                f"{len(done)} of {search.trials} launches; {search.objective}"
+                f"{len(done)} of {budget} launches" + (f" (+ {reused} measured before, reused)" if reused else "")
+                + f"; {search.objective}"
                 + (f" at c={search.at_concurrency}" if search.at_concurrency else "")
                 + f", {search.direction.value}" + (f"; constraints {', '.join(search.constraints)}"
                                                    if search.constraints else ""), ""]
-        best = best_config(search)
-        if best is None:
+        sure = certainty(search)
+        if sure is None:
             out += ["No configuration has met the constraints yet.", ""]
         else:
-            spread = f" ± {_num(best.spread)}" if best.spread is not None else ""
-            noise = noise_share(search)
-            out += [f"**Best**: trial {best.first.number} ({best.first.profile}), {search.objective} "
-                    f"{_num(best.mean)}{spread} over {len(best.values)} launch(es)"
-                    + (f"; noise between relaunches {noise:.1%}" if noise else ""), "",
+            best = sure.best
+            out += [f"**Best**: trial {best.first.number} ({best.first.profile}), {md(sure.shown(search.objective))}",
+                    "",
                     f"Changes from {base.id}: {md(derived_name(search, base, best.first.params).partition(' · ')[2])}",
                     ""]
         names = {t.number: derived_name(search, base, t.params).partition(" · ")[2] for t in search.trial}
-        head = ["| trial | flags changed | status | objective | constraints met | power W | output tok/J | note |",
-                "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-        top = [g.first for g in leaderboard(search) if g.feasible][:TOP]
+        head = ["| trial | flags changed | status | objective median (min–max, n) | constraints met | power W | "
+                "output tok/J | note |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+        top = [g for g in leaderboard(search) if g.feasible][:TOP]
         if top:
-            out += ["Top trials:", "", *head, *(_trial_row(search, t, names[t.number], cell) for t in top), ""]
+            out += ["Top configurations (the best first; then by median over their launches — a higher median "
+                    "within the noise of the best has fewer launches):", "", *head,
+                    *(_trial_row(search, g.first, names[g.first.number], cell, g) for g in top), ""]
         crashed = [t for t in search.trial if t.status is TrialStatus.CRASHED]
         if crashed:
             out += ["Crashed (not to launch again):", "", *head,

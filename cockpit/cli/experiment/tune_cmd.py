@@ -36,7 +36,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--hosts", help="hosts that run trials, one each at a time, comma-separated "
                                    "(default: the search's hosts, else the base profile's)")
     p.add_argument("--yes", action="store_true", help="run without asking, even if never confirmed")
-    p.add_argument("--json", action="store_true", help="print the trials and the best as JSON at the end")
+    p.add_argument("--json", action="store_true",
+                   help="JSON lines: one object per finished trial as it ends, then one with the best")
+    p.add_argument("--seed", type=int, help="the sampler's seed (default: the search's `seed`, else a fresh one)")
     p.add_argument("--ready-timeout", type=TIMEOUT, default=1800.0, metavar="S",
                    help="seconds a trial's server may take to get ready (default 1800)")
     add_ssh_options(p)
@@ -63,6 +65,9 @@ def cmd_tune(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     if args.trials is not None and args.trials < 1:
         _say("cockpit tune: --trials must be at least 1", err=True)
+        return EXIT_FAILED
+    if args.seed is not None and args.seed < 0:
+        _say("cockpit tune: --seed must be 0 or more", err=True)
         return EXIT_FAILED
     from cockpit.store.search_lock import SearchBusy, take_search_lock
 
@@ -95,18 +100,28 @@ def _consent(args: argparse.Namespace, session: Any, search: Any, hosts: list[st
     from cockpit.model.launch_confirm import launch_stamp
     from cockpit.sources.server.confirm_key import confirmation, is_confirmed
 
-    stamp = search_fingerprint(session, search, hosts)
-    search_ok = is_confirmed("search", stamp, search.confirmed)
+    budget = args.trials if args.trials is not None else search.trials
+    sealed_ok = is_confirmed("search", search_fingerprint(session, search, hosts), search.confirmed)
+    # --trials past the budget a person confirmed is a new budget: their yes, and the search's `trials`
+    wider = budget > search.trials
+    asked = search.model_copy(update={"trials": budget}) if wider else search
+    stamp = search_fingerprint(session, asked, hosts)
+    search_ok = sealed_ok and not wider
     odd = odd_trials(session, search, hosts)
     if search_ok and not odd:
         return None
-    budget = args.trials if args.trials is not None else search.trials
-    for line in ([] if search_ok else consent_lines(session, search, hosts, budget)) + trial_lines(odd):
+    lines = [] if search_ok else consent_lines(session, asked, hosts, budget)
+    if wider and sealed_ok:
+        lines.insert(0, f"--trials {budget} is past the {search.trials} launches confirmed for search {search.id}")
+    if not search_ok:
+        lines += _stops_lines(args, hosts)
+    for line in lines + trial_lines(odd):
         _say(line, quiet=args.json)
     if not args.yes:
         if not sys.stdin.isatty():
             what = (f"trial {odd[0][0].number}'s profile {odd[0][1].id} is not the base plus the space's flags"
-                    if search_ok else "this search was never confirmed")
+                    if search_ok else f"--trials {budget} is past the {search.trials} launches confirmed"
+                    if wider and sealed_ok else "this search was never confirmed")
             _say(f"cockpit tune: not run: {what}; check it and run again with --yes", err=True)
             return EXIT_REFUSED
         if input("Run it? [y/N] ").strip().lower() not in ("y", "yes"):
@@ -119,7 +134,8 @@ def _consent(args: argparse.Namespace, session: Any, search: Any, hosts: list[st
 
     def change(editor: Any) -> None:
         def seal(s: Any) -> None:
-            s.searches = [q.model_copy(update={"confirmed": sealed}) if q.id == search.id else q for q in s.searches]
+            s.searches = [q.model_copy(update={"confirmed": sealed, "trials": budget}) if q.id == search.id else q
+                          for q in s.searches]
         if not search_ok:
             editor.apply(f"search {search.id} confirmed", seal, kind="search.confirmed", ref=search.id)
         for ident, (shown, _) in launches.items():
@@ -136,14 +152,52 @@ def _consent(args: argparse.Namespace, session: Any, search: Any, hosts: list[st
     return None
 
 
+def _stops_lines(args: argparse.Namespace, hosts: list[str | None]) -> list[str]:
+    """The servers of this session running on the search's hosts: a trial stops each before it
+    starts, so the question names them."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():  # asyncssh, loaded on the first connection, warns of DSA keys
+            warnings.simplefilter("ignore")
+            found = asyncio.run(_running_servers(args, hosts))
+    except Exception as exc:  # noqa: BLE001 -- cannot ask the hosts: said, the question still asked
+        return [f"  (could not ask the hosts whether a server runs there: {exc})"]
+    return [f"  it stops the server running on {host}: pid {pid}, profile {profile}" for host, pid, profile in found]
+
+
+async def _running_servers(args: argparse.Namespace, hosts: list[str | None]) -> list[tuple[str, Any, str]]:
+    from cockpit.control.experiment import ExperimentService
+    from cockpit.control.experiment_types import FileRecorder
+    from cockpit.control.search.server_trials import SEARCH
+    from cockpit.sources.transport.ssh_pool import SshPool
+
+    out = []
+    async with SshPool() as pool:
+        service = ExperimentService(args.session, FileRecorder(args.session, actor=SEARCH), pool=pool,
+                                    ssh_config=tuple(args.ssh_config) if args.ssh_config else None,
+                                    known_hosts=args.known_hosts)
+        for host in hosts:
+            _place, status = await service.running_there(host)
+            if status is not None and status.running:
+                out.append((host or "local", status.pid, status.profile_id or "not of this session"))
+    return out
+
+
 async def _main(args: argparse.Namespace, search_id: str, hosts: list[str | None], lock: Any) -> int:
     from cockpit.control.search.loop import SearchEvent, SearchLoop, find_search
     from cockpit.control.search.server_trials import SEARCH, ServerTrialRunner
+    from cockpit.control.search.trial_lines import trial_json
     from cockpit.control.sweep_records import TransactionSink
     from cockpit.model.search.search import TrialStatus
     from cockpit.sources.transport.ssh_pool import SshPool
 
     def said(event: SearchEvent) -> None:
+        if args.json and event.kind == "ended" and event.trial is not None:  # JSON lines, one per finished trial
+            session = store.session
+            print(json.dumps(trial_json(session, find_search(session, search_id), event.trial)), flush=True)
+        if event.kind == "started" and not args.json:
+            return  # the "ended" line says it all; the live state lines are the TUI's
         if event.kind not in ("state", "note") or not event.host:
             _say(event.text, quiet=args.json)
 
@@ -152,7 +206,8 @@ async def _main(args: argparse.Namespace, search_id: str, hosts: list[str | None
                                    ssh_config=tuple(args.ssh_config) if args.ssh_config else None,
                                    known_hosts=args.known_hosts)
         store = TransactionSink(args.session, actor=SEARCH)
-        loop = SearchLoop(store, args.session, search_id, runner, hosts, budget=args.trials, on_event=said, lock=lock)
+        loop = SearchLoop(store, args.session, search_id, runner, hosts, budget=args.trials, on_event=said, lock=lock,
+                          seed=args.seed)
         before = {t.number for t in find_search(store.session, search_id).trial if t.status is not TrialStatus.RUNNING}
         aio = asyncio.get_running_loop()
         aio.add_signal_handler(signal.SIGINT, loop.stop)
@@ -178,20 +233,21 @@ async def _main(args: argparse.Namespace, search_id: str, hosts: list[str | None
 
 
 def _report(args: argparse.Namespace, search: Any, overhead_s: list[float]) -> None:
-    from cockpit.model.search.search_scoring import best_config, noise_share
+    from cockpit.model.search.search_scoring import certainty
 
-    best = best_config(search)
-    if args.json:
-        out = {"search": search.id, "trials": [t.model_dump(mode="json") for t in search.trial],
-               "best": None if best is None else {"trial": best.first.number, "profile": best.first.profile,
-                                                  "params": best.first.params, "mean": best.mean,
-                                                  "spread": best.spread, "launches": len(best.values)},
-               "noise": noise_share(search), "overhead_s": [round(x, 3) for x in overhead_s]}
-        print(json.dumps(out, indent=2))
-        return
-    if best is None:
-        _say(f"search {search.id}: no trial has met the constraints yet")
-        return
-    spread = f" ± {best.spread:.3g}" if best.spread is not None else ""
-    _say(f"best: trial {best.first.number} ({best.first.profile}) {search.objective} {best.mean:.6g}{spread} "
-         f"over {len(best.values)} launch{'es' if len(best.values) != 1 else ''}")
+    sure = certainty(search)
+    if not args.json:
+        return  # the loop's "done" line said the best, its flags and how sure
+    best = None
+    if sure is not None:
+        lead = sure.best.estimate
+        other = sure.runner_up.estimate if sure.runner_up is not None else None
+        best = {"trial": sure.best.first.number, "profile": sure.best.first.profile, "params": sure.best.first.params,
+                "median": lead.median if lead else None, "min": lead.low if lead else None,
+                "max": lead.high if lead else None, "launches": lead.n if lead else 0,
+                "runner_up": None if sure.runner_up is None or other is None else {
+                    "trial": sure.runner_up.first.number, "median": other.median, "launches": other.n},
+                "separated": sure.separated, "noise": sure.noise, "noise_measured": sure.measured,
+                "sure": sure.shown(search.objective)}
+    print(json.dumps({"search": search.id, "done": True, "launches": sum(1 for t in search.trial if not t.reused),
+                      "best": best, "overhead_s": [round(x, 3) for x in overhead_s]}), flush=True)

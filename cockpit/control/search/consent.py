@@ -1,15 +1,17 @@
 """What a person sees before a search first runs, and the seal of their yes.
 
 The space, the budget, the base command, the hosts and an estimate of the time: per trial
-the start-to-ready time the session has recorded (the search's own trials, else 10 minutes)
-plus the sweep's recorded point durations. The fingerprint covers what would run, so a
-changed space, budget, base command, sweep or host list asks again.
+the start-to-ready time the session has recorded (the searches' trials and the journal's
+`ready in N s` of every start; none: 10 minutes) plus the sweep's recorded point durations.
+The fingerprint covers what would run, so a changed space, budget, base command, sweep or
+host list asks again.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import statistics
 
 from cockpit.model.launch_confirm import host_link, launch_stamp
@@ -17,8 +19,8 @@ from cockpit.model.search.search import Search, SearchTrial, Stepped, TrialStatu
 from cockpit.model.search.search_space import not_derived, show_value
 from cockpit.model.session import LaunchProfile, Session
 
-__all__ = ["estimate_s", "search_fingerprint", "consent_lines", "odd_trials", "trial_lines", "search_confirmed",
-           "seal_launch", "seal_search"]
+__all__ = ["estimate_s", "recorded_starts", "search_fingerprint", "consent_lines", "odd_trials", "trial_lines",
+           "search_confirmed", "seal_launch", "seal_search"]
 
 DEFAULT_READY_S = 600.0
 DEFAULT_POINT_S = 120.0
@@ -37,12 +39,29 @@ def search_fingerprint(session: Session, search: Search, hosts: list[str | None]
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
+_READY = re.compile(r": ready in (\d+(?:\.\d+)?) s\b")
+
+
+def recorded_starts(session: Session) -> list[float]:
+    """Seconds from start to ready of every start the session recorded: the searches' trials
+    and the journal's `... ready in 6.0 s` of `cockpit run` and the TUI."""
+    out = [t.ready_s for s in session.searches for t in s.trial if t.ready_s is not None]
+    texts = [e.text for e in session.journal]
+    if session.last_action is not None:
+        texts.append(session.last_action.text)
+        if session.last_action.activity is not None:
+            texts.append(session.last_action.activity.text)
+    out += [float(m.group(1)) for text in texts if (m := _READY.search(text))]
+    return out
+
+
 def estimate_s(session: Session, search: Search, trials: int, hosts: int) -> tuple[float, str]:
     """Seconds the `trials` launches take on `hosts` hosts, and what the figure stands on."""
-    readies = [t.ready_s for s in session.searches for t in s.trial if t.ready_s is not None]
+    readies = recorded_starts(session)
     ready = statistics.median(readies) if readies else DEFAULT_READY_S
     sweep = next(s for s in session.sweeps if s.id == search.sweep)
-    per_point = [b.duration_s for b in session.benchmarks if b.sweep == sweep.id and b.duration_s is not None]
+    per_point = [b.duration_s for b in session.benchmarks if b.sweep == sweep.id and b.duration_s is not None] or [
+        b.duration_s for b in session.benchmarks if b.duration_s is not None]  # another sweep's points: a guide
     point = statistics.median(per_point) if per_point else DEFAULT_POINT_S
     per_trial = ready + point * len(sweep.concurrencies)
     basis = (f"{'recorded start ' if readies else 'start (none recorded) '}{ready:.0f} s + "

@@ -45,6 +45,9 @@ class TrialOutcome:
     benchmarks: list[str] = field(default_factory=list)
     error: str | None = None
     ready_s: float | None = None
+    phase: str | None = None
+    """A crash's last phase reached (starting, loading, capturing, ...): before loading, the
+    failure may be the environment's, not the configuration's."""
 
 
 class TrialRunner(Protocol):

@@ -77,7 +77,8 @@ class ServerTrialRunner:
                                     "space's flags and no person confirmed it (cockpit tune shows it and asks)")
         try:
             if started.kind == "crashed":
-                return TrialOutcome(TrialStatus.CRASHED, error=started.error_label or "crashed")
+                return TrialOutcome(TrialStatus.CRASHED, error=_crash_text(started),
+                                    phase=getattr(started.launch, "phase", None))
             if started.kind != "ready":
                 why = started.launch.describe() if started.launch is not None else f"not started: {started.message}"
                 return TrialOutcome(TrialStatus.FAILED, error=why)
@@ -93,7 +94,7 @@ class ServerTrialRunner:
             if outcome.status is TrialStatus.FAILED:  # a server that died serving is the configuration's crash
                 crash = await _died(service, started)
                 if crash is not None:
-                    outcome = TrialOutcome(TrialStatus.CRASHED, outcome.benchmarks, error=crash)
+                    outcome = TrialOutcome(TrialStatus.CRASHED, outcome.benchmarks, error=crash, phase="serving")
             outcome.ready_s = ready_s
             self.overhead_s.append(time.monotonic() - began - ready_s - sum(client_s))
             return outcome
@@ -196,6 +197,13 @@ async def _died(service: Any, started: Any) -> str | None:
         pass  # the trial's own record still says it crashed
     first = f": {crash.exception.strip()[:200]}" if crash.exception and crash.exception.strip() else ""
     return f"{crash.error_label}{first}"
+
+
+def _crash_text(started: Any) -> str:
+    """`cuda_oom: torch.OutOfMemoryError: CUDA out of memory ...`: the label and the log's exception line."""
+    label = started.error_label or "crashed"
+    exception = getattr(started.launch, "exception", None)
+    return f"{label}: {exception.strip()[:200]}" if exception and exception.strip() else label
 
 
 def _host_of(service: Any, profile_id: str) -> str | None:

@@ -1,19 +1,21 @@
-"""The optimizer: an Optuna study rebuilt from the session's trials before every choice.
+"""The optimizer's choice of the next configuration, from the session's trials alone.
 
-The session is the only record (no Optuna storage file): every finished trial becomes a
-`create_trial` added to a fresh in-memory study, a running one (on another host) a RUNNING
-trial so TPE's constant liar keeps away from it. Crashed trials are COMPLETE but infeasible
-(their constraint > 0), so the sampler learns where launches crash and does not go back;
-pruned ones are PRUNED with the figure they reached. The first few choices are a
-space-filling (Latin hypercube) design, not TPE's random start: at a budget of a dozen
-launches, ten random starts would leave the model nothing to do.
+Over a space of at most MAX_GRID configurations the choice is model_sampler.py's (a
+Bayesian linear model of flag values and pairs, Thompson draws; chosen over Optuna's TPE by
+measurement: benchmarks/bench_search.py). Over a larger one it is an Optuna study rebuilt
+from the trials: every finished trial a `create_trial` added to a fresh in-memory study, a
+running one (on another host) a RUNNING trial so TPE's constant liar keeps away from it,
+crashed ones COMPLETE but infeasible, pruned ones PRUNED with the figure they reached.
+Either way the first choices are a space-filling (Latin hypercube) design, and no
+configuration holding a combination a crash is pinned on (one value, or a pair, never seen
+in a launch that got ready) is proposed again.
 """
 
 from __future__ import annotations
 
+import itertools
 import random
 import warnings
-import zlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,7 +23,7 @@ from cockpit.model.search.search import Direction, Search, SearchTrial, SpaceVal
 from cockpit.model.search.search_scoring import CRASH_CONSTRAINT
 from cockpit.model.search.search_space import ConfigKey, config_key, grid, normalise
 
-__all__ = ["blamed", "propose", "startup_trials", "tried_keys"]
+__all__ = ["Combo", "blamed", "crash_suspects", "holds_pinned", "SAMPLERS", "propose", "run_seed", "startup_trials", "tried_keys"]
 
 _CONSTRAINTS = "constraints"  # optuna's system_attrs key for a trial's constraint values
 _ASKS = 24  # asks before giving up on TPE finding an untried configuration
@@ -36,26 +38,49 @@ def tried_keys(search: Search) -> set[ConfigKey]:
     return {config_key(search, t.params) for t in search.trial}
 
 
-def blamed(search: Search) -> set[tuple[str, str]]:
-    """Flag values a crash is pinned on: a crashed trial's only value that never ran in a
-    launch that got ready. A configuration holding one is in the crashing region, not tried
-    (TPE alone counts a crash as merely "not the best" and goes back at small budgets)."""
-    ran: set[tuple[str, str]] = set()
+Combo = tuple[tuple[str, str], ...]
+"""One or two (flag, value) pairs, sorted: what a crash is pinned on."""
+
+
+def _combos(key: ConfigKey, size: int) -> list[Combo]:
+    return list(itertools.combinations(key, size))
+
+
+def crash_suspects(search: Search) -> list[set[Combo]]:
+    """Per crashed configuration, the smallest combinations of its values (single values,
+    else pairs) that never ran in a launch that got ready: the suspects for its crash."""
+    seen: set[Combo] = set()
     for trial in search.trial:
         if trial.status in (TrialStatus.OK, TrialStatus.PRUNED):
-            ran |= set(config_key(search, trial.params))
-    out: set[tuple[str, str]] = set()
-    for trial in search.trial:
-        if trial.status is TrialStatus.CRASHED:
-            suspects = set(config_key(search, trial.params)) - ran
-            if len(suspects) == 1:
-                out |= suspects
+            key = config_key(search, trial.params)
+            seen |= set(_combos(key, 1)) | set(_combos(key, 2))
+    out: list[set[Combo]] = []
+    crashed = {config_key(search, t.params) for t in search.trial if t.status is TrialStatus.CRASHED}
+    for key in sorted(crashed):
+        for size in (1, 2):
+            suspects = set(_combos(key, size)) - seen
+            if suspects:
+                out.append(suspects)
+                break
     return out
 
 
-def _fresh(search: Search, params: dict[str, SpaceValue], tried: set[ConfigKey], avoid: set[tuple[str, str]]) -> bool:
+def blamed(search: Search) -> set[Combo]:
+    """The combinations a crash is pinned on: a crashed configuration's only single value, else
+    its only pair of values, that never ran in a launch that got ready. A configuration holding
+    one is in the crashing region and never launched (TPE alone counts a crash as merely "not
+    the best" and goes back at small budgets)."""
+    return {next(iter(s)) for s in crash_suspects(search) if len(s) == 1}
+
+
+def holds_pinned(key: ConfigKey, pinned: set[Combo]) -> bool:
+    values = set(key)
+    return any(set(combo) <= values for combo in pinned)
+
+
+def _fresh(search: Search, params: dict[str, SpaceValue], tried: set[ConfigKey], avoid: set[Combo]) -> bool:
     key = config_key(search, params)
-    return key not in tried and not (set(key) & avoid)
+    return key not in tried and not holds_pinned(key, avoid)
 
 
 def _distributions(search: Search) -> dict[str, Any]:
@@ -156,20 +181,49 @@ def _latin_point(search: Search, index: int, count: int, seed: int) -> dict[str,
     return point
 
 
-def propose(search: Search, *, seed: int | None = None) -> dict[str, SpaceValue] | None:
-    """The next configuration to launch, never one already tried or running, nor one in a
-    region that crashed (None: no such configuration is left)."""
+def run_seed(search: Search) -> int:
+    """The sampler's seed for one run: the person's `seed`, else a fresh one (runs differ)."""
+    return search.seed if search.seed is not None else random.SystemRandom().randrange(2 ** 31)
+
+
+SAMPLERS = ("model", "tpe", "random")
+MODEL_STARTUP: int | None = 2
+"""Space-filling launches before the model steers (None: as TPE, startup_trials); bench_search.py measured."""
+
+
+def propose(search: Search, *, seed: int | None = None, sampler: str | None = None,
+            startup: int | None = None) -> dict[str, SpaceValue] | None:
+    """The next configuration to launch, never one already tried or running, nor one holding
+    a combination a crash is pinned on (None: no such configuration is left).
+
+    `seed`: the run's seed (one per run; each choice derives its own from it); `sampler`:
+    "model" (the default over a space of at most MAX_GRID configurations), "tpe" (Optuna's,
+    the default over a larger one) or "random"; `startup`: space-filling choices first."""
+    from cockpit.control.search.model_sampler import MAX_GRID, model_choice
+
     tried = tried_keys(search)
     avoid = blamed(search)
-    base_seed = zlib.crc32(search.id.encode()) if seed is None else seed
+    base_seed = run_seed(search) if seed is None else seed
     firsts = [t for t in search.trial if t.repeat_of is None]
-    start = startup_trials(search)
-    if len(firsts) < start:
+    kind = sampler or ("model" if search.grid_size() <= MAX_GRID else "tpe")
+    if startup is not None:
+        start = startup
+    else:  # the model learns from two launches on; TPE needs a few more to split good from bad
+        start = MODEL_STARTUP if kind == "model" and MODEL_STARTUP is not None else startup_trials(search)
+    if len(firsts) < start and kind != "random":
         for shift in range(8):
             point = _latin_point(search, len(firsts), start, base_seed + shift * 7919)
             if _fresh(search, point, tried, avoid):
                 return normalise(search, point)
-    study = _study(search, base_seed + len(search.trial))
+    step_seed = base_seed + len(search.trial)
+    rng = random.Random(step_seed)
+    if kind in ("model", "random") and search.grid_size() <= MAX_GRID:
+        left = [p for p in grid(search) if _fresh(search, p, tried, avoid)]
+        if kind == "random":
+            return normalise(search, rng.choice(left)) if left else None
+        chosen = model_choice(search, left, step_seed, crash_suspects(search))
+        return normalise(search, chosen) if chosen is not None else None
+    study = _study(search, step_seed)
     dists = _distributions(search)
     for _ in range(_ASKS):
         asked = study.ask(dists)
@@ -177,7 +231,6 @@ def propose(search: Search, *, seed: int | None = None) -> dict[str, SpaceValue]
         if _fresh(search, params, tried, avoid):
             return params
         # a configuration already run (or in a crashing region): left RUNNING in this throw-away study, so the liar moves on
-    rng = random.Random(base_seed + len(search.trial))
     if search.grid_size() <= 100_000:
         left = [p for p in grid(search) if _fresh(search, p, tried, avoid)]
         return normalise(search, rng.choice(left)) if left else None

@@ -152,6 +152,9 @@ class SearchTrial(Strict):
     ready_s: Float | None = Field(default=None, ge=0)
     """Seconds from start to ready (the time estimate of later searches reads it)."""
     ended: AwareDatetime | None = None
+    reused: bool = False
+    """Measured before the search (the same configuration's sweep already in the session): its
+    benchmarks taken as the trial's, nothing launched, no launch of the budget spent."""
 
 
 class Search(Strict):
@@ -168,8 +171,11 @@ class Search(Strict):
     """Targets (goal.targets ids) that must hold."""
     trials: Int = Field(default=12, ge=1, le=1000)
     """The launch budget."""
-    repeats: Int = Field(default=0, ge=0, le=10)
-    """Relaunches of the leading configuration, to measure the noise between launches."""
+    repeats: Int = Field(default=0, ge=0, le=100)
+    """Launches beyond `trials` kept for relaunches: the race between the leader and the
+    runner-up (the budget's own last launches race too; this adds to them)."""
+    seed: Int | None = Field(default=None, ge=0)
+    """The sampler's seed, fixed by a person (unset: a fresh one each run)."""
     prune_below: float = Field(default=0.5, ge=0, lt=1)
     """Stop a trial whose point falls under this share of the best trial's at the same concurrency (0: never)."""
     hosts: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]] = []

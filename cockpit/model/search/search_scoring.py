@@ -1,7 +1,8 @@
 """A trial's figures from its benchmarks: the objective, the constraint values Optuna reads
-(<= 0 met), power and tok/J; and the leaderboard over trials, noise-aware: a configuration
-relaunched (`repeats`) is scored by its mean with the spread between launches, and a new
-best is called better only beyond the noise measured that way."""
+(<= 0 met), power and tok/J; and the leaderboard over configurations, noise-aware: each is
+scored on the median over all its launches with its uncertainty (search_estimate.py), the
+leader is the best once that uncertainty is counted, and whether it is told apart from the
+runner-up decides if the two race on (control/search/plan.py)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,18 @@ from dataclasses import dataclass, field
 
 from cockpit.model.bench.targets import score_target
 from cockpit.model.search.search import Direction, Search, SearchTrial, TrialStatus
+from cockpit.model.search.search_estimate import (
+    DEFAULT_NOISE,
+    LaunchEstimate,
+    launch_estimate,
+    pooled_noise,
+    separated,
+)
 from cockpit.model.search.search_space import ConfigKey, config_key
 from cockpit.model.session import Benchmark, Session
 
-__all__ = ["ConfigResult", "TrialScore", "best_config", "leaderboard", "noise_share", "objective_at",
-           "score_trial", "better"]
+__all__ = ["Certainty", "ConfigResult", "TrialScore", "best_config", "better", "certainty", "contenders",
+           "leaderboard", "noise_of", "noise_share", "objective_at", "score_trial"]
 
 CRASH_CONSTRAINT = 1.0  # a crash: every constraint fails by a whole goal
 
@@ -94,51 +102,141 @@ class ConfigResult:
         return self.trials[0]
 
     @property
+    def estimate(self) -> LaunchEstimate | None:
+        """The median over its launches, with min–max and n."""
+        return launch_estimate(self.values)
+
+    @property
     def feasible(self) -> bool:
+        """Got ready every launch, and each constraint holds on the median over its launches."""
         ok = [t for t in self.trials if t.status is TrialStatus.OK]
-        return bool(ok) and all(c <= 0 for t in ok for c in t.constraints) and bool(self.values)
+        if not ok or not self.values or any(t.status is TrialStatus.CRASHED for t in self.trials):
+            return False
+        width = max((len(t.constraints) for t in ok), default=0)
+        return all(statistics.median([t.constraints[i] if i < len(t.constraints) else CRASH_CONSTRAINT
+                                      for t in ok]) <= 0 for i in range(width))
 
     @property
     def mean(self) -> float | None:
-        return statistics.fmean(self.values) if self.values else None
+        """The figure the search ranks on: the median over its launches."""
+        estimate = self.estimate
+        return estimate.median if estimate is not None else None
 
     @property
     def spread(self) -> float | None:
-        """The standard deviation between launches (None: launched once)."""
-        return statistics.stdev(self.values) if len(self.values) > 1 else None
+        """Half the min–max range between launches (None: launched once)."""
+        estimate = self.estimate
+        return estimate.spread if estimate is not None else None
 
 
-def leaderboard(search: Search) -> list[ConfigResult]:
-    """Feasible configurations first, best mean first; then the rest in trial order."""
+def _groups(search: Search) -> list[ConfigResult]:
     groups: dict[ConfigKey, ConfigResult] = {}
     for trial in sorted(search.trial, key=lambda t: t.number):
         key = config_key(search, trial.params)
         groups.setdefault(key, ConfigResult(key)).trials.append(trial)
-    sign = -1.0 if search.direction is Direction.MAXIMIZE else 1.0
-    return sorted(groups.values(), key=lambda g: (not g.feasible, sign * (g.mean or 0.0) if g.feasible else 0.0,
-                                                  g.first.number))
+    return list(groups.values())
+
+
+def noise_of(search: Search) -> tuple[float, bool]:
+    """The relative noise between launches of one configuration, and whether relaunches
+    measured it (False: DEFAULT_NOISE, assumed)."""
+    measured = pooled_noise([g.values for g in _groups(search)])
+    return (measured, True) if measured is not None else (DEFAULT_NOISE, False)
 
 
 def noise_share(search: Search) -> float:
-    """The noise between relaunches of one configuration, as a share of its mean (0: none measured)."""
-    shares = [g.spread / g.mean for g in leaderboard(search) if g.spread is not None and g.mean]
-    return max(shares, default=0.0)
+    """The noise between relaunches of one configuration, as a share of its figure (0: none measured)."""
+    noise, measured = noise_of(search)
+    return noise if measured else 0.0
+
+
+def _ranked(search: Search, groups: list[ConfigResult]) -> list[ConfigResult]:
+    sign = -1.0 if search.direction is Direction.MAXIMIZE else 1.0
+    return sorted(groups, key=lambda g: (sign * (g.mean or 0.0), g.first.number))
+
+
+def leaderboard(search: Search) -> list[ConfigResult]:
+    """Feasible configurations first, the leader first, then the others by their median over
+    launches; then the rest in trial order. The leader: of the configuration with the best
+    median and those not told apart from it by the noise, the one launched most (the best
+    median on a tie): a lucky single launch within the noise does not take the lead from a
+    configuration measured several times; one beyond the noise does."""
+    noise, _ = noise_of(search)
+    groups = _groups(search)
+    feasible = _ranked(search, [g for g in groups if g.feasible])
+    if feasible:
+        top = feasible[0].estimate
+        assert top is not None
+        close = [g for g in feasible if g.estimate is not None and not separated(top, g.estimate, noise)]
+        lead = max(close, key=lambda g: len(g.values))  # max keeps the first (best median) on a tie
+        feasible = [lead, *(g for g in feasible if g is not lead)]
+    return feasible + [g for g in groups if not g.feasible]
 
 
 def best_config(search: Search) -> ConfigResult | None:
-    """The best feasible configuration, in trial order: a later one takes the lead only when it
-    beats the leader by more than the noise between launches."""
-    noise = noise_share(search)
-    lead: ConfigResult | None = None
-    for group in sorted((g for g in leaderboard(search) if g.feasible), key=lambda g: g.first.number):
-        mean = group.mean
-        lead_mean = lead.mean if lead is not None else None
-        if lead is None or mean is None or lead_mean is None:
-            lead = lead or group
-            continue
-        margin = abs(lead_mean) * noise
-        if search.direction is Direction.MAXIMIZE and mean > lead_mean + margin:
-            lead = group
-        elif search.direction is Direction.MINIMIZE and mean < lead_mean - margin:
-            lead = group
-    return lead
+    """The leader: the feasible configuration whose median over its launches is best once
+    its uncertainty is counted (a single launch is worth less than several)."""
+    board = leaderboard(search)
+    return board[0] if board and board[0].feasible else None
+
+
+@dataclass(frozen=True, slots=True)
+class Certainty:
+    """How sure the search is of its leader."""
+
+    best: ConfigResult
+    runner_up: ConfigResult | None
+    noise: float
+    measured: bool
+    """Whether relaunches measured the noise (False: DEFAULT_NOISE assumed)."""
+
+    @property
+    def separated(self) -> bool:
+        """The leader beats the runner-up by more than the noise (True with no runner-up)."""
+        if self.runner_up is None:
+            return True
+        lead, other = self.best.estimate, self.runner_up.estimate
+        assert lead is not None and other is not None
+        return separated(lead, other, self.noise)
+
+    def shown(self, objective: str) -> str:
+        """`output_tok_s 4,310 (4,211–4,427, n=3); runner-up trial 7 4,120 (n=1): ahead by more
+        than the noise (3.1 %, measured)`."""
+        lead = self.best.estimate
+        assert lead is not None
+        text = f"{objective} median {lead.shown()}"
+        noise = f"noise {self.noise:.1%} {'measured between relaunches' if self.measured else 'assumed'}"
+        if self.runner_up is None:
+            return f"{text}; no runner-up; {noise}"
+        other = self.runner_up.estimate
+        assert other is not None
+        verdict = "ahead by more than the noise" if self.separated else "within the noise of it (not told apart)"
+        return f"{text}; runner-up trial {self.runner_up.first.number} {other.shown()}: {verdict}; {noise}"
+
+
+def certainty(search: Search) -> Certainty | None:
+    """The leader, the runner-up and whether they are told apart (None: no feasible configuration)."""
+    board = [g for g in leaderboard(search) if g.feasible]
+    if not board:
+        return None
+    noise, measured = noise_of(search)
+    return Certainty(board[0], board[1] if len(board) > 1 else None, noise, measured)
+
+
+def contenders(search: Search, most: int = 3) -> list[ConfigResult]:
+    """The leader and the configurations not told apart from it (at most `most`), best first."""
+    board = [g for g in leaderboard(search) if g.feasible]
+    if not board:
+        return []
+    noise, _ = noise_of(search)
+    lead = board[0].estimate
+    assert lead is not None
+    out = [board[0]]
+    for group in board[1:]:
+        other = group.estimate
+        assert other is not None
+        if not separated(lead, other, noise):
+            out.append(group)
+        if len(out) >= most:
+            break
+    return out

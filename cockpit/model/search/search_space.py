@@ -14,7 +14,7 @@ from cockpit.model.flag_values import same_value
 from cockpit.model.search.search import Search, SpaceValue, Stepped, show_value
 from cockpit.model.session import LaunchProfile
 
-__all__ = ["ConfigKey", "apply_params", "base_params", "config_key", "derived_name", "grid", "normalise",
+__all__ = ["ConfigKey", "apply_params", "base_params", "command_key", "config_key", "derived_name", "grid", "normalise",
            "not_derived", "show_value", "changed_params"]
 
 ConfigKey = tuple[tuple[str, str], ...]
@@ -100,6 +100,26 @@ def apply_params(base: LaunchProfile, params: Mapping[str, SpaceValue]) -> tuple
         else:
             argv = _set_flag(argv, key, value)
     return shlex.join(argv), env
+
+
+def _word_key(word: str) -> str:
+    """A command word with its number normalised (`0.80` and `0.8` are one value; `=` forms too)."""
+    flag, eq, value = word.partition("=") if word.startswith("--") else ("", "", word)
+    try:
+        number = float(value)
+    except ValueError:
+        return word
+    if number != number or number in (float("inf"), float("-inf")):  # nan/inf: as written
+        return word
+    return f"{flag}{eq}{show_value(int(number) if number.is_integer() else number)}"
+
+
+def command_key(command: str) -> tuple[str, ...]:
+    """What makes two commands the same launch: their words, numbers normalised (`0.8` == `0.80`)."""
+    try:
+        return tuple(_word_key(w) for w in shlex.split(command))
+    except ValueError:
+        return (command,)
 
 
 def not_derived(search: Search, base: LaunchProfile, params: Mapping[str, SpaceValue], host: str | None,

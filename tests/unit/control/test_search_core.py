@@ -5,7 +5,6 @@ response surface, evaluated directly), and that a new best must beat the noise."
 
 from __future__ import annotations
 
-import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -99,13 +98,20 @@ def test_the_study_is_rebuilt_from_the_session_and_never_repeats_a_configuration
     search = _search(space={"--a": [1, 2, 3], "--b": ["x", "y"]}, trials=6)
     seen = []
     for number in range(6):
-        params = propose(search)
-        assert params == propose(search)  # the session is the only record: the same trials, the same choice
+        params = propose(search, seed=7)
+        assert params == propose(search, seed=7)  # the session is the only record: the same trials, the same choice
         seen.append(config_key(search, params))
         trial = SearchTrial(number=number, params=params, status=TrialStatus.OK, value=float(number))
         search = search.model_copy(update={"trial": [*search.trial, trial]})
     assert len(set(seen)) == 6
-    assert propose(search) is None  # the whole space tried
+    assert propose(search, seed=7) is None  # the whole space tried
+
+
+def test_seeds_vary_between_runs_unless_a_person_fixes_one():
+    search = _search(space={"--a": list(range(40)), "--b": ["x", "y"]}, trials=6)
+    assert len({tuple(propose(search).items()) for _ in range(8)}) > 1  # a fresh seed per run
+    fixed = search.model_copy(update={"seed": 11})
+    assert len({tuple(propose(fixed).items()) for _ in range(8)}) == 1
 
 
 def test_a_running_trial_is_not_proposed_again():
@@ -118,14 +124,15 @@ def test_a_running_trial_is_not_proposed_again():
 def test_a_crashing_region_is_learned_on_the_surface():
     """The 36-configuration grid of benchmarks/bench_search.py: a graph batch of 256 with the
     base's memory fraction crashes (9 configurations, a quarter). Over 12 launches random
-    search hits it 3 times on average; the search at most once or twice, then never again."""
+    search hits it 3 times on average (15 over 5 seeds); the search at most twice, 10 at most
+    over the 5 seeds, and never again once the crash is pinned."""
     crashes, after = [], []
     for seed in range(5):
         order = search_sim.run_search(seed, noise=0.02, budget=12)
         crashed = [i for i, (_, value) in enumerate(order) if value is None]
         crashes.append(len(crashed))
         after.append(sum(1 for p, _ in order[crashed[-1] + 1:] if p["--cuda-graph-max-bs"] == 256) if crashed else 0)
-    assert statistics.median(crashes) <= 1 and max(crashes) <= 2
+    assert max(crashes) <= 2 and sum(crashes) <= 10, crashes
     assert after == [0] * 5  # once blamed, the value is not launched again
 
 
@@ -134,7 +141,7 @@ def test_a_crash_is_pinned_on_the_one_value_never_seen_working():
     trials = [SearchTrial(number=0, params={"--bs": 64, "--b": "x"}, status=TrialStatus.OK, value=1.0),
               SearchTrial(number=1, params={"--bs": 256, "--b": "x"}, status=TrialStatus.CRASHED, error="cuda_oom")]
     search = search.model_copy(update={"trial": trials})
-    assert blamed(search) == {("--bs", "256")}
+    assert blamed(search) == {(("--bs", "256"),)}
     assert propose(search) == {"--bs": 64, "--b": "y"}
 
 
@@ -147,10 +154,14 @@ def test_a_new_best_must_beat_the_noise_between_relaunches():
     noisy = search.model_copy(update={"trial": trials})
     assert noise_share(noisy) == pytest.approx(0.06)
     best = best_config(noisy)
-    assert best is not None and best.first.number == 0 and best.spread == pytest.approx(60.0)  # 1040 is within the noise
+    # 1040 once is within the noise of 1000 over three launches: the best stays
+    assert best is not None and best.first.number == 0 and best.spread == pytest.approx(60.0)
+    close = noisy.model_copy(update={"trial": [*trials, SearchTrial(number=4, params={"--a": 3},
+                                                                     status=TrialStatus.OK, value=1080.0)]})
+    assert best_config(close).first.number == 0  # +8 % once, noise 6 %: not told apart
     clear = noisy.model_copy(update={"trial": [*trials, SearchTrial(number=4, params={"--a": 3},
-                                                                     status=TrialStatus.OK, value=1100.0)]})
-    assert best_config(clear).first.number == 4
+                                                                     status=TrialStatus.OK, value=1200.0)]})
+    assert best_config(clear).first.number == 4  # +20 %: beyond the noise, it leads
 
 
 def test_an_infeasible_configuration_is_never_the_best_however_fast():
@@ -221,7 +232,8 @@ def test_cockpit_add_search_writes_the_issue_shape_and_the_handoff_lists_best_to
     save_session(session, path)
     text = render_handoff(load_session(path))
     assert "## Searches" in text and "### bs x mem (q1)" in text
-    assert "**Best**: trial 0 (l1), output_tok_s 1,500 over 1 launch(es)" in text
+    assert ("**Best**: trial 0 (l1), output_tok_s median 1,500 (n=1); no runner-up; noise 5.0% assumed"
+            in text), text
     # (a stepped dimension is a TOML table: it comes after the lists in the file, and so in the name)
     assert ("Changes from l1: --cuda-graph-max-bs 64 --enable-torch-compile SGLANG_X=a "
             "--mem-fraction-static 0.86") in text

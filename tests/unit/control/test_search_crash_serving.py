@@ -33,4 +33,6 @@ def test_a_server_that_dies_on_its_first_request_is_a_crashed_trial(tmp_path: Pa
     assert trial.ready_s is not None  # it did get ready first
     profile = next(p for p in session.launch if p.id == trial.profile)
     assert profile.status is ProfileStatus.BROKEN and profile.broken_reason.startswith("cuda_oom while serving: ")
-    assert "trial 0 on box crashed: cuda_oom" in done.stdout
+    # the trial line: the flags it changed and the crash's first error line
+    assert "trial 0 on box crashed: --cuda-graph-max-bs " in done.stdout
+    assert " · cuda_oom: torch.OutOfMemoryError: CUDA out of memory" in done.stdout

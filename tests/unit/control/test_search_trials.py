@@ -6,6 +6,7 @@ the loop in-process for two hosts at once."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -55,18 +56,24 @@ def test_constraints_from_targets_are_honoured(folder):
     ttft = Target(id="g1", metric=Metric.TTFT_MS, comparator=Comparator.LE, value=100, concurrency_min=1,
                   concurrency_max=2)
     space = {"--chunked-prefill-size": [16, 4096], "--moe-runner-backend": ["flashinfer_trtllm", "triton"]}
-    path, _ = search_session(folder, space=space, trials=4, targets=[ttft], constraints=["g1"], input_len=512,
+    path, _ = search_session(folder, space=space, trials=5, targets=[ttft], constraints=["g1"], input_len=512,
                              prune_below=0)
     done = tune(path, "--yes", "--json")
     assert done.returncode == 0, done.stdout + done.stderr
     search = load_session(path).searches[0]
-    assert len(search.trial) == 4 and all(t.status is TrialStatus.OK for t in search.trial)
-    by = {(t.params["--chunked-prefill-size"], t.params["--moe-runner-backend"]): t for t in search.trial}
+    firsts = [t for t in search.trial if t.repeat_of is None]  # the fifth launch races the leader
+    assert len(firsts) == 4 and all(t.status is TrialStatus.OK for t in search.trial)
+    by = {(t.params["--chunked-prefill-size"], t.params["--moe-runner-backend"]): t for t in firsts}
     assert all(by[16, b].constraints[0] > 0 for b in ("flashinfer_trtllm", "triton"))  # TTFT over 100 ms
     assert all(by[4096, b].constraints[0] <= 0 for b in ("flashinfer_trtllm", "triton"))
     best = best_config(search)
     assert best is not None and best.first is by[4096, "flashinfer_trtllm"]
-    assert f'"trial": {best.first.number}' in done.stdout
+    # --json: JSON lines, one object per finished trial as it ended, then the best
+    objects = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [o["trial"] for o in objects[:-1]] == [t.number for t in search.trial]
+    assert all(o["constraints"] and o["flags_changed"] for o in objects[:-1])
+    assert objects[-1]["done"] is True and objects[-1]["best"]["trial"] == best.first.number
+    assert objects[-1]["best"]["launches"] == len(best.values)
 
 
 def _wait_for(predicate, timeout: float = 60.0) -> None:
@@ -110,7 +117,8 @@ def test_search_resumes_after_cockpit_is_killed_mid_trial_with_no_trial_lost_or_
     search = session.searches[0]
     assert sorted(t.number for t in search.trial) == [0, 1, 2, 3]  # none lost, none added twice
     assert all(t.status is not TrialStatus.RUNNING for t in search.trial)
-    assert len({config_key(search, t.params) for t in search.trial}) == 4  # no configuration twice
+    firsts = [t for t in search.trial if t.repeat_of is None]  # the last launch may race the leader
+    assert len({config_key(search, t.params) for t in firsts}) == len(firsts)  # no configuration twice
     resumed = search.trial_of(cut.number)
     assert resumed.profile == cut.profile and resumed.params == cut.params
     assert points_before <= set(resumed.benchmarks)  # its recorded points kept, not run again
@@ -120,7 +128,7 @@ def test_search_resumes_after_cockpit_is_killed_mid_trial_with_no_trial_lost_or_
     for trial in crashed:  # a crash: the derived profile broken with its label, the trial infeasible
         profile = next(p for p in session.launch if p.id == trial.profile)
         assert profile.status is ProfileStatus.BROKEN and profile.broken_reason.startswith("cuda_oom")
-        assert trial.error == "cuda_oom" and trial.value is None
+        assert trial.error.startswith("cuda_oom") and trial.value is None
 
 
 async def _two_hosts(path: Path) -> list:

@@ -20,7 +20,6 @@ from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.flag_values import canonical_value, canonical_word, same_value
 from cockpit.model.search.search import Search, TrialStatus
-from cockpit.model.search.search_reuse import measured_points
 from cockpit.model.search.search_space import derived_name
 from cockpit.model.session import Benchmark, LaunchProfile, Session, Sweep
 from cockpit.model.timeline import drops
@@ -106,17 +105,6 @@ def test_a_trial_of_the_base_configuration_written_differently_reuses_its_profil
     assert other.profile == "l2" and "--mem-fraction-static 0.85" in editor.session.launch[1].command
 
 
-def test_measured_points_need_every_concurrency_of_the_sweep() -> None:
-    session = _search_session()
-    search = session.searches[0]
-    session.benchmarks = [Benchmark(id="b1", label="x", profile="l1", sweep="s1", concurrency=4, output_tok_s=10.0)]
-    assert measured_points(session, search, "l1") is None
-    session.benchmarks += [Benchmark(id="b2", label="x", profile="l1", sweep="s1", concurrency=16, output_tok_s=30.0),
-                           Benchmark(id="b3", label="x", profile="l1", sweep="s1", concurrency=4, output_tok_s=12.0)]
-    assert measured_points(session, search, "l1") == ["b3", "b2"]  # the latest per point, the sweep's order
-    assert measured_points(session, search, "l2") is None
-
-
 class CountingRunner:
     """Records the sweep's two points for each trial it launches (figures from the flag)."""
 
@@ -147,7 +135,10 @@ def test_a_configuration_the_session_measured_is_not_launched_again(tmp_path: Pa
     events: list[SearchEvent] = []
     asyncio.run(SearchLoop(TransactionSink(path), str(path), "q1", runner, [None], on_event=events.append).run())
     search = load_session(path).searches[0]
-    assert len(search.trial) == 2 and runner.launched == ["l2"]  # only the configuration not measured
-    reused = next(t for t in search.trial if t.profile == "l1")
-    assert reused.status is TrialStatus.OK and reused.benchmarks == ["b1", "b2"]
-    assert any("l1 has every point of sweep s1 already (b1, b2): reused, not launched" in e.text for e in events)
+    reused = search.trial[0]  # measured before: taken as the first trial, no launch spent on it
+    assert (reused.profile, reused.reused, reused.status, reused.benchmarks) == ("l1", True, TrialStatus.OK, ["b1", "b2"])
+    assert runner.launched[0] == "l2"  # the first launch is the configuration not measured
+    # l1 runs again only as a relaunch of trial 0 (the race for the best), never as a new trial
+    again = [t for t in search.trial[1:] if t.profile == "l1"]
+    assert all(t.repeat_of == 0 for t in again)
+    assert any("(measured before: reused, not launched)" in e.text for e in events)

@@ -1,0 +1,126 @@
+"""Held-out response surfaces for the search's benchmark (bench_search.py): made-up but
+shaped like what a launch search meets, none the search was tuned on while written.
+
+Each surface is a space (categorical and numeric flags), a true figure per configuration
+(None: the launch crashes), optionally a constraint figure with its target (TTFT p99 ≤ X),
+and the launch noise (a launch's figure is the truth times N(1, noise)). Plain Python.
+
+* `interact`  240 configurations, 4 flags: the best MoE backend depends on the prefill
+  chunk, the best graph batch on the memory fraction; a crash region of two flags
+  together (graph batch ≥ 128 with memory ≥ 0.86) and one of a backend with the largest
+  chunk (~23 % crash); 5 % noise.
+* `edge`      128 configurations: throughput rises with the chunk and the running cap, so
+  does TTFT p99; the target TTFT p99 ≤ 600 ms cuts off the throughput-best, the best
+  feasible sits on the edge; 7 % noise on throughput, 10 % on the p99.
+* `crashbest` 36 configurations: the fastest backend crashes with the largest graph
+  batch (and another backend with one attention backend): the best is next to a crash;
+  5 % noise.
+* `ridge`     130 configurations, numeric-heavy: a smooth ridge over the memory fraction
+  (13 values) whose peak moves with the chunk, a switch that helps only at high memory;
+  10 % noise.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+Params = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Surface:
+    name: str
+    space: dict[str, Any]
+    figure: Callable[[Params], float | None]
+    noise: float
+    constraint: Callable[[Params], float] | None = None
+    """A figure that must stay at or under `target` (e.g. TTFT p99 ms)."""
+    target: float = 0.0
+    constraint_noise: float = 0.0
+    about: str = ""
+
+    def feasible(self, params: Params) -> bool:
+        return self.figure(params) is not None and (self.constraint is None or self.constraint(params) <= self.target)
+
+
+def _interact(p: Params) -> float | None:
+    backend, bs, chunk, mem = p["--moe-runner-backend"], p["--cuda-graph-max-bs"], p["--chunked-prefill-size"], \
+        p["--mem-fraction-static"]
+    if bs >= 128 and mem >= 0.86:
+        return None
+    if backend == "triton" and chunk >= 16384:
+        return None
+    c = math.log2(chunk / 2048)  # 0..3
+    speed = {"cutlass": 1.0 + 0.03 * c, "trtllm": 1.12 - 0.05 * c, "triton": 0.86 + 0.02 * c}[backend]
+    # the best graph batch grows with the memory fraction (more KV room)
+    best_bs = 32 + (mem - 0.78) / 0.08 * 96  # 32 at 0.78 .. 128 at 0.86
+    speed *= 1.0 - 0.06 * abs(math.log2(bs / best_bs))
+    speed *= 1.0 + 0.9 * (mem - 0.78)
+    return 4000.0 * speed
+
+
+def _edge_tput(p: Params) -> float | None:
+    chunk, cap, policy, compile_ = p["--chunked-prefill-size"], p["--max-running-requests"], \
+        p["--schedule-policy"], p["--enable-torch-compile"]
+    c = math.log2(chunk / 512)  # 0..7
+    speed = 1.0 + 0.06 * c - 0.004 * c * c
+    speed *= {16: 0.7, 32: 0.88, 64: 1.0, 128: 1.06}[cap]
+    speed *= 1.04 if policy == "lpm" else 1.0
+    speed *= 1.03 if compile_ else 1.0
+    return 3000.0 * speed
+
+
+def _edge_ttft(p: Params) -> float:
+    chunk, cap, policy = p["--chunked-prefill-size"], p["--max-running-requests"], p["--schedule-policy"]
+    c = math.log2(chunk / 512)
+    ttft = 300.0 * (1 + 0.22 * c) * {16: 0.8, 32: 0.9, 64: 1.0, 128: 1.25}[cap]
+    return ttft * (1.08 if policy == "lpm" else 1.0)
+
+
+def _crashbest(p: Params) -> float | None:
+    backend, bs, attn = p["--moe-runner-backend"], p["--cuda-graph-max-bs"], p["--attention-backend"]
+    if backend == "trtllm" and bs == 256:
+        return None
+    if backend == "cutlass" and attn == "triton":
+        return None
+    speed = {"trtllm": 1.15, "cutlass": 1.0, "triton": 0.8}[backend]
+    speed *= {32: 0.86, 64: 0.93, 128: 1.0, 256: 1.04}[bs]
+    speed *= {"fa3": 1.05, "flashinfer": 1.0, "triton": 0.9}[attn]
+    return 2500.0 * speed
+
+
+def _ridge(p: Params) -> float | None:
+    mem, chunk, overlap = p["--mem-fraction-static"], p["--chunked-prefill-size"], p["--enable-overlap"]
+    if mem >= 0.94 and chunk >= 8192:
+        return None
+    peak = 0.78 + 0.03 * math.log2(chunk / 1024)  # 0.78 .. 0.90
+    speed = 1.0 - 6.0 * (mem - peak) ** 2 * 10
+    speed *= 1.0 - 0.03 * abs(math.log2(chunk / 4096))
+    if overlap:
+        speed *= 1.0 + max(0.0, (mem - 0.82)) * 0.8
+    return 5000.0 * max(speed, 0.3)
+
+
+SURFACES: dict[str, Surface] = {s.name: s for s in (
+    Surface("interact", {"--moe-runner-backend": ["cutlass", "trtllm", "triton"],
+                         "--cuda-graph-max-bs": [16, 32, 64, 128, 256],
+                         "--chunked-prefill-size": [2048, 4096, 8192, 16384],
+                         "--mem-fraction-static": {"low": 0.78, "high": 0.90, "step": 0.04}},
+            _interact, 0.05, about="240 configs, interactions, two-flag crash regions, 5 % noise"),
+    Surface("edge", {"--chunked-prefill-size": [512, 1024, 2048, 4096, 8192, 16384, 32768, 65536],
+                     "--max-running-requests": [16, 32, 64, 128], "--schedule-policy": ["lpm", "fcfs"],
+                     "--enable-torch-compile": [True, False]},
+            _edge_tput, 0.07, constraint=_edge_ttft, target=600.0, constraint_noise=0.10,
+            about="128 configs, TTFT p99 <= 600 ms cuts off the throughput-best, 7 % noise"),
+    Surface("crashbest", {"--moe-runner-backend": ["cutlass", "trtllm", "triton"],
+                          "--cuda-graph-max-bs": [32, 64, 128, 256],
+                          "--attention-backend": ["fa3", "flashinfer", "triton"]},
+            _crashbest, 0.05, about="36 configs, the best backend crashes with one graph size, 5 % noise"),
+    Surface("ridge", {"--mem-fraction-static": {"low": 0.70, "high": 0.94, "step": 0.02},
+                      "--chunked-prefill-size": [1024, 2048, 4096, 8192, 16384],
+                      "--enable-overlap": [True, False]},
+            _ridge, 0.10, about="130 configs, numeric ridge whose peak moves with the chunk, 10 % noise"),
+)}

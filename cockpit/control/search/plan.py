@@ -1,0 +1,69 @@
+"""What a search launches next: a new configuration, or a relaunch that races the leader
+against the configurations not yet told apart from it.
+
+The launch budget is `trials` (or `--trials`) plus `repeats`. Exploring spends it until the
+last RACE_SHARE of it (at least one launch); from there, while the leader has one launch
+or is within the noise of a contender, the contender with the fewest launches (the leader
+on a tie) is relaunched; once the leader is told apart and launched twice, exploring goes
+on. A space with nothing left to try races to the end of the budget, and stops once the
+leader is told apart. Pure: the loop and the benchmark's simulation both call it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cockpit.control.search.study import propose
+from cockpit.model.search.search import Search, SpaceValue
+from cockpit.model.search.search_scoring import ConfigResult, contenders
+
+__all__ = ["RACE_SHARE", "NextLaunch", "launch_budget", "next_launch"]
+
+RACE_SHARE = 0.2  # the budget's last share, kept for races (bench_search.py measured 0.1–0.3)
+
+
+@dataclass(frozen=True, slots=True)
+class NextLaunch:
+    params: dict[str, SpaceValue]
+    repeat_of: int | None = None
+    """The trial whose configuration this relaunches (None: a new configuration)."""
+    why: str = ""
+
+
+def launch_budget(search: Search, trials: int | None = None) -> int:
+    """Every launch the run may make: `trials` (the person's --trials, else the search's) plus `repeats`."""
+    return (trials if trials is not None else search.trials) + search.repeats
+
+
+def _race(search: Search) -> NextLaunch | None:
+    """The relaunch the race needs next (None: the leader is launched twice and told apart)."""
+    group = contenders(search)
+    if not group:
+        return None
+    lead = group[0]
+    if len(group) == 1 and len(lead.values) >= 2:
+        return None
+    pick: ConfigResult = min(group, key=lambda g: len(g.values))  # min keeps the first (the leader) on a tie
+    if len(group) == 1:
+        why = f"relaunch of the leader (trial {lead.first.number}): a best has at least two launches"
+    elif pick is lead:
+        why = f"relaunch of the leader (trial {lead.first.number}): within the noise of trial {group[1].first.number}"
+    else:
+        why = f"relaunch of trial {pick.first.number}: within the noise of the leader (trial {lead.first.number})"
+    return NextLaunch(dict(pick.first.params), pick.first.number, why)
+
+
+def next_launch(search: Search, budget: int, *, seed: int, sampler: str | None = None,
+                race_share: float = RACE_SHARE) -> NextLaunch | None:
+    """The next launch within `budget` launches in all (None: the budget is spent, or nothing
+    is left to learn)."""
+    left = budget - sum(1 for t in search.trial if not t.reused)
+    if left <= 0:
+        return None
+    reserve = max(1, round(budget * race_share))
+    if left <= reserve and (race := _race(search)) is not None:
+        return race
+    params = propose(search, seed=seed, sampler=sampler)
+    if params is not None:
+        return NextLaunch(params, None, "")
+    return _race(search)  # the space is exhausted: only relaunches can still tell the best apart

@@ -1,0 +1,101 @@
+"""What a person reads of a search as it runs: one line per finished trial (the flags it
+changed, the objective with its configuration's spread, each constraint met or broken with
+its figure, a crash's first error line), the run's last line (the best with its flags and
+how sure the search is of it), and the same as one JSON object per trial (`--json`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cockpit.model.search.search import Search, SearchTrial, TrialStatus
+from cockpit.model.search.search_scoring import ConfigResult, certainty, leaderboard
+from cockpit.model.search.search_space import config_key, derived_name
+from cockpit.model.session import Session
+
+__all__ = ["constraint_words", "done_line", "first_error_line", "flags_changed", "trial_json", "trial_line"]
+
+
+def flags_changed(session: Session, search: Search, params: dict[str, Any]) -> str:
+    base = next((p for p in session.launch if p.id == search.profile), None)
+    if base is None:
+        return " ".join(f"{k} {v}" for k, v in params.items())
+    return derived_name(search, base, params).partition(" · ")[2]
+
+
+def first_error_line(error: str | None) -> str:
+    """A crash's first error line (`cuda_oom: torch.OutOfMemoryError: CUDA out of memory ...`)."""
+    if not error:
+        return "no error line recorded"
+    line = next((x.strip() for x in error.splitlines() if x.strip()), error)
+    return line[:200]
+
+
+def constraint_words(session: Session, search: Search, trial: SearchTrial) -> list[str]:
+    """Per constraint: `TTFT p99 <= 600 ms: met (583)` or `broken (712)` (the figure back from its gap)."""
+    out = []
+    for i, ref in enumerate(search.constraints):
+        target = next((t for t in session.goal.targets if t.id == ref), None)
+        if target is None or i >= len(trial.constraints):
+            continue
+        gap = trial.constraints[i]
+        scale = abs(target.value) or 1.0
+        figure = target.value - gap * scale if target.comparator.higher_is_better else target.value + gap * scale
+        out.append(f"{target.describe()}: {'met' if gap <= 0 else 'broken'} ({figure:,.4g})")
+    return out
+
+
+def _group(search: Search, trial: SearchTrial) -> ConfigResult | None:
+    key = config_key(search, trial.params)
+    return next((g for g in leaderboard(search) if g.key == key), None)
+
+
+def trial_line(session: Session, search: Search, trial: SearchTrial, host: str | None = None) -> str:
+    where = f" on {host}" if host else ""
+    head = f"trial {trial.number}{where}"
+    if trial.repeat_of is not None:
+        head += f" (relaunch of trial {trial.repeat_of})"
+    if trial.reused:
+        head += " (measured before: reused, not launched)"
+    flags = flags_changed(session, search, trial.params) or "as the base"
+    if trial.status is TrialStatus.CRASHED:
+        return f"{head} crashed: {flags} · {first_error_line(trial.error)}"
+    if trial.status is TrialStatus.FAILED:
+        return f"{head} failed: {flags} · {first_error_line(trial.error)}"
+    words = [f"{head} {trial.status.value}: {flags}"]
+    if trial.value is not None:
+        group = _group(search, trial)
+        estimate = group.estimate if group is not None else None
+        spread = f" (configuration median {estimate.shown()})" if estimate is not None and estimate.n > 1 else " (n=1)"
+        at = f" at c={search.at_concurrency}" if search.at_concurrency else " (best point of the sweep)"
+        words.append(f"{search.objective}{at} {trial.value:,.4g}{spread}")
+    words += constraint_words(session, search, trial)
+    if trial.status is TrialStatus.PRUNED and trial.error:
+        words.append(trial.error)
+    return " · ".join(words)
+
+
+def done_line(session: Session, search: Search) -> str:
+    """The run's last line: how many launches, the best with its flags, and how sure it is."""
+    launched = sum(1 for t in search.trial if t.status is not TrialStatus.RUNNING and not t.reused)
+    reused = sum(1 for t in search.trial if t.reused)
+    head = f"done: {launched} launches" + (f" + {reused} reused" if reused else "")
+    sure = certainty(search)
+    if sure is None:
+        return f"{head}; no configuration has met the constraints"
+    best = sure.best
+    return (f"{head}; best trial {best.first.number}: {flags_changed(session, search, best.first.params) or 'as the base'}"
+            f" · {sure.shown(search.objective)}")
+
+
+def trial_json(session: Session, search: Search, trial: SearchTrial) -> dict[str, Any]:
+    """One finished trial as `--json` streams it (one object per line)."""
+    group = _group(search, trial)
+    estimate = group.estimate if group is not None else None
+    return {"search": search.id, "trial": trial.number, "status": trial.status.value, "host": trial.host,
+            "repeat_of": trial.repeat_of, "reused": trial.reused, "params": trial.params,
+            "flags_changed": flags_changed(session, search, trial.params), "profile": trial.profile,
+            "objective": search.objective, "value": trial.value,
+            "configuration": None if estimate is None else {"median": estimate.median, "min": estimate.low,
+                                                            "max": estimate.high, "n": estimate.n},
+            "constraints": constraint_words(session, search, trial),
+            "error": first_error_line(trial.error) if trial.error else None}

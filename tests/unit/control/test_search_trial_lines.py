@@ -1,0 +1,52 @@
+"""What a person reads per finished trial: the flags it changed, the objective with its
+configuration's spread, each constraint met or broken with its figure, a crash's first
+error line; and the last line: the best with its flags and how sure the search is."""
+
+from __future__ import annotations
+
+from cockpit.control.search.trial_lines import done_line, trial_line
+from cockpit.model.enums import Comparator, Metric
+from cockpit.model.search.search import Search, SearchTrial, TrialStatus
+from cockpit.model.session import Goal, LaunchProfile, Session, Sweep, Target
+
+BASE = LaunchProfile(id="l1", name="base", command="serve --cuda-graph-max-bs 64 --mem-fraction-static 0.85")
+TTFT = Target(id="g1", metric=Metric.TTFT_MS, comparator=Comparator.LE, value=600, unit="ms")
+
+
+def _session(trials: list[SearchTrial]) -> tuple[Session, Search]:
+    search = Search.model_validate({"id": "q1", "name": "n", "profile": "l1", "sweep": "s1", "at_concurrency": 64,
+                                    "constraints": ["g1"], "space": {"--cuda-graph-max-bs": [64, 128],
+                                                                     "--mem-fraction-static": [0.85, 0.9]},
+                                    "trial": [t.model_dump() for t in trials]})
+    return Session(launch=[BASE], goal=Goal(targets=[TTFT]), sweeps=[Sweep(id="s1", name="one", concurrencies=[64])],
+                   searches=[search]), search
+
+
+def test_a_trial_line_shows_flags_objective_spread_and_constraints():
+    trials = [SearchTrial(number=0, params={"--cuda-graph-max-bs": 128, "--mem-fraction-static": 0.85},
+                          status=TrialStatus.OK, value=4200.0, constraints=[-0.05]),
+              SearchTrial(number=1, params={"--cuda-graph-max-bs": 128, "--mem-fraction-static": 0.85},
+                          status=TrialStatus.OK, value=4400.0, constraints=[0.1], repeat_of=0),
+              SearchTrial(number=2, params={"--cuda-graph-max-bs": 64, "--mem-fraction-static": 0.9},
+                          status=TrialStatus.CRASHED,
+                          error="cuda_oom: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")]
+    session, search = _session(trials)
+    assert trial_line(session, search, trials[0], "box") == (
+        "trial 0 on box ok: --cuda-graph-max-bs 128 · output_tok_s at c=64 4,200 (configuration median 4,300 "
+        "(4,200–4,400, n=2)) · ttft_ms <= 600 ms: met (570)")
+    assert trial_line(session, search, trials[1]).endswith("· ttft_ms <= 600 ms: broken (660)")
+    assert "(relaunch of trial 0)" in trial_line(session, search, trials[1])
+    assert trial_line(session, search, trials[2]) == (
+        "trial 2 crashed: --mem-fraction-static 0.9 · cuda_oom: torch.OutOfMemoryError: CUDA out of memory. "
+        "Tried to allocate 2.00 GiB")
+
+
+def test_the_last_line_names_the_best_with_its_flags_and_how_sure():
+    trials = [SearchTrial(number=0, params={"--cuda-graph-max-bs": 128, "--mem-fraction-static": 0.85},
+                          status=TrialStatus.OK, value=4200.0, constraints=[-0.05]),
+              SearchTrial(number=1, params={"--cuda-graph-max-bs": 64, "--mem-fraction-static": 0.85},
+                          status=TrialStatus.OK, value=4100.0, constraints=[-0.1])]
+    session, search = _session(trials)
+    assert done_line(session, search) == (
+        "done: 2 launches; best trial 0: --cuda-graph-max-bs 128 · output_tok_s median 4,200 (n=1); runner-up "
+        "trial 1 4,100 (n=1): within the noise of it (not told apart); noise 5.0% assumed")
