@@ -144,6 +144,31 @@ class Benchmark(Strict):
     sweep_run: str | None = None
     """The sweep run that recorded this point: with `sweep` and `concurrency` it names the
     point, so a retried point is never recorded twice."""
+    # The client's other percentiles (its JSONL record has mean, median, p90, p95, p99 of each).
+    ttft_p90_ms: float | None = Field(default=None, ge=0)
+    ttft_p95_ms: float | None = Field(default=None, ge=0)
+    itl_p90_ms: float | None = Field(default=None, ge=0)
+    itl_p95_ms: float | None = Field(default=None, ge=0)
+    tpot_median_ms: float | None = Field(default=None, ge=0)
+    tpot_p90_ms: float | None = Field(default=None, ge=0)
+    tpot_p95_ms: float | None = Field(default=None, ge=0)
+    tpot_p99_ms: float | None = Field(default=None, ge=0)
+    e2e_median_ms: float | None = Field(default=None, ge=0)
+    e2e_p90_ms: float | None = Field(default=None, ge=0)
+    e2e_p95_ms: float | None = Field(default=None, ge=0)
+    request_goodput: float | None = Field(default=None, ge=0)
+    """Requests per second that met the client's SLOs (only a client that reports it: vLLM's `--goodput`)."""
+    server_ttft_p90_ms: float | None = Field(default=None, ge=0)
+    server_ttft_p95_ms: float | None = Field(default=None, ge=0)
+    server_itl_p90_ms: float | None = Field(default=None, ge=0)
+    server_itl_p95_ms: float | None = Field(default=None, ge=0)
+    server_buckets: dict[str, Annotated[list[float], Field(min_length=2, max_length=2)]] = {}
+    """Per server percentile (`server_ttft_p99_ms`), the histogram bucket [lower, upper] ms it was
+    interpolated in (PromQL's `histogram_quantile`): the figure is known only to lie in it."""
+    repeat: int | None = Field(default=None, ge=1)
+    """Which repeat of its point this run is (1..the sweep's `repeats`; unset: the only one)."""
+    bench_client_version: str | None = None
+    """The version of the package the bench client came from (`sglang 0.5.23`)."""
 
     def metric(self, metric: Metric) -> float | None:
         value: float | None = getattr(self, metric.value)  # every Metric names a float field

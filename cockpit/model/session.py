@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import AwareDatetime, Field, field_validator, model_validator
 
+from cockpit.model.bench.figures import Figure, figure_of, format_value
 from cockpit.model.enums import (
     Comparator,
     DiscoveryStatus,
@@ -33,6 +34,7 @@ from cockpit.model.strict import Text as Text
 from cockpit.model.strict import now as now
 
 SCHEMA_VERSION = 1
+SYMBOL = {Comparator.GE: "≥", Comparator.GT: ">", Comparator.LE: "≤", Comparator.LT: "<"}
 
 
 class Target(Strict):
@@ -55,10 +57,17 @@ class Target(Strict):
             raise ValueError("concurrency_min is above concurrency_max")
         return self
 
+    @property
+    def figure(self) -> Figure:
+        return figure_of(self.metric)
+
+    def goal_text(self) -> str:
+        """`TTFT p99 ≤ 2,000 ms`: the figure with its statistic, the comparator, the value, its unit."""
+        fig = self.figure
+        return f"{fig.name} {SYMBOL[self.comparator]} {format_value(self.value, fig.unit)}"
+
     def describe(self) -> str:
-        text = f"{self.metric} {self.comparator} {self.value:g}"
-        if self.unit:
-            text += f" {self.unit}"
+        text = self.goal_text()
         if self.concurrency_min is not None or self.concurrency_max is not None:
             lo = self.concurrency_min or 1
             hi = self.concurrency_max
