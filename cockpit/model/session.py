@@ -296,6 +296,10 @@ class Session(Strict):
         return self
 
     def best_total_tok_s(self, profile_id: str) -> float | None:
-        """The best total tok/s recorded with this launch profile (None: none recorded)."""
-        return max((b.total_tok_s for b in self.benchmarks
-                    if b.profile == profile_id and b.total_tok_s is not None), default=None)
+        """The profile's best point in total tok/s: the highest median over a concurrency's
+        runs (never its luckiest run; model/bench/estimate.py). None: none recorded."""
+        from cockpit.model.bench.estimate import per_profile_concurrency
+
+        found = per_profile_concurrency([b for b in self.benchmarks if b.profile == profile_id],
+                                        lambda b: b.total_tok_s)
+        return max((e.median for e in found.values()), default=None)
