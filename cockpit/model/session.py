@@ -43,6 +43,7 @@ class Target(Strict):
     comparator: Comparator = Comparator.GE
     value: float
     unit: str | None = None
+    """Kept as older files hold it; what is shown is the figure's own unit (`figure.unit`)."""
     concurrency_min: int | None = Field(default=None, ge=1)
     concurrency_max: int | None = Field(default=None, ge=1)
     label: str | None = None

@@ -204,7 +204,7 @@ def target_lines(targets: Iterable[Target], benchmarks: list[Benchmark], metric:
         if target.metric is not metric:
             continue
         met = score_target(target, benchmarks).met
-        text = f"{target.comparator} {target.value:g}" + (f" {target.unit}" if target.unit else "")
+        text = target.goal_text()  # `total tok/s ≥ 1,000 tok/s`: the figure, its statistic and unit
         if target.concurrency_min is not None or target.concurrency_max is not None:
             low, high = target.concurrency_min or 1, target.concurrency_max
             text += f" at {low}..{high}" if high is not None else f" at >= {low}"
