@@ -76,6 +76,9 @@ class Sweep(Strict):
     confirmed: str | None = None
     """Fingerprint of the bench command and host a person last confirmed to run (see
     `live.sweep_runner.sweep_fingerprint`): a run whose fingerprint differs asks again."""
+    repeats: int = Field(default=1, ge=1, le=10)
+    """Runs of each point per sweep run, each its own benchmark (`repeat` 1..n): the views
+    read a point's median over its runs with their spread (model/bench/estimate.py)."""
 
     @model_validator(mode="after")
     def _dataset_fields_fit(self) -> Sweep:

@@ -281,7 +281,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--direction", choices=("maximize", "minimize"), help="search: default maximize")
     p.add_argument("--constraint", action="append", metavar="TARGET", help="search: a target that must hold (repeat)")
     p.add_argument("--trials", type=int, help="search: the launch budget (default 12)")
-    p.add_argument("--repeats", type=int, help="search: relaunches of the best, to measure noise (default 0)")
+    p.add_argument("--repeats", type=int, help="search: relaunches of the best, to measure noise (default 0); "
+                                               "sweep: runs of each point per sweep run (default 1)")
     for flag, kind in (("--concurrency", int), ("--input-len", int), ("--output-len", int), ("--total-tok-s", float),
                        ("--output-tok-s", float), ("--ttft-ms", float), ("--itl-ms", float)):
         p.add_argument(flag, type=kind)

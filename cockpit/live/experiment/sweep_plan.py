@@ -22,7 +22,7 @@ from cockpit.model.session import Host, LaunchProfile, Sweep
 __all__ = [
     "BENCH_MODULE", "BENCH_MODULES", "DEFAULT_PORT", "bench_module_probe", "bench_python", "command_python",
     "DEFAULT_RUN_DIR", "PlannedPoint", "SweepPlan", "bench_argv", "new_run_id",
-    "plan_sweep", "profile_host", "profile_port", "sweep_fingerprint",
+    "plan_sweep", "point_key", "profile_host", "profile_port", "sweep_fingerprint",
 ]
 
 BENCH_MODULE = "sglang.bench_serving"
@@ -132,7 +132,10 @@ class PlannedPoint:
     concurrency: int
     prompts: int
     key: str
-    """`sweep:run:c<C>`: names the point across retries; recorded at most once."""
+    """`sweep:run:c<C>` (a repeat after the first: `sweep:run:c<C>:r<K>`): names the point
+    across retries; recorded at most once."""
+    repeat: int = 1
+    """Which run of this concurrency (1..the sweep's `repeats`)."""
 
     def output_file(self, folder: str, attempt: int) -> str:
         """The JSONL file of one attempt (a retry writes a new one: no half-run record mixes in)."""
@@ -185,15 +188,25 @@ def _run_folder(host: Host | None) -> str:
 def plan_sweep(sweep: Sweep, profile: LaunchProfile, host: Host | None, *, port: int | None = None,
                run_id: str | None = None) -> SweepPlan:
     run_id = run_id or new_run_id()
-    points = tuple(PlannedPoint(i, c, sweep.prompts_at(c), f"{sweep.id}:{run_id}:c{c}")
-                   for i, c in enumerate(sweep.concurrencies, start=1))
+    # Repeats go round the whole sweep again (c1 c2 c4, c1 c2 c4, ...), not c1 c1 c2 c2: a
+    # drift over the run (a warming GPU) spreads over every point instead of biasing one.
+    pairs = [(c, r) for r in range(1, sweep.repeats + 1) for c in sweep.concurrencies]
+    points = tuple(PlannedPoint(i, c, sweep.prompts_at(c), point_key(sweep.id, run_id, c, r), r)
+                   for i, (c, r) in enumerate(pairs, start=1))
     return SweepPlan(sweep, profile, host, port if port is not None else profile_port(profile.command),
                      bench_python(profile), run_id, _run_folder(host), points)
 
 
+def point_key(sweep: str, run: str, concurrency: int, repeat: int = 1) -> str:
+    """`sweep:run:cC`, and `:rK` for a repeat after the first (a first run's key as before repeats)."""
+    return f"{sweep}:{run}:c{concurrency}" + (f":r{repeat}" if repeat > 1 else "")
+
+
 def sweep_fingerprint(sweep: Sweep, profile: LaunchProfile) -> str:
     """A digest of what running `sweep` on `profile` would run (workload, concurrencies,
-    extra arguments, interpreter, host): a change asks for confirmation again."""
-    payload = json.dumps({"sweep": sweep.model_dump(mode="json", exclude={"confirmed", "notes", "name"}),
+    repeats, extra arguments, interpreter, host): a change asks for confirmation again."""
+    # `repeats` left out at its default: a sweep confirmed before repeats existed stays confirmed
+    unsaid = {"confirmed", "notes", "name"} | ({"repeats"} if sweep.repeats == 1 else set())
+    payload = json.dumps({"sweep": sweep.model_dump(mode="json", exclude=unsaid),
                           "python": profile.python, "host": profile.host}, sort_keys=True, ensure_ascii=True)
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
