@@ -41,10 +41,11 @@ def searches_section(s: Session, cell: Callable[[str | None], str], md: Callable
         if best is None:
             out += ["No configuration has met the constraints yet.", ""]
         else:
-            spread = f" ± {_num(best.spread)}" if best.spread is not None else ""
             noise = noise_share(search)
+            est = best.estimate
+            said = est.text() if est is not None else "—"
             out += [f"**Best**: trial {best.first.number} ({best.first.profile}), {search.objective} "
-                    f"{_num(best.mean)}{spread} over {len(best.values)} launch(es)"
+                    f"{said} over {len(best.values)} launch(es)"
                     + (f"; noise between relaunches {noise:.1%}" if noise else ""), "",
                     f"Changes from {base.id}: {md(derived_name(search, base, best.first.params).partition(' · ')[2])}",
                     ""]

@@ -144,13 +144,16 @@ def _report(args: argparse.Namespace, search: Any, overhead_s: list[float]) -> N
         out = {"search": search.id, "trials": [t.model_dump(mode="json") for t in search.trial],
                "best": None if best is None else {"trial": best.first.number, "profile": best.first.profile,
                                                   "params": best.first.params, "mean": best.mean,
-                                                  "spread": best.spread, "launches": len(best.values)},
+                                                  "median": best.median, "spread": best.spread,
+                                                  "min": min(best.values, default=None),
+                                                  "max": max(best.values, default=None),
+                                                  "launches": len(best.values)},
                "noise": noise_share(search), "overhead_s": [round(x, 3) for x in overhead_s]}
         print(json.dumps(out, indent=2))
         return
     if best is None:
         _say(f"search {search.id}: no trial has met the constraints yet")
         return
-    spread = f" ± {best.spread:.3g}" if best.spread is not None else ""
-    _say(f"best: trial {best.first.number} ({best.first.profile}) {search.objective} {best.mean:.6g}{spread} "
-         f"over {len(best.values)} launch{'es' if len(best.values) != 1 else ''}")
+    est = best.estimate
+    _say(f"best: trial {best.first.number} ({best.first.profile}) {search.objective} "
+         f"{est.text() if est is not None else '—'} over {len(best.values)} launch{'es' if len(best.values) != 1 else ''}")

@@ -1,13 +1,16 @@
 """A trial's figures from its benchmarks: the objective, the constraint values Optuna reads
 (<= 0 met), power and tok/J; and the leaderboard over trials, noise-aware: a configuration
-relaunched (`repeats`) is scored by its mean with the spread between launches, and a new
-best is called better only beyond the noise measured that way."""
+relaunched (`repeats`) is scored by its median with the spread between launches
+(model/bench/estimate.py), and a new best is called better only beyond both spreads and
+the noise measured that way. A constraint is a target, judged on its own statistic (a
+`TTFT p99 <= X` target on each run's p99, a point's median over its runs)."""
 
 from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field
 
+from cockpit.model.bench.estimate import Estimate, estimate
 from cockpit.model.bench.targets import score_target
 from cockpit.model.search.search import Direction, Search, SearchTrial, TrialStatus
 from cockpit.model.search.search_space import ConfigKey, config_key
@@ -41,14 +44,24 @@ def better(search: Search, value: float, than: float | None) -> bool:
     return value > than if search.direction is Direction.MAXIMIZE else value < than
 
 
-def objective_at(search: Search, benches: list[Benchmark]) -> float | None:
-    """The figure at `at_concurrency`, else the sweep's best point."""
-    best: float | None = None
+def _point_medians(benches: list[Benchmark], name: str) -> dict[int | None, float]:
+    """Per concurrency the median of the runs there (a sweep's repeats are one point, never
+    their best run)."""
+    runs: dict[int | None, list[float]] = {}
     for bench in benches:
-        if search.at_concurrency is not None and bench.concurrency != search.at_concurrency:
+        value = _figure(bench, name)
+        if value is not None:
+            runs.setdefault(bench.concurrency, []).append(value)
+    return {conc: statistics.median(values) for conc, values in runs.items()}
+
+
+def objective_at(search: Search, benches: list[Benchmark]) -> float | None:
+    """The figure at `at_concurrency`, else the sweep's best point (each point the median of its runs)."""
+    best: float | None = None
+    for conc, value in _point_medians(benches, search.objective).items():
+        if search.at_concurrency is not None and conc != search.at_concurrency:
             continue
-        value = _figure(bench, search.objective)
-        if value is not None and better(search, value, best):
+        if better(search, value, best):
             best = value
     return best
 
@@ -71,9 +84,9 @@ def score_trial(session: Session, search: Search, bench_ids: list[str]) -> Trial
     value = objective_at(search, benches)
     constraints = [_constraint(session, ref, benches) for ref in search.constraints]
     at = [b for b in benches if search.at_concurrency is None or b.concurrency == search.at_concurrency]
-    power = [b.power_mean_w for b in at if b.power_mean_w is not None]
-    tpj = [b.output_tok_per_joule for b in at if b.output_tok_per_joule is not None]
-    ttft = [b.ttft_p99_ms for b in benches if b.ttft_p99_ms is not None]
+    power = _point_medians(at, "power_mean_w").values()
+    tpj = _point_medians(at, "output_tok_per_joule").values()
+    ttft = _point_medians(benches, "ttft_p99_ms").values()  # the worst point's median p99
     return TrialScore(value, constraints, max(power, default=None), max(tpj, default=None),
                       max(ttft, default=None))
 
@@ -103,6 +116,21 @@ class ConfigResult:
         return statistics.fmean(self.values) if self.values else None
 
     @property
+    def estimate(self) -> Estimate | None:
+        """The median over its launches with their spread (model/bench/estimate.py): what the
+        leaderboard and the best are decided on."""
+        values = self.values
+        if not values:
+            return None
+        ids = [f"trial {t.number}" for t in self.trials if t.status is TrialStatus.OK and t.value is not None]
+        return estimate(values, ids)
+
+    @property
+    def median(self) -> float | None:
+        est = self.estimate
+        return est.median if est is not None else None
+
+    @property
     def spread(self) -> float | None:
         """The standard deviation between launches (None: launched once)."""
         return statistics.stdev(self.values) if len(self.values) > 1 else None
@@ -115,7 +143,7 @@ def leaderboard(search: Search) -> list[ConfigResult]:
         key = config_key(search, trial.params)
         groups.setdefault(key, ConfigResult(key)).trials.append(trial)
     sign = -1.0 if search.direction is Direction.MAXIMIZE else 1.0
-    return sorted(groups.values(), key=lambda g: (not g.feasible, sign * (g.mean or 0.0) if g.feasible else 0.0,
+    return sorted(groups.values(), key=lambda g: (not g.feasible, sign * (g.median or 0.0) if g.feasible else 0.0,
                                                   g.first.number))
 
 
@@ -126,19 +154,19 @@ def noise_share(search: Search) -> float:
 
 
 def best_config(search: Search) -> ConfigResult | None:
-    """The best feasible configuration, in trial order: a later one takes the lead only when it
-    beats the leader by more than the noise between launches."""
+    """The best feasible configuration, in trial order: a later one takes the lead only when its
+    median beats the leader's by more than both spreads and the noise between launches."""
     noise = noise_share(search)
     lead: ConfigResult | None = None
     for group in sorted((g for g in leaderboard(search) if g.feasible), key=lambda g: g.first.number):
-        mean = group.mean
-        lead_mean = lead.mean if lead is not None else None
-        if lead is None or mean is None or lead_mean is None:
+        est = group.estimate
+        lead_est = lead.estimate if lead is not None else None
+        if lead is None or est is None or lead_est is None:
             lead = lead or group
             continue
-        margin = abs(lead_mean) * noise
-        if search.direction is Direction.MAXIMIZE and mean > lead_mean + margin:
+        margin = max(abs(lead_est.median) * noise, lead_est.width, est.width)
+        if search.direction is Direction.MAXIMIZE and est.median > lead_est.median + margin:
             lead = group
-        elif search.direction is Direction.MINIMIZE and mean < lead_mean - margin:
+        elif search.direction is Direction.MINIMIZE and est.median < lead_est.median - margin:
             lead = group
     return lead

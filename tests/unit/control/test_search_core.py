@@ -148,8 +148,13 @@ def test_a_new_best_must_beat_the_noise_between_relaunches():
     assert noise_share(noisy) == pytest.approx(0.06)
     best = best_config(noisy)
     assert best is not None and best.first.number == 0 and best.spread == pytest.approx(60.0)  # 1040 is within the noise
+    est = best.estimate  # the median of 1000, 1060, 940 with its bootstrap interval, not the mean
+    assert (est.median, est.n, est.minimum, est.maximum) == (1000.0, 3, 940.0, 1060.0) and est.width == 120.0
+    inside = noisy.model_copy(update={"trial": [*trials, SearchTrial(number=4, params={"--a": 3},
+                                                                      status=TrialStatus.OK, value=1100.0)]})
+    assert best_config(inside).first.number == 0  # +100 is inside the leader's 120 spread: within noise
     clear = noisy.model_copy(update={"trial": [*trials, SearchTrial(number=4, params={"--a": 3},
-                                                                     status=TrialStatus.OK, value=1100.0)]})
+                                                                     status=TrialStatus.OK, value=1200.0)]})
     assert best_config(clear).first.number == 4
 
 
@@ -221,7 +226,7 @@ def test_cockpit_add_search_writes_the_issue_shape_and_the_handoff_lists_best_to
     save_session(session, path)
     text = render_handoff(load_session(path))
     assert "## Searches" in text and "### bs x mem (q1)" in text
-    assert "**Best**: trial 0 (l1), output_tok_s 1,500 over 1 launch(es)" in text
+    assert "**Best**: trial 0 (l1), output_tok_s 1,500 (one run, no spread) over 1 launch(es)" in text
     # (a stepped dimension is a TOML table: it comes after the lists in the file, and so in the name)
     assert ("Changes from l1: --cuda-graph-max-bs 64 --enable-torch-compile SGLANG_X=a "
             "--mem-fraction-static 0.86") in text
