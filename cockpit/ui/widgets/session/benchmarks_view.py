@@ -137,7 +137,7 @@ class BenchmarksView(Vertical):
         table.add_column("id", key="id")
         table.add_column("best", key="best")
         if self._point_metric is not None:  # a point run more than once: its median and spread per row
-            table.add_column(f"point: {figure_of(self._point_metric).name} median [spread] n", key="point")
+            table.add_column(Text(f"point: {figure_of(self._point_metric).name} median [spread] n"), key="point")
         for key in order[1:]:
             table.add_column(headers[key], key=key)
 
