@@ -129,7 +129,7 @@ async def test_strip_goal_tab_compare_and_table_show_the_median_and_spread(swept
         await until(lambda: isinstance(app.screen, CompareScreen), pilot)
         await pilot.pause()
         text = screen_text(app)
-        assert "median of each point's runs" in text
+        assert "Compare total tok/s (median)" in text
         a = _runs(swept, app.screen.a, 2, Metric.TOTAL_TOK_S)
         ea = estimate(a)
         assert f"{statistics.median(a):,.1f} [{ea.low:,.1f}–{ea.high:,.1f}] n=4" in text, text

@@ -90,9 +90,9 @@ class CompareRow:
 
     @property
     def within_noise(self) -> bool:
-        """Both measured and the difference inside a spread."""
+        """Both measured, different, and the difference inside a spread."""
         return (self.a_est is not None and self.b_est is not None and self.higher_is_better is not None
-                and verdict(self.a_est, self.b_est, self.higher_is_better).better is None)
+                and bool(self.change) and verdict(self.a_est, self.b_est, self.higher_is_better).better is None)
 
     def verdict_text(self, unit: str | None = None) -> str | None:
         if self.a_est is None or self.b_est is None:

@@ -101,7 +101,7 @@ class CompareScreen(Screen[None]):
         was_row = table.cursor_row
         was_key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value if table.row_count else None
         table.border_title = Content.assemble(("Compare ", "bold"), (label, "bold $accent"),
-                                              (" · median of each point's runs", "$foreground-muted"))
+                                              (" (median)", "$foreground-muted"))
         rows = compare_rows(session, self.a, self.b, self.metric)
         variables = self.app.theme_variables
         cells: list[tuple[Text, Text, Text, Text]] = []

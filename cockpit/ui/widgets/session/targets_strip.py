@@ -25,7 +25,7 @@ def describe(score: TargetScore) -> list[str | tuple[str, str]]:
     target = score.target
     name = safe(target.label) or target.figure.name
     goal = f"{SYMBOL[target.comparator]}{format_value(target.value, target.figure.unit)}"
-    if target.label:  # a person's name for it: the figure and statistic still said
+    if target.label and name != target.figure.name:  # a person's name for it: the figure and statistic still said
         goal = f"({target.figure.name}) {goal}"
     if score.best_value is None:
         return [("○ ", "$foreground-muted"), f"{name} {goal}: ", ("no data", "$foreground-muted")]
