@@ -25,7 +25,9 @@ def describe(score: TargetScore) -> list[str | tuple[str, str]]:
     target = score.target
     name = safe(target.label) or target.figure.name
     goal = f"{SYMBOL[target.comparator]}{format_value(target.value, target.figure.unit)}"
-    if target.label and name != target.figure.name:  # a person's name for it: the figure and statistic still said
+    # a person's name for a latency target: its statistic still said (`TTFT (TTFT p99)`), unless the
+    # name says it; a throughput has one statistic, and the unit after the goal says what it is
+    if target.label and target.figure.statistic and target.figure.name.lower() not in name.lower():
         goal = f"({target.figure.name}) {goal}"
     if score.best_value is None:
         return [("○ ", "$foreground-muted"), f"{name} {goal}: ", ("no data", "$foreground-muted")]
