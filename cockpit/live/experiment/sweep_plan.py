@@ -99,12 +99,18 @@ def bench_python(profile: LaunchProfile) -> str:
 
 
 def bench_module_probe(python: str) -> list[str]:
-    """argv that prints the first of BENCH_MODULES `python` can import (nothing: neither);
-    `find_spec` loads only the parent packages, never the client itself."""
+    """argv that prints the first of BENCH_MODULES `python` can import (nothing: neither), then
+    `version V` of its package when installed as a distribution; `find_spec` loads only the
+    parent packages, never the client itself."""
     code = ("import importlib.util as u\n"
             f"for m in {BENCH_MODULES!r}:\n"
             "    try:\n        found = u.find_spec(m)\n    except Exception:\n        found = None\n"
-            "    if found:\n        print(m)\n        break\n")
+            "    if found:\n        print(m)\n"
+            # the version of the package the client comes from (`sglang`), when it is installed as one
+            "        try:\n            import importlib.metadata as md\n"
+            "            print('version', md.version(m.split('.')[0]))\n"
+            "        except Exception:\n            pass\n"
+            "        break\n")
     return [python, "-c", code]
 
 
@@ -155,14 +161,22 @@ class SweepPlan:
     points: tuple[PlannedPoint, ...]
     module: str = BENCH_MODULE
     """The bench client's module (`with_module` sets the one the host has)."""
+    client_version: str | None = None
+    """The version of the package the bench client comes from (`sglang 0.5.23`), as the host reports it."""
+    server_command: str | None = None
+    """The command the running server was started with (its .info file), when cockpit started it:
+    recorded on each point instead of the profile's command as it is now."""
 
     def argv(self, point: PlannedPoint, attempt: int = 1) -> list[str]:
         return bench_argv(self.sweep, point.concurrency, python=self.python, port=self.port,
                           output_file=point.output_file(self.folder, attempt),
                           server=profile_host(self.profile.command), module=self.module)
 
-    def with_module(self, module: str) -> SweepPlan:
-        return replace(self, module=module)
+    def with_module(self, module: str, version: str | None = None) -> SweepPlan:
+        return replace(self, module=module, client_version=version)
+
+    def with_server_command(self, command: str | None) -> SweepPlan:
+        return replace(self, server_command=command)
 
     def command_lines(self) -> list[str]:
         """Each point's command as the host's shell gets it (what a person confirms)."""

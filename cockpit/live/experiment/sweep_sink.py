@@ -86,9 +86,13 @@ def benchmark_fields(plan: SweepPlan, point: PlannedPoint, result: BenchOutcome,
     sweep, profile = plan.sweep, plan.profile
     fields: dict[str, Any] = {
         "label": f"{sweep.name} c{point.concurrency}", "profile": profile.id, "sweep": sweep.id,
-        "sweep_run": plan.run_id, "dataset": str(sweep.dataset), "command": profile.command,
+        # the command that started the server when cockpit started it (the profile may have
+        # changed since); else the profile's, the only one known
+        "sweep_run": plan.run_id, "dataset": str(sweep.dataset), "command": plan.server_command or profile.command,
         "bench_client": plan.module,
     }
+    if plan.client_version:
+        fields["bench_client_version"] = plan.client_version
     if sweep.repeats > 1:  # each repeat its own record, grouped by sweep run and concurrency
         fields["label"] += f" r{point.repeat}"
         fields["repeat"] = point.repeat
