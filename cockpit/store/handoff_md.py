@@ -298,6 +298,12 @@ def _share(value: float | None) -> str:
     return "—" if value is None else f"{value:.0%}"
 
 
+def _server(b: Benchmark, key: str) -> str:
+    """A server percentile with the histogram bucket it was interpolated in (`19.9 (bucket 10–20)`)."""
+    value, bucket = getattr(b, key), b.server_buckets.get(key)
+    return _num(value) + (f" (bucket {bucket[0]:g}–{bucket[1]:g})" if value is not None and bucket else "")
+
+
 # Sweep table columns: (header, cell, always shown); the optional ones appear when a row has them.
 _SWEEP_COLUMNS: tuple[tuple[str, Callable[[Benchmark], str], bool], ...] = (
     ("concurrency", lambda b: str(b.concurrency or "—"), True),
@@ -306,7 +312,7 @@ _SWEEP_COLUMNS: tuple[tuple[str, Callable[[Benchmark], str], bool], ...] = (
     ("output tok/s", lambda b: _num(b.output_tok_s), True),
     ("per-stream tok/s", lambda b: _num(b.metric(Metric.OUTPUT_TOK_S_PER_STREAM)), True),
     ("TTFT p99 ms", lambda b: _num(b.ttft_p99_ms), False),
-    ("server TTFT p99 ms", lambda b: _num(b.server_ttft_p99_ms), False),
+    ("server TTFT p99 ms", lambda b: _server(b, "server_ttft_p99_ms"), False),
     ("power share", lambda b: _share(b.power_share), False),
     ("total tok/J", lambda b: _num(b.tok_per_joule), False),  # input + output tokens per joule
     ("output tok/J", lambda b: _num(b.output_tok_per_joule), False),
