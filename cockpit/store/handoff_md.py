@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable
+from functools import partial
 from datetime import datetime
 from pathlib import Path
 
@@ -359,7 +360,7 @@ def _point_estimates(rows: list[Benchmark]) -> list[str]:
     if all(n == 1 for n in Counter(b.concurrency for b in rows if b.concurrency is not None).values()):
         return []
     columns = [(h, m) for h, m in _POINT_FIGURES if any(b.metric(m) is not None for b in rows)]
-    per = [estimates(rows, lambda b, m=m: b.metric(m)) for _h, m in columns]
+    per = [estimates(rows, partial(Benchmark.metric, metric=m)) for _h, m in columns]
     concurrencies = sorted({key[2] for found in per for key in found})
     out = ["", "Per point, over all its runs (median; n, min–max, 95% CI from 3 runs):", "",
            "| concurrency | " + " | ".join(h for h, _m in columns) + " |", "|" + " --- |" * (len(columns) + 1)]

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from sweep_support import StandinServer, make_bench_python
 from tui_support import make_app, screen_text, until
 

@@ -7,7 +7,6 @@ points that have no record. Pure: reads a Session, writes through an editor."""
 from __future__ import annotations
 
 from collections import Counter
-
 from dataclasses import dataclass
 from typing import Any
 

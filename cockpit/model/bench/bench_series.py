@@ -16,9 +16,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from cockpit.model.bench.estimate import per_profile_concurrency
+from cockpit.model.bench.figures import format_value
 from cockpit.model.bench.targets import score_target
 from cockpit.model.enums import Metric
-from cockpit.model.bench.figures import format_value
 from cockpit.model.session import SYMBOL, Benchmark, Session, Target
 
 CHART_METRICS: tuple[Metric, ...] = (Metric.TOTAL_TOK_S, Metric.OUTPUT_TOK_S, Metric.OUTPUT_TOK_S_PER_STREAM)

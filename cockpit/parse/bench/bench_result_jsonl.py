@@ -16,8 +16,8 @@ from typing import Any
 
 from cockpit.parse.bench.bench_serving import BenchBlockParser, bench_fields
 
-__all__ = ["OTHER_CLIENT_FIELDS", "RECORD_FIELDS", "STDOUT_EXTRA_FIELDS", "BenchOutcome", "from_record", "from_stdout", "last_record",
-           "read_records", "record_counts", "record_fields"]
+__all__ = ["OTHER_CLIENT_FIELDS", "RECORD_FIELDS", "STDOUT_EXTRA_FIELDS", "BenchOutcome", "from_record", "from_stdout",
+           "last_record", "read_records", "record_counts", "record_fields"]
 
 # JSONL key -> Benchmark field (floats)
 RECORD_FIELDS = {

@@ -6,9 +6,9 @@ it was interpolated in."""
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 from cockpit.live.experiment.sweep_plan import bench_module_probe, plan_sweep, point_key

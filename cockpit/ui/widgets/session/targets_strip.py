@@ -12,6 +12,7 @@ from cockpit.model.bench.targets import TargetScore
 from cockpit.model.session import SYMBOL
 from cockpit.ui.safe_text import safe
 
+
 def _value(score: TargetScore) -> str:
     """`2,140 ms`, or for a point run more than once `2,140 ms median of 3 [1,980–2,300]`."""
     unit = score.target.figure.unit
