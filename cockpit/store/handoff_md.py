@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable
-from functools import partial
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 
 from cockpit.ground.sanitize import sanitize
