@@ -76,9 +76,10 @@ class Sweep(Strict):
     confirmed: str | None = None
     """Fingerprint of the bench command and host a person last confirmed to run (see
     `live.sweep_runner.sweep_fingerprint`): a run whose fingerprint differs asks again."""
-    repeats: int = Field(default=1, ge=1, le=10)
+    repeats: int | None = Field(default=None, ge=1, le=10)
     """Runs of each point per sweep run, each its own benchmark (`repeat` 1..n): the views
-    read a point's median over its runs with their spread (model/bench/estimate.py)."""
+    read a point's median over its runs with their spread (model/bench/estimate.py). Unset:
+    one (and a file written before repeats reads back byte for byte)."""
 
     @model_validator(mode="after")
     def _dataset_fields_fit(self) -> Sweep:
@@ -90,6 +91,10 @@ class Sweep(Strict):
     def workload(self) -> str:
         """The dataset and its shape in a few words (the handoff, the confirm dialog)."""
         return describe_dataset(self.dataset.value, self.model_dump(), self.input_len, self.output_len)
+
+    @property
+    def runs_per_point(self) -> int:
+        return self.repeats or 1
 
     def prompts_at(self, concurrency: int) -> int:
         if self.prompts is not None:

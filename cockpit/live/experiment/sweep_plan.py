@@ -204,7 +204,7 @@ def plan_sweep(sweep: Sweep, profile: LaunchProfile, host: Host | None, *, port:
     run_id = run_id or new_run_id()
     # Repeats go round the whole sweep again (c1 c2 c4, c1 c2 c4, ...), not c1 c1 c2 c2: a
     # drift over the run (a warming GPU) spreads over every point instead of biasing one.
-    pairs = [(c, r) for r in range(1, sweep.repeats + 1) for c in sweep.concurrencies]
+    pairs = [(c, r) for r in range(1, sweep.runs_per_point + 1) for c in sweep.concurrencies]
     points = tuple(PlannedPoint(i, c, sweep.prompts_at(c), point_key(sweep.id, run_id, c, r), r)
                    for i, (c, r) in enumerate(pairs, start=1))
     return SweepPlan(sweep, profile, host, port if port is not None else profile_port(profile.command),
@@ -219,8 +219,8 @@ def point_key(sweep: str, run: str, concurrency: int, repeat: int = 1) -> str:
 def sweep_fingerprint(sweep: Sweep, profile: LaunchProfile) -> str:
     """A digest of what running `sweep` on `profile` would run (workload, concurrencies,
     repeats, extra arguments, interpreter, host): a change asks for confirmation again."""
-    # `repeats` left out at its default: a sweep confirmed before repeats existed stays confirmed
-    unsaid = {"confirmed", "notes", "name"} | ({"repeats"} if sweep.repeats == 1 else set())
+    # `repeats` left out at one: a sweep confirmed before repeats existed stays confirmed
+    unsaid = {"confirmed", "notes", "name"} | ({"repeats"} if sweep.runs_per_point == 1 else set())
     payload = json.dumps({"sweep": sweep.model_dump(mode="json", exclude=unsaid),
                           "python": profile.python, "host": profile.host}, sort_keys=True, ensure_ascii=True)
     return hashlib.sha256(payload.encode()).hexdigest()[:16]

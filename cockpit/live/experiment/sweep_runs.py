@@ -82,7 +82,7 @@ def sweep_runs(session: Session, sweep: Sweep | None = None) -> list[SweepRun]:
     for sweep_id, run_id in order:
         runs = Counter(b.concurrency for b in session.benchmarks
                        if b.sweep == sweep_id and b.sweep_run == run_id and b.concurrency is not None)
-        repeats = sweeps[sweep_id].repeats if sweep_id in sweeps else 1
+        repeats = sweeps[sweep_id].runs_per_point if sweep_id in sweeps else 1
         done = {c for c, n in runs.items() if n >= repeats}  # a concurrency is done with all its repeats
         planned = sweeps[sweep_id].concurrencies if sweep_id in sweeps else []
         out.append(SweepRun(sweep_id, run_id, profile[(sweep_id, run_id)], status[(sweep_id, run_id)],

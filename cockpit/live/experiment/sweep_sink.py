@@ -93,7 +93,7 @@ def benchmark_fields(plan: SweepPlan, point: PlannedPoint, result: BenchOutcome,
     }
     if plan.client_version:
         fields["bench_client_version"] = plan.client_version
-    if sweep.repeats > 1:  # each repeat its own record, grouped by sweep run and concurrency
+    if sweep.runs_per_point > 1:  # each repeat its own record, grouped by sweep run and concurrency
         fields["label"] += f" r{point.repeat}"
         fields["repeat"] = point.repeat
     fields.update(result.fields)
