@@ -259,7 +259,7 @@ def _benchmarks(s: Session) -> list[str]:
         return ["(none recorded)"]
     names = {p.id: p.name for p in s.launch}
     out = [
-        "| id | label | profile | concurrency | total tok/s | output tok/s | TTFT ms | ITL ms | when | notes |",
+        "| id | label | profile | concurrency | total tok/s | output tok/s | TTFT mean ms | ITL mean ms | when | notes |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     b: Benchmark
