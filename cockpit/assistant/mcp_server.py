@@ -41,7 +41,7 @@ from cockpit.control.transaction import ASSISTANT, SessionFileWriter
 from cockpit.ground.redact import redact_text
 from cockpit.ground.sanitize import sanitize
 from cockpit.model.edit.edits import EditError, SessionEditor
-from cockpit.model.enums import TASK_COLUMNS, DiscoveryStatus, ProfileStatus, TaskStatus
+from cockpit.model.enums import TASK_COLUMNS, Comparator, DiscoveryStatus, ProfileStatus, TaskStatus
 from cockpit.model.ids import PREFIX, next_id
 from cockpit.model.session import Session, Sweep
 from cockpit.store.errors import SessionFileError
@@ -236,6 +236,21 @@ def build_server(path: Path | str, *, live: LiveState | None = None, watch_s: fl
     def set_discovery_status(discovery_id: str, status: DiscoveryStatus) -> str:
         write(lambda e: e.edit_discovery(discovery_id, status=status))
         return f"{discovery_id} is {status.value}"
+
+    @tool("Add a goal target on any recorded figure and statistic: `figure` as `TTFT p99`, `server ITL p50`, "
+          "`E2E p95`, `output tok/s`, `output tok/J`, `goodput` or a field name (`ttft_p99_ms`); `comparator` "
+          ">=, >, <=, <. A point's value is the median of its runs. Returns its id.")
+    def add_target(figure: str, comparator: Comparator, value: float, concurrency_min: int | None = None,
+                   concurrency_max: int | None = None, label: str | None = None) -> str:
+        from cockpit.model.bench.figures import parse_figure
+
+        try:
+            metric = parse_figure(figure)
+        except ValueError as exc:
+            raise ToolError(str(exc)) from exc
+        fields = {"metric": metric, "comparator": comparator, "value": value, "concurrency_min": concurrency_min,
+                  "concurrency_max": concurrency_max, "label": label}
+        return write(lambda e: e.add_target(**{k: v for k, v in fields.items() if v is not None}))
 
     # ----- benchmarks, launch profiles, files, packages ----------------------------------
     @tool("Record a benchmark run (label and the figures measured); returns its id.")

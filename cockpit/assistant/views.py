@@ -15,7 +15,7 @@ from typing import Any
 from cockpit.ground.redact import MASK, is_secret_flag, redact_env, redact_text
 from cockpit.ground.sanitize import json_inert, sanitize
 from cockpit.live.experiment.sweep_runs import sweep_runs
-from cockpit.model.bench.targets import score_all
+from cockpit.model.bench.targets import TargetScore, score_all
 from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.enums import TASK_COLUMNS, ProfileStatus
 from cockpit.model.session import Session
@@ -44,10 +44,24 @@ def _dump(items: list[Any]) -> list[dict[str, Any]]:
     return [item.model_dump(mode="json", exclude_none=True) for item in items]
 
 
+def _estimate(sc: TargetScore) -> dict[str, Any]:
+    """What a score stands on: the figure and statistic judged, and the point's median with its spread."""
+    fig = sc.target.figure
+    out: dict[str, Any] = {"figure": fig.name, "statistic": fig.statistic, "unit": fig.unit,
+                           "measured_by": "server histogram" if fig.server else "bench client"}
+    est = sc.estimate
+    if est is not None:
+        out["estimate"] = {"median": est.median, "min": est.minimum, "max": est.maximum, "n": est.n,
+                           "ci95": list(est.ci) if est.ci is not None else None, "runs": list(est.runs),
+                           "text": sc.value_text()}
+    return out
+
+
 def goal(s: Session) -> dict[str, Any]:
     scores = [{"target": sc.target.model_dump(mode="json", exclude_none=True), "describe": sc.target.describe(),
                "best_value": sc.best_value, "best_benchmark": sc.best.id if sc.best else None, "met": sc.met,
-               "every_run": sc.every_run, "breaking_benchmark": sc.breaking.id if sc.breaking else None}
+               "every_run": sc.every_run, "breaking_benchmark": sc.breaking.id if sc.breaking else None,
+               **_estimate(sc)}
               for sc in score_all(s.goal.targets, s.benchmarks)]
     return {"title": s.title, "summary": s.goal.summary, "model": s.goal.model, "hardware": s.goal.hardware,
             "targets": scores}
@@ -103,7 +117,8 @@ def targets(s: Session) -> list[dict[str, Any]]:
         status = "no data" if sc.best_value is None else "met" if sc.met else "not met"
         item: dict[str, Any] = {**sc.target.model_dump(mode="json", exclude_none=True),
                                 "describe": sc.target.describe(), "status": status, "best_value": sc.best_value,
-                                "best_benchmark": sc.best.id if sc.best else None, "every_run": sc.every_run}
+                                "best_benchmark": sc.best.id if sc.best else None, "every_run": sc.every_run,
+                                **_estimate(sc)}
         if sc.best is not None and sc.best.profile:
             item["best_profile"] = sc.best.profile
         if sc.breaking is not None:
@@ -167,7 +182,7 @@ def failing_targets(s: Session) -> list[str]:
     out = []
     for sc in score_all(s.goal.targets, s.benchmarks):
         if not sc.met:
-            best = f"best {sc.best_value:g} ({sc.best.id})" if sc.best and sc.best_value is not None else "no data"
+            best = f"so far {sc.value_text()} ({sc.best.id})" if sc.best and sc.best_value is not None else "no data"
             if sc.breaking_text():
                 best = f"{sc.breaking_text()} breaks it"
             out.append(sanitize(f"{sc.target.id} {sc.target.label or sc.target.describe()}: {best}"))

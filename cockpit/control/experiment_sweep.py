@@ -75,6 +75,8 @@ async def run_sweep(service: ExperimentService, ref: str, confirm: Confirm, *, p
                                nothing_to_resume=True)
         resume_run = resumed.run_id
     plan = plan_sweep(sweep, chosen, host, port=port, run_id=resume_run)
+    if (server := running.get(chosen.id)) is not None:  # cockpit started it: what ran, not the profile now
+        plan = plan.with_server_command(getattr(server, "command", None))
     if (not_ready := await steps.server_ready(chosen, plan, pool, target)) is not None:
         return SweepResult("not_ready", not_ready, plan=plan)
 

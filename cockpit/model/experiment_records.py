@@ -82,6 +82,10 @@ class Sweep(Strict):
     confirmed: str | None = None
     """Fingerprint of the bench command and host a person last confirmed to run (see
     `live.sweep_runner.sweep_fingerprint`): a run whose fingerprint differs asks again."""
+    repeats: Int | None = Field(default=None, ge=1, le=10)
+    """Runs of each point per sweep run, each its own benchmark (`repeat` 1..n): the views
+    read a point's median over its runs with their spread (model/bench/estimate.py). Unset:
+    one (and a file written before repeats reads back byte for byte)."""
 
     @model_validator(mode="after")
     def _dataset_fields_fit(self) -> Sweep:
@@ -93,6 +97,10 @@ class Sweep(Strict):
     def workload(self) -> str:
         """The dataset and its shape in a few words (the handoff, the confirm dialog)."""
         return describe_dataset(self.dataset.value, self.model_dump(), self.input_len, self.output_len)
+
+    @property
+    def runs_per_point(self) -> int:
+        return self.repeats or 1
 
     def prompts_at(self, concurrency: int) -> int:
         if self.prompts is not None:
@@ -172,6 +180,31 @@ class Benchmark(Strict):
     sweep_run: str | None = None
     """The sweep run that recorded this point: with `sweep` and `concurrency` it names the
     point, so a retried point is never recorded twice."""
+    # The client's other percentiles (its JSONL record has mean, median, p90, p95, p99 of each).
+    ttft_p90_ms: Float | None = Field(default=None, ge=0)
+    ttft_p95_ms: Float | None = Field(default=None, ge=0)
+    itl_p90_ms: Float | None = Field(default=None, ge=0)
+    itl_p95_ms: Float | None = Field(default=None, ge=0)
+    tpot_median_ms: Float | None = Field(default=None, ge=0)
+    tpot_p90_ms: Float | None = Field(default=None, ge=0)
+    tpot_p95_ms: Float | None = Field(default=None, ge=0)
+    tpot_p99_ms: Float | None = Field(default=None, ge=0)
+    e2e_median_ms: Float | None = Field(default=None, ge=0)
+    e2e_p90_ms: Float | None = Field(default=None, ge=0)
+    e2e_p95_ms: Float | None = Field(default=None, ge=0)
+    request_goodput: Float | None = Field(default=None, ge=0)
+    """Requests per second that met the client's SLOs (only a client that reports it: vLLM's `--goodput`)."""
+    server_ttft_p90_ms: Float | None = Field(default=None, ge=0)
+    server_ttft_p95_ms: Float | None = Field(default=None, ge=0)
+    server_itl_p90_ms: Float | None = Field(default=None, ge=0)
+    server_itl_p95_ms: Float | None = Field(default=None, ge=0)
+    server_buckets: dict[str, Annotated[list[Float], Field(min_length=2, max_length=2)]] = {}
+    """Per server percentile (`server_ttft_p99_ms`), the histogram bucket [lower, upper] ms it was
+    interpolated in (PromQL's `histogram_quantile`): the figure is known only to lie in it."""
+    repeat: Int | None = Field(default=None, ge=1)
+    """Which repeat of its point this run is (1..the sweep's `repeats`; unset: the only one)."""
+    bench_client_version: str | None = None
+    """The version of the package the bench client came from (`sglang 0.5.23`)."""
 
     def metric(self, metric: Metric) -> float | None:
         value: float | None = getattr(self, metric.value)  # every Metric names a float field

@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import AwareDatetime, Field, field_validator, model_validator
 
+from cockpit.model.bench.figures import Figure, figure_of, format_value
 from cockpit.model.enums import (
     Comparator,
     DiscoveryStatus,
@@ -33,6 +34,7 @@ from cockpit.model.strict import Text as Text
 from cockpit.model.strict import now as now
 
 SCHEMA_VERSION = 1
+SYMBOL = {Comparator.GE: "≥", Comparator.GT: ">", Comparator.LE: "≤", Comparator.LT: "<"}
 
 
 class Target(Strict):
@@ -41,6 +43,7 @@ class Target(Strict):
     comparator: Comparator = Comparator.GE
     value: Float
     unit: str | None = None
+    """Kept as older files hold it; what is shown is the figure's own unit (`figure.unit`)."""
     concurrency_min: Int | None = Field(default=None, ge=1)
     concurrency_max: Int | None = Field(default=None, ge=1)
     label: str | None = None
@@ -55,10 +58,17 @@ class Target(Strict):
             raise ValueError("concurrency_min is above concurrency_max")
         return self
 
+    @property
+    def figure(self) -> Figure:
+        return figure_of(self.metric)
+
+    def goal_text(self) -> str:
+        """`TTFT p99 ≤ 2,000 ms`: the figure with its statistic, the comparator, the value, its unit."""
+        fig = self.figure
+        return f"{fig.name} {SYMBOL[self.comparator]} {format_value(self.value, fig.unit)}"
+
     def describe(self) -> str:
-        text = f"{self.metric} {self.comparator} {self.value:g}"
-        if self.unit:
-            text += f" {self.unit}"
+        text = self.goal_text()
         if self.concurrency_min is not None or self.concurrency_max is not None:
             lo = self.concurrency_min or 1
             hi = self.concurrency_max
@@ -294,6 +304,10 @@ class Session(Strict):
         return self
 
     def best_total_tok_s(self, profile_id: str) -> float | None:
-        """The best total tok/s recorded with this launch profile (None: none recorded)."""
-        return max((b.total_tok_s for b in self.benchmarks
-                    if b.profile == profile_id and b.total_tok_s is not None), default=None)
+        """The profile's best point in total tok/s: the highest median over a concurrency's
+        runs (never its luckiest run; model/bench/estimate.py). None: none recorded."""
+        from cockpit.model.bench.estimate import per_profile_concurrency
+
+        found = per_profile_concurrency([b for b in self.benchmarks if b.profile == profile_id],
+                                        lambda b: b.total_tok_s)
+        return max((e.median for e in found.values()), default=None)

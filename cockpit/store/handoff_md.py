@@ -12,12 +12,14 @@ Control, bidi and zero-width characters are shown as visible placeholders (`sani
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 
 from cockpit.ground.sanitize import sanitize
+from cockpit.model.bench.estimate import estimates
 from cockpit.model.bench.profile_diff import diff_lines, diff_profiles
 from cockpit.model.bench.targets import score_all
 from cockpit.model.enums import DiscoveryStatus, Metric, ProfileStatus, TaskStatus
@@ -100,16 +102,21 @@ def _goal(s: Session) -> list[str]:
     if any(facts):
         out += ["", *(f for f in facts if f)] if out else [f for f in facts if f]
     if s.goal.targets:
-        out += ["", "| target | best so far | benchmark | status |", "| --- | --- | --- | --- |"]
+        # a point's value is the median of its runs, with their spread: never the best run
+        out += ["", "| target | so far (median of a point's runs, spread) | benchmark | status |",
+                "| --- | --- | --- | --- |"]
         for score in score_all(s.goal.targets, s.benchmarks):
             name = score.target.label or score.target.describe()
             bench = f"{score.best.id} {score.best.label}" if score.best else "—"
+            if score.estimate is not None and score.estimate.n > 1:
+                bench += f" (median run of {', '.join(score.estimate.runs)})"
             status = "met" if score.met else "not met"
             if score.every_run and score.best is not None:
                 where = f" at concurrency {score.best.concurrency}" if score.best.concurrency is not None else ""
                 status = f"not met: {score.best.id}{where} breaks it" if score.breaking is not None else \
                     f"met by every run in range (worst: {score.best.id}{where})"
-            out.append(f"| {_cell(name)} ({_code(score.target.describe(), in_table=True)}) | {_num(score.best_value)} "
+            value = score.value_text() if score.estimate is not None else "—"
+            out.append(f"| {_cell(name)} ({_code(score.target.describe(), in_table=True)}) | {_cell(value)} "
                        f"| {_cell(bench)} | {status} |")
     return out
 
@@ -252,7 +259,7 @@ def _benchmarks(s: Session) -> list[str]:
         return ["(none recorded)"]
     names = {p.id: p.name for p in s.launch}
     out = [
-        "| id | label | profile | concurrency | total tok/s | output tok/s | TTFT ms | ITL ms | when | notes |",
+        "| id | label | profile | concurrency | total tok/s | output tok/s | TTFT mean ms | ITL mean ms | when | notes |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     b: Benchmark
@@ -292,14 +299,21 @@ def _share(value: float | None) -> str:
     return "—" if value is None else f"{value:.0%}"
 
 
+def _server(b: Benchmark, key: str) -> str:
+    """A server percentile with the histogram bucket it was interpolated in (`19.9 (bucket 10–20)`)."""
+    value, bucket = getattr(b, key), b.server_buckets.get(key)
+    return _num(value) + (f" (bucket {bucket[0]:g}–{bucket[1]:g})" if value is not None and bucket else "")
+
+
 # Sweep table columns: (header, cell, always shown); the optional ones appear when a row has them.
 _SWEEP_COLUMNS: tuple[tuple[str, Callable[[Benchmark], str], bool], ...] = (
     ("concurrency", lambda b: str(b.concurrency or "—"), True),
+    ("repeat", lambda b: str(b.repeat) if b.repeat else "—", False),
     ("total tok/s", lambda b: _num(b.total_tok_s), True),
     ("output tok/s", lambda b: _num(b.output_tok_s), True),
     ("per-stream tok/s", lambda b: _num(b.metric(Metric.OUTPUT_TOK_S_PER_STREAM)), True),
     ("TTFT p99 ms", lambda b: _num(b.ttft_p99_ms), False),
-    ("server TTFT p99 ms", lambda b: _num(b.server_ttft_p99_ms), False),
+    ("server TTFT p99 ms", lambda b: _server(b, "server_ttft_p99_ms"), False),
     ("power share", lambda b: _share(b.power_share), False),
     ("total tok/J", lambda b: _num(b.tok_per_joule), False),  # input + output tokens per joule
     ("output tok/J", lambda b: _num(b.output_tok_per_joule), False),
@@ -330,8 +344,33 @@ def _sweeps(s: Session) -> list[str]:
         out += [f"{who}, {what}", "",
                 "| " + " | ".join(c[0] for c in columns) + " |", "|" + " --- |" * len(columns)]
         out += ["| " + " | ".join(c[1](b) for c in columns) + " |" for b in rows]
+        out += _point_estimates(rows)
         out.append("")
     return out[:-1]
+
+
+_POINT_FIGURES: tuple[tuple[str, Metric], ...] = (
+    ("total tok/s", Metric.TOTAL_TOK_S), ("output tok/s", Metric.OUTPUT_TOK_S), ("TTFT p99 ms", Metric.TTFT_P99_MS),
+    ("ITL p99 ms", Metric.ITL_P99_MS), ("output tok/J", Metric.OUTPUT_TOK_PER_JOULE))
+
+
+def _point_estimates(rows: list[Benchmark]) -> list[str]:
+    """Where a point was run more than once: per concurrency the median over its runs with
+    min–max, n and (from three runs) the bootstrap interval; the figures the views decide on."""
+    if all(n == 1 for n in Counter(b.concurrency for b in rows if b.concurrency is not None).values()):
+        return []
+    columns = [(h, m) for h, m in _POINT_FIGURES if any(b.metric(m) is not None for b in rows)]
+    per = [estimates(rows, partial(Benchmark.metric, metric=m)) for _h, m in columns]
+    concurrencies = sorted({key[2] for found in per for key in found})
+    out = ["", "Per point, over all its runs (median; n, min–max, 95% CI from 3 runs):", "",
+           "| concurrency | " + " | ".join(h for h, _m in columns) + " |", "|" + " --- |" * (len(columns) + 1)]
+    for conc in concurrencies:
+        cells = []
+        for found in per:
+            est = next((e for key, e in found.items() if key[2] == conc), None)
+            cells.append("—" if est is None else _cell(f"{_num(est.median)} ({est.spread_text()})"))
+        out.append(f"| {conc} | " + " | ".join(cells) + " |")
+    return out
 
 
 _URL_USERINFO = re.compile(r"(?i)\b(https?://)[^/@\s]+@")

@@ -42,7 +42,7 @@ def test_a_new_campaign_is_set_up_from_the_forms_and_its_host_tails_at_once(tmux
     tmux.keys("T")  # the target form: metric, comparator, then the value
     tmux.wait_for("New target")
     tmux.keys("Tab", "Tab", "1000", "Enter")
-    tmux.wait_for("total tok/s >=1000: no data")
+    tmux.wait_for("total tok/s ≥1,000 tok/s: no data")
 
     tmux.keys("2", "e")  # the goal: the summary (a text area), then the model (a line)
     tmux.wait_for("Summary")

@@ -40,7 +40,7 @@ async def test_v_shows_the_chart_and_m_cycles_total_output_per_stream(tmp_path):
         text = screen_text(app)
         assert "total tok/s · 3 profile(s), 36 point(s)" in text
         for line in ("━━ l1 flashinfer_cutlass", "━━ l2 flashinfer_trtllm", "━━ l3 tp8 variant 3",
-                     "── g1 >= 1000 tok/s"):
+                     "── g1 ≥ 1,000 tok/s"):
             assert line in text, line
         assert "★ best at 1–32 l1 · 64–128 l2 · 256–2048 l3" in text
         assert "concurrency (log2)" in text and "2048" in text and "10k" in text  # axes and ticks drawn
@@ -56,7 +56,7 @@ async def test_v_shows_the_chart_and_m_cycles_total_output_per_stream(tmp_path):
         await pilot.press("m")
         await pilot.pause()
         text = screen_text(app)
-        assert "per-stream tok/s · 3 profile(s)" in text and "── g2 >= 100 tok/s at 1..2" in text
+        assert "per-stream tok/s · 3 profile(s)" in text and "── g2 ≥ 100 tok/s at 1..2" in text
 
         await pilot.press("m")
         await pilot.pause()

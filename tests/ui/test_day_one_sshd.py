@@ -47,7 +47,7 @@ async def test_an_empty_session_gets_a_host_tailing_the_loopback_sshd_from_the_f
         assert isinstance(app.screen, TargetForm)
         fill(app.screen, value="1000")
         await pilot.press("ctrl+s")
-        assert "Targets ○ total tok/s >=1000: no data" in screen_text(app)
+        assert "Targets ○ total tok/s ≥1,000 tok/s: no data" in screen_text(app)
 
         # `H` adds a host, typed as a person does: name, the ssh alias, (no jump), the log path
         await pilot.press("H")

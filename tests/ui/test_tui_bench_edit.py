@@ -38,11 +38,11 @@ async def test_a_benchmark_is_edited_in_its_form_and_undo_brings_it_back(session
         event = app.editor.session.journal[-1]
         assert (event.kind, event.ref) == ("benchmark.edited", "b3")
         assert "total_tok_s" in event.text and "label" in event.text
-        assert "✓ total tok/s >=1000: 1012.5" in screen_text(app)
+        assert "✓ total tok/s ≥1,000 tok/s: 1,012 tok/s" in screen_text(app)
         await pilot.press("u")
         await pilot.pause()
         assert bench(app, "b3") == original
-        assert "✗ total tok/s >=1000: 788.9" in screen_text(app)
+        assert "✗ total tok/s ≥1,000 tok/s: 789 tok/s" in screen_text(app)
         await pilot.press("ctrl+r", "ctrl+s")
         await pilot.pause()
     assert next(b for b in load_session(session_path).benchmarks if b.id == "b3").total_tok_s == 1012.5

@@ -40,7 +40,7 @@ async def test_a_campaign_is_set_up_from_an_empty_session_with_the_forms(tmp_pat
         assert app.screen is form and not app.editor.session.goal.targets
         fill(form, concurrency_min="1")
         await pilot.press("ctrl+s")
-        assert "Targets ○ tok/s/stream >=100: no data" in screen_text(app), "the strip updates at once"
+        assert "Targets ○ per-stream tok/s ≥100 tok/s: no data" in screen_text(app), "the strip updates at once"
 
         # the goal: tab 2, the goal row is selected first, e edits it
         await pilot.press("2", "e")

@@ -51,6 +51,8 @@ def sweep_fields(args: argparse.Namespace) -> dict[str, Any]:
     for dest in ("input_len", "output_len", "notes", "mooncake_workload", *_OPTIONS):
         if getattr(args, dest, None) is not None:
             fields[dest] = getattr(args, dest)
+    if getattr(args, "repeats", None) is not None:
+        fields["repeats"] = args.repeats
     if args.use_trace_timestamps:
         fields["use_trace_timestamps"] = True
     if args.extra_args:

@@ -61,6 +61,13 @@ def cmd_check(args: argparse.Namespace) -> int:
         f"{len(getattr(session, name))} {name}" for name in ("tasks", "discoveries", "benchmarks", "files", "launch")
     )
     print(sanitize(f"{args.session}: ok ({counts})"))
+    from cockpit.model.bench.targets import score_all
+
+    for score in score_all(session.goal.targets, session.benchmarks):
+        # each target as it is judged: its figure and statistic, a point's median over its runs
+        state = "no data" if score.best_value is None else "met" if score.met else "not met"
+        so_far = f" ({score.value_text()}, {score.best.id})" if score.best is not None else ""
+        print(sanitize(f"  target {score.target.id} {score.target.describe()}: {state}{so_far}"))
     return 0
 
 
@@ -180,6 +187,15 @@ def cmd_add(args: argparse.Namespace) -> int:
         return _edit(args.session, lambda e: e.add_note(args.text))
     if kind == "search":
         return _add_search(args)
+    if kind == "target":
+        from cockpit.cli.session.add_target import target_fields
+
+        try:
+            target = target_fields(args.text, args.concurrency_range, args.label)
+        except ValueError as exc:
+            print(sanitize(f"cockpit add target: {exc}"), file=sys.stderr)
+            return 2
+        return _edit(args.session, lambda e: e.add_target(**target))
     if kind in _RECORD_KINDS:
         collection, first, required, optional = _RECORD_KINDS[kind]
         fields = {first: args.text, **{f: getattr(args, f) for f in required + optional if getattr(args, f)}}
@@ -292,13 +308,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", help="write to FILE instead of stdout")
     p.set_defaults(func=cmd_export)
 
-    p = sub.add_parser("add", help="add a task, discovery, benchmark, note, package, file, launch profile, sweep or "
-                                   "search (safe while the TUI is open)")
+    p = sub.add_parser("add", help="add a task, discovery, benchmark, note, package, file, launch profile, sweep, "
+                                   "search or target (safe while the TUI is open)")
     p.add_argument("kind", choices=("task", "discovery", "benchmark", "note", "package", "file", "profile", "sweep",
-                                    "search"))
+                                    "search", "target"))
     p.add_argument("session")
     p.add_argument("text", help="task title, discovery claim, benchmark label, note text, package name, "
-                                "file path, profile name, sweep name or search name")
+                                "file path, profile name, sweep name, search name, or a target as "
+                                "'TTFT p99 <= 2000' (any recorded figure and statistic)")
+    p.add_argument("--concurrency-range", metavar="LOW..HIGH",
+                   help="target: the concurrencies it holds at (1..64, 8.., ..16, 32)")
+    p.add_argument("--label", help="target: a short name for it")
     p.add_argument("--status", help="task: todo|doing|done|blocked; discovery: hypothesis|confirmed|refuted")
     p.add_argument("--notes")
     p.add_argument("--version", help="package: its version (needed)")
@@ -327,7 +347,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--constraint", action="append", metavar="TARGET", help="search: a target that must hold (repeat)")
     p.add_argument("--trials", type=int, help="search: the launch budget (default 12)")
     p.add_argument("--repeats", type=int, help="search: launches beyond --trials for the race between the leader "
-                                               "and the runner-up (default 0)")
+                                               "and the runner-up (default 0); sweep: runs of each point per "
+                                               "sweep run (default 1)")
     for flag, kind in (("--concurrency", int), ("--input-len", int), ("--output-len", int), ("--total-tok-s", float),
                        ("--output-tok-s", float), ("--ttft-ms", float), ("--itl-ms", float)):
         p.add_argument(flag, type=kind)

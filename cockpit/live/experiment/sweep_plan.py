@@ -23,7 +23,7 @@ from cockpit.model.session import Host, LaunchProfile, Sweep
 __all__ = [
     "BENCH_MODULE", "BENCH_MODULES", "DEFAULT_PORT", "bench_module_probe", "bench_python", "command_python",
     "DEFAULT_RUN_DIR", "PlannedPoint", "SweepPlan", "bench_argv", "new_run_id",
-    "plan_sweep", "profile_host", "profile_port", "sweep_fingerprint",
+    "plan_sweep", "point_key", "profile_host", "profile_port", "sweep_fingerprint",
 ]
 
 BENCH_MODULE = "sglang.bench_serving"
@@ -100,12 +100,18 @@ def bench_python(profile: LaunchProfile) -> str:
 
 
 def bench_module_probe(python: str) -> list[str]:
-    """argv that prints the first of BENCH_MODULES `python` can import (nothing: neither);
-    `find_spec` loads only the parent packages, never the client itself."""
+    """argv that prints the first of BENCH_MODULES `python` can import (nothing: neither), then
+    `version V` of its package when installed as a distribution; `find_spec` loads only the
+    parent packages, never the client itself."""
     code = ("import importlib.util as u\n"
             f"for m in {BENCH_MODULES!r}:\n"
             "    try:\n        found = u.find_spec(m)\n    except Exception:\n        found = None\n"
-            "    if found:\n        print(m)\n        break\n")
+            "    if found:\n        print(m)\n"
+            # the version of the package the client comes from (`sglang`), when it is installed as one
+            "        try:\n            import importlib.metadata as md\n"
+            "            print('version', md.version(m.split('.')[0]))\n"
+            "        except Exception:\n            pass\n"
+            "        break\n")
     return [python, "-c", code]
 
 
@@ -133,7 +139,10 @@ class PlannedPoint:
     concurrency: int
     prompts: int
     key: str
-    """`sweep:run:c<C>`: names the point across retries; recorded at most once."""
+    """`sweep:run:c<C>` (a repeat after the first: `sweep:run:c<C>:r<K>`): names the point
+    across retries; recorded at most once."""
+    repeat: int = 1
+    """Which run of this concurrency (1..the sweep's `repeats`)."""
 
     def output_file(self, folder: str, attempt: int) -> str:
         """The JSONL file of one attempt (a retry writes a new one: no half-run record mixes in)."""
@@ -153,14 +162,22 @@ class SweepPlan:
     points: tuple[PlannedPoint, ...]
     module: str = BENCH_MODULE
     """The bench client's module (`with_module` sets the one the host has)."""
+    client_version: str | None = None
+    """The version of the package the bench client comes from (`sglang 0.5.23`), as the host reports it."""
+    server_command: str | None = None
+    """The command the running server was started with (its .info file), when cockpit started it:
+    recorded on each point instead of the profile's command as it is now."""
 
     def argv(self, point: PlannedPoint, attempt: int = 1) -> list[str]:
         return bench_argv(self.sweep, point.concurrency, python=self.python, port=self.port,
                           output_file=point.output_file(self.folder, attempt),
                           server=profile_host(self.profile.command), module=self.module)
 
-    def with_module(self, module: str) -> SweepPlan:
-        return replace(self, module=module)
+    def with_module(self, module: str, version: str | None = None) -> SweepPlan:
+        return replace(self, module=module, client_version=version)
+
+    def with_server_command(self, command: str | None) -> SweepPlan:
+        return replace(self, server_command=command)
 
     def command_lines(self) -> list[str]:
         """Each point's command as the host's shell gets it (what a person confirms)."""
@@ -186,18 +203,28 @@ def _run_folder(host: Host | None) -> str:
 def plan_sweep(sweep: Sweep, profile: LaunchProfile, host: Host | None, *, port: int | None = None,
                run_id: str | None = None) -> SweepPlan:
     run_id = run_id or new_run_id()
-    points = tuple(PlannedPoint(i, c, sweep.prompts_at(c), f"{sweep.id}:{run_id}:c{c}")
-                   for i, c in enumerate(sweep.concurrencies, start=1))
+    # Repeats go round the whole sweep again (c1 c2 c4, c1 c2 c4, ...), not c1 c1 c2 c2: a
+    # drift over the run (a warming GPU) spreads over every point instead of biasing one.
+    pairs = [(c, r) for r in range(1, sweep.runs_per_point + 1) for c in sweep.concurrencies]
+    points = tuple(PlannedPoint(i, c, sweep.prompts_at(c), point_key(sweep.id, run_id, c, r), r)
+                   for i, (c, r) in enumerate(pairs, start=1))
     return SweepPlan(sweep, profile, host, port if port is not None else profile_port(profile.command),
                      bench_python(profile), run_id, _run_folder(host), points)
 
 
+def point_key(sweep: str, run: str, concurrency: int, repeat: int = 1) -> str:
+    """`sweep:run:cC`, and `:rK` for a repeat after the first (a first run's key as before repeats)."""
+    return f"{sweep}:{run}:c{concurrency}" + (f":r{repeat}" if repeat > 1 else "")
+
+
 def sweep_fingerprint(sweep: Sweep, profile: LaunchProfile, host: Host | None = None, port: int | None = None) -> str:
     """A digest of what running `sweep` on `profile` would run: the workload (concurrencies,
-    extra arguments), the interpreter the client runs with (`bench_python`: the one the
+    extra arguments, repeats), the interpreter the client runs with (`bench_python`: the one the
     command names comes before the `python` field), the server it talks to, and the host's
     link (`model.launch_confirm.host_link`). A change asks for confirmation again."""
-    payload = json.dumps({"sweep": sweep.model_dump(mode="json", exclude={"confirmed", "notes", "name"}),
+    # `repeats` left out at one: a sweep confirmed before repeats existed stays confirmed
+    unsaid = {"confirmed", "notes", "name"} | ({"repeats"} if sweep.runs_per_point == 1 else set())
+    payload = json.dumps({"sweep": sweep.model_dump(mode="json", exclude=unsaid),
                           "python": profile.python, "interpreter": bench_python(profile), "host": profile.host,
                           "server": profile_host(profile.command),
                           "port": port if port is not None else profile_port(profile.command),

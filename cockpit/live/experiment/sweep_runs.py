@@ -6,6 +6,7 @@ points that have no record. Pure: reads a Session, writes through an editor."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,8 +80,10 @@ def sweep_runs(session: Session, sweep: Sweep | None = None) -> list[SweepRun]:
     sweeps = {s.id: s for s in session.sweeps}
     out = []
     for sweep_id, run_id in order:
-        done = {b.concurrency for b in session.benchmarks
-                if b.sweep == sweep_id and b.sweep_run == run_id and b.concurrency is not None}
+        runs = Counter(b.concurrency for b in session.benchmarks
+                       if b.sweep == sweep_id and b.sweep_run == run_id and b.concurrency is not None)
+        repeats = sweeps[sweep_id].runs_per_point if sweep_id in sweeps else 1
+        done = {c for c, n in runs.items() if n >= repeats}  # a concurrency is done with all its repeats
         planned = sweeps[sweep_id].concurrencies if sweep_id in sweeps else []
         out.append(SweepRun(sweep_id, run_id, profile[(sweep_id, run_id)], status[(sweep_id, run_id)],
                             tuple(sorted(done)), tuple(c for c in planned if c not in done)))

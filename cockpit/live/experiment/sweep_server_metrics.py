@@ -20,6 +20,7 @@ No Textual; the math (`window_fields`) is pure, the probe does the reading.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -31,7 +32,7 @@ from cockpit.parse.metrics.sglang_metrics import ServerScrape, sglang_scrape
 __all__ = ["ServerMetricsProbe", "metrics_url_for", "window_fields"]
 
 _WINDOW = (("ttft", dict(LATENCIES)["ttft"]), ("itl", dict(LATENCIES)["itl"]))
-_QUANTILES = (("p50", 0.50), ("p99", 0.99))
+_QUANTILES = (("p50", 0.50), ("p90", 0.90), ("p95", 0.95), ("p99", 0.99))
 ENABLE_HINT = "run the server with --enable-metrics"
 
 
@@ -43,8 +44,10 @@ def _restarted(start: ServerScrape, end: ServerScrape) -> bool:
 
 
 def window_fields(start: ServerScrape | None, end: ServerScrape | None, *,
-                  main: ServerScrape | None = None) -> dict[str, float]:
-    """`server_{ttft,itl}_{p50,p99}_ms` from the observations between `start` and `end`.
+                  main: ServerScrape | None = None) -> dict[str, Any]:
+    """`server_{ttft,itl}_{p50,p90,p95,p99}_ms` from the observations between `start` and `end`,
+    each interpolated in its bucket as PromQL's `histogram_quantile` does, and `server_buckets`:
+    per figure the bucket [lower, upper] ms it lies in (the measurement's resolution).
 
     `main`: the scrape taken when the client said its main run started; the window then
     starts there (the warm-up left out). Empty when a scrape is missing or the server
@@ -56,7 +59,8 @@ def window_fields(start: ServerScrape | None, end: ServerScrape | None, *,
         start = main
     if start is None or end is None or _restarted(start, end):
         return {}
-    out: dict[str, float] = {}
+    out: dict[str, Any] = {}
+    buckets: dict[str, list[float]] = {}
     for short, names in _WINDOW:
         # the first family the server has (0.3.x: time_per_output_token_seconds for ITL)
         name = next((n for n in names if n in end.histograms), None)
@@ -69,9 +73,13 @@ def window_fields(start: ServerScrape | None, end: ServerScrape | None, *,
         if delta is None:  # bounds changed or a bucket went down: a restart
             return {}
         for qname, q in _QUANTILES:
-            value = delta.quantile(q)
+            value, bucket = delta.quantile(q), delta.bucket(q)
             if value is not None:
                 out[f"server_{short}_{qname}_ms"] = round(value * 1000.0, 3)
+                if bucket is not None and math.isfinite(bucket[1]):  # the +Inf bucket: the value is its floor
+                    buckets[f"server_{short}_{qname}_ms"] = [round(b * 1000.0, 3) for b in bucket]
+    if buckets:
+        out["server_buckets"] = buckets
     return out
 
 

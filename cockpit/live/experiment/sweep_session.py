@@ -127,11 +127,14 @@ async def with_bench_client(plan: SweepPlan, host: Any) -> tuple[SweepPlan, str 
                        on_output=lambda stream, text: said.append(text) if stream == "stdout" else None)
     except (OSError, LinkLost) as exc:
         return plan, f"bench client not looked up with {plan.python}: {exc}"
-    found = next((m for m in "".join(said).split() if m in BENCH_MODULES), None)
+    words = "".join(said).split()
+    found = next((m for m in words if m in BENCH_MODULES), None)
     if found is None:
         return plan, (f"{plan.python} on {plan.where} imports neither {' nor '.join(BENCH_MODULES)} "
                       "(the profile's `python`, or the interpreter its command names, should be SGLang's)")
-    return plan.with_module(found), None
+    at = words.index("version") if "version" in words else -1
+    version = f"{found.split('.')[0]} {words[at + 1]}" if 0 <= at < len(words) - 1 else None
+    return plan.with_module(found, version), None
 
 
 def module_choice_line(plan: SweepPlan, *, looked_up: bool = False) -> str:

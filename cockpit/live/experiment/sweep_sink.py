@@ -27,17 +27,18 @@ class PointSink(Protocol):
         ...
 
 
-def _key_parts(key: str) -> tuple[str, str, int]:
-    """`sweep:run:cN` (PlannedPoint.key) -> (sweep id, run id, concurrency)."""
-    sweep, run, conc = key.split(":")
-    return sweep, run, int(conc.removeprefix("c"))
+def _key_parts(key: str) -> tuple[str, str, int, int]:
+    """`sweep:run:cN[:rK]` (PlannedPoint.key) -> (sweep id, run id, concurrency, repeat)."""
+    sweep, run, conc, *rest = key.split(":")
+    return sweep, run, int(conc.removeprefix("c")), int(rest[0].removeprefix("r")) if rest else 1
 
 
 def recorded_in(session: Any, key: str) -> str | None:
     """The id of the benchmark of `session` recorded under `key` (PlannedPoint.key), if any."""
-    sweep, run, conc = _key_parts(key)
+    sweep, run, conc, repeat = _key_parts(key)
     for bench in session.benchmarks:
-        if bench.sweep == sweep and bench.sweep_run == run and bench.concurrency == conc:
+        if bench.sweep == sweep and bench.sweep_run == run and bench.concurrency == conc \
+                and (bench.repeat or 1) == repeat:
             return str(bench.id)
     return None
 
@@ -86,9 +87,16 @@ def benchmark_fields(plan: SweepPlan, point: PlannedPoint, result: BenchOutcome,
     sweep, profile = plan.sweep, plan.profile
     fields: dict[str, Any] = {
         "label": f"{sweep.name} c{point.concurrency}", "profile": profile.id, "sweep": sweep.id,
-        "sweep_run": plan.run_id, "dataset": str(sweep.dataset), "command": profile.command,
+        # the command that started the server when cockpit started it (the profile may have
+        # changed since); else the profile's, the only one known
+        "sweep_run": plan.run_id, "dataset": str(sweep.dataset), "command": plan.server_command or profile.command,
         "bench_client": plan.module,
     }
+    if plan.client_version:
+        fields["bench_client_version"] = plan.client_version
+    if sweep.runs_per_point > 1:  # each repeat its own record, grouped by sweep run and concurrency
+        fields["label"] += f" r{point.repeat}"
+        fields["repeat"] = point.repeat
     fields.update(result.fields)
     fields["concurrency"] = point.concurrency  # what was asked, whatever the record says
     fields.update(watch.fields(total_tokens=result.total_tokens, duration_s=result.fields.get("duration_s"),

@@ -1,15 +1,17 @@
 """Two launch profiles side by side: per concurrency A's and B's value and B's change.
 
 Any recorded figure can be compared (`COMPARE_FIGURES`: throughput, TTFT / ITL p50 and p99,
-power, tok/J). Per concurrency a profile's value is its best run there (the highest
-throughput or tok/J, the lowest latency), so for throughputs the compare view and the
-chart (`bench_series`) never disagree.
+power, tok/J). Per concurrency a profile's value is the median of its runs there with
+their spread (model/bench/estimate.py), as the chart (`bench_series`) plots it; B is
+called better or worse only when the medians differ by more than both spreads, else the
+row says "within noise" with the figures.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cockpit.model.bench.estimate import Estimate, per_profile_concurrency, verdict
 from cockpit.model.enums import Metric, ProfileStatus
 from cockpit.model.session import Benchmark, Session
 
@@ -61,8 +63,11 @@ def next_figure(key: str) -> CompareFigure:
 class CompareRow:
     concurrency: int
     a: float | None
+    """A's median over its runs at this concurrency."""
     b: float | None
     higher_is_better: bool | None = True
+    a_est: Estimate | None = None
+    b_est: Estimate | None = None
 
     @property
     def change(self) -> float | None:
@@ -73,32 +78,43 @@ class CompareRow:
 
     @property
     def b_is_better(self) -> bool | None:
-        """Whether B beats A on this figure (None: equal, missing, or no better way)."""
+        """Whether B beats A on this figure beyond both spreads (None: within noise, equal,
+        missing, or no better way)."""
         change = self.change
         if change is None or change == 0 or self.higher_is_better is None:
             return None
+        if self.a_est is not None and self.b_est is not None:
+            found = verdict(self.a_est, self.b_est, self.higher_is_better).better
+            return None if found is None else found == "b"
         return (change > 0) == self.higher_is_better
 
+    @property
+    def within_noise(self) -> bool:
+        """Both measured, different, and the difference inside a spread."""
+        return (self.a_est is not None and self.b_est is not None and self.higher_is_better is not None
+                and bool(self.change) and verdict(self.a_est, self.b_est, self.higher_is_better).better is None)
 
-def _best(session: Session, profile: str, fig: CompareFigure) -> dict[int, float]:
-    """The profile's best value per concurrency (lowest for a latency)."""
-    best: dict[int, float] = {}
-    for bench in session.benchmarks:
-        value = fig.of(bench)
-        if bench.profile != profile or bench.concurrency is None or value is None:
-            continue
-        known = best.get(bench.concurrency)
-        lower = fig.higher_is_better is False
-        if known is None or (value < known if lower else value > known):
-            best[bench.concurrency] = value
-    return best
+    def verdict_text(self, unit: str | None = None) -> str | None:
+        if self.a_est is None or self.b_est is None:
+            return None
+        return verdict(self.a_est, self.b_est, self.higher_is_better, unit).text
+
+
+def _points(session: Session, profile: str, fig: CompareFigure) -> dict[int, Estimate]:
+    """The profile's estimate per concurrency (the median of its runs, with their spread)."""
+    found = per_profile_concurrency([b for b in session.benchmarks if b.profile == profile], fig.of)
+    return {conc: est for (_p, conc), est in found.items()}
 
 
 def compare_rows(session: Session, a: str, b: str, metric: str) -> list[CompareRow]:
     """A row per concurrency that either profile has a value at, ascending."""
     fig = figure(metric)
-    va, vb = _best(session, a, fig), _best(session, b, fig)
-    return [CompareRow(c, va.get(c), vb.get(c), fig.higher_is_better) for c in sorted(va.keys() | vb.keys())]
+    va, vb = _points(session, a, fig), _points(session, b, fig)
+    rows = []
+    for c in sorted(va.keys() | vb.keys()):
+        ea, eb = va.get(c), vb.get(c)
+        rows.append(CompareRow(c, ea.median if ea else None, eb.median if eb else None, fig.higher_is_better, ea, eb))
+    return rows
 
 
 def default_pair(session: Session, selected: str | None, base: str | None = None) -> tuple[str, str] | None:

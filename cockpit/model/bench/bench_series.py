@@ -2,8 +2,9 @@
 
 Plain data, no Textual: the chart widget only draws what `chart_data` returns. A line per
 launch profile (in the session's order; benchmarks with no profile form one more line),
-a point per concurrency holding that profile's best value there (a re-run that did better
-replaces the point, as "best so far" does for targets), the best profile per concurrency,
+a point per concurrency holding the median of that profile's runs there with their spread
+(model/bench/estimate.py: never the best run, so a profile re-run more often does not
+look better), the profile with the highest median per concurrency,
 and each target on the shown metric as a horizontal line over its concurrency range.
 Concurrency is plotted on a log2 axis: `x(c) = log2(c)`.
 """
@@ -14,9 +15,11 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from cockpit.model.bench.estimate import per_profile_concurrency
+from cockpit.model.bench.figures import format_value
 from cockpit.model.bench.targets import score_target
 from cockpit.model.enums import Metric
-from cockpit.model.session import Benchmark, Session, Target
+from cockpit.model.session import SYMBOL, Benchmark, Session, Target
 
 CHART_METRICS: tuple[Metric, ...] = (Metric.TOTAL_TOK_S, Metric.OUTPUT_TOK_S, Metric.OUTPUT_TOK_S_PER_STREAM)
 """The throughputs the chart cycles through (all higher-is-better)."""
@@ -47,7 +50,13 @@ def x_of(concurrency: int) -> float:
 class Point:
     concurrency: int
     value: float
+    """The median over the point's runs."""
     bench_id: str
+    """The median run."""
+    low: float | None = None
+    """The spread (bootstrap interval from 3 runs, else min–max)."""
+    high: float | None = None
+    n: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +113,7 @@ class ChartData:
 
     def y_max(self) -> float:
         """The top of the value axis: every point and target line fits under it."""
-        values = [p.value for s in self.series for p in s.points] + [t.value for t in self.targets]
+        values = [max(p.value, p.high or 0.0) for s in self.series for p in s.points] + [t.value for t in self.targets]
         return max(values, default=0.0)
 
     def best_count(self, key: str) -> int:
@@ -162,19 +171,14 @@ def _value(bench: Benchmark, metric: Metric) -> float | None:
 
 
 def series_of(session: Session, metric: Metric) -> tuple[tuple[Series, ...], int]:
-    """The line per profile, and how many benchmarks had nothing to plot."""
+    """The line per profile (a point per concurrency: the median of its runs), and how many
+    benchmarks had nothing to plot."""
     names = {p.id: p.name for p in session.launch}
+    unplotted = sum(1 for b in session.benchmarks if b.concurrency is None or _value(b, metric) is None)
     best: dict[str, dict[int, Point]] = {}
-    unplotted = 0
-    for bench in session.benchmarks:
-        value = _value(bench, metric)
-        if bench.concurrency is None or value is None:
-            unplotted += 1
-            continue
-        points = best.setdefault(bench.profile or NO_PROFILE, {})
-        known = points.get(bench.concurrency)
-        if known is None or value > known.value:
-            points[bench.concurrency] = Point(bench.concurrency, value, bench.id)
+    for (profile, conc), est in per_profile_concurrency(session.benchmarks, lambda b: _value(b, metric)).items():
+        best.setdefault(profile or NO_PROFILE, {})[conc] = Point(conc, est.median, est.median_run or est.runs[0],
+                                                                  est.low, est.high, est.n)
     order = [p.id for p in session.launch] + [NO_PROFILE]
     series = tuple(
         Series(key, names.get(key, "(no profile)"), tuple(sorted(best[key].values(), key=lambda p: p.concurrency)))
@@ -201,7 +205,8 @@ def target_lines(targets: Iterable[Target], benchmarks: list[Benchmark], metric:
         if target.metric is not metric:
             continue
         met = score_target(target, benchmarks).met
-        text = f"{target.comparator} {target.value:g}" + (f" {target.unit}" if target.unit else "")
+        # `≥ 1,000 tok/s`: the chart's own metric is the target's figure, said in its caption
+        text = f"{SYMBOL[target.comparator]} {format_value(target.value, target.figure.unit)}"
         if target.concurrency_min is not None or target.concurrency_max is not None:
             low, high = target.concurrency_min or 1, target.concurrency_max
             text += f" at {low}..{high}" if high is not None else f" at >= {low}"

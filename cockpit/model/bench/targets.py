@@ -1,18 +1,24 @@
 """Targets scored from recorded benchmarks: best-so-far and met are computed, never typed.
 
-Two kinds of target read the runs differently:
-* a throughput floor (`total_tok_s >= 5000`) is met by the best run in its range: a
+A target is judged on its own figure and statistic (`TTFT p99 <= 2000` on each run's
+recorded p99, never the mean), and never on a single run: the runs of one (profile,
+workload, concurrency) make one point, whose value is their median with its spread
+(model/bench/estimate.py). A profile re-run more often cannot win by its luckiest run.
+
+Two kinds of target read the points differently:
+* a throughput floor (`total_tok_s >= 5000`) is met by the best point in its range: a
   server reaches its top throughput at some concurrency, and that is what the floor asks;
 * every other target with a concurrency range (a latency ceiling, a per-stream speed)
   promises something at each concurrency of the range, so a profile meets it only when
-  every run of that profile in the range does. The run that breaks it is named, so a
-  c=2 run's 400 ms TTFT cannot hide a c=32 run's 5,000 ms.
+  every point of that profile in the range does. The point that breaks it is named (by
+  its median run), so a c=2 point's 400 ms TTFT cannot hide a c=32 point's 5,000 ms.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cockpit.model.bench.estimate import Estimate, GroupKey, estimates
 from cockpit.model.enums import Metric
 from cockpit.model.session import Benchmark, Target
 
@@ -25,13 +31,16 @@ THROUGHPUT_METRICS = frozenset({Metric.TOTAL_TOK_S, Metric.OUTPUT_TOK_S, Metric.
 class TargetScore:
     target: Target
     best: Benchmark | None
-    """The run the score stands on: the best run, or (every-run targets) the worst run in
-    range of the profile that comes closest."""
+    """The median run of the point the score stands on: the best point, or (every-run
+    targets) the worst point in range of the profile that comes closest."""
     best_value: float | None
+    """That point's median."""
     breaking: Benchmark | None = None
-    """Every-run targets not met: the run in range that breaks it (worst of the closest profile)."""
+    """Every-run targets not met: the median run of the point in range that breaks it."""
     runs: int = 0
-    """Runs of `best`'s profile in range (every-run targets; 0 otherwise)."""
+    """Runs the score reads: of `best`'s profile in range (every-run targets), else of the best point."""
+    estimate: Estimate | None = None
+    """The point's median, spread and n."""
 
     @property
     def met(self) -> bool:
@@ -51,12 +60,18 @@ class TargetScore:
         return self.target.value / self.best_value if self.best_value else None
 
     def breaking_text(self) -> str | None:
-        """`b7 at c=32: 5,000` naming the run that breaks the target; None when none does."""
+        """`b7 at c=32: 5,000 ms median (n=3, ...)` naming the point that breaks the target; None when none does."""
         run = self.breaking
         if run is None or self.best_value is None:
             return None
         where = f" at c={run.concurrency}" if run.concurrency is not None else ""
-        return f"{run.id}{where}: {self.best_value:g}"
+        return f"{run.id}{where}: {self.value_text()}"
+
+    def value_text(self) -> str:
+        """`2,140 ms median (n=3, 1,980–2,300, 95% CI ...)`; `no data`."""
+        if self.estimate is None:
+            return "no data" if self.best_value is None else f"{self.best_value:g}"
+        return self.estimate.text(self.target.figure.unit)
 
 
 def every_run(target: Target) -> bool:
@@ -80,45 +95,50 @@ def _better(target: Target, value: float, than: float | None) -> bool:
     return than is None or (value > than if target.comparator.higher_is_better else value < than)
 
 
-def _best_run(target: Target, benchmarks: list[Benchmark]) -> TargetScore:
-    best: Benchmark | None = None
-    best_value: float | None = None
-    for bench in benchmarks:
-        if not in_range(target, bench):
-            continue
-        value = bench.metric(target.metric)
-        if value is not None and _better(target, value, best_value):
-            best, best_value = bench, value
-    return TargetScore(target, best, best_value)
+def _groups(target: Target, benchmarks: list[Benchmark]) -> dict[GroupKey, tuple[Estimate, Benchmark]]:
+    """Each (profile, workload, concurrency) in the target's range: its estimate and median run."""
+    in_reach = [b for b in benchmarks if in_range(target, b)]
+    by_id = {b.id: b for b in in_reach}
+    out: dict[GroupKey, tuple[Estimate, Benchmark]] = {}
+    for key, est in estimates(in_reach, lambda b: b.metric(target.metric)).items():
+        out[key] = (est, by_id[est.median_run or est.runs[0]])
+    return out
 
 
-def _every_run(target: Target, benchmarks: list[Benchmark]) -> TargetScore:
-    # Each profile stands on its worst run in range; the target on the best of those.
-    worst: dict[str | None, tuple[Benchmark, float]] = {}
-    counts: dict[str | None, int] = {}
-    for bench in benchmarks:
-        if not in_range(target, bench):
-            continue
-        value = bench.metric(target.metric)
-        if value is None:
-            continue
-        counts[bench.profile] = counts.get(bench.profile, 0) + 1
-        known = worst.get(bench.profile)
-        if known is None or _better(target, known[1], value):
-            worst[bench.profile] = (bench, value)
-    chosen: tuple[Benchmark, float] | None = None
-    for run in worst.values():
-        if chosen is None or _better(target, run[1], chosen[1]):
-            chosen = run
+def _best_group(target: Target, benchmarks: list[Benchmark]) -> TargetScore:
+    chosen: tuple[Estimate, Benchmark] | None = None
+    for est, run in _groups(target, benchmarks).values():
+        if chosen is None or _better(target, est.median, chosen[0].median):
+            chosen = (est, run)
     if chosen is None:
         return TargetScore(target, None, None)
-    bench, value = chosen
-    broken = not target.comparator.holds(value, target.value)
-    return TargetScore(target, bench, value, breaking=bench if broken else None, runs=counts[bench.profile])
+    est, run = chosen
+    return TargetScore(target, run, est.median, runs=est.n, estimate=est)
+
+
+def _every_point(target: Target, benchmarks: list[Benchmark]) -> TargetScore:
+    # Each profile stands on its worst point (median over the point's runs) in range; the
+    # target on the best of those.
+    worst: dict[str, tuple[Estimate, Benchmark]] = {}
+    counts: dict[str, int] = {}
+    for (profile, _workload, _conc), (est, run) in _groups(target, benchmarks).items():
+        counts[profile] = counts.get(profile, 0) + est.n
+        known = worst.get(profile)
+        if known is None or _better(target, known[0].median, est.median):
+            worst[profile] = (est, run)
+    chosen: tuple[str, Estimate, Benchmark] | None = None
+    for profile, (est, run) in worst.items():
+        if chosen is None or _better(target, est.median, chosen[1].median):
+            chosen = (profile, est, run)
+    if chosen is None:
+        return TargetScore(target, None, None)
+    profile, est, run = chosen
+    broken = not target.comparator.holds(est.median, target.value)
+    return TargetScore(target, run, est.median, breaking=run if broken else None, runs=counts[profile], estimate=est)
 
 
 def score_target(target: Target, benchmarks: list[Benchmark]) -> TargetScore:
-    return _every_run(target, benchmarks) if every_run(target) else _best_run(target, benchmarks)
+    return _every_point(target, benchmarks) if every_run(target) else _best_group(target, benchmarks)
 
 
 def score_all(targets: list[Target], benchmarks: list[Benchmark]) -> list[TargetScore]:

@@ -35,6 +35,18 @@ class LaunchEstimate:
         """Half the min–max range (None: launched once, no spread measured)."""
         return (self.high - self.low) / 2 if self.n > 1 else None
 
+    @property
+    def width(self) -> float:
+        return self.high - self.low
+
+    def text(self, unit: str | None = None) -> str:
+        """`4,310 tok/s median (n=3, 4,211–4,427)`; one launch: `(one run, no spread)`, as the
+        model's estimate (model/bench/estimate.py) words it."""
+        value = _num(self.median) + (f" {unit}" if unit else "")
+        if self.n == 1:
+            return f"{value} (one run, no spread)"
+        return f"{value} median (n={self.n}, {_num(self.low)}–{_num(self.high)})"
+
     def shown(self) -> str:
         """`4,310 (4,211–4,427, n=3)`: the median, its range and n."""
         if self.n == 1:

@@ -49,14 +49,24 @@ def better(search: Search, value: float, than: float | None) -> bool:
     return value > than if search.direction is Direction.MAXIMIZE else value < than
 
 
-def objective_at(search: Search, benches: list[Benchmark]) -> float | None:
-    """The figure at `at_concurrency`, else the sweep's best point."""
-    best: float | None = None
+def _point_medians(benches: list[Benchmark], name: str) -> dict[int | None, float]:
+    """Per concurrency the median of the runs there (a sweep's repeats are one point, never
+    their best run)."""
+    runs: dict[int | None, list[float]] = {}
     for bench in benches:
-        if search.at_concurrency is not None and bench.concurrency != search.at_concurrency:
+        value = _figure(bench, name)
+        if value is not None:
+            runs.setdefault(bench.concurrency, []).append(value)
+    return {conc: statistics.median(values) for conc, values in runs.items()}
+
+
+def objective_at(search: Search, benches: list[Benchmark]) -> float | None:
+    """The figure at `at_concurrency`, else the sweep's best point (each point the median of its runs)."""
+    best: float | None = None
+    for conc, value in _point_medians(benches, search.objective).items():
+        if search.at_concurrency is not None and conc != search.at_concurrency:
             continue
-        value = _figure(bench, search.objective)
-        if value is not None and better(search, value, best):
+        if better(search, value, best):
             best = value
     return best
 
@@ -79,9 +89,9 @@ def score_trial(session: Session, search: Search, bench_ids: list[str]) -> Trial
     value = objective_at(search, benches)
     constraints = [_constraint(session, ref, benches) for ref in search.constraints]
     at = [b for b in benches if search.at_concurrency is None or b.concurrency == search.at_concurrency]
-    power = [b.power_mean_w for b in at if b.power_mean_w is not None]
-    tpj = [b.output_tok_per_joule for b in at if b.output_tok_per_joule is not None]
-    ttft = [b.ttft_p99_ms for b in benches if b.ttft_p99_ms is not None]
+    power = _point_medians(at, "power_mean_w").values()
+    tpj = _point_medians(at, "output_tok_per_joule").values()
+    ttft = _point_medians(benches, "ttft_p99_ms").values()  # the worst point's median p99
     return TrialScore(value, constraints, max(power, default=None), max(tpj, default=None),
                       max(ttft, default=None))
 
@@ -121,6 +131,11 @@ class ConfigResult:
         """The figure the search ranks on: the median over its launches."""
         estimate = self.estimate
         return estimate.median if estimate is not None else None
+
+    @property
+    def median(self) -> float | None:
+        est = self.estimate
+        return est.median if est is not None else None
 
     @property
     def spread(self) -> float | None:

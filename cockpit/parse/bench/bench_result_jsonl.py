@@ -16,8 +16,8 @@ from typing import Any
 from cockpit.parse.bench.bench_serving import BenchBlockParser, bench_fields
 from cockpit.parse.numbers import MAX_FIGURE, is_figure
 
-__all__ = ["RECORD_FIELDS", "STDOUT_EXTRA_FIELDS", "BenchOutcome", "from_record", "from_stdout", "last_record",
-           "read_records", "record_counts", "record_fields"]
+__all__ = ["OTHER_CLIENT_FIELDS", "RECORD_FIELDS", "STDOUT_EXTRA_FIELDS", "BenchOutcome", "from_record", "from_stdout",
+           "last_record", "read_records", "record_counts", "record_fields"]
 
 # JSONL key -> Benchmark field (floats)
 RECORD_FIELDS = {
@@ -34,7 +34,20 @@ RECORD_FIELDS = {
     "p99_ttft_ms": "ttft_p99_ms",
     "p99_itl_ms": "itl_p99_ms",
     "duration": "duration_s",
+    "p90_ttft_ms": "ttft_p90_ms",
+    "p95_ttft_ms": "ttft_p95_ms",
+    "p90_itl_ms": "itl_p90_ms",
+    "p95_itl_ms": "itl_p95_ms",
+    "median_tpot_ms": "tpot_median_ms",
+    "p90_tpot_ms": "tpot_p90_ms",
+    "p95_tpot_ms": "tpot_p95_ms",
+    "p99_tpot_ms": "tpot_p99_ms",
+    "median_e2e_latency_ms": "e2e_median_ms",
+    "p90_e2e_latency_ms": "e2e_p90_ms",
+    "p95_e2e_latency_ms": "e2e_p95_ms",
 }
+# Keys only some clients write: goodput (requests/s within the SLOs given with vLLM's `--goodput`).
+OTHER_CLIENT_FIELDS = {"request_goodput": "request_goodput"}
 # stdout rows the shared `bench_fields` map leaves out -> Benchmark field
 STDOUT_EXTRA_FIELDS = {
     "P99 TTFT (ms)": "ttft_p99_ms",
@@ -43,6 +56,18 @@ STDOUT_EXTRA_FIELDS = {
     "Median TTFT (ms)": "ttft_median_ms",
     "Median ITL (ms)": "itl_median_ms",
     "P99 E2E Latency (ms)": "e2e_p99_ms",
+    "P90 TTFT (ms)": "ttft_p90_ms",
+    "P95 TTFT (ms)": "ttft_p95_ms",
+    "P90 ITL (ms)": "itl_p90_ms",
+    "P95 ITL (ms)": "itl_p95_ms",
+    "Median TPOT (ms)": "tpot_median_ms",
+    "P90 TPOT (ms)": "tpot_p90_ms",
+    "P95 TPOT (ms)": "tpot_p95_ms",
+    "P99 TPOT (ms)": "tpot_p99_ms",
+    "Median E2E Latency (ms)": "e2e_median_ms",
+    "P90 E2E Latency (ms)": "e2e_p90_ms",
+    "P95 E2E Latency (ms)": "e2e_p95_ms",
+    "Request goodput (req/s)": "request_goodput",
 }
 ACHIEVED_KEY, ACHIEVED_ROW = "max_concurrent_requests", "Peak concurrent requests"
 # The mean number of requests in flight over the run (the tool's `concurrency`, Little's law).
@@ -83,7 +108,7 @@ def record_fields(record: Mapping[str, Any]) -> dict[str, Any]:
     """A bench_serving JSONL record -> Benchmark fields (only those it has). Lengths are
     the measured means (tokens / completed requests), the asked-for ones if none completed."""
     out: dict[str, Any] = {}
-    for key, name in RECORD_FIELDS.items():
+    for key, name in (RECORD_FIELDS | OTHER_CLIENT_FIELDS).items():
         number = _number(record.get(key))
         if number is not None:
             out[name] = round(number, 3)  # a TOML file, not a float dump

@@ -50,6 +50,21 @@ class Histogram:
             lower, below = le, cum
         return lower
 
+    def bucket(self, q: float) -> tuple[float, float] | None:
+        """The bucket (lower, upper bound) that holds the q-quantile's rank: all the histogram
+        knows of it. `quantile` interpolates inside it as PromQL does, so with few observations
+        all in one bucket (lower 10 ms, upper 20 ms) the p99 reads 19.9 ms whatever they were.
+        The `+Inf` bucket gives (highest finite bound, inf); None without observations."""
+        if not self.buckets or self.buckets[-1][1] <= 0:
+            return None
+        rank = q * self.buckets[-1][1]
+        lower = 0.0
+        for le, cum in self.buckets:
+            if cum >= rank:
+                return lower, le
+            lower = le
+        return lower, math.inf
+
     @property
     def mean(self) -> float | None:
         return self.total / self.count if self.count > 0 else None

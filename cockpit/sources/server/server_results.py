@@ -42,6 +42,8 @@ class ServerStatus:
     log_path: str | None = None
     started: str | None = None
     exit_code: int | None = None  # set once the command ended by itself
+    command: str | None = None
+    """The command line the server was started with (its .info file), whatever the profile says now."""
 
     def attached_to(self, profile: LaunchProfile) -> bool:
         """Running, and started from this profile as it is now (same command fingerprint)."""
@@ -116,7 +118,7 @@ def parse_status(host: str, text: str) -> ServerStatus:
             info[key] = value
     return ServerStatus(host=host, running=running, pid=pid, fingerprint=info.get("fingerprint"),
                         profile_id=info.get("profile"), log_path=info.get("log"), started=info.get("started"),
-                        exit_code=exit_code)
+                        exit_code=exit_code, command=info.get("command"))
 
 
 def parse_gpu(lines: list[str]) -> GpuCheck:

@@ -88,7 +88,7 @@ echo "offset $(wc -c <"$LOG" | tr -d ' ')"
 
 
 # .info keys read back by `parse_status` (server_results.py; the others are for people only)
-_INFO_READ_BACK = ("profile", "log")
+_INFO_READ_BACK = ("profile", "log", "command")
 
 
 def _info_lines(info: dict[str, str]) -> list[str]:

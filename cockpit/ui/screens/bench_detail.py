@@ -23,10 +23,16 @@ _GROUPS: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
                     ("output_tok_s_per_stream", "per-stream tok/s", "{:,.1f}"),
                     ("request_throughput", "requests/s", "{:.3g}"))),
     ("Latency (client)", (("ttft_ms", "TTFT mean ms", "{:,.1f}"), ("ttft_median_ms", "TTFT p50 ms", "{:,.1f}"),
+                          ("ttft_p90_ms", "TTFT p90 ms", "{:,.1f}"), ("ttft_p95_ms", "TTFT p95 ms", "{:,.1f}"),
                           ("ttft_p99_ms", "TTFT p99 ms", "{:,.1f}"), ("itl_ms", "ITL mean ms", "{:,.2f}"),
-                          ("itl_median_ms", "ITL p50 ms", "{:,.2f}"), ("itl_p99_ms", "ITL p99 ms", "{:,.2f}"),
-                          ("tpot_ms", "TPOT ms", "{:,.2f}"), ("e2e_latency_ms", "E2E mean ms", "{:,.1f}"),
-                          ("e2e_p99_ms", "E2E p99 ms", "{:,.1f}"))),
+                          ("itl_median_ms", "ITL p50 ms", "{:,.2f}"), ("itl_p90_ms", "ITL p90 ms", "{:,.2f}"),
+                          ("itl_p95_ms", "ITL p95 ms", "{:,.2f}"), ("itl_p99_ms", "ITL p99 ms", "{:,.2f}"),
+                          ("tpot_ms", "TPOT mean ms", "{:,.2f}"), ("tpot_median_ms", "TPOT p50 ms", "{:,.2f}"),
+                          ("tpot_p90_ms", "TPOT p90 ms", "{:,.2f}"), ("tpot_p95_ms", "TPOT p95 ms", "{:,.2f}"),
+                          ("tpot_p99_ms", "TPOT p99 ms", "{:,.2f}"), ("e2e_latency_ms", "E2E mean ms", "{:,.1f}"),
+                          ("e2e_median_ms", "E2E p50 ms", "{:,.1f}"), ("e2e_p90_ms", "E2E p90 ms", "{:,.1f}"),
+                          ("e2e_p95_ms", "E2E p95 ms", "{:,.1f}"), ("e2e_p99_ms", "E2E p99 ms", "{:,.1f}"),
+                          ("request_goodput", "goodput req/s", "{:.3g}"))),
     ("Power over the measured run", (("power_mean_w", "mean W", "{:,.0f}"), ("power_peak_w", "peak W", "{:,.0f}"),
                                      ("power_share", "share of limit", "{:.0%}"),
                                      ("tok_per_joule", "tok/J total", "{:.3g}"),
@@ -40,27 +46,39 @@ _GROUPS: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
                                ("steady_tok_per_joule", "tok/J total", "{:.3g}"),
                                ("steady_output_tok_per_joule", "tok/J output", "{:.3g}"),
                                ("steady_check", "check", "{}"))),
-    ("Server", (("max_concurrent_requests", "achieved concurrency", "{}"), ("peak_running", "peak running", "{}"),
-                ("peak_queued", "peak queued", "{}"), ("server_ttft_p50_ms", "TTFT p50 ms", "{:,.1f}"),
-                ("server_ttft_p99_ms", "TTFT p99 ms", "{:,.1f}"), ("server_itl_p50_ms", "ITL p50 ms", "{:,.2f}"),
-                ("server_itl_p99_ms", "ITL p99 ms", "{:,.2f}"))),
+    ("Server (its /metrics histograms)",
+     (("max_concurrent_requests", "achieved concurrency", "{}"), ("peak_running", "peak running", "{}"),
+      ("peak_queued", "peak queued", "{}"),
+      *((f"server_{short}_{q}_ms", f"{short.upper()} {q} ms", "{:,.1f}" if short == "ttft" else "{:,.2f}")
+        for short in ("ttft", "itl") for q in ("p50", "p90", "p95", "p99")))),
 )
 _WIDTH = 22
+
+
+def _bucket(bench: Benchmark, key: str) -> str:
+    """`  in bucket 10–20`: a histogram percentile is known only to lie in its bucket."""
+    bucket = bench.server_buckets.get(key)
+    return f"  (interpolated in bucket {bucket[0]:g}–{bucket[1]:g})" if bucket else ""
+
+
+def _version(bench: Benchmark) -> str | None:
+    return f"({bench.bench_client_version})" if bench.bench_client_version else None
 
 
 def bench_detail(bench: Benchmark) -> Content:
     parts: list[str | tuple[str, str]] = [(safe(bench.label), "bold")]
     run = [("profile", bench.profile), ("concurrency", bench.concurrency),
            ("in / out", f"{bench.input_len or '—'} / {bench.output_len or '—'}"),
-           ("dataset", bench.dataset), ("sweep", bench.sweep), ("bench client", bench.bench_client),
+           ("dataset", bench.dataset), ("sweep", bench.sweep), ("repeat", bench.repeat),
+           ("bench client", " ".join(x for x in (bench.bench_client, _version(bench)) if x) or None),
            ("duration s", bench.duration_s), ("when", bench.when.strftime("%Y-%m-%d %H:%M") if bench.when else None)]
     for label, value in run:
         if value is not None:
             parts += ["\n", (f"{label:<{_WIDTH}}", "bold"), safe(str(value))]
     for heading, fields in _GROUPS:
         # text figures (an energy check names its GPU source) go through the one sanitizer
-        shown = [(label, safe(value) if isinstance(value, str) else fmt.format(value)) for key, label, fmt in fields
-                 if (value := getattr(bench, key)) is not None]
+        shown = [(label, safe(value) if isinstance(value, str) else fmt.format(value) + _bucket(bench, key))
+                 for key, label, fmt in fields if (value := getattr(bench, key)) is not None]
         if shown:
             parts += ["\n\n", (heading, "bold underline")]
             for label, text in shown:
@@ -68,7 +86,7 @@ def bench_detail(bench: Benchmark) -> Content:
     if bench.error_labels:
         parts += ["\n\n", ("Errors", "bold underline"), "\n", safe(", ".join(bench.error_labels))]
     command = redact_text(bench.command) if bench.command else None  # an --api-key value never shown
-    for heading, said in (("Command", command), ("Notes", bench.notes)):
+    for heading, said in (("Command (as the server was started)", command), ("Notes", bench.notes)):
         if said:
             parts += ["\n\n", (heading, "bold underline"), "\n", safe(said, multiline=True)]
     return Content.assemble(*parts)

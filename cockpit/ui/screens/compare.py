@@ -21,6 +21,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from cockpit.model.bench.bench_compare import compare_rows, figure, next_figure, step
 from cockpit.model.bench.bench_series import short_number
+from cockpit.model.bench.estimate import Estimate
 from cockpit.model.bench.profile_diff import diff_lines, diff_profiles
 from cockpit.model.session import LaunchProfile, Session
 from cockpit.ui.keys.actions import bindings_for
@@ -37,9 +38,16 @@ def _name(profile: LaunchProfile | None) -> str | tuple[str, str]:
     return safe(profile.name) if profile else ("no longer in the session", "$error")
 
 
-def _value(value: float | None) -> Text:
+def _number(value: float) -> str:
     # Small figures (tok/J, a per-stream speed) keep three significant digits.
-    shown = "—" if value is None else f"{value:,.1f}" if abs(value) >= 10 else f"{value:.3g}"
+    return f"{value:,.1f}" if abs(value) >= 10 else f"{value:.3g}"
+
+
+def _value(value: float | None, est: Estimate | None = None) -> Text:
+    """The median, and where runs were repeated their spread and n (`4,319.0 [4,211–4,427] n=2`)."""
+    shown = "—" if value is None else _number(value)
+    if est is not None and est.n > 1:
+        shown += f" [{_number(est.low)}–{_number(est.high)}] n={est.n}"
     return Text(shown, justify="right")
 
 
@@ -92,7 +100,8 @@ class CompareScreen(Screen[None]):
         # The cursor stays on its concurrency when rows come or go (a sweep's point, a merge).
         was_row = table.cursor_row
         was_key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value if table.row_count else None
-        table.border_title = Content.assemble(("Compare ", "bold"), (label, "bold $accent"))
+        table.border_title = Content.assemble(("Compare ", "bold"), (label, "bold $accent"),
+                                              (" (median)", "$foreground-muted"))
         rows = compare_rows(session, self.a, self.b, self.metric)
         variables = self.app.theme_variables
         cells: list[tuple[Text, Text, Text, Text]] = []
@@ -100,11 +109,15 @@ class CompareScreen(Screen[None]):
             change, better = row.change, row.b_is_better
             if change is None:
                 shown = Text("—", justify="right")
+            elif row.within_noise:  # the difference is inside a spread: no side is better
+                shown = Text(f"{change:+.1%} within noise", justify="right",
+                             style="dim")
             else:  # coloured by what is better on this figure: a lower TTFT is a gain
                 role = "" if better is None else "target-met" if better else "target-missed"
                 shown = Text(f"{change:+.1%}", justify="right",
                              style=role_style(variables, role) if role else "")
-            cells.append((Text(str(row.concurrency), justify="right"), _value(row.a), _value(row.b), shown))
+            cells.append((Text(str(row.concurrency), justify="right"), _value(row.a, row.a_est),
+                          _value(row.b, row.b_est), shown))
         if not rows:
             cells.append((Text("—"), Text("no runs"), Text("no runs"), Text("")))
         labels = (Text("conc"), Text(f"A {self.a}", justify="right"), Text(f"B {self.b}", justify="right"),
@@ -134,7 +147,7 @@ class CompareScreen(Screen[None]):
                 parts += ["  ", (safe(text), _DIFF_STYLE[kind]), "\n"]
         best_a = self.session.best_total_tok_s(a.id)
         best_b = self.session.best_total_tok_s(b.id)
-        parts += ["\n", (f"best total tok/s {short_number(best_a) if best_a is not None else '—'} → "
+        parts += ["\n", (f"best point, total tok/s median {short_number(best_a) if best_a is not None else '—'} → "
                          f"{short_number(best_b) if best_b is not None else '—'}", "$foreground-muted")]
         if not rows_shown:
             parts += ["\n", (f"Neither profile has a run with a concurrency and {figure(self.metric).label}.",

@@ -171,10 +171,10 @@ class SearchScreen(Screen[None]):
             widget.update("best: none yet" + (" (no trial has met the constraints)" if search.trial else ""))
             return
         base = next((p for p in self.session.launch if p.id == search.profile), None)
-        spread = f" ± {_num(best.spread)}" if best.spread is not None else ""
         changes = derived_name(search, base, best.first.params).partition(" · ")[2] if base else ""
+        est = best.estimate
         widget.update(Content.assemble(("best: ", "bold"), f"trial {best.first.number} ({best.first.profile}) ",
-                                       (f"{_num(best.mean)}{spread}", "bold $success"),
+                                       (est.text() if est is not None else "—", "bold $success"),
                                        f" over {len(best.values)} launch(es) · ", safe(changes)))
 
     def _plot(self, search: Search) -> None:

@@ -20,7 +20,8 @@ LIVE = {"live/log", "live/server", "live/gpus", "live/topology", "live/metrics",
 TOOLS = {"add_task", "edit_task", "move_task", "link_task", "acknowledge_review", "add_discovery",
          "set_discovery_status", "record_benchmark", "import_bench_serving", "add_launch_profile",
          "mark_profile_working", "record_file", "record_package", "set_last_action", "add_note",
-         "edit_launch_profile", "retire_launch_profile", "add_sweep", "dismiss_finding", "accept_finding"}
+         "edit_launch_profile", "retire_launch_profile", "add_sweep", "dismiss_finding", "accept_finding",
+         "add_target"}
 
 
 @pytest.fixture
@@ -72,6 +73,18 @@ async def test_tool_schemas_come_from_the_session_models(path):
     assert bench["additionalProperties"] is False and "id" not in bench["properties"]
     assert bench["properties"]["concurrency"]["anyOf"][0]["minimum"] == 1
     assert bench["required"] == ["label"]
+
+
+async def test_a_p99_target_is_added_and_read_back_on_p99_with_its_unit_and_spread(path):
+    async with client(path) as c:
+        error, ident = await call(c, "add_target", figure="TTFT p99", comparator="<=", value=2000)
+        targets = json.loads(await read(c, "targets"))
+        bad = await call(c, "add_target", figure="TTFT p42", comparator="<=", value=1)
+    assert not error
+    target = next(t for t in targets if t["id"] == ident)
+    assert target["metric"] == "ttft_p99_ms" and target["describe"] == "TTFT p99 ≤ 2,000 ms"
+    assert (target["figure"], target["statistic"], target["unit"]) == ("TTFT p99", "p99", "ms")
+    assert bad[0] and "'TTFT p42' is not a recorded figure" in bad[1]
 
 
 async def test_moving_a_task_is_saved_journaled_via_assistant_and_shown_on_the_tasks_resource(path):

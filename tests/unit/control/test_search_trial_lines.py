@@ -33,8 +33,8 @@ def test_a_trial_line_shows_flags_objective_spread_and_constraints():
     session, search = _session(trials)
     assert trial_line(session, search, trials[0], "box") == (
         "trial 0 on box ok: --cuda-graph-max-bs 128 · output_tok_s at c=64 4,200 (configuration median 4,300 "
-        "(4,200–4,400, n=2)) · ttft_ms <= 600 ms: met (570)")
-    assert trial_line(session, search, trials[1]).endswith("· ttft_ms <= 600 ms: broken (660)")
+        "(4,200–4,400, n=2)) · TTFT mean ≤ 600 ms: met (570)")
+    assert trial_line(session, search, trials[1]).endswith("· TTFT mean ≤ 600 ms: broken (660)")
     assert "(relaunch of trial 0)" in trial_line(session, search, trials[1])
     assert trial_line(session, search, trials[2]) == (
         "trial 2 crashed: --mem-fraction-static 0.9 · cuda_oom: torch.OutOfMemoryError: CUDA out of memory. "

@@ -32,6 +32,11 @@ def _family(name: str, counts: dict[float, int], labels: str = 'model_name="m"',
     return lines
 
 
+def _figures(fields: dict) -> dict:
+    """The p50 and p99 figures (the tests below predate p90 / p95 and the buckets)."""
+    return {k: v for k, v in fields.items() if k.endswith(("p50_ms", "p99_ms"))}
+
+
 def _page(*families: list[str], requests: int = 0) -> ServerScrape:
     lines = [line for fam in families for line in fam]
     lines += ["# HELP sglang:num_requests_total requests.", "# TYPE sglang:num_requests_total counter",
@@ -46,7 +51,7 @@ def test_only_the_observations_of_the_window_count():
     # during it: 100 first tokens in (0.1, 0.2], 1000 inter-token gaps in (0, 0.1]
     end = _page(_family("time_to_first_token_seconds", {6.4: 100, 0.2: 100}),
                 _family("inter_token_latency_seconds", {0.8: 500, 0.1: 1000}), requests=200)
-    fields = window_fields(start, end)
+    fields = _figures(window_fields(start, end))
     # PromQL's histogram_quantile: linear inside the bucket holding the rank
     assert fields == {"server_ttft_p50_ms": 150.0, "server_ttft_p99_ms": 199.0,
                       "server_itl_p50_ms": 50.0, "server_itl_p99_ms": 99.0}
@@ -76,19 +81,19 @@ def test_a_family_first_seen_at_the_end_counts_from_zero():
     # a fresh server: labelled histograms appear with their first observation
     start = _page(requests=0)
     end = _page(_family("time_to_first_token_seconds", {0.2: 4}), requests=4)
-    assert window_fields(start, end) == {"server_ttft_p50_ms": 150.0, "server_ttft_p99_ms": 199.0}
+    assert _figures(window_fields(start, end)) == {"server_ttft_p50_ms": 150.0, "server_ttft_p99_ms": 199.0}
 
 
 def test_itl_falls_back_to_time_per_output_token_of_0_3():
     start = _page(_family("time_per_output_token_seconds", {}))
     end = _page(_family("time_per_output_token_seconds", {0.2: 4}))
-    assert window_fields(start, end) == {"server_itl_p50_ms": 150.0, "server_itl_p99_ms": 199.0}
+    assert _figures(window_fields(start, end)) == {"server_itl_p50_ms": 150.0, "server_itl_p99_ms": 199.0}
 
 
 def test_the_routers_sglang_underscore_spelling_reads_the_same():
     start = _page(_family("time_to_first_token_seconds", {}, prefix="sglang_"))
     end = _page(_family("time_to_first_token_seconds", {0.4: 2}, prefix="sglang_"))
-    assert window_fields(start, end) == {"server_ttft_p50_ms": 300.0, "server_ttft_p99_ms": 398.0}
+    assert _figures(window_fields(start, end)) == {"server_ttft_p50_ms": 300.0, "server_ttft_p99_ms": 398.0}
 
 
 def test_a_restart_between_start_and_end_gives_no_figures():
@@ -108,7 +113,7 @@ def test_the_main_run_scrape_starts_the_window_and_a_restart_before_it_still_giv
     main = _page(_family("time_to_first_token_seconds", {6.4: 1}), requests=1)
     end = _page(_family("time_to_first_token_seconds", {6.4: 1, 0.2: 8}), requests=9)
     assert window_fields(start, end)["server_ttft_p99_ms"] > 3200  # the warm-up is the p99
-    assert window_fields(start, end, main=main) == {"server_ttft_p50_ms": 150.0, "server_ttft_p99_ms": 199.0}
+    assert _figures(window_fields(start, end, main=main)) == {"server_ttft_p50_ms": 150.0, "server_ttft_p99_ms": 199.0}
     assert window_fields(None, end, main=main) == window_fields(main, end)  # the first read failed
     # the server restarted during the warm-up: the point gets none, as for a restart later
     before = _page(_family("time_to_first_token_seconds", {0.2: 50}), requests=50)
@@ -118,7 +123,7 @@ def test_the_main_run_scrape_starts_the_window_and_a_restart_before_it_still_giv
 def test_missing_families_or_scrapes_leave_fields_unset():
     only_itl = _page(_family("inter_token_latency_seconds", {0.1: 3}))
     later = _page(_family("inter_token_latency_seconds", {0.1: 6}))
-    assert set(window_fields(only_itl, later)) == {"server_itl_p50_ms", "server_itl_p99_ms"}
+    assert set(_figures(window_fields(only_itl, later))) == {"server_itl_p50_ms", "server_itl_p99_ms"}
     assert window_fields(None, later) == {} and window_fields(only_itl, None) == {}
     # no request finished in the window: nothing to say, not zero
     assert window_fields(later, later) == {}
@@ -129,7 +134,12 @@ def test_the_point_watch_carries_them_into_the_benchmark_fields():
     watch.server_start = _page(_family("time_to_first_token_seconds", {}))
     watch.server_end = _page(_family("time_to_first_token_seconds", {0.2: 4}))
     fields = watch.fields(total_tokens=None, duration_s=None)
-    assert fields == {"server_ttft_p50_ms": 150.0, "server_ttft_p99_ms": 199.0}
+    # four first tokens, all in (100, 200] ms: every percentile is that bucket, interpolated in it,
+    # and the record says so (199 ms is the bucket's 99 %, not a measurement of 199 ms)
+    bucket = [100.0, 200.0]
+    assert fields == {"server_ttft_p50_ms": 150.0, "server_ttft_p90_ms": 190.0, "server_ttft_p95_ms": 195.0,
+                      "server_ttft_p99_ms": 199.0,
+                      "server_buckets": {f"server_ttft_{q}_ms": bucket for q in ("p50", "p90", "p95", "p99")}}
 
 
 def test_the_url_is_the_hosts_metrics_url_else_the_servers_port():
@@ -205,7 +215,7 @@ def test_the_figures_are_the_metrics_panes_for_the_same_two_scrapes(pair: str):
     fold = ServerMetricsFold(window_s=60)
     fold.add(a, 0.0)
     pane = fold.add(b, 10.0).latency
-    fields = window_fields(a, b)
+    fields = _figures(window_fields(a, b))
     assert set(fields) == {"server_ttft_p50_ms", "server_ttft_p99_ms", "server_itl_p50_ms", "server_itl_p99_ms"}
     for short in ("ttft", "itl"):
         for q in ("p50", "p99"):

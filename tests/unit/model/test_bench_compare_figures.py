@@ -32,14 +32,24 @@ def test_every_figure_the_issue_names_can_be_compared():
     assert figure(Metric.OUTPUT_TOK_S).label == "output tok/s"  # the chart's metric opens its figure
 
 
-def test_a_latency_compares_each_profiles_lowest_run_and_a_lower_b_is_better():
+def test_a_latency_compares_each_profiles_median_and_a_lower_b_is_better_beyond_the_spread():
     s = Session(launch=[_p("l1"), _p("l2")], benchmarks=[
-        _b(1, "l1", 8, ttft_p99_ms=900.0), _b(2, "l1", 8, ttft_p99_ms=700.0),  # a re-run that did better
+        _b(1, "l1", 8, ttft_p99_ms=900.0), _b(2, "l1", 8, ttft_p99_ms=700.0),  # a re-run: the median of the two
         _b(3, "l2", 8, ttft_p99_ms=350.0), _b(4, "l2", 16, ttft_p99_ms=2000.0)])
     rows = compare_rows(s, "l1", "l2", "ttft_p99_ms")
-    assert [(r.concurrency, r.a, r.b) for r in rows] == [(8, 700.0, 350.0), (16, None, 2000.0)]
-    assert rows[0].change == pytest.approx(-0.5) and rows[0].b_is_better is True
+    assert [(r.concurrency, r.a, r.b) for r in rows] == [(8, 800.0, 350.0), (16, None, 2000.0)]
+    assert rows[0].change == pytest.approx(-0.5625) and rows[0].b_is_better is True  # 450 ms > A's 200 ms spread
     assert compare_rows(s, "l2", "l1", "ttft_p99_ms")[0].b_is_better is False
+
+
+def test_a_difference_inside_a_spread_is_within_noise_with_the_figures():
+    s = Session(launch=[_p("l1"), _p("l2")], benchmarks=[
+        _b(1, "l1", 8, total_tok_s=4211.0), _b(2, "l1", 8, total_tok_s=4427.0),
+        _b(3, "l2", 8, total_tok_s=4400.0), _b(4, "l2", 8, total_tok_s=4500.0)])
+    (row,) = compare_rows(s, "l1", "l2", "total_tok_s")
+    assert row.b_is_better is None and row.within_noise
+    assert row.verdict_text("tok/s") == ("within noise: +3.0% (4,450 vs 4,319 tok/s; spread B 100 (n=2), "
+                                         "A 216 (n=2))")
 
 
 def test_tok_per_joule_and_power_read_what_the_sweep_recorded():

@@ -74,7 +74,9 @@ def numeric_fields(model: type[BaseModel] = Session, seen: set[type] | None = No
 
 def full_session() -> Session:
     """One record of every kind, every numeric field set (datasets each set their own)."""
-    bench_numbers = {name: 1 for name, info in Benchmark.model_fields.items() if _numeric(info.annotation)}
+    bench_numbers: dict[str, Any] = {name: 1 for name, info in Benchmark.model_fields.items()
+                                     if _numeric(info.annotation)}
+    bench_numbers["server_buckets"] = {"server_ttft_p99_ms": [10.0, 20.0]}  # a histogram bucket's bounds
     return Session(
         goal=Goal(targets=[Target(id="g1", metric=Metric.OUTPUT_TOK_S, value=100, concurrency_min=1,
                                   concurrency_max=8)]),
@@ -83,7 +85,7 @@ def full_session() -> Session:
         launch=[LaunchProfile(id="l1", name="b", command="python -m sglang.launch_server --bs 4", host="box")],
         benchmarks=[Benchmark(id="b1", label="run", **bench_numbers)],
         sweeps=[
-            Sweep(id="s1", name="s", prompts=10, request_rate=2.0, range_ratio=0.5),
+            Sweep(id="s1", name="s", prompts=10, request_rate=2.0, range_ratio=0.5, repeats=2),
             Sweep(id="s2", name="s", dataset=SweepDataset.SHAREGPT, sharegpt_context_len=4096),
             Sweep(id="s3", name="s", dataset=SweepDataset.GENERATED_SHARED_PREFIX, gsp_num_groups=2,
                   gsp_prompts_per_group=2, gsp_system_prompt_len=10, gsp_question_len=10, gsp_output_len=10),
@@ -93,7 +95,7 @@ def full_session() -> Session:
         prometheus=[PrometheusSource(name="p", url="http://p", rate_window_s=10)],
         ui=UiState(scroll={"tasks": 3}),
         searches=[Search(
-            id="q1", name="q", profile="l1", sweep="s1", at_concurrency=8, constraints=["g1"], hosts=["box"],
+            id="q1", name="q", profile="l1", sweep="s1", at_concurrency=8, seed=1, constraints=["g1"], hosts=["box"],
             ports={"box": 30000}, space={"--mem-fraction-static": Stepped(low=0.8, high=0.9, step=0.05),
                                          "--bs": [4, 8.5]},
             trial=[SearchTrial(number=0, params={"--bs": 4}, value=1.0, constraints=[0.1], power_mean_w=1.0,

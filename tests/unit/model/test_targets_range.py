@@ -19,7 +19,7 @@ def test_a_latency_ceiling_is_broken_by_any_run_in_range():
     score = score_target(TTFT, [_bench("b1", 2, ttft_ms=400), _bench("b2", 32, ttft_ms=5000)])
     assert not score.met
     assert score.breaking is not None and score.breaking.id == "b2" and score.best_value == 5000
-    assert score.breaking_text() == "b2 at c=32: 5000"
+    assert score.breaking_text() == "b2 at c=32: 5,000 ms (one run, no spread)"
 
 
 def test_a_run_outside_the_range_does_not_break_it():
@@ -66,5 +66,5 @@ def test_the_handoff_names_the_run_that_breaks_it():
                       benchmarks=[_bench("b1", 2, ttft_ms=400), _bench("b2", 32, ttft_ms=5000)])
     session.goal.targets = [TTFT]
     text = render_handoff(session)
-    row = next(line for line in text.splitlines() if line.startswith("| ttft_ms"))
-    assert "not met: b2 at concurrency 32 breaks it" in row and "| 5,000 |" in row
+    row = next(line for line in text.splitlines() if line.startswith("| TTFT mean"))
+    assert "not met: b2 at concurrency 32 breaks it" in row and "| 5,000 ms (one run, no spread) |" in row

@@ -34,6 +34,10 @@ def test_record_of_sglang_source_gives_the_benchmark_fields() -> None:
         # number in flight (1061.6 / 15.87)
         "ttft_median_ms": 388.0, "itl_median_ms": 14.2, "e2e_p99_ms": 15602.9, "max_concurrent_requests": 16,
         "output_tok_s_per_stream": 66.894,
+        # every percentile the record holds, each from its own key (p90_ttft_ms, median_tpot_ms, ...)
+        "ttft_p90_ms": 520.4, "ttft_p95_ms": 560.0, "itl_p90_ms": 15.1, "itl_p95_ms": 15.9,
+        "tpot_median_ms": 14.66, "tpot_p90_ms": 14.8, "tpot_p95_ms": 14.85, "tpot_p99_ms": 14.95,
+        "e2e_median_ms": 15401.2, "e2e_p90_ms": 15530.0, "e2e_p95_ms": 15561.3,
     }
     Benchmark(id="b1", label="x", **fields)  # every value is one the model takes
 
@@ -42,6 +46,13 @@ def test_parser_reads_only_keys_sglang_writes() -> None:
     keys = set(json.loads(RECORD_TEXT))
     assert set(RECORD_FIELDS) <= keys and "max_concurrent_requests" in keys
     assert {"max_concurrency", "dataset_name", "completed", "total_input_tokens", "total_output_tokens"} <= keys
+    assert "request_goodput" not in keys  # sglang's client reports no goodput: none is made up
+
+
+def test_goodput_where_the_client_reports_it() -> None:
+    # vLLM's benchmark_serving with --goodput writes `request_goodput` (req/s within its SLOs)
+    record = {**json.loads(RECORD_TEXT), "request_goodput": 0.82}
+    assert record_fields(record)["request_goodput"] == 0.82
 
 
 def test_counts_for_tokens_per_joule() -> None:

@@ -48,8 +48,11 @@ def test_the_seed_numbers_are_all_there():
 
 def test_targets_are_scored_from_benchmarks():
     goal = _section(render_handoff(load_session(EXAMPLE_SESSION)), "## 1. Goal")
-    assert re.search(r"1k\+ total tok/s .*\| 3,740 \| b1 .*\| met \|", goal)
-    assert re.search(r">100 tok/s single/dual stream .*\| 8 \| b3 .*\| not met: b3 at concurrency 1 breaks it \|", goal)
+    # the figure with its statistic and unit; the value a point's median with its spread
+    assert re.search(r"1k\+ total tok/s \(`total tok/s ≥ 1,000 tok/s`\) \| 3,740 tok/s \(one run, no spread\) "
+                     r"\| b1 .*\| met \|", goal)
+    assert re.search(r">100 tok/s single/dual stream .*\| 8 tok/s \(one run, no spread\) \| b3 .*"
+                     r"\| not met: b3 at concurrency 1 breaks it \|", goal)
 
 
 def test_hypotheses_are_kept_apart_from_confirmed_findings():

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 from textual.widget import Widget
 from textual.widgets import Select
 
+from cockpit.model.bench.figures import FIGURES
 from cockpit.model.enums import Comparator, GpuSource, Metric
 from cockpit.model.session import Goal, Host, Instruction, Target
 from cockpit.ui.screens.forms.form_base import (
@@ -65,7 +66,8 @@ class GoalForm(FormScreen[dict[str, Any]]):
 
 
 class TargetForm(FormScreen[dict[str, Any]]):
-    """A target on a benchmark metric, optionally only over a concurrency range."""
+    """A target on any recorded figure and statistic (its unit follows from the figure),
+    optionally only over a concurrency range."""
 
     NUMBERS = ("value", "concurrency_min", "concurrency_max")
 
@@ -76,12 +78,13 @@ class TargetForm(FormScreen[dict[str, Any]]):
 
     def compose_fields(self) -> Iterable[Widget]:
         t = self.target
-        yield from self.row("metric", "Metric", choice_input((m.value for m in Metric),
-                                                        t.metric.value if t else Metric.TOTAL_TOK_S.value))
+        # the figure with its statistic and unit (`TTFT p99 (ms)`): a target is judged on exactly that
+        options = [(f"{f.name} ({f.unit})", f.metric.value) for f in FIGURES]
+        yield from self.row("metric", "Figure", Select(options, allow_blank=False, compact=True,
+                                                       value=t.metric.value if t else Metric.TOTAL_TOK_S.value))
         yield from self.row("comparator", "Comparator", choice_input((c.value for c in Comparator),
                                                                 t.comparator.value if t else Comparator.GE.value))
         yield from self.row("value", "Value", line_input(f"{t.value:g}" if t else "", "e.g. 1000"))
-        yield from self.row("unit", "Unit", line_input(t.unit if t else "", "optional, e.g. tok/s"))
         yield from self.row("concurrency_min", "Conc. from", line_input(t.concurrency_min if t else "", "any"))
         yield from self.row("concurrency_max", "Conc. to", line_input(t.concurrency_max if t else "", "any"))
         yield from self.row("label", "Label", line_input(t.label if t else "", "optional short name"))
@@ -91,7 +94,6 @@ class TargetForm(FormScreen[dict[str, Any]]):
         out: dict[str, Any] = {
             "metric": Metric(str(self.query_one("#field-metric", Select).value)),
             "comparator": Comparator(str(self.query_one("#field-comparator", Select).value)),
-            "unit": self.text("unit") or None,
             "label": self.text("label") or None,
         }
         for name in self.NUMBERS:

@@ -24,6 +24,7 @@ _NUMBERS: dict[str, tuple[str, str, bool]] = {
     "range_ratio": ("Range ratio", "random / random-ids: length spread, 0-1 (1: fixed)", False),
     "prompts": ("Prompts / point", "empty: prompts per concurrency x concurrency", True),
     "prompts_per_concurrency": ("Prompts per conc.", "4 unless set", False),
+    "repeats": ("Repeats", "runs of each point, 1 unless set (3: a median and its spread)", True),
     "request_rate": ("Request rate", "requests/s; empty: all at once", False),
     "sharegpt_context_len": ("Context len", "sharegpt: drop longer requests", True),
     "gsp_num_groups": ("GSP groups", "generated-shared-prefix: system prompt groups", True),
@@ -103,7 +104,7 @@ class SweepForm(FormScreen[dict[str, Any]]):
             errors["extra_args"] = f"unbalanced quotes ({exc})"
         for name in _OWN - set(fields_of(dataset)):  # another dataset's fields: not this sweep's
             out[name] = False if name == "use_trace_timestamps" else None
-        for name in ("input_len", "output_len", "range_ratio", "prompts_per_concurrency"):
+        for name in ("input_len", "output_len", "range_ratio", "prompts_per_concurrency", "repeats"):
             if out.get(name) is None:  # empty: the model's default
                 out.pop(name, None)
         if errors:

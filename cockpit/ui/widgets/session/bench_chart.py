@@ -88,6 +88,9 @@ class ChartPlot(PlotextPlot):
             xs = [x_of(p.concurrency) for p in line.points]
             ys = [p.value for p in line.points]
             plt.plot(xs, ys, color=colour, marker="braille")
+            for p in line.points:  # a point run more than once: its spread as a bar
+                if p.n > 1 and p.low is not None and p.high is not None and p.high > p.low:
+                    plt.plot([x_of(p.concurrency)] * 2, [p.low, p.high], color=colour, marker="│")
             plt.scatter(xs, ys, color=colour, marker="•")
         for line in data.series:  # the stars: one scatter per winning profile
             won = [b for b in data.best if b.key == line.key]
@@ -144,6 +147,9 @@ class BenchChart(Vertical):
             (METRIC_LABELS[data.metric], "bold"),
             (f" · {len(data.series)} profile(s), {points} point(s)", "$foreground-muted"),
         ]
+        most = max((p.n for s in data.series for p in s.points), default=1)
+        if most > 1:
+            parts.append((f" · a point is the median of its runs (up to {most}), │ its spread", "$foreground-muted"))
         if data.unplotted:
             parts.append((f" · {data.unplotted} without concurrency or value", "$foreground-muted"))
         if data.empty:

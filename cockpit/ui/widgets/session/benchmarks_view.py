@@ -14,6 +14,8 @@ from textual.dom import DOMNode
 from textual.widgets import DataTable, Static
 
 from cockpit.model.bench.bench_series import chart_data, next_metric
+from cockpit.model.bench.estimate import estimates
+from cockpit.model.bench.figures import figure_of, format_value
 from cockpit.model.bench.targets import TargetScore
 from cockpit.model.enums import Metric
 from cockpit.model.session import Benchmark, Session
@@ -55,7 +57,8 @@ COLUMNS: tuple[tuple[str, str, Callable[[Benchmark], Any], Callable[[Benchmark],
 SORT_KEYS = [key for key, *_ in COLUMNS]
 # The column a target's metric is read from (the rest have none in the table).
 TARGET_COLUMN = {Metric.TOTAL_TOK_S: "total_tok_s", Metric.OUTPUT_TOK_S: "output_tok_s",
-                 _PER_STREAM: "per_stream", Metric.TTFT_MS: "ttft_ms", Metric.ITL_MS: "itl_ms"}
+                 _PER_STREAM: "per_stream", Metric.TTFT_MS: "ttft_ms", Metric.ITL_MS: "itl_ms",
+                 Metric.TTFT_P99_MS: "ttft_p99", Metric.OUTPUT_TOK_PER_JOULE: "out_tok_j"}
 TUNED_ON = ("concurrency", "power", "out_tok_j", "ttft_p99")
 """What a person tunes against, right after the judged columns: 80 columns keep the
 concurrency, a wide terminal shows power, output tok/J and TTFT p99 too."""
@@ -92,6 +95,9 @@ class BenchmarksView(Vertical):
         self.chart_metric = Metric.TOTAL_TOK_S
         """The throughput the chart shows (view state: `ui.selection["benchmarks.chart"]`)."""
         self._order: list[str] = []
+        self._point_metric: Metric | None = None
+        """The figure the `point` column shows (the first target's, else total tok/s); None: no
+        point has more than one run, and the column is not shown."""
 
     def compose(self) -> ComposeResult:
         yield Static("", id="bench-caption")
@@ -130,6 +136,8 @@ class BenchmarksView(Vertical):
         # The target mark comes right after the id, so it is never scrolled off.
         table.add_column("id", key="id")
         table.add_column("best", key="best")
+        if self._point_metric is not None:  # a point run more than once: its median and spread per row
+            table.add_column(Text(f"point: {figure_of(self._point_metric).name} median [spread] n"), key="point")
         for key in order[1:]:
             table.add_column(headers[key], key=key)
 
@@ -184,12 +192,23 @@ class BenchmarksView(Vertical):
         sort_value = next(col[3] for col in COLUMNS if col[0] == self.sort_key)
         rows = sorted(self._session.benchmarks, key=sort_value, reverse=self.sort_reverse)
         order = column_order(self._scores)
-        if order != self._order:
+        point_metric = self._scores[0].target.metric if self._scores else Metric.TOTAL_TOK_S
+        found = estimates(self._session.benchmarks, lambda b: b.metric(point_metric))
+        point_of = {run: est for est in found.values() for run in est.runs}
+        shown_metric = point_metric if any(est.n > 1 for est in found.values()) else None
+        if order != self._order or shown_metric != self._point_metric:
+            self._point_metric = shown_metric
             self._set_columns(order)
         table.clear()
         cell_of = {key: cell for key, _header, cell, _sort in COLUMNS}
         for bench in rows:
             cells = [cell_of[key](bench) for key in order]
+            if shown_metric is not None:
+                est = point_of.get(bench.id)
+                cells.insert(1, Text("—" if est is None else
+                                     f"{format_value(est.median)} [{format_value(est.low)}–{format_value(est.high)}] "
+                                     f"n={est.n}" if est.n > 1 else f"{format_value(est.median)} n=1",
+                                     justify="right"))
             marks = best.get(bench.id, [])
             mark = Text("")
             if marks:
@@ -207,7 +226,7 @@ class BenchmarksView(Vertical):
         arrow = "↓" if self.sort_reverse else "↑"
         self.query_one("#bench-caption", Static).update(Content.assemble(
             (f"{len(rows)} benchmarks", "bold"), (f" · sorted by {header} {arrow}", "$foreground-muted"),
-            (" · ★ best for a target, ✗ breaks one (", "$foreground-muted"), ("met", "$target-met"),
+            (" · ★ the median run of a target's point, ✗ breaks one (", "$foreground-muted"), ("met", "$target-met"),
             (" / ", "$foreground-muted"),
             ("not yet", "$target-missed"), (")", "$foreground-muted")))
 

@@ -51,14 +51,25 @@ def _range_rule(score: TargetScore) -> Parts:
     """How the target reads its runs, and the run that breaks it (every-run targets)."""
     if not score.every_run:
         return []
-    parts: Parts = ["\n", ("held at every concurrency of its range: each run of a profile in it must meet it",
-                           "$foreground-muted")]
+    parts: Parts = ["\n", ("held at every concurrency of its range: each point of a profile in it (the median "
+                            "of its runs) must meet it", "$foreground-muted")]
     run = score.breaking
     if run is not None:
         where = f" at concurrency {run.concurrency}" if run.concurrency is not None else ""
         profile = f" (profile {run.profile})" if run.profile else ""
         parts += ["\n", ("Broken by ", "bold $target-missed"), (run.id, "bold"), f" {safe(run.label)}{profile}{where}: ",
-                  (f"{score.best_value:g}", "bold $target-missed")]
+                  (score.value_text(), "bold $target-missed")]
+    return parts
+
+
+def _judged_on(score: TargetScore) -> Parts:
+    """What the target reads: which figure of each run, and the point's median over its runs."""
+    fig = score.target.figure
+    who = "the server's histogram" if fig.server else "the bench client"
+    parts: Parts = ["\n", (f"judged on each run's {fig.name} ({who}), a point's median over its runs",
+                           "$foreground-muted")]
+    if score.estimate is not None:
+        parts += ["\n", ("Estimate ", "bold"), score.value_text()]
     return parts
 
 
@@ -150,6 +161,7 @@ class SetupView(ListDetailView):
                 parts += [(f"Target {target.id}", "bold underline $primary"), "\n", safe(target.describe())]
                 if score is not None:
                     parts += ["\n\n", *describe(score)]
+                    parts += _judged_on(score)
                     parts += _range_rule(score)
                 parts += ["\n\n", ("e edits · d deletes", "$foreground-muted")]
         elif kind == "instruction":
