@@ -196,6 +196,17 @@ class CockpitApp(LiveFeeds):
             self._early_keys = True
         await super().on_event(event)
 
+    def on_key(self, event: events.Key) -> None:
+        """A printable key that no binding where the focus is takes says so (issue 39: a `/`
+        on the board did nothing and said nothing, so the letters after it ran as board
+        commands). The App sees a key only when no widget on the way up took it."""
+        if not event.is_printable or event.key in self.screen.active_bindings:
+            return
+        if self.screen is not self.main_screen:
+            return
+        where = self.main_screen.focused_key() or "this tab"
+        self.notify(f"{event.character!r} does nothing in {where} · ? lists its keys", timeout=2)
+
     def _session_changed(self) -> None:
         """The controller's one signal: the session changed (edit, undo, merge)."""
         if self.screen_stack and isinstance(self.screen_stack[0], MainScreen):

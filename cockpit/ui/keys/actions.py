@@ -112,6 +112,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
     _A("search.open", "screen", "Q", "open_search", "search", "Open search view",
        "The search over launch configurations: trials, best so far, Pareto plot; start, pause, resume, stop"),
     # several hosts: bound on the screen so they work from any pane of the main tab
+    _A("log.search-anywhere", "screen", "slash", "search_log", "log", "Search log (any pane)",
+       "Search the server log from any pane: the log takes the focus and asks for the pattern", False, "/"),
     _A("log.next-host", "screen", "H", "next_log_host", "log", "Next host",
        "Show the next host's log (and its server metrics); in the metrics pane, the next host's metrics",
        True),

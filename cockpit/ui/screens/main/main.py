@@ -277,6 +277,13 @@ class MainScreen(MainViewState):
     def action_toggle_alert_bell(self) -> None:
         self.port.toggle_alert_bell()
 
+    def action_search_log(self) -> None:
+        """`/` where the focused pane has no search of its own: the log's (issue 39: `/` on the
+        board did nothing, and the pattern typed next ran as board commands)."""
+        self.action_show_tab("main", focus=False)
+        self.focus_pane("log")
+        self.shown_pane("log").action_search()  # type: ignore[attr-defined]
+
     def action_open_search(self) -> None:
         from cockpit.ui.screens.search import SearchScreen
 

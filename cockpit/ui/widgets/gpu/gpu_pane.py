@@ -55,6 +55,7 @@ from cockpit.ui.render.gpu_spark import Point
 from cockpit.ui.safe_text import inert_renderable, plain
 from cockpit.ui.theme.themes import role_style
 from cockpit.ui.widgets.chrome.age_mark import show_age
+from cockpit.ui.widgets.chrome.focus_mark import FocusMarked
 from cockpit.ui.widgets.chrome.redraw_once import RedrawOnce
 from cockpit.ui.widgets.chrome.strip_lines import StripLines
 
@@ -64,7 +65,7 @@ FULL_MIN_WIDTH = 100
 MAX_NOTES = 4
 
 
-class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
+class GpuPane(FocusMarked, RedrawOnce, VerticalScroll, can_focus=True):
     DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text(encoding="utf-8")
 
     def __init__(self, *, id: str | None = None, history_points: int = 900,

@@ -46,6 +46,7 @@ from cockpit.model.log_view import LogViewState
 from cockpit.ui.keys.actions import bindings_for
 from cockpit.ui.safe_text import safe
 from cockpit.ui.widgets.chrome.age_mark import show_age
+from cockpit.ui.widgets.chrome.focus_mark import FocusMarked
 from cockpit.ui.widgets.log.log_buffer import LogBuffer, Matcher, compile_pattern, pattern_note
 from cockpit.ui.widgets.log.log_metrics_strip import LogMetricsStrip
 from cockpit.ui.widgets.log.log_pane_keys import LogPaneKeys
@@ -54,7 +55,7 @@ from cockpit.ui.widgets.log.log_view import LogLinesView
 NO_SOURCE = "no source configured"
 
 
-class LogPane(LogPaneKeys, Vertical, can_focus=True):
+class LogPane(FocusMarked, LogPaneKeys, Vertical, can_focus=True):
     BINDINGS = bindings_for("log")
     DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text(encoding="utf-8")
 
