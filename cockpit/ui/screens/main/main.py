@@ -137,8 +137,7 @@ class MainScreen(MainViewState):
         self.refresh_header()
 
     def render_hidden_tabs(self) -> None:
-        # Not the handoff: its Markdown widget mounts a block per paragraph (15,000 for a
-        # 5,000-task session, seconds of work); it is rendered when its tab is shown.
+        # Not the handoff: it is made (in a thread) when its tab is shown.
         board = self.query_one(TaskBoard)
         if board.partial:
             board.show(self._shown)
@@ -169,9 +168,7 @@ class MainScreen(MainViewState):
         elif tab == "last":
             self.query_one(LastActionView).show(session)
         elif tab == "handoff":
-            from cockpit.store.handoff_md import render_handoff
-
-            self.query_one(HandoffView).show(render_handoff(session))
+            self.query_one(HandoffView).render_from(session)
 
     def refresh_header(self) -> None:
         app = self.port
