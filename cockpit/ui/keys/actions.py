@@ -99,6 +99,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
        "Focus the next pane of the main tab (switches pane when narrow)"),
     _A("view.next-theme", "screen", "ctrl+t", "next_theme", "view", "Next theme",
        "Switch to the next cockpit theme (saved in the session)"),
+    _A("view.dismiss-toasts", "screen", "escape", "dismiss_toasts", "view", "Dismiss messages",
+       "Take down the messages (toasts) shown now", False, "esc"),
     _A("view.dismiss-banner", "screen", "x", "dismiss_banner", "view", "Dismiss banner",
        "Hide the 'where you left off' banner"),
     _A("experiment.sweep", "screen", "B", "app.run_sweep", "experiment", "Run sweep",

@@ -251,6 +251,9 @@ class MainScreen(MainViewState):
     def action_next_theme(self) -> None:
         self.port.next_theme()
 
+    def action_dismiss_toasts(self) -> None:
+        self.app.clear_notifications()
+
     def action_dismiss_banner(self) -> None:
         self.banner_dismissed = True
         self.query_one(LeftOffBanner).display = False
