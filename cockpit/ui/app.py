@@ -50,6 +50,10 @@ from cockpit.ui.port import CockpitPort
 from cockpit.ui.screens.main.main import MainScreen
 
 
+RECHECK_S = 1.0
+"""How often the shown server states are checked against what runs (a search's, another writer's)."""
+
+
 class CockpitApp(LiveFeeds):
     CSS_PATH = Path(__file__).with_name("global.tcss")
     TITLE = "cockpit"
@@ -71,7 +75,7 @@ class CockpitApp(LiveFeeds):
         theme: str | None = None,
         theme_dirs: list[Path] | None = None,
         keymap: dict[str, str] | None = None,
-        watch_interval_s: float | None = 1.5,
+        watch_interval_s: float | None = 1.0,
         attach_servers: bool = False,
         disk_sig: DiskSignature | None = None,
     ) -> None:
@@ -177,6 +181,7 @@ class CockpitApp(LiveFeeds):
         if self.watch_interval_s:
             self.watch_session_file()
         self.experiment.say_cut_short()
+        self.set_interval(RECHECK_S, self.experiment.recheck)
         self.findings_watch.start()
         if self.attach_servers and self.editor.session.launch:
             self.run_worker(self.experiment.attach(), group="experiment-attach", exit_on_error=False,
