@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT / "tests" / "ui"))
 
 from bench_common import timed  # noqa: E402
+
 from sweep_sessions import sweep_session  # noqa: E402
 from tui_support import make_app  # noqa: E402
 
@@ -85,7 +86,8 @@ async def _one_run(path: Path, size: tuple[int, int]) -> dict[str, float]:
             await pilot.pause(0.005)
         written = time.perf_counter() - start
     return {"key_after_4_ms": other * 1000, "key_after_4_cpu_ms": other_cpu * 1000,
-            "key_after_0_cpu_ms": key_cpu * 1000, "key_after_0_ms": key_after * 1000, "text_shown_ms": shown * 1000, "W_written_ms": written * 1000}
+            "key_after_0_cpu_ms": key_cpu * 1000, "key_after_0_ms": key_after * 1000,
+            "text_shown_ms": shown * 1000, "W_written_ms": written * 1000}
 
 
 def main() -> None:

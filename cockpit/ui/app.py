@@ -49,7 +49,6 @@ from cockpit.ui.messages import LiveItemReceived, ServerStartRequested, ServerSt
 from cockpit.ui.port import CockpitPort
 from cockpit.ui.screens.main.main import MainScreen
 
-
 RECHECK_S = 1.0
 """How often the shown server states are checked against what runs (a search's, another writer's)."""
 

@@ -5,6 +5,7 @@ board needs a second press, and a stray `u` in a burst never loses a person's te
 from __future__ import annotations
 
 import pytest
+
 from tui_support import keys_for, make_app, screen_text, task, until
 
 from cockpit.ui.screens.forms.forms import TaskForm
@@ -21,7 +22,10 @@ def _titled_lines(text: str) -> list[str]:
     return [line for line in text.splitlines() if MARK.strip() in line]
 
 
-@pytest.mark.parametrize("theme", ["textual-dark", "textual-light", *sorted(t.name for t in load_themes([shipped_theme_dir()])[0])])
+SHIPPED = sorted(t.name for t in load_themes([shipped_theme_dir()])[0])
+
+
+@pytest.mark.parametrize("theme", ["textual-dark", "textual-light", *SHIPPED])
 async def test_the_focused_pane_is_marked_in_a_plain_capture_in_every_theme(session_path, theme):
     app = make_app(session_path)
     async with app.run_test(size=(120, 40)) as pilot:

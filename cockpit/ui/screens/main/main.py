@@ -168,7 +168,9 @@ class MainScreen(MainViewState):
         elif tab == "last":
             self.query_one(LastActionView).show(session)
         elif tab == "handoff":
-            self.query_one(HandoffView).render_from(session)
+            from cockpit.store.handoff_md import render_handoff
+
+            self.query_one(HandoffView).render_from(session, render_handoff)
 
     def refresh_header(self) -> None:
         app = self.port

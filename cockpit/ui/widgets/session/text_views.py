@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
@@ -100,8 +102,9 @@ class HandoffView(TextView):
         self.shown_whole = False
         """The latest document asked for is on the tab (tests and the benchmark wait on it)."""
 
-    def render_from(self, session: Session) -> None:
-        """Make the handoff of `session` off the UI thread, then show it (the newest ask wins)."""
+    def render_from(self, session: Session, make_text: Callable[[Session], str]) -> None:
+        """`make_text(session)` (the screen's: store/handoff_md.py) off the UI thread, then
+        show it (the newest ask wins)."""
         self._generation += 1
         self.shown_whole = False
         if not self._source:
@@ -109,9 +112,7 @@ class HandoffView(TextView):
         generation = self._generation
 
         def make() -> None:
-            from cockpit.store.handoff_md import render_handoff
-
-            text = render_handoff(session)
+            text = make_text(session)
             self.app.call_from_thread(self._shown, generation, text)
 
         self.run_worker(make, thread=True, group="handoff", name="handoff render")
