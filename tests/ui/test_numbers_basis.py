@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from textual.widgets import Static
+
 from tui_support import make_app, screen_text, until
 
 from cockpit.model.session import LaunchProfile, Package, Session
