@@ -174,7 +174,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
        "Move the task down within its column"),
     _A("tasks.add", "tasks", "a", "add", "tasks", "Add", "Add a task to the selected column", True),
     _A("tasks.edit", "tasks", "e", "edit", "tasks", "Edit", "Edit the selected task", True),
-    _A("tasks.delete", "tasks", "d", "delete", "tasks", "Delete", "Delete the selected task (undo brings it back)"),
+    _A("tasks.delete", "tasks", "d", "delete", "tasks", "Delete", "Delete the selected task: d again to confirm (undo brings it back)"),
     _A("tasks.link", "tasks", "c", "link", "tasks", "Link discoveries",
        "Choose the discoveries the task rests on"),
     _A("tasks.reviewed", "tasks", "r", "acknowledge", "tasks", "Acknowledge review",

@@ -115,7 +115,8 @@ class HandoffView(TextView):
             text = make_text(session)
             self.app.call_from_thread(self._shown, generation, text)
 
-        self.run_worker(make, thread=True, group="handoff", name="handoff render")
+        # (exit_on_error off: an app that closes while it is made loses nothing but this)
+        self.run_worker(make, thread=True, group="handoff", name="handoff render", exit_on_error=False)
 
     def _shown(self, generation: int, text: str) -> None:
         if generation == self._generation:
