@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from tmux_driver import cockpit_program, tmux  # noqa: F401  (tmux is the fixture)
 
 from cockpit.store.toml_store import load_session
@@ -61,9 +62,9 @@ def test_a_day_of_keys_with_stray_ones(tmux, tmp_path, size):  # noqa: F811
         before = tmux.screen()
         if on_board(before):
             break
+        was = marked(before)
         tmux.keys("w")
-        tmux.wait_until(lambda s, was=marked(before): s.count("▶") == 1 and marked(s) != was,
-                        "the next pane marked", timeout=10)
+        tmux.wait_until(lambda s, was=was: s.count("▶") == 1 and marked(s) != was, "the next pane marked", timeout=10)
     tmux.wait_until(on_board, "the board focused", timeout=10)
     tmux.keys("d")
     tmux.wait_for("Press d again")
