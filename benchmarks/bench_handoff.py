@@ -8,7 +8,9 @@ The session is the chart tests' (tests/ui/sweep_sessions.py: the example campaig
   render      render_handoff(session) alone (store/handoff_md.py), synchronous;
   0 then 1    from pressing `0` (first visit of the tab) until the key after it (`1`) has
               switched the tab back and the frame is drawn; goal under 200 ms;
-  text shown  from pressing `0` until the handoff's last line is on the tab (off the UI thread);
+  text shown  from pressing `0` until the document is on the tab (made off the UI thread);
+  UI thread   the made document put on the tab and the next frame drawn: what a key waits
+              behind at most once the tab is shown (the goal's part that is the handoff's);
   W written   from pressing `W` on the tab until the file is on disk.
 Medians of --runs (each run a fresh app), in wall time and, for the key after a tab, in
 this process's CPU time too (on a machine whose cores are shared, wall time also counts
@@ -80,12 +82,21 @@ async def _one_run(path: Path, size: tuple[int, int]) -> dict[str, float]:
         while not view.shown_whole:
             await pilot.pause(0.005)
         shown = time.perf_counter() - start
+        # the UI thread's own share of the tab: the made document put on it and a frame drawn
+        text = view._source
+        view.show("")
+        await pilot.pause(0)
+        start, cpu = time.perf_counter(), time.process_time()
+        view.show(text)
+        await pilot.pause(0)
+        on_ui, on_ui_cpu = time.perf_counter() - start, time.process_time() - cpu
         start = time.perf_counter()
         await pilot.press("W")
         while not target.exists():
             await pilot.pause(0.005)
         written = time.perf_counter() - start
-    return {"key_after_4_ms": other * 1000, "key_after_4_cpu_ms": other_cpu * 1000,
+    return {"ui_thread_show_ms": on_ui * 1000, "ui_thread_show_cpu_ms": on_ui_cpu * 1000,
+            "key_after_4_ms": other * 1000, "key_after_4_cpu_ms": other_cpu * 1000,
             "key_after_0_cpu_ms": key_cpu * 1000, "key_after_0_ms": key_after * 1000,
             "text_shown_ms": shown * 1000, "W_written_ms": written * 1000}
 
@@ -109,12 +120,16 @@ def main() -> None:
     rows = [("render_handoff", render_ms), ("4 then 1 (Benchmarks, to compare)", med["key_after_4_ms"]),
             ("  CPU of it", med["key_after_4_cpu_ms"]),
             ("0 then 1 (key after 0)", med["key_after_0_ms"]), ("  CPU of it", med["key_after_0_cpu_ms"]),
+            ("text put on the tab (UI thread)", med["ui_thread_show_ms"]), ("  CPU of it", med["ui_thread_show_cpu_ms"]),
             ("0 until the text is shown", med["text_shown_ms"]), ("W until the file is written", med["W_written_ms"])]
     print(f"handoff: {len(session.benchmarks)} benchmarks, {len(text.splitlines())} lines; "
           f"median of {args.runs} runs, ms, at {args.size}")
     for name, ms in rows:
         print(f"  {name:<34} {ms:8.1f} ms")
-    print(f"  goal: key after 0 < {GOAL_MS:.0f} ms: {'met' if med['key_after_0_ms'] < GOAL_MS else 'NOT met'}")
+    print(f"  goal: key after 0 < {GOAL_MS:.0f} ms: {'met' if med['key_after_0_ms'] < GOAL_MS else 'NOT met'} "
+          f"(pilot's own key handling included: another tab's key took {med['key_after_4_ms']:.0f} ms here); "
+          f"the handoff's UI-thread work < {GOAL_MS:.0f} ms: "
+          f"{'met' if med['ui_thread_show_ms'] < GOAL_MS else 'NOT met'}")
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "handoff.json").write_text(json.dumps({
         "benchmarks": len(session.benchmarks), "lines": len(text.splitlines()), "runs": args.runs,
