@@ -23,15 +23,16 @@ UNTITLED = "keys here"
 _TEXTUAL_TITLE: Any = Widget.__dict__["border_title"]  # Textual's descriptor: parses and stores
 
 
-def marked(title: object, on: bool) -> object:
-    """`title` as drawn: with the marker while the pane has the focus."""
+def marked(widget: Widget, title: object, on: bool) -> object:
+    """`title` as drawn: with the marker while the pane has the focus (a str title read as
+    Textual reads it, markup and all)."""
     if not on:
         return title
     if title is None or str(title) == "":
         return MARK + UNTITLED
     if isinstance(title, Content):
         return Content(MARK) + title
-    return Content(MARK) + Content(str(title))
+    return Content(MARK) + widget.render_str(str(title))
 
 
 class _MarkedTitle:
@@ -39,7 +40,7 @@ class _MarkedTitle:
 
     def __set__(self, obj: Widget, title: object) -> None:
         obj.__dict__["_title_base"] = title
-        _TEXTUAL_TITLE.__set__(obj, marked(title, obj.has_class("-focused")))
+        _TEXTUAL_TITLE.__set__(obj, marked(obj, title, obj.has_class("-focused")))
 
     def __get__(self, obj: Widget | None, objtype: type | None = None) -> Any:
         if obj is None:
@@ -68,7 +69,7 @@ class FocusMarked:
             return
         base = widget.__dict__.get("_title_base")
         widget.set_class(on, "-focused")
-        _TEXTUAL_TITLE.__set__(widget, marked(base, on) if (base is not None or on) else None)
+        _TEXTUAL_TITLE.__set__(widget, marked(widget, base, on) if (base is not None or on) else None)
 
     def on_focus(self) -> None:
         self._sync_focus_mark()
