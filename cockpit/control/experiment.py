@@ -169,6 +169,33 @@ class ExperimentService:
             found.append((pid, place, status, same))
         return found
 
+    async def reconcile(self) -> None:
+        """The shown states against the servers that run now (by PID file, on every host of
+        the session): one another writer (a search's trial, `cockpit run` / `stop`) started
+        shows as running, one that ended is forgotten (issue 39: "l2 ▶ ready" stayed after a
+        search had stopped it). A state of the profile that runs is kept as it is worded."""
+        from cockpit.sources.server.server_places import places_of_session
+
+        control = self.control()
+        for place in places_of_session(self.session, self.path, **self.ssh):
+            try:
+                status = await asyncio.wait_for(control.status(place), 5)
+            except Exception:  # noqa: BLE001 -- unreachable now: its header state says so
+                continue
+            shown = [pid for pid, host in self.hosts_of.items() if host == place.host]
+            if status.running:
+                pid = status.profile_id or "?"
+                if pid not in shown:
+                    self.phase(pid, place.host, "running")
+                continue
+            # what says a server runs goes; a crash or a refusal stays (it tells what happened)
+            gone = [pid for pid in shown if not any(w in self.profile_states.get(pid, "") for w in ("crash", "not "))]
+            if gone or (place.host in self.servers and not shown):
+                for pid in gone:
+                    self.hosts_of.pop(pid, None)
+                    self.profile_states.pop(pid, None)
+                self._forget(place.host)
+
     # ----- start / restart / fallback ----------------------------------------------------------
     async def start(self, profile_id: str, confirm: Confirm, *, restart: bool = False, wait_ready: bool = True,
                     timeout_s: float = READY_TIMEOUT_S, consented_by: str | None = None) -> StartOutcome:

@@ -21,3 +21,13 @@ class LogViewState:
     hide_batches: bool = False
     wrap: bool = False
     """Long lines wrap onto the next rows instead of running off the right edge."""
+    top_line: str | None = None
+    """A paused view's place: the text of the line at its top (its first ANCHOR_CHARS);
+    a reopen shows that line at the top again once it has been read (issue 39)."""
+    match_line: str | None = None
+    """The text of the search's current match (its first ANCHOR_CHARS), put back on reopen."""
+
+
+ANCHOR_CHARS = 200
+"""How much of a line `top_line` / `match_line` keep: log lines carry their time, so a
+line's start names it."""

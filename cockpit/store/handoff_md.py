@@ -23,6 +23,7 @@ from cockpit.model.bench.estimate import estimates
 from cockpit.model.bench.profile_diff import diff_lines, diff_profiles
 from cockpit.model.bench.targets import score_all
 from cockpit.model.enums import DiscoveryStatus, Metric, ProfileStatus, TaskStatus
+from cockpit.model.figures import number as figure_number
 from cockpit.model.session import Benchmark, Discovery, FileChange, LaunchProfile, Session
 from cockpit.model.timeline import drops, throughput
 from cockpit.store.atomic_write import write_atomic
@@ -41,9 +42,7 @@ SECTIONS = (
 
 
 def _num(value: float | None) -> str:
-    if value is None:
-        return "—"
-    return f"{value:,.0f}" if float(value).is_integer() or abs(value) >= 100 else f"{value:,.2f}".rstrip("0").rstrip(".")
+    return figure_number(value)  # the one formatter (model/figures.py)
 
 
 def _when(value: datetime | None) -> str:

@@ -50,6 +50,9 @@ from cockpit.ui.messages import LiveItemReceived, ServerStartRequested, ServerSt
 from cockpit.ui.port import CockpitPort
 from cockpit.ui.screens.main.main import MainScreen
 
+RECHECK_S = 1.0
+"""How often the shown server states are checked against what runs (a search's, another writer's)."""
+
 
 class CockpitApp(LiveFeeds):
     CSS_PATH = Path(__file__).with_name("global.tcss")
@@ -72,7 +75,7 @@ class CockpitApp(LiveFeeds):
         theme: str | None = None,
         theme_dirs: list[Path] | None = None,
         keymap: dict[str, str] | None = None,
-        watch_interval_s: float | None = 1.5,
+        watch_interval_s: float | None = 1.0,
         attach_servers: bool = False,
         disk_sig: DiskSignature | None = None,
     ) -> None:
@@ -178,6 +181,7 @@ class CockpitApp(LiveFeeds):
         if self.watch_interval_s:
             self.watch_session_file()
         self.experiment.say_cut_short()
+        self.set_interval(RECHECK_S, self.experiment.recheck)
         self.findings_watch.start()
         if self.attach_servers and self.editor.session.launch:
             self.run_worker(self.experiment.attach(), group="experiment-attach", exit_on_error=False,
@@ -205,6 +209,17 @@ class CockpitApp(LiveFeeds):
         if handled and not priority:
             await requests_landed(self, screen)
         return handled
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key that no binding where the focus is takes says so (issue 39: a `/`
+        on the board did nothing and said nothing, so the letters after it ran as board
+        commands). The App sees a key only when no widget on the way up took it."""
+        if not event.is_printable or event.key in self.screen.active_bindings:
+            return
+        if self.screen is not self.main_screen:
+            return
+        where = self.main_screen.focused_key() or "this tab"
+        self.notify(f"{event.character!r} does nothing in {where} · ? lists its keys", timeout=2)
 
     def _session_changed(self) -> None:
         """The controller's one signal: the session changed (edit, undo, merge)."""

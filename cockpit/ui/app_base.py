@@ -87,9 +87,10 @@ class CockpitAppBase(App[None]):
 
         One toast per event (ui/toasts.py): the same words while shown are not stacked again,
         a burst is one toast, and none covers a dialog waiting for the person (held until it closes)."""
-        from cockpit.ui.toasts import asking_the_person
+        from cockpit.ui.toasts import asking_the_person, capped
 
         text, head = safe(message, multiline=True), safe(title)
+        options = capped(options)
         if asking_the_person(self):
             self._queue_held(text, head, options)
             return

@@ -15,7 +15,15 @@ from typing import Any
 from textual.app import App
 
 BURST_S = 1.5
+TOAST_MAX_S = 5.0
+"""The longest a toast stays (issue 39: 40 s and more over the work); `esc` takes all down."""
 _RANK = {"information": 0, "warning": 1, "error": 2}
+
+
+def capped(options: dict[str, Any]) -> dict[str, Any]:
+    """`options` with the timeout at most TOAST_MAX_S (what needs longer goes to a screen)."""
+    timeout = options.get("timeout")
+    return {**options, "timeout": TOAST_MAX_S if timeout is None else min(float(timeout), TOAST_MAX_S)}
 
 
 def is_dialog(screen: object) -> bool:

@@ -90,6 +90,7 @@ def test_four_points_over_ssh(tmp_path: Path, sshd, server) -> None:
         (b.concurrency, b.power_mean_w, b.notes) for b in benches]
     assert all(b.server_ttft_p50_ms is not None and b.server_itl_p99_ms is not None for b in benches)
     assert len(list((runs / "sweeps").glob("*.jsonl"))) == 4  # written on the host, by the login user
+    assert not list((runs / "sweeps").glob("*.pid"))  # each client's PID file went when it ended
     assert any(isinstance(e, PointProgress) and "%|" in e.line for e in events)
 
 

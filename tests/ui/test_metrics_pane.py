@@ -45,7 +45,8 @@ async def test_two_scrapes_show_rates_and_window_percentiles():
         pane = pilot.app.query_one(MetricsPane)
         assert text(pane, "metrics-state") == "ok · Qwen/Qwen3-32B"
         assert "running 35  queued 3  KV 35 %  gen 1650 tok/s" in text(pane, "metrics-figures")
-        assert "in 30000 tok/s  out 9000 tok/s  req 20.00/s" in text(pane, "metrics-figures")
+        assert "in 30000 tok/s  out 9000 tok/s  req 20.00/s  (between the last 2 scrapes)" in " ".join(
+            text(pane, "metrics-figures").split("\n"))  # a rate says its window
         latency = text(pane, "metrics-latency").splitlines()
         assert latency[0].endswith("last 10 s")
         assert latency[1].split() == ["TTFT", "920", "ms", "1.80", "s", "3.60", "s"]

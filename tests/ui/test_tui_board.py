@@ -100,6 +100,9 @@ async def test_delete_then_undo_then_redo(session_path):
     app = make_app(session_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
+        await pilot.press("d")  # the first `d` asks, on the screen
+        assert task(app, "t1") is not None
+        assert "Press d again" in " ".join(str(n.message) for n in app._notifications)
         await pilot.press("d")
         assert task(app, "t1") is None
         await pilot.press("u")

@@ -59,3 +59,29 @@ async def test_a_path_that_cannot_be_written_is_an_error_toast_not_a_crash(sessi
         await until(lambda: "Handoff not written" in screen_text(app), pilot)
         assert "not a regular file" in screen_text(app)
     assert in_the_way.is_dir() and not list(in_the_way.iterdir())
+
+
+async def test_a_big_handoff_does_not_hold_the_keys_and_W_at_once_writes_it(tmp_path):
+    """48 swept runs (issue 39: the first visit froze the app for seconds and the first `W`
+    wrote nothing): `0`, `W` at once and a tab key after them are all answered, the file is
+    the whole export, and the tab shows the document's last line once it is made."""
+    from sweep_sessions import write_sweep_session
+
+    from cockpit.ui.widgets.session.text_views import HandoffView
+
+    path = write_sweep_session(tmp_path / "big.toml", 4)
+    target = path.with_name("big.handoff.md")
+    app = make_app(path)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("0", "W")
+        await until(target.exists, pilot)
+        written = target.read_text(encoding="utf-8")
+        assert written == render_handoff(app.editor.session) and written.count("\n") > 200
+        view = app.main_screen.query_one(HandoffView)
+        await until(lambda: view.shown_whole, pilot)
+        last = next(line for line in reversed(written.splitlines()) if line.strip() and not line.startswith("|"))
+        view.scroll_end(animate=False, immediate=True)
+        await until(lambda: last.lstrip("#- ").strip()[:30] in screen_text(app), pilot)
+        await pilot.press("1")
+        await until(lambda: app.main_screen.active_tab == "main", pilot)

@@ -72,7 +72,7 @@ async def test_quitting_with_unsaved_edits_asks_first(session_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await pilot.press("ctrl+o")  # autosave off
-        await pilot.press("d")
+        await pilot.press("d", "d")  # (a second d deletes)
         assert "unsaved 1" in screen_text(app)
         await pilot.press("q")
         assert isinstance(app.screen, ConfirmQuitScreen)
@@ -87,7 +87,7 @@ async def test_save_and_quit_from_the_question(session_path):
     app = make_app(session_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        await pilot.press("ctrl+o", "d", "q", "s")
+        await pilot.press("ctrl+o", "d", "d", "q", "s")
         await until(lambda: not app.is_running, pilot)
     assert "t1" not in {t.id for t in load_session(session_path).tasks}
     assert load_session(session_path).journal[-1].kind == "task.deleted", "every edit is journaled"

@@ -54,6 +54,10 @@ def run_ended(editor: Any, plan: Any, outcome: Any) -> None:
     status = outcome.status if outcome.status in ENDED else "failed"
     text = f"sweep {sweep.id} run {run} {status}: {len(outcome.recorded)} of {len(plan.points)} points recorded"
     editor.apply(text, lambda s: None, kind=ENDED[status], ref=_ref(sweep.id, run))
+    if status == "done":  # "run sweep S … --profile P" is done now, whoever ran it
+        pid = plan.profile.id
+        editor.retire_done_next(lambda step: step.startswith(f"run sweep {sweep.id} ") and f"--profile {pid}" in step,
+                                f"sweep {sweep.id} ran on {pid}")
 
 
 def sweep_runs(session: Session, sweep: Sweep | None = None) -> list[SweepRun]:

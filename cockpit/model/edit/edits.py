@@ -9,6 +9,7 @@ action, simple records and notes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from cockpit.model.edit.board_edits import BoardEdits
@@ -90,6 +91,33 @@ class SessionEditor(BoardEdits, SetupEdits):
                                        by=AUTO)
         said = f"activity: {text}" + (f"; suggests: {next_step}" if next_step else "")
         self.apply(said, change, kind="activity")
+
+    def retire_done_next(self, is_done: Callable[[str], bool], why: str) -> bool:
+        """An automatic step's "next" that is done now (the sweep it proposes has run, by this
+        app, a search or `cockpit sweep`) goes, so no "next" is left that is already done
+        (issue 39). A person's own next step is theirs: only the activity's suggestion and a
+        last action an automatic step wrote are touched. True when one went."""
+        last = self.session.last_action
+        if last is None:
+            return False
+        in_activity = last.activity is not None and bool(last.activity.next_step) and is_done(
+            last.activity.next_step or "")
+        in_auto = last.by == AUTO and bool(last.next_step) and is_done(last.next_step or "")
+        if not (in_activity or in_auto):
+            return False
+
+        def change(s: Session) -> None:
+            now_last = s.last_action
+            assert now_last is not None  # (checked above on the same session)
+            update: dict[str, object] = {}
+            if in_activity and now_last.activity is not None:
+                update["activity"] = now_last.activity.model_copy(update={"next_step": None})
+            if in_auto:
+                update["next_step"] = None
+            s.last_action = now_last.model_copy(update=update)
+
+        self.apply(f"activity: next step done ({why})", change, kind="activity")
+        return True
 
     def mark_profile_working(self, ident: str) -> None:
         said: list[str] = []

@@ -26,8 +26,10 @@ class History:
         self._redo: list[Step] = []
 
     def record(self, label: str, before: Session, after: Session) -> None:
+        """A new edit keeps the undone steps: a stray `u` in a burst of keys, then any edit,
+        must not lose a person's text for good (issue 39). Redoing one after later edits
+        applies only its own change onto the session as it is then (SessionEditor._step_onto_now)."""
         self._undo.append(Step(label, before, after))
-        self._redo.clear()
 
     @property
     def can_undo(self) -> bool:

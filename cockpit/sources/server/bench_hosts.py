@@ -83,6 +83,8 @@ class LocalBenchHost:
                 pass
             await proc.wait()
             raise
+        finally:  # the client ended: its PID file goes (issue 39: 97 of them left after 12 sweeps)
+            Path(pidfile).unlink(missing_ok=True)
         return 128 - status if status < 0 else status
 
     async def read_text(self, path: str) -> str | None:
@@ -149,12 +151,21 @@ class SshBenchHost:
             raise
         if result.exit_status is None and not result.exit_signal:
             raise self._lost(conn, "the link dropped during the run")
+        await self._remove(pidfile)  # the client ended: its PID file goes (issue 39)
         if result.exit_signal:
             name = result.exit_signal[0]
             number = getattr(signal, f"SIG{name}", None)
             return 128 + int(number) if number is not None else 255
         status: int | None = result.exit_status
         return status
+
+    async def _remove(self, path: str) -> None:
+        """Remove a run-time file of an ended process; a link lost now leaves it to
+        `kill_leftover`, which removes it too."""
+        try:
+            await self._run(shlex.join(["rm", "-f", "--", path]), "remove the PID file")
+        except LinkLost:
+            pass
 
     async def _run(self, command: str, what: str) -> tuple[int | None, str]:
         import asyncssh

@@ -162,6 +162,8 @@ class FindingsWatch:
         return self._facts
 
     def show(self, found: list[Finding]) -> None:
+        """The header's count: these findings (the watch's, or the findings view's when it
+        reads them, so the two say the same number)."""
         from cockpit.ui.widgets.chrome.header import CockpitHeader
 
         changed = len(found) != len(self.findings) or not self._shown

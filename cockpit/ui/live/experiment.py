@@ -70,6 +70,7 @@ class ExperimentControl:
         self.sweep_line = ""
         self._service: ExperimentService | None = None
         self._own_pool = False
+        self._rechecking = False
 
     # ----- plumbing ------------------------------------------------------------------------
     @property
@@ -139,6 +140,28 @@ class ExperimentControl:
         ran: bool = await self.app.push_screen_wait(
             ConfirmRunScreen(f"Run sweep {sweep.id} ({sweep.name}) on {question.profile.id}? Not run before:", what))
         return ran
+
+    # ----- what runs now, whoever started it ------------------------------------------------
+    def recheck(self) -> None:
+        """Once a second while a server state is shown or a search runs: the states follow
+        the servers that run (ExperimentService.reconcile). Not while this app's own start,
+        stop or sweep is under way: those set the states as they go."""
+        from cockpit.ui.live.search_runs import runs_of
+
+        shown = self._service is not None and bool(self._service.servers)
+        if self._rechecking or not (shown or runs_of(self.app)):
+            return
+        if any(w.group.startswith("experiment") and not w.is_finished for w in self.app.workers):  # type: ignore[attr-defined]
+            return
+        self._rechecking = True
+
+        async def check() -> None:
+            try:
+                await self.service.reconcile()
+            finally:
+                self._rechecking = False
+
+        self._work(check(), "state-recheck", "what runs on the hosts now")
 
     # ----- attach on open ------------------------------------------------------------------
     async def attach(self) -> None:

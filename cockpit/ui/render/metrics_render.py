@@ -55,7 +55,7 @@ def figure_lines(m: ServerMetrics) -> list[str]:
         lines.append(
             f"in {_num(r.get('prompt_tokens_per_s'), '{:.0f} tok/s')}  "
             f"out {_num(r.get('generation_tokens_per_s'), '{:.0f} tok/s')}  "
-            f"req {_num(r.get('requests_per_s'), '{:.2f}/s')}")
+            f"req {_num(r.get('requests_per_s'), '{:.2f}/s')}  (between the last 2 scrapes)")
     elif m.scrapes == 1:
         lines.append("rates from the second scrape on")
     return lines

@@ -74,6 +74,9 @@ class FindingsScreen(Screen[None]):
 
     def action_refresh(self) -> None:
         self.findings = open_findings(live_inputs(cast("FindingsApp", self.app)))
+        watch = getattr(self.app, "findings_watch", None)
+        if watch is not None:  # the header counts what this lists (issue 39: it said 6, this listed 7)
+            watch.show(self.findings)
         decided = len(port_of(self).controller.session.findings)
         title = (f"Findings · {len(self.findings)} open" + (f" · {decided} accepted or dismissed" if decided else "")
                  + " · a accept · x dismiss · r read again · esc back")

@@ -77,6 +77,23 @@ class SweepForm(FormScreen[dict[str, Any]]):
             safe(shlex.join(self._value("extra_args"))), placeholder="more client flags, e.g. --seed 7",
             compact=True))
 
+    def on_mount(self) -> None:
+        self._show_dataset_fields()
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "field-dataset":
+            self._show_dataset_fields()
+
+    def _show_dataset_fields(self) -> None:
+        """Only the chosen dataset's own fields are shown (issue 39: every dataset's made the
+        form taller than an 80x24 screen); the others are not this sweep's (see collect)."""
+        dataset = str(self.query_one("#field-dataset", Select).value)
+        own = set(fields_of(dataset))
+        for name in _OWN:
+            shown = name in own
+            self.field(name).parent.display = shown  # type: ignore[union-attr]  # its form row
+            self.query_one(f"#error-{name}").display = shown
+
     def collect(self) -> dict[str, Any]:
         errors: dict[str, str] = {}
         dataset = str(self.query_one("#field-dataset", Select).value)

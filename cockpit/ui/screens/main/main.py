@@ -137,8 +137,7 @@ class MainScreen(MainViewState):
         self.refresh_header()
 
     def render_hidden_tabs(self) -> None:
-        # Not the handoff: its Markdown widget mounts a block per paragraph (15,000 for a
-        # 5,000-task session, seconds of work); it is rendered when its tab is shown.
+        # Not the handoff: it is made (in a thread) when its tab is shown.
         board = self.query_one(TaskBoard)
         if board.partial:
             board.show(self._shown)
@@ -171,7 +170,7 @@ class MainScreen(MainViewState):
         elif tab == "handoff":
             from cockpit.store.handoff_md import render_handoff
 
-            self.query_one(HandoffView).show(render_handoff(session))
+            self.query_one(HandoffView).render_from(session, render_handoff)
 
     def refresh_header(self) -> None:
         app = self.port
@@ -254,6 +253,9 @@ class MainScreen(MainViewState):
     def action_next_theme(self) -> None:
         self.port.next_theme()
 
+    def action_dismiss_toasts(self) -> None:
+        self.app.clear_notifications()
+
     def action_dismiss_banner(self) -> None:
         self.banner_dismissed = True
         self.query_one(LeftOffBanner).display = False
@@ -276,6 +278,13 @@ class MainScreen(MainViewState):
 
     def action_toggle_alert_bell(self) -> None:
         self.port.toggle_alert_bell()
+
+    def action_search_log(self) -> None:
+        """`/` where the focused pane has no search of its own: the log's (issue 39: `/` on the
+        board did nothing, and the pattern typed next ran as board commands)."""
+        self.action_show_tab("main", focus=False)
+        self.focus_pane("log")
+        self.shown_pane("log").action_search()  # type: ignore[attr-defined]
 
     def action_open_search(self) -> None:
         from cockpit.ui.screens.search import SearchScreen

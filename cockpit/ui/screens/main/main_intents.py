@@ -290,7 +290,9 @@ class MainIntents(Screen[None]):
 
     def on_drift_check_requested(self, message: msg.DriftCheckRequested) -> None:
         if not self._session.packages:
-            self.app.notify("No packages recorded to check.", timeout=4)
+            self.app.notify("No packages recorded to check." + (
+                " v records the versions of the packages listed here: add one first (a)" if message.record else ""),
+                timeout=4)
             return
         self.app.notify("Checking the recorded versions on their hosts…", timeout=3)
         self.run_worker(self._check_drift(message.record), group="drift", exclusive=True, exit_on_error=False)
@@ -309,7 +311,11 @@ class MainIntents(Screen[None]):
         self.query_one(PackagesTable).show_drift(rows, f"{summary} · checked {when} · " + "; ".join(notes))
         self.app.notify(f"{summary}.", severity="warning" if drifted(rows) else "information", timeout=6)
         if record:  # the person asked (v): the versions read now become the record, one undoable edit
-            from cockpit.model.package_versions import record_changed
+            from cockpit.model.package_versions import record_changed, why_nothing_recorded
+
+            if (why := why_nothing_recorded(rows)) is not None:
+                self.app.notify(f"Nothing recorded: {why}", severity="warning", timeout=5)
+                return
             self._apply(lambda ed: record_changed(ed, rows), done="Recorded the versions the hosts run now (u undoes)")
 
     def action_set_last_action(self) -> None:

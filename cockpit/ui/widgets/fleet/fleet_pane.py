@@ -37,6 +37,7 @@ from cockpit.ui.render.gpu_render import Palette
 from cockpit.ui.safe_text import inert_renderable, plain
 from cockpit.ui.theme.themes import role_style
 from cockpit.ui.widgets.chrome.age_mark import show_age
+from cockpit.ui.widgets.chrome.focus_mark import FocusMarked
 from cockpit.ui.widgets.chrome.redraw_once import RedrawOnce
 
 
@@ -59,7 +60,7 @@ class FleetTable(Widget):
         return self.text
 
 
-class FleetPane(RedrawOnce, VerticalScroll, can_focus=True):
+class FleetPane(FocusMarked, RedrawOnce, VerticalScroll, can_focus=True):
     DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text(encoding="utf-8")
     BINDINGS = bindings_for("fleet")
 

@@ -55,6 +55,7 @@ from cockpit.ui.render.gpu_spark import Point
 from cockpit.ui.safe_text import inert_renderable, plain
 from cockpit.ui.theme.themes import role_style
 from cockpit.ui.widgets.chrome.age_mark import show_age
+from cockpit.ui.widgets.chrome.focus_mark import FocusMarked
 from cockpit.ui.widgets.chrome.redraw_once import RedrawOnce
 from cockpit.ui.widgets.chrome.strip_lines import StripLines
 
@@ -64,7 +65,7 @@ FULL_MIN_WIDTH = 100
 MAX_NOTES = 4
 
 
-class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
+class GpuPane(FocusMarked, RedrawOnce, VerticalScroll, can_focus=True):
     DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text(encoding="utf-8")
 
     def __init__(self, *, id: str | None = None, history_points: int = 900,
@@ -226,7 +227,9 @@ class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
         width = max(20, (self.scrollable_content_region.width or self.size.width) - 1)
         height = self.scrollable_content_region.height or self.size.height
         reasons = missing_reasons(samples, multi_host=multi_host)
-        n_notes = min(len(reasons), MAX_NOTES)
+        # focused (w), every note: the keyboard's way to what the rows' tooltips say
+        limit = len(reasons) if self.has_class("-focused") else MAX_NOTES
+        n_notes = min(len(reasons), limit)
         total_lines = 2 + (self.throughput is not None) + (len(hosts) if multi_host else 0)
         want_full = width >= FULL_MIN_WIDTH and height >= 2 + 2 * len(samples) + total_lines + n_notes
         layout = plan_layout(width, samples, full=want_full, multi_host=multi_host)
@@ -243,8 +246,8 @@ class GpuPane(RedrawOnce, VerticalScroll, can_focus=True):
                                           label_width=layout.label_width)
             grand = Text("\n").join([per_host, grand])
         total.show(grand)
-        shown = reasons[:MAX_NOTES] + ([f"… {len(reasons) - MAX_NOTES} more (hover the rows)"]
-                                       if len(reasons) > MAX_NOTES else [])
+        shown = reasons[:limit] + ([f"… {len(reasons) - limit} more (w to the GPUs shows all)"]
+                                   if len(reasons) > limit else [])
         _update(notes, "\n".join(shown))
         notes.display = bool(shown)
         names = {short_name(s.name) for s in samples}

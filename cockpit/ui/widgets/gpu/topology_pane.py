@@ -33,13 +33,14 @@ from cockpit.ui.render.topology_render import legend_tooltip, render_legend, ren
 from cockpit.ui.safe_text import inert_renderable, plain
 from cockpit.ui.theme.themes import role_style
 from cockpit.ui.widgets.chrome.age_mark import show_age
+from cockpit.ui.widgets.chrome.focus_mark import FocusMarked
 from cockpit.ui.widgets.chrome.redraw_once import RedrawOnce
 
 NO_SOURCE = "no source configured"
 PLACEHOLDER = "No topology yet: it shows once `nvidia-smi topo -m` (or NVML) has been read."
 
 
-class TopologyPane(RedrawOnce, VerticalScroll, can_focus=True):
+class TopologyPane(FocusMarked, RedrawOnce, VerticalScroll, can_focus=True):
     DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text(encoding="utf-8")
 
     def __init__(self, *, id: str | None = None, clock: Callable[[], float] | None = None) -> None:

@@ -32,6 +32,10 @@ def _fmt(value: float | None, name: str) -> str:
     return f"{value:.0f}" if value >= 10 or value == int(value) else f"{value:.1f}"
 
 
+def _window(seconds: float) -> str:
+    return f"{seconds / 60:.0f} min" if seconds >= 60 else f"{seconds:.0f} s"
+
+
 FIGURES_WIDTH = 10
 """Room kept for a cell's figures ("9.9k ↑9.9k"): the cell's title is chosen by the cell's
 width alone, so it does not flip between `gen tok/s` and `gen` as the numbers grow."""
@@ -148,6 +152,10 @@ class LogMetricsStrip(Widget):
                 out.append(f" · {sanitize(snap.last_error)}", style("log-metrics--error"))
         if whole := self.whole_log():
             out.append(f" · {whole}", value)
+        # what the cells' figures cover (issue 39: a peak that changed on an unchanged log,
+        # and nothing said over what): ↑ is the peak of the lines read (the pane's count), the
+        # bars the last window of log time
+        out.append(f" · ↑ peak of the lines read · bars: last {_window(snap.window_s)} (log time)", label)
         out.truncate(width, overflow="ellipsis")
         out.append("\n")
         # lines 2-3: a cell per series: title current ↑peak, then its sparkline

@@ -42,19 +42,22 @@ from cockpit.live.data_age import DataAge
 from cockpit.live.log.log_items import LogLines, SourceState, SummaryBefore
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 from cockpit.live.routes import LOG_ITEMS
-from cockpit.model.log_view import LogViewState
+from cockpit.model.log_view import ANCHOR_CHARS, LogViewState
 from cockpit.ui.keys.actions import bindings_for
 from cockpit.ui.safe_text import safe
 from cockpit.ui.widgets.chrome.age_mark import show_age
+from cockpit.ui.widgets.chrome.focus_mark import FocusMarked
 from cockpit.ui.widgets.log.log_buffer import LogBuffer, Matcher, compile_pattern, pattern_note
 from cockpit.ui.widgets.log.log_metrics_strip import LogMetricsStrip
 from cockpit.ui.widgets.log.log_pane_keys import LogPaneKeys
 from cockpit.ui.widgets.log.log_view import LogLinesView
 
 NO_SOURCE = "no source configured"
+ANCHOR_WAIT_S = 30.0
+"""How long a restored place waits for its line to be read (a log's first read is seconds)."""
 
 
-class LogPane(LogPaneKeys, Vertical, can_focus=True):
+class LogPane(FocusMarked, LogPaneKeys, Vertical, can_focus=True):
     BINDINGS = bindings_for("log")
     DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text(encoding="utf-8")
 
@@ -101,6 +104,9 @@ class LogPane(LogPaneKeys, Vertical, can_focus=True):
         self.age = DataAge("last line", clock=clock or time.time)
         self._counts_text = ""
         self._state = LogViewState()
+        self._anchor: tuple[str, str | None] | None = None
+        """A restored place (top line, current match) waiting for its lines to be read."""
+        self._anchor_until = 0.0
         self.border_title = Content(f"Server log · {self._describe_view()}")
         self._max_lines = max_lines
         self.state_text = NO_SOURCE
@@ -192,6 +198,8 @@ class LogPane(LogPaneKeys, Vertical, can_focus=True):
             view.shift(removed)
         view.sync(self._state.follow)
         self._update_counts(soon=True)
+        if self._anchor is not None:
+            self._find_anchor()
 
     def set_state(self, text: str) -> None:
         self.state_text = text = safe(text)  # a host's words (a path, an SSH error)
@@ -234,13 +242,48 @@ class LogPane(LogPaneKeys, Vertical, can_focus=True):
     # ----- view state (saved in ui.log) ------------------------------------------------
     @property
     def view_state(self) -> LogViewState:
-        return self._state
+        """The view as saved: with a paused view's top line and the current match, so a
+        reopen is exact (while the restored place waits for its lines, that place)."""
+        state = self._state
+        if self._anchor is not None:
+            return replace(state, top_line=self._anchor[0], match_line=self._anchor[1])
+        if state.follow or not self.is_mounted or not self.buffer.rows:
+            return state
+        view, rows = self.view, self.buffer.rows
+        top = self.buffer.line_at(min(int(view.scroll_y), rows - 1)).text[:ANCHOR_CHARS]
+        row = view.current_row
+        match = self.buffer.line_at(row).text[:ANCHOR_CHARS] if row is not None and row < rows else None
+        return replace(state, top_line=top, match_line=match)
+
+    def _find_anchor(self) -> None:
+        """Put a restored place back once its lines are in the buffer (newest copy of each)."""
+        if self._anchor is None or not self.is_mounted or not self.buffer.rows:
+            return
+        if time.monotonic() > self._anchor_until:  # never read (a new log): the view stays paused
+            self._anchor = None
+            return
+        top_text, match_text = self._anchor
+        rows, line_at = self.buffer.rows, self.buffer.line_at
+        top = next((r for r in range(rows - 1, -1, -1) if top_text and line_at(r).text.startswith(top_text)), None)
+        if top is None:
+            return  # not read yet: tried again with the next lines
+        self._anchor = None
+        view = self.view
+        if match_text:
+            match = next((r for r in range(rows - 1, -1, -1) if line_at(r).text.startswith(match_text)), None)
+            view.current_row = match
+        view.scroll_to(y=top, animate=False, immediate=True, force=True)
+        self._show_title()
 
     def apply_view_state(self, state: object) -> None:
         self._sync_view()  # the view up to date with the buffer before it moves
         old = self._state
         if not isinstance(state, LogViewState):  # anything with its fields (tests, old callers)
             state = LogViewState(**{f.name: getattr(state, f.name) for f in fields(LogViewState)})
+        if state.top_line is not None or state.match_line is not None:  # a saved place: shown once read
+            self._anchor = (state.top_line or "", state.match_line)
+            self._anchor_until = time.monotonic() + ANCHOR_WAIT_S
+            state = replace(state, top_line=None, match_line=None, follow=False)
         self._state = state
         if (old.filter, old.errors_only, old.hide_batches) != (state.filter, state.errors_only, state.hide_batches) \
                 or self.buffer.filtered != bool(state.filter or state.errors_only or state.hide_batches):
@@ -253,6 +296,7 @@ class LogPane(LogPaneKeys, Vertical, can_focus=True):
                 self.view.current_row = None
         if self.is_mounted:
             self._apply_to_widgets()
+            self._find_anchor()
 
     restore = apply_view_state
 
@@ -296,6 +340,7 @@ class LogPane(LogPaneKeys, Vertical, can_focus=True):
             self.border_title = Content(title)
 
     def _changed(self, **changes: Any) -> None:
+        self._anchor = None  # the person moved on: a restored place still waiting is dropped
         self.apply_view_state(replace(self._state, **changes))
         self.post_message(self.ViewChanged(self.view_state))
 

@@ -38,11 +38,12 @@ from cockpit.ui.render.metrics_render import (
     state_line,
 )
 from cockpit.ui.safe_text import plain
+from cockpit.ui.widgets.chrome.focus_mark import FocusMarked
 
 NO_SOURCE = "no metrics_url configured"
 
 
-class MetricsPane(VerticalScroll, can_focus=True):
+class MetricsPane(FocusMarked, VerticalScroll, can_focus=True):
     DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text(encoding="utf-8")
 
     TAKES: tuple[type, ...] = METRICS_ITEMS

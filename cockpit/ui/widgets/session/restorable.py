@@ -18,9 +18,10 @@ from textual.widgets import DataTable, OptionList
 from textual.widgets.option_list import OptionDoesNotExist
 
 from cockpit.ui.keys.actions import bindings_for
+from cockpit.ui.widgets.chrome.focus_mark import FocusMarked
 
 
-class Restorable:
+class Restorable(FocusMarked):
     state_key: str = ""
     _pending_scroll: int | None = None
 

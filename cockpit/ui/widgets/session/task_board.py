@@ -7,6 +7,8 @@ follows the task wherever it went.
 
 from __future__ import annotations
 
+import time
+
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -22,8 +24,10 @@ from cockpit.ui import messages as msg
 from cockpit.ui.focus_now import focus_now
 from cockpit.ui.keys.actions import bindings_for
 from cockpit.ui.safe_text import safe
+from cockpit.ui.widgets.chrome.focus_mark import MARK
 from cockpit.ui.widgets.session.restorable import RestorableOptionList
 
+DELETE_CONFIRM_S = 3.0  # a second `d` within this deletes
 LONG_COLUMN = 200  # options: more than any terminal shows at once
 
 COLUMN_TITLES = {
@@ -84,9 +88,28 @@ class TaskColumn(Vertical):
         super().__init__(classes=f"task-column -{status.value}")
         self.status = status
 
+        self._title = COLUMN_TITLES[status]
+
     def compose(self) -> ComposeResult:
         yield Static(COLUMN_TITLES[self.status], classes="column-title")
         yield TaskList(self.status)
+
+    def show_title(self, title: str) -> None:
+        """The column's title; `▶ ` before it while its list has the keys (focus_mark.py)."""
+        self._title = title
+        self._mark_title()
+
+    def _mark_title(self) -> None:
+        focused = self.screen.focused if self.is_attached else None
+        on = focused is not None and self in focused.ancestors
+        self.set_class(on, "-focused")
+        self.query_one(".column-title", Static).update(f"{MARK}{self._title}" if on else self._title)
+
+    def on_descendant_focus(self) -> None:
+        self._mark_title()
+
+    def on_descendant_blur(self) -> None:
+        self._mark_title()
 
 
 class TaskBoard(Horizontal):
@@ -100,6 +123,8 @@ class TaskBoard(Horizontal):
         self.partial = False
         """Task id -> (what its line shows, its Option): an unchanged task keeps its Option,
         whose laid-out height Textual caches, so a 5,000-task board re-renders in ms."""
+        self._delete_armed: tuple[str, float] | None = None
+        """(task id, until): the task a first `d` asked about."""
 
     def compose(self) -> ComposeResult:
         for status in TASK_COLUMNS:
@@ -134,7 +159,7 @@ class TaskBoard(Horizontal):
             task_list.replace_options(options)
             review = sum(1 for t in tasks if t.review)
             title = f"{COLUMN_TITLES[status]} · {len(tasks)}" + (f" · ⚑{review}" if review else "")
-            self.query_one(f".-{status.value} > .column-title", Static).update(title)
+            self.query_one(f".-{status.value}", TaskColumn).show_title(title)
         self._options = cache if not self.partial else {**self._options, **cache}
 
     # ----- lookups --------------------------------------------------------------------
@@ -204,8 +229,18 @@ class TaskBoard(Horizontal):
             self.post_message(msg.TaskEditRequested(task_id))
 
     def action_delete(self) -> None:
-        if task_id := self._with_task():
+        """The first `d` asks; a second `d` on the same task within DELETE_CONFIRM_S deletes
+        (a stray `d` among keys meant for another pane deleted a task at once)."""
+        task_id = self._with_task()
+        if task_id is None:
+            return
+        now = time.monotonic()
+        if self._delete_armed is not None and self._delete_armed[0] == task_id and now < self._delete_armed[1]:
+            self._delete_armed = None
             self.post_message(msg.TaskDeleteRequested(task_id))
+            return
+        self._delete_armed = (task_id, now + DELETE_CONFIRM_S)
+        self.notify(f"Delete {task_id}? Press d again to delete it", severity="warning", timeout=DELETE_CONFIRM_S)
 
     def action_link(self) -> None:
         if task_id := self._with_task():

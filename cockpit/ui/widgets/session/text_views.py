@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
@@ -83,34 +85,65 @@ class LastActionView(TextView):
 
 
 class HandoffView(TextView):
-    """The Markdown handoff document, rendered; refreshed only when its tab is shown.
-    `W` writes it beside the session file, `y` copies it (the main screen does both)."""
+    """The Markdown handoff document, shown as its text with the headings marked; refreshed
+    only when its tab is shown. `W` writes it beside the session file, `y` copies it (the
+    main screen does both).
+
+    The document is made in a thread (`render_from`) and shown as one Static: Textual's
+    Markdown widget mounted a block per paragraph and table, 3-16 s for a 48-benchmark
+    campaign, during which no key was answered (issue 39; benchmarks/bench_handoff.py)."""
 
     BINDINGS = bindings_for("handoff")
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("handoff", id=id)
         self._source = ""
+        self._generation = 0
+        self.shown_whole = False
+        """The latest document asked for is on the tab (tests and the benchmark wait on it)."""
 
-    def compose(self) -> ComposeResult:
-        return iter(())  # the Markdown widget is mounted on first show
+    def render_from(self, session: Session, make_text: Callable[[Session], str]) -> None:
+        """`make_text(session)` (the screen's: store/handoff_md.py) off the UI thread, then
+        show it (the newest ask wins)."""
+        self._generation += 1
+        self.shown_whole = False
+        if not self._source:
+            self.put(Content.styled("making the handoff…", "$foreground-muted"))
+        generation = self._generation
+
+        def make() -> None:
+            text = make_text(session)
+            self.app.call_from_thread(self._shown, generation, text)
+
+        # (exit_on_error off: an app that closes while it is made loses nothing but this)
+        self.run_worker(make, thread=True, group="handoff", name="handoff render", exit_on_error=False)
+
+    def _shown(self, generation: int, text: str) -> None:
+        if generation == self._generation:
+            self.show(text)
 
     def show(self, text: str) -> None:
-        """Show the handoff's Markdown (the screen renders it: store/handoff_md.py)."""
+        """Show the handoff's Markdown (store/handoff_md.py makes it)."""
         if text != self._source:
             self._source = text
-            # Made on first use: markdown-it costs ~30 ms of imports, which the first frame
-            # need not wait for (this tab is hidden then).
-            from textual.widgets import Markdown
-
-            found = self.query(Markdown)
-            if found:
-                found.first().update(text)
-            else:
-                self.mount(Markdown(text, id="handoff-markdown"))
+            self.put(markdown_text(text))
+        self.shown_whole = True
 
     def action_write(self) -> None:
         self.post_message(msg.HandoffWriteRequested())
 
     def action_copy(self) -> None:
         self.post_message(msg.HandoffCopyRequested())
+
+
+def markdown_text(text: str) -> Content:
+    """Markdown as a terminal shows it well: the text itself (what `W` writes, tables aligned
+    as written), headings bold in the theme's colour; every line through the sanitizer and
+    quoted (no markup)."""
+    parts: Parts = []
+    for line in text.splitlines():
+        if line.startswith("#"):
+            parts += [(safe(line.lstrip("#").strip()), "bold $primary" if line.startswith("# ") else "bold"), "\n"]
+        else:
+            parts += [safe(line), "\n"]
+    return Content.assemble(*parts)

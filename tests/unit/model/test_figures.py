@@ -1,0 +1,29 @@
+"""The one formatter of figures (model/figures.py): precision, unit, statistic, window."""
+
+from __future__ import annotations
+
+from cockpit.model.figures import DASH, figure, number, share
+from cockpit.store.handoff_md import _num
+
+
+def test_numbers_get_sensible_precision():
+    assert number(4445.01) == "4,445"  # issue 39: "4445.01" with no unit
+    assert number(100.4) == "100"
+    assert number(48.25) == "48.25"
+    assert number(48.5) == "48.5"
+    assert number(0.125) == "0.12"
+    assert number(7) == "7" and number(7.0) == "7"
+    assert number(-1234.5) == "-1,234"
+    assert number(None) == DASH
+
+
+def test_figures_carry_their_unit_statistic_and_window():
+    assert figure(4445.01, "tok/s") == "4,445 tok/s"
+    assert figure(812.4, "W", stat="mean", window="main run") == "812 W mean over main run"
+    assert figure(None, "W") == DASH
+    assert share(0.7412) == "74%" and share(None) == DASH
+
+
+def test_the_handoff_words_figures_with_the_same_formatter():
+    for value in (4445.01, 48.25, 7.0, None, 0.5):
+        assert _num(value) == number(value)
