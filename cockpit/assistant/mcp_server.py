@@ -289,7 +289,7 @@ def build_server(path: Path | str, *, live: LiveState | None = None, watch_s: fl
         if not fields:
             raise ToolError("give name, command, env, notes or host")
         # `confirmed` is kept as it is: the fingerprint of the new command no longer matches it
-        # (model/launch_confirm.py), so the next start asks the person again
+        # (model/launch/launch_confirm.py), so the next start asks the person again
         write(lambda e: e.edit_record("launch", profile, **fields))
         return sanitize(f"{profile} edited")
 

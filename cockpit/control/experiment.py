@@ -61,7 +61,7 @@ from cockpit.control.experiment_types import (
 )
 from cockpit.live.hub import LiveHub
 from cockpit.model.edit.edits import PERSON, EditError, SessionEditor
-from cockpit.model.launch_confirm import launch_stamp
+from cockpit.model.launch.launch_confirm import launch_stamp
 from cockpit.model.session import Session
 
 __all__ = ["CRASH_CHECKS", "CRASH_CHECK_S", "READY_TIMEOUT_S", "ExperimentService"]

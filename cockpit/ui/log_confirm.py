@@ -11,7 +11,7 @@ from typing import Any
 
 from cockpit.control.live_access import ConfirmKeyError, log_command_confirmed, seal_log_command
 from cockpit.ground.redact import redact_text
-from cockpit.model.launch_confirm import log_fingerprint
+from cockpit.model.launch.launch_confirm import log_fingerprint
 
 
 def waiting_hosts(session: Any) -> list[Any]:

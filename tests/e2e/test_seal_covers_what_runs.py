@@ -26,7 +26,7 @@ from cockpit.control.search.consent import search_fingerprint
 from cockpit.control.search.loop import derive_trial
 from cockpit.control.transaction import edit
 from cockpit.live.experiment.sweep_plan import sweep_fingerprint
-from cockpit.model.launch_confirm import launch_stamp
+from cockpit.model.launch.launch_confirm import launch_stamp
 from cockpit.model.search.search import SearchTrial, SpaceValue, TrialStatus
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.sources.server.confirm_key import confirmation, is_confirmed

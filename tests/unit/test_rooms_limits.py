@@ -21,6 +21,16 @@ SCRIPT = REPO / "tools" / "rooms.py"
 KNOWN_LONG: dict[str, str] = {
     "cockpit/sandbox/sglang_server.py": "one simulator program: its HTTP endpoints, log lines and "
                                         "response to the launch flags are one thing a person reads whole",
+    "cockpit/control/search/loop.py": "the search loop: propose, derive, launch, record, race; its steps "
+                                      "share one state and read in order",
+    "cockpit/control/experiment.py": "ExperimentService: start, stop, sweep and reconcile one host's server; "
+                                     "the seal checks sit beside the steps they guard",
+    "cockpit/store/handoff_md.py": "the handoff document: its eight sections in the seed's order, one "
+                                   "renderer a reader follows top to bottom",
+    "cockpit/parse/gpu/nvsmi_query.py": "one format: the nvidia-smi --query-gpu CSV, its field table, units "
+                                        "and the range checks every figure passes",
+    "cockpit/cli/session/session_cmds.py": "the session commands' argument parser and handlers (check, fmt, "
+                                           "export, add); to split by command next round (#38)",
 }
 
 _LONG = re.compile(r"^(?P<path>\S+\.py): \d+ lines \(over (?P<limit>\d+)\)$")

@@ -97,7 +97,7 @@ def _consent(args: argparse.Namespace, session: Any, search: Any, hosts: list[st
     from cockpit.control.search.consent import consent_lines, odd_trials, search_fingerprint, trial_lines
     from cockpit.control.transaction import edit
     from cockpit.model.edit.edits import PERSON, EditError
-    from cockpit.model.launch_confirm import launch_stamp
+    from cockpit.model.launch.launch_confirm import launch_stamp
     from cockpit.sources.server.confirm_key import confirmation, is_confirmed
 
     budget = args.trials if args.trials is not None else search.trials

@@ -231,7 +231,7 @@ def _add_profile(args: argparse.Namespace) -> int:
     from cockpit.model.bench.profile_diff import diff_lines, diff_profiles
     from cockpit.model.edit.edits import EditError
     from cockpit.model.edit.lookup import by_id_or_name, known_records
-    from cockpit.model.profile_copy import apply_changes, parse_set, parse_unset
+    from cockpit.model.launch.profile_copy import apply_changes, parse_set, parse_unset
 
     env = [pair.partition("=") for pair in args.env or []]
     if any(not eq or not key for key, eq, _ in env):

@@ -14,7 +14,7 @@ import json
 import re
 import statistics
 
-from cockpit.model.launch_confirm import host_link, launch_stamp
+from cockpit.model.launch.launch_confirm import host_link, launch_stamp
 from cockpit.model.search.search import Search, SearchTrial, Stepped, TrialStatus
 from cockpit.model.search.search_space import not_derived, show_value
 from cockpit.model.session import LaunchProfile, Session

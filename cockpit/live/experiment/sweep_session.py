@@ -151,9 +151,9 @@ def module_choice_line(plan: SweepPlan, *, looked_up: bool = False) -> str:
 
 def interpreter_confirmed(profile: LaunchProfile, host: Host | None, plan: SweepPlan) -> bool:
     """Whether the person confirmed running the sweep's interpreter on this host: it is the one
-    the profile's command names, and that launch carries their seal (model/launch_confirm.py)."""
+    the profile's command names, and that launch carries their seal (model/launch/launch_confirm.py)."""
     from cockpit.live.experiment.sweep_plan import command_python
-    from cockpit.model.launch_confirm import launch_stamp
+    from cockpit.model.launch.launch_confirm import launch_stamp
     from cockpit.sources.server.confirm_key import is_confirmed
 
     return (command_python(profile.command) == plan.python

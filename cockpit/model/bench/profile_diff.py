@@ -6,7 +6,7 @@ A launch command is read the way `sglang.launch_server`'s argparse reads it: lea
 and every option (`--x`, `--x=v`, `-x`) takes the words after it up to the next option
 (none: a switch; several: `--cuda-graph-bs 1 2 4`). Options compare by name, so their order
 does not matter; a repeated option keeps every occurrence, in order. Values compare as
-numbers where they are numbers (`0.80` is `0.8`: model/flag_values.py).
+numbers where they are numbers (`0.80` is `0.8`: model/launch/flag_values.py).
 
 Secrets are masked in the diff itself, as in the exports: the value of a credential
 option (`--api-key`) or env name (`HF_TOKEN`) shows as `[REDACTED]`, and `NAME=secret`
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from cockpit.ground.redact import MASK, holds_secret, is_secret_flag, is_secret_name, mask_secrets, redact_text
-from cockpit.model.flag_values import canonical_value, canonical_values
+from cockpit.model.launch.flag_values import canonical_value, canonical_values
 from cockpit.model.session import LaunchProfile
 
 _ENV_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
@@ -130,7 +130,7 @@ def _show(values: tuple[str, ...]) -> str:
 
 def _changes(old: Mapping[str, _V], new: Mapping[str, _V], show: Callable[[_V], str],
              key: Callable[[_V], object]) -> tuple[list[Change], int]:
-    """`key`: what a value compares as (numbers as numbers: model/flag_values.py)."""
+    """`key`: what a value compares as (numbers as numbers: model/launch/flag_values.py)."""
     changes: list[Change] = []
     same = 0
     for name in list(old) + [n for n in new if n not in old]:

@@ -185,7 +185,7 @@ class Search(Strict):
     space: dict[str, Dimension] = {}
     notes: str | None = None
     confirmed: str | None = None
-    """A person's seal of the search (space, budget, base command, hosts): see `model.launch_confirm`."""
+    """A person's seal of the search (space, budget, base command, hosts): see `model.launch.launch_confirm`."""
     trial: list[SearchTrial] = []
     """The trials run so far, one `[[searches.trial]]` table each."""
 

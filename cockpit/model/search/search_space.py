@@ -10,7 +10,7 @@ import itertools
 import shlex
 from collections.abc import Iterator, Mapping
 
-from cockpit.model.flag_values import same_value
+from cockpit.model.launch.flag_values import same_value
 from cockpit.model.search.search import Search, SpaceValue, Stepped, show_value
 from cockpit.model.session import LaunchProfile
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from cockpit.ground.redact import redact_env, redact_text
 from cockpit.model.edit.lookup import by_id_or_name, known_records
-from cockpit.model.launch_confirm import fingerprint, launch_stamp
+from cockpit.model.launch.launch_confirm import fingerprint, launch_stamp
 from cockpit.model.session import Host, LaunchProfile, Session
 from cockpit.sources.server.confirm_key import is_confirmed
 from cockpit.sources.server.server_results import ServerControlError
@@ -71,7 +71,7 @@ class LaunchPlan:
     """The profile's command fingerprint (the PID file's info: is what runs this profile as it is now)."""
     needs_confirmation: bool
     stamp: str = ""
-    """What the person's seal covers: the fingerprint and the host's link (model/launch_confirm.py)."""
+    """What the person's seal covers: the fingerprint and the host's link (model/launch/launch_confirm.py)."""
 
     def command_line(self) -> str:
         """The argv as one shell-quoted line, secrets masked (for display only)."""

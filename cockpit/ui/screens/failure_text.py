@@ -11,7 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from cockpit.ground.sanitize import sanitize
-from cockpit.model.host_fix import fix_command, offered_fingerprint
+from cockpit.model.launch.host_fix import fix_command, offered_fingerprint
 from cockpit.ui.keys.actions import bindings_for
 
 

@@ -294,7 +294,7 @@ class SearchScreen(Screen[None]):
         if search_ok and not odd:
             self._run(search.id, hosts)
             return
-        from cockpit.model.launch_confirm import launch_stamp
+        from cockpit.model.launch.launch_confirm import launch_stamp
         from cockpit.ui.screens.confirm_run import ConfirmRunScreen
 
         # what the dialog shows of each odd trial's profile: a later edit of it is not what was said yes to

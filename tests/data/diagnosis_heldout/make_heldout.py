@@ -1,8 +1,8 @@
 """Held-out diagnosis scenarios (issue 37): cut from real material, kept apart from the 41
 of tests/data/diagnosis so the rules are measured on cases they were not written with.
 
-Sources: the public corpus (SGLang logs and nvidia-smi pastes, $COCKPIT_CORPUS or
-../../../../shared/corpus), the demo's captures (sessions/demo: a real-format nvidia-smi
+Sources: the public corpus (SGLang logs and nvidia-smi pastes, kept in
+tests/data/corpus), the demo's captures (sessions/demo: a real-format nvidia-smi
 CSV and log), the /metrics pages in tests/data/metrics and the example session. Every
 scenario folder holds copies of what it uses (tests read only the repository), and a
 `scenario.toml`:
@@ -20,7 +20,6 @@ Run: .venv/bin/python tests/data/diagnosis_heldout/make_heldout.py
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 from collections.abc import Callable
@@ -28,9 +27,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
-CORPUS = Path(os.environ.get("COCKPIT_CORPUS", REPO.parent.parent / "shared" / "corpus"))
-if not CORPUS.is_dir():
-    CORPUS = Path("/work/shared/corpus")
+CORPUS = REPO / "tests" / "data" / "corpus"
 DEMO = REPO / "sessions" / "demo"
 METRICS = REPO / "tests" / "data" / "metrics"
 SESSION = REPO / "sessions" / "glm5-nvfp4.toml"

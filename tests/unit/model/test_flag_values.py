@@ -1,4 +1,4 @@
-"""Flag values compare as numbers where they are numbers (model/flag_values.py): `0.80` is
+"""Flag values compare as numbers where they are numbers (model/launch/flag_values.py): `0.80` is
 `0.8` and `128` is `128.0` in the profile diff, the handoff, the timeline, the regression
 evidence and the search's duplicate check; words stay words."""
 
@@ -18,7 +18,7 @@ from cockpit.live.diagnosis.rules_history import regression
 from cockpit.model.bench.profile_diff import diff_lines, diff_profiles, launch_key
 from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.enums import ProfileStatus
-from cockpit.model.flag_values import canonical_value, canonical_word, same_value
+from cockpit.model.launch.flag_values import canonical_value, canonical_word, same_value
 from cockpit.model.search.search import Search, TrialStatus
 from cockpit.model.search.search_space import derived_name
 from cockpit.model.session import Benchmark, LaunchProfile, Session, Sweep

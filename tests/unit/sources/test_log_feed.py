@@ -122,7 +122,7 @@ def test_the_feed_for_a_host_follows_its_settings() -> None:
     assert remote.description == "tail me@gpu1:/var/log/s.log"
     inline = LogFeed.for_host(Host(name="gpu2", log_path="root@gpu2:/x.log"))
     assert inline.description == "tail root@gpu2:/x.log"
-    from cockpit.model.launch_confirm import log_fingerprint
+    from cockpit.model.launch.launch_confirm import log_fingerprint
     from cockpit.sources.server.confirm_key import LogCommandNotConfirmed, confirmation
 
     def confirmed(host: Host) -> Host:  # as the TUI's dialog seals it when the person says yes
