@@ -93,6 +93,11 @@ def _rows_whole(screen: str) -> bool:
     return len(lines) >= 2 and all(re.match(r"│\s+\d+(\s+\S+){3}\s+│", line) for line in lines)
 
 
+def _dialog_text(screen: str) -> str:
+    """A dialog's text, its rows joined as they wrap (a path cut at the box's edge reads whole)."""
+    return "".join(m.group(1).rstrip() for line in screen.splitlines() if (m := re.search(r"│  (.*)│", line)))
+
+
 def _metric(walk: Walk, title: str, shot: str) -> list[list[str]]:
     """`m` until compare shows `title`; its rows, each with both profiles' figures."""
     for _ in range(12):
@@ -159,7 +164,8 @@ def test_campaign_sweep_and_compare_on_ttft_p99_and_tok_per_joule_set_up_in_the_
             if ident == "l1":
                 tmux.keys("b")
                 walk.see("New sweep", "sweep-form")
-                walk.type("walk", "", "1 2", "", "", "", "16", "32", "", "8")
+                # the form shows only the random dataset's own fields (no dataset path, no trace fields)
+                walk.type("walk", "", "1 2", "16", "32", "", "8")
                 walk.see("Prompts /     8", "sweep-filled")
                 tmux.keys("C-s")
                 walk.see("Sweep s1 added", "sweep-added")
@@ -172,14 +178,19 @@ def test_campaign_sweep_and_compare_on_ttft_p99_and_tok_per_joule_set_up_in_the_
             # the run line under the tabs, or the toast over it (80x24)
             walk.until(lambda s, i=ident: f"box: {i} ready in" in s or f"{i} (tp1" in s and "on box: ready in" in s,
                        f"{ident} ready", timeout=60)
-            tmux.keys("B")  # the person confirmed the sweep once (on l1): on l2 it runs without asking again
+            # the sweep's seal covers the server it talks to: l2's server listens on another port,
+            # so the person is asked on each profile, and the question names that port
+            tmux.keys("B")
             done = f"on {ident}: 2 of 2 points recorded"
             screen = walk.until(lambda s, d=done: "Run sweep s1" in s or "sweep point" in s or d in s,
                                 "the sweep asked or running", f"sweep-on-{ident}")
-            if ident == "l1":  # asked once, naming the interpreter that runs the client
-                assert "Run sweep s1" in screen and "py/python-standin" in screen, screen
-                assert "-m sglang.bench_serving" in screen.replace("\n", " ") or width < 100, screen
-                tmux.keys("y")
+            # the keys to answer in sight (the commands scroll), the interpreter and port named
+            assert f"Run sweep s1 (walk) on {ident}?" in screen and "y: run it" in screen, screen
+            said = _dialog_text(screen)  # a long path wraps mid-word at 80 columns
+            port = re.search(r"--port (\d+)", commands[int(ident[1]) - 1])
+            assert "py/python-standin" in said and port and re.search(rf"--port\s*{port.group(1)}\b", said), screen
+            assert "-m sglang.bench_serving" in screen.replace("\n", " ") or width < 100, screen
+            tmux.keys("y")
             # its toast, or the selected profile's count under its command (the toast may be gone by then)
             walk.until(lambda s, d=done: d in s or "2 benchmark(s), best" in s, f"the sweep on {ident} done",
                        f"sweep-on-{ident}-done", timeout=90)
