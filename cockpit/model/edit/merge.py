@@ -102,7 +102,7 @@ def _same_content(a: BaseModel, b: BaseModel) -> bool:
 
 
 def _merge_sets(base: list[Any], ours: list[Any], theirs: list[Any]) -> list[Any]:
-    removed = {x for x in base if x not in ours and x not in theirs}
+    removed = {x for x in base if x not in ours or x not in theirs}
     out = [x for x in ours if x not in removed]
     out += [x for x in theirs if x not in removed and x not in out]
     return out
