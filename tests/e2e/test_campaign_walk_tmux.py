@@ -31,6 +31,7 @@ from standin.procs import free_port, kill_groups_left, server_pid, standin_comma
 from sweep_support import make_bench_python
 from tmux_driver import cockpit_program, tmux  # noqa: F401  (tmux is the fixture)
 
+from cockpit.model.bench.energy_audit import PowerSample, integrate
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.session import Host, LaunchProfile, Sweep
 from cockpit.parse.bench.bench_result_jsonl import RECORD_FIELDS, read_records
@@ -103,14 +104,6 @@ class StandinDcgm:
         self.stopped.set()
         self.httpd.shutdown()
         self.httpd.server_close()
-
-
-def _means_of(samples: list[float]) -> set[float]:
-    """Every mean (to 0.1 W, as recorded) of some of `samples`, which take two values."""
-    idle, busy = samples.count(2 * IDLE_W), samples.count(2 * BUSY_W)
-    assert idle + busy == len(samples)
-    return {round((k * 2 * IDLE_W + m * 2 * BUSY_W) / (k + m), 1)
-            for k in range(idle + 1) for m in range(busy + 1) if k + m}
 
 
 def _see(tmux, step: str, text: str, timeout: float = 30.0) -> str:
@@ -223,9 +216,16 @@ def test_campaign_walk_words_and_figures_survive_quit_resume_crash(tmux, tmp_pat
         around = [w for t, w in dcgm.served if start - 2 * INTERVAL_S <= t <= end + 2 * INTERVAL_S]
         startup = [w for t, w in dcgm.served if start - IDLE_S <= t <= end]
         assert len(inside) >= 3 and min(startup) == 2 * IDLE_W  # the client's start-up idled the GPUs
-        # the GPU pane scrapes the same exporter, so the sweep saw about half of these samples: its mean
-        # is made of served ones (k idle, m busy, from around the window) and near the window's mean
-        assert bench.power_mean_w in _means_of(around), (bench.concurrency, bench.power_mean_w, around)
+        # the GPU pane scrapes the same exporter, so the sweep saw about half of these samples; its mean is
+        # their ∫ W dt over the seconds they span (time-weighted: model/bench/energy_audit.py), so it lies
+        # between the served values and near the integral of every served sample over the same window,
+        # off by at most a busy/idle edge the sweep saw up to two ticks late
+        assert min(around) <= bench.power_mean_w <= max(around), (bench.concurrency, bench.power_mean_w, around)
+        joules, spanned, _ = integrate([PowerSample(t, w) for t, w in dcgm.served], start, end)
+        assert joules is not None and spanned > 0
+        edge = 2 * (BUSY_W - IDLE_W) * 2 * INTERVAL_S / spanned
+        assert abs(bench.power_mean_w - joules / spanned) <= edge + 0.1, (bench.concurrency, bench.power_mean_w,
+                                                                          joules / spanned, edge)
         assert bench.power_mean_w == pytest.approx(sum(inside) / len(inside), rel=0.1), bench.concurrency
         assert bench.power_mean_w > sum(startup) / len(startup) + 50  # the start-up is not averaged in
         assert bench.power_peak_w == max(around)

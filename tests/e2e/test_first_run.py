@@ -56,8 +56,13 @@ EXPECT: dict[str, list[str]] = {
     "cockpit run": [r"l1 \(.*\) on local: ready in \d+(\.\d+)? s"],
     "cockpit sweep": [r"\[1/3\] c=1 recorded b1: [\d,]+ tok/s total", r"\[3/3\] c=16 recorded b3",
                       r"sweep s1 \(.*\) on l1: 3 of 3 points recorded"],
-    "cockpit tune": [r"trial 0 on local ok: [\d.]+", r"best: trial \d+ \(l\d+\) output_tok_s [\d.]+( ± [\d.]+)? over \d launch"],
-    "cockpit diagnose": [r"key: \w+:b\d+"],
+    # trial 0 is the base, which the sweep measured: reused, not launched; the rest launched on local
+    "cockpit tune": [r"trial 0 \(measured before: reused, not launched\) ok: as the base · output_tok_s at c=16 [\d,]+",
+                     r"trial [1-9]\d* on local ok: .* · output_tok_s at c=16 [\d,]+",
+                     r"done: \d+ launches \+ 1 reused; best trial \d+: .* · output_tok_s median [\d,]+"
+                     r"( \([\d,]+–[\d,]+, n=\d+\))?; "],
+    # a finding, its evidence naming benchmarks, and its key (the situation: host, GPUs or profiles)
+    "cockpit diagnose": [r"(?m)^\w+ +\d+%  \S", r"· b\d+ .*\(b\d+\)", r"key: \w+:\S"],
 }
 
 
@@ -80,7 +85,11 @@ def test_readme_first_run_typed_literally(tmux, tmp_path: Path):
                 assert re.search(pattern, said), f"{line!r} did not print /{pattern}/:\n{said}"
         session = load_session(work / "sbx" / "session.toml")
         search = next(s for s in session.searches if s.id == "q1")
-        assert len([t for t in search.trial if t.repeat_of is None]) == search.trials == 8
+        # the budget's 8 launches and 2 relaunches are spent (a relaunch the race does not need goes to a new
+        # configuration), and the base's sweep is reused (no launch)
+        assert len([t for t in search.trial if not t.reused]) == search.trials + search.repeats == 10
+        assert len([t for t in search.trial if t.repeat_of is None and not t.reused]) >= search.trials
+        assert [t.number for t in search.trial if t.reused] == [0]
         assert {b.concurrency for b in session.benchmarks if b.profile == "l1"} == {1, 4, 16}
         # every launch on the session's host `local`: its run folder in sbx/, its GPU source the simulator's
         assert {t.host for t in search.trial} == {"local"} and {p.host for p in session.launch} == {"local"}

@@ -321,6 +321,29 @@ def test_a_trial_with_params_outside_the_space_is_not_the_base_plus_its_flags(fo
         "--cuda-graph-max-bs 17 is not a value of the space"
 
 
+def test_a_profile_the_search_reuses_is_the_one_the_seal_covers(folder: Path) -> None:
+    """The sandbox's own profiles: written `0.80` where the trial says `0.8`, on the session's
+    host named `local`. The search reuses them as this configuration (loop._same_profile), so
+    the seal covers them; a changed flag or another host still is not covered."""
+    from cockpit.model.search.search_space import apply_params, not_derived
+
+    path, _ = search_session(folder)
+    session = load_session(path)
+    search, base = session.searches[0], session.launch[0]
+    command, env = apply_params(base, PARAMS)
+    written = command.replace("--cuda-graph-max-bs 16", "--cuda-graph-max-bs 16.0")
+    assert written != command
+    same = base.model_copy(update={"id": "l9", "command": written, "env": env})
+    assert not_derived(search, base, PARAMS, "box", same) is None
+    other = base.model_copy(update={"id": "l9", "command": command.replace("triton", "flashinfer_trtllm"), "env": env})
+    assert not_derived(search, base, PARAMS, "box", other) == "its command is not the base's with the trial's flags"
+    local = same.model_copy(update={"host": "local"})
+    assert not_derived(search, base, PARAMS, "local", local, local_host=True) is None
+    assert not_derived(search, base, PARAMS, "local", local) == "it runs on local, not on the trial's host local"
+    assert not_derived(search, base, PARAMS, "local", same.model_copy(update={"host": None}), local_host=True) == \
+        "it runs on local, not on the trial's host local"
+
+
 async def test_tune_after_an_assistant_edited_the_base_profile_asks_again(folder: Path) -> None:
     path, _ = search_session(folder)
     seal_search(path)

@@ -118,7 +118,8 @@ def odd_trials(session: Session, search: Search, hosts: list[str | None]) -> lis
         profile = next((p for p in session.launch if p.id == (trial.profile or search.profile)), None)
         if profile is None:
             continue  # nothing to start: the trial fails as a missing profile
-        why = not_derived(search, base, trial.params, trial.host, profile)
+        why = not_derived(search, base, trial.params, trial.host, profile,
+                          local_host=any(h.name == "local" for h in session.hosts))
         host = next((h for h in session.hosts if h.name == profile.host), None)
         if why is not None and not is_confirmed("launch", launch_stamp(profile, host), profile.confirmed):
             out.append((trial, profile, why))

@@ -162,7 +162,8 @@ def _covered(session: Any, request: TrialRequest) -> tuple[bool, bool]:
     profile = next((p for p in session.launch if p.id == request.profile_id), None)
     if trial is None or base is None or profile is None:
         return True, True  # nothing to start: the service refuses a missing profile itself
-    if not_derived(search, base, trial.params, trial.host, profile) is None:
+    local_host = any(h.name == "local" for h in session.hosts)
+    if not_derived(search, base, trial.params, trial.host, profile, local_host=local_host) is None:
         return True, True
     return False, bench_python(profile) == bench_python(base)
 

@@ -10,6 +10,7 @@ import itertools
 import shlex
 from collections.abc import Iterator, Mapping
 
+from cockpit.model.bench.profile_diff import launch_key
 from cockpit.model.launch.flag_values import same_value
 from cockpit.model.search.search import Search, SpaceValue, Stepped, show_value
 from cockpit.model.session import LaunchProfile
@@ -123,9 +124,11 @@ def command_key(command: str) -> tuple[str, ...]:
 
 
 def not_derived(search: Search, base: LaunchProfile, params: Mapping[str, SpaceValue], host: str | None,
-                profile: LaunchProfile) -> str | None:
+                profile: LaunchProfile, *, local_host: bool = False) -> str | None:
     """Why `profile` is not the base plus the space's flags for a trial with `params` on `host`
-    (what the person's seal of the search covers); None when it is exactly that."""
+    (what the person's seal of the search covers); None when it is exactly that. `local_host`:
+    the session has a host named `local` (the sandbox's), so a derived profile names it, as
+    the search derives it (control/search/loop._where)."""
     for key, value in params.items():
         if key not in search.space:
             return f"{key} is not a dimension of the space"
@@ -135,13 +138,15 @@ def not_derived(search: Search, base: LaunchProfile, params: Mapping[str, SpaceV
     if host in search.ports:
         full["--port"] = search.ports[host]
     command, env = apply_params(base, full)
-    if profile.command != command:
+    # one launch as the search's reuse reads it (loop._same_profile): its words in any order,
+    # numbers normalised (`0.80` is `0.8`), so a profile the search reuses is the one sealed
+    if launch_key(profile.command, {}, None) != launch_key(command, {}, None):
         return "its command is not the base's with the trial's flags"
-    if profile.env != env:
+    if launch_key(profile.command, profile.env, None) != launch_key(command, env, None):
         return "its env is not the base's with the trial's variables"
     if profile.python != base.python:
         return "its python is not the base's"
-    if profile.host != (host if host != "local" else None):
+    if profile.host != (host if host != "local" or local_host else None):
         return f"it runs on {profile.host or 'local'}, not on the trial's host {host or 'local'}"
     return None
 
