@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from test_log_pane_keys import BENCH_BLOCK
 from textual import events
+from textual.widgets import Input
 
 from tui_support import fill, make_app, screen_text, until
 
@@ -98,11 +99,18 @@ async def test_a_pasted_result_block_fills_the_new_benchmark_form(session_path):
 
 def test_snapshot_the_benchmark_edit_form(snap_compare, example_path) -> None:
     """Editing the example's first benchmark at 80x24: "Edit benchmark b1", the paste field
-    first (its placeholder says what to paste), then label, profile and the figures filled."""
+    first (its placeholder says what to paste), then label, profile and the figures filled; the
+    cursor on the label, where the form puts it."""
 
     async def run_before(pilot) -> None:  # noqa: ANN001
         await pilot.pause()
         await pilot.press("4", "e")
+        await pilot.pause()
+        # a blinking cursor is drawn or not by when the shot falls in its 0.5 s cycle (a loaded
+        # machine shot it hidden): held steady, the shot shows it
+        focused = pilot.app.focused
+        assert isinstance(focused, Input) and focused.id == "field-label"
+        focused.cursor_blink = False
         await pilot.pause()
 
     assert snap_compare(make_app(example_path), terminal_size=(80, 24), run_before=run_before)

@@ -24,6 +24,7 @@ benchmark (benchmarks/bench_energy.py) feed it samples and read the same figures
 from __future__ import annotations
 
 import heapq
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -118,13 +119,19 @@ class WindowEnergy:
         parts = [self.source]
         if self.interval_s is not None:
             parts.append(f"{self.interval_s:.2f} s interval")
-        parts.append(f"{self.coverage:.0%} covered")
+        parts.append(f"{_whole_percent_down(self.coverage)}% covered")
         if (off := self.disagreement) is not None:
             parts.append(f"integral {off:+.1%} vs energy counter")
         else:
             parts.append("no energy counter")
         text = ", ".join(parts)
         return f"{text}; flagged: {'; '.join(self.flags)}" if self.flags else text
+
+
+def _whole_percent_down(share: float) -> int:
+    """A share in whole percent, rounded down: 89.6 % covered reads 89 %, never the 90 % that
+    would sit beside a "< 90 %" flag (the epsilon keeps 0.29 at 29, not 28.999...)."""
+    return math.floor(share * 100 + 1e-9)
 
 
 def _sorted(samples: Sequence[PowerSample]) -> list[PowerSample]:
@@ -204,7 +211,7 @@ def audit_window(samples: Sequence[PowerSample], start: float, end: float, *, so
     elif joules is None:
         flags.append("no two samples in the window")
     elif result.coverage < min_coverage:
-        flags.append(f"samples cover {result.coverage:.0%} of the window (< {min_coverage:.0%})")
+        flags.append(f"samples cover {_whole_percent_down(result.coverage)}% of the window (< {min_coverage:.0%})")
     if counter_j is not None and counter_j <= 0 and (integral_on_counter or 0) > 0:
         flags.append("energy counter did not move while power was drawn")
     if (off := result.disagreement) is not None and abs(off) > max_disagreement:

@@ -54,7 +54,10 @@ class StandinNvml:
         self.busy_until = 0.0
         self.running = 0
         self.readings: list[float] = []
-        """Every counter value given (J, summed over GPUs, per tick)."""
+        """Every tick's counter values summed over its GPUs (J), as cockpit sums them: each GPU
+        is read at its own instant (other NVML calls between), so GPU 0's reading times GPUS
+        is not the tick's sum."""
+        self._tick_mj = 0
         server.listeners.append(self._line)
 
     def __getattr__(self, name: str) -> Any:
@@ -112,10 +115,11 @@ class StandinNvml:
         return 700_000
 
     def nvmlDeviceGetTotalEnergyConsumption(self, h: int) -> int:
-        joules = self.energy_at(time.time()) / GPUS
-        if h == 0:
-            self.readings.append(joules * GPUS)
-        return round(joules * 1000)
+        mj = round(self.energy_at(time.time()) / GPUS * 1000)
+        self._tick_mj = mj if h == 0 else self._tick_mj + mj
+        if h == GPUS - 1:  # NvmlSampler reads the GPUs in order, once each per tick
+            self.readings.append(self._tick_mj / 1000)
+        return mj
 
 
 def _session(tmp_path: Path, port: int, **sweep_kw: object) -> Path:
@@ -188,13 +192,20 @@ def test_the_recorded_energy_is_its_source_over_the_main_run(tmp_path: Path) -> 
     assert bench.energy_counter_j <= truth_j * 1.01
     # the check says the source, interval and coverage, and the integral against the counter: a
     # step draw sampled every 10 ms stays within a few percent; over 2 % and the point is flagged
-    check = re.fullmatch(rf"{re.escape(SOURCE)}, 0\.01 s interval, (\d+)% covered, integral ([+-]\d+\.\d)% vs "
+    # (the interval is the ticks' median: 0.01 s, longer when a loaded machine delays the feed)
+    check = re.fullmatch(rf"{re.escape(SOURCE)}, \d\.\d\d s interval, (\d+)% covered, integral ([+-]\d+\.\d)% vs "
                          r"energy counter(; flagged: .*)?", bench.energy_check)
     assert check is not None, bench.energy_check
     covered, off = int(check[1]), float(check[2])
     assert abs(off) <= 5
-    # flagged exactly when the samples left holes (a stalled feed on a loaded machine) or missed the counter
-    assert bench.energy_flagged is (abs(off) > 2.0 or covered < 90) and (check[3] is not None) is bench.energy_flagged
+    # flagged exactly when the samples left holes (a stalled feed on a loaded machine) or missed the counter;
+    # the coverage shown is rounded down, so "90% covered" is never flagged for it; the disagreement is
+    # rounded to 0.1 %, so a shown 2.0 % may lie either side of the 2 % line
+    assert (check[3] is not None) is bench.energy_flagged
+    if covered < 90 or abs(off) > 2.0:
+        assert bench.energy_flagged, bench.energy_check
+    elif abs(off) < 2.0:
+        assert not bench.energy_flagged, bench.energy_check
 
 
 def test_steady_window_from_the_clients_first_tokens(tmp_path: Path) -> None:

@@ -89,10 +89,15 @@ def test_four_point_sweep_records_four_benchmarks_with_power_and_tok_per_joule(t
         assert b.profile == "l1" and b.sweep == "s1" and b.sweep_run == runner.plan.run_id
         assert b.command == saved.launch[0].command and b.dataset == "random"
         assert b.total_tok_s and b.output_tok_s and b.ttft_ms is not None and b.duration_s
-        assert (b.power_mean_w, b.power_peak_w, b.power_share) == (600.0, 600.0, round(600 / 1400, 4))
-        assert b.tok_per_joule == pytest.approx(b.total_tok_s / 600.0, rel=0.01)
         assert b.peak_running is not None  # the server log was followed during every point
         assert b.input_len == 16 and b.output_len == 24
+        if b.power_mean_w is None:  # a loaded machine starved the 20 ms feed for the whole main run: said so
+            assert "no GPU sample came inside the main run" in (b.notes or ""), b.notes
+            assert b.tok_per_joule is None
+        else:
+            assert (b.power_mean_w, b.power_peak_w, b.power_share) == (600.0, 600.0, round(600 / 1400, 4))
+            assert b.tok_per_joule == pytest.approx(b.total_tok_s / 600.0, rel=0.01)
+    assert any(b.power_mean_w is not None for b in benches)
     assert benches[3].peak_running >= 2  # eight at once show up in the server's batches
     assert [type(e) for e in events if isinstance(e, (PointStarted, PointRecorded))] == [PointStarted, PointRecorded] * 4
     assert any(isinstance(e, PointProgress) and "%|" in e.line for e in events)

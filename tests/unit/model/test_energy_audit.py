@@ -137,3 +137,12 @@ def test_steady_window_from_running_count_is_the_full_batch_span():
     assert steady_from_running(points) == (2.0, 5.0)
     assert steady_from_running([(0.0, 8)], 8) is None
     assert steady_from_running([], 8) is None
+
+
+def test_a_coverage_just_under_the_line_reads_under_it():
+    """89.6 % covered is flagged (< 90 %) and says 89 %, never the 90 % that rounding would show."""
+    samples = [PowerSample(float(t), 300.0) for t in range(21) if t != 5]  # a 2 s hole over [4, 6]
+    w = audit_window(samples, 0.0, 19.25, source="nvml")
+    assert w.coverage == pytest.approx(17.25 / 19.25)
+    assert w.check_text() == ("nvml, 1.00 s interval, 89% covered, no energy counter; "
+                              "flagged: samples cover 89% of the window (< 90%)")
