@@ -63,8 +63,9 @@ def test_a_new_campaign_is_set_up_from_the_forms_and_its_host_tails_at_once(tmux
     # the server starts and writes its log
     log.write_text("".join(line + "\n" for line in LOG), encoding="utf-8")
     screen = tmux.wait_for("ready to roll")
-    # the pane's source line names the file (cut at 80 columns when pytest's folder is long)
-    assert any(line.strip("│ ").startswith(f"tail {str(log)[:40]}") for line in screen.splitlines()), screen
+    # the pane's source line names the file (cut at 80 columns when pytest's folder is long);
+    # the focused pane has a heavy border
+    assert any(line.strip("│┃ ").startswith(f"tail {str(log)[:40]}") for line in screen.splitlines()), screen
     header = tmux.wait_until(lambda s: "no log file yet" not in s.splitlines()[0], "the header's host state")
     assert "● here" in header.splitlines()[0]
     with log.open("a", encoding="utf-8") as f:

@@ -18,8 +18,9 @@ from waits import PATIENCE_S
 
 from cockpit.store.toml_store import load_session
 
-# "│0 ███▋░░  59%  357/600W" (compact) or "│0 RTX PRO 6000 … 59%   357/600 W" (wide)
-GPU_ROW = re.compile(r"│([0-7]) [^│]*?\d+%\s+\d{2,3}/600 ?W")
+# "│0 ███▋░░  59%  357/600W" (compact) or "│0 RTX PRO 6000 … 59%   357/600 W" (wide);
+# the focused pane's border is heavy ("┃0 …"), as at 80x24 where the GPU pane has focus
+GPU_ROW = re.compile(r"[│┃]([0-7]) [^│┃]*?\d+%\s+\d{2,3}/600 ?W")
 
 
 def _gpu_rows(screen: str) -> set[str]:
