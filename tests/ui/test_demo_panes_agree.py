@@ -14,6 +14,12 @@ LOG_RUNNING = re.compile(r"running (\d+) ↑")  # the log strip: "running 8 ↑8
 METRICS_RUNNING = re.compile(r"running (\d+)  queued")  # the metrics pane: "running 8  queued 0"
 
 
+def host_row(text: str, host: str) -> str:
+    """The Goal tab's line for `host` ("" if not shown), found at the pane's left border,
+    light (│) or heavy (┃, while the pane has the keys)."""
+    return next((line for line in text.splitlines() if re.search(f"[│┃] {host} ", line)), "")
+
+
 async def test_the_demo_metrics_pane_says_the_log_strips_running(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     path, sources = build_demo(speed=4)
@@ -40,11 +46,12 @@ async def test_the_demo_goal_tab_says_what_is_read_on_lxc(tmp_path, monkeypatch)
     try:
         async with app.run_test(size=(200, 50)) as pilot:
             await pilot.press("2")
-            await until(lambda: "│ lxc " in screen_text(app), pilot, timeout=10)
-            line = next(line for line in screen_text(app).splitlines() if "│ lxc " in line)
-            assert "no GPUs" not in line and "no log" not in line
+            # The row starts at the Goal pane's border: heavy (┃) while the pane has the keys.
+            await until(lambda: bool(host_row(screen_text(app), "lxc")), pilot, timeout=10)
+            line = host_row(screen_text(app), "lxc")
+            assert line and "no GPUs" not in line and "no log" not in line
             assert "8 GPUs: nvidia-smi replayed (demo)" in line and "log replayed" in line
-            local = next(line for line in screen_text(app).splitlines() if "│ local " in line)
-            assert "no GPUs" in local  # the hosts nothing is read on stay as the file says
+            local = host_row(screen_text(app), "local")
+            assert local and "no GPUs" in local  # the hosts nothing is read on stay as the file says
     finally:
         sources.run_stops()

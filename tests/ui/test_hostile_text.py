@@ -28,6 +28,7 @@ from cockpit.ui.safe_text import inert_renderable
 from cockpit.ui.screens.forms.forms import BenchmarkForm, DiscoveryForm, LinkForm, RecordForm, TaskForm
 from cockpit.ui.screens.help import HelpScreen
 from cockpit.ui.widgets.session.records_view import PackagesTable
+from cockpit.ui.widgets.session.text_views import HandoffView
 
 
 def frame(app) -> list[Strip]:  # noqa: ANN001
@@ -91,6 +92,10 @@ async def test_every_surface_shows_hostile_text_inert(name, tmp_path):
                          ("7", "launch"), ("8", "last"), ("9", "topology"), ("0", "handoff")):
             await pilot.press(key)
             await pilot.pause(0.1)
+            if tab == "handoff":  # made in a thread when its tab is shown: wait until it is up
+                view = screen.query_one(HandoffView)
+                await until(lambda: view.shown_whole, pilot)  # noqa: B023
+                await pilot.pause()
             check(f"tab {tab}", f"#{tab}")
         await pilot.press("6")
         screen.query_one(PackagesTable).show_drift([], f"checked {vector}")  # a host's words in the title

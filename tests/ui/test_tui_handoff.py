@@ -85,3 +85,26 @@ async def test_a_big_handoff_does_not_hold_the_keys_and_W_at_once_writes_it(tmp_
         await until(lambda: last.lstrip("#- ").strip()[:30] in screen_text(app), pilot)
         await pilot.press("1")
         await until(lambda: app.main_screen.active_tab == "main", pilot)
+
+
+def test_the_handoff_tab_shows_a_persons_text_as_written_and_commands_literally():
+    from cockpit.ui.widgets.session.text_views import markdown_text
+
+    md = "\n".join([
+        r"# run \[1\] &lt;fast>",  # the title: handoff_md's escapes
+        r"\# not a heading, 1\. not a list, a \\ backslash, a \x9b placeholder",
+        r"| a \| b | `x \| y` |",  # a table cell's pipe, in a code span too (GFM)
+        r"- `echo \[` and ``a`b``",  # code spans are literal
+        "```bash",
+        r"echo \[ &lt;",  # so is a fence
+        "```",
+    ])
+    assert markdown_text(md).plain.splitlines() == [
+        "run [1] <fast>",
+        r"# not a heading, 1. not a list, a \ backslash, a \x9b placeholder",
+        "| a | b | `x | y` |",
+        r"- `echo \[` and ``a`b``",
+        "```bash",
+        r"echo \[ &lt;",
+        "```",
+    ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import string
 from collections.abc import Callable
 
 from textual.app import ComposeResult
@@ -138,12 +140,59 @@ class HandoffView(TextView):
 
 def markdown_text(text: str) -> Content:
     """Markdown as a terminal shows it well: the text itself (what `W` writes, tables aligned
-    as written), headings bold in the theme's colour; every line through the sanitizer and
-    quoted (no markup)."""
+    as written), headings bold in the theme's colour, the data as its author wrote it (the
+    escapes store/handoff_md.py puts before `[`, `]`, `|`, `#`, ... undone, `&lt;` read as
+    `<`, as a Markdown reader shows them; code spans and fences kept literal); every line
+    through the sanitizer and quoted (no markup)."""
     parts: Parts = []
+    fence = ""
     for line in text.splitlines():
-        if line.startswith("#"):
-            parts += [(safe(line.lstrip("#").strip()), "bold $primary" if line.startswith("# ") else "bold"), "\n"]
-        else:
+        if fence:  # a fence's body is literal; it ends at a run of its character at least as long
+            if line.strip() and line.strip().startswith(fence) and set(line.strip()) == {fence[0]}:
+                fence = ""
             parts += [safe(line), "\n"]
+        elif opened := _FENCE.match(line):
+            fence = opened[1]
+            parts += [safe(line), "\n"]
+        elif line.startswith("#"):
+            heading = _unescaped(line.lstrip("#").strip(), in_table=False)
+            parts += [(safe(heading), "bold $primary" if line.startswith("# ") else "bold"), "\n"]
+        else:
+            parts += [safe(_unescaped(line, in_table=line.startswith("|"))), "\n"]
     return Content.assemble(*parts)
+
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_BACKQUOTES = re.compile(r"`+")
+# What a Markdown reader does not show as written: a backslash escape (before ASCII
+# punctuation), a code span's opening backquotes, the `&lt;` handoff_md.py writes for `<`.
+_SPECIAL = re.compile("\\\\([" + re.escape(string.punctuation) + "])|(`+)|&lt;")
+
+
+def _unescaped(line: str, *, in_table: bool) -> str:
+    """One Markdown line's text as a reader shows it: a backslash before ASCII punctuation
+    and `&lt;` undone outside code spans; a code span (its backquotes kept) literal, but for
+    the `\\|` a table cell needs inside one (GFM)."""
+    out: list[str] = []
+    i = 0
+    while (found := _SPECIAL.search(line, i)) is not None:
+        out.append(line[i:found.start()])
+        i = found.start()
+        if found[1] is not None:  # an escaped punctuation character
+            out.append(found[1])
+            i = found.end()
+        elif found[2] is not None:  # a code span, if a run of as many backquotes closes it
+            run = found[2]
+            close = next((m for m in _BACKQUOTES.finditer(line, found.end()) if len(m.group()) == len(run)), None)
+            if close is None:  # none does: the backquotes are text
+                out.append(run)
+                i = found.end()
+            else:
+                span = line[i:close.end()]
+                out.append(span.replace("\\|", "|") if in_table else span)
+                i = close.end()
+        else:
+            out.append("<")
+            i = found.end()
+    out.append(line[i:])
+    return "".join(out)
