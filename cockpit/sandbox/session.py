@@ -83,7 +83,9 @@ def sandbox_session(folder: Path, port: int, python: str) -> Session:
                   model=MODEL, hardware="none: SIMULATED server, bench client and GPU power"),
         hosts=[Host(name=HOST, description="this machine, running the SIMULATED server (cockpit sandbox)",
                     run_dir=str(runs), log_path=str(runs / "server.log"), gpu_source=GpuSource.DCGM,
-                    gpu_interval_s=0.5, dcgm_url=url, metrics_url=url)],
+                    # a sweep point here runs for about 0.3 s: GPU samples come more often than that,
+                    # so every point's main run holds some (its power is recorded)
+                    gpu_interval_s=0.1, dcgm_url=url, metrics_url=url)],
         launch=[
             LaunchProfile(id="l1", name="base: graph bs 64, cutlass", command=base, host=HOST, python=python,
                           notes="SIMULATED server (cockpit/sandbox/sglang_server.py): its speed follows the flags."),

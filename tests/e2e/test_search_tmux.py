@@ -11,6 +11,7 @@ cockpit/sandbox/bench_serving.py through the real `python -m sglang.bench_servin
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -43,7 +44,12 @@ def test_search_set_up_run_paused_resumed_and_best_marked_working_in_tmux(tmux, 
         tmux.run("send-keys", "-t", "t", "-l", "cuda-graph-max-bs=4,16,256")
         tmux.run("send-keys", "-t", "t", "Enter")
         tmux.run("send-keys", "-t", "t", "-l", "moe-runner-backend=flashinfer_trtllm,triton")
-        shots.append(tmux.wait_for("moe-runner-backend=flashinfer_trtllm,triton"))
+        tmux.wait_for("moe-runner-backend=flashinfer_trtllm,triton")
+        # a fixed seed: the sampler's picks are the same each run, and seed 7's second pick is the graph
+        # batch of 256 (it crashes), whether or not the base is launched first
+        tmux.run("send-keys", "-t", "t", "Tab", "7")
+        shots.append(tmux.wait_until(lambda s: re.search(r"Seed\W+7\b", s) is not None,
+                                     "the seed typed", timeout=10))
         tmux.keys("C-s")
         screen = tmux.wait_for("0/3 launches")
         assert "Search q1 graph bs x backend" in screen and "output_tok_s at c=8" in screen
@@ -80,6 +86,7 @@ def test_search_set_up_run_paused_resumed_and_best_marked_working_in_tmux(tmux, 
         CAPTURES.write_text("\n\n".join(shots), encoding="utf-8")
     saved = load_session(path)
     search = saved.searches[0]
+    assert search.seed == 7  # the form's seed, kept in the file
     assert len(search.trial) == 3 and all(t.status is not TrialStatus.RUNNING for t in search.trial)
     best = best_config(search)
     assert best is not None

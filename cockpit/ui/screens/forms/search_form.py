@@ -53,6 +53,9 @@ class SearchForm(FormScreen[dict[str, Any]]):
         yield from self.row("trials", "Launches", line_input(q.trials if q else 12))
         yield from self.row("repeats", "Repeats", line_input(q.repeats if q else 0))
         yield from self.row("space", "Space", area_input(space_text(q) if q else "", SPACE_HINT))
+        # a fixed seed makes the sampler's picks the same each run (unset: a fresh one each run)
+        yield from self.row("seed", "Seed", line_input(q.seed if q and q.seed is not None else "",
+                                                       "fresh each run"))
 
     def collect(self) -> dict[str, Any]:
         errors: dict[str, str] = {}
@@ -65,6 +68,10 @@ class SearchForm(FormScreen[dict[str, Any]]):
                 out[name] = parse_number(self.text(name), integer=True, minimum=0)
             except ValueError as exc:
                 errors[name] = str(exc)
+        try:
+            out["seed"] = parse_number(self.text("seed"), integer=True, minimum=0)
+        except ValueError as exc:
+            errors["seed"] = str(exc)
         out["trials"] = out.get("trials") or 12
         out["repeats"] = out.get("repeats") or 0
         try:
@@ -80,7 +87,7 @@ class SearchForm(FormScreen[dict[str, Any]]):
         if not out["name"]:
             errors["name"] = "a search needs a name"
         if not errors:
-            errors = model_errors(Search, {"id": "q1", **out}, ["name", "objective", *self.NUMBERS, "space"])
+            errors = model_errors(Search, {"id": "q1", **out}, ["name", "objective", *self.NUMBERS, "space", "seed"])
         if errors:
             raise FormInvalid(errors)
         return out
