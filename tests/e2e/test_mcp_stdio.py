@@ -42,7 +42,8 @@ async def test_a_client_session_over_stdio(path):
         done = await c.call_tool("set_last_action", {"text": "moved t8", "next_step": "patch the .cuh"})
         handoff = (await c.read_resource("cockpit://session/handoff")).contents[0].text  # type: ignore[union-attr]
     assert "cockpit://session/handoff" in uris and "cockpit://session/tasks" in uris and len(uris) == 21
-    assert "move_task" in tools and "add_target" in tools and len(tools) == 21 and prompts == ["resume-campaign", "record-what-you-did"]
+    assert "move_task" in tools and "add_target" in tools and len(tools) == 21
+    assert prompts == ["resume-campaign", "record-what-you-did"]
     assert not moved.is_error and moved.content[0].text == "t8 moved to doing"  # type: ignore[union-attr]
     assert bad.is_error and "status" in bad.content[0].text and unchanged  # type: ignore[union-attr]
     assert not done.is_error
