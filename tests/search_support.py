@@ -11,9 +11,12 @@ from standin.procs import free_port, kill_groups_left, standin_command
 
 from sweep_support import make_bench_python
 
+from cockpit.control.search.consent import search_fingerprint
+from cockpit.control.transaction import edit
 from cockpit.model.enums import Comparator, GpuSource, Metric
 from cockpit.model.search.search import Search
 from cockpit.model.session import Goal, Host, LaunchProfile, Session, Sweep, Target
+from cockpit.sources.server.confirm_key import confirmation
 from cockpit.store.toml_store import save_session
 
 SPACE = {"--cuda-graph-max-bs": [4, 16, 256], "--moe-runner-backend": ["flashinfer_trtllm", "triton"]}
@@ -59,3 +62,13 @@ def cleanup(folder: Path) -> None:
 
 
 __all__ = ["Comparator", "Metric", "Target", "search_session", "cleanup", "SPACE"]
+
+
+def seal_search(path: Path) -> None:
+    """As `cockpit tune --yes` leaves it: the search sealed for its hosts (the person's yes)."""
+    def change(e):  # noqa: ANN001, ANN202
+        search = e.session.searches[0]
+        sealed = confirmation("search", search_fingerprint(e.session, search, list(search.hosts)))
+        e.apply("search q1 confirmed", lambda s: s.searches.__setitem__(0, s.searches[0].model_copy(
+            update={"confirmed": sealed})), kind="search.confirmed")
+    edit(path, change, "person")

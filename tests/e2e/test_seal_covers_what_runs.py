@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
-from search_support import cleanup, search_session
+from search_support import cleanup, seal_search, search_session
 from standin.procs import free_port, kill_groups_left, standin_command
 
 from sweep_support import StandinServer, make_bench_python, pid_alive
@@ -59,16 +59,6 @@ def seal_launch(path: Path, ident: str) -> None:
         p = next(p for p in e.session.launch if p.id == ident)
         host = next((h for h in e.session.hosts if h.name == p.host), None)
         e.edit_record("launch", ident, confirmed=confirmation("launch", launch_stamp(p, host)))
-    edit(path, change, "person")
-
-
-def seal_search(path: Path) -> None:
-    """As `cockpit tune --yes` leaves it: the search sealed for its hosts."""
-    def change(e):  # noqa: ANN001, ANN202
-        search = e.session.searches[0]
-        sealed = confirmation("search", search_fingerprint(e.session, search, list(search.hosts)))
-        e.apply("search q1 confirmed", lambda s: s.searches.__setitem__(0, s.searches[0].model_copy(
-            update={"confirmed": sealed})), kind="search.confirmed")
     edit(path, change, "person")
 
 

@@ -9,12 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from search_support import cleanup, search_session
+from search_support import cleanup, seal_search, search_session
 
-from cockpit.control.search.consent import search_fingerprint
-from cockpit.control.transaction import edit
 from cockpit.model.session import JournalEvent, now
-from cockpit.sources.server.confirm_key import confirmation
 from cockpit.store.toml_store import load_session, save_session
 
 REPO = Path(__file__).resolve().parents[3]
@@ -31,19 +28,9 @@ def folder(tmp_path: Path):
     cleanup(tmp_path)
 
 
-def seal(path: Path) -> None:
-    """As `cockpit tune --yes` leaves it (the person's yes to 3 launches)."""
-    def change(e):  # noqa: ANN001, ANN202
-        search = e.session.searches[0]
-        sealed = confirmation("search", search_fingerprint(e.session, search, list(search.hosts)))
-        e.apply("search q1 confirmed", lambda s: s.searches.__setitem__(0, s.searches[0].model_copy(
-            update={"confirmed": sealed})), kind="search.confirmed")
-    edit(path, change, "person")
-
-
 def test_trials_past_the_confirmed_budget_ask_again_and_nothing_runs(folder):
     path, _ = search_session(folder, trials=3)
-    seal(path)
+    seal_search(path)
     done = tune(path, "--trials", "5")
     assert done.returncode == 3, done.stdout + done.stderr
     assert "--trials 5 is past the 3 launches confirmed for search q1" in done.stdout
