@@ -68,6 +68,7 @@ __all__ = ["CRASH_CHECKS", "CRASH_CHECK_S", "READY_TIMEOUT_S", "ExperimentServic
 
 READY_TIMEOUT_S = 1800.0
 CRASH_CHECKS, CRASH_CHECK_S = 10, 0.5
+UP_WORDS = ("ready", "running")  # the states of a server that was up
 """After a crash line: how often, and how far apart, to ask whether the server is gone."""
 
 _NOT_SAVED = (OSError, EditError, ValueError)
@@ -190,7 +191,16 @@ class ExperimentService:
                 continue
             # what says a server runs goes; a crash or a refusal stays (it tells what happened)
             gone = [pid for pid in shown if not any(w in self.profile_states.get(pid, "") for w in ("crash", "not "))]
-            if gone or (place.host in self.servers and not shown):
+            # one that was up and ended on its own with a failing status crashed: said here too,
+            # as the followed log's crash line may come after this check (or never, unfollowed)
+            died = [pid for pid in gone if self.profile_states.get(pid, "").startswith(UP_WORDS)
+                    and status.exit_code not in (None, 0) and status.profile_id in (None, pid)]
+            for pid in died:
+                self.phase(pid, place.host, "crashed")
+                self._forget(place.host)
+                await self.record(_crashed(pid, place.host, status.exit_code, None, self.label))
+            gone = [pid for pid in gone if pid not in died]
+            if gone or (place.host in self.servers and not shown and not died):
                 for pid in gone:
                     self.hosts_of.pop(pid, None)
                     self.profile_states.pop(pid, None)
@@ -342,7 +352,7 @@ class ExperimentService:
         """The followed log of `host` (None: any host) says its server crashed: each profile
         that was up there and whose process is gone is crashed (recorded). Their ids."""
         up = [(pid, where) for pid, where in self.hosts_of.items()
-              if (host is None or where == host) and self.profile_states.get(pid, "").startswith(("ready", "running"))]
+              if (host is None or where == host) and self.profile_states.get(pid, "").startswith(UP_WORDS)]
         crashed = []
         for pid, where in up:
             status = None
@@ -352,6 +362,8 @@ class ExperimentService:
                     break
                 await asyncio.sleep(CRASH_CHECK_S)
             if status is None or status.running:  # unreachable, or still up: nothing to say
+                continue
+            if not self.profile_states.get(pid, "").startswith(UP_WORDS):  # said already (reconcile)
                 continue
             self.phase(pid, where, "crashed")
             self._forget(where)

@@ -10,10 +10,13 @@ argv (tests/sweep_support.py); processes, ports and the session file are real.
 
 from __future__ import annotations
 
+import asyncio
+import os
+import signal
 import sys
 from pathlib import Path
 
-from standin.procs import free_port, group_members, standin_command
+from standin.procs import free_port, group_members, server_pid, standin_command
 
 from sweep_support import make_bench_python
 
@@ -130,5 +133,29 @@ async def test_a_no_runs_nothing_and_records_no_confirmation(tmp_path: Path, run
         assert service.profile_states == {}
         swept = await service.sweep("s1", Person())  # no server: not ready, nothing asked
         assert swept.status == "not_ready"
+    finally:
+        await service.close(pool=True)
+
+
+async def test_a_crash_after_ready_is_said_once_whichever_check_sees_it_first(tmp_path: Path, runs: Path) -> None:
+    """The once-a-second recheck can see the process gone before the followed log's crash
+    line arrives (a loaded machine): the crash is said by the recheck, not forgotten, and
+    the log's check after it says nothing twice."""
+    path = _campaign(tmp_path, runs)
+    service = ExperimentService(path, FileRecorder(path, actor=PERSON))
+    try:
+        assert (await service.start("l1", Person())).kind == "ready"
+        leader = int(next(runs.glob("*/*.pid")).read_text())
+        os.kill(server_pid(runs), signal.SIGUSR1)  # the stand-in dies as under load (OOM traceback, exit 1)
+        for _ in range(100):
+            if not group_members(leader):
+                break
+            await asyncio.sleep(0.1)
+        assert not group_members(leader)
+        await service.reconcile()
+        assert service.profile_states.get("l1") == "crashed"
+        assert await service.check_crash("box", "torch.OutOfMemoryError: CUDA out of memory") == []
+        said = [t for t in _journal(path) if "crashed after ready" in t]
+        assert len(said) == 1 and "l1 (known good) on box: crashed after ready (exit 1)" in said[0], said
     finally:
         await service.close(pool=True)
