@@ -170,14 +170,16 @@ def throttle(inputs: DiagnosisInputs) -> list[Finding]:
         reasons = {r: v for r, v in s.throttle_share.items() if r in THROTTLE_REASONS and v >= THROTTLE_SHARE}
         if not s.busy:
             continue
-        clock = s.sm_clock_mhz or 0
-        top = s.sm_clock_max_mhz or 0
-        if reasons and top and clock >= 0.95 * top:
+        clock, top = s.sm_clock_mhz, s.sm_clock_max_mhz
+        if reasons and clock is not None and top and clock >= 0.95 * top:
             continue  # a reason flag with clocks at max costs nothing
+        # absent is not zero: without the clock columns the flag is said alone, never "0 of 0 MHz"
+        clocks = (f"SM clock {clock:.0f} of {top:.0f} MHz" if clock is not None and top
+                  else "SM clock not in the samples")
         if reasons:
             thermal = any("thermal" in r for r in reasons)
             said = ", ".join(f"{r} in {v:.0%} of samples" for r, v in sorted(reasons.items()))
-            evidence = [Evidence(f"GPU {s.index}: {said}; SM clock {clock:.0f} of {top:.0f} MHz", "gpus",
+            evidence = [Evidence(f"GPU {s.index}: {said}; {clocks}", "gpus",
                                  time_range=time_range([s]), gpus=(s.index,))]
             if s.power_w is not None and s.power_limit_w:
                 evidence.append(Evidence(f"GPU {s.index} at {s.power_w:.0f} W of {s.power_limit_w:.0f} W", "gpus",
@@ -188,11 +190,13 @@ def throttle(inputs: DiagnosisInputs) -> list[Finding]:
             evidence = [Evidence(f"GPU {s.index}: " + ", ".join(inferred[1]) + " (no throttle reason in the "
                                  "samples: read from clocks, temperature and power)", "gpus",
                                  time_range=time_range([s]), gpus=(s.index,))]
+            assert clock is not None and top  # _inferred reads clocks only where both are known
             confidence, label = clamp(0.55 + (CLOCK_SHARE - clock / top)), "inferred-" + inferred[0]
         else:
             continue
         out.append(Finding(
-            "throttle", f"GPU {s.index} is throttled ({'thermal' if thermal else 'power'}): clocks under max",
+            "throttle", f"GPU {s.index} is throttled ({'thermal' if thermal else 'power'}): "
+            + ("clocks under max" if clock is not None and top else "the driver flags it"),
             tuple(evidence), confidence,
             "check cooling and the power limit (nvidia-smi -q -d PERFORMANCE,POWER); compare a run with "
             "the limit raised" if not thermal else "check the GPU's cooling and airflow, then re-run",

@@ -7,11 +7,13 @@ from statistics import fmean
 
 from cockpit.live.diagnosis.findings import Evidence, Finding, clamp
 from cockpit.live.diagnosis.inputs import DiagnosisInputs
+from cockpit.parse.log.log_events import DecodeBatch
 
 QUEUE_MIN = 5  # a rank with this many queued while another idles is imbalance, not noise
 IDLE_SHARE = 0.25
 LOW_ACCEPT_LEN = 1.5
 LOW_ACCEPT_RATE = 0.3
+MIN_ACCEPT_LINES = 3  # a rank's fewer decode lines than this say nothing about its acceptance
 LOW_BALANCEDNESS = 0.7
 SPEC_ARGS = ("speculative_algorithm", "speculative_num_steps", "speculative_num_draft_tokens")
 
@@ -56,31 +58,80 @@ def dp_imbalance(inputs: DiagnosisInputs) -> list[Finding]:
     return []
 
 
-def spec_low_accept(inputs: DiagnosisInputs) -> list[Finding]:
-    evidence: list[Evidence] = []
-    length: float | None = None
+def _rank_label(rank: str) -> str:
+    return f"dp{rank}" if rank else "the server"
+
+
+def _accept_from_log(inputs: DiagnosisInputs) -> dict[str, list[tuple[int, DecodeBatch]]]:
+    """DP rank ("" untagged) -> its decode lines that carry an accept length."""
+    out: dict[str, list[tuple[int, DecodeBatch]]] = {}
     if inputs.log is not None:
-        rows = [(n, e) for n, e in inputs.log.decode if e.accept_len is not None]
-        if len(rows) >= 3:
-            length = fmean(e.accept_len or 0 for _, e in rows)
-            rates = [e.accept_rate for _, e in rows if e.accept_rate is not None]
-            rate = fmean(rates) if rates else None
-            if length < LOW_ACCEPT_LEN or (rate is not None and rate < LOW_ACCEPT_RATE):
-                times = [e.ts for _, e in rows if e.ts]
-                evidence.append(Evidence(f"mean accept len {length:.2f} over {len(rows)} decode batches"
-                                         + (f", accept rate {rate:.2f}" if rate is not None else ""), "log",
-                                         time_range=(times[0], times[-1]) if times else None,
-                                         log_lines=(rows[0][0], rows[-1][0])))
-    if inputs.metrics:
-        values = [s.gauges["spec_accept_length"] for s in inputs.metrics if s.gauges.get("spec_accept_length")]
-        if values and fmean(values) < LOW_ACCEPT_LEN:
-            length = fmean(values)
-            evidence.append(Evidence(f"/metrics spec_accept_length {length:.2f}", "metrics"))
-    if not evidence or length is None:
+        for n, e in inputs.log.decode:
+            if e.accept_len is not None:
+                out.setdefault("" if e.ranks.dp is None else str(e.ranks.dp), []).append((n, e))
+    return out
+
+
+def _accept_from_metrics(inputs: DiagnosisInputs, name: str) -> dict[str, list[float]]:
+    """DP rank -> its readings of `name` over the scrapes. A 0 is no reading: a rank that
+    has run no speculative step yet reports 0, and a working step accepts at least 1 token."""
+    out: dict[str, list[float]] = {}
+    for s in inputs.metrics:
+        per = s.gauges_by_dp.get(name) or ({"": s.gauges[name]} if name in s.gauges else {})
+        for rank, value in per.items():
+            if value > 0:
+                out.setdefault(rank, []).append(value)
+    return out
+
+
+def _low(length: float | None, rate: float | None) -> bool:
+    return (length is not None and length < LOW_ACCEPT_LEN) or (rate is not None and rate < LOW_ACCEPT_RATE)
+
+
+def spec_low_accept(inputs: DiagnosisInputs) -> list[Finding]:
+    """Judged per DP rank: each rank drafts for its own requests, so one rank accepting little
+    is a finding though the mean over ranks looks fine, and a finding names only the low ranks
+    with their own figures, never a mean over ranks (issue 37)."""
+    evidence: list[Evidence] = []
+    low_lengths: dict[str, float] = {}
+    for rank, rows in sorted(_accept_from_log(inputs).items()):
+        if len(rows) < MIN_ACCEPT_LINES:
+            continue
+        length = fmean(e.accept_len or 0 for _, e in rows)
+        rates = [e.accept_rate for _, e in rows if e.accept_rate is not None]
+        rate = fmean(rates) if rates else None
+        if _low(length, rate):
+            low_lengths[rank] = min(length, low_lengths.get(rank, length))
+            times = [e.ts for _, e in rows if e.ts]
+            who = f"{_rank_label(rank)}: " if rank else ""
+            evidence.append(Evidence(f"{who}mean accept len {length:.2f} over {len(rows)} decode batches"
+                                     + (f", accept rate {rate:.2f}" if rate is not None else ""), "log",
+                                     time_range=(times[0], times[-1]) if times else None,
+                                     log_lines=(rows[0][0], rows[-1][0])))
+    lengths = _accept_from_metrics(inputs, "spec_accept_length")
+    rates_by_rank = _accept_from_metrics(inputs, "spec_accept_rate")
+    for rank in sorted(set(lengths) | set(rates_by_rank)):
+        length = fmean(lengths[rank]) if rank in lengths else None
+        rate = fmean(rates_by_rank[rank]) if rank in rates_by_rank else None
+        if not _low(length, rate):
+            continue
+        if length is not None:
+            low_lengths[rank] = min(length, low_lengths.get(rank, length))
+        n = max(len(lengths.get(rank, [])), len(rates_by_rank.get(rank, [])))
+        said = [f"spec_accept_length {length:.2f}" if length is not None else "",
+                f"spec_accept_rate {rate:.2f}" if rate is not None else ""]
+        evidence.append(Evidence(f"/metrics {_rank_label(rank)}: " + ", ".join(x for x in said if x)
+                                 + (f" (mean of {n} scrapes)" if n > 1 else ""), "metrics"))
+    if not evidence:
         return []
+    worst = min(low_lengths.values()) if low_lengths else None
+    ranks = sorted({r for r in low_lengths if r})
+    where = f" on {', '.join(_rank_label(r) for r in ranks)}" if ranks else ""
+    figure = f" (about {worst:.2f} tokens a step)" if worst is not None else ""
     return [Finding(
-        "spec_low_accept", f"Speculative decoding accepts few drafts (about {length:.2f} tokens a step): "
-        "the draft costs more than it saves", tuple(evidence), clamp(0.5 + (LOW_ACCEPT_LEN - length)),
+        "spec_low_accept", f"Speculative decoding accepts few drafts{where}{figure}: "
+        "the draft costs more than it saves", tuple(evidence),
+        clamp(0.5 + (LOW_ACCEPT_LEN - (worst if worst is not None else LOW_ACCEPT_LEN))),
         "compare a run without speculative decoding, and fewer draft tokens (search space)",
         "spec_low_accept:" + ",".join(f"{n}={inputs.log.server_args[n]}" for n in SPEC_ARGS
                                       if inputs.log is not None and n in inputs.log.server_args),
@@ -95,7 +146,8 @@ def eplb_imbalance(inputs: DiagnosisInputs) -> list[Finding]:
     mean = fmean(values)
     return [Finding(
         "eplb_imbalance", f"Expert load is uneven across EP ranks (balancedness {mean:.2f}; 1.0 is even)",
-        (Evidence(f"/metrics eplb_balancedness mean {mean:.2f} over {len(values)} scrapes", "metrics"),),
+        (Evidence(f"/metrics eplb_balancedness mean {mean:.2f} over {len(values)} "
+                  + ("scrape" if len(values) == 1 else "scrapes"), "metrics"),),
         clamp(0.5 + (LOW_BALANCEDNESS - mean)),
         "relaunch with --enable-eplb and redundant experts (candidate profile)",
         "eplb_imbalance",

@@ -9,7 +9,9 @@ from cockpit.live.diagnosis.inputs import DiagnosisInputs
 from cockpit.live.diagnosis.rules_gpu import power_evidence
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix, distance_class
 
-COMM_SHARE = 0.7  # TP over PCIe with the GPUs under this share of their limit: waiting on transfers
+# TP over PCIe with the GPUs starved (power_starved's readings, under its STARVED_SHARE): waiting on
+# transfers. The confidence is 0.55 at this share and grows the further under it the GPUs draw.
+COMM_SHARE = 0.7
 
 
 def tp_group(inputs: DiagnosisInputs) -> list[str] | None:
@@ -71,7 +73,7 @@ def comm_bound(inputs: DiagnosisInputs) -> list[Finding]:
     if not pairs or any(cls == "NV#" for *_, cls in pairs):
         return []
     power, share, keys = power_evidence(inputs)
-    if share is None or share >= COMM_SHARE:
+    if share is None:  # power_evidence gives a share only for starved GPUs or runs
         return []
     classes = sorted({cls for *_, cls in pairs})
     chain = [Evidence(f"TP{len(group)} over PCIe only ({', '.join(classes)} between GPUs "

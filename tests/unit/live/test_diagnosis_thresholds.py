@@ -153,9 +153,10 @@ def test_links_are_judged_under_load_only(util: float, width: int, gen: int, dow
 
 # ---- log rules: MIN_LINES 3, NO_GRAPH_SHARE 0.3, KV_FULL 0.9, KV_LOW 0.5, QUEUE_MIN 5, QUEUE_SHARE 0.5
 def decode(running: int = 64, queue: int = 0, usage: float = 0.3, graph: bool = True, dp: int | None = None,
-           accept: float | None = None) -> str:
+           accept: float | None = None, rate: float | None = None) -> str:
     tag = f" DP{dp} TP{dp}" if dp is not None else ""
-    spec = f", accept len: {accept:.2f}" if accept is not None else ""
+    spec = (f", accept len: {accept:.2f}" if accept is not None else "") + (
+        f", accept rate: {rate:.2f}" if rate is not None else "")
     return (f"[2026-03-02 09:30:00{tag}] Decode batch. #running-req: {running}, #token: 1000, token usage: "
             f"{usage:.2f}{spec}, cuda graph: {graph}, gen throughput (token/s): 900.00, #queue-req: {queue}")
 
@@ -364,3 +365,171 @@ def test_the_confidence_grows_with_the_distance_under_the_bound(share: float, co
     [finding] = found(bundle(session=session(run("b1", 64, 3000, share))), "power_starved")
     assert finding.confidence == pytest.approx(confidence)
     assert f"{share:.0%} of their power limit" in finding.claim
+
+
+# ---- the rest of the bounds (issue 37 item 5): every threshold of cockpit/live/diagnosis has
+# a just-under / just-over pair here or above, and every rule a "not this" case
+def with_reasons(flagged: int, ticks: int, clock: float = 2000) -> DiagnosisInputs:
+    lines = [REASONS] + [f"2026/03/02 09:31:{t:02d}.000, 0, GPU, 500, 600, 99, 70, {clock}, 2617, 5, 5, 16, 16, "
+                         f"{'0x0000000000000004' if t < flagged else '0x0000000000000000'}" for t in range(ticks)]
+    return bundle(gpus=gpus_from_text("\n".join(lines)))
+
+
+@pytest.mark.parametrize(("flagged", "ticks", "throttled"), [(3, 10, True), (29, 100, False), (31, 100, True)])
+def test_throttle_reason_share_just_under_and_over(flagged: int, ticks: int, throttled: bool) -> None:
+    assert ("throttle" in kinds(with_reasons(flagged, ticks))) is throttled
+
+
+def test_a_reason_flag_without_clock_columns_quotes_no_clock() -> None:
+    """Absent is not zero: a reason column without the clock columns says the flag, never "0 of 0 MHz"."""
+    head = "timestamp, index, name, power.draw, enforced.power.limit, utilization.gpu, clocks_throttle_reasons.active"
+    rows = [head] + [f"2026/03/02 09:30:0{t}.000, 0, GPU, 500, 600, 99, 0x0000000000000004" for t in range(4)]
+    [f] = found(bundle(gpus=gpus_from_text("\n".join(rows))), "throttle")
+    said = f.claim + " " + " ".join(e.text for e in f.evidence)
+    assert "SM clock not in the samples" in said and "0 of 0" not in said and "clocks under max" not in f.claim
+
+
+@pytest.mark.parametrize(("util", "busy"), [(20, True), (19.9, False)])
+def test_busy_from_20_percent_utilisation_exactly(util: float, busy: bool) -> None:
+    assert ("pcie_downgrade" in kinds(gpu_csv(util=util, width=8))) is busy
+
+
+@pytest.mark.parametrize(("off", "total", "ceiling"), [(3, 4, True), (2, 4, False)])
+def test_graph_off_needs_three_lines_whatever_the_share(off: int, total: int, ceiling: bool) -> None:
+    lines = [decode(graph=False)] * off + [decode(graph=True)] * (total - off)
+    assert ("cuda_graph_ceiling" in kinds(log(*lines))) is ceiling
+
+
+ARGS = "[2026-03-02 09:14:05] server_args=ServerArgs(tp_size=1, cuda_graph_max_bs=64, port=30000)"
+
+
+@pytest.mark.parametrize(("running", "ceiling"), [(65, True), (64, False)])
+def test_graph_off_above_the_graph_limit_counts_under_the_share(running: int, ceiling: bool) -> None:
+    # 3 of 11 lines without a graph is under NO_GRAPH_SHARE; above the limit it is the ceiling
+    lines = [ARGS] + [decode(running=running, graph=False)] * 3 + [decode(running=48)] * 8
+    assert ("cuda_graph_ceiling" in kinds(log(*lines))) is ceiling
+
+
+@pytest.mark.parametrize(("pinned", "total", "ceiling"), [(4, 8, True), (3, 7, False), (2, 2, False)])
+def test_batches_pinned_at_the_graph_limit_bounds(pinned: int, total: int, ceiling: bool) -> None:
+    lines = [ARGS] + [decode(running=64, queue=9, usage=0.6)] * pinned + [decode(running=40)] * (total - pinned)
+    assert ("cuda_graph_ceiling" in kinds(log(*lines))) is ceiling
+
+
+def test_a_queue_pinned_at_the_graph_limit_is_the_ceiling_not_a_cap() -> None:
+    lines = [ARGS] + [decode(running=64, queue=9, usage=0.3)] * 4
+    assert kinds(log(*lines)) == ["cuda_graph_ceiling"]
+
+
+def test_graphs_on_above_any_size_is_not_a_ceiling() -> None:
+    assert "cuda_graph_ceiling" not in kinds(log(ARGS, *[decode(running=200, graph=True)] * 6))
+
+
+def graph_passes(none: float, graph: float) -> DiagnosisInputs:
+    text = ("# TYPE sglang:cuda_graph_passes_total counter\n"
+            f'sglang:cuda_graph_passes_total{{dp_rank="0",mode="decode_cuda_graph"}} {graph}\n'
+            f'sglang:cuda_graph_passes_total{{dp_rank="0",mode="decode_none"}} {none}\n')
+    return bundle(metrics=[scrape_from_text(text)])
+
+
+@pytest.mark.parametrize(("none", "graph", "ceiling"), [(30, 70, True), (29, 71, False), (0, 100, False)])
+def test_graph_passes_share_bound_in_metrics(none: float, graph: float, ceiling: bool) -> None:
+    assert ("cuda_graph_ceiling" in kinds(graph_passes(none, graph))) is ceiling
+
+
+@pytest.mark.parametrize(("full", "total", "pressure"), [(2, 4, True), (2, 5, False), (3, 10, True)])
+def test_kv_full_needs_three_lines_or_half_of_them(full: int, total: int, pressure: bool) -> None:
+    lines = [decode(usage=0.95, queue=3)] * full + [decode(usage=0.4)] * (total - full)
+    assert ("kv_pressure" in kinds(log(*lines))) is pressure
+
+
+@pytest.mark.parametrize(("usage", "pressure"), [(0.90, True), (0.89, False)])
+def test_kv_full_bound_per_rank(usage: float, pressure: bool) -> None:
+    assert ("kv_pressure" in kinds(page(q0=3, u0=usage))) is pressure
+
+
+# ---- spec_low_accept per rank: LOW_ACCEPT_LEN, LOW_ACCEPT_RATE 0.3, MIN_ACCEPT_LINES 3 per rank
+@pytest.mark.parametrize(("rate", "low"), [(0.29, True), (0.31, False)])
+def test_spec_accept_rate_bound(rate: float, low: bool) -> None:
+    assert ("spec_low_accept" in kinds(log(*[decode(accept=1.8, rate=rate)] * 3))) is low
+    gauge = f"# TYPE sglang:spec_accept_rate gauge\nsglang:spec_accept_rate{{dp_rank=\"0\"}} {rate}\n"
+    assert ("spec_low_accept" in kinds(page(extra=gauge))) is low
+
+
+@pytest.mark.parametrize(("lines", "low"), [(3, True), (2, False)])
+def test_spec_needs_three_lines_of_the_rank(lines: int, low: bool) -> None:
+    # dp1's six good lines do not lend dp0 the lines it lacks
+    rows = [decode(accept=1.2, dp=0)] * lines + [decode(accept=2.9, dp=1)] * 6
+    assert ("spec_low_accept" in kinds(log(*rows))) is low
+
+
+def spec_gauge(**per_rank: float) -> str:
+    return "# TYPE sglang:spec_accept_length gauge\n" + "".join(
+        f'sglang:spec_accept_length{{dp_rank="{r.removeprefix("dp")}"}} {v}\n' for r, v in per_rank.items())
+
+
+@pytest.mark.parametrize("source", ["log", "metrics"])
+def test_spec_one_rank_low_while_the_mean_is_fine(source: str) -> None:
+    """dp0 at 1.20, dp1 at 2.60: their mean (1.90) is over the bound; dp0 is not."""
+    got = (log(*[decode(accept=1.2, dp=0), decode(accept=2.6, dp=1)] * 3) if source == "log"
+           else page(extra=spec_gauge(dp0=1.2, dp1=2.6)))
+    [f] = found(got, "spec_low_accept")
+    said = f.claim + " " + " ".join(e.text for e in f.evidence)
+    assert "dp0" in f.claim and "1.20" in f.claim and "dp1" not in said and "1.90" not in said
+
+
+@pytest.mark.parametrize("source", ["log", "metrics"])
+def test_spec_mean_low_names_only_the_low_rank_with_its_own_figure(source: str) -> None:
+    """dp0 at 1.10, dp1 at 1.70: the mean (1.40) is under the bound, but dp1 accepts well; the
+    finding is dp0's, with dp0's figure, not the mean."""
+    got = (log(*[decode(accept=1.1, dp=0), decode(accept=1.7, dp=1)] * 3) if source == "log"
+           else page(extra=spec_gauge(dp0=1.1, dp1=1.7)))
+    [f] = found(got, "spec_low_accept")
+    said = f.claim + " " + " ".join(e.text for e in f.evidence)
+    assert "on dp0 (about 1.10 tokens a step)" in f.claim and "dp1" not in said and "1.40" not in said
+    assert f.confidence == pytest.approx(0.5 + (1.5 - 1.1))
+
+
+def test_spec_all_ranks_fine_is_not_this() -> None:
+    assert "spec_low_accept" not in kinds(page(extra=spec_gauge(dp0=1.6, dp1=2.4)))
+    # a rank with no speculative step yet reports 0: no reading, not an acceptance of 0
+    assert "spec_low_accept" not in kinds(page(extra=spec_gauge(dp0=0.0, dp1=2.4)))
+
+
+# ---- dp_imbalance from the log's per-rank lines
+@pytest.mark.parametrize(("queue", "uneven"), [(5, True), (4, False)])
+def test_dp_imbalance_bound_in_the_log(queue: int, uneven: bool) -> None:
+    rows = [decode(running=60, queue=queue, dp=0), decode(running=15, queue=0, dp=1)]
+    assert ("dp_imbalance" in kinds(log(*rows))) is uneven
+
+
+# ---- comm_bound: its gate is power_starved's readings (under STARVED_SHARE); COMM_SHARE sets its confidence
+@pytest.mark.parametrize(("share", "bound"), [(0.6499, True), (0.65, False)])
+def test_comm_bound_gate_is_the_starved_share(share: float, bound: bool) -> None:
+    got = bundle(topology=parse_topology(TOPO), session=launch("launch_server --tp 2 --base-gpu-id 1",
+                                                                total_tok_s=3000.0, power_share=share))
+    assert ("comm_bound" in kinds(got)) is bound
+
+
+def test_comm_bound_confidence_from_its_share() -> None:
+    got = bundle(topology=parse_topology(TOPO), session=launch("launch_server --tp 2 --base-gpu-id 1",
+                                                                total_tok_s=3000.0, power_share=0.5))
+    [f] = found(got, "comm_bound")
+    assert f.confidence == pytest.approx(0.55 + (0.7 - 0.5)) and "50% of their power limit" in f.claim
+
+
+NV_TOPO = TOPO.replace("GPU1\tNODE\t X \tSYS", "GPU1\tNODE\t X \tNV4").replace("GPU2\tSYS\tSYS", "GPU2\tSYS\tNV4")
+
+
+def test_an_nvlinked_group_is_neither_split_nor_comm_bound() -> None:
+    got = bundle(topology=parse_topology(NV_TOPO), session=launch("launch_server --tp 2 --base-gpu-id 1",
+                                                                   total_tok_s=3000.0, power_share=0.4))
+    assert "numa_split" not in kinds(got) and "comm_bound" not in kinds(got)
+    assert "power_starved" in kinds(got)  # the symptom stays; only the topology reading goes
+
+
+# ---- regression from a run's notes ("down from 3,000 tok/s"): DROP 0.2
+@pytest.mark.parametrize(("tok", "drop"), [(2390, True), (2410, False)])
+def test_regression_from_notes_bound(tok: float, drop: bool) -> None:
+    s = session(run("b1", 64, tok, notes="Down from 3,000 tok/s after the patch"))
+    assert ("regression" in kinds(bundle(session=s))) is drop
