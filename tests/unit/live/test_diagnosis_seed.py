@@ -61,3 +61,12 @@ def test_dismissed_keys_are_not_proposed_again(findings: list[Finding]) -> None:
     assert "pcie_downgrade::5:gen5 x8<gen5 x16" in keys
     assert "pcie_downgrade::5:gen5 x8<gen5 x16" not in [f.key for f in diagnose(inputs, decided=keys[:1] + [
         "pcie_downgrade::5:gen5 x8<gen5 x16"])]
+
+
+def test_the_seed_readings_come_out_in_order(findings: list[Finding]) -> None:
+    """The cause with its change (the fusion patch) first; the PCIe chain (comm_bound) above
+    the symptom it explains (power_starved); the link reading among them."""
+    order = [f.kind for f in findings]
+    assert order[0] == "regression"
+    seed = [k for k in order if k in {"regression", "pcie_downgrade", "comm_bound", "power_starved"}]
+    assert seed == ["regression", "pcie_downgrade", "comm_bound", "power_starved"]
