@@ -24,7 +24,10 @@ def _num(value: float | None) -> str:
 
 def _trial_row(search: Search, t: SearchTrial, name: str, cell: Callable[[str | None], str],
                group: ConfigResult | None = None) -> str:
-    met = "—" if not t.constraints else ("yes" if all(c <= 0 for c in t.constraints) else "no")
+    # a configuration's constraints hold on the median over its launches (as the search
+    # ranks it), never on its first launch alone
+    holds = group.feasible if group is not None else all(c <= 0 for c in t.constraints)
+    met = "—" if not t.constraints else ("yes" if holds else "no")
     estimate = group.estimate if group is not None else None
     value = estimate.shown() if estimate is not None else _num(t.value)
     return (f"| {t.number} | {cell(name)} | {t.status.value} | {value} | {met} | {_num(t.power_mean_w)} | "

@@ -238,3 +238,31 @@ def test_cockpit_add_search_writes_the_issue_shape_and_the_handoff_lists_best_to
     assert ("Changes from l1: --cuda-graph-max-bs 64 --enable-torch-compile SGLANG_X=a "
             "--mem-fraction-static 0.86") in text
     assert "Crashed (not to launch again):" in text and "| cuda_oom |" in text
+
+
+def test_the_handoff_says_a_configurations_constraints_hold_on_its_median_launch():
+    """The first launch broke the constraint (+10 %), the two relaunches held it: over its three
+    launches the median holds, so the configuration leads and its row says so (not the first
+    launch's "no"); one that holds only on its first launch is never listed as met."""
+    from cockpit.store.handoff_md import render_handoff
+
+    search = _search(space={"--a": [1, 2]}, repeats=2)
+    trials = [SearchTrial(number=0, params={"--a": 1}, status=TrialStatus.OK, value=1000.0, constraints=[0.1]),
+              SearchTrial(number=1, params={"--a": 1}, status=TrialStatus.OK, value=1010.0, constraints=[-0.2],
+                          repeat_of=0),
+              SearchTrial(number=2, params={"--a": 1}, status=TrialStatus.OK, value=990.0, constraints=[-0.1],
+                          repeat_of=0),
+              SearchTrial(number=3, params={"--a": 2}, status=TrialStatus.OK, value=1500.0, constraints=[-0.1]),
+              SearchTrial(number=4, params={"--a": 2}, status=TrialStatus.OK, value=1490.0, constraints=[0.3],
+                          repeat_of=3),
+              SearchTrial(number=5, params={"--a": 2}, status=TrialStatus.OK, value=1510.0, constraints=[0.2],
+                          repeat_of=3)]
+    from cockpit.model.session import Sweep
+
+    session = Session(launch=[BASE], sweeps=[Sweep(id="s1", name="c8", concurrencies=[8])],
+                      searches=[search.model_copy(update={"trial": trials})])
+    best = best_config(session.searches[0])
+    assert best is not None and best.first.number == 0  # --a 2 is faster but breaks on its median launch
+    text = render_handoff(session)
+    rows = [line for line in text.splitlines() if line.startswith("| 0 |") or line.startswith("| 3 |")]
+    assert len(rows) == 1 and rows[0].split(" | ")[4] == "yes", rows
