@@ -5,7 +5,8 @@ A figure in a claim or an evidence text passes when it is a number of the scenar
 files, a per-GPU mean / min / max of a CSV column (all samples, or the loaded ones), a
 count the inputs hold (lines, samples, batches, GPUs), or, for a percentage, a share the
 inputs hold (0.55 -> 55 %, a throttle reason's share of samples) or a share or a drop
-between two figures the finding itself quotes (`x / y`, `1 - x / y`). Labels (b2, GPU5, gen5, x16, TP8,
+between two figures the finding itself quotes (`x / y`, `1 - x / y`), or the median of a
+profile's first runs of one workload (what a drop compares with). Labels (b2, GPU5, gen5, x16, TP8,
 dp0) are names, not figures, and are skipped. A scenario's `quotes` / `never` add what the
 figures must say there (`11` retracted, never `0 requests retracted`).
 """
@@ -76,7 +77,29 @@ def sources(folder: Path) -> tuple[set[float], int]:
             values |= _gpu_figures(text)
         if path.name.startswith("metrics-"):
             values |= _metric_deltas(folder)
+        if path.name == "session.toml":
+            values |= _point_medians(path)
     return values, most
+
+
+def _point_medians(path: Path) -> set[float]:
+    """The medians a drop compares with (issue 35: a profile's earlier runs of one workload,
+    never its best run): of every first k runs of each (profile, workload), in time order."""
+    from statistics import median
+
+    from cockpit.store.toml_store import load_session
+
+    groups: dict[tuple[object, ...], list[tuple[str, float]]] = {}
+    for b in load_session(path).benchmarks:
+        value = b.total_tok_s if b.total_tok_s is not None else b.output_tok_s
+        if value is not None:
+            key = (b.profile, b.concurrency, b.input_len, b.output_len, b.dataset)
+            groups.setdefault(key, []).append((b.when.isoformat() if b.when else "", value))
+    out: set[float] = set()
+    for runs in groups.values():
+        ordered = [v for _, v in sorted(runs, key=lambda r: r[0])]
+        out |= {median(ordered[:k]) for k in range(2, len(ordered) + 1)}
+    return out
 
 
 def _metric_deltas(folder: Path) -> set[float]:

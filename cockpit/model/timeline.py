@@ -2,13 +2,18 @@
 
 The timeline merges the session's journal (every edit, as `SessionEditor` records it) with
 the benchmarks at the time they ran. A drop is a benchmark whose throughput is more than
-`threshold` below the best earlier run of the same workload (concurrency, input and
+`threshold` below the best earlier point of the same workload (concurrency, input and
 output length, dataset), a search's trials apart; what changed before it is every journal entry since the previous run of
 that workload, and the launch profile diff when the two runs used different profiles.
+
+Never a best-of-N (issue 35): the best earlier point is the profile whose earlier runs of the
+workload have the highest median, never its luckiest run, and a sweep's repeats of one point
+(one sweep run) are judged once, at their last, on their median: one noisy repeat is no drop.
 """
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -37,10 +42,23 @@ class Drop:
     changes: tuple[Entry, ...]
     profile_changes: tuple[str, ...]
     """The launch profile diff (previous -> this run's), as lines; empty if the same profile."""
+    value: float = 0.0
+    """The figure judged: the run's, or the median of its sweep run's repeats of the point."""
+    runs: int = 1
+    best_value: float = 0.0
+    """The best earlier point: the median of its profile's earlier runs of the workload."""
+    best_runs: int = 1
+
+    def reference(self) -> str:
+        """What it fell below: `b1`, or `l1's median of 3 runs (b1)` (b1: the median run)."""
+        if self.best_runs == 1:
+            return self.best.id
+        return f"{self.best.profile or 'no profile'}'s median of {self.best_runs} runs ({self.best.id})"
 
     def to_dict(self) -> dict[str, Any]:
         return {"bench": self.bench.id, "best": self.best.id, "previous": self.previous.id,
-                "drop_pct": round(self.fraction * 100, 1),
+                "drop_pct": round(self.fraction * 100, 1), "value": self.value, "runs": self.runs,
+                "best_median": self.best_value, "best_runs": self.best_runs,
                 "changes": [{"when": e.when.isoformat(), "kind": e.kind, "text": e.text} for e in self.changes],
                 "profile_changes": list(self.profile_changes)}
 
@@ -99,11 +117,18 @@ def drops(session: Session, threshold: float = DROP_THRESHOLD) -> list[Drop]:
     out: list[Drop] = []
     for group in runs.values():
         for i, (bench, value) in enumerate(group[1:], start=1):
-            best, best_value = max(group[:i], key=lambda run: run[1])
-            fraction = 1 - value / best_value if best_value else 0.0
+            mine = [(b, v) for b, v in group if _same_point(b, bench)]
+            if mine[-1][0] is not bench:
+                continue  # a repeat with more to come: the point is judged at its last repeat
+            earlier = [(b, v) for b, v in group[:i] if not _same_point(b, bench)]
+            if not earlier:
+                continue
+            judged = statistics.median(v for _, v in mine)
+            best, best_value, best_runs = _best_point(earlier)
+            fraction = 1 - judged / best_value if best_value else 0.0
             if fraction <= threshold:
                 continue
-            previous = group[i - 1][0]
+            previous = earlier[-1][0]
             # other runs and records are not changes to what runs
             changes = tuple(e for e in entries if times[previous.id] < e.when <= times[bench.id]
                             and not e.kind.startswith("benchmark"))
@@ -112,5 +137,21 @@ def drops(session: Session, threshold: float = DROP_THRESHOLD) -> list[Drop]:
             if old is not None and new is not None and old.id != new.id:
                 lines = (f"launch {old.id} -> {new.id}",) + tuple(
                     text for kind, text in diff_lines(diff_profiles(old, new)) if kind not in ("heading", "note"))
-            out.append(Drop(bench, best, previous, fraction, changes, lines))
+            out.append(Drop(bench, best, previous, fraction, changes, lines, judged, len(mine), best_value, best_runs))
     return sorted(out, key=lambda d: times[d.bench.id])
+
+
+def _same_point(a: Benchmark, b: Benchmark) -> bool:
+    """Repeats of one point: the same sweep run and profile (a run outside a sweep is its own)."""
+    return a is b or (a.sweep_run is not None and a.sweep_run == b.sweep_run and a.profile == b.profile)
+
+
+def _best_point(earlier: list[tuple[Benchmark, float]]) -> tuple[Benchmark, float, int]:
+    """The profile whose earlier runs have the highest median: its median run, the median, n."""
+    by_profile: dict[str | None, list[tuple[Benchmark, float]]] = {}
+    for b, v in earlier:
+        by_profile.setdefault(b.profile, []).append((b, v))
+    medians = [(statistics.median(v for _, v in rows), rows) for rows in by_profile.values()]
+    median, rows = max(medians, key=lambda m: m[0])
+    run = min(rows, key=lambda bv: (abs(bv[1] - median), -bv[1]))[0]
+    return run, median, len(rows)

@@ -25,7 +25,7 @@ from cockpit.model.bench.targets import score_all
 from cockpit.model.enums import DiscoveryStatus, Metric, ProfileStatus, TaskStatus
 from cockpit.model.figures import number as figure_number
 from cockpit.model.session import Benchmark, Discovery, FileChange, LaunchProfile, Session
-from cockpit.model.timeline import drops, throughput
+from cockpit.model.timeline import drops
 from cockpit.store.atomic_write import write_atomic
 from cockpit.store.redact import mask_secrets, redact_env, redact_text
 
@@ -270,11 +270,13 @@ def _benchmarks(s: Session) -> list[str]:
         )
     found = drops(s)
     if found:
-        out += ["", "Throughput drops (a run more than 5% below the best earlier run of its workload), "
+        out += ["", "Throughput drops (a run more than 5% below the best earlier point of its workload: the "
+                    "profile with the highest median, a sweep's repeats judged on their median), "
                     "with what changed since the run before:", ""]
         for d in found:
-            out.append(f"- **{d.bench.id}** {d.fraction:.1%} below {d.best.id} "
-                       f"({_num(throughput(d.bench))} vs {_num(throughput(d.best))}), since {d.previous.id}:")
+            out.append(f"- **{d.bench.id}** {d.fraction:.1%} below {_md(d.reference())} "
+                       f"({_num(d.value)}{f' median of {d.runs}' if d.runs > 1 else ''} vs {_num(d.best_value)}), "
+                       f"since {d.previous.id}:")
             lines = [f"{c.kind}: {c.text}" for c in d.changes] + list(d.profile_changes)
             out += [f"  - {_code(redact_text(line))}" for line in lines] or ["  - (nothing recorded)"]
     return out

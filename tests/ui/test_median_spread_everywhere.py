@@ -2,7 +2,8 @@
 STAND-IN SGLang server with different noise (tests/standin/sglang_server.py `--standin-noise`,
 drawn once per launch), each sweep repeating every point (`repeats = 2`), then every consumer
 read as a person sees it: the targets strip, the Goal tab, compare, the Benchmarks table, the
-handoff and the search's best each show a point's median over its four runs with the spread.
+chart, the handoff and the search's best each show a point's median over its four runs with
+the spread.
 
 The expected figures are computed here from the recorded runs with `statistics.median`,
 min and max; only the bootstrap interval's ends are read from the estimate module."""
@@ -29,6 +30,7 @@ from cockpit.model.session import Host, LaunchProfile, Session, Sweep, Target
 from cockpit.store.handoff_md import render_handoff
 from cockpit.store.toml_store import load_session, save_session
 from cockpit.ui.screens.compare import CompareScreen
+from cockpit.ui.widgets.session.bench_chart import BenchChart
 
 ROOT = Path(__file__).resolve().parents[2]
 NOISE = "0.06"
@@ -127,7 +129,19 @@ async def test_strip_goal_tab_compare_and_table_show_the_median_and_spread(swept
         rows = [line for line in text.splitlines() if "ramp c2 r" in line and " l1 " in line]
         assert len(rows) == 4 and all(cell in row for row in rows), (cell, rows)
 
-        await pilot.press("v", "c")  # compare l1 with l2 from the chart
+        await pilot.press("v")  # the chart: each profile's point at its median, its spread as a bar
+        await pilot.pause()
+        text = screen_text(app)
+        assert "a point is the median of its runs (up to 4), │ its spread" in text, text
+        drawn = app.screen.query_one(BenchChart).data
+        assert drawn is not None
+        point = next(p for s in drawn.series if s.key == "l1" for p in s.points if p.concurrency == 2)
+        assert (point.value, point.low, point.high, point.n) == (statistics.median(l1_c2), est.low, est.high, 4)
+        assert point.value != max(l1_c2)  # never the luckiest run
+        star = next(b for b in drawn.best if b.concurrency == 2)
+        assert (star.key, star.value) == ("l1", statistics.median(l1_c2))  # the best profile by its median
+
+        await pilot.press("c")  # compare l1 with l2 from the chart
         await until(lambda: isinstance(app.screen, CompareScreen), pilot)
         await pilot.pause()
         text = screen_text(app)

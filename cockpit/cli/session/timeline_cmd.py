@@ -12,8 +12,10 @@ from cockpit.ground.sanitize import sanitize
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("timeline", help="the campaign's edits and benchmarks in time order, with throughput drops",
                        description="The journal and the benchmarks on one time axis (oldest first). A "
-                                   "benchmark more than 5% below the best earlier run of the same workload "
-                                   "is marked, with the edits and launch profile changes since the previous run.")
+                                   "benchmark more than 5% below the best earlier point of the same workload (the "
+                                   "profile whose earlier runs have the highest median; a sweep's repeats judged "
+                                   "on their median) is marked, with the edits and launch profile changes since "
+                                   "the previous run.")
     p.add_argument("session")
     p.add_argument("--json", action="store_true", help="print entries and drops as JSON")
     p.set_defaults(func=cmd_timeline)
@@ -40,7 +42,7 @@ def cmd_timeline(args: argparse.Namespace) -> int:
         print(sanitize(f"{e.when:%Y-%m-%d %H:%M}  {e.kind:<18} {e.text}"))
         drop = by_bench.get(e.ref) if e.kind == "benchmark" and e.ref is not None else None
         if drop is not None:
-            print(f"{'':18}  ▼ {drop.fraction:.1%} below {drop.best.id}; changed since {drop.previous.id}:")
+            print(f"{'':18}  ▼ {drop.fraction:.1%} below {drop.reference()}; changed since {drop.previous.id}:")
             for line in [f"{c.kind}: {c.text}" for c in drop.changes] + list(drop.profile_changes) or ["(nothing recorded)"]:
                 print(f"{'':22}{sanitize(line)}")
     return 0

@@ -40,9 +40,11 @@ def regression(inputs: DiagnosisInputs) -> list[Finding]:
     for drop in drops(session, DROP):
         b = drop.bench
         seen.add(b.id)
-        evidence = [Evidence(f"{b.id}: {throughput(b):,.0f} tok/s, {drop.fraction:.0%} below the best "
-                             f"{drop.best.id} ({throughput(drop.best):,.0f}) of the same workload", "benchmarks",
-                             benchmarks=(b.id, drop.best.id))]
+        said = f"{throughput(b):,.0f} tok/s" if drop.runs == 1 else f"{drop.value:,.0f} tok/s (median of {drop.runs} repeats)"
+        best = (f"{drop.best.id} ({drop.best_value:,.0f})" if drop.best_runs == 1
+                else f"{drop.best.profile}'s median of {drop.best_runs} runs ({drop.best_value:,.0f}, {drop.best.id})")
+        evidence = [Evidence(f"{b.id}: {said}, {drop.fraction:.0%} below the best {best} of the same workload",
+                             "benchmarks", benchmarks=(b.id, drop.best.id))]
         evidence += [Evidence(f"changed since {drop.previous.id}: {c.text}", "session", benchmarks=(b.id,))
                      for c in drop.changes[:6]]
         evidence += [Evidence(line, "session") for line in drop.profile_changes[:4]]

@@ -68,7 +68,7 @@ class LastActionView(TextView):
             for earlier in reversed(session.last_actions[-5:]):
                 parts += [(f"{when_text(earlier)} ", "$foreground-muted"), safe(earlier.text), "\n"]
         parts += ["\n\n", ("Timeline (newest first)", "bold underline $primary"), "\n",
-                  ("edits and benchmarks; ▼ marks a run below the best earlier run of its workload",
+                  ("edits and benchmarks; ▼ marks a run below the best earlier point (a median) of its workload",
                    "$foreground-muted")]
         found = {d.bench.id: d for d in drops(session)}
         entries = timeline(session)[-TIMELINE_ROWS:]
@@ -77,7 +77,7 @@ class LastActionView(TextView):
             parts += ["\n", (e.when.strftime("%m-%d %H:%M "), "$foreground-muted"),
                       (f"{safe(e.kind):<18} ", "$error" if drop else "$accent"), safe(e.text)]
             if drop is not None:
-                parts += ["\n", (f"{'▼':>13} {drop.fraction:.1%} below {drop.best.id}; changed since "
+                parts += ["\n", (f"{'▼':>13} {drop.fraction:.1%} below {drop.reference()}; changed since "
                                   f"{drop.previous.id}:", "bold $error")]
                 lines = [f"{c.kind}: {c.text}" for c in drop.changes] + list(drop.profile_changes)
                 parts += [x for line in lines or ["(nothing recorded)"] for x in ("\n", " " * 15 + safe(line))]
