@@ -116,7 +116,7 @@ def drops(session: Session, threshold: float = DROP_THRESHOLD) -> list[Drop]:
             runs.setdefault((b.concurrency, b.input_len, b.output_len, b.dataset), []).append((b, value))
     out: list[Drop] = []
     for group in runs.values():
-        for i, (bench, value) in enumerate(group[1:], start=1):
+        for i, (bench, _value) in enumerate(group[1:], start=1):
             mine = [(b, v) for b, v in group if _same_point(b, bench)]
             if mine[-1][0] is not bench:
                 continue  # a repeat with more to come: the point is judged at its last repeat

@@ -97,14 +97,14 @@ def spec_low_accept(inputs: DiagnosisInputs) -> list[Finding]:
     for rank, rows in sorted(_accept_from_log(inputs).items()):
         if len(rows) < MIN_ACCEPT_LINES:
             continue
-        length = fmean(e.accept_len or 0 for _, e in rows)
+        mean_len = fmean(e.accept_len or 0 for _, e in rows)
         rates = [e.accept_rate for _, e in rows if e.accept_rate is not None]
         rate = fmean(rates) if rates else None
-        if _low(length, rate):
-            low_lengths[rank] = min(length, low_lengths.get(rank, length))
+        if _low(mean_len, rate):
+            low_lengths[rank] = min(mean_len, low_lengths.get(rank, mean_len))
             times = [e.ts for _, e in rows if e.ts]
             who = f"{_rank_label(rank)}: " if rank else ""
-            evidence.append(Evidence(f"{who}mean accept len {length:.2f} over {len(rows)} decode batches"
+            evidence.append(Evidence(f"{who}mean accept len {mean_len:.2f} over {len(rows)} decode batches"
                                      + (f", accept rate {rate:.2f}" if rate is not None else ""), "log",
                                      time_range=(times[0], times[-1]) if times else None,
                                      log_lines=(rows[0][0], rows[-1][0])))

@@ -367,15 +367,15 @@ def build() -> None:  # noqa: PLR0915 - one scenario after another
         f"corpus sglang-logs/034.log (EAGLE, DP attention; ranks {sorted(ranks)} seen): relabelled for DP0-7, 3 rounds",
         "DP3's accept len set to 1.20 (the others as logged, 2.86-2.94: the mean over ranks is 2.7)",
         quotes=("dp3", "1.20"), never=("dp0:", "dp5:", "2.7"), log=dp_log(low_dp3))
-    for name, (low, other), said in (
+    for name, (low, high), said in (
             ("spec-metrics-one-rank-low", (1.22, 2.58), "one rank low, mean fine"),
             ("spec-metrics-mean-low-one-rank-fine", (1.14, 1.72), "mean low, one rank fine")):
-        mean = f"{(low + other) / 2:.2f}"
+        mean = f"{(low + high) / 2:.2f}"
         add(name, "spec_low_accept", f"per-rank figure averaged over ranks ({said})",
-            "tests/data/metrics/sglang-0.5-dp2-tp4-pid-a", f"spec_accept_length dp0 {low}, dp1 {other} added "
+            "tests/data/metrics/sglang-0.5-dp2-tp4-pid-a", f"spec_accept_length dp0 {low}, dp1 {high} added "
             f"(the mean over ranks is {mean})", quotes=("dp0", str(low)), never=(mean, "dp1"),
             metrics_a=metrics_page("sglang-0.5-dp2-tp4-pid-a.txt", extra=family("spec_accept_length", "gauge", [
-                (QWEN + ',dp_rank="0"', low), (QWEN + ',dp_rank="1"', other)])))
+                (QWEN + ',dp_rank="0"', low), (QWEN + ',dp_rank="1"', high)])))
 
 
 NAMES = {"log": "server.log", "gpus": "gpus.txt", "topo": "topo.txt", "metrics_a": "metrics-a.txt",
