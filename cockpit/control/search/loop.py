@@ -187,7 +187,8 @@ def reuse_trial(editor: SessionEditor, *, search_id: str, number: int, params: d
                         status=TrialStatus.OK if score.value is not None else TrialStatus.FAILED, value=score.value,
                         constraints=score.constraints, power_mean_w=score.power_mean_w,
                         ttft_p99_ms=score.ttft_p99_ms, output_tok_per_joule=score.output_tok_per_joule,
-                        values=score.values, reused=True, error=None if score.value is not None else "its recorded sweep has no figure",
+                        values=score.values, reused=True,
+                        error=None if score.value is not None else "its recorded sweep has no figure",
                         started=now(), ended=now())
 
     def change(s: Session) -> None:

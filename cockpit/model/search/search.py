@@ -19,8 +19,8 @@ from pydantic import AwareDatetime, Discriminator, Field, Tag, field_validator, 
 
 from cockpit.model.strict import MAX_COUNT, MAX_FIGURE, Float, Id, Int, Strict, Text
 
-__all__ = ["Direction", "MAX_OBJECTIVES", "OBJECTIVES", "Search", "natural_direction", "SearchTrial", "SpaceValue", "Stepped", "TrialStatus",
-           "show_value", "space_key_error"]
+__all__ = ["Direction", "MAX_OBJECTIVES", "OBJECTIVES", "Search", "SearchTrial", "SpaceValue", "Stepped",
+           "TrialStatus", "natural_direction", "show_value", "space_key_error"]
 
 SpaceValue = bool | Int | Float | str
 
