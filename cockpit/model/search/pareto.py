@@ -132,12 +132,10 @@ def pareto_front(search: Search) -> Front:
     front: list[FrontPoint] = []
     others: list[FrontPoint] = []
     for point in points:
-        over = next((q for q in points if q is not point and dominates(q.medians, point.medians, directions)), None)
-        if over is None:
-            front.append(point)
-        else:
-            point.dominated_by = over.number
+        if any(q is not point and dominates(q.medians, point.medians, directions) for q in points):
             others.append(point)
+        else:
+            front.append(point)
     for point in front:
         for other in front:
             if other is point:
@@ -149,6 +147,8 @@ def pareto_front(search: Search) -> Front:
     first = 1.0 if directions[0] is Direction.MAXIMIZE else -1.0
     front.sort(key=lambda p: (-first * p.medians[0], p.number))
     others.sort(key=lambda p: (-first * p.medians[0], p.number))
+    for point in others:  # named by a front point (one always dominates it), the best on the first objective
+        point.dominated_by = next(q.number for q in front if dominates(q.medians, point.medians, directions))
     return Front(search, front, others, noise)
 
 
