@@ -103,9 +103,11 @@ def front_best_line(search: Search) -> Content:
 
 
 def front_plot(search: Search) -> tuple[list[tuple[float, float]], list[tuple[float, float]], str, str]:
-    """(others, front, x label, y label): the configurations' medians, first objective against second."""
+    """(others, front, x label, y label): the configurations' medians (★ the front), the first
+    objective along x, the second up y, each axis named by its unit."""
     front = pareto_front(search)
     names = search.objectives
     def pts(points: list[FrontPoint]) -> list[tuple[float, float]]:
         return [(p.medians[0], p.medians[1]) for p in points]
-    return pts(front.others), pts(front.points), f"{heading(names[0])} (median)", f"{heading(names[1])} (median)"
+    # short: plotext writes the y label and the x label on one line under a narrow plot
+    return pts(front.others), pts(front.points), f"{_short(search, names[0])} →", f"↑ {_short(search, names[1])}"
