@@ -27,7 +27,7 @@ def front_section(search: Search, names: dict[int, str], cell: Callable[[str | N
     out: list[str] = []
     picked = picked_point(search)
     if picked is not None:
-        gone = (f" — now off the front: trial {picked.dominated_by} is as good on every objective"
+        gone = (f" — now off the front: trial {picked.dominated_by} is at least as good on every objective"
                 if picked.dominated_by is not None else "")
         out += [f"**Picked by a person** from the front: trial {picked.number} ({picked.config.first.profile}), "
                 f"{md(figure_text(search, picked))}{md(gone)}", "",

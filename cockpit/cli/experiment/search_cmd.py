@@ -40,7 +40,7 @@ def _say(text: str, *, err: bool = False) -> None:
 
 def cmd_front(args: argparse.Namespace) -> int:
     from cockpit.control.search.front_json import front_json
-    from cockpit.control.search.front_lines import front_summary
+    from cockpit.control.search.front_lines import front_parts
     from cockpit.control.search.loop import find_search
     from cockpit.store.cli_load import load_or_report
 
@@ -59,11 +59,12 @@ def cmd_front(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"search": search.id, **front_json(search)}), flush=True)
         return 0
-    summary = front_summary(session, search)
-    head, _, rest = summary.partition(": ")
-    _say(head + ":")
-    for part in rest.split("; "):
+    head, parts, tail = front_parts(session, search)
+    _say(head + (":" if parts else ""))
+    for part in parts:
         _say(f"  {part}")
+    if tail:
+        _say(tail)
     return 0
 
 

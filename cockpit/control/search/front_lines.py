@@ -5,13 +5,13 @@ how to make one)."""
 
 from __future__ import annotations
 
-from cockpit.model.search.objectives import label
+from cockpit.model.search.objectives import label, unit
 from cockpit.model.search.pareto import figure_text, pareto_front, picked_point
 from cockpit.model.search.search import Search, SearchTrial, SpaceValue
 from cockpit.model.search.search_space import derived_name
 from cockpit.model.session import Session
 
-__all__ = ["PICK_HINT", "front_summary", "front_words", "objectives_text"]
+__all__ = ["PICK_HINT", "front_parts", "front_summary", "front_words", "objectives_text"]
 
 PICK_HINT = "pick one: b on its row in the Search view, or cockpit search pick SESSION {search} TRIAL"
 
@@ -24,18 +24,21 @@ def objectives_text(search: Search) -> str:
 
 
 def front_words(search: Search, trial: SearchTrial) -> str:
-    """`4,200 tok/s · 3.1 tok/J (n=1) · on the front` (its configuration's medians once relaunched)."""
-    front = pareto_front(search)
-    point = front.point(trial.number)
+    """`4,200 tok/s · 3.1 tok/J · on the front` (then its configuration's medians once relaunched)."""
+    units = [unit(name) for name in search.objectives]
+    own = " · ".join(f"{v:,.4g} {u}".rstrip() for v, u in zip(trial.values, units, strict=False))
+    point = pareto_front(search).point(trial.number)
     if point is None:
-        return " · ".join(f"{v:,.4g}" for v in trial.values) + " (not feasible)"
+        return f"{own} (n=1) · not feasible"
     if point.dominated_by is not None:
-        where = f"off the front: trial {point.dominated_by} is as good on every objective"
+        where = f"off the front: trial {point.dominated_by} is at least as good on every objective"
     elif point.close_to:
         where = f"on the front, within noise of trial {', '.join(map(str, point.close_to))}"
     else:
         where = "on the front"
-    return f"{figure_text(search, point)} · {where}"
+    if point.launches > 1:
+        return f"{own} (configuration {figure_text(search, point)}) · {where}"
+    return f"{own} (n=1) · {where}"
 
 
 def _flags(session: Session, search: Search, params: dict[str, SpaceValue]) -> str:
@@ -45,22 +48,28 @@ def _flags(session: Session, search: Search, params: dict[str, SpaceValue]) -> s
     return derived_name(search, base, params).partition(" · ")[2]
 
 
-def front_summary(session: Session, search: Search) -> str:
-    """The front in one line: its points, the noise, and the pick (or how to make one)."""
+def front_parts(session: Session, search: Search) -> tuple[str, list[str], str]:
+    """(head, one line per front point, tail: the noise and the pick or how to make one)."""
     front = pareto_front(search)
     if not front.points:
-        return "no configuration has met the constraints with every objective measured: no front yet"
+        return "no configuration has met the constraints with every objective measured: no front yet", [], ""
     parts = []
     for point in front.points:
         close = f", within noise of trial {', '.join(map(str, point.close_to))}" if point.close_to else ""
         flags = _flags(session, search, point.config.first.params) or "as the base"
         parts.append(f"trial {point.number} {flags}: {figure_text(search, point)}{close}")
-    head = f"Pareto front of {len(front.points)} ({objectives_text(search)}): " + "; ".join(parts)
+    head = f"Pareto front of {len(front.points)} ({objectives_text(search)})"
     picked = picked_point(search)
     if picked is not None:
         tail = f"picked by a person: trial {picked.number}"
         if picked.dominated_by is not None:
-            tail += f" (now off the front: trial {picked.dominated_by} is as good on every objective)"
+            tail += f" (now off the front: trial {picked.dominated_by} is at least as good on every objective)"
     else:
         tail = PICK_HINT.format(search=search.id)
-    return f"{head}; {front.noise_text()}; {tail}"
+    return head, parts, f"{front.noise_text()}; {tail}"
+
+
+def front_summary(session: Session, search: Search) -> str:
+    """The front in one line: its points, the noise, and the pick (or how to make one)."""
+    head, parts, tail = front_parts(session, search)
+    return f"{head}: {'; '.join(parts)}; {tail}" if parts else head

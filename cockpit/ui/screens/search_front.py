@@ -96,7 +96,7 @@ def front_best_line(search: Search) -> Content:
     point = picked_point(search)
     if point is None:
         return Content.assemble(("best: ", "bold"), "none picked yet: b on a front row (★/≈) adopts it as your choice")
-    gone = f" (now off the front: #{point.dominated_by} is as good on every objective)" \
+    gone = f" (now off the front: #{point.dominated_by} is at least as good on every objective)" \
         if point.dominated_by is not None else ""
     return Content.assemble(("picked by you: ", "bold"), f"#{point.number} ({point.config.first.profile}) ",
                             (figure_text(search, point), "bold $success"), gone)
