@@ -22,6 +22,8 @@ from cockpit.control.search.plan import next_launch  # noqa: E402
 from cockpit.model.search.search import Search, SearchTrial, SpaceValue, TrialStatus  # noqa: E402
 from cockpit.model.search.search_space import grid  # noqa: E402
 
+__all__ = ["OBJECTIVES", "SPACE", "grid", "hypervolume", "run", "search_for", "true_front", "truth"]
+
 SPACE: dict[str, list[SpaceValue]] = {"--cuda-graph-max-bs": [16, 32, 64, 128, 256],
                                       "--chunked-prefill-size": [2048, 4096, 8192],
                                       "--moe-runner-backend": ["flashinfer_cutlass", "flashinfer_trtllm", "triton"]}
