@@ -64,3 +64,20 @@ async def test_the_front_at_80x24_with_units_and_the_persons_pick_saved(tmp_path
         await pilot.press("ctrl+s")
         await until(lambda: app.controller.unsaved_edits == 0, pilot)
     assert load_session(path).searches[0].picked == 0
+
+
+async def test_the_search_form_shows_and_keeps_the_second_objective(tmp_path):
+    path = _session(tmp_path / "s.toml")
+    app = make_app(path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("Q")
+        await until(lambda: isinstance(app.screen, SearchScreen), pilot)
+        await pilot.press("e")
+        await until(lambda: "Edit search q1" in screen_text(app), pilot)
+        form = screen_text(app)
+        assert "2nd objective" in form and "output_tok_per_joule" in form
+        await pilot.press("ctrl+s")
+        await until(lambda: isinstance(app.screen, SearchScreen), pilot)
+        search = app.controller.session.searches[0]
+        assert search.objective == ["output_tok_s", "output_tok_per_joule"] and len(search.trial) == 5
+        assert app.controller.session.journal[-1].kind == "search.edited"
