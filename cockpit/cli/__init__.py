@@ -31,6 +31,7 @@ _COMMAND_MODULES = (
     "cockpit.cli.experiment.run_cmds",
     "cockpit.cli.session.new_cmd",
     "cockpit.cli.experiment.tune_cmd",
+    "cockpit.cli.experiment.search_cmd",
     "cockpit.cli.sandbox_cmd",
 )
 # Which module serves which command, so a run imports only what it needs (the session
@@ -57,6 +58,7 @@ COMMANDS = {
     "stop": "cockpit.cli.experiment.run_cmds",
     "new": "cockpit.cli.session.new_cmd",
     "tune": "cockpit.cli.experiment.tune_cmd",
+    "search": "cockpit.cli.experiment.search_cmd",
     "sandbox": "cockpit.cli.sandbox_cmd",
 }
 

@@ -12,6 +12,7 @@ from cockpit.model.search.search import Search, SearchTrial, TrialStatus
 from cockpit.model.search.search_scoring import ConfigResult, certainty, leaderboard
 from cockpit.model.search.search_space import derived_name
 from cockpit.model.session import Session
+from cockpit.store.handoff_front import front_section
 
 __all__ = ["searches_section"]
 
@@ -45,16 +46,20 @@ def searches_section(s: Session, cell: Callable[[str | None], str], md: Callable
         budget = search.trials + search.repeats
         out += [f"### {md(search.name)} ({search.id})", "",
                 f"{len(done)} of {budget} launches" + (f" (+ {reused} measured before, reused)" if reused else "")
-                + f"; {search.objective}"
+                + f"; {' × '.join(search.objectives)}"
                 + (f" at c={search.at_concurrency}" if search.at_concurrency else "")
-                + f", {search.direction.value}" + (f"; constraints {', '.join(search.constraints)}"
-                                                   if search.constraints else ""), ""]
+                + f", {'/'.join(d.value for d in search.directions)}"
+                + (f"; constraints {', '.join(search.constraints)}" if search.constraints else ""), ""]
+        if search.multi:  # several objectives: the front and the person's pick, not a computed best
+            out += front_section(search, {t.number: derived_name(search, base, t.params).partition(" · ")[2]
+                                          for t in search.trial}, cell, md)
+            continue
         sure = certainty(search)
         if sure is None:
             out += ["No configuration has met the constraints yet.", ""]
         else:
             best = sure.best
-            out += [f"**Best**: trial {best.first.number} ({best.first.profile}), {md(sure.shown(search.objective))}",
+            out += [f"**Best**: trial {best.first.number} ({best.first.profile}), {md(sure.shown(search.primary))}",
                     "",
                     f"Changes from {base.id}: {md(derived_name(search, base, best.first.params).partition(' · ')[2])}",
                     ""]

@@ -39,8 +39,9 @@ def test_search_set_up_run_paused_resumed_and_best_marked_working_in_tmux(tmux, 
         tmux.keys("n")
         tmux.wait_for("New search")
         time.sleep(0.5)  # the form's first field takes focus just after it is drawn
-        tmux.run("send-keys", "-t", "t", "graph bs x backend", "Tab", "Tab", "Tab", "Tab", "Tab", "8", "Tab", "Tab",
-                 "3", "Tab", "Tab")
+        # name, profile, sweep, objective, 2nd objective, direction, at conc. 8, constraints, launches 3, repeats
+        tmux.run("send-keys", "-t", "t", "graph bs x backend", "Tab", "Tab", "Tab", "Tab", "Tab", "Tab", "8", "Tab",
+                 "Tab", "3", "Tab", "Tab")
         tmux.run("send-keys", "-t", "t", "-l", "cuda-graph-max-bs=4,16,256")
         tmux.run("send-keys", "-t", "t", "Enter")
         tmux.run("send-keys", "-t", "t", "-l", "moe-runner-backend=flashinfer_trtllm,triton")

@@ -238,6 +238,12 @@ def _report(args: argparse.Namespace, search: Any, overhead_s: list[float]) -> N
     sure = certainty(search)
     if not args.json:
         return  # the loop's "done" line said the best, its flags and how sure
+    if search.multi:  # several objectives: the front, and the person's pick (no computed best)
+        from cockpit.control.search.front_json import front_json
+
+        print(json.dumps({"search": search.id, "done": True, "launches": sum(1 for t in search.trial if not t.reused),
+                          **front_json(search), "overhead_s": [round(x, 3) for x in overhead_s]}), flush=True)
+        return
     best = None
     if sure is not None:
         lead = sure.best.estimate
@@ -248,6 +254,6 @@ def _report(args: argparse.Namespace, search: Any, overhead_s: list[float]) -> N
                 "runner_up": None if sure.runner_up is None or other is None else {
                     "trial": sure.runner_up.first.number, "median": other.median, "launches": other.n},
                 "separated": sure.separated, "noise": sure.noise, "noise_measured": sure.measured,
-                "sure": sure.shown(search.objective)}
+                "sure": sure.shown(search.primary)}
     print(json.dumps({"search": search.id, "done": True, "launches": sum(1 for t in search.trial if not t.reused),
                       "best": best, "overhead_s": [round(x, 3) for x in overhead_s]}), flush=True)

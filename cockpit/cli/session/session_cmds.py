@@ -286,7 +286,10 @@ def _add_search(args: argparse.Namespace) -> int:
         return 2
     fields = {"name": args.text, "profile": args.profile, "sweep": args.sweep, "space": space,
               "constraints": args.constraint or []}
-    for key in ("objective", "at_concurrency", "direction", "trials", "repeats"):
+    if args.objective:  # `--objective a,b` or `--objective a --objective b`: a front over both
+        names = [n.strip() for text in args.objective for n in text.split(",") if n.strip()]
+        fields["objective"] = names[0] if len(names) == 1 else names
+    for key in ("at_concurrency", "direction", "trials", "repeats"):
         if getattr(args, key) is not None:
             fields[key] = getattr(args, key)
     return _edit(args.session, lambda e: add_search(e, **fields))
@@ -341,7 +344,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--space", action="append", metavar="DIM",
                    help="search: a dimension, repeat: cuda-graph-max-bs=32,64,128 | "
                         "mem-fraction-static=0.80:0.92:0.02 | enable-torch-compile=switch | env:NAME=a,b")
-    p.add_argument("--objective", help="search: the benchmark figure to optimise (default output_tok_s)")
+    p.add_argument("--objective", action="append",
+                   help="search: the benchmark figure to optimise (default output_tok_s); two or three "
+                        "(repeat, or a,b) for a Pareto front a person picks from")
     p.add_argument("--at-concurrency", type=int, help="search: the sweep point whose figure counts")
     p.add_argument("--direction", choices=("maximize", "minimize"), help="search: default maximize")
     p.add_argument("--constraint", action="append", metavar="TARGET", help="search: a target that must hold (repeat)")

@@ -187,7 +187,8 @@ def reuse_trial(editor: SessionEditor, *, search_id: str, number: int, params: d
                         status=TrialStatus.OK if score.value is not None else TrialStatus.FAILED, value=score.value,
                         constraints=score.constraints, power_mean_w=score.power_mean_w,
                         ttft_p99_ms=score.ttft_p99_ms, output_tok_per_joule=score.output_tok_per_joule,
-                        reused=True, error=None if score.value is not None else "its recorded sweep has no figure",
+                        values=score.values, reused=True,
+                        error=None if score.value is not None else "its recorded sweep has no figure",
                         started=now(), ended=now())
 
     def change(s: Session) -> None:
@@ -236,7 +237,8 @@ def finish_trial(editor: SessionEditor, search_id: str, number: int, outcome: Tr
     new = old.model_copy(update={
         "status": outcome.status, "value": value, "constraints": score.constraints, "benchmarks": outcome.benchmarks,
         "error": outcome.error, "power_mean_w": score.power_mean_w, "ttft_p99_ms": score.ttft_p99_ms,
-        "output_tok_per_joule": score.output_tok_per_joule, "ready_s": outcome.ready_s, "ended": now()})
+        "output_tok_per_joule": score.output_tok_per_joule, "ready_s": outcome.ready_s, "ended": now(),
+        "values": score.values if value is not None else []})
 
     def change(s: Session) -> None:
         current = find_search(s, search_id)
@@ -432,15 +434,15 @@ class SearchLoop:
             search = find_search(session, self.search_id)
             lead = best_config(search)
             sweep = next((s for s in session.sweeps if s.id == search.sweep), None)
-            if lead is None or search.prune_below <= 0 or trial.repeat_of is not None:
-                return None
+            if lead is None or search.prune_below <= 0 or trial.repeat_of is not None or search.multi:
+                return None  # (several objectives: a slow point may be the frugal one the front needs)
             if sweep is None or concurrency >= max(sweep.concurrencies):
                 return None  # the last point: nothing left to save
-            value = fields.get(search.objective)
+            value = fields.get(search.primary)
             theirs = [b for b in session.benchmarks if b.id in lead.first.benchmarks and b.concurrency == concurrency]
             if value is None or not theirs:
                 return None
-            best = getattr(theirs[0], search.objective, None)
+            best = getattr(theirs[0], search.primary, None)
             if best is None or not best:
                 return None
             share = float(value) / float(best)

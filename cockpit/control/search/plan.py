@@ -57,6 +57,10 @@ def next_launch(search: Search, budget: int, *, seed: int, sampler: str | None =
                 race_share: float = RACE_SHARE) -> NextLaunch | None:
     """The next launch within `budget` launches in all (None: the budget is spent, or nothing
     is left to learn)."""
+    if search.multi:  # several objectives: a Pareto front, the person picks
+        from cockpit.control.search.pareto_sampler import pareto_launch
+
+        return pareto_launch(search, budget, seed=seed, race_share=race_share, sampler=sampler or "tpe")
     left = budget - sum(1 for t in search.trial if not t.reused)
     if left <= 0:
         return None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cockpit.control.search.front_lines import front_summary, front_words
 from cockpit.model.search.search import Search, SearchTrial, TrialStatus
 from cockpit.model.search.search_scoring import ConfigResult, certainty, leaderboard
 from cockpit.model.search.search_space import config_key, derived_name
@@ -62,12 +63,14 @@ def trial_line(session: Session, search: Search, trial: SearchTrial, host: str |
     if trial.status is TrialStatus.FAILED:
         return f"{head} failed: {flags} · {first_error_line(trial.error)}"
     words = [f"{head} {trial.status.value}: {flags}"]
-    if trial.value is not None:
+    if search.multi and trial.values:
+        words.append(front_words(search, trial))
+    elif trial.value is not None:
         group = _group(search, trial)
         estimate = group.estimate if group is not None else None
         spread = f" (configuration median {estimate.shown()})" if estimate is not None and estimate.n > 1 else " (n=1)"
         at = f" at c={search.at_concurrency}" if search.at_concurrency else " (best point of the sweep)"
-        words.append(f"{search.objective}{at} {trial.value:,.4g}{spread}")
+        words.append(f"{search.primary}{at} {trial.value:,.4g}{spread}")
     words += constraint_words(session, search, trial)
     if trial.status is TrialStatus.PRUNED and trial.error:
         words.append(trial.error)
@@ -79,12 +82,14 @@ def done_line(session: Session, search: Search) -> str:
     launched = sum(1 for t in search.trial if t.status is not TrialStatus.RUNNING and not t.reused)
     reused = sum(1 for t in search.trial if t.reused)
     head = f"done: {launched} launches" + (f" + {reused} reused" if reused else "")
+    if search.multi:
+        return f"{head}; {front_summary(session, search)}"
     sure = certainty(search)
     if sure is None:
         return f"{head}; no configuration has met the constraints"
     best = sure.best
     return (f"{head}; best trial {best.first.number}: {flags_changed(session, search, best.first.params) or 'as the base'}"
-            f" · {sure.shown(search.objective)}")
+            f" · {sure.shown(search.primary)}")
 
 
 def trial_json(session: Session, search: Search, trial: SearchTrial) -> dict[str, Any]:
@@ -95,6 +100,7 @@ def trial_json(session: Session, search: Search, trial: SearchTrial) -> dict[str
             "repeat_of": trial.repeat_of, "reused": trial.reused, "params": trial.params,
             "flags_changed": flags_changed(session, search, trial.params), "profile": trial.profile,
             "objective": search.objective, "value": trial.value,
+            **({"objectives": search.objectives, "values": trial.values} if search.multi else {}),
             "configuration": None if estimate is None else {"median": estimate.median, "min": estimate.low,
                                                             "max": estimate.high, "n": estimate.n},
             "constraints": constraint_words(session, search, trial),

@@ -19,8 +19,8 @@ from pydantic import AwareDatetime, Discriminator, Field, Tag, field_validator, 
 
 from cockpit.model.strict import MAX_COUNT, MAX_FIGURE, Float, Id, Int, Strict, Text
 
-__all__ = ["Direction", "OBJECTIVES", "Search", "SearchTrial", "SpaceValue", "Stepped", "TrialStatus",
-           "show_value", "space_key_error"]
+__all__ = ["Direction", "MAX_OBJECTIVES", "OBJECTIVES", "Search", "SearchTrial", "SpaceValue", "Stepped",
+           "TrialStatus", "natural_direction", "show_value", "space_key_error"]
 
 SpaceValue = bool | Int | Float | str
 
@@ -28,6 +28,10 @@ SpaceValue = bool | Int | Float | str
 OBJECTIVES = ("total_tok_s", "output_tok_s", "output_tok_s_per_stream", "request_throughput", "tok_per_joule",
               "output_tok_per_joule", "ttft_ms", "ttft_p99_ms", "itl_ms", "itl_p99_ms", "tpot_ms",
               "e2e_latency_ms", "e2e_p99_ms", "power_mean_w")
+# Figures where less is better: in a search with several objectives each goes its own way.
+LOWER_IS_BETTER = frozenset({"ttft_ms", "ttft_p99_ms", "itl_ms", "itl_p99_ms", "tpot_ms", "e2e_latency_ms",
+                             "e2e_p99_ms", "power_mean_w"})
+MAX_OBJECTIVES = 3  # a front over more is more than a person can look at and pick from
 FLAG_KEY = re.compile(r"^--[A-Za-z0-9][A-Za-z0-9_-]*$")
 ENV_KEY = re.compile(r"^env:[A-Za-z_][A-Za-z0-9_]*$")
 MAX_VALUES = 1000  # per dimension: a typo'd step (0.0001) would make a space nobody can search
@@ -38,6 +42,11 @@ MAX_KEY_CHARS = 200  # a flag or variable name
 class Direction(StrEnum):
     MAXIMIZE = "maximize"
     MINIMIZE = "minimize"
+
+
+def natural_direction(objective: str) -> Direction:
+    """The way a figure is better: latencies and power down, throughput and tok/J up."""
+    return Direction.MINIMIZE if objective in LOWER_IS_BETTER else Direction.MAXIMIZE
 
 
 class TrialStatus(StrEnum):
@@ -148,6 +157,9 @@ class SearchTrial(Strict):
     power_mean_w: Float | None = Field(default=None, ge=0)
     output_tok_per_joule: Float | None = Field(default=None, ge=0)
     ttft_p99_ms: Float | None = Field(default=None, ge=0)
+    values: list[Float] = []
+    """A search with several objectives: one figure per objective, in its order, all read at
+    one sweep point (`value` is the first). Empty for a search with one objective."""
     started: AwareDatetime | None = None
     ready_s: Float | None = Field(default=None, ge=0)
     """Seconds from start to ready (the time estimate of later searches reads it)."""
@@ -163,7 +175,10 @@ class Search(Strict):
     profile: Id
     """The base launch profile: trials change only the space's flags."""
     sweep: Id
-    objective: str = "output_tok_s"
+    objective: str | list[str] = "output_tok_s"
+    """The figure to optimise, or a list of two or three for a Pareto front
+    (`["output_tok_s", "output_tok_per_joule"]`): then each goes its own way (throughput and
+    tok/J up, latencies and power down) and `direction` is not read."""
     at_concurrency: Int | None = Field(default=None, ge=1)
     """The sweep point whose figure counts (unset: the sweep's best)."""
     direction: Direction = Direction.MAXIMIZE
@@ -188,12 +203,23 @@ class Search(Strict):
     """A person's seal of the search (space, budget, base command, hosts): see `model.launch.launch_confirm`."""
     trial: list[SearchTrial] = []
     """The trials run so far, one `[[searches.trial]]` table each."""
+    picked: Int | None = Field(default=None, ge=0)
+    """Several objectives: the trial (its configuration) a person picked from the Pareto front
+    as the search's best. Only a person sets it (the TUI's `b`, `cockpit search pick`)."""
 
     @field_validator("objective")
     @classmethod
-    def _known_objective(cls, value: str) -> str:
-        if value not in OBJECTIVES:
-            raise ValueError(f"objective {value!r} is not a benchmark figure ({', '.join(OBJECTIVES)})")
+    def _known_objective(cls, value: str | list[str]) -> str | list[str]:
+        names = [value] if isinstance(value, str) else value
+        if not isinstance(value, str):
+            if not 2 <= len(value) <= MAX_OBJECTIVES:
+                raise ValueError(f"{len(value)} objectives; name one figure, or a list of 2 to {MAX_OBJECTIVES} "
+                                 "for a Pareto front")
+            if len(set(value)) != len(value):
+                raise ValueError("an objective is listed twice")
+        for name in names:
+            if name not in OBJECTIVES:
+                raise ValueError(f"objective {name!r} is not a benchmark figure ({', '.join(OBJECTIVES)})")
         return value
 
     @field_validator("space", mode="before")
@@ -236,7 +262,34 @@ class Search(Strict):
         numbers = [t.number for t in self.trial]
         if len(set(numbers)) != len(numbers):
             raise ValueError("two trials have the same number")
+        if self.picked is not None:
+            if not self.multi:
+                raise ValueError("picked: a search with one objective has no front to pick from")
+            if self.picked not in numbers:
+                raise ValueError(f"picked: no trial {self.picked} in this search")
         return self
+
+    @property
+    def objectives(self) -> list[str]:
+        """The figures optimised, in order (one for a search with one objective)."""
+        return [self.objective] if isinstance(self.objective, str) else list(self.objective)
+
+    @property
+    def multi(self) -> bool:
+        """Several objectives: the search finds a Pareto front and a person picks from it."""
+        return not isinstance(self.objective, str)
+
+    @property
+    def primary(self) -> str:
+        """The first objective: `value`, the sweep point the figures are read at, the plot's x."""
+        return self.objectives[0]
+
+    @property
+    def directions(self) -> list[Direction]:
+        """Per objective, the way it is better (one objective: `direction`)."""
+        if not self.multi:
+            return [self.direction]
+        return [natural_direction(name) for name in self.objectives]
 
     def values_of(self, key: str) -> list[SpaceValue]:
         dim = self.space[key]

@@ -10,6 +10,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from cockpit.model.bench.targets import score_target
+from cockpit.model.search.objectives import objective_values
 from cockpit.model.search.search import Direction, Search, SearchTrial, TrialStatus
 from cockpit.model.search.search_estimate import (
     DEFAULT_NOISE,
@@ -34,6 +35,8 @@ class TrialScore:
     power_mean_w: float | None = None
     output_tok_per_joule: float | None = None
     ttft_p99_ms: float | None = None
+    values: list[float] = field(default_factory=list)
+    """Several objectives: one figure each, at one sweep point (objectives.py)."""
 
 
 def _figure(bench: Benchmark, name: str) -> float | None:
@@ -63,7 +66,7 @@ def _point_medians(benches: list[Benchmark], name: str) -> dict[int | None, floa
 def objective_at(search: Search, benches: list[Benchmark]) -> float | None:
     """The figure at `at_concurrency`, else the sweep's best point (each point the median of its runs)."""
     best: float | None = None
-    for conc, value in _point_medians(benches, search.objective).items():
+    for conc, value in _point_medians(benches, search.primary).items():
         if search.at_concurrency is not None and conc != search.at_concurrency:
             continue
         if better(search, value, best):
@@ -86,14 +89,15 @@ def _constraint(session: Session, target_id: str, benches: list[Benchmark]) -> f
 
 def score_trial(session: Session, search: Search, bench_ids: list[str]) -> TrialScore:
     benches = [b for b in session.benchmarks if b.id in set(bench_ids)]
-    value = objective_at(search, benches)
+    values = objective_values(search, benches)
+    value = (values[0] if values else None) if search.multi else objective_at(search, benches)
     constraints = [_constraint(session, ref, benches) for ref in search.constraints]
     at = [b for b in benches if search.at_concurrency is None or b.concurrency == search.at_concurrency]
     power = _point_medians(at, "power_mean_w").values()
     tpj = _point_medians(at, "output_tok_per_joule").values()
     ttft = _point_medians(benches, "ttft_p99_ms").values()  # the worst point's median p99
     return TrialScore(value, constraints, max(power, default=None), max(tpj, default=None),
-                      max(ttft, default=None))
+                      max(ttft, default=None), values)
 
 
 @dataclass(slots=True)

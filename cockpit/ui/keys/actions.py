@@ -306,6 +306,9 @@ ACTIONS: tuple[ActionSpec, ...] = (
        "Stop the running trials and their servers (each is resumed at the next start)", True),
     _A("search.mark-best", "search", "m", "mark_best", "search", "Mark best working",
        "Mark the best configuration's launch profile as the working one", True),
+    _A("search.pick", "search", "b", "pick", "search", "Pick front point",
+       "Two objectives: adopt the highlighted trial's configuration, a point of the Pareto front, as the "
+       "search's best (recorded as your choice)", True),
     _A("search.plot", "search", "v", "next_plot", "search", "Plot axis",
        "Plot the objective against output tok/J, or against TTFT p99"),
     _A("search.new", "search", "n", "new_search", "search", "New search",

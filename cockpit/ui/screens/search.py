@@ -24,6 +24,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 from textual_plotext import PlotextPlot
 
+from cockpit.control.search.front_lines import objectives_text
 from cockpit.model.search.search import Search, SearchTrial, TrialStatus
 from cockpit.model.search.search_scoring import best_config
 from cockpit.model.search.search_space import derived_name
@@ -32,6 +33,7 @@ from cockpit.ui.keys.actions import bindings_for
 from cockpit.ui.live.search_runs import runs_of
 from cockpit.ui.port import port_of
 from cockpit.ui.safe_text import safe
+from cockpit.ui.screens.search_front import front_best_line, front_columns, front_lines, front_plot, front_rows
 
 PLOT_AXES = ("output_tok_per_joule", "ttft_p99_ms")
 AXIS_LABEL = {"output_tok_per_joule": "output tok/J", "ttft_p99_ms": "TTFT p99 ms"}
@@ -90,6 +92,7 @@ class SearchScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static("", id="search-title")
         yield Static("", id="search-best")
+        yield Static("", id="search-front")
         with Horizontal(id="search-body"):
             yield DataTable(id="search-trials", cursor_type="row", zebra_stripes=True)
             with Vertical(id="search-side"):
@@ -132,10 +135,15 @@ class SearchScreen(Screen[None]):
         search = self.current()
         table = self.query_one(DataTable)
         table.clear(columns=True)
-        # fixed widths: a redraw per event rebuilds the table, and auto widths lag behind it
-        for label, width in (("#", 3), ("host", 8), ("status", 17), ("objective", 9), ("met", 3), ("W", 5),
-                             ("tok/J", 6), ("flags changed", None), ("note", None)):
-            table.add_column(label, key=label, width=width)
+        multi = search is not None and search.multi
+        self.query_one("#search-front", Static).display = multi
+        if search is not None and search.multi:
+            front_columns(table, search)
+        else:
+            # fixed widths: a redraw per event rebuilds the table, and auto widths lag behind it
+            for label, width in (("#", 3), ("host", 8), ("status", 17), ("objective", 9), ("met", 3), ("W", 5),
+                                 ("tok/J", 6), ("flags changed", None), ("note", None)):
+                table.add_column(label, key=label, width=width)
         if search is None:
             title.update(Content.assemble(("Search ", "bold"), "none yet: n makes one (base profile, sweep, space)"))
             self.query_one("#search-best", Static).update("")
@@ -144,11 +152,19 @@ class SearchScreen(Screen[None]):
         state = "idle" if loop is None else "paused" if loop.paused else "running"
         done = [t for t in search.trial if t.status is not TrialStatus.RUNNING]
         target = f" at c={search.at_concurrency}" if search.at_concurrency else ""
+        aim = objectives_text(search) if search.multi else f"{search.primary}{target} ({search.direction.value})"
         title.update(Content.assemble(
             ("Search ", "bold"), (f"{search.id} ", "bold $accent"), safe(search.name),
-            f"  {search.objective}{target} ({search.direction.value})  {len(done)}/{search.trials} launches  ",
+            f"  {aim}  {len(done)}/{search.trials} launches  ",
             (state, "bold $warning" if state == "paused" else "bold $success" if state == "running" else "")))
         base = next((p for p in self.session.launch if p.id == search.profile), None)
+        if search.multi:
+            front_rows(table, self.session, search)
+            self.query_one("#search-best", Static).update(front_best_line(search))
+            self.query_one("#search-front", Static).update(front_lines(search))
+            self._plot(search)
+            self._live(loop)
+            return
         for trial in sorted(search.trial, key=lambda t: t.number):
             flags = derived_name(search, base, trial.params).partition(" · ")[2] if base else ""
             met = "—" if not trial.constraints else ("yes" if all(c <= 0 for c in trial.constraints) else "no")
@@ -160,6 +176,9 @@ class SearchScreen(Screen[None]):
                           safe(trial.error or ""), key=str(trial.number))
         self._best(search)
         self._plot(search)
+        self._live(loop)
+
+    def _live(self, loop: Any) -> None:
         live = loop.live if loop is not None else {}
         lines = [f"{host or 'local'}: {text}" for host, text in live.items()]
         self.query_one("#search-live", Static).update(safe("\n".join(lines) or "no trial running", multiline=True))
@@ -178,12 +197,15 @@ class SearchScreen(Screen[None]):
                                        f" over {len(best.values)} launch(es) · ", safe(changes)))
 
     def _plot(self, search: Search) -> None:
+        if search.multi:  # the first two objectives, the front's medians starred
+            self.query_one(ParetoPlot).show(*front_plot(search))
+            return
         maximize = search.direction.value == "maximize"
         front = pareto(search.trial, self.axis, maximize)
         pts = [(t.number, float(t.value), float(getattr(t, self.axis))) for t in search.trial
                if t.status is TrialStatus.OK and t.value is not None and getattr(t, self.axis) is not None]
         self.query_one(ParetoPlot).show([(v, a) for n, v, a in pts if n not in front],
-                                        [(v, a) for n, v, a in pts if n in front], search.objective,
+                                        [(v, a) for n, v, a in pts if n in front], search.primary,
                                         AXIS_LABEL[self.axis])
 
     # ----- keys -----------------------------------------------------------------------------------
@@ -191,6 +213,10 @@ class SearchScreen(Screen[None]):
         self.dismiss()
 
     def action_next_plot(self) -> None:
+        search = self.current()
+        if search is not None and search.multi:
+            self.notify("Two objectives: the plot is the one against the other", timeout=3)
+            return
         self.axis = PLOT_AXES[(PLOT_AXES.index(self.axis) + 1) % len(PLOT_AXES)]
         self.redraw()
 
@@ -239,8 +265,42 @@ class SearchScreen(Screen[None]):
         self.notify(done, timeout=3)
         return result
 
+    def action_pick(self) -> None:
+        """Adopt the highlighted trial's configuration (a front point) as the search's best: the
+        person's choice, recorded as theirs."""
+        search = self.current()
+        if search is None or not search.multi:
+            self.notify("A search with one objective has its best already; b picks from a front of two objectives",
+                        severity="warning", timeout=4)
+            return
+        table = self.query_one(DataTable)
+        if table.row_count == 0:
+            self.notify("No trial to pick yet", severity="warning", timeout=3)
+            return
+        row = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        number = int(row or 0)
+        ident = search.id
+
+        def pick(editor: Any) -> int:
+            from cockpit.model.search.pareto import pick_point
+
+            return int(pick_point(editor, ident, number))
+        chosen = self._apply(pick, f"search {ident}: trial {number}'s configuration picked as the best")
+        if chosen is not None:
+            self.redraw()
+
     def action_mark_best(self) -> None:
         search = self.current()
+        if search is not None and search.multi:
+            from cockpit.model.search.pareto import picked_point
+
+            point = picked_point(search)
+            if point is None or point.config.first.profile is None:
+                self.notify("Pick a front point first (b on its row)", severity="warning", timeout=3)
+                return
+            chosen = point.config.first.profile
+            self._apply(lambda e: e.mark_profile_working(chosen), f"{chosen} is the working profile")
+            return
         best = best_config(search) if search is not None else None
         if best is None or best.first.profile is None:
             self.notify("No best configuration yet", severity="warning", timeout=3)

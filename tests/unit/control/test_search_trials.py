@@ -178,3 +178,35 @@ def test_two_hosts_run_trials_at_once(folder):
         assert trial.host is not None
         assert f"--port {ports[trial.host]}" in profile.command and profile.host == trial.host
         assert trial.power_mean_w and trial.power_mean_w > 110 and trial.output_tok_per_joule
+
+
+def test_a_two_objective_search_records_both_figures_at_one_point_and_leaves_the_pick_to_a_person(folder):
+    """`objective = [output_tok_s, output_tok_per_joule]`: each trial's figures are its own
+    benchmarks' medians at c=8 (the same window), the run ends on the front, not a best."""
+    from cockpit.model.search.pareto import dominates, pareto_front
+
+    path, _ = search_session(folder, trials=2, prune_below=0)
+
+    def both(e):  # noqa: ANN001, ANN202
+        e.apply("two objectives", lambda s: s.searches.__setitem__(0, s.searches[0].model_copy(
+            update={"objective": ["output_tok_s", "output_tok_per_joule"]})), kind="search.edited")
+    from cockpit.control.transaction import edit
+    edit(path, both, "person")
+    done = tune(path, "--yes", "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    session = load_session(path)
+    search = session.searches[0]
+    assert search.picked is None  # a run never picks between objectives
+    ok = [t for t in search.trial if t.status is TrialStatus.OK]
+    assert len(ok) == 2
+    for trial in ok:
+        at8 = [b for b in session.benchmarks if b.id in trial.benchmarks and b.concurrency == 8]
+        assert at8 and trial.values == [at8[0].output_tok_s, at8[0].output_tok_per_joule]
+        assert trial.value == trial.values[0] and trial.values[1] > 0
+    front = pareto_front(search)
+    assert front.points and not any(dominates(q.medians, p.medians, search.directions)
+                                    for p in front.points for q in front.points if q is not p)
+    objects = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [o["values"] for o in objects[:-1]] == [t.values for t in search.trial]
+    assert objects[-1]["done"] is True and objects[-1]["picked"] is None
+    assert {p["trial"] for p in objects[-1]["front"]} == {p.number for p in front.points}

@@ -25,6 +25,7 @@ from cockpit.ui.screens.forms.form_base import (
 )
 from cockpit.ui.screens.forms.setup_forms import model_errors
 
+NO_SECOND = "(none)"
 SPACE_HINT = "one a line: cuda-graph-max-bs=32,64,128 | mem-fraction-static=0.80:0.92:0.02 | enable-torch-compile=switch"
 
 
@@ -44,7 +45,10 @@ class SearchForm(FormScreen[dict[str, Any]]):
         yield from self.row("name", "Name", line_input(q.name if q else "", "e.g. graph bs x prefill"))
         yield from self.row("profile", "Base profile", choice_input(profiles, q.profile if q else profiles[0]))
         yield from self.row("sweep", "Sweep", choice_input(sweeps, q.sweep if q else sweeps[0]))
-        yield from self.row("objective", "Objective", choice_input(OBJECTIVES, q.objective if q else "output_tok_s"))
+        yield from self.row("objective", "Objective", choice_input(OBJECTIVES, q.primary if q else "output_tok_s"))
+        # a second objective makes the search find a Pareto front (each objective goes its own way)
+        second = q.objectives[1] if q is not None and q.multi else NO_SECOND
+        yield from self.row("objective2", "2nd objective", choice_input((NO_SECOND, *OBJECTIVES), second))
         yield from self.row("direction", "Direction", choice_input(("maximize", "minimize"),
                                                               q.direction.value if q else "maximize"))
         yield from self.row("at_concurrency", "At conc.", line_input(q.at_concurrency if q else "", "the sweep's best"))
@@ -84,6 +88,10 @@ class SearchForm(FormScreen[dict[str, Any]]):
             out["space"] = dict(parse_dimension(line) for line in lines)
         except (EditError, ValueError) as exc:
             errors["space"] = str(exc)
+        second = str(self.query_one("#field-objective2", Select).value)
+        if second != NO_SECOND:  # a third (written in the file) is kept: the form shows two
+            kept = self.search.objectives[2:] if self.search is not None else []
+            out["objective"] = [out["objective"], second, *kept]
         if not out["name"]:
             errors["name"] = "a search needs a name"
         if not errors:
