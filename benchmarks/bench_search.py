@@ -116,7 +116,8 @@ def main() -> int:
     out = Path(args.out)
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps({"seeds": args.seeds, "first_seed": args.first_seed, "within": WITHIN,
-                               "held_out": [n for n in args.surfaces.split(",") if n in HELD_OUT], "rows": rows, "goal_met": verdicts,
+                               "held_out": [n for n in args.surfaces.split(",") if n in HELD_OUT],
+                               "rows": rows, "goal_met": verdicts,
                                "surfaces": {n: SURFACES[n].about for n in args.surfaces.split(",")}},
                               indent=2) + "\n")
     print(f"wrote {out}")
