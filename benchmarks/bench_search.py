@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
 import search_sim as sim  # noqa: E402
-from search_surfaces import SURFACES  # noqa: E402
+from search_surfaces import HELD_OUT, SURFACES  # noqa: E402
 
 WITHIN = 0.03
 
@@ -55,7 +55,7 @@ def _scaled(s: object, seed: int, budget: int, scale: float) -> sim.Run:
         ms.DRAW_SCALE = old
 
 
-def measure(name: str, strategy: str, seeds: int, cap: int | None) -> dict[str, object]:
+def measure(name: str, strategy: str, seeds: int, cap: int | None, first: int = 0) -> dict[str, object]:
     s = SURFACES[name]
     size = len(list(sim.grid(sim.search_for(s, 1))))
     goal = sim.true_best(s) * (1 - WITHIN)
@@ -64,7 +64,7 @@ def measure(name: str, strategy: str, seeds: int, cap: int | None) -> dict[str, 
     began = time.monotonic()
     to: list[int] = []
     final: list[bool] = []
-    for seed in range(seeds):
+    for seed in range(first, first + seeds):
         long_budget = size if strategy in ("random", "grid") or cap is None else min(size, cap)
         hit = sim.launches_to(run(s, seed, long_budget), goal)
         to.append(hit if hit is not None else size + 1)
@@ -78,6 +78,7 @@ def measure(name: str, strategy: str, seeds: int, cap: int | None) -> dict[str, 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--first-seed", type=int, default=0, help="seeds are FIRST..FIRST+N-1 (default 0: repeatable)")
     ap.add_argument("--surfaces", default=",".join(SURFACES))
     ap.add_argument("--variants", default="", help="also these samplers and settings tried while choosing, "
                                                    f"comma-separated ({', '.join(VARIANTS)}; all: all)")
@@ -92,7 +93,8 @@ def main() -> int:
           f"(budget = grid / 4)  per seed")
     for name in args.surfaces.split(","):
         for strategy in strategies:
-            row = measure(name, strategy, args.seeds, args.cap)
+            row = measure(name, strategy, args.seeds, args.cap, args.first_seed)
+            row["held_out"] = name in HELD_OUT
             rows.append(row)
             print(f"{name:<10} {strategy:<18} {row['median_launches']:>15g} {row['final_within']:>16.0%}   "
                   f"(budget {row['budget']} of {row['grid']})  {row['launches_to']}  [{row['seconds']} s]",
@@ -104,15 +106,18 @@ def main() -> int:
         ok = (float(mine["median_launches"]) <= float(rand["median_launches"]) / 2  # type: ignore[arg-type]
               and float(mine["final_within"]) >= 0.8)  # type: ignore[arg-type]
         verdicts[name] = ok
+        kind = "held-out" if name in HELD_OUT else "tuned on"
         fewer = float(mine["median_launches"]) <= float(rand["median_launches"]) / 2  # type: ignore[arg-type]
         sure = float(mine["final_within"]) >= 0.8  # type: ignore[arg-type]
-        print(f"goal on {name}: median launches {mine['median_launches']:g} against half of random's "
+        print(f"goal on {name} ({kind}): median launches {mine['median_launches']:g} against half of random's "
               f"{float(rand['median_launches']) / 2:g} ({'met' if fewer else 'not met'}); "  # type: ignore[arg-type]
               f"final best within 3 % in {mine['final_within']:.0%} of seeds against 80 % "
               f"({'met' if sure else 'not met'})")
     out = Path(args.out)
     out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps({"seeds": args.seeds, "within": WITHIN, "rows": rows, "goal_met": verdicts,
+    out.write_text(json.dumps({"seeds": args.seeds, "first_seed": args.first_seed, "within": WITHIN,
+                               "held_out": [n for n in args.surfaces.split(",") if n in HELD_OUT],
+                               "rows": rows, "goal_met": verdicts,
                                "surfaces": {n: SURFACES[n].about for n in args.surfaces.split(",")}},
                               indent=2) + "\n")
     print(f"wrote {out}")

@@ -24,7 +24,6 @@ from cockpit.model.bench.estimate import estimate
 from cockpit.model.bench.figures import format_value
 from cockpit.model.enums import Comparator, Metric
 from cockpit.model.search.search import Search, SearchTrial, TrialStatus
-from cockpit.model.search.search_estimate import launch_estimate
 from cockpit.model.search.search_scoring import objective_at
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep, Target
 from cockpit.store.handoff_md import render_handoff
@@ -189,6 +188,6 @@ def test_the_searchs_best_is_the_median_of_its_launches_with_the_spread(swept: P
     values = [t.value for t in trials]
     text = render_handoff(session)
     line = next(line for line in text.splitlines() if line.startswith("**Best**"))
-    est = launch_estimate(values)
+    est = estimate(values)
     assert est is not None and f"total_tok_s median {est.shown()}" in line, line
     assert (est.median, est.low, est.high, est.n) == (statistics.median(values), min(values), max(values), 2)

@@ -1,7 +1,8 @@
 """The search's model-based choice over a finite space (chosen by measurement over TPE,
 benchmarks/bench_search.py): Thompson sampling from a Bayesian linear model of the
 objective's logarithm on each flag's values and each pair of flags' values (interactions),
-one such model per constraint, and a crash model from the crashes' suspects.
+one such model per constraint, and a crash model from the crashes' suspects (values and
+pairs of values never seen working, study.crash_hypotheses).
 
 Per choice, one draw of each model's weights scores every untried configuration of the
 grid; the best drawn objective among those drawn feasible (constraints met, not crashed)
@@ -36,6 +37,8 @@ TREND_PRIOR = 1.0  # a numeric flag's linear and quadratic trend (shares what ne
 GAP_NOISE = 0.02  # a constraint's gap noise floor (a share of the target)
 MIN_NOISE = 0.02  # the model's noise floor, in log units (a launch is never more exact than this)
 DRAW_SCALE = 0.3  # how far a draw strays from the posterior mean (1: Thompson sampling; 0.3 measured best of 1/0.5/0.3)
+DRAW_SCALE_END: float | None = None
+"""The draw's scale once the budget is spent, reached linearly from DRAW_SCALE (None: constant)."""
 
 
 class _Encoder:
@@ -98,7 +101,7 @@ class _Encoder:
 
 
 def _draw(x: np.ndarray, y: np.ndarray, prior_precision: np.ndarray, noise: float, rng: np.random.Generator,
-          candidates: np.ndarray) -> np.ndarray:
+          candidates: np.ndarray, scale_of_draw: float | None = None) -> np.ndarray:
     """One draw of the posterior over the weights, scored on the candidates (in y's units)."""
     centre = float(np.mean(y))
     scale = float(np.std(y)) or 1.0
@@ -108,7 +111,8 @@ def _draw(x: np.ndarray, y: np.ndarray, prior_precision: np.ndarray, noise: floa
     chol = np.linalg.cholesky(precision)
     mean = np.linalg.solve(precision, x.T @ ys / noise_s ** 2)
     # w = mean + L^-T z has covariance precision^-1
-    weights = mean + DRAW_SCALE * np.linalg.solve(chol.T, rng.standard_normal(len(mean)))
+    stray = DRAW_SCALE if scale_of_draw is None else scale_of_draw
+    weights = mean + stray * np.linalg.solve(chol.T, rng.standard_normal(len(mean)))
     drawn: np.ndarray = (candidates @ weights) * scale + centre
     return drawn
 
@@ -121,21 +125,23 @@ def _noise_log(values_by_key: dict[ConfigKey, list[float]]) -> float:
     return max(MIN_NOISE, measured)
 
 
-def _crash_ok(keys: Sequence[ConfigKey], suspects: list[set[tuple[tuple[str, str], ...]]]) -> np.ndarray:
+def _crash_ok(keys: Sequence[ConfigKey], suspects: list[dict[tuple[tuple[str, str], ...], float]]) -> np.ndarray:
     """Per candidate, the chance it gets ready: each crash's culprit is taken to be one of its
-    suspects, each as likely; a candidate holding k of n suspects crashes with chance k/n."""
+    suspects (values and pairs of values never seen working) with its prior weight; a
+    candidate holding suspects of weight w out of W crashes with chance w/W."""
     ok = np.ones(len(keys))
     for crash in suspects:
+        total = sum(crash.values())
         for c, key in enumerate(keys):
             values = set(key)
-            held = sum(1 for combo in crash if set(combo) <= values)
+            held = sum(w for combo, w in crash.items() if set(combo) <= values)
             if held:
-                ok[c] *= 1 - held / len(crash)
+                ok[c] *= 1 - held / total
     return ok
 
 
 def model_choice(search: Search, candidates: list[dict[str, SpaceValue]], seed: int,
-                 suspects: list[set[tuple[tuple[str, str], ...]]]) -> dict[str, SpaceValue] | None:
+                 suspects: list[dict[tuple[tuple[str, str], ...], float]]) -> dict[str, SpaceValue] | None:
     """The untried candidate a draw of the models rates best (None: no candidate)."""
     if not candidates:
         return None
@@ -162,7 +168,9 @@ def model_choice(search: Search, candidates: list[dict[str, SpaceValue]], seed: 
         for _, t in ok_trials:
             by_key.setdefault(config_key(search, t.params), []).append(float(t.value or 0))
         noise = _noise_log(by_key)
-        drawn = _draw(x, logs, enc.prior_precision, noise, rng, xc)
+        spent = min(1.0, len(search.trial) / max(1, search.trials + search.repeats))
+        scale_of_draw = DRAW_SCALE if DRAW_SCALE_END is None else DRAW_SCALE + (DRAW_SCALE_END - DRAW_SCALE) * spent
+        drawn = _draw(x, logs, enc.prior_precision, noise, rng, xc, scale_of_draw)
         score = drawn if search.direction is Direction.MAXIMIZE else -drawn
         for i in range(len(search.constraints)):  # each target: a draw of its gap (<= 0 met)
             gaps = np.array([t.constraints[i] if i < len(t.constraints) else 1.0 for _, t in ok_trials])

@@ -23,7 +23,8 @@ from cockpit.model.search.search import Direction, Search, SearchTrial, SpaceVal
 from cockpit.model.search.search_scoring import CRASH_CONSTRAINT
 from cockpit.model.search.search_space import ConfigKey, config_key, grid, normalise
 
-__all__ = ["Combo", "blamed", "crash_suspects", "holds_pinned", "SAMPLERS", "propose", "run_seed", "startup_trials", "tried_keys"]
+__all__ = ["Combo", "blamed", "crash_hypotheses", "crash_suspects", "holds_pinned", "SAMPLERS", "propose", "run_seed",
+           "startup_trials", "tried_keys"]
 
 _CONSTRAINTS = "constraints"  # optuna's system_attrs key for a trial's constraint values
 _ASKS = 24  # asks before giving up on TPE finding an untried configuration
@@ -62,6 +63,34 @@ def crash_suspects(search: Search) -> list[set[Combo]]:
             if suspects:
                 out.append(suspects)
                 break
+    return out
+
+
+SINGLE_WEIGHT = 2.0
+"""How much likelier one value alone is to be a crash's culprit than one pair of its values
+(bench_search.py measured 1, 2 and singles only)."""
+
+
+def crash_hypotheses(search: Search) -> list[dict[Combo, float]]:
+    """Per crash not yet explained, the combinations that may have caused it with their prior
+    weights: each single value and each pair of its values never seen in a launch that got
+    ready (a single SINGLE_WEIGHT, a pair 1). A crash holding a pinned combination is
+    explained by it (that region is never proposed again), so it casts no doubt on its other
+    values: a backend that crashed beside a pinned graph size is not avoided for it."""
+    seen: set[Combo] = set()
+    for trial in search.trial:
+        if trial.status in (TrialStatus.OK, TrialStatus.PRUNED):
+            key = config_key(search, trial.params)
+            seen |= set(_combos(key, 1)) | set(_combos(key, 2))
+    pinned = blamed(search)
+    out: list[dict[Combo, float]] = []
+    for key in sorted({config_key(search, t.params) for t in search.trial if t.status is TrialStatus.CRASHED}):
+        if holds_pinned(key, pinned):
+            continue
+        weights = {c: SINGLE_WEIGHT for c in _combos(key, 1) if c not in seen}
+        weights.update({c: 1.0 for c in _combos(key, 2) if c not in seen})
+        if weights:
+            out.append(weights)
     return out
 
 
@@ -221,7 +250,7 @@ def propose(search: Search, *, seed: int | None = None, sampler: str | None = No
         left = [p for p in grid(search) if _fresh(search, p, tried, avoid)]
         if kind == "random":
             return normalise(search, rng.choice(left)) if left else None
-        chosen = model_choice(search, left, step_seed, crash_suspects(search))
+        chosen = model_choice(search, left, step_seed, crash_hypotheses(search))
         return normalise(search, chosen) if chosen is not None else None
     study = _study(search, step_seed)
     dists = _distributions(search)

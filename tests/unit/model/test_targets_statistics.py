@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cockpit.model.bench.estimate import estimate, verdict
+from cockpit.model.bench.estimate import estimate, pooled_noise, separated, verdict
 from cockpit.model.bench.figures import FIGURES, parse_figure
 from cockpit.model.bench.targets import score_target
 from cockpit.model.enums import Comparator, Metric
@@ -94,6 +94,18 @@ def test_better_only_beyond_both_spreads_else_within_noise():
     assert found.better == "b" and found.text.startswith("B better: +16.4%")
     close = verdict(estimate([4211.0, 4427.0]), estimate([4300.0, 4500.0]), True, "tok/s")
     assert close.better is None and close.text.startswith("within noise: +1.9%")
+
+
+def test_figures_of_one_or_two_runs_are_told_apart_on_the_pooled_noise():
+    # the search's configurations: most launched once, so the noise comes from the relaunched ones
+    assert pooled_noise([[1000.0, 1060.0, 940.0], [2000.0]]) == pytest.approx(0.06)
+    assert pooled_noise([[1000.0], [2000.0]]) is None
+    three, once = estimate([1000.0, 1060.0, 940.0]), estimate([1080.0])
+    assert not separated(three, once, 0.06)  # +8 % once against 6 % noise: within it
+    assert separated(three, estimate([1200.0]), 0.06)  # +20 %: beyond it
+    assert three.shown() == "1,000 (940–1,060, n=3)" and three.spread == 60.0
+    assert once.shown() == "1,080 (n=1)" and once.spread is None
+    assert estimate([0.4213, 0.43]).shown() == "0.4256 (0.4213–0.43, n=2)"  # tok/J keeps four figures
 
 
 def test_a_search_held_to_ttft_p99_judges_its_constraint_on_p99():
