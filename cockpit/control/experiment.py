@@ -19,9 +19,9 @@ Textual.
   `cockpit run` prompts at the terminal or takes --yes, the TUI shows its dialog. A yes is
   sealed with this user's key and recorded with the person as the actor; nothing here
   reads consent from the session file but that seal.
-* **Records** go through a Recorder: the open session's controller (the TUI: undo,
-  journal, merge on save) or the file's one transaction (`cockpit sweep`, journaled "via
-  sweep"; `cockpit run` as the person).
+* **Records** go through a SessionPort (control/session_port.py): the open session's
+  controller (the TUI: undo, journal, merge on save) or the file's one transaction
+  (`cockpit sweep`, journaled "via sweep"; `cockpit run` as the person).
 * **Progress** is told to `on_event`: StatesChanged, ServerStarting, ServerStarted, ServerPhase, LaunchNote,
   BenchClientChosen, SweepRunnerStarted / Ended, and the sweep runner's own events
   (PointStarted, PointProgress, PointRecorded, PointFailed, SweepNote; live/experiment/sweep_runner.py).
@@ -50,7 +50,6 @@ from cockpit.control.experiment_types import (
     Confirm,
     LaunchNote,
     Question,
-    Recorder,
     ServerPhase,
     ServerStarted,
     ServerStarting,
@@ -59,6 +58,7 @@ from cockpit.control.experiment_types import (
     StopOutcome,
     SweepResult,
 )
+from cockpit.control.session_port import SessionPort
 from cockpit.live.hub import LiveHub
 from cockpit.model.edit.edits import PERSON, EditError, SessionEditor
 from cockpit.model.launch.launch_confirm import launch_stamp
@@ -75,7 +75,7 @@ _NOT_SAVED = (OSError, EditError, ValueError)
 
 
 class ExperimentService:
-    def __init__(self, path: Path | str, recorder: Recorder, *, pool: Any = None, hub: LiveHub | None = None,
+    def __init__(self, path: Path | str, recorder: SessionPort, *, pool: Any = None, hub: LiveHub | None = None,
                  on_event: Callable[[Any], Any] | None = None, ssh_config: tuple[str, ...] | None = None,
                  known_hosts: str | None = None) -> None:
         """`path`: the session file (its label in the commands said); `pool`: the SshPool

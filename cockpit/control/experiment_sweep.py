@@ -16,12 +16,12 @@ from cockpit.control.experiment_types import (
     BenchClientChosen,
     Confirm,
     Question,
-    Recorder,
     SweepResult,
     SweepRunnerEnded,
     SweepRunnerStarted,
     SweepStatus,
 )
+from cockpit.control.session_port import PortSink, SessionPort
 from cockpit.live.hub import LiveHub
 from cockpit.model.edit.edits import PERSON, EditError, SessionEditor
 from cockpit.model.session import Session
@@ -31,7 +31,7 @@ class ExperimentService(Protocol):
     """What the loop uses of control/experiment.py's service (no import back: no circle)."""
 
     path: Path | str
-    recorder: Recorder
+    recorder: SessionPort
     hub: LiveHub
     ssh: dict[str, Any]
     runner: Any
@@ -100,7 +100,7 @@ async def run_sweep(service: ExperimentService, ref: str, confirm: Confirm, *, p
     if not looked_up:  # looked up once confirmed: the probe runs the client's interpreter on the host
         plan, missing = await steps.with_bench_client(plan, steps.bench_host(pool, target, host))
     service.on_event(BenchClientChosen(plan, resume_run is not None, missing))
-    runner = SweepRunner(plan, steps.bench_host(pool, target, host), service.recorder.sink,
+    runner = SweepRunner(plan, steps.bench_host(pool, target, host), PortSink(service.recorder),
                          on_event=service.on_event, on_fail=on_fail,
                          server_metrics=steps.server_metrics_probe(chosen, plan, pool, target, host),
                          server_health=steps.server_health(chosen, plan, pool, target))

@@ -1,26 +1,17 @@
 """What the experiment service (control/experiment.py) tells its callers, and how it
 writes: the question a person answers, the events while it works, the outcomes it
-returns, and the two recorders (an open session's controller; the session file itself).
-Plain data, no Textual, no I/O but the recorders' writes."""
+returns. Where it records is a SessionPort (control/session_port.py). Plain data, no
+Textual, no I/O."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
-from cockpit.control.session_controller import SessionController
-from cockpit.control.sweep_records import TransactionSink
-from cockpit.control.transaction import SWEEP
-from cockpit.live.experiment.sweep_sink import ControllerSink, PointSink
-from cockpit.model.edit.edits import SessionEditor
-from cockpit.model.session import Session
-from cockpit.store.toml_store import load_session
-
-__all__ = ["BenchClientChosen", "Confirm", "ControllerRecorder", "FileRecorder", "LaunchNote", "Question",
-           "Recorder", "ServerPhase", "ServerStarted", "ServerStarting", "StartOutcome", "StatesChanged", "StopOutcome",
-           "SweepResult", "SweepRunnerEnded", "SweepRunnerStarted", "SweepStatus"]
+__all__ = ["BenchClientChosen", "Confirm", "LaunchNote", "Question", "ServerPhase", "ServerStarted", "ServerStarting",
+           "StartOutcome", "StatesChanged", "StopOutcome", "SweepResult", "SweepRunnerEnded", "SweepRunnerStarted",
+           "SweepStatus"]
 
 
 # ----- the person's consent ------------------------------------------------------------------
@@ -147,80 +138,3 @@ class SweepResult:
     plan: Any = None
     nothing_to_resume: bool = False
     """`not_run` because the sweep has no unfinished run to resume."""
-
-
-# ----- where the records go -----------------------------------------------------------------------
-class Recorder(Protocol):
-    @property
-    def session(self) -> Session: ...
-
-    @property
-    def sink(self) -> PointSink: ...
-
-    async def apply(self, change: Callable[[SessionEditor], Any], *, actor: str | None = None) -> Any:
-        """One change, saved; `actor`: who acted (None: the recorder's own). Raises
-        OSError / EditError / ValueError when not saved."""
-        ...
-
-
-class ControllerRecorder:
-    """An open session (the TUI's SessionController): undo, journal, merge on save. `save`
-    is the owner's save (it captures the view state and says what it merged)."""
-
-    def __init__(self, controller: SessionController, save: Callable[[], Any]) -> None:
-        self.controller = controller
-        self._save = save
-        self._sink = _SavingSink(controller, save)
-
-    @property
-    def session(self) -> Session:
-        return self.controller.session
-
-    @property
-    def sink(self) -> PointSink:
-        return self._sink
-
-    async def apply(self, change: Callable[[SessionEditor], Any], *, actor: str | None = None) -> Any:
-        editor = self.controller.editor
-        before = editor.actor
-        editor.actor = actor or before
-        try:
-            result = self.controller.apply(change)
-        finally:
-            editor.actor = before
-        self._save()
-        return result
-
-
-class _SavingSink(ControllerSink):
-    """Each point recorded in the open session and saved at once by its owner."""
-
-    def __init__(self, controller: SessionController, save: Callable[[], Any]) -> None:
-        super().__init__(controller, save=False)
-        self._owner_save = save
-
-    async def record(self, key: str, fields: dict[str, Any]) -> str:
-        ident = await super().record(key, fields)
-        self._owner_save()
-        return ident
-
-
-class FileRecorder:
-    """The session file itself: every change one locked transaction (control/transaction.py),
-    merged with whatever the TUI or `cockpit add` saved. `actor`: who acts by default."""
-
-    def __init__(self, path: Path | str, *, actor: str = SWEEP) -> None:
-        self.path = Path(path)
-        self.actor = actor
-        self._sink = TransactionSink(path, actor=actor)
-
-    @property
-    def session(self) -> Session:
-        return load_session(self.path)
-
-    @property
-    def sink(self) -> TransactionSink:
-        return self._sink
-
-    async def apply(self, change: Callable[[SessionEditor], Any], *, actor: str | None = None) -> Any:
-        return await self._sink.apply(change, actor=actor or self.actor)

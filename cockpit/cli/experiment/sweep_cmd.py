@@ -83,7 +83,7 @@ async def _main(args: argparse.Namespace, session: Any, sweep: Any) -> int:
 async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) -> int:
     """The experiment service's sweep loop (control/experiment.py), said at this terminal."""
     from cockpit.control.experiment import ExperimentService
-    from cockpit.control.experiment_types import FileRecorder
+    from cockpit.control.transaction import SessionFile
 
     printer = _Printer(sys.stdout.isatty())
     loop = asyncio.get_running_loop()
@@ -105,7 +105,7 @@ async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) 
 
     # every record is one session transaction (control/transaction.py), journaled "via sweep":
     # an add made by another writer at any moment is read under the lock, never written over
-    service = ExperimentService(args.session, FileRecorder(args.session), pool=pool, on_event=on_event,
+    service = ExperimentService(args.session, SessionFile(args.session), pool=pool, on_event=on_event,
                                 ssh_config=_config(args), known_hosts=args.known_hosts)
     try:
         result = await service.sweep(sweep.id, lambda question: _ask(args, question), profile=args.profile,

@@ -20,12 +20,13 @@ import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from cockpit.control.search.plan import launch_budget, next_launch
 from cockpit.control.search.runner import TrialNotConsented, TrialOutcome, TrialRequest, TrialRunner
 from cockpit.control.search.study import run_seed
 from cockpit.control.search.trial_lines import done_line, trial_line
+from cockpit.control.session_port import SessionPort
 from cockpit.model.bench.profile_diff import launch_key
 from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.search.search import Search, SearchTrial, SpaceValue, TrialStatus
@@ -37,11 +38,8 @@ __all__ = ["SearchEvent", "SearchLoop", "SearchStore", "derive_trial", "environm
            "hosts_of", "measured_before", "measured_untried"]
 
 
-class SearchStore(Protocol):
-    @property
-    def session(self) -> Session: ...
-
-    async def apply(self, change: Callable[[SessionEditor], Any], *, actor: str | None = None) -> Any: ...
+SearchStore = SessionPort
+"""Where the search records (control/session_port.py): the session file's transaction."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -396,7 +394,8 @@ class SearchLoop:
             self.on_event(SearchEvent("state", text, trial.number, host))
 
         request = TrialRequest(self.session_path, search.id, trial.number, trial.profile or search.profile,
-                               search.sweep, host, f"{search.id}-t{trial.number}", tuple(self.hosts))
+                               search.sweep, host, f"{search.id}-t{trial.number}", tuple(self.hosts),
+                               port=self.store)
         outcome = await self.runner.run_trial(request, check_point=self._pruner(trial), on_state=on_state)
         self.live.pop(host, None)
         done: SearchTrial = await self.store.apply(lambda e: finish_trial(e, self.search_id, trial.number, outcome))

@@ -22,8 +22,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from cockpit.control.experiment_types import FileRecorder, Question, ServerPhase, ServerStarting
+from cockpit.control.experiment_types import Question, ServerPhase, ServerStarting
 from cockpit.control.search.runner import PointCheck, TrialNotConsented, TrialOutcome, TrialRequest
+from cockpit.control.transaction import SessionFile
 from cockpit.model.search.search import TrialStatus
 
 __all__ = ["SEARCH", "ServerTrialRunner"]
@@ -60,7 +61,7 @@ class ServerTrialRunner:
         client_s: list[float] = []
         heard = _Heard(on_state, check_point, client_s)
         # one service per trial: trials on two hosts run at once, each with its own sweep
-        service = ExperimentService(request.session_path, FileRecorder(request.session_path, actor=SEARCH),
+        service = ExperimentService(request.session_path, request.port or SessionFile(request.session_path, actor=SEARCH),
                                     pool=self.pool, hub=self.hub, on_event=heard, **self.ssh_kw)
         heard.service = service
         consent = f"search {request.search_id}"

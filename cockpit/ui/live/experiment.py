@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 from cockpit.control.experiment import ExperimentService
 from cockpit.control.experiment_types import (
     BenchClientChosen,
-    ControllerRecorder,
     Question,
     ServerStarted,
     StatesChanged,
 )
 from cockpit.control.pools import shared_pool
+from cockpit.control.session_port import ControllerPort
 from cockpit.live.experiment.sweep_events import PointFailed, PointProgress, PointRecorded, PointRetrying, PointStarted, SweepNote
 from cockpit.live.experiment.sweep_runs import unfinished_runs
 from cockpit.model.session import Session
@@ -81,7 +81,7 @@ class ExperimentControl:
             pool = shared_pool(self.app.sources.host_events)
             self._own_pool = pool is None
             self._service = ExperimentService(
-                self.app.path, ControllerRecorder(self.app.controller, self.app.save), pool=pool,
+                self.app.path, ControllerPort(self.app.controller), pool=pool,
                 hub=self.app.hub, on_event=self._event)
         return self._service
 
