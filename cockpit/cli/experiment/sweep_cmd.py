@@ -125,7 +125,7 @@ async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) 
         return EXIT_FAILED
     _say(result.text)
     outcome = result.outcome
-    if outcome.not_run:
+    if outcome is not None and outcome.not_run:
         _say(f"sweep stopped at the failed point; not run: c={','.join(map(str, outcome.not_run))} "
              f"(--on-fail skip runs them; --resume runs what has no record)", err=True)
     return EXIT_CANCELLED if result.status == "cancelled" else EXIT_FAILED if result.status == "failed" else EXIT_DONE

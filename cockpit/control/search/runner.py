@@ -58,6 +58,6 @@ class TrialOutcome:
 
 class TrialRunner(Protocol):
     async def run_trial(self, request: TrialRequest, *, check_point: PointCheck,
-                        on_state: Callable[[str], Any]) -> TrialOutcome:
+                        on_state: Callable[[str], object]) -> TrialOutcome:
         """Run one trial to its end; `on_state` hears a short line per step (for the UI)."""
         ...

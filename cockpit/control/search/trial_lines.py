@@ -5,9 +5,7 @@ how sure the search is of it), and the same as one JSON object per trial (`--jso
 
 from __future__ import annotations
 
-from typing import Any
-
-from cockpit.model.search.search import Search, SearchTrial, TrialStatus
+from cockpit.model.search.search import Search, SearchTrial, SpaceValue, TrialStatus
 from cockpit.model.search.search_scoring import ConfigResult, certainty, leaderboard
 from cockpit.model.search.search_space import config_key, derived_name
 from cockpit.model.session import Session
@@ -15,7 +13,7 @@ from cockpit.model.session import Session
 __all__ = ["constraint_words", "done_line", "first_error_line", "flags_changed", "trial_json", "trial_line"]
 
 
-def flags_changed(session: Session, search: Search, params: dict[str, Any]) -> str:
+def flags_changed(session: Session, search: Search, params: dict[str, SpaceValue]) -> str:
     base = next((p for p in session.launch if p.id == search.profile), None)
     if base is None:
         return " ".join(f"{k} {v}" for k, v in params.items())
@@ -87,7 +85,7 @@ def done_line(session: Session, search: Search) -> str:
             f" · {sure.shown(search.objective)}")
 
 
-def trial_json(session: Session, search: Search, trial: SearchTrial) -> dict[str, Any]:
+def trial_json(session: Session, search: Search, trial: SearchTrial) -> dict[str, object]:
     """One finished trial as `--json` streams it (one object per line)."""
     group = _group(search, trial)
     estimate = group.estimate if group is not None else None
