@@ -4,8 +4,8 @@ start-up gap of the long-lived writers (after their read, before their first sav
     .venv/bin/python benchmarks/bench_four_writers.py [--rounds 3] [--build-time-signature]
 
 Writers: the TUI's controller (read as `cockpit FILE` reads), a sweep recording through
-TransactionSink (read as `cockpit sweep` reads, then one transaction per point, as it
-records now), the MCP server's SessionFileWriter, and three
+a PortSink over a SessionFile (read as `cockpit sweep` reads, then one transaction per
+point, as it records now), the MCP server's SessionFile, and three
 shells each running `python -m cockpit add` in a loop. Each round: the TUI and the sweep
 read; every shell and MCP add twice (the gap); the TUI and the sweep build their
 controllers and save once; then all write at once. 134 records a round; the file is then
@@ -30,8 +30,8 @@ from typing import Any
 
 from cockpit.cli.open_tui import resolve_session
 from cockpit.control.session_controller import SessionController
-from cockpit.control.sweep_records import TransactionSink
-from cockpit.control.transaction import ASSISTANT, SessionFileWriter
+from cockpit.control.session_port import PortSink
+from cockpit.control.transaction import ASSISTANT, SessionFile
 from cockpit.live.experiment.sweep_sink import ControllerSink
 from cockpit.model.session import Session
 from cockpit.store.cli_load import load_or_report_signed
@@ -58,18 +58,18 @@ def one_round(path: Path, old_way: bool) -> dict[str, Any]:
     start = time.monotonic()
     _, tui_session, tui_sig, _ = resolve_session(str(path))
     sweep_session, sweep_sig = load_or_report_signed(path)  # type: ignore[misc]
-    mcp = SessionFileWriter(path, ASSISTANT)  # what the MCP server's tools write through
+    mcp = SessionFile(path, actor=ASSISTANT)  # what the MCP server's tools write through
     gap = [threading.Thread(target=shell_add, args=(path, n, i)) for n in range(SHELLS) for i in range(GAP_ADDS)]
     for thread in gap:  # the gap: Textual importing, a sweep waiting on /health
         thread.start()
     for i in range(GAP_ADDS):
-        mcp.apply(lambda e, i=i: e.add_task(f"mcp {i}"))
+        mcp.transact(lambda e, i=i: e.add_task(f"mcp {i}"))
     for thread in gap:
         thread.join()
     tui = build(tui_session, tui_sig)
     # `cockpit sweep` records through one transaction per point; the old way, a controller
     # built from its read (what lost the gap's adds).
-    sink: Any = ControllerSink(build(sweep_session, sweep_sig)) if old_way else TransactionSink(path)
+    sink: Any = ControllerSink(build(sweep_session, sweep_sig)) if old_way else PortSink(SessionFile(path))
 
     def tui_writes() -> None:
         for i in range(TUI_ADDS):
@@ -89,7 +89,7 @@ def one_round(path: Path, old_way: bool) -> dict[str, Any]:
 
     def mcp_writes() -> None:
         for i in range(GAP_ADDS, MCP_ADDS):
-            mcp.apply(lambda e, i=i: e.add_task(f"mcp {i}"))
+            mcp.transact(lambda e, i=i: e.add_task(f"mcp {i}"))
 
     # The TUI's and the sweep's first saves come before anyone else writes again: where a
     # stale signature writes over the gap's adds without a merge.

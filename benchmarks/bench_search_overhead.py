@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from cockpit.control.search.loop import SearchEvent, SearchLoop  # noqa: E402
 from cockpit.control.search.runner import TrialOutcome, TrialRequest  # noqa: E402
-from cockpit.control.sweep_records import TransactionSink  # noqa: E402
+from cockpit.control.transaction import SessionFile  # noqa: E402
 from cockpit.model.search.search import Search, TrialStatus  # noqa: E402
 from cockpit.model.session import LaunchProfile, Session, Sweep  # noqa: E402
 from cockpit.store.toml_store import save_session  # noqa: E402
@@ -40,7 +40,7 @@ class InstantRunner:
     """STAND-IN: two recorded points per trial, a figure from the flags, no server."""
 
     def __init__(self, path: Path) -> None:
-        self.sink = TransactionSink(path)
+        self.sink = SessionFile(path)
 
     async def run_trial(self, request: TrialRequest, *, check_point: Any, on_state: Any) -> TrialOutcome:
         profile = next(p for p in self.sink.session.launch if p.id == request.profile_id)
@@ -70,7 +70,7 @@ def main() -> int:
             if event.kind == "ended":
                 marks.append(time.perf_counter())
 
-        loop = SearchLoop(TransactionSink(path), str(path), "q1", InstantRunner(path), [None], on_event=heard)
+        loop = SearchLoop(SessionFile(path), str(path), "q1", InstantRunner(path), [None], on_event=heard)
         began = time.perf_counter()
         asyncio.run(loop.run())
     each = [b - a for a, b in zip([began, *marks], marks, strict=False)]

@@ -108,7 +108,7 @@ LAYOUT: dict[str, dict[str, tuple[str, list[str]]]] = {
     },
     "cockpit.control": {
         ".": ("who changes a session and runs things, no Textual: the controller, the one transaction, the experiment service",
-              ["session_controller", "sweep_records", "transaction", "diagnosis", "experiment",
+              ["session_controller", "session_port", "transaction", "diagnosis", "experiment",
                "experiment_sweep", "experiment_types", "live_access", "pools"]),
     },
     "cockpit.assistant": {

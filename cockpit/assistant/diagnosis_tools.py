@@ -37,8 +37,8 @@ async def open_findings(feeds: LiveState, session: Session,
 
 
 def register(server: Any, uri: str, feeds: LiveState, read: Callable[[], Session],
-             write: Callable[[Callable[..., Any]], Any], settle: Callable[[str], Awaitable[Any]],
-             tool: Callable[[str], Callable[[Callable[..., Any]], Any]]) -> None:
+             write: Callable[[Callable[..., Any]], object], settle: Callable[[str], Awaitable[Any]],
+             tool: Callable[[str], Callable[[Callable[..., Any]], object]]) -> None:
     async def current() -> tuple[Session, list[Finding], list[str]]:
         session = read()
         await feeds.ensure(session)

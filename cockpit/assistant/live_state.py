@@ -74,7 +74,7 @@ class FeedState:
         return out
 
 
-def _feeds_of(sources: LiveSources, session: Session, on_host_event: Callable[[Any], Any]
+def _feeds_of(sources: LiveSources, session: Session, on_host_event: Callable[[Any], object]
               ) -> tuple[list[tuple[str, Any]], dict[str, str]]:
     """(name, feed) for the resources: the session's first log, GPU and topology feeds. The
     TUI's sources plan a feed per host and kind (`kind@host`); the resources show the first

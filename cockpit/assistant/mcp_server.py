@@ -37,7 +37,7 @@ from cockpit.assistant.inputs import (
 )
 from cockpit.assistant.live_state import FeedState, LiveState
 from cockpit.assistant.watch import SessionWatch
-from cockpit.control.transaction import ASSISTANT, SessionFileWriter
+from cockpit.control.transaction import ASSISTANT, SessionFile
 from cockpit.ground.redact import redact_text
 from cockpit.ground.sanitize import sanitize
 from cockpit.model.edit.edits import EditError, SessionEditor
@@ -74,9 +74,9 @@ def _fail(exc: Exception) -> str:
 def build_server(path: Path | str, *, live: LiveState | None = None, watch_s: float | None = None) -> MCPServer:
     """`live`: the hosts' feeds (tests pass one with their own wait); one is made if None.
     `watch_s`: how often the file is looked at for change notifications."""
-    # every read loads the file afresh; every tool call is one session transaction
+    # every read is the file as it is now (parsed again when it changed); every tool call is one transaction
     # (control/transaction.py) whose editor journals "(via assistant)"
-    file = SessionFileWriter(path, ASSISTANT)
+    file = SessionFile(path, actor=ASSISTANT)
     feeds = live or LiveState()
     bus = InMemorySubscriptionBus()
 
@@ -107,7 +107,7 @@ def build_server(path: Path | str, *, live: LiveState | None = None, watch_s: fl
 
     def write(change: Callable[[SessionEditor], _T]) -> _T:
         try:
-            return file.apply(change)
+            return file.transact(change)
         except (SessionFileError, EditError, ValueError, OSError) as exc:
             raise ToolError(_fail(exc)) from exc
 

@@ -145,7 +145,7 @@ def timeline_entries(s: Session) -> list[dict[str, Any]]:
 
 
 # resource name -> (description, what it holds)
-SECTIONS: dict[str, tuple[str, Callable[[Session], Any]]] = {
+SECTIONS: dict[str, tuple[str, Callable[[Session], object]]] = {
     "goal": ("The goal and each target's best score so far (met or not).", goal),
     "instructions": ("The standing instructions.", lambda s: _dump(s.instructions)),
     "discoveries": ("Discoveries with status, evidence and links.", lambda s: _dump(s.discoveries)),

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from cockpit.control.transaction import edit
 from cockpit.live.diagnosis.findings import Finding
@@ -25,12 +24,12 @@ def dismissing(finding: Finding) -> Callable[[SessionEditor], None]:
     return lambda editor: dismiss_finding(editor, key=finding.key, kind=finding.kind, claim=finding.claim)
 
 
-def accept_in_file(path: Path | str, finding: Finding, actor: str, **kw: Any) -> str:
-    return edit(path, accepting(finding), actor, **kw)
+def accept_in_file(path: Path | str, finding: Finding, actor: str, *, timeout: float | None = None) -> str:
+    return edit(path, accepting(finding), actor, timeout=timeout)
 
 
-def dismiss_in_file(path: Path | str, finding: Finding, actor: str, **kw: Any) -> None:
-    edit(path, dismissing(finding), actor, **kw)
+def dismiss_in_file(path: Path | str, finding: Finding, actor: str, *, timeout: float | None = None) -> None:
+    edit(path, dismissing(finding), actor, timeout=timeout)
 
 
 def inputs_from_folder(folder: Path) -> DiagnosisInputs:

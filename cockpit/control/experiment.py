@@ -19,9 +19,9 @@ Textual.
   `cockpit run` prompts at the terminal or takes --yes, the TUI shows its dialog. A yes is
   sealed with this user's key and recorded with the person as the actor; nothing here
   reads consent from the session file but that seal.
-* **Records** go through a Recorder: the open session's controller (the TUI: undo,
-  journal, merge on save) or the file's one transaction (`cockpit sweep`, journaled "via
-  sweep"; `cockpit run` as the person).
+* **Records** go through a SessionPort (control/session_port.py): the open session's
+  controller (the TUI: undo, journal, merge on save) or the file's one transaction
+  (`cockpit sweep`, journaled "via sweep"; `cockpit run` as the person).
 * **Progress** is told to `on_event`: StatesChanged, ServerStarting, ServerStarted, ServerPhase, LaunchNote,
   BenchClientChosen, SweepRunnerStarted / Ended, and the sweep runner's own events
   (PointStarted, PointProgress, PointRecorded, PointFailed, SweepNote; live/experiment/sweep_runner.py).
@@ -44,13 +44,12 @@ import asyncio
 import shlex
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypeVar
 
 from cockpit.control.experiment_types import (
     Confirm,
     LaunchNote,
-    Question,
-    Recorder,
+    LaunchQuestion,
     ServerPhase,
     ServerStarted,
     ServerStarting,
@@ -59,10 +58,23 @@ from cockpit.control.experiment_types import (
     StopOutcome,
     SweepResult,
 )
+from cockpit.control.session_port import SessionPort
 from cockpit.live.hub import LiveHub
 from cockpit.model.edit.edits import PERSON, EditError, SessionEditor
 from cockpit.model.launch.launch_confirm import launch_stamp
 from cockpit.model.session import Session
+from cockpit.sources.transport.ssh_target import SshOptions
+
+if TYPE_CHECKING:
+    from cockpit.control.experiment_types import ExperimentEvent
+    from cockpit.live.experiment.launch_watch import LaunchWatch
+    from cockpit.live.experiment.sweep_runner import SweepRunner
+    from cockpit.sources.server.server_control import ServerControl
+    from cockpit.sources.server.server_places import LaunchPlan, RunPlace
+    from cockpit.sources.server.server_results import ServerStatus, StartResult
+    from cockpit.sources.transport.ssh_pool import Pool
+
+_T = TypeVar("_T")
 
 __all__ = ["CRASH_CHECKS", "CRASH_CHECK_S", "READY_TIMEOUT_S", "ExperimentService"]
 
@@ -75,8 +87,8 @@ _NOT_SAVED = (OSError, EditError, ValueError)
 
 
 class ExperimentService:
-    def __init__(self, path: Path | str, recorder: Recorder, *, pool: Any = None, hub: LiveHub | None = None,
-                 on_event: Callable[[Any], Any] | None = None, ssh_config: tuple[str, ...] | None = None,
+    def __init__(self, path: Path | str, recorder: SessionPort, *, pool: Pool | None = None, hub: LiveHub | None = None,
+                 on_event: Callable[[ExperimentEvent], object] | None = None, ssh_config: tuple[str, ...] | None = None,
                  known_hosts: str | None = None) -> None:
         """`path`: the session file (its label in the commands said); `pool`: the SshPool
         (one connection per host, the TUI's feeds'); `hub`: the live hub whose feeds a
@@ -86,7 +98,7 @@ class ExperimentService:
         self._pool = pool
         self.hub = hub if hub is not None else LiveHub()
         self.on_event = on_event or (lambda event: None)
-        self.ssh: dict[str, Any] = {"ssh_config": ssh_config, "known_hosts": known_hosts}
+        self.ssh = SshOptions(ssh_config=ssh_config, known_hosts=known_hosts)
         self.servers: dict[str, str] = {}
         """host -> what its server of this session is doing ("l2 ready in 41 s")."""
         self.profile_states: dict[str, str] = {}
@@ -94,7 +106,7 @@ class ExperimentService:
         self.hosts_of: dict[str, str] = {}
         """profile id -> the host its state in `profile_states` is about."""
         self.fallback_id: str | None = None
-        self.runner: Any = None
+        self.runner: SweepRunner | None = None
         """The sweep running now (None: none)."""
 
     # ----- plumbing ------------------------------------------------------------------------
@@ -106,14 +118,14 @@ class ExperimentService:
     def label(self) -> str:
         return shlex.quote(str(self.path))
 
-    def pool(self) -> Any:
+    def pool(self) -> Pool:
         if self._pool is None:
             from cockpit.sources.transport.ssh_pool import SshPool
 
             self._pool = SshPool()
         return self._pool
 
-    def control(self) -> Any:
+    def control(self) -> ServerControl:
         from cockpit.sources.server.server_control import ServerControl
 
         return ServerControl(self.pool())
@@ -135,11 +147,11 @@ class ExperimentService:
             self.profile_states.pop(profile_id, None)
         self.on_event(StatesChanged())
 
-    async def record(self, change: Callable[[SessionEditor], Any], *, actor: str | None = None) -> Any:
+    async def record(self, change: Callable[[SessionEditor], _T], *, actor: str | None = None) -> _T:
         return await self.recorder.apply(change, actor=actor)
 
     # ----- status ----------------------------------------------------------------------------
-    async def running_there(self, host: str | None) -> tuple[Any, Any]:
+    async def running_there(self, host: str | None) -> tuple[RunPlace, ServerStatus | None]:
         """(place, status) of the session's server on `host`; status None when it could not be asked."""
         from cockpit.sources.server.server_places import place_for_host
 
@@ -150,7 +162,7 @@ class ExperimentService:
             status = None
         return place, status
 
-    async def attach(self) -> list[tuple[str, Any, Any, bool]]:
+    async def attach(self) -> list[tuple[str, RunPlace, ServerStatus, bool]]:
         """Servers of this session already running (by PID file): (profile id, place, status,
         same command as the profile now) each, their state set to running."""
         from cockpit.sources.server.server_places import places_of_session
@@ -223,7 +235,7 @@ class ExperimentService:
             return StartOutcome("refused", profile_id, message=str(exc))
         host = plan.place.host
         if plan.needs_confirmation and consented_by is None:
-            if not await confirm(Question("launch", plan, restart=restart)):
+            if not await confirm(LaunchQuestion(plan, restart=restart)):
                 return StartOutcome("not_confirmed", plan.profile_id, host, plan=plan)
             refused = await self._seal_launch(plan)
             if refused is not None:
@@ -244,7 +256,8 @@ class ExperimentService:
             return await self._started_only(plan, started)
         return await self._follow(plan, started, timeout_s, watch)
 
-    async def _launch(self, control: Any, plan: Any, *, restart: bool, wait_ready: bool) -> tuple[Any, Any]:
+    async def _launch(self, control: ServerControl, plan: LaunchPlan, *, restart: bool,
+                      wait_ready: bool) -> tuple[StartResult, LaunchWatch | None]:
         """The start (a restart: the stop first, as ServerControl.restart), and the launch
         watch (live/experiment/launch_watch.py) on the hub from before it, so no line of the
         run is missed and a pane's tail of that log is not opened twice."""
@@ -266,7 +279,7 @@ class ExperimentService:
                 watch.close()
             raise
 
-    def _tailed_log_key(self, plan: Any) -> str | None:
+    def _tailed_log_key(self, plan: LaunchPlan) -> str | None:
         """The hub key of the panes' tail of the file this launch writes: the host's
         `log_path` (a host whose pane runs a `log_command` reads something else)."""
         from cockpit.sources.host_feeds_plan import feed_key
@@ -276,7 +289,7 @@ class ExperimentService:
             return None
         return feed_key("log", host.name)
 
-    async def _seal_launch(self, plan: Any) -> StartOutcome | None:
+    async def _seal_launch(self, plan: LaunchPlan) -> StartOutcome | None:
         """The person said yes: seal it with this user's key and record it as theirs."""
         from cockpit.sources.server.confirm_key import ConfirmKeyError, confirmation
 
@@ -299,7 +312,7 @@ class ExperimentService:
             return StartOutcome("not_saved", plan.profile_id, plan.place.host, str(exc), plan=plan)
         return None
 
-    async def _started_only(self, plan: Any, started: Any) -> StartOutcome:
+    async def _started_only(self, plan: LaunchPlan, started: StartResult) -> StartOutcome:
         def change(editor: SessionEditor) -> None:
             editor.record_activity(
                 f"started {plan.profile_id} ({plan.profile_name}) on {plan.place.host}, pid {started.status.pid}",
@@ -311,7 +324,7 @@ class ExperimentService:
             return StartOutcome("not_saved", plan.profile_id, plan.place.host, str(exc), plan=plan, started=started)
         return StartOutcome("started", plan.profile_id, plan.place.host, plan=plan, started=started)
 
-    async def _follow(self, plan: Any, started: Any, timeout_s: float, watch: Any) -> StartOutcome:
+    async def _follow(self, plan: LaunchPlan, started: StartResult, timeout_s: float, watch: LaunchWatch) -> StartOutcome:
         from cockpit.live.experiment.launch_lifecycle import PHASE_WORDS, apply_outcome, fallback_profile
 
         host = plan.place.host

@@ -10,39 +10,47 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from cockpit.control.experiment_types import (
     BenchClientChosen,
     Confirm,
-    Question,
-    Recorder,
+    SweepQuestion,
     SweepResult,
     SweepRunnerEnded,
     SweepRunnerStarted,
     SweepStatus,
 )
+from cockpit.control.session_port import PortSink, SessionPort
 from cockpit.live.hub import LiveHub
 from cockpit.model.edit.edits import PERSON, EditError, SessionEditor
 from cockpit.model.session import Session
+from cockpit.sources.transport.ssh_target import SshOptions
+
+if TYPE_CHECKING:
+    from cockpit.control.experiment_types import ExperimentEvent
+    from cockpit.live.experiment.sweep_runner import SweepRunner
+    from cockpit.sources.transport.ssh_pool import Pool
+
+_T = TypeVar("_T")
 
 
 class ExperimentService(Protocol):
     """What the loop uses of control/experiment.py's service (no import back: no circle)."""
 
     path: Path | str
-    recorder: Recorder
+    recorder: SessionPort
     hub: LiveHub
-    ssh: dict[str, Any]
-    runner: Any
-    on_event: Callable[[Any], Any]
+    ssh: SshOptions
+    runner: SweepRunner | None
+    on_event: Callable[[ExperimentEvent], object]
 
     @property
     def session(self) -> Session: ...
 
-    def pool(self) -> Any: ...
+    def pool(self) -> Pool: ...
 
-    async def record(self, change: Callable[[SessionEditor], Any], *, actor: str | None = None) -> Any: ...
+    async def record(self, change: Callable[[SessionEditor], _T], *, actor: str | None = None) -> _T: ...
 
 __all__ = ["run_sweep"]
 
@@ -89,8 +97,8 @@ async def run_sweep(service: ExperimentService, ref: str, confirm: Confirm, *, p
         plan, missing = await steps.with_bench_client(plan, steps.bench_host(pool, target, host))
         looked_up = True
     if ask:
-        question = Question("sweep", plan if looked_up else plan.with_module(BENCH_MODULES[0]), sweep=sweep,
-                            profile=chosen, module_line=steps.module_choice_line(plan, looked_up=looked_up))
+        question = SweepQuestion(plan if looked_up else plan.with_module(BENCH_MODULES[0]), sweep=sweep,
+                                 profile=chosen, module_line=steps.module_choice_line(plan, looked_up=looked_up))
         if not await confirm(question):
             return SweepResult("refused", f"sweep {sweep.id} not run", plan=plan)
         # the person answered: the confirmation is theirs, not the sweep's
@@ -100,7 +108,7 @@ async def run_sweep(service: ExperimentService, ref: str, confirm: Confirm, *, p
     if not looked_up:  # looked up once confirmed: the probe runs the client's interpreter on the host
         plan, missing = await steps.with_bench_client(plan, steps.bench_host(pool, target, host))
     service.on_event(BenchClientChosen(plan, resume_run is not None, missing))
-    runner = SweepRunner(plan, steps.bench_host(pool, target, host), service.recorder.sink,
+    runner = SweepRunner(plan, steps.bench_host(pool, target, host), PortSink(service.recorder),
                          on_event=service.on_event, on_fail=on_fail,
                          server_metrics=steps.server_metrics_probe(chosen, plan, pool, target, host),
                          server_health=steps.server_health(chosen, plan, pool, target))
@@ -129,7 +137,8 @@ async def run_sweep(service: ExperimentService, ref: str, confirm: Confirm, *, p
     return SweepResult(status, text=text, outcome=outcome, plan=plan)
 
 
-async def _record(service: ExperimentService, change: Any, *, actor: str | None = None) -> SweepResult | None:
+async def _record(service: ExperimentService, change: Callable[[SessionEditor], object], *,
+                  actor: str | None = None) -> SweepResult | None:
     """One record of the sweep's; None when saved, else the result that says why not."""
     try:
         await service.record(change, actor=actor)

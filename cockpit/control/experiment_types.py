@@ -1,41 +1,54 @@
 """What the experiment service (control/experiment.py) tells its callers, and how it
 writes: the question a person answers, the events while it works, the outcomes it
-returns, and the two recorders (an open session's controller; the session file itself).
-Plain data, no Textual, no I/O but the recorders' writes."""
+returns. Where it records is a SessionPort (control/session_port.py). Plain data, no
+Textual, no I/O."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Literal
 
-from cockpit.control.session_controller import SessionController
-from cockpit.control.sweep_records import TransactionSink
-from cockpit.control.transaction import SWEEP
-from cockpit.live.experiment.sweep_sink import ControllerSink, PointSink
-from cockpit.model.edit.edits import SessionEditor
-from cockpit.model.session import Session
-from cockpit.store.toml_store import load_session
+from cockpit.live.experiment.sweep_events import SweepEvent
 
-__all__ = ["BenchClientChosen", "Confirm", "ControllerRecorder", "FileRecorder", "LaunchNote", "Question",
-           "Recorder", "ServerPhase", "ServerStarted", "ServerStarting", "StartOutcome", "StatesChanged", "StopOutcome",
+if TYPE_CHECKING:
+    from cockpit.live.experiment.launch_lifecycle import LaunchOutcome
+    from cockpit.live.experiment.sweep_events import SweepOutcome
+    from cockpit.live.experiment.sweep_plan import SweepPlan
+    from cockpit.live.experiment.sweep_runner import SweepRunner
+    from cockpit.model.session import LaunchProfile, Sweep
+    from cockpit.sources.server.server_places import LaunchPlan
+    from cockpit.sources.server.server_results import StartResult, StopResult
+
+__all__ = ["BenchClientChosen", "Confirm", "ExperimentEvent", "LaunchNote", "LaunchQuestion", "Question", "ServerPhase",
+           "ServerStarted", "ServerStarting", "StartOutcome", "StatesChanged", "StopOutcome", "SweepQuestion",
            "SweepResult", "SweepRunnerEnded", "SweepRunnerStarted", "SweepStatus"]
 
 
 # ----- the person's consent ------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
-class Question:
-    """Something is about to run that no person confirmed in this form. `kind`: "launch"
-    (`plan`: a LaunchPlan; `restart`: it replaces what runs there) or "sweep" (`plan`: the
-    SweepPlan, with `sweep` and `profile`; `module_line`: which bench module runs)."""
+class LaunchQuestion:
+    """A launch no person confirmed in this form: `plan` runs (`restart`: it replaces what runs there)."""
 
-    kind: Literal["launch", "sweep"]
-    plan: Any
+    plan: LaunchPlan
     restart: bool = False
-    sweep: Any = None
-    profile: Any = None
+    kind: Literal["launch"] = "launch"
+
+
+@dataclass(frozen=True, slots=True)
+class SweepQuestion:
+    """A sweep whose commands no person confirmed: `plan` runs `sweep` against `profile`;
+    `module_line`: which bench module runs."""
+
+    plan: SweepPlan
+    sweep: Sweep
+    profile: LaunchProfile
     module_line: str = ""
+    kind: Literal["sweep"] = "sweep"
+
+
+Question = LaunchQuestion | SweepQuestion
+"""Something is about to run that no person confirmed in this form (`kind` tells which)."""
 
 
 Confirm = Callable[[Question], Awaitable[bool]]
@@ -51,13 +64,13 @@ class StatesChanged:
 
 @dataclass(frozen=True, slots=True)
 class ServerStarting:
-    plan: Any  # sources.server_control.LaunchPlan, confirmed: it runs now
+    plan: LaunchPlan  # confirmed: it runs now
 
 
 @dataclass(frozen=True, slots=True)
 class ServerStarted:
-    plan: Any
-    started: Any  # sources.server_control.StartResult
+    plan: LaunchPlan
+    started: StartResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,19 +92,24 @@ class LaunchNote:
 
 @dataclass(frozen=True, slots=True)
 class BenchClientChosen:
-    plan: Any  # the SweepPlan with the bench module the host has
+    plan: SweepPlan  # with the bench module the host has
     resumed: bool
     missing: str | None  # why neither module was found (the points then fail with the client's error)
 
 
 @dataclass(frozen=True, slots=True)
 class SweepRunnerStarted:
-    runner: Any  # live.sweep_runner.SweepRunner: `cancel()` ends it
+    runner: SweepRunner  # `cancel()` ends it
 
 
 @dataclass(frozen=True, slots=True)
 class SweepRunnerEnded:
     pass
+
+
+ExperimentEvent = (StatesChanged | ServerStarting | ServerStarted | ServerPhase | LaunchNote | BenchClientChosen
+                   | SweepRunnerStarted | SweepRunnerEnded | SweepEvent)
+"""Everything the service tells `on_event`, its sweep runner's events included: a closed set."""
 
 
 # ----- outcomes ---------------------------------------------------------------------------------
@@ -109,9 +127,9 @@ class StartOutcome:
     profile_id: str
     host: str | None = None
     message: str = ""
-    plan: Any = None
-    started: Any = None
-    launch: Any = None  # live.launch_lifecycle.LaunchOutcome
+    plan: LaunchPlan | None = None
+    started: StartResult | None = None
+    launch: LaunchOutcome | None = None
     fallback_id: str | None = None
     """After a crash: the working profile offered instead (`start_fallback` starts it)."""
 
@@ -121,13 +139,13 @@ class StartOutcome:
 
     @property
     def error_label(self) -> str | None:
-        return getattr(self.launch, "error_label", None)
+        return self.launch.error_label if self.launch is not None else None
 
 
 @dataclass(frozen=True, slots=True)
 class StopOutcome:
     host: str
-    result: Any = None  # sources.server_control.StopResult; None when `error`
+    result: StopResult | None = None  # None when `error`
     error: str | None = None
 
 
@@ -143,84 +161,7 @@ class SweepResult:
     status: SweepStatus
     message: str = ""
     text: str = ""
-    outcome: Any = None  # live.sweep_runner.SweepOutcome
-    plan: Any = None
+    outcome: SweepOutcome | None = None
+    plan: SweepPlan | None = None
     nothing_to_resume: bool = False
     """`not_run` because the sweep has no unfinished run to resume."""
-
-
-# ----- where the records go -----------------------------------------------------------------------
-class Recorder(Protocol):
-    @property
-    def session(self) -> Session: ...
-
-    @property
-    def sink(self) -> PointSink: ...
-
-    async def apply(self, change: Callable[[SessionEditor], Any], *, actor: str | None = None) -> Any:
-        """One change, saved; `actor`: who acted (None: the recorder's own). Raises
-        OSError / EditError / ValueError when not saved."""
-        ...
-
-
-class ControllerRecorder:
-    """An open session (the TUI's SessionController): undo, journal, merge on save. `save`
-    is the owner's save (it captures the view state and says what it merged)."""
-
-    def __init__(self, controller: SessionController, save: Callable[[], Any]) -> None:
-        self.controller = controller
-        self._save = save
-        self._sink = _SavingSink(controller, save)
-
-    @property
-    def session(self) -> Session:
-        return self.controller.session
-
-    @property
-    def sink(self) -> PointSink:
-        return self._sink
-
-    async def apply(self, change: Callable[[SessionEditor], Any], *, actor: str | None = None) -> Any:
-        editor = self.controller.editor
-        before = editor.actor
-        editor.actor = actor or before
-        try:
-            result = self.controller.apply(change)
-        finally:
-            editor.actor = before
-        self._save()
-        return result
-
-
-class _SavingSink(ControllerSink):
-    """Each point recorded in the open session and saved at once by its owner."""
-
-    def __init__(self, controller: SessionController, save: Callable[[], Any]) -> None:
-        super().__init__(controller, save=False)
-        self._owner_save = save
-
-    async def record(self, key: str, fields: dict[str, Any]) -> str:
-        ident = await super().record(key, fields)
-        self._owner_save()
-        return ident
-
-
-class FileRecorder:
-    """The session file itself: every change one locked transaction (control/transaction.py),
-    merged with whatever the TUI or `cockpit add` saved. `actor`: who acts by default."""
-
-    def __init__(self, path: Path | str, *, actor: str = SWEEP) -> None:
-        self.path = Path(path)
-        self.actor = actor
-        self._sink = TransactionSink(path, actor=actor)
-
-    @property
-    def session(self) -> Session:
-        return load_session(self.path)
-
-    @property
-    def sink(self) -> TransactionSink:
-        return self._sink
-
-    async def apply(self, change: Callable[[SessionEditor], Any], *, actor: str | None = None) -> Any:
-        return await self._sink.apply(change, actor=actor or self.actor)

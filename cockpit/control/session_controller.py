@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal, TypeVar
 
 from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.edit.merge import MergeResult, merge_sessions
@@ -36,6 +36,8 @@ __all__ = ["LOCK_RETRY_S", "LOCK_WAIT_S", "DiskSignature", "SaveOutcome", "Sessi
 # slow `cockpit add`), and when the caller should try again.
 LOCK_WAIT_S = 0.5
 LOCK_RETRY_S = 0.3
+
+_T = TypeVar("_T")
 
 @dataclass(frozen=True, slots=True)
 class SaveOutcome:
@@ -109,10 +111,15 @@ class SessionController:
             listener()
 
     # ----- edits --------------------------------------------------------------------------
-    def apply(self, edit: Callable[[SessionEditor], Any]) -> Any:
-        """Run one SessionEditor call; EditError / ValidationError (ValueError) propagate
-        with the session unchanged."""
-        result = edit(self.editor)
+    def apply(self, edit: Callable[[SessionEditor], _T], *, actor: str | None = None) -> _T:
+        """Run one SessionEditor call (journaled as `actor`; None: the editor's own);
+        EditError / ValidationError (ValueError) propagate with the session unchanged."""
+        before = self.editor.actor
+        self.editor.actor = actor or before
+        try:
+            result = edit(self.editor)
+        finally:
+            self.editor.actor = before
         self.merge_note = ""
         self._changed()
         return result

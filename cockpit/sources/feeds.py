@@ -27,7 +27,7 @@ __all__ = ["HostEventSource", "LiveFeed", "LiveSources"]
 class HostEventSource(Protocol):
     """What tells of connections (the SshPool): the header shows its Host* events."""
 
-    def add_listener(self, callback: Callable[[HostEvent], Any]) -> object: ...
+    def add_listener(self, callback: Callable[[HostEvent], object]) -> object: ...
 
 
 @dataclass

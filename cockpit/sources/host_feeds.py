@@ -44,10 +44,10 @@ class HostFeeds:
         self.plan: Plan = {}
         self.hosts: dict[str, Host] = {}
         self._pool = pool
-        self._listeners: list[Callable[[HostEvent], Any]] = []
+        self._listeners: list[Callable[[HostEvent], object]] = []
 
     # -- host events (the header) ------------------------------------------------------------
-    def add_listener(self, callback: Callable[[HostEvent], Any]) -> None:
+    def add_listener(self, callback: Callable[[HostEvent], object]) -> None:
         self._listeners.append(callback)
         if self._pool is not None:
             self._pool.add_listener(callback)

@@ -353,7 +353,7 @@ async def test_the_runner_itself_runs_nothing_the_seal_does_not_cover(folder: Pa
     session as it is at each trial: a search edited after its seal starts no server."""
     from cockpit.control.search.loop import SearchLoop
     from cockpit.control.search.server_trials import SEARCH, ServerTrialRunner
-    from cockpit.control.sweep_records import TransactionSink
+    from cockpit.control.transaction import SessionFile
     from cockpit.sources.transport.ssh_pool import SshPool
 
     path, _ = search_session(folder)
@@ -362,7 +362,7 @@ async def test_the_runner_itself_runs_nothing_the_seal_does_not_cover(folder: Pa
     session.launch[0].command += " --enable-hostile"  # after the person's yes
     save_session(session, path)
     async with SshPool() as pool:
-        loop = SearchLoop(TransactionSink(path, actor=SEARCH), str(path), "q1", ServerTrialRunner(pool), ["box"])
+        loop = SearchLoop(SessionFile(path, actor=SEARCH), str(path), "q1", ServerTrialRunner(pool), ["box"])
         await loop.run()
     assert loop.refused == ["search q1 changed since a person confirmed it (space, base profile, sweep or hosts); "
                             "cockpit tune shows it and asks"]

@@ -15,7 +15,7 @@ from standin.procs import free_port, group_members, standin_command
 from tui_support import make_app, screen_text, until
 
 from cockpit.control.experiment import ExperimentService
-from cockpit.control.experiment_types import FileRecorder
+from cockpit.control.transaction import SessionFile
 from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.session import AUTO, Host, LaunchProfile, Session, Sweep
@@ -52,7 +52,7 @@ async def test_a_server_another_writer_stops_leaves_the_launch_list_and_status_l
         pgid = int(next(runs.glob("*/h1.pid")).read_text())
         await until(lambda: "l2 ready" in _status_line(app), pilot)
         # another writer (a search's trial, `cockpit stop`) stops it
-        other = ExperimentService(path, FileRecorder(path))
+        other = ExperimentService(path, SessionFile(path))
         await other.stop(["h1"], grace_s=5, note=False)
         await other.close(pool=True)
         assert not group_members(pgid)

@@ -37,11 +37,14 @@ WALKS: dict[str, list[str]] = {
     "a key press": ["ui.app", "ui.keys.actions", "ui.screens.main.main", "ui.screens.main.main_intents",
                     "control.session_controller", "model.edit.edits", "store.toml_store"],
     # the TUI's intent -> the experiment service's one loop -> the runner -> the bench client and its result
-    # -> the point's watch -> the recorder -> the session file's transaction
+    # -> the point's watch -> the session port (the open session's controller: saved by it, not the app)
     "a sweep point": ["ui.live.experiment", "control.experiment", "control.experiment_sweep",
                       "live.experiment.sweep_runner", "sources.server.bench_hosts", "parse.bench.bench_serving",
-                      "live.experiment.sweep_watch", "control.experiment_types", "control.sweep_records",
-                      "control.transaction", "store.toml_store"],
+                      "live.experiment.sweep_watch", "control.session_port", "control.session_controller",
+                      "store.toml_store"],
+    # a search's trial -> the service -> the session file's transaction (one parse when another writer wrote)
+    "a search trial": ["control.search.loop", "control.search.server_trials", "control.experiment",
+                       "control.experiment_sweep", "control.session_port", "control.transaction", "store.toml_store"],
     # a tool call -> the one session transaction -> the edit -> the file; a live resource -> its state -> hub
     "an MCP call": ["assistant.mcp_server", "control.transaction", "model.edit.edits", "store.toml_store"],
     "an MCP live read": ["assistant.mcp_server", "assistant.live_state", "live.routes", "live.hub",

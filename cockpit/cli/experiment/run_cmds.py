@@ -60,10 +60,10 @@ def _ssh_kw(args: argparse.Namespace) -> dict[str, Any]:
 def _service(args: argparse.Namespace, pool: Any, on_event: Any = None) -> Any:
     """The experiment service (control/experiment.py) over the file: records as the person."""
     from cockpit.control.experiment import ExperimentService
-    from cockpit.control.experiment_types import FileRecorder
+    from cockpit.control.transaction import SessionFile
     from cockpit.model.edit.edits import PERSON
 
-    return ExperimentService(args.session, FileRecorder(args.session, actor=PERSON), pool=pool, on_event=on_event,
+    return ExperimentService(args.session, SessionFile(args.session, actor=PERSON), pool=pool, on_event=on_event,
                              **_ssh_kw(args))
 
 

@@ -83,7 +83,7 @@ async def _main(args: argparse.Namespace, session: Any, sweep: Any) -> int:
 async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) -> int:
     """The experiment service's sweep loop (control/experiment.py), said at this terminal."""
     from cockpit.control.experiment import ExperimentService
-    from cockpit.control.experiment_types import FileRecorder
+    from cockpit.control.transaction import SessionFile
 
     printer = _Printer(sys.stdout.isatty())
     loop = asyncio.get_running_loop()
@@ -105,7 +105,7 @@ async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) 
 
     # every record is one session transaction (control/transaction.py), journaled "via sweep":
     # an add made by another writer at any moment is read under the lock, never written over
-    service = ExperimentService(args.session, FileRecorder(args.session), pool=pool, on_event=on_event,
+    service = ExperimentService(args.session, SessionFile(args.session), pool=pool, on_event=on_event,
                                 ssh_config=_config(args), known_hosts=args.known_hosts)
     try:
         result = await service.sweep(sweep.id, lambda question: _ask(args, question), profile=args.profile,
@@ -125,7 +125,7 @@ async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) 
         return EXIT_FAILED
     _say(result.text)
     outcome = result.outcome
-    if outcome.not_run:
+    if outcome is not None and outcome.not_run:
         _say(f"sweep stopped at the failed point; not run: c={','.join(map(str, outcome.not_run))} "
              f"(--on-fail skip runs them; --resume runs what has no record)", err=True)
     return EXIT_CANCELLED if result.status == "cancelled" else EXIT_FAILED if result.status == "failed" else EXIT_DONE

@@ -168,13 +168,13 @@ def _stops_lines(args: argparse.Namespace, hosts: list[str | None]) -> list[str]
 
 async def _running_servers(args: argparse.Namespace, hosts: list[str | None]) -> list[tuple[str, Any, str]]:
     from cockpit.control.experiment import ExperimentService
-    from cockpit.control.experiment_types import FileRecorder
     from cockpit.control.search.server_trials import SEARCH
+    from cockpit.control.transaction import SessionFile
     from cockpit.sources.transport.ssh_pool import SshPool
 
     out = []
     async with SshPool() as pool:
-        service = ExperimentService(args.session, FileRecorder(args.session, actor=SEARCH), pool=pool,
+        service = ExperimentService(args.session, SessionFile(args.session, actor=SEARCH), pool=pool,
                                     ssh_config=tuple(args.ssh_config) if args.ssh_config else None,
                                     known_hosts=args.known_hosts)
         for host in hosts:
@@ -188,7 +188,7 @@ async def _main(args: argparse.Namespace, search_id: str, hosts: list[str | None
     from cockpit.control.search.loop import SearchEvent, SearchLoop, find_search
     from cockpit.control.search.server_trials import SEARCH, ServerTrialRunner
     from cockpit.control.search.trial_lines import trial_json
-    from cockpit.control.sweep_records import TransactionSink
+    from cockpit.control.transaction import SessionFile
     from cockpit.model.search.search import TrialStatus
     from cockpit.sources.transport.ssh_pool import SshPool
 
@@ -205,7 +205,7 @@ async def _main(args: argparse.Namespace, search_id: str, hosts: list[str | None
         runner = ServerTrialRunner(pool, ready_timeout_s=args.ready_timeout,
                                    ssh_config=tuple(args.ssh_config) if args.ssh_config else None,
                                    known_hosts=args.known_hosts)
-        store = TransactionSink(args.session, actor=SEARCH)
+        store = SessionFile(args.session, actor=SEARCH)
         loop = SearchLoop(store, args.session, search_id, runner, hosts, budget=args.trials, on_event=said, lock=lock,
                           seed=args.seed)
         before = {t.number for t in find_search(store.session, search_id).trial if t.status is not TrialStatus.RUNNING}

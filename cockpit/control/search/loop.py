@@ -20,28 +20,29 @@ import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from cockpit.control.search.plan import launch_budget, next_launch
-from cockpit.control.search.runner import TrialNotConsented, TrialOutcome, TrialRequest, TrialRunner
+from cockpit.control.search.runner import PointCheck, TrialNotConsented, TrialOutcome, TrialRequest, TrialRunner
 from cockpit.control.search.study import run_seed
 from cockpit.control.search.trial_lines import done_line, trial_line
+from cockpit.control.session_port import SessionPort
 from cockpit.model.bench.profile_diff import launch_key
 from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.search.search import Search, SearchTrial, SpaceValue, TrialStatus
 from cockpit.model.search.search_scoring import best_config, better, score_trial
 from cockpit.model.search.search_space import apply_params, command_key, config_key, derived_name
-from cockpit.model.session import Session, now
+from cockpit.model.session import LaunchProfile, Session, now
+
+if TYPE_CHECKING:
+    from cockpit.store.search_lock import SearchRunLock
 
 __all__ = ["SearchEvent", "SearchLoop", "SearchStore", "derive_trial", "environment_failure", "find_search",
            "hosts_of", "measured_before", "measured_untried"]
 
 
-class SearchStore(Protocol):
-    @property
-    def session(self) -> Session: ...
-
-    async def apply(self, change: Callable[[SessionEditor], Any], *, actor: str | None = None) -> Any: ...
+SearchStore = SessionPort
+"""Where the search records (control/session_port.py): the session file's transaction."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +91,7 @@ def _where(session: Session, host: str | None) -> str | None:
     return host if host != "local" or any(h.name == host for h in session.hosts) else None
 
 
-def _same_profile(session: Session, search: Search, params: dict[str, SpaceValue], host: str | None) -> Any:
+def _same_profile(session: Session, search: Search, params: dict[str, SpaceValue], host: str | None) -> LaunchProfile | None:
     """The session's launch profile that is this configuration on `host` (numbers normalised:
     `0.8` == `0.80`), or None."""
     base = next(p for p in session.launch if p.id == search.profile)
@@ -253,7 +254,7 @@ def finish_trial(editor: SessionEditor, search_id: str, number: int, outcome: Tr
 class SearchLoop:
     def __init__(self, store: SearchStore, session_path: str, search_id: str, runner: TrialRunner,
                  hosts: list[str | None], *, budget: int | None = None,
-                 on_event: Callable[[SearchEvent], Any] | None = None, lock: Any = None,
+                 on_event: Callable[[SearchEvent], object] | None = None, lock: SearchRunLock | None = None,
                  seed: int | None = None) -> None:
         """`lock`: the search's run lock (store/search_lock.py) the caller took already; None:
         `run` takes it, and runs nothing while another runner holds it. `seed`: the sampler's
@@ -398,7 +399,8 @@ class SearchLoop:
             self.on_event(SearchEvent("state", text, trial.number, host))
 
         request = TrialRequest(self.session_path, search.id, trial.number, trial.profile or search.profile,
-                               search.sweep, host, f"{search.id}-t{trial.number}", tuple(self.hosts))
+                               search.sweep, host, f"{search.id}-t{trial.number}", tuple(self.hosts),
+                               port=self.store)
         outcome = await self.runner.run_trial(request, check_point=self._pruner(trial), on_state=on_state)
         self.live.pop(host, None)
         done: SearchTrial = await self.store.apply(lambda e: finish_trial(e, self.search_id, trial.number, outcome))
@@ -427,7 +429,7 @@ class SearchLoop:
         after = find_search(self.store.session, self.search_id).trial_of(done.number)
         return after if after is not None else done
 
-    def _pruner(self, trial: SearchTrial) -> Callable[[int, dict[str, Any]], str | None]:
+    def _pruner(self, trial: SearchTrial) -> PointCheck:
         """Stop a trial whose point falls under `prune_below` of the best trial's at that concurrency."""
         def check(concurrency: int, fields: dict[str, Any]) -> str | None:
             session = self.store.session

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from cockpit.model.search.search import TrialStatus
+
+if TYPE_CHECKING:
+    from cockpit.control.session_port import SessionPort
 
 __all__ = ["PointCheck", "TrialNotConsented", "TrialOutcome", "TrialRequest", "TrialRunner"]
 
@@ -31,6 +34,9 @@ class TrialRequest:
     """The sweep run's id: a trial resumed after cockpit died records only its missing points."""
     hosts: tuple[str | None, ...] = ()
     """The hosts of this run of the search (what the person's seal covers; empty: `host` alone)."""
+    port: SessionPort | None = field(default=None, compare=False)
+    """Where the search records (the trial's records go there too: one read of the file
+    shared); None: the session file at `session_path`."""
 
 
 class TrialNotConsented(Exception):
@@ -52,6 +58,6 @@ class TrialOutcome:
 
 class TrialRunner(Protocol):
     async def run_trial(self, request: TrialRequest, *, check_point: PointCheck,
-                        on_state: Callable[[str], Any]) -> TrialOutcome:
+                        on_state: Callable[[str], object]) -> TrialOutcome:
         """Run one trial to its end; `on_state` hears a short line per step (for the UI)."""
         ...

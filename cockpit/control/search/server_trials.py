@@ -20,11 +20,20 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
-from cockpit.control.experiment_types import FileRecorder, Question, ServerPhase, ServerStarting
+from cockpit.control.experiment_types import Question, ServerPhase, ServerStarting
 from cockpit.control.search.runner import PointCheck, TrialNotConsented, TrialOutcome, TrialRequest
+from cockpit.control.transaction import SessionFile
 from cockpit.model.search.search import TrialStatus
+from cockpit.model.session import Session
+from cockpit.sources.transport.ssh_target import SshOptions
+
+if TYPE_CHECKING:
+    from cockpit.control.experiment import ExperimentService
+    from cockpit.control.experiment_types import ExperimentEvent, StartOutcome, SweepResult
+    from cockpit.live.hub import LiveHub
+    from cockpit.sources.transport.ssh_pool import Pool
 
 __all__ = ["SEARCH", "ServerTrialRunner"]
 
@@ -37,9 +46,9 @@ async def _never_asked(question: Question) -> bool:
 
 
 class ServerTrialRunner:
-    def __init__(self, pool: Any, *, ready_timeout_s: float = 1800.0, stop_grace_s: float = 10.0,
+    def __init__(self, pool: Pool, *, ready_timeout_s: float = 1800.0, stop_grace_s: float = 10.0,
                  ssh_config: tuple[str, ...] | None = None, known_hosts: str | None = None,
-                 hub: Any = None) -> None:
+                 hub: LiveHub | None = None) -> None:
         """`hub`: the live hub the trials watch through (the TUI's: the panes' feeds of a
         host are not opened twice); None: one of this runner's own, shared by its trials."""
         from cockpit.live.hub import LiveHub
@@ -47,20 +56,20 @@ class ServerTrialRunner:
         self.pool = pool
         self.ready_timeout_s = ready_timeout_s
         self.stop_grace_s = stop_grace_s
-        self.ssh_kw: dict[str, Any] = {"ssh_config": ssh_config, "known_hosts": known_hosts}
+        self.ssh_kw = SshOptions(ssh_config=ssh_config, known_hosts=known_hosts)
         self.hub = hub if hub is not None else LiveHub()
         self.overhead_s: list[float] = []
         """Per trial: wall time minus the server's start-to-ready and the clients' runs (cockpit's own)."""
 
     async def run_trial(self, request: TrialRequest, *, check_point: PointCheck,
-                        on_state: Callable[[str], Any]) -> TrialOutcome:
+                        on_state: Callable[[str], object]) -> TrialOutcome:
         from cockpit.control.experiment import ExperimentService
 
         began = time.monotonic()
         client_s: list[float] = []
         heard = _Heard(on_state, check_point, client_s)
         # one service per trial: trials on two hosts run at once, each with its own sweep
-        service = ExperimentService(request.session_path, FileRecorder(request.session_path, actor=SEARCH),
+        service = ExperimentService(request.session_path, request.port or SessionFile(request.session_path, actor=SEARCH),
                                     pool=self.pool, hub=self.hub, on_event=heard, **self.ssh_kw)
         heard.service = service
         consent = f"search {request.search_id}"
@@ -79,7 +88,7 @@ class ServerTrialRunner:
             if started.kind == "crashed":
                 return TrialOutcome(TrialStatus.CRASHED, error=_crash_text(started),
                                     phase=getattr(started.launch, "phase", None))
-            if started.kind != "ready":
+            if started.kind != "ready" or started.launch is None:
                 why = started.launch.describe() if started.launch is not None else f"not started: {started.message}"
                 return TrialOutcome(TrialStatus.FAILED, error=why)
             ready_s = started.launch.elapsed_s
@@ -111,14 +120,14 @@ class _Heard:
     """The service's events, as the search's short state lines; a recorded point checked
     against the pruning rule (a prune cancels the sweep: its points stay recorded)."""
 
-    def __init__(self, on_state: Callable[[str], Any], check_point: PointCheck, client_s: list[float]) -> None:
+    def __init__(self, on_state: Callable[[str], object], check_point: PointCheck, client_s: list[float]) -> None:
         self.on_state = on_state
         self.check_point = check_point
         self.client_s = client_s
         self.pruned: list[str] = []
-        self.service: Any = None
+        self.service: ExperimentService | None = None
 
-    def __call__(self, event: Any) -> None:
+    def __call__(self, event: ExperimentEvent) -> None:
         from cockpit.live.experiment.launch_lifecycle import PHASE_WORDS
         from cockpit.live.experiment.sweep_events import PointFailed, PointRecorded, PointSkipped
 
@@ -133,14 +142,15 @@ class _Heard:
             why = self.check_point(event.concurrency, event.fields)
             if why and not self.pruned:
                 self.pruned.append(why)
-                asyncio.get_running_loop().call_soon(self.service.cancel)
+                if self.service is not None:
+                    asyncio.get_running_loop().call_soon(self.service.cancel)
         elif isinstance(event, PointSkipped):
             say(f"c={event.concurrency} already recorded as {event.benchmark_id}")
         elif isinstance(event, PointFailed):
             say(f"c={event.concurrency} failed: {event.reason}")
 
 
-def _covered(session: Any, request: TrialRequest) -> tuple[bool, bool]:
+def _covered(session: Session, request: TrialRequest) -> tuple[bool, bool]:
     """Whether the person's seal of the search covers this trial's launch, and its sweep.
     TrialNotConsented when the search itself is no longer what they sealed."""
     from cockpit.control.search.consent import search_confirmed, search_fingerprint
@@ -168,7 +178,7 @@ def _covered(session: Any, request: TrialRequest) -> tuple[bool, bool]:
     return False, bench_python(profile) == bench_python(base)
 
 
-async def _died(service: Any, started: Any) -> str | None:
+async def _died(service: ExperimentService, started: StartOutcome) -> str | None:
     """After a failed sweep: when the trial's server is gone, its crash as its log tells it
     (`label: the exception line`, recorded as a crash of the profile); None while it runs or
     when it cannot be asked (the sweep's failure stands)."""
@@ -177,6 +187,8 @@ async def _died(service: Any, started: Any) -> str | None:
     from cockpit.model.edit.edits import EditError
 
     plan, start = started.plan, started.started
+    if plan is None or start is None:  # nothing was started: nothing died
+        return None
     control, data, offset = service.control(), b"", start.log_offset
     try:
         for _ in range(CRASH_CHECKS):  # the crash line comes just before the process ends
@@ -200,19 +212,19 @@ async def _died(service: Any, started: Any) -> str | None:
     return f"{crash.error_label}{first}"
 
 
-def _crash_text(started: Any) -> str:
+def _crash_text(started: StartOutcome) -> str:
     """`cuda_oom: torch.OutOfMemoryError: CUDA out of memory ...`: the label and the log's exception line."""
     label = started.error_label or "crashed"
     exception = getattr(started.launch, "exception", None)
     return f"{label}: {exception.strip()[:200]}" if exception and exception.strip() else label
 
 
-def _host_of(service: Any, profile_id: str) -> str | None:
+def _host_of(service: ExperimentService, profile_id: str) -> str | None:
     profile = next((p for p in service.session.launch if p.id == profile_id), None)
     return profile.host if profile is not None else None
 
 
-def _trial_outcome(swept: Any, pruned: list[str]) -> TrialOutcome:
+def _trial_outcome(swept: SweepResult, pruned: list[str]) -> TrialOutcome:
     outcome = swept.outcome
     if outcome is None:  # nothing ran: not ready, a wrong sweep, a record not saved
         return TrialOutcome(TrialStatus.FAILED, error=swept.message or swept.text or swept.status)

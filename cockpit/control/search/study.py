@@ -17,11 +17,16 @@ import itertools
 import random
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from cockpit.model.search.search import Direction, Search, SearchTrial, SpaceValue, Stepped, TrialStatus
 from cockpit.model.search.search_scoring import CRASH_CONSTRAINT
 from cockpit.model.search.search_space import ConfigKey, config_key, grid, normalise
+
+if TYPE_CHECKING:  # optuna is imported when a study is built (~0.5 s a command that never searches need not pay)
+    from optuna import Study
+    from optuna.distributions import BaseDistribution
+    from optuna.trial import FrozenTrial
 
 __all__ = ["Combo", "blamed", "crash_hypotheses", "crash_suspects", "holds_pinned", "SAMPLERS", "propose", "run_seed",
            "startup_trials", "tried_keys"]
@@ -112,10 +117,10 @@ def _fresh(search: Search, params: dict[str, SpaceValue], tried: set[ConfigKey],
     return key not in tried and not holds_pinned(key, avoid)
 
 
-def _distributions(search: Search) -> dict[str, Any]:
+def _distributions(search: Search) -> dict[str, BaseDistribution]:
     from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
 
-    out: dict[str, Any] = {}
+    out: dict[str, BaseDistribution] = {}
     for key, dim in search.space.items():
         if isinstance(dim, Stepped):
             if dim.integral:
@@ -135,7 +140,7 @@ def _constraints(search: Search, trial: SearchTrial) -> list[float]:
     return [-1.0, *values[:len(search.constraints)]]
 
 
-def _frozen(search: Search, trial: SearchTrial, dists: dict[str, Any], worst: float) -> Any | None:
+def _frozen(search: Search, trial: SearchTrial, dists: dict[str, BaseDistribution], worst: float) -> FrozenTrial | None:
     import optuna
     from optuna.trial import TrialState
 
@@ -168,23 +173,23 @@ def _worst(search: Search) -> float:
     return min(values) if search.direction is Direction.MAXIMIZE else max(values)
 
 
-def _constraints_of(trial: Any) -> Sequence[float]:
+def _constraints_of(trial: FrozenTrial) -> Sequence[float]:
     return tuple(trial.system_attrs.get(_CONSTRAINTS, (CRASH_CONSTRAINT,)))
 
 
-def _study(search: Search, seed: int) -> Any:
+def _study(search: Search, seed: int) -> Study:
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     # Optuna 5 reads a trial's constraints from it (set_constraint / system_attrs) and deprecates
     # constraints_func; 4.x needs the function to know the search is constrained
     major = int(optuna.__version__.split(".")[0])
-    extra: dict[str, Any] = {"constraints_func": _constraints_of} if major < 5 else {}
+    constraints_func = _constraints_of if major < 5 else None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)  # multivariate is "experimental" to Optuna
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
         sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=startup_trials(search), multivariate=True,
-                                             constant_liar=True, **extra)
+                                             constant_liar=True, constraints_func=constraints_func)
     study = optuna.create_study(direction=search.direction.value, sampler=sampler)
     dists = _distributions(search)
     worst = _worst(search)

@@ -5,10 +5,8 @@ how sure the search is of it), and the same as one JSON object per trial (`--jso
 
 from __future__ import annotations
 
-from typing import Any
-
 from cockpit.control.search.front_lines import front_summary, front_words
-from cockpit.model.search.search import Search, SearchTrial, TrialStatus
+from cockpit.model.search.search import Search, SearchTrial, SpaceValue, TrialStatus
 from cockpit.model.search.search_scoring import ConfigResult, certainty, leaderboard
 from cockpit.model.search.search_space import config_key, derived_name
 from cockpit.model.session import Session
@@ -16,7 +14,7 @@ from cockpit.model.session import Session
 __all__ = ["constraint_words", "done_line", "first_error_line", "flags_changed", "trial_json", "trial_line"]
 
 
-def flags_changed(session: Session, search: Search, params: dict[str, Any]) -> str:
+def flags_changed(session: Session, search: Search, params: dict[str, SpaceValue]) -> str:
     base = next((p for p in session.launch if p.id == search.profile), None)
     if base is None:
         return " ".join(f"{k} {v}" for k, v in params.items())
@@ -92,7 +90,7 @@ def done_line(session: Session, search: Search) -> str:
             f" · {sure.shown(search.primary)}")
 
 
-def trial_json(session: Session, search: Search, trial: SearchTrial) -> dict[str, Any]:
+def trial_json(session: Session, search: Search, trial: SearchTrial) -> dict[str, object]:
     """One finished trial as `--json` streams it (one object per line)."""
     group = _group(search, trial)
     estimate = group.estimate if group is not None else None
@@ -101,7 +99,7 @@ def trial_json(session: Session, search: Search, trial: SearchTrial) -> dict[str
             "flags_changed": flags_changed(session, search, trial.params), "profile": trial.profile,
             "objective": search.objective, "value": trial.value,
             **({"objectives": search.objectives, "values": trial.values} if search.multi else {}),
-            "configuration": None if estimate is None else {"median": estimate.median, "min": estimate.low,
-                                                            "max": estimate.high, "n": estimate.n},
+            "configuration": None if estimate is None else {"median": estimate.median, "min": estimate.minimum,
+                                                            "max": estimate.maximum, "n": estimate.n},
             "constraints": constraint_words(session, search, trial),
             "error": first_error_line(trial.error) if trial.error else None}

@@ -47,7 +47,7 @@ from cockpit.sources.server.server_results import (
 from cockpit.sources.server.server_scripts import read_script, start_script, status_script, stop_script
 
 if TYPE_CHECKING:
-    from cockpit.sources.transport.ssh_pool import SshPool
+    from cockpit.sources.transport.ssh_pool import Pool
 
 __all__ = ["ServerControl"]
 
@@ -58,7 +58,7 @@ class ServerControl:
     Every method is a coroutine (the pool is asyncio); none needs Textual.
     """
 
-    def __init__(self, pool: SshPool | None = None, *, timeout_s: float = 30.0) -> None:
+    def __init__(self, pool: Pool | None = None, *, timeout_s: float = 30.0) -> None:
         self.pool = pool
         self.timeout_s = timeout_s
 

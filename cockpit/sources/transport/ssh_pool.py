@@ -18,7 +18,7 @@ import random
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from cockpit.sources.transport.host_events import HostConnected, HostConnecting, HostDisconnected, HostEvent
 from cockpit.sources.transport.host_keys import KnownHostsError, key_howto, load_known_hosts
@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # asyncssh is imported lazily: ~0.2 s that local-only command
     import asyncssh
 
 __all__ = [
-    "AuthRejected", "Backoff", "ClientFilesUnusable", "HostConnected", "HostConnecting", "HostDisconnected", "HostEvent",
+    "AuthRejected", "Backoff", "Pool", "ClientFilesUnusable", "HostConnected", "HostConnecting", "HostDisconnected", "HostEvent",
     "HostKeyRejected", "HostUnavailable", "KnownHostsUnusable", "SshError", "SshPool", "SshTarget", "split_remote_path",
     "with_config",
 ]
@@ -103,6 +103,19 @@ class _HostState:
     wake: asyncio.Event | None = None  # set by reconnect_now: a back-off wait ends at once
 
 
+class Pool(Protocol):
+    """What a feed, a bench host or a server control asks of the SSH pool (SshPool; a test's stand-in)."""
+
+    async def connection(self, target: SshTarget) -> asyncssh.SSHClientConnection: ...
+
+    def invalidate(self, target: SshTarget, conn: asyncssh.SSHClientConnection | None = None,
+                   reason: str = "connection failed") -> None: ...
+
+    def add_listener(self, callback: Callable[[HostEvent], object]) -> Callable[[], None]: ...
+
+    async def close(self) -> None: ...
+
+
 class SshPool:
     """One connection per SshTarget (equal targets share it), reconnecting with back-off.
 
@@ -112,7 +125,7 @@ class SshPool:
 
     def __init__(
         self,
-        on_event: Callable[[HostEvent], Any] | None = None,
+        on_event: Callable[[HostEvent], object] | None = None,
         *,
         backoff: Backoff = Backoff(),
         connect_timeout_s: float = 15.0,
@@ -121,7 +134,7 @@ class SshPool:
         stable_after_s: float = 10.0,
         agent_path: Any = (),  # () = asyncssh's default (SSH_AUTH_SOCK); None = no agent
     ) -> None:
-        self._listeners: list[Callable[[HostEvent], Any]] = [on_event] if on_event else []
+        self._listeners: list[Callable[[HostEvent], object]] = [on_event] if on_event else []
         self._hosts: dict[SshTarget, _HostState] = {}
         self.backoff = backoff
         self.connect_timeout_s = connect_timeout_s
@@ -132,7 +145,7 @@ class SshPool:
         self._closed = False
 
     # -- events ------------------------------------------------------------------------------
-    def add_listener(self, callback: Callable[[HostEvent], Any]) -> Callable[[], None]:
+    def add_listener(self, callback: Callable[[HostEvent], object]) -> Callable[[], None]:
         """Subscribe to host events; returns the function that unsubscribes."""
         self._listeners.append(callback)
         return lambda: self._listeners.remove(callback) if callback in self._listeners else None

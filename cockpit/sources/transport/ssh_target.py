@@ -8,9 +8,9 @@ import ipaddress
 import os
 import re
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypedDict
 
-__all__ = ["HOST_FORMS", "PATH_FORMS", "SshTarget", "split_remote_path", "with_config"]
+__all__ = ["HOST_FORMS", "PATH_FORMS", "SshOptions", "SshTarget", "split_remote_path", "with_config"]
 
 # Named in every refusal, so that the message says what would have been understood.
 HOST_FORMS = "[user@]host[:port], [user@][ipv6]:port, ssh://[user@]host[:port] or an ssh_config alias"
@@ -141,6 +141,13 @@ def split_remote_path(spec: str) -> tuple[str, str] | None:
     else:
         why = f"{first!r} is not a port (1 to 65535)"
     raise ValueError(f"{spec!r}: {why}; accepted: {PATH_FORMS}")
+
+
+class SshOptions(TypedDict):
+    """The person's SSH options a command passes on (`--ssh-config`, `--known-hosts`)."""
+
+    ssh_config: tuple[str, ...] | None
+    known_hosts: str | None
 
 
 def with_config(target: SshTarget, config: tuple[str, ...] | None, known_hosts: str | None) -> SshTarget:

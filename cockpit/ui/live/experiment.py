@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 from cockpit.control.experiment import ExperimentService
 from cockpit.control.experiment_types import (
     BenchClientChosen,
-    ControllerRecorder,
     Question,
     ServerStarted,
     StatesChanged,
 )
 from cockpit.control.pools import shared_pool
+from cockpit.control.session_port import ControllerPort
 from cockpit.live.experiment.sweep_events import PointFailed, PointProgress, PointRecorded, PointRetrying, PointStarted, SweepNote
 from cockpit.live.experiment.sweep_runs import unfinished_runs
 from cockpit.model.session import Session
@@ -81,7 +81,7 @@ class ExperimentControl:
             pool = shared_pool(self.app.sources.host_events)
             self._own_pool = pool is None
             self._service = ExperimentService(
-                self.app.path, ControllerRecorder(self.app.controller, self.app.save), pool=pool,
+                self.app.path, ControllerPort(self.app.controller), pool=pool,
                 hub=self.app.hub, on_event=self._event)
         return self._service
 
@@ -134,8 +134,8 @@ class ExperimentControl:
             started: bool = await self.app.push_screen_wait(
                 ConfirmRunScreen(f"{verb} {plan.profile_id}? Not run before in this form:", plan.preview()))
             return started
-        plan, sweep = question.plan, question.sweep
-        what = "\n".join([f"on {plan.where}, {len(plan.points)} points:", *plan.command_lines(),
+        sweep_plan, sweep = question.plan, question.sweep
+        what = "\n".join([f"on {sweep_plan.where}, {len(sweep_plan.points)} points:", *sweep_plan.command_lines(),
                           f"({question.module_line})"])
         ran: bool = await self.app.push_screen_wait(
             ConfirmRunScreen(f"Run sweep {sweep.id} ({sweep.name}) on {question.profile.id}? Not run before:", what))
@@ -254,7 +254,7 @@ class ExperimentControl:
     async def _stop(self, host: str | None) -> None:
         (out,) = await self.service.stop([host])
         result = out.result
-        if out.error is not None:
+        if out.error is not None or result is None:
             self.app.notify(f"{out.host}: not stopped: {out.error}", severity="error", timeout=10)
             return
         if result.pid is not None:
@@ -336,8 +336,8 @@ class ExperimentControl:
         if result.status in ("not_run", "not_ready", "not_saved"):
             self.app.notify(f"Sweep not run: {result.message}", severity="error", timeout=10)
             return
-        if result.status == "refused":
-            self.app.notify(f"Sweep {result.plan.sweep.id} not run", timeout=4)
+        if result.status == "refused" or result.outcome is None:
+            self.app.notify(f"Sweep {result.plan.sweep.id if result.plan else ref} not run", timeout=4)
             return
         self.sweep_line = ""
         self._show()

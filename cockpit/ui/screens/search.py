@@ -389,7 +389,7 @@ class SearchScreen(Screen[None]):
     def _run(self, search_id: str, hosts: list[str | None]) -> None:
         from cockpit.control.search.loop import SearchLoop
         from cockpit.control.search.server_trials import SEARCH, ServerTrialRunner
-        from cockpit.control.sweep_records import TransactionSink
+        from cockpit.control.transaction import SessionFile
 
         app = self.app
         runs = runs_of(app)
@@ -404,7 +404,7 @@ class SearchScreen(Screen[None]):
                 screen.redraw()
 
         path = port_of(self).path
-        loop = SearchLoop(TransactionSink(path, actor=SEARCH), str(path), search_id, runner, hosts,
+        loop = SearchLoop(SessionFile(path, actor=SEARCH), str(path), search_id, runner, hosts,
                           on_event=heard)
         runs[search_id] = loop
 

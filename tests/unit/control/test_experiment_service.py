@@ -21,7 +21,8 @@ from standin.procs import free_port, group_members, server_pid, standin_command
 from sweep_support import make_bench_python
 
 from cockpit.control.experiment import ExperimentService
-from cockpit.control.experiment_types import FileRecorder, Question, ServerPhase, StatesChanged
+from cockpit.control.experiment_types import Question, ServerPhase, StatesChanged
+from cockpit.control.transaction import SessionFile
 from cockpit.live.experiment.sweep_events import PointRecorded
 from cockpit.model.edit.edits import PERSON
 from cockpit.model.enums import ProfileStatus
@@ -66,7 +67,7 @@ def _journal(path: Path) -> list[str]:
 async def test_start_ready_sweep_records_each_point_then_stop_leaves_nothing(tmp_path: Path, runs: Path) -> None:
     path = _campaign(tmp_path, runs)
     events: list[object] = []
-    service = ExperimentService(path, FileRecorder(path), on_event=events.append)
+    service = ExperimentService(path, SessionFile(path), on_event=events.append)
     person = Person()
     try:
         started = await service.start("l1", person)
@@ -103,7 +104,7 @@ async def test_start_ready_sweep_records_each_point_then_stop_leaves_nothing(tmp
 async def test_a_crash_marks_the_profile_broken_and_the_fallback_starts_the_working_one(tmp_path: Path,
                                                                                          runs: Path) -> None:
     path = _campaign(tmp_path, runs, crash=True)
-    service = ExperimentService(path, FileRecorder(path, actor=PERSON))
+    service = ExperimentService(path, SessionFile(path, actor=PERSON))
     person = Person()
     try:
         crashed = await service.start("l2", person)
@@ -124,7 +125,7 @@ async def test_a_crash_marks_the_profile_broken_and_the_fallback_starts_the_work
 
 async def test_a_no_runs_nothing_and_records_no_confirmation(tmp_path: Path, runs: Path) -> None:
     path = _campaign(tmp_path, runs)
-    service = ExperimentService(path, FileRecorder(path, actor=PERSON))
+    service = ExperimentService(path, SessionFile(path, actor=PERSON))
     try:
         out = await service.start("l1", Person(answer=False))
         assert out.kind == "not_confirmed" and not out.ok
@@ -142,7 +143,7 @@ async def test_a_crash_after_ready_is_said_once_whichever_check_sees_it_first(tm
     line arrives (a loaded machine): the crash is said by the recheck, not forgotten, and
     the log's check after it says nothing twice."""
     path = _campaign(tmp_path, runs)
-    service = ExperimentService(path, FileRecorder(path, actor=PERSON))
+    service = ExperimentService(path, SessionFile(path, actor=PERSON))
     try:
         assert (await service.start("l1", Person())).kind == "ready"
         leader = int(next(runs.glob("*/*.pid")).read_text())

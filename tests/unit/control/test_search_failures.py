@@ -12,7 +12,7 @@ from pathlib import Path
 from cockpit.control.search.loop import SearchLoop
 from cockpit.control.search.runner import TrialOutcome, TrialRequest
 from cockpit.control.search.study import blamed
-from cockpit.control.sweep_records import TransactionSink
+from cockpit.control.transaction import SessionFile
 from cockpit.model.search.search import Search, TrialStatus
 from cockpit.model.session import LaunchProfile, Session, Sweep
 from cockpit.store.toml_store import load_session, save_session
@@ -44,7 +44,7 @@ def _session(tmp_path: Path, **search: object) -> Path:
 
 def _run(path: Path, runner: object) -> SearchLoop:
     events: list[str] = []
-    loop = SearchLoop(TransactionSink(path), str(path), "q1", runner, [None],  # type: ignore[arg-type]
+    loop = SearchLoop(SessionFile(path), str(path), "q1", runner, [None],  # type: ignore[arg-type]
                       on_event=lambda e: events.append(e.text))
     asyncio.run(loop.run())
     loop.events = events  # type: ignore[attr-defined]
@@ -89,7 +89,7 @@ class CountingRunner:
     """STAND-IN: records one point per launch (1,000 tok/s), as the real runner's sweep would."""
 
     def __init__(self, path: Path) -> None:
-        self.sink = TransactionSink(path)
+        self.sink = SessionFile(path)
         self.commands: list[str] = []
 
     async def run_trial(self, request: TrialRequest, *, check_point, on_state) -> TrialOutcome:  # noqa: ANN001
@@ -109,11 +109,11 @@ def test_a_configuration_measured_in_the_session_is_reused_not_launched(tmp_path
                       searches=[Search.model_validate({"id": "q1", "name": "n", "profile": "l1", "sweep": "s1",
                                                        "trials": 2, "space": {"--mem-fraction-static": [0.8, 0.9]}})])
     save_session(session, path)
-    sink = TransactionSink(path)
+    sink = SessionFile(path)
     asyncio.run(sink.apply(lambda e: e.add_benchmark(label="by hand", profile="l2", sweep="s1", concurrency=8,
                                                      output_tok_s=1200.0)))
     runner = CountingRunner(path)
-    loop = SearchLoop(TransactionSink(path), str(path), "q1", runner, [None], seed=3)
+    loop = SearchLoop(SessionFile(path), str(path), "q1", runner, [None], seed=3)
     asyncio.run(loop.run())
     search = load_session(path).searches[0]
     reused = [t for t in search.trial if t.reused]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from cockpit.control.search.loop import SearchLoop
 from cockpit.control.search.runner import TrialOutcome, TrialRequest
-from cockpit.control.sweep_records import TransactionSink
+from cockpit.control.transaction import SessionFile
 from cockpit.model.search.search import Search, TrialStatus
 from cockpit.model.search.search_scoring import best_config
 from cockpit.model.search.search_space import config_key
@@ -25,7 +25,7 @@ class TableRunner:
     """Records one point per trial: its graph batch's figure from `table`, the relaunches a little off."""
 
     def __init__(self, path: Path, table: dict[int, float] = SPEED) -> None:
-        self.sink = TransactionSink(path)
+        self.sink = SessionFile(path)
         self.launches = 0
         self.table = table
 
@@ -48,7 +48,7 @@ def _run(tmp_path: Path, table: dict[int, float], trials: int, repeats: int,
                          searches=[Search(id="q1", name="bs", profile="l1", sweep="s1", trials=trials,
                                           repeats=repeats, space={"--cuda-graph-max-bs": [32, 64, 128]})]), path)
     runner = TableRunner(path, table)
-    loop = SearchLoop(TransactionSink(path), str(path), "q1", runner, [None], seed=seed)
+    loop = SearchLoop(SessionFile(path), str(path), "q1", runner, [None], seed=seed)
     asyncio.run(loop.run())
     assert not loop.errors
     return load_session(path).searches[0], runner

@@ -22,6 +22,7 @@ from cockpit.model.search.search import TrialStatus
 from cockpit.model.search.search_scoring import best_config
 from cockpit.model.search.search_space import config_key
 from cockpit.model.session import Target
+from cockpit.store import toml_store
 from cockpit.store.toml_store import load_session
 
 REPO = Path(__file__).resolve().parents[3]
@@ -135,8 +136,7 @@ async def _two_hosts(path: Path) -> list:
     from cockpit.control.search.consent import seal_search, search_fingerprint
     from cockpit.control.search.loop import SearchLoop
     from cockpit.control.search.server_trials import SEARCH, ServerTrialRunner
-    from cockpit.control.sweep_records import TransactionSink
-    from cockpit.control.transaction import edit
+    from cockpit.control.transaction import SessionFile, edit
     from cockpit.sources.transport.ssh_pool import SshPool
 
     def sealed(e):  # noqa: ANN001, ANN202 -- the person's yes (the TUI's dialog seals the same)
@@ -147,17 +147,25 @@ async def _two_hosts(path: Path) -> list:
     events: list = []
     async with SshPool() as pool:
         runner = ServerTrialRunner(pool)
-        loop = SearchLoop(TransactionSink(path, actor=SEARCH), str(path), "q1", runner, ["box", "box2"],
+        loop = SearchLoop(SessionFile(path, actor=SEARCH), str(path), "q1", runner, ["box", "box2"],
                           on_event=events.append)
         await loop.run()
     return events
 
 
-def test_two_hosts_run_trials_at_once(folder):
+def test_two_hosts_run_trials_at_once(folder, monkeypatch):
     path, ports = search_session(folder, hosts=("box", "box2"), trials=4,
                                  space={"--cuda-graph-max-bs": [4, 16], "--moe-runner-backend":
                                         ["flashinfer_trtllm", "triton"]}, output_len=24)
+    parses: list[str] = []  # every parse of the session file, wherever it is read from
+    real_parse = toml_store.loads_session
+    monkeypatch.setattr(toml_store, "loads_session", lambda text, where="<string>": parses.append(str(where))
+                        or real_parse(text, where))
     events = asyncio.run(_two_hosts(path))
+    monkeypatch.undo()
+    # The search's records, its trials' starts, sweeps and stops share one port over the file:
+    # it is parsed again only when another writer changed it (here: none but the person's seal)
+    assert 0 < len(parses) <= 3 * 4, parses  # 4 trials: at most 3 parses each (85 when every read parsed)
     session = load_session(path)
     search = session.searches[0]
     assert len(search.trial) == 4 and all(t.status is TrialStatus.OK for t in search.trial)

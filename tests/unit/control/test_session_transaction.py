@@ -13,7 +13,8 @@ from mcp import Client
 from cockpit.assistant.mcp_server import build_server
 from cockpit.cli import main as cockpit_main
 from cockpit.control import transaction
-from cockpit.control.sweep_records import TransactionSink
+from cockpit.control.session_port import PortSink
+from cockpit.control.transaction import SessionFile
 from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.session import Session, Sweep
 from cockpit.store.toml_store import load_session, save_session
@@ -44,7 +45,7 @@ def test_the_three_writers_go_through_the_one_transaction_and_the_journal_names_
 
     assert cockpit_main(["add", "task", str(path), "from the shell"]) == 0
     asyncio.run(_mcp_add(path, "from the assistant"))
-    sink = TransactionSink(path)
+    sink = PortSink(SessionFile(path))
     ident = asyncio.run(sink.record("s1:r1:c4", {"label": "sweep c4", "sweep": "s1", "sweep_run": "r1",
                                                  "concurrency": 4}))
 
@@ -60,7 +61,7 @@ def test_the_three_writers_go_through_the_one_transaction_and_the_journal_names_
 def test_a_sweep_point_recorded_twice_is_one_record(tmp_path):
     # A resumed run whose point landed meanwhile: checked under the lock, not doubled.
     path = _session(tmp_path / "s.toml")
-    sink = TransactionSink(path)
+    sink = PortSink(SessionFile(path))
     fields = {"label": "sweep c4", "sweep": "s1", "sweep_run": "r1", "concurrency": 4}
     first = asyncio.run(sink.record("s1:r1:c4", fields))
     again = asyncio.run(sink.record("s1:r1:c4", fields))

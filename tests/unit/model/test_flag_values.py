@@ -12,7 +12,7 @@ import pytest
 
 from cockpit.control.search.loop import SearchEvent, SearchLoop, derive_trial
 from cockpit.control.search.runner import TrialOutcome, TrialRequest
-from cockpit.control.sweep_records import TransactionSink
+from cockpit.control.transaction import SessionFile
 from cockpit.live.diagnosis.inputs import DiagnosisInputs
 from cockpit.live.diagnosis.rules_history import regression
 from cockpit.model.bench.profile_diff import diff_lines, diff_profiles, launch_key
@@ -109,7 +109,7 @@ class CountingRunner:
     """Records the sweep's two points for each trial it launches (figures from the flag)."""
 
     def __init__(self, path: Path) -> None:
-        self.sink = TransactionSink(path)
+        self.sink = SessionFile(path)
         self.launched: list[str] = []
 
     async def run_trial(self, request: TrialRequest, *, check_point, on_state) -> TrialOutcome:  # noqa: ANN001
@@ -133,7 +133,7 @@ def test_a_configuration_the_session_measured_is_not_launched_again(tmp_path: Pa
     save_session(session, path)
     runner = CountingRunner(path)
     events: list[SearchEvent] = []
-    asyncio.run(SearchLoop(TransactionSink(path), str(path), "q1", runner, [None], on_event=events.append).run())
+    asyncio.run(SearchLoop(SessionFile(path), str(path), "q1", runner, [None], on_event=events.append).run())
     search = load_session(path).searches[0]
     reused = search.trial[0]  # measured before: taken as the first trial, no launch spent on it
     assert (reused.profile, reused.reused, reused.status, reused.benchmarks) == ("l1", True, TrialStatus.OK, ["b1", "b2"])

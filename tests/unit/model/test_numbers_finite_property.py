@@ -100,7 +100,10 @@ def full_session() -> Session:
                                          "--bs": [4, 8.5]},
             trial=[SearchTrial(number=0, params={"--bs": 4}, value=1.0, constraints=[0.1], power_mean_w=1.0,
                                output_tok_per_joule=1.0, ttft_p99_ms=1.0, ready_s=1.0),
-                   SearchTrial(number=1, params={"--bs": 4}, repeat_of=0)])],
+                   SearchTrial(number=1, params={"--bs": 4}, repeat_of=0)]),
+            Search(id="q2", name="two", profile="l1", sweep="s1", space={"--bs": [4, 8]},
+                   objective=["output_tok_s", "output_tok_per_joule"], picked=0,
+                   trial=[SearchTrial(number=0, params={"--bs": 4}, value=1.0, values=[1.0, 2.0])])],
     )
 
 

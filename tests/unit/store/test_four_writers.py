@@ -13,8 +13,8 @@ from pathlib import Path
 from cockpit.cli import main as cockpit_main
 from cockpit.cli.open_tui import resolve_session
 from cockpit.control.session_controller import SessionController
-from cockpit.control.sweep_records import TransactionSink
-from cockpit.control.transaction import ASSISTANT, SessionFileWriter
+from cockpit.control.session_port import PortSink
+from cockpit.control.transaction import ASSISTANT, SessionFile
 from cockpit.model.session import Session
 from cockpit.store.cli_load import load_or_report
 from cockpit.store.toml_store import load_session, save_session
@@ -59,7 +59,7 @@ def _round(path: Path, build=SessionController) -> tuple[int, int, float]:  # no
         load_or_report(path)  # the read `cockpit sweep` makes
         have_read.wait()
         gap_done.wait()  # it waited on /health meanwhile
-        sink = TransactionSink(path)  # as `cockpit sweep` records: one transaction per point
+        sink = PortSink(SessionFile(path))  # as `cockpit sweep` records: one transaction per point
 
         async def points() -> None:
             for c in range(SWEEP_POINTS):
@@ -77,10 +77,10 @@ def _round(path: Path, build=SessionController) -> tuple[int, int, float]:  # no
                 first_saved.wait()
 
     def mcp() -> None:
-        file = SessionFileWriter(path, ASSISTANT)  # what the MCP server's tools write through
+        file = SessionFile(path, actor=ASSISTANT)  # what the MCP server's tools write through
         have_read.wait()
         for i in range(MCP_ADDS):
-            file.apply(lambda e: e.add_task(f"mcp {i}"))  # noqa: B023 - applied in this iteration
+            file.transact(lambda e: e.add_task(f"mcp {i}"))  # noqa: B023 - applied in this iteration
             if i == 1:
                 gap_done.wait()
                 first_saved.wait()

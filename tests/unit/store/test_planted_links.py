@@ -111,14 +111,14 @@ def test_opening_a_dangling_link_creates_nothing_at_its_target(tmp_path, monkeyp
 
 
 def test_writers_on_a_dangling_link_leave_no_lock_at_its_target(tmp_path):
-    from cockpit.control.transaction import ASSISTANT, SessionFileWriter
+    from cockpit.control.transaction import ASSISTANT, SessionFile
 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     link = tmp_path / "s.toml"
     link.symlink_to(elsewhere / "made.toml")
     with pytest.raises(OSError, match="does not exist: cockpit does not create a file through a link"):
-        SessionFileWriter(link, ASSISTANT).apply(lambda e: e.add_task("x"))
+        SessionFile(link, actor=ASSISTANT).transact(lambda e: e.add_task("x"))
     done = cockpit("export", tmp_path / "none.toml", "-o", link)
     assert done.returncode == 1
     assert list(elsewhere.iterdir()) == []
