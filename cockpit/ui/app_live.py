@@ -31,7 +31,6 @@ from cockpit.ui.messages import LiveFeedStopped, LiveItemReceived
 from cockpit.ui.screens.main.main import MainScreen
 from cockpit.ui.widgets.fleet.fleet_pane import FleetPane
 from cockpit.ui.widgets.gpu.gpu_pane import GpuPane
-from cockpit.ui.widgets.log.log_pane import LogPane
 
 # What the header says of a host on this machine (no `ssh`): its log feed's state.
 LOCAL_TAILING, LOCAL_WAITING, LOCAL_STOPPED = "tailing", "no log file yet", "stopped"
@@ -211,6 +210,8 @@ class LiveFeeds(SessionSaving):
         if isinstance(item, SourceState) and item.waiting is not None:
             self._local_log_state(message.feed, LOCAL_WAITING if item.waiting else LOCAL_TAILING)
         if isinstance(item, MetricsSnapshot):
+            if isinstance(gpu := self._pane("gpu"), GpuPane):
+                gpu.throughput_changed()  # tok/J: it reads the log's throughput from the live state
             crash = self.alerts.observe_run(item.run_index, item.run_state, item.last_error, item.error_label)
             self.raise_alert(crash)
             if crash is not None:  # a server that was up: its profile and the last action say so
@@ -230,12 +231,6 @@ class LiveFeeds(SessionSaving):
     def toggle_alert_bell(self) -> None:
         self.alert_bell = not self.alert_bell
         self.notify(f"Alert bell {'on' if self.alert_bell else 'off'}", timeout=2)
-
-    def on_log_pane_throughput_updated(self, message: LogPane.ThroughputUpdated) -> None:
-        # Engine throughput and GPU power on one time axis: tokens per joule.
-        gpu = self._pane("gpu")
-        if isinstance(gpu, GpuPane):
-            gpu.set_throughput(message.points or None)
 
     def _host_event(self, event: HostEvent) -> None:
         """SshPool's Host* events -> the header's host states."""

@@ -27,6 +27,8 @@ from cockpit.assistant.live_state import LiveState as AssistantFeeds
 from cockpit.assistant.mcp_server import build_server
 from cockpit.live.diagnosis.load import gpus_from_text
 from cockpit.live.log.log_items import lines_of
+from cockpit.live.log.log_metrics import LogMetrics
+from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 from cockpit.model.session import Session
 from cockpit.parse.gpu.gpu_events import GpuSamplesTaken
 from cockpit.parse.log.sglang_log import parse_line
@@ -55,13 +57,17 @@ class ListFeed:
             yield item
 
 
-def sources(_session: Session | None = None) -> LiveSources:
-    lines = LOG.read_text(encoding="utf-8").splitlines()
+def log_events() -> list:  # noqa: ANN201 - LogEvents of the corpus log
     events, ts, ranks = [], None, None
-    for line in lines:
+    for line in LOG.read_text(encoding="utf-8").splitlines():
         event = parse_line(line, ts, ranks)
         ts, ranks = event.ts or ts, event.ranks
         events.append(event)
+    return events
+
+
+def sources(_session: Session | None = None) -> LiveSources:
+    events = log_events()
     samples = tuple(gpus_from_text(GPUS.read_text(encoding="utf-8")))
     scrapes = [MetricsScraped(None, "http://127.0.0.1:30000/metrics", parse_exposition(p.read_text(encoding="utf-8")),
                               T0 + 5 * n, 0.01) for n, p in enumerate(PAGES)]
@@ -108,3 +114,32 @@ async def test_the_tui_an_assistant_and_the_cli_read_the_same_findings(example_p
 
     assert reading(tui) == reading(mcp) == reading(cli)
     assert kv["key"] in [f["key"] for f in tui]
+
+
+async def test_the_gpu_panes_tok_per_joule_is_the_live_states(example_path: Path) -> None:
+    """Tokens per joule: the log's throughput and the GPUs' power meet in the live state, not
+    through the App; the GPU pane shows the figure the snapshot (what MCP reads) gives."""
+    from cockpit.ui.widgets.gpu.gpu_pane import GpuPane
+
+    events = log_events()
+    fold = LogMetrics()
+    fold.apply_all(events)
+    snap = MetricsSnapshot.of(fold, len(events))
+    points = snap.points["gen_throughput"]
+    assert len(points) > 3
+    samples = tuple(gpus_from_text(GPUS.read_text(encoding="utf-8")))
+    ticks = [GpuSamplesTaken(None, samples, t) for t, _ in points]  # the power sampled on the log's clock
+    feeds = LiveSources(log=ListFeed([lines_of(events), snap], f"tail {LOG.name}"), gpu=ListFeed(ticks, "nvidia-smi"))
+    app = make_app(example_path, sources=feeds)
+    async with app.run_test(size=(200, 50)) as pilot:
+        pane = app.main_screen.query_one(GpuPane)
+
+        def shown() -> bool:
+            total = pane.query_one(".gpu-total").render()
+            return "tok/J" in str(getattr(total, "plain", total))
+
+        await until(lambda: len(pane.history.total_series()) == len(ticks) and shown(), pilot)
+        expected = app.live_state.snapshot().tokens_per_joule
+        assert expected is not None and expected > 0
+        total = pane.query_one(".gpu-total").render()
+        assert f"{expected:.3g} out tok/J" in str(getattr(total, "plain", total))
