@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from cockpit.live.hub import FeedEnded, LiveHub
+from cockpit.control.live_hub import FeedEnded, LiveHub
 from cockpit.live.log.log_items import SourceState
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 from cockpit.live.state import LiveSnapshot
@@ -239,7 +239,7 @@ class LiveState:
 
     # ----- what the feeds say ------------------------------------------------------------
     async def _run(self, name: str, feed: Any) -> None:
-        """The feed through a live hub (live/hub.py: a log through its LogPipeline), folded
+        """The feed through a live hub (control/live_hub.py: a log through its LogPipeline), folded
         by the live state (live/state.py) as the TUI's are; here only the feed's own words
         (its source state, connected or not) are kept beside it."""
         state = self.feeds[name]

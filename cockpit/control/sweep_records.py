@@ -28,7 +28,7 @@ _T = TypeVar("_T")
 
 
 class TransactionSink:
-    """A PointSink (live/experiment/sweep_runner.py) over the session file itself. `busy_wait_s`: how
+    """A PointSink (control/sweep_runner.py) over the session file itself. `busy_wait_s`: how
     long one record waits for another writer's lock before the point is "not recorded"."""
 
     def __init__(self, path: Path | str, *, actor: str = SWEEP, busy_wait_s: float = 15.0) -> None:

@@ -19,14 +19,14 @@ from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from cockpit.live.fleet.fleet_snapshot import FleetSnapshot
 from cockpit.live.gpu.power_history import Point, PowerHistory, tokens_per_joule
-from cockpit.live.log.log_items import BLOCK, ERROR_LINE, NOTE_LINE, RUN, LogLines, SourceState, SummaryBefore
+from cockpit.live.log.log_items import ERROR_LINE, NOTE_LINE, RUN, LogLines, SourceState, SummaryBefore
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 from cockpit.live.metrics.server_metrics import ServerMetrics, ServerMetricsFold
 from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 from cockpit.parse.gpu.gpu_sample import GpuSample
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
+from cockpit.parse.metrics.fleet_snapshot import FleetSnapshot
 from cockpit.parse.metrics.metrics_events import MetricsScraped, MetricsScrapeFailed
 from cockpit.parse.metrics.sglang_metrics import ServerScrape
 

@@ -3,7 +3,7 @@ hosts' feeds kept in line with the session, the Fleet tab's Prometheus, host sta
 
 A part of CockpitApp (ui/app.py), split out whole: CockpitApp -> LiveFeeds -> SessionSaving
 (app_saving.py) -> CockpitAppBase.
-* `sources` (LiveSources) are run as workers through the live hub (live/hub.py) whose items
+* `sources` (LiveSources) are run as workers through the live hub (control/live_hub.py) whose items
   are routed by type to the panes that take them (ui/live/live_routes.py);
 * the session hosts' feeds (`sources.hosts`, keyed `kind@host`) follow the session: after
   every change the plan is diffed (sources/host_feeds_plan.py) and only what it says is
@@ -17,10 +17,17 @@ from typing import Any
 from textual.css.query import NoMatches
 from textual.worker import Worker, WorkerState
 
-from cockpit.control.live_access import HostEvent, LiveFeed, LiveSources, host_state_text, hosts_with, split_key
+from cockpit.control.live_access import (
+    FleetSources,
+    HostEvent,
+    LiveFeed,
+    LiveSources,
+    host_state_text,
+    hosts_with,
+    split_key,
+)
+from cockpit.control.live_hub import LiveHub
 from cockpit.live.alerts import Alert, AlertBook, error_lines
-from cockpit.live.fleet.fleet_sources import FleetSources
-from cockpit.live.hub import LiveHub
 from cockpit.live.log.log_items import LogLines, SourceState
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 from cockpit.model.session import PrometheusSource

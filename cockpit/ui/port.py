@@ -14,9 +14,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from cockpit.control.live_hub import LiveHub
 from cockpit.control.session_controller import SessionController
 from cockpit.live.alerts import Alert, AlertBook
-from cockpit.live.hub import LiveHub
 from cockpit.live.state import LiveState
 from cockpit.model.package_drift import DriftRow
 from cockpit.model.session import Session

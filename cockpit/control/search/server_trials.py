@@ -42,7 +42,7 @@ class ServerTrialRunner:
                  hub: Any = None) -> None:
         """`hub`: the live hub the trials watch through (the TUI's: the panes' feeds of a
         host are not opened twice); None: one of this runner's own, shared by its trials."""
-        from cockpit.live.hub import LiveHub
+        from cockpit.control.live_hub import LiveHub
 
         self.pool = pool
         self.ready_timeout_s = ready_timeout_s

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from cockpit.live.log.log_pipeline import pipeline_for
+from cockpit.control.log_pipeline import pipeline_for
 
 __all__ = ["FeedEnded", "Listener", "LiveHub"]
 
