@@ -2,9 +2,9 @@
 
 A feed is routed by its kind (`log`, `gpu`, `topology`, `metrics`, `fleet`; from its key
 `kind@host`) to views by name, each taking the item types listed (checked with
-`isinstance`). The TUI's panes (ui/live/live_routes.py: a view is the pane of that id) and the
-assistant's live resources (assistant/live_state.py) both route by this table, so a new
-item type is added here once.
+`isinstance`). The live state's folds (live/state.py: what the findings, tok/J and an
+assistant's resources read) and the TUI's panes (ui/live/live_routes.py: a view is the pane
+of that id) both route by this table, so a new item type is added here once.
 """
 
 from __future__ import annotations

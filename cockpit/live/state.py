@@ -23,6 +23,7 @@ from cockpit.live.gpu.power_history import Point, PowerHistory, tokens_per_joule
 from cockpit.live.log.log_items import ERROR_LINE, NOTE_LINE, RUN, LogLines, SourceState, SummaryBefore
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 from cockpit.live.metrics.server_metrics import ServerMetrics, ServerMetricsFold
+from cockpit.live.routes import views_of
 from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 from cockpit.parse.gpu.gpu_sample import GpuSample
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
@@ -261,8 +262,10 @@ class LiveState:
     def take(self, key: str, item: object) -> None:
         """One item of feed `key` (the hub's `subscribe_all` listener; what no fold takes,
         a feed's end among them, is passed over)."""
-        self.taken += 1
         kind, _host = split_key(key)
+        if kind not in views_of(kind, item):  # the one routing table (live/routes.py) says what a kind carries
+            return
+        self.taken += 1
         if kind == "fleet":
             if isinstance(item, FleetSnapshot):
                 self._fleet = item
