@@ -53,8 +53,8 @@ NEXT_STEP = "compare with the best profile (Benchmarks tab)"
 async def run_sweep(service: ExperimentService, ref: str, confirm: Confirm, *, profile: str | None,
                     port: int | None, resume_run: str | None, resume_last: bool, on_fail: str,
                     consented_by: str | None = None, activity: bool = True) -> SweepResult:
-    from cockpit.control.sweep_runner import SweepRunner
     from cockpit.control import sweep_session as steps
+    from cockpit.control.sweep_runner import SweepRunner
     from cockpit.live.experiment.sweep_plan import BENCH_MODULES, plan_sweep, sweep_fingerprint
     from cockpit.live.experiment.sweep_runs import last_unfinished_run, run_ended, run_started
     from cockpit.sources.server.confirm_key import is_confirmed
