@@ -43,6 +43,8 @@ POWER_POINTS = 900
 """Power points per GPU (the GPU pane's history)."""
 METRICS_WINDOW_S = 60.0
 """The `/metrics` fold's window (the metrics pane's)."""
+SERVER_VIEWS = 2_000
+"""Folded `/metrics` views kept per server (the metrics pane's chart points)."""
 
 
 # ----- snapshots: what a reader gets ---------------------------------------------------------
@@ -93,6 +95,8 @@ class ServerSnapshot:
     """The folded view (what the metrics pane shows)."""
     scrapes: tuple[ServerScrape, ...] = ()
     """The window's scrapes of this server run, oldest first (what the diagnosis reads)."""
+    views: tuple[ServerMetrics, ...] = ()
+    """The folded view after each scrape, oldest first (the metrics pane's chart points)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,17 +223,17 @@ class _TopologyFold:
 class _ServerFold:
     def __init__(self, window_s: float) -> None:
         self.fold = ServerMetricsFold(window_s)
-        self.given: ServerMetrics | None = None  # a feed that folds itself (the demo's replay)
+        self.views: deque[ServerMetrics] = deque(maxlen=SERVER_VIEWS)
 
     def take(self, item: object) -> None:
         if isinstance(item, (MetricsScraped, MetricsScrapeFailed)):
-            self.fold.feed(item)
-            self.given = None
-        elif isinstance(item, ServerMetrics):
-            self.given = item
+            self.views.append(self.fold.feed(item))
+        elif isinstance(item, ServerMetrics):  # a feed that folds itself (the demo's replay)
+            self.views.append(item)
 
     def snapshot(self) -> ServerSnapshot:
-        return ServerSnapshot(self.given or self.fold.snapshot, self.fold.scrapes)
+        return ServerSnapshot(self.views[-1] if self.views else self.fold.snapshot, self.fold.scrapes,
+                              tuple(self.views))
 
 
 _Fold = _LogFold | _GpuFold | _TopologyFold | _ServerFold
@@ -343,6 +347,11 @@ class LiveState:
 
     def server(self, host: str | None = None) -> ServerSnapshot | None:
         fold = self._fold("metrics", host)
+        return fold.snapshot() if isinstance(fold, _ServerFold) else None
+
+    def server_at(self, key: str) -> ServerSnapshot | None:
+        """The `/metrics` fold of feed `key` exactly (`metrics@host`, or a fixed `metrics`)."""
+        fold = self._folds.get(key)
         return fold.snapshot() if isinstance(fold, _ServerFold) else None
 
     @property

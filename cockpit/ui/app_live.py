@@ -30,14 +30,17 @@ from cockpit.control.live_hub import LiveHub
 from cockpit.live.alerts import Alert, AlertBook, error_lines
 from cockpit.live.log.log_items import LogLines, SourceState
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
+from cockpit.live.state import LiveState
 from cockpit.model.session import PrometheusSource
 from cockpit.parse.gpu.gpu_events import GpuSamplesTaken
+from cockpit.parse.metrics.metrics_events import MetricsScraped, MetricsScrapeFailed
 from cockpit.ui.app_saving import SessionSaving
 from cockpit.ui.live.live_routes import ROUTES, LivePane, state_pane
 from cockpit.ui.messages import LiveFeedStopped, LiveItemReceived
 from cockpit.ui.screens.main.main import MainScreen
 from cockpit.ui.widgets.fleet.fleet_pane import FleetPane
 from cockpit.ui.widgets.gpu.gpu_pane import GpuPane
+from cockpit.ui.widgets.metrics.metrics_pane import MetricsPane
 
 # What the header says of a host on this machine (no `ssh`): its log feed's state.
 LOCAL_TAILING, LOCAL_WAITING, LOCAL_STOPPED = "tailing", "no log file yet", "stopped"
@@ -47,6 +50,7 @@ class LiveFeeds(SessionSaving):
     # Set in CockpitApp.__init__ (ui/app.py, where each is explained).
     sources: LiveSources
     hub: LiveHub
+    live_state: LiveState
     host_states: dict[str, str]
     alerts: AlertBook
     _prometheus_seen: tuple[PrometheusSource, ...]
@@ -108,6 +112,8 @@ class LiveFeeds(SessionSaving):
         self._apply_feed_update(update)
         change = update.change
         for name in change.hosts_removed:
+            for kind in ("log", "gpu", "topology", "metrics"):
+                self.live_state.forget(f"{kind}@{name}")  # its figures leave the findings and tok/J too
             self.main_screen.drop_host(name)
             self.host_states.pop(name, None)
         for name in change.hosts_added:
@@ -164,6 +170,7 @@ class LiveFeeds(SessionSaving):
         if not wanted:
             if fleet is not None:
                 self._stop_feed("fleet")
+                self.live_state.forget("fleet")
                 self.sources.fleet = None
                 self.main_screen.query_one(FleetPane).clear()
             return
@@ -208,10 +215,15 @@ class LiveFeeds(SessionSaving):
         kind, host = split_key(message.feed)
         if host is not None and message.feed not in self._live_keys:
             return
-        for pane_id, takes in ROUTES.get(kind, ()):
-            if isinstance(message.item, takes) and (pane := self._pane(pane_id, host)) is not None:
-                pane.feed(message.item)
         item = message.item
+        if isinstance(item, (MetricsScraped, MetricsScrapeFailed)):  # shown as the live state folded it
+            if isinstance(pane := self._pane("metrics", host), MetricsPane) and \
+                    (server := self.live_state.server_at(message.feed)) is not None:
+                pane.show_server(server)
+        else:
+            for pane_id, takes in ROUTES.get(kind, ()):
+                if isinstance(item, takes) and (pane := self._pane(pane_id, host)) is not None:
+                    pane.feed(item)
         if isinstance(item, GpuSamplesTaken) and self.screen_stack and isinstance(self.screen_stack[0], MainScreen):
             self.screen_stack[0].tick_with_data()  # the ages repaint in the frame of the new rows
         if isinstance(item, SourceState) and item.waiting is not None:

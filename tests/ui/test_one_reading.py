@@ -36,6 +36,7 @@ from cockpit.parse.metrics.metrics_events import MetricsScraped
 from cockpit.parse.metrics.prom_text import parse_exposition
 from cockpit.sources.feeds import LiveSources
 from cockpit.ui.screens.findings import FindingsScreen
+from cockpit.ui.widgets.chrome.host_deck import HostDeck
 
 REPO = Path(__file__).resolve().parents[2]
 SCENARIOS = REPO / "tests" / "data" / "diagnosis"
@@ -108,6 +109,9 @@ async def test_the_tui_an_assistant_and_the_cli_read_the_same_findings(example_p
                     and len(snap.scrapes) == len(PAGES))
 
         await until(fed, pilot)
+        # the metrics pane shows the live state's fold of /metrics: the figures the rules read
+        metrics = app.main_screen.query_one("#metrics-deck", HostDeck).shown
+        await until(lambda: metrics.metrics is app.live_state.snapshot().server.metrics, pilot)  # type: ignore[union-attr]
         await pilot.press("D")
         await until(lambda: isinstance(app.screen, FindingsScreen), pilot)
         tui = [f.to_dict() for f in app.screen.findings]
