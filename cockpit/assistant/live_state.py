@@ -23,7 +23,6 @@ import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from cockpit.control.live_hub import FeedEnded, LiveHub
 from cockpit.live.log.log_items import SourceState
@@ -34,7 +33,7 @@ from cockpit.model.session import Session
 from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuStreamInterrupted
 from cockpit.parse.gpu.gpu_sample import GpuSample
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
-from cockpit.sources.feeds import LiveSources
+from cockpit.sources.feeds import LiveFeed, LiveSources
 from cockpit.sources.log.log_batch import describe_event
 from cockpit.sources.session_feeds import sources_for_session
 
@@ -64,8 +63,8 @@ class FeedState:
         """Nothing more will come soon: the feed ended in error or lost its host."""
         return self.stopped is not None or self.connected is False
 
-    def words(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"source": self.description}
+    def words(self) -> dict[str, str | bool | float]:
+        out: dict[str, str | bool | float] = {"source": self.description}
         if self.state and self.state != self.description:
             out["state"] = self.state
         if self.connected is not None:
@@ -77,8 +76,8 @@ class FeedState:
         return out
 
 
-def _feeds_of(sources: LiveSources, session: Session, on_host_event: Callable[[Any], Any]
-              ) -> tuple[list[tuple[str, Any]], dict[str, str]]:
+def _feeds_of(sources: LiveSources, session: Session, on_host_event: Callable[[object], None]
+              ) -> tuple[list[tuple[str, LiveFeed]], dict[str, str]]:
     """(name, feed) for the resources: the session's first log, GPU, topology and `/metrics`
     feeds (the diagnosis reads the server's metrics, as the TUI's does). The
     TUI's sources plan a feed per host and kind (`kind@host`); the resources show the first
@@ -90,7 +89,7 @@ def _feeds_of(sources: LiveSources, session: Session, on_host_event: Callable[[A
 
     sources.hosts.add_listener(on_host_event)
     update = sources.hosts.update(session.hosts)
-    out: dict[str, Any] = {}
+    out: dict[str, LiveFeed] = {}
     for key, feed in update.feeds.items():
         kind, _host = split_key(key)
         if kind in ("log", "gpu", "topology", "metrics") and kind not in out:
@@ -238,7 +237,7 @@ class LiveState:
         self.feeds = {}
 
     # ----- what the feeds say ------------------------------------------------------------
-    async def _run(self, name: str, feed: Any) -> None:
+    async def _run(self, name: str, feed: LiveFeed) -> None:
         """The feed through a live hub (control/live_hub.py: a log through its LogPipeline), folded
         by the live state (live/state.py) as the TUI's are; here only the feed's own words
         (its source state, connected or not) are kept beside it."""
@@ -269,7 +268,7 @@ class LiveState:
         elif isinstance(item, GpuStreamInterrupted):
             state.connected = False
 
-    def _host_event(self, event: Any) -> None:
+    def _host_event(self, event: object) -> None:
         host = getattr(event, "host", None)
         if host is None:
             return

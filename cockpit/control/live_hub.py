@@ -47,7 +47,7 @@ Listener = Callable[[Any], None]
 class LiveHub:
     def __init__(self) -> None:
         self._subscribers: dict[str, list[Listener]] = {}
-        self._every: list[Callable[[str, Any], object]] = []
+        self._every: list[Callable[[str, object], object]] = []
         self._running: dict[str, LiveFeed] = {}
         """key -> the feed running for it now (its description is what a pane shows)."""
         self._pipelines: dict[str, LiveFeed] = {}
@@ -73,7 +73,7 @@ class LiveHub:
 
         return leave
 
-    def subscribe_all(self, listener: Callable[[str, Any], object]) -> None:
+    def subscribe_all(self, listener: Callable[[str, object], object]) -> None:
         """`listener(key, item)` for every item of every key (the TUI's router to its panes)."""
         self._every.append(listener)
 
