@@ -36,9 +36,9 @@ from fleet_exporter import FleetExporter  # noqa: E402
 from prometheus_fixture import PASSWORD, USER, start_prometheus, stop_prometheus  # noqa: E402
 
 from cockpit.demo.build import data_dir  # noqa: E402
-from cockpit.live.fleet.fleet import FleetFeed  # noqa: E402
-from cockpit.live.fleet.fleet_queries import GPU_QUERY, UP_QUERY  # noqa: E402
 from cockpit.sources.feeds import LiveSources  # noqa: E402
+from cockpit.sources.metrics.fleet_feed import FleetFeed  # noqa: E402
+from cockpit.sources.metrics.fleet_queries import GPU_QUERY, UP_QUERY  # noqa: E402
 from cockpit.sources.metrics.prometheus_api import PrometheusClient  # noqa: E402
 from cockpit.store.toml_store import load_session  # noqa: E402
 from cockpit.ui.app import CockpitApp  # noqa: E402

@@ -5,7 +5,7 @@ rows per round of input) with the batch peaks it now carries, against the rows a
     python benchmarks/bench_log_rows_peaks.py [--lines N] [--runs N]
 
 The peaks let a sweep point read its running/queued peaks from the panes' own pipeline
-(live/hub.py) instead of tailing and parsing the host's log a second time. Prints a table,
+(control/live_hub.py) instead of tailing and parsing the host's log a second time. Prints a table,
 writes benchmarks/out/log_rows_peaks.json. The machine is 2 shared cores: noisy.
 """
 

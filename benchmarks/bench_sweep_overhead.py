@@ -35,10 +35,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 from sweep_support import StandinServer, make_bench_python  # noqa: E402
 
 from cockpit.control.session_controller import SessionController  # noqa: E402
+from cockpit.control.sweep_runner import SweepRunner  # noqa: E402
+from cockpit.control.sweep_session import server_metrics_probe  # noqa: E402
 from cockpit.live.experiment.sweep_events import PointRecorded, PointStarted  # noqa: E402
 from cockpit.live.experiment.sweep_plan import plan_sweep  # noqa: E402
-from cockpit.live.experiment.sweep_runner import SweepRunner  # noqa: E402
-from cockpit.live.experiment.sweep_session import server_metrics_probe  # noqa: E402
 from cockpit.live.experiment.sweep_sink import ControllerSink  # noqa: E402
 from cockpit.model.session import Benchmark, Host, LaunchProfile, Session, Sweep  # noqa: E402
 from cockpit.sources.server.bench_hosts import LocalBenchHost, SshBenchHost  # noqa: E402

@@ -14,8 +14,8 @@ from pathlib import Path
 from cockpit.demo.build import data_dir
 from cockpit.demo.fleet import DEMO_RECORDING
 from cockpit.demo.prom_replay import RecordedPrometheus, Recording
-from cockpit.live.fleet.fleet import FleetFeed
-from cockpit.live.fleet.fleet_snapshot import FleetSnapshot
+from cockpit.parse.metrics.fleet_snapshot import FleetSnapshot
+from cockpit.sources.metrics.fleet_feed import FleetFeed
 
 FLEET_DATA = Path(__file__).resolve().parent / "data" / "fleet"
 

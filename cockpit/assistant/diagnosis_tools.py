@@ -20,7 +20,7 @@ from cockpit.control.diagnosis import accepting, dismissing
 from cockpit.ground.sanitize import sanitize
 from cockpit.live.diagnosis.engine import decided_keys, diagnose
 from cockpit.live.diagnosis.findings import Finding
-from cockpit.live.diagnosis.inputs import bundle
+from cockpit.live.diagnosis.inputs import inputs_of
 from cockpit.model.session import Session
 
 
@@ -31,8 +31,8 @@ async def open_findings(feeds: LiveState, session: Session,
     for name in ("log", "gpu", "topology"):
         if await settle(name) is None:
             notes.append(f"no {name} feed: the session's hosts have none")
-    inputs = bundle(log_lines=list(feeds.lines) or None, gpus=list(feeds.gpu_history),
-                    topology=feeds.topology, session=session)
+    await settle("metrics")  # a host without metrics_url has none: nothing to say of it
+    inputs = inputs_of(feeds.snapshot(), session)  # the TUI's findings build theirs so too
     return diagnose(inputs, decided=decided_keys(inputs)), notes
 
 

@@ -13,9 +13,9 @@ import asyncio
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from cockpit.live.fleet.fleet import FleetFeed
 from cockpit.live.metrics.server_metrics import ServerMetrics, ServerMetricsFold
 from cockpit.model.session import Session
+from cockpit.sources.metrics.fleet_feed import FleetFeed
 from cockpit.sources.metrics.metrics_scrape import scrape_once
 
 RATE_GAP_S = 1.0

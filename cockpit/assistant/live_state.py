@@ -4,8 +4,10 @@ server run and its metrics, the latest GPU sample, the topology.
 The feeds are the TUI's (`sources_for_session`: one SSH connection per host, the log
 through its LogPipeline) and start on the first read of a live resource, not when the
 server starts: an assistant that only reads the handoff never connects anywhere. What
-they yield is kept small: the last `kept_lines` display lines (already inert: the
-pipeline's child made them so), the newest MetricsSnapshot, GPU tick and topology.
+they yield is folded by the live state the TUI folds with (live/state.py: the log's last
+lines, already inert, its newest MetricsSnapshot, the GPU history and tok/J, the topology,
+the server's `/metrics` window), so a finding read here and in the TUI come from one shape
+of input (live/diagnosis/inputs.py `inputs_of`).
 
 No read waits on a host for long: the first one gives the feeds `first_wait_s` to say
 something, later ones answer from what is held. A host that cannot be reached is said
@@ -19,24 +21,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
-from cockpit.live.hub import FeedEnded, LiveHub
-from cockpit.live.log.log_items import BLOCK, ERROR_LINE, NOTE_LINE, RUN, LogLines, SourceState, SummaryBefore
+from cockpit.control.live_hub import FeedEnded, LiveHub
+from cockpit.live.log.log_items import SourceState
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
-from cockpit.live.routes import views_of
+from cockpit.live.state import LiveSnapshot
+from cockpit.live.state import LiveState as LiveFolds
 from cockpit.model.session import Session
-from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
+from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuStreamInterrupted
 from cockpit.parse.gpu.gpu_sample import GpuSample
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
-from cockpit.sources.feeds import LiveSources
+from cockpit.sources.feeds import LiveFeed, LiveSources
 from cockpit.sources.log.log_batch import describe_event
 from cockpit.sources.session_feeds import sources_for_session
 
 KEPT_LINES = 2000
+"""The most lines the log resource gives (the fold keeps the diagnosis's longer tail)."""
 FIRST_WAIT_S = 3.0
 
 
@@ -61,8 +63,8 @@ class FeedState:
         """Nothing more will come soon: the feed ended in error or lost its host."""
         return self.stopped is not None or self.connected is False
 
-    def words(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"source": self.description}
+    def words(self) -> dict[str, str | bool | float]:
+        out: dict[str, str | bool | float] = {"source": self.description}
         if self.state and self.state != self.description:
             out["state"] = self.state
         if self.connected is not None:
@@ -74,9 +76,10 @@ class FeedState:
         return out
 
 
-def _feeds_of(sources: LiveSources, session: Session, on_host_event: Callable[[Any], object]
-              ) -> tuple[list[tuple[str, Any]], dict[str, str]]:
-    """(name, feed) for the resources: the session's first log, GPU and topology feeds. The
+def _feeds_of(sources: LiveSources, session: Session, on_host_event: Callable[[object], None]
+              ) -> tuple[list[tuple[str, LiveFeed]], dict[str, str]]:
+    """(name, feed) for the resources: the session's first log, GPU, topology and `/metrics`
+    feeds (the diagnosis reads the server's metrics, as the TUI's does). The
     TUI's sources plan a feed per host and kind (`kind@host`); the resources show the first
     host of each kind, as they always did. Also, by kind, why a feed was not built (a
     `log_command` no person confirmed: the assistant never starts it)."""
@@ -86,10 +89,10 @@ def _feeds_of(sources: LiveSources, session: Session, on_host_event: Callable[[A
 
     sources.hosts.add_listener(on_host_event)
     update = sources.hosts.update(session.hosts)
-    out: dict[str, Any] = {}
+    out: dict[str, LiveFeed] = {}
     for key, feed in update.feeds.items():
         kind, _host = split_key(key)
-        if kind in ("log", "gpu", "topology") and kind not in out:
+        if kind in ("log", "gpu", "topology", "metrics") and kind not in out:
             out[kind] = feed
     failed: dict[str, str] = {}
     for key, reason in update.failed.items():
@@ -97,33 +100,73 @@ def _feeds_of(sources: LiveSources, session: Session, on_host_event: Callable[[A
     return [*out.items(), *sources.items()], failed
 
 
-GPU_HISTORY = 4096  # samples: ~8 minutes of 8 GPUs at 1 Hz
-
-
 class LiveState:
     def __init__(self, make_sources: Callable[[Session], LiveSources] = sources_for_session, *,
                  kept_lines: int = KEPT_LINES, first_wait_s: float = FIRST_WAIT_S) -> None:
         self.make_sources = make_sources
         self.first_wait_s = first_wait_s
-        self.lines: deque[str] = deque(maxlen=kept_lines)
-        self.lines_seen = 0
-        self._preview = 0  # lines of a preview at the buffer's end, replaced by the full batch
-        self.metrics: MetricsSnapshot | None = None
-        self.summary_before: dict | None = None
-        self.gpu: GpuSamplesTaken | None = None
-        self.gpu_history: deque[GpuSample] = deque(maxlen=GPU_HISTORY)
-        """The last samples of every GPU (the diagnosis reads power and links over a stretch)."""
-        self.gpu_problem: str | None = None
-        self.topology: TopologyMatrix | None = None
-        self.topology_problem: str | None = None
+        self.kept_lines = kept_lines
+        self.state = LiveFolds()
+        """The feeds' folds, as the TUI's (live/state.py); the resources and the diagnosis read it."""
         self.hosts: dict[str, str] = {}
         """Host label -> its connection in words (from the SSH pool)."""
         self.feeds: dict[str, FeedState] = {}
         self._sources: LiveSources | None = None
         self._hub = LiveHub()
+        self._hub.subscribe_all(self.state.take)
         self._tasks: list[asyncio.Task[None]] = []
         self._hosts_key: str | None = None
         self._lock = asyncio.Lock()
+
+    # ----- what the folds hold now --------------------------------------------------------
+    def snapshot(self) -> LiveSnapshot:
+        """The state now: the first feed of each kind (the resources show the first host's)."""
+        return self.state.snapshot()
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        log = self.state.log()
+        return log.lines[-self.kept_lines:] if log is not None else ()
+
+    @property
+    def lines_seen(self) -> int:
+        log = self.state.log()
+        return log.read if log is not None else 0
+
+    @property
+    def metrics(self) -> MetricsSnapshot | None:
+        log = self.state.log()
+        return log.metrics if log is not None else None
+
+    @property
+    def summary_before(self) -> dict[str, object] | None:
+        log = self.state.log()
+        return dict(log.summary_before) if log is not None and log.summary_before is not None else None
+
+    @property
+    def gpu(self) -> GpuSamplesTaken | None:
+        gpu = self.state.gpu()
+        return gpu.tick if gpu is not None else None
+
+    @property
+    def gpu_history(self) -> tuple[GpuSample, ...]:
+        gpu = self.state.gpu()
+        return gpu.history if gpu is not None else ()
+
+    @property
+    def gpu_problem(self) -> str | None:
+        gpu = self.state.gpu()
+        return gpu.problem if gpu is not None else None
+
+    @property
+    def topology(self) -> TopologyMatrix | None:
+        topology = self.state.topology()
+        return topology.matrix if topology is not None else None
+
+    @property
+    def topology_problem(self) -> str | None:
+        topology = self.state.topology()
+        return topology.problem if topology is not None else None
 
     # ----- starting, restarting, stopping ------------------------------------------------
     async def ensure(self, session: Session) -> None:
@@ -164,6 +207,9 @@ class LiveState:
             return self.metrics is not None
         if name == "gpu":
             return self.gpu is not None or self.gpu_problem is not None
+        if name == "metrics":
+            server = self.state.server()
+            return server is not None and server.metrics.state != "waiting"
         return self.topology is not None or self.topology_problem is not None
 
     async def close(self) -> None:
@@ -186,25 +232,20 @@ class LiveState:
                 await pool.close()
 
     def _reset(self) -> None:
-        self.lines.clear()
-        self.lines_seen = self._preview = 0
-        self.metrics = self.gpu = self.topology = None
-        self.gpu_history.clear()
-        self.summary_before = None
-        self.gpu_problem = self.topology_problem = None
+        self.state.clear()
         self.hosts = {}
         self.feeds = {}
 
     # ----- what the feeds say ------------------------------------------------------------
-    async def _run(self, name: str, feed: Any) -> None:
-        """The feed through a live hub (live/hub.py: a log through its LogPipeline), this
-        state one of its subscribers, its items routed as the TUI's panes route them."""
+    async def _run(self, name: str, feed: LiveFeed) -> None:
+        """The feed through a live hub (control/live_hub.py: a log through its LogPipeline), folded
+        by the live state (live/state.py) as the TUI's are; here only the feed's own words
+        (its source state, connected or not) are kept beside it."""
         state = self.feeds[name]
 
-        def take(item: Any) -> None:
+        def take(item: object) -> None:
             if not isinstance(item, FeedEnded):
-                self._take(name, item)
-                state.heard()
+                self._heard(state, item)
 
         leave = self._hub.subscribe(name, take)
         try:
@@ -216,75 +257,18 @@ class LiveState:
         finally:
             leave()
 
-    def _take(self, name: str, item: Any) -> None:
-        """One item of feed `name` (a kind), to the views that take it (live/routes.py)."""
-        for view in views_of(name, item):
-            if view == "log":
-                self._take_log(name, item)
-            elif view == "gpu":
-                self._take_gpu(name, item)
-            elif view == "topology":
-                self._take_topology(item)
-
-    def _take_log(self, name: str, item: Any) -> None:
-        if isinstance(item, LogLines):
-            self._take_lines(item)
-        elif isinstance(item, MetricsSnapshot):
-            self.metrics = item
-        elif isinstance(item, SourceState):
-            feed = self.feeds[name]
-            feed.state = item.text or feed.state
-            feed.connected = item.connected if item.connected is not None else feed.connected
-        elif isinstance(item, SummaryBefore):
-            self.summary_before = item.summary
-
-    def _take_gpu(self, name: str, item: Any) -> None:
-        if isinstance(item, GpuSamplesTaken):
-            self.gpu, self.gpu_problem = item, None
-            self.gpu_history.extend(item.samples)
-            self.feeds[name].connected = True
+    @staticmethod
+    def _heard(state: FeedState, item: object) -> None:
+        state.heard()
+        if isinstance(item, SourceState):
+            state.state = item.text or state.state
+            state.connected = item.connected if item.connected is not None else state.connected
+        elif isinstance(item, GpuSamplesTaken):
+            state.connected = True
         elif isinstance(item, GpuStreamInterrupted):
-            self.gpu_problem = f"{item.host}: {item.reason}; restarting in {item.retry_in_s:.0f} s"
-            self.feeds[name].connected = False
-        elif isinstance(item, GpuSourceUnavailable):
-            self.gpu, self.gpu_problem = None, item.message
-        elif isinstance(item, TopologyMatrix):  # a GPU feed that reads the topology too
-            self.topology, self.topology_problem = item, None
-        elif isinstance(item, (list, tuple)):  # a tick of GpuSamples (the demo replay's shape)
-            samples = tuple(s for s in item if isinstance(s, GpuSample))
-            if samples:
-                stamps = [s.timestamp for s in samples if s.timestamp is not None]
-                self.gpu = GpuSamplesTaken(samples[0].host, samples, max(stamps) if stamps else time.time())
-                self.gpu_history.extend(samples)
+            state.connected = False
 
-    def _take_topology(self, item: Any) -> None:
-        if isinstance(item, TopologyMatrix):
-            self.topology, self.topology_problem = item, None
-        elif isinstance(item, GpuSourceUnavailable):
-            self.topology_problem = item.message
-
-    def _take_lines(self, item: LogLines) -> None:
-        if self._preview and not item.preview and item.lines:
-            for _ in range(min(self._preview, len(self.lines))):  # the full batch holds them again
-                self.lines.pop()
-            self.lines_seen -= self._preview
-            self._preview = 0
-        added = 0
-        for segment in item.segments:
-            kind = segment[0]
-            if kind == RUN:
-                self.lines.extend(segment[1])
-                added += len(segment[1])
-            elif kind in (ERROR_LINE, NOTE_LINE):
-                self.lines.append(segment[1])
-                added += kind == ERROR_LINE
-            elif kind != BLOCK:  # a block only marks lines already held
-                continue
-        self.lines_seen += added
-        if item.preview:
-            self._preview += added
-
-    def _host_event(self, event: Any) -> None:
+    def _host_event(self, event: object) -> None:
         host = getattr(event, "host", None)
         if host is None:
             return

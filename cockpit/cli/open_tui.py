@@ -125,7 +125,7 @@ def run_tui(args: Any, *, sources: LiveSources | None = None) -> int:
 
         sources = sources_for_session(session)
     if session.prometheus and sources.fleet is None:
-        from cockpit.live.fleet.fleet_sources import FleetSources  # the Fleet tab: one [[prometheus]] at a time
+        from cockpit.sources.metrics.fleet_sources import FleetSources  # the Fleet tab: one [[prometheus]] at a time
 
         sources.fleet = FleetSources.for_session(session)
     # Not in the demo: its session has no servers of its own to find.

@@ -1,2 +1,3 @@
-"""Who may change a session, and how, with no Textual: the controller of an open session
-(undo, merge on save) and the one transaction every short-lived writer goes through."""
+"""Who may change a session and runs things, with no Textual: the controller of an open session
+(undo, merge on save), the one transaction every short-lived writer goes through, the experiment
+service, and the live hub with the log pipeline it runs."""

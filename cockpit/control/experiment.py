@@ -24,12 +24,12 @@ Textual.
   (`cockpit sweep`, journaled "via sweep"; `cockpit run` as the person).
 * **Progress** is told to `on_event`: StatesChanged, ServerStarting, ServerStarted, ServerPhase, LaunchNote,
   BenchClientChosen, SweepRunnerStarted / Ended, and the sweep runner's own events
-  (PointStarted, PointProgress, PointRecorded, PointFailed, SweepNote; live/experiment/sweep_runner.py).
+  (PointStarted, PointProgress, PointRecorded, PointFailed, SweepNote; control/sweep_runner.py).
   Callers word them (a toast, a printed line); `servers` and `profile_states` are the
   status the TUI shows.
-* **Watching** goes through the live hub (live/hub.py): a start is followed to ready from
+* **Watching** goes through the live hub (control/live_hub.py): a start is followed to ready from
   the log pane's tail of that file when it runs, else from one read of the hub's own
-  (live/experiment/launch_watch.py); a sweep's points from the panes' GPU and log feeds of
+  (control/launch_watch.py); a sweep's points from the panes' GPU and log feeds of
   the host when they run, else from the hub's own for the sweep's time.
 * **A search** (control/search/server_trials.py) calls start / sweep / stop per trial with
   `consented_by` (its person's sealed yes covers the derived profiles) and `activity=False`
@@ -58,8 +58,8 @@ from cockpit.control.experiment_types import (
     StopOutcome,
     SweepResult,
 )
+from cockpit.control.live_hub import LiveHub
 from cockpit.control.session_port import SessionPort
-from cockpit.live.hub import LiveHub
 from cockpit.model.edit.edits import PERSON, EditError, SessionEditor
 from cockpit.model.launch.launch_confirm import launch_stamp
 from cockpit.model.session import Session
@@ -67,8 +67,8 @@ from cockpit.sources.transport.ssh_target import SshOptions
 
 if TYPE_CHECKING:
     from cockpit.control.experiment_types import ExperimentEvent
-    from cockpit.live.experiment.launch_watch import LaunchWatch
-    from cockpit.live.experiment.sweep_runner import SweepRunner
+    from cockpit.control.launch_watch import LaunchWatch
+    from cockpit.control.sweep_runner import SweepRunner
     from cockpit.sources.server.server_control import ServerControl
     from cockpit.sources.server.server_places import LaunchPlan, RunPlace
     from cockpit.sources.server.server_results import ServerStatus, StartResult
@@ -259,9 +259,9 @@ class ExperimentService:
     async def _launch(self, control: ServerControl, plan: LaunchPlan, *, restart: bool,
                       wait_ready: bool) -> tuple[StartResult, LaunchWatch | None]:
         """The start (a restart: the stop first, as ServerControl.restart), and the launch
-        watch (live/experiment/launch_watch.py) on the hub from before it, so no line of the
+        watch (control/launch_watch.py) on the hub from before it, so no line of the
         run is missed and a pane's tail of that log is not opened twice."""
-        from cockpit.live.experiment.launch_watch import LaunchWatch
+        from cockpit.control.launch_watch import LaunchWatch
         from cockpit.sources.server.server_results import ServerControlError
 
         watch = None

@@ -3,7 +3,7 @@ ready, the person's yes where the commands were never confirmed, the bench clien
 up, the points run and recorded one by one, the run's start and end on record.
 
 `cockpit sweep`, the TUI and a launch search all come through here; the steps are
-live/experiment/sweep_session.py's (looked up at call time, so a test can hook one).
+control/sweep_session.py's (looked up at call time, so a test can hook one).
 """
 
 from __future__ import annotations
@@ -21,15 +21,15 @@ from cockpit.control.experiment_types import (
     SweepRunnerStarted,
     SweepStatus,
 )
+from cockpit.control.live_hub import LiveHub
 from cockpit.control.session_port import PortSink, SessionPort
-from cockpit.live.hub import LiveHub
 from cockpit.model.edit.edits import PERSON, EditError, SessionEditor
 from cockpit.model.session import Session
 from cockpit.sources.transport.ssh_target import SshOptions
 
 if TYPE_CHECKING:
     from cockpit.control.experiment_types import ExperimentEvent
-    from cockpit.live.experiment.sweep_runner import SweepRunner
+    from cockpit.control.sweep_runner import SweepRunner
     from cockpit.sources.transport.ssh_pool import Pool
 
 _T = TypeVar("_T")
@@ -61,9 +61,9 @@ NEXT_STEP = "compare with the best profile (Benchmarks tab)"
 async def run_sweep(service: ExperimentService, ref: str, confirm: Confirm, *, profile: str | None,
                     port: int | None, resume_run: str | None, resume_last: bool, on_fail: str,
                     consented_by: str | None = None, activity: bool = True) -> SweepResult:
-    from cockpit.live.experiment import sweep_session as steps
+    from cockpit.control import sweep_session as steps
+    from cockpit.control.sweep_runner import SweepRunner
     from cockpit.live.experiment.sweep_plan import BENCH_MODULES, plan_sweep, sweep_fingerprint
-    from cockpit.live.experiment.sweep_runner import SweepRunner
     from cockpit.live.experiment.sweep_runs import last_unfinished_run, run_ended, run_started
     from cockpit.sources.server.confirm_key import is_confirmed
 

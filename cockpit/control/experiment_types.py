@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Literal
 from cockpit.live.experiment.sweep_events import SweepEvent
 
 if TYPE_CHECKING:
+    from cockpit.control.sweep_runner import SweepRunner
     from cockpit.live.experiment.launch_lifecycle import LaunchOutcome
     from cockpit.live.experiment.sweep_events import SweepOutcome
     from cockpit.live.experiment.sweep_plan import SweepPlan
-    from cockpit.live.experiment.sweep_runner import SweepRunner
     from cockpit.model.session import LaunchProfile, Sweep
     from cockpit.sources.server.server_places import LaunchPlan
     from cockpit.sources.server.server_results import StartResult, StopResult

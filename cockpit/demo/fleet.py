@@ -15,7 +15,7 @@ from pathlib import Path
 
 from cockpit.demo.build import data_dir
 from cockpit.demo.prom_replay import REPLAY_URL, DemoPrometheus, Recording
-from cockpit.live.fleet.fleet import FleetFeed
+from cockpit.sources.metrics.fleet_feed import FleetFeed
 
 DEMO_RECORDING = "prometheus-fleet-3.json"
 SOURCE = "demo replay"

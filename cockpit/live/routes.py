@@ -2,28 +2,28 @@
 
 A feed is routed by its kind (`log`, `gpu`, `topology`, `metrics`, `fleet`; from its key
 `kind@host`) to views by name, each taking the item types listed (checked with
-`isinstance`). The TUI's panes (ui/live/live_routes.py: a view is the pane of that id) and the
-assistant's live resources (assistant/live_state.py) both route by this table, so a new
-item type is added here once.
+`isinstance`). The live state's folds (live/state.py: what the findings, tok/J and an
+assistant's resources read) and the TUI's panes (ui/live/live_routes.py: a view is the pane
+of that id) both route by this table, so a new item type is added here once.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from cockpit.live.fleet.fleet_snapshot import FleetSnapshot
 from cockpit.live.log.log_items import LogLines, SourceState, SummaryBefore
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 from cockpit.live.metrics.server_metrics import ServerMetrics
 from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
+from cockpit.parse.metrics.fleet_snapshot import FleetSnapshot
 from cockpit.parse.metrics.metrics_events import MetricsScraped, MetricsScrapeFailed
 
 __all__ = ["FLEET_ITEMS", "GPU_ITEMS", "LOG_ITEMS", "METRICS_ITEMS", "ROUTES", "TOPOLOGY_ITEMS", "Route",
            "state_view", "views_of"]
 
 LOG_ITEMS: tuple[type, ...] = (LogLines, MetricsSnapshot, SourceState, SummaryBefore)
-"""A LogPipeline's items (live/log/log_pipeline.py)."""
+"""A LogPipeline's items (control/log_pipeline.py)."""
 GPU_ITEMS: tuple[type, ...] = (GpuSamplesTaken, GpuStreamInterrupted, GpuSourceUnavailable, TopologyMatrix, list, tuple)
 """A GPU feed's events (a list or tuple: one tick of GpuSamples, the demo replay's shape)."""
 TOPOLOGY_ITEMS: tuple[type, ...] = (TopologyMatrix, GpuSourceUnavailable)

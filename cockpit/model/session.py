@@ -208,7 +208,7 @@ class PrometheusSource(Strict):
     Not refused at load: a bad one is `cockpit check`'s error and the Fleet tab's message, so
     one regex never keeps the whole session from opening (`prom_match.match_problem`)."""
     rate_window_s: Float | None = Field(default=None, ge=MIN_INTERVAL_S, le=MAX_INTERVAL_S)
-    """rate() / percentile window; unset: from the targets' scrape interval (live/fleet/fleet.py)."""
+    """rate() / percentile window; unset: from the targets' scrape interval (sources/metrics/fleet_feed.py)."""
 
 
 

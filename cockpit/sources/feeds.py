@@ -43,7 +43,7 @@ class LiveSources:
     """A HostFeeds (sources/host_feeds.py): the feeds of the session's hosts, keyed
     `kind@host`, re-planned by the app whenever the session changes."""
     fleet: LiveFeed | None = None
-    """`[[prometheus]]`: FleetSnapshots for the Fleet tab (live/fleet/fleet.py's FleetFeed)."""
+    """`[[prometheus]]`: FleetSnapshots for the Fleet tab (sources/metrics/fleet_feed.py's FleetFeed)."""
 
     host_reads: dict[str, list[str]] = field(default_factory=dict)
     """Host -> what the pane feeds above read there, said on the Goal tab's host line (the

@@ -8,7 +8,7 @@
 * the session file is polled for outside changes (`cockpit add` from a shell) and every
   save re-reads it under the lock: the other writer's records are merged by id with the
   local ones (model/edit/merge.py), never written over;
-* `sources` (LiveSources) are run as workers through the live hub (live/hub.py: a log
+* `sources` (LiveSources) are run as workers through the live hub (control/live_hub.py: a log
   feed through its LogPipeline, once per kind@host, shared with a sweep's watch) whose
   items are routed by type to the panes that take them (ui/live/live_routes.py);
 * the session hosts' feeds (`sources.hosts`, keyed `kind@host`) follow the session: after
@@ -35,9 +35,10 @@ from textual.binding import Binding
 from textual.timer import Timer
 
 from cockpit.control.live_access import LiveSources
+from cockpit.control.live_hub import LiveHub
 from cockpit.control.session_controller import DiskSignature, SessionController
 from cockpit.live.alerts import AlertBook
-from cockpit.live.hub import LiveHub
+from cockpit.live.state import LiveState
 from cockpit.model.package_drift import DriftRow
 from cockpit.model.session import Session
 from cockpit.ui.app_base import CockpitAppBase
@@ -94,6 +95,10 @@ class CockpitApp(LiveFeeds):
         self.path = Path(path)
         self.sources = sources or LiveSources()
         self.hub = LiveHub()  # one feed per kind@host, fanned out: the panes here, a sweep's watch
+        self.live_state = LiveState()
+        """The feeds' folds below the UI (live/state.py): the findings and the GPU pane's tok/J
+        read its snapshots, as an assistant does."""
+        self.hub.subscribe_all(self.live_state.take)  # folded first: a pane told of an item finds it there
         self.hub.subscribe_all(lambda key, item: self.post_message(LiveItemReceived(key, item)))
         self._prometheus_seen = tuple(session.prometheus)  # follow_prometheus acts on a change
         self.clock = clock or (lambda: datetime.now(UTC).astimezone())

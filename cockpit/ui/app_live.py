@@ -3,7 +3,7 @@ hosts' feeds kept in line with the session, the Fleet tab's Prometheus, host sta
 
 A part of CockpitApp (ui/app.py), split out whole: CockpitApp -> LiveFeeds -> SessionSaving
 (app_saving.py) -> CockpitAppBase.
-* `sources` (LiveSources) are run as workers through the live hub (live/hub.py) whose items
+* `sources` (LiveSources) are run as workers through the live hub (control/live_hub.py) whose items
   are routed by type to the panes that take them (ui/live/live_routes.py);
 * the session hosts' feeds (`sources.hosts`, keyed `kind@host`) follow the session: after
   every change the plan is diffed (sources/host_feeds_plan.py) and only what it says is
@@ -17,21 +17,30 @@ from typing import Any
 from textual.css.query import NoMatches
 from textual.worker import Worker, WorkerState
 
-from cockpit.control.live_access import HostEvent, LiveFeed, LiveSources, host_state_text, hosts_with, split_key
+from cockpit.control.live_access import (
+    FleetSources,
+    HostEvent,
+    LiveFeed,
+    LiveSources,
+    host_state_text,
+    hosts_with,
+    split_key,
+)
+from cockpit.control.live_hub import LiveHub
 from cockpit.live.alerts import Alert, AlertBook, error_lines
-from cockpit.live.fleet.fleet_sources import FleetSources
-from cockpit.live.hub import LiveHub
 from cockpit.live.log.log_items import LogLines, SourceState
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
+from cockpit.live.state import LiveState
 from cockpit.model.session import PrometheusSource
 from cockpit.parse.gpu.gpu_events import GpuSamplesTaken
+from cockpit.parse.metrics.metrics_events import MetricsScraped, MetricsScrapeFailed
 from cockpit.ui.app_saving import SessionSaving
 from cockpit.ui.live.live_routes import ROUTES, LivePane, state_pane
 from cockpit.ui.messages import LiveFeedStopped, LiveItemReceived
 from cockpit.ui.screens.main.main import MainScreen
 from cockpit.ui.widgets.fleet.fleet_pane import FleetPane
 from cockpit.ui.widgets.gpu.gpu_pane import GpuPane
-from cockpit.ui.widgets.log.log_pane import LogPane
+from cockpit.ui.widgets.metrics.metrics_pane import MetricsPane
 
 # What the header says of a host on this machine (no `ssh`): its log feed's state.
 LOCAL_TAILING, LOCAL_WAITING, LOCAL_STOPPED = "tailing", "no log file yet", "stopped"
@@ -41,6 +50,7 @@ class LiveFeeds(SessionSaving):
     # Set in CockpitApp.__init__ (ui/app.py, where each is explained).
     sources: LiveSources
     hub: LiveHub
+    live_state: LiveState
     host_states: dict[str, str]
     alerts: AlertBook
     _prometheus_seen: tuple[PrometheusSource, ...]
@@ -102,6 +112,8 @@ class LiveFeeds(SessionSaving):
         self._apply_feed_update(update)
         change = update.change
         for name in change.hosts_removed:
+            for kind in ("log", "gpu", "topology", "metrics"):
+                self.live_state.forget(f"{kind}@{name}")  # its figures leave the findings and tok/J too
             self.main_screen.drop_host(name)
             self.host_states.pop(name, None)
         for name in change.hosts_added:
@@ -158,6 +170,7 @@ class LiveFeeds(SessionSaving):
         if not wanted:
             if fleet is not None:
                 self._stop_feed("fleet")
+                self.live_state.forget("fleet")
                 self.sources.fleet = None
                 self.main_screen.query_one(FleetPane).clear()
             return
@@ -202,15 +215,22 @@ class LiveFeeds(SessionSaving):
         kind, host = split_key(message.feed)
         if host is not None and message.feed not in self._live_keys:
             return
-        for pane_id, takes in ROUTES.get(kind, ()):
-            if isinstance(message.item, takes) and (pane := self._pane(pane_id, host)) is not None:
-                pane.feed(message.item)
         item = message.item
+        if isinstance(item, (MetricsScraped, MetricsScrapeFailed)):  # shown as the live state folded it
+            if isinstance(pane := self._pane("metrics", host), MetricsPane) and \
+                    (server := self.live_state.server_at(message.feed)) is not None:
+                pane.show_server(server)
+        else:
+            for pane_id, takes in ROUTES.get(kind, ()):
+                if isinstance(item, takes) and (pane := self._pane(pane_id, host)) is not None:
+                    pane.feed(item)
         if isinstance(item, GpuSamplesTaken) and self.screen_stack and isinstance(self.screen_stack[0], MainScreen):
             self.screen_stack[0].tick_with_data()  # the ages repaint in the frame of the new rows
         if isinstance(item, SourceState) and item.waiting is not None:
             self._local_log_state(message.feed, LOCAL_WAITING if item.waiting else LOCAL_TAILING)
         if isinstance(item, MetricsSnapshot):
+            if isinstance(gpu := self._pane("gpu"), GpuPane):
+                gpu.throughput_changed()  # tok/J: it reads the log's throughput from the live state
             crash = self.alerts.observe_run(item.run_index, item.run_state, item.last_error, item.error_label)
             self.raise_alert(crash)
             if crash is not None:  # a server that was up: its profile and the last action say so
@@ -230,12 +250,6 @@ class LiveFeeds(SessionSaving):
     def toggle_alert_bell(self) -> None:
         self.alert_bell = not self.alert_bell
         self.notify(f"Alert bell {'on' if self.alert_bell else 'off'}", timeout=2)
-
-    def on_log_pane_throughput_updated(self, message: LogPane.ThroughputUpdated) -> None:
-        # Engine throughput and GPU power on one time axis: tokens per joule.
-        gpu = self._pane("gpu")
-        if isinstance(gpu, GpuPane):
-            gpu.set_throughput(message.points or None)
 
     def _host_event(self, event: HostEvent) -> None:
         """SshPool's Host* events -> the header's host states."""

@@ -77,7 +77,7 @@ class LogApp(CockpitAppBase):
                     "the benchmark form (4, then a)", severity="warning", timeout=8)
 
     async def _pump(self, feed: Any) -> None:
-        from cockpit.live.log.log_pipeline import pipeline_for
+        from cockpit.control.log_pipeline import pipeline_for
 
         pane = self.query_one(LogPane)
         try:

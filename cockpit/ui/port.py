@@ -14,9 +14,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from cockpit.control.live_hub import LiveHub
 from cockpit.control.session_controller import SessionController
 from cockpit.live.alerts import Alert, AlertBook
-from cockpit.live.hub import LiveHub
+from cockpit.live.state import LiveState
 from cockpit.model.package_drift import DriftRow
 from cockpit.model.session import Session
 
@@ -97,6 +98,10 @@ class CockpitPort(Protocol):
     @property
     def hub(self) -> LiveHub:
         """The live hub the panes' feeds run on: a search's trials watch through it too."""
+
+    @property
+    def live_state(self) -> LiveState:
+        """The hub's feeds folded below the UI (live/state.py): panes read its snapshots."""
 
 
 def port_of(node: DOMNode) -> CockpitPort:

@@ -42,8 +42,8 @@ from prometheus_fixture import (  # noqa: F401
     stop_prometheus,
 )
 
-from cockpit.live.fleet.fleet import FleetFeed
-from cockpit.live.fleet.fleet_snapshot import FleetSnapshot
+from cockpit.parse.metrics.fleet_snapshot import FleetSnapshot
+from cockpit.sources.metrics.fleet_feed import FleetFeed
 
 HOSTS = [("node-a", "dcgm", "sglang-0.5"), ("node-m", "dcgm-mig"), ("node-r", "router-gauges"),
          ("node-x", "dcgm", "sglang"), ("node-y", "dcgm"), ("node-s", "sglang-60s", "blank"),

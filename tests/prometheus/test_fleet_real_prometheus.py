@@ -18,8 +18,8 @@ import pytest
 
 from prometheus_fixture import AUTH_ENV, PASSWORD, USER, prom_auth, prometheus_fleet  # noqa: F401
 
-from cockpit.live.fleet.fleet import FleetFeed
-from cockpit.live.fleet.fleet_snapshot import FleetSnapshot
+from cockpit.parse.metrics.fleet_snapshot import FleetSnapshot
+from cockpit.sources.metrics.fleet_feed import FleetFeed
 from cockpit.sources.metrics.prometheus_api import PrometheusClient, PrometheusError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -192,8 +192,8 @@ def _fleet_session(tmp_path: Path, *sources: tuple[str, str], auth: bool = True)
 
 
 def _fleet_app(path: Path):  # noqa: ANN202
-    from cockpit.live.fleet.fleet_sources import FleetSources
     from cockpit.sources.feeds import LiveSources
+    from cockpit.sources.metrics.fleet_sources import FleetSources
     from cockpit.store.toml_store import load_session
     from cockpit.ui.app import CockpitApp
 

@@ -21,7 +21,7 @@ from standin.procs import all_cmdlines, free_port, group_members, http_get, kill
 
 from sshd_fixture import TEST_USER
 
-from cockpit.live.experiment.launch_watch import follow_launch
+from cockpit.control.launch_watch import follow_launch
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.session import Host, LaunchProfile, Session
 from cockpit.sources.server.server_control import ServerControl

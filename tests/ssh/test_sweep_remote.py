@@ -14,10 +14,10 @@ from sweep_support import StandinServer, make_bench_python, pid_alive, standin_g
 from waits import PATIENCE_S
 
 from cockpit.control.session_controller import SessionController
+from cockpit.control.sweep_runner import SweepRunner
+from cockpit.control.sweep_session import server_metrics_probe
 from cockpit.live.experiment.sweep_events import PointProgress, PointRecorded, PointRetrying, PointStarted
 from cockpit.live.experiment.sweep_plan import plan_sweep
-from cockpit.live.experiment.sweep_runner import SweepRunner
-from cockpit.live.experiment.sweep_session import server_metrics_probe
 from cockpit.live.experiment.sweep_sink import ControllerSink
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.sources.server.bench_hosts import SshBenchHost
@@ -143,7 +143,7 @@ def test_cancel_kills_the_remote_client(tmp_path: Path, sshd, server) -> None:
     (("sglang.bench_serving",), "sglang.bench_serving"),
 ])
 def test_the_bench_module_is_looked_up_on_the_host(tmp_path: Path, sshd, server, modules, expected) -> None:
-    from cockpit.live.experiment.sweep_session import with_bench_client
+    from cockpit.control.sweep_session import with_bench_client
 
     remote = sshd.make_dir("probe")
     python = make_bench_python(remote, python="/usr/bin/python3", modules=modules, script=sshd.standin("bench_serving.py"))

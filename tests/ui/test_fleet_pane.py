@@ -18,8 +18,8 @@ from fleet_recorded import recorded_snapshot, recorded_snapshot_async, recording
 from tui_support import OnePaneApp, make_app, screen_text, until
 
 from cockpit.demo.fleet import demo_fleet_feed
-from cockpit.live.fleet.fleet import FleetFeed
-from cockpit.live.fleet.fleet_snapshot import FleetSnapshot
+from cockpit.parse.metrics.fleet_snapshot import FleetSnapshot
+from cockpit.sources.metrics.fleet_feed import FleetFeed
 from cockpit.sources.metrics.prometheus_api import PrometheusError
 from cockpit.ui.widgets.fleet.fleet_pane import FleetPane
 
@@ -145,7 +145,7 @@ async def test_enter_on_a_session_host_shows_its_log_pane(example_path) -> None:
 
 
 async def test_a_failed_query_is_a_state_with_the_reason() -> None:
-    from cockpit.live.fleet.fleet_model import FleetModel
+    from cockpit.sources.metrics.fleet_model import FleetModel
 
     model = FleetModel("lab", "http://x")
     snap = model.failed(PrometheusError("unauthorized", "Prometheus refused the credentials in $P (HTTP 401)"), 1.0)

@@ -13,7 +13,7 @@ from test_gpu_panes import DEMO_TOPO, demo_ticks
 
 from tui_support import FROZEN, fill, make_app, screen_text, until
 
-from cockpit.live.log.log_pipeline import LogPipeline
+from cockpit.control.log_pipeline import LogPipeline
 from cockpit.parse.gpu.gpu_events import GpuSamplesTaken
 from cockpit.parse.gpu.nvsmi_topo import parse_topology
 from cockpit.sources.feeds import LiveSources

@@ -9,8 +9,8 @@ from pathlib import Path
 from paths import CORPUS
 from waits import patience
 
+from cockpit.control.log_pipeline import LogPipeline
 from cockpit.live.log.log_items import SummaryBefore, lines_of
-from cockpit.live.log.log_pipeline import LogPipeline
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 from cockpit.parse.log.sglang_log import parse_text
 from cockpit.sources.log.log_batch import LogBatch

@@ -1,7 +1,7 @@
 """A server started and a sweep run from the TUI watch the panes' own feeds: the host's log
-is tailed once and its GPUs read once, through the live hub (live/hub.py), while the log
+is tailed once and its GPUs read once, through the live hub (control/live_hub.py), while the log
 pane and the GPU pane go on showing them. The launch watcher follows the start to ready
-from the log pane's tail (live/experiment/launch_watch.py), the sweep's points from the
+from the log pane's tail (control/launch_watch.py), the sweep's points from the
 same tail and the GPU pane's feed.
 
 Counted at the source: every `LogFeed.stream` (a tail) and `DcgmFeed.stream` (the GPU

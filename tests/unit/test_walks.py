@@ -1,5 +1,6 @@
-"""The five walks of issue #22 stay one-way: a log line, a GPU sample, a key press, a sweep
-point and an MCP call, each followed through the modules it passes, read on the real import
+"""The walks of issues #22 and #38 stay one-way: a log line, a GPU sample, a key press, a sweep
+point, a search trial, a finding (in the TUI, over MCP, from files: one live state and one
+input builder) and an MCP call, each followed through the modules it passes, read on the real import
 graph (grimp, the graph import-linter builds; `if TYPE_CHECKING:` and function-level imports
 count).
 
@@ -25,30 +26,45 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 WALKS: dict[str, list[str]] = {
-    # tail -> LogFeed (parsed once) -> pipeline's display rows -> hub -> routing table -> app -> log pane
-    "a log line": ["sources.log.log_tail", "sources.log.log_feed", "parse.log.sglang_log", "live.log.log_pipeline",
-                   "live.log.log_items", "live.hub", "live.routes", "ui.live.live_routes", "ui.app",
-                   "ui.widgets.log.log_pane", "ui.widgets.log.log_buffer"],
-    # nvidia-smi's stream -> parsed samples -> the feed's events -> hub -> routes -> app -> GPU pane -> power fold
+    # tail -> LogFeed (parsed once) -> the pipeline's display rows -> hub -> the live state's fold
+    # (below the UI) and the routing table -> app -> log pane
+    "a log line": ["sources.log.log_tail", "sources.log.log_feed", "parse.log.sglang_log", "control.log_pipeline",
+                   "live.log.log_items", "control.live_hub", "live.state", "live.routes", "ui.live.live_routes",
+                   "ui.app", "ui.widgets.log.log_pane", "ui.widgets.log.log_buffer"],
+    # nvidia-smi's stream -> parsed samples -> the feed's events -> hub -> the live state's power fold
+    # (tok/J) -> app -> GPU pane
     "a GPU sample": ["sources.gpu.nvsmi_stream", "parse.gpu.nvsmi_query", "parse.gpu.gpu_sample",
-                     "parse.gpu.gpu_events", "sources.gpu.gpu_feed", "live.hub", "live.routes", "ui.app",
-                     "ui.widgets.gpu.gpu_pane", "live.gpu.power_history"],
+                     "parse.gpu.gpu_events", "sources.gpu.gpu_feed", "control.live_hub", "live.state",
+                     "live.gpu.power_history", "ui.app", "ui.widgets.gpu.gpu_pane"],
     # a binding -> the main screen's action -> its intent -> the session controller -> the edit -> the save
     "a key press": ["ui.app", "ui.keys.actions", "ui.screens.main.main", "ui.screens.main.main_intents",
                     "control.session_controller", "model.edit.edits", "store.toml_store"],
     # the TUI's intent -> the experiment service's one loop -> the runner -> the bench client and its result
     # -> the point's watch -> the session port (the open session's controller: saved by it, not the app)
     "a sweep point": ["ui.live.experiment", "control.experiment", "control.experiment_sweep",
-                      "live.experiment.sweep_runner", "sources.server.bench_hosts", "parse.bench.bench_serving",
+                      "control.sweep_runner", "sources.server.bench_hosts", "parse.bench.bench_serving",
                       "live.experiment.sweep_watch", "control.session_port", "control.session_controller",
                       "store.toml_store"],
-    # a search's trial -> the service -> the session file's transaction (one parse when another writer wrote)
-    "a search trial": ["control.search.loop", "control.search.server_trials", "control.experiment",
-                       "control.experiment_sweep", "control.session_port", "control.transaction", "store.toml_store"],
+    # the search screen -> the tuner's loop -> its next config -> the trial on a server (the experiment
+    # service's sweep) -> the trial's score -> the recorder -> the session file's transaction
+    "a search trial": ["ui.screens.search", "control.search.loop", "control.search.plan", "control.search.study",
+                       "control.search.server_trials", "control.experiment", "control.sweep_runner",
+                       "model.search.search_scoring", "control.session_port", "control.transaction",
+                       "store.toml_store"],
+    # the hub's items -> the live state -> one snapshot -> the rules' input -> the rules -> a finding
+    # -> the TUI's findings (and an assistant's, and `cockpit diagnose`'s: the next walks) -> a decision
+    "a finding": ["control.live_hub", "live.state", "live.diagnosis.inputs", "live.diagnosis.engine",
+                  "live.diagnosis.findings", "ui.live.diagnosis_live", "ui.screens.findings", "control.diagnosis",
+                  "model.finding_decisions"],
+    "a finding over MCP": ["assistant.mcp_server", "assistant.diagnosis_tools", "assistant.live_state", "live.state",
+                           "live.diagnosis.inputs", "live.diagnosis.engine", "control.diagnosis",
+                           "control.transaction", "store.toml_store"],
+    "a finding from files": ["cli.watch.diagnose_cmd", "live.diagnosis.load", "live.state", "live.diagnosis.inputs",
+                             "live.diagnosis.engine", "control.diagnosis", "control.transaction"],
     # a tool call -> the one session transaction -> the edit -> the file; a live resource -> its state -> hub
     "an MCP call": ["assistant.mcp_server", "control.transaction", "model.edit.edits", "store.toml_store"],
-    "an MCP live read": ["assistant.mcp_server", "assistant.live_state", "live.routes", "live.hub",
-                         "live.log.log_pipeline", "sources.log.log_feed"],
+    "an MCP live read": ["assistant.mcp_server", "assistant.live_resources", "assistant.live_state", "live.state",
+                         "control.live_hub", "control.log_pipeline", "sources.log.log_feed"],
 }
 
 UI_ORDER = ("cockpit.ui.app", "cockpit.ui.screens", "cockpit.ui.widgets")

@@ -22,7 +22,7 @@ from typing import Any
 from cockpit.cli.watch.target_args import add_ssh_options
 from cockpit.ground.sanitize import sanitize
 
-ON_FAIL = ("stop", "skip")  # the runner's (live/experiment/sweep_runner.py), not imported before a sweep runs
+ON_FAIL = ("stop", "skip")  # the runner's (control/sweep_runner.py), not imported before a sweep runs
 EXIT_DONE, EXIT_FAILED, EXIT_NOT_READY, EXIT_REFUSED, EXIT_CANCELLED = 0, 1, 2, 3, 130
 
 
@@ -59,7 +59,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     session = load_or_report(args.session)  # what to run; every write reads the file again under the lock
     if session is None:
         return EXIT_FAILED
-    from cockpit.live.experiment.sweep_session import find_sweep
+    from cockpit.control.sweep_session import find_sweep
 
     try:
         sweep = find_sweep(session, args.sweep)

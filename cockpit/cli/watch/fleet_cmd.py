@@ -1,6 +1,6 @@
 """`cockpit metrics prom:NAME` / `--prometheus URL`: the fleet through Prometheus, headless.
 
-The same figures as the Fleet tab (live/fleet/fleet.py), printed as its text (`--width`
+The same figures as the Fleet tab (sources/metrics/fleet_feed.py), printed as its text (`--width`
 columns, sparklines of the history) or as one JSON object per refresh (`--json`).
 Exit status 1 when the last refresh failed (unreachable, 401, timeout, bad query).
 """
@@ -35,8 +35,8 @@ def fleet_text(snap: Any, width: int, description: str) -> str:
 
 
 def cmd_fleet(args: argparse.Namespace) -> int:
-    from cockpit.live.fleet.fleet import FleetFeed
     from cockpit.model.prom_match import MatchError, matchers_of
+    from cockpit.sources.metrics.fleet_feed import FleetFeed
 
     match, window = getattr(args, "match", None), getattr(args, "rate_window", None)
     try:

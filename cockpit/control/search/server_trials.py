@@ -32,7 +32,7 @@ from cockpit.sources.transport.ssh_target import SshOptions
 if TYPE_CHECKING:
     from cockpit.control.experiment import ExperimentService
     from cockpit.control.experiment_types import ExperimentEvent, StartOutcome, SweepResult
-    from cockpit.live.hub import LiveHub
+    from cockpit.control.live_hub import LiveHub
     from cockpit.sources.transport.ssh_pool import Pool
 
 __all__ = ["SEARCH", "ServerTrialRunner"]
@@ -51,7 +51,7 @@ class ServerTrialRunner:
                  hub: LiveHub | None = None) -> None:
         """`hub`: the live hub the trials watch through (the TUI's: the panes' feeds of a
         host are not opened twice); None: one of this runner's own, shared by its trials."""
-        from cockpit.live.hub import LiveHub
+        from cockpit.control.live_hub import LiveHub
 
         self.pool = pool
         self.ready_timeout_s = ready_timeout_s

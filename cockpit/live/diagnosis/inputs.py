@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from cockpit.live.state import LiveSnapshot
 from cockpit.model.package_drift import DriftRow
 from cockpit.model.session import LaunchProfile, Session
 from cockpit.parse.gpu.gpu_sample import GpuSample
@@ -150,3 +151,16 @@ def bundle(*, log_lines: Sequence[str] | None = None, gpus: Iterable[GpuSample] 
     return DiagnosisInputs(log=facts, gpus=tuple(gpus), topology=topology, metrics=tuple(metrics),
                            session=session, drift=tuple(drift), tp_size=(tp := tp_size_of(facts, session)),
                            tp_gpus=tp_gpus_of(facts, session, tp))
+
+
+def inputs_of(snapshot: LiveSnapshot, session: Session | None, *, facts: LogFacts | None = None) -> DiagnosisInputs:
+    """The rules' input from one snapshot of the live state (live/state.py): the TUI's
+    findings, `cockpit diagnose` (a snapshot of files) and an assistant's all build it here,
+    so at one moment they read the same log tail, GPU history, topology and `/metrics`
+    window. `facts`: the log already read (the TUI watch's cache)."""
+    log, gpu, topology = snapshot.log, snapshot.gpu, snapshot.topology
+    return bundle(log_lines=log.lines if log is not None and log.lines else None,
+                  gpus=gpu.history if gpu is not None else (),
+                  topology=topology.matrix if topology is not None else None,
+                  metrics=snapshot.scrapes, session=session,
+                  first_line=log.first_line if log is not None else 1, facts=facts)

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from cockpit.live.diagnosis.inputs import DiagnosisInputs, bundle
+from cockpit.live.diagnosis.inputs import DiagnosisInputs, inputs_of
+from cockpit.live.state import snapshot_of
 from cockpit.model.session import Session
 from cockpit.parse.gpu.gpu_sample import GpuSample
 from cockpit.parse.gpu.nvsmi_query import looks_like_table, parse_nvsmi_table, parse_query_csv
@@ -94,5 +95,5 @@ def inputs_from_files(session: Session | None = None, *, log: Path | None = None
         raise InputFileError(f"{gpus}: no GPU sample in it (nvidia-smi --query-gpu CSV or the nvidia-smi table)")
     scrapes = [scrape_from_file(p) for p in metrics]
     matrix = topology_from_text(_text(topo), str(topo)) if topo is not None else None
-    return bundle(log_lines=log_lines, gpus=samples, topology=matrix, metrics=scrapes, session=session)
+    return inputs_of(snapshot_of(log_lines=log_lines, gpus=samples, topology=matrix, scrapes=scrapes), session)
 

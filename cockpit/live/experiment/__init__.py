@@ -1,1 +1,1 @@
-"""Launches and sweeps: lifecycle, server runs, the sweep plan, runner, watch."""
+"""Launches and sweeps as folds and plans: lifecycle, server runs, the sweep plan, its watch and records."""

@@ -3,7 +3,7 @@
 The launched run's log goes through the same parser and server-run tracker as the log pane
 (parse.sglang_log, live.server_runs): loading -> capturing -> ready (time to ready), or a
 crash (its error label and the traceback's last lines), or the process gone without either.
-`LaunchFollower` is fed bytes (from any reader); live/experiment/launch_watch.py feeds it
+`LaunchFollower` is fed bytes (from any reader); control/launch_watch.py feeds it
 from the live hub (its `follow_launch` runs that watcher with a hub of its own). The outcome is
 plain data; `apply_outcome` records it through a SessionEditor: on a crash the profile
 becomes broken and the working profile is the fallback, on ready the last action names
@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from cockpit.live.experiment.server_runs import ServerRun, ServerRunTracker
 from cockpit.model.enums import ProfileStatus
@@ -26,7 +26,6 @@ from cockpit.parse.log.sglang_log import LogParser
 
 if TYPE_CHECKING:
     from cockpit.model.edit.edits import SessionEditor
-    from cockpit.sources.server.server_places import LaunchPlan
 
 __all__ = ["LaunchFollower", "LaunchOutcome", "PHASE_WORDS", "apply_outcome", "crash_after_ready", "fallback_profile"]
 
@@ -67,10 +66,32 @@ class LaunchOutcome:
         return f"{who}: crashed while {PHASE_WORDS.get(self.phase, self.phase)}: {self.error_label}{code}"
 
 
+class _Place(Protocol):
+    @property
+    def host(self) -> str: ...
+
+
+class LaunchedPlan(Protocol):
+    """What the follower reads of the plan it follows (sources/server/server_places.py's
+    LaunchPlan is one): the outcome names the profile, the host and the log."""
+
+    @property
+    def profile_id(self) -> str: ...
+
+    @property
+    def profile_name(self) -> str: ...
+
+    @property
+    def place(self) -> _Place: ...
+
+    @property
+    def log_path(self) -> str: ...
+
+
 class LaunchFollower:
     """Feed the launched run's log (bytes or text, any cut); read `phase` and `outcome`."""
 
-    def __init__(self, plan: LaunchPlan, started_at: float | None = None,
+    def __init__(self, plan: LaunchedPlan, started_at: float | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.plan = plan
         self.clock = clock

@@ -2,7 +2,7 @@
 retry, a point recorded / skipped / failed, a note said once, and the sweep's outcome.
 
 Plain frozen dataclasses, no I/O: the TUI, `cockpit sweep` and the experiment service read
-them without importing the runner (live/experiment/sweep_runner.py).
+them without importing the runner (control/sweep_runner.py).
 """
 
 from __future__ import annotations

@@ -170,7 +170,7 @@ class PointWatch:
             self.error_labels.update(event.labels)
 
     def log_lines(self, item: LogLines) -> None:
-        """A log pipeline's rows (live/log/log_pipeline.py, the panes' own): their batch peaks
+        """A log pipeline's rows (control/log_pipeline.py, the panes' own): their batch peaks
         and error labels, as `log_event` folds them from the events (no second parse)."""
         if item.preview:  # the backlog of a first read: from before the point
             return

@@ -1,1 +1,1 @@
-"""A log parsed once and folded once (in a child process), its items and metrics."""
+"""A log's items and its metrics fold (control/log_pipeline.py runs it in a child process)."""

@@ -104,6 +104,12 @@ class ServerMetricsFold:
     def snapshot(self) -> ServerMetrics:
         return self._last
 
+    @property
+    def scrapes(self) -> tuple[ServerScrape, ...]:
+        """The scrapes of this server run in the window (and one before it), oldest first:
+        what the diagnosis reads (counters first to last, gauges over the window)."""
+        return tuple(scrape for _t, scrape in self._history)
+
     def failed(self, reason: str) -> ServerMetrics:
         """A scrape failed or timed out: the figures stay (they age), the state says so."""
         self._failures += 1

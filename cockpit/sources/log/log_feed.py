@@ -5,7 +5,7 @@ host; or a command on this machine) and yields `LogBatch` items: the whole lines
 in the last `max_delay_s` (or `max_lines` lines, whichever comes first), plus what happened
 to the source in words (rotated, truncated, reconnecting). A burst of 20k lines/s therefore
 becomes ~12 items per second, never one item per line. The lines are parsed once, by the
-feed's one consumer (live/log/log_pipeline.py); `stream(parse=True)` parses them here
+feed's one consumer (control/log_pipeline.py); `stream(parse=True)` parses them here
 instead, in a thread (`asyncio.to_thread`), so a big catch-up does not hold the event loop.
 
     feed = LogFeed.local("/var/log/sglang.log")          # or LogFeed.for_host(host)
@@ -173,7 +173,7 @@ class LogFeed:
     async def stream(self, *, parse: bool = False) -> AsyncIterator[LogBatch]:
         """Batches until the tail ends (a local file tail never does: cancel the worker).
         They carry the bytes (`data`), parsed once by the one consumer of a feed
-        (cockpit.live.log.log_pipeline); with `parse=True` they carry the parsed events
+        (cockpit.control.log_pipeline); with `parse=True` they carry the parsed events
         instead (a consumer that wants only events)."""
         queue: asyncio.Queue[Any] = asyncio.Queue(self.queue_chunks)
         host_events: list[Any] = []

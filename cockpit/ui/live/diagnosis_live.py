@@ -1,25 +1,23 @@
-"""The diagnosis in the TUI: inputs read from what the live panes hold (the log pane's
-last lines, the GPU pane's samples, the topology, the server metrics) and the session,
-and a slow watch that keeps the header's count of open findings.
+"""The diagnosis in the TUI: inputs read from one snapshot of the live state below the UI
+(live/state.py, the folds the hub feeds; an assistant and `cockpit diagnose` build theirs
+the same way, live/diagnosis/inputs.py `inputs_of`) and the session, and a slow watch that
+keeps the header's count of open findings.
 
-The inputs are copied on the UI thread (cheap: references and a slice of lines); the
-rules run in a thread worker, so a frame never waits on them.
+The snapshot is taken on the UI thread (cheap: tuples of references); the rules run in a
+thread worker, so a frame never waits on them.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol
 
 from cockpit.live.diagnosis.engine import decided_keys, diagnose
 from cockpit.live.diagnosis.findings import Finding
-from cockpit.live.diagnosis.inputs import DiagnosisInputs, LogFacts, bundle, log_facts
-from cockpit.live.metrics.server_metrics import ServerMetrics
+from cockpit.live.diagnosis.inputs import DiagnosisInputs, LogFacts, inputs_of, log_facts
+from cockpit.live.state import LiveSnapshot, LiveState
 from cockpit.model.session import Session
-from cockpit.parse.gpu.gpu_sample import GpuSample
-from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
-from cockpit.parse.metrics.sglang_metrics import ServerScrape
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -27,17 +25,14 @@ if TYPE_CHECKING:
     from cockpit.control.session_controller import SessionController
 
 
-class LivePanes(Protocol):
-    """The main screen's panes without a DOM query (MainScreen.live_panes)."""
-
-    def live_panes(self) -> tuple[list[Any], Any, Any, list[Any]]: ...
-
-
 class FindingsApp(Protocol):
     """What the diagnosis glue reads of the app (FindingsApp is one), so it never imports the App."""
 
     @property
     def controller(self) -> SessionController: ...
+
+    @property
+    def live_state(self) -> LiveState: ...
 
     @property
     def main_screen(self) -> Screen[Any]: ...
@@ -51,54 +46,29 @@ class FindingsApp(Protocol):
 
     def call_from_thread(self, callback: Any, *args: Any, **kwargs: Any) -> Any: ...
 
-LOG_LINES = 5_000  # the log pane's last lines the rules read (a 50k ring would cost ~0.5 s)
 WATCH_S = 5.0
 LOG_EVERY_S = 30.0  # the watch parses a moving log's lines at most this often
 
 
-def _scrape_of(m: ServerMetrics) -> ServerScrape | None:
-    """The pane's fold as the rules read a scrape: gauges, per-DP gauges, graph passes."""
-    if m.state not in ("ok", "failing") or not m.gauges:
-        return None
-    return ServerScrape(gauges=dict(m.gauges), gauges_by_dp=dict(m.gauges_by_dp),
-                        by_label={"cuda_graph_passes_total": dict(m.graph_passes)} if m.graph_passes else {})
-
-
 @dataclass(frozen=True, slots=True)
 class LiveParts:
-    """What the panes hold, copied on the UI thread (references and a slice of lines)."""
+    """The live state's snapshot and the session, taken on the UI thread."""
 
-    lines: list[str] | None
-    first_line: int
-    log_total: int
-    """Lines the log pane has ever taken: unchanged means the log has not moved."""
-    gpus: list[GpuSample]
-    topology: TopologyMatrix | None
-    scrapes: list[ServerScrape]
+    snapshot: LiveSnapshot
     session: Session
+
+    @property
+    def log_total(self) -> int:
+        """Lines the log has ever taken: unchanged means the log has not moved."""
+        return self.snapshot.log.total if self.snapshot.log is not None else 0
 
     def inputs(self, facts: LogFacts | None = None) -> DiagnosisInputs:
         """`facts`: the log already read (the watch's cache), else the lines are parsed here."""
-        return bundle(log_lines=self.lines, gpus=self.gpus, topology=self.topology, metrics=self.scrapes,
-                      session=self.session, first_line=self.first_line, facts=facts)
+        return inputs_of(self.snapshot, self.session, facts=facts)
 
 
 def live_parts(app: FindingsApp) -> LiveParts:
-    from cockpit.ui.widgets.log.log_pane import LogPane
-    from cockpit.ui.widgets.metrics.metrics_pane import MetricsPane
-
-    # the main screen's own references: four DOM queries every WATCH_S cost more than the rest
-    panes, gpu, topology, metrics = cast(LivePanes, app.main_screen).live_panes()
-    logs = [p for p in panes if isinstance(p, LogPane)]
-    lines: list[str] | None = None
-    first, total = 1, 0
-    if logs and logs[0].buffer.texts:
-        buffer = logs[0].buffer
-        lines = buffer.texts[-LOG_LINES:]
-        first, total = buffer.first + len(buffer.texts) - len(lines) + 1, buffer.total
-    scrapes = [s for pane in metrics if isinstance(pane, MetricsPane)
-               and (s := _scrape_of(pane.metrics)) is not None][:1]
-    return LiveParts(lines, first, total, list(gpu.samples), topology.topology, scrapes, app.controller.session)
+    return LiveParts(app.live_state.snapshot(), app.controller.session)
 
 
 def live_inputs(app: FindingsApp) -> DiagnosisInputs:
@@ -151,13 +121,14 @@ class FindingsWatch:
     def _log_facts(self, parts: LiveParts) -> LogFacts | None:
         """The log read again only when it moved, and at most every LOG_EVERY_S: a busy log
         would otherwise cost a parse of LOG_LINES lines every tick (the idle CPU budget)."""
-        if parts.lines is None:
+        log = parts.snapshot.log
+        if log is None or not log.lines:
             self._facts = None
             return None
         now = time.monotonic()
         moved = parts.log_total != self._log_total
         if self._facts is None or (moved and now - self._parsed_at >= LOG_EVERY_S):
-            self._facts = log_facts(parts.lines, parts.first_line)
+            self._facts = log_facts(log.lines, log.first_line)
             self._log_total, self._parsed_at = parts.log_total, now
         return self._facts
 

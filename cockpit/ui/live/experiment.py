@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from cockpit.control.live_access import LiveSources
+    from cockpit.control.live_hub import LiveHub
     from cockpit.control.session_controller import SessionController
-    from cockpit.live.hub import LiveHub
 
 
 class ExperimentApp(Protocol):

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from rich.style import Style
 from rich.text import Text
 
-from cockpit.live.fleet.fleet_snapshot import FleetHost, FleetServer, FleetSnapshot, bin_series
+from cockpit.parse.metrics.fleet_snapshot import FleetHost, FleetServer, FleetSnapshot, bin_series
 from cockpit.ui.render.gpu_spark import BLOCKS, sparkline
 
 Pal = Callable[..., Style]

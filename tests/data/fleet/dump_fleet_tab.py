@@ -25,8 +25,8 @@ from fleet_exporter import FleetExporter  # noqa: E402
 from prometheus_fixture import PASSWORD, USER, start_prometheus, stop_prometheus  # noqa: E402
 from tui_support import screen_text  # noqa: E402
 
-from cockpit.live.fleet.fleet import FleetFeed  # noqa: E402
 from cockpit.sources.feeds import LiveSources  # noqa: E402
+from cockpit.sources.metrics.fleet_feed import FleetFeed  # noqa: E402
 from cockpit.store.toml_store import load_session  # noqa: E402
 from cockpit.ui.app import CockpitApp  # noqa: E402
 

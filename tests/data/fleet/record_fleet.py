@@ -26,7 +26,7 @@ from fleet_exporter import FleetExporter  # noqa: E402
 from fleet_recorded import recording_path  # noqa: E402
 from prometheus_fixture import PASSWORD, USER, start_prometheus, stop_prometheus  # noqa: E402
 
-from cockpit.live.fleet.fleet import FleetFeed  # noqa: E402
+from cockpit.sources.metrics.fleet_feed import FleetFeed  # noqa: E402
 from cockpit.sources.metrics.prometheus_api import PrometheusClient  # noqa: E402
 
 SECONDS = 75

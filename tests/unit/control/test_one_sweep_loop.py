@@ -46,9 +46,9 @@ def test_only_the_experiment_service_builds_a_sweep_runner() -> None:
 
 def test_the_scan_sees_a_second_site_under_any_name() -> None:
     """The check itself: a trial runner that builds its own runner again is caught, aliased or not."""
-    for source in ("from cockpit.live.experiment.sweep_runner import SweepRunner\nr = SweepRunner(plan, host, sink)\n",
-                   "from cockpit.live.experiment.sweep_runner import SweepRunner as Loop\nr = Loop(plan, host, sink)\n",
-                   "import cockpit.live.experiment.sweep_runner as m\nr = m.SweepRunner(plan, host, sink)\n"):
+    for source in ("from cockpit.control.sweep_runner import SweepRunner\nr = SweepRunner(plan, host, sink)\n",
+                   "from cockpit.control.sweep_runner import SweepRunner as Loop\nr = Loop(plan, host, sink)\n",
+                   "import cockpit.control.sweep_runner as m\nr = m.SweepRunner(plan, host, sink)\n"):
         assert _construction_sites(ast.parse(source)) == [2]
     assert _construction_sites(ast.parse("class SweepRunner:\n    pass\nx = SweepRunner\n")) == []
 

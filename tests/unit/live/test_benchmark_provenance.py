@@ -11,9 +11,9 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+from cockpit.control.sweep_session import with_bench_client
 from cockpit.live.experiment.sweep_plan import bench_module_probe, plan_sweep, point_key
 from cockpit.live.experiment.sweep_runs import sweep_runs
-from cockpit.live.experiment.sweep_session import with_bench_client
 from cockpit.live.experiment.sweep_sink import benchmark_fields, recorded_in
 from cockpit.live.experiment.sweep_watch import PointWatch
 from cockpit.model.session import Benchmark, JournalEvent, LaunchProfile, Session, Sweep

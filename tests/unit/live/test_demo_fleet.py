@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from cockpit.demo.fleet import SOURCE, demo_fleet_feed
-from cockpit.live.fleet.fleet_snapshot import FleetSnapshot
+from cockpit.parse.metrics.fleet_snapshot import FleetSnapshot
 
 T0 = 1_800_000_000.0
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import base64
 
-from cockpit.live.fleet.fleet_model import FleetModel, host_of, instance_host
-from cockpit.live.fleet.fleet_queries import server_query
-from cockpit.live.fleet.fleet_snapshot import bin_series
+from cockpit.parse.metrics.fleet_snapshot import bin_series
+from cockpit.sources.metrics.fleet_model import FleetModel, host_of, instance_host
+from cockpit.sources.metrics.fleet_queries import server_query
 from cockpit.sources.metrics.prometheus_api import PromSeries, auth_header
 
 
@@ -57,7 +57,7 @@ def test_the_server_query_tags_every_figure_and_presence() -> None:
 
 
 def test_every_query_carries_the_match_and_the_power_history_is_per_gpu() -> None:
-    from cockpit.live.fleet.fleet_queries import gpu_query, power_history_query, up_query
+    from cockpit.sources.metrics.fleet_queries import gpu_query, power_history_query, up_query
 
     m = 'cluster="a"'
     q = server_query(60, m)
@@ -69,7 +69,7 @@ def test_every_query_carries_the_match_and_the_power_history_is_per_gpu() -> Non
 
 
 def test_the_rate_window_follows_the_scrape_interval_like_grafana_s_rate_interval() -> None:
-    from cockpit.live.fleet.fleet_queries import percentile_window, rate_window
+    from cockpit.sources.metrics.fleet_queries import percentile_window, rate_window
 
     assert rate_window(60, 5) == (240, "rate over 240 s (scrape 60 s)")   # 4 scrapes
     assert rate_window(5, 5) == (20, "rate over 20 s, percentiles over 60 s (scrape 5 s)")

@@ -9,7 +9,7 @@ import time
 from paths import CORPUS
 from waits import patience
 
-from cockpit.live.log.fold_process import ChildFold
+from cockpit.control.fold_process import ChildFold
 from cockpit.live.log.log_items import LogLines, lines_of
 from cockpit.live.log.log_metrics import LogMetrics
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot

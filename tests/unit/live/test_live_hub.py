@@ -1,4 +1,4 @@
-"""The live hub (live/hub.py): one feed per key, fanned out to every subscriber; a key the
+"""The live hub (control/live_hub.py): one feed per key, fanned out to every subscriber; a key the
 panes run is never opened again; a feed the hub opened for a subscriber stops with it. And
 a sweep point folds the log pipeline's rows (LogLines, with their batch peaks and error
 labels) to the same figures as the parsed events it folded before."""
@@ -10,8 +10,8 @@ import asyncio
 from pathlib import Path
 
 import cockpit
+from cockpit.control.live_hub import FeedEnded, LiveHub
 from cockpit.live.experiment.sweep_watch import PointWatch
-from cockpit.live.hub import FeedEnded, LiveHub
 from cockpit.live.log.log_items import lines_of
 from cockpit.parse.log.sglang_log import LogParser
 

@@ -24,8 +24,8 @@ import pytest
 from sweep_support import StandinServer, make_bench_python
 
 from cockpit.control.session_controller import SessionController
+from cockpit.control.sweep_runner import SweepRunner
 from cockpit.live.experiment.sweep_plan import plan_sweep
-from cockpit.live.experiment.sweep_runner import SweepRunner
 from cockpit.live.experiment.sweep_sink import ControllerSink
 from cockpit.live.experiment.sweep_watch import NO_STEADY_TOKENS_NOTE
 from cockpit.model.bench.energy_audit import FROM_REQUESTS, FROM_RUNNING

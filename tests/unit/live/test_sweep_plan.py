@@ -132,7 +132,7 @@ def test_the_bench_module_is_the_one_the_host_has(tmp_path: Path, modules: tuple
 
     from sweep_support import make_bench_python
 
-    from cockpit.live.experiment.sweep_session import with_bench_client
+    from cockpit.control.sweep_session import with_bench_client
     from cockpit.sources.server.bench_hosts import LocalBenchHost
 
     python = make_bench_python(tmp_path, modules=modules)  # the STAND-IN client under those names
@@ -146,7 +146,7 @@ def test_the_bench_module_is_the_one_the_host_has(tmp_path: Path, modules: tuple
 def test_an_interpreter_without_sglang_is_said(tmp_path: Path) -> None:
     import asyncio
 
-    from cockpit.live.experiment.sweep_session import with_bench_client
+    from cockpit.control.sweep_session import with_bench_client
     from cockpit.sources.server.bench_hosts import LocalBenchHost
 
     plan = plan_sweep(Sweep(id="s1", name="s", concurrencies=[1]), _profile(python=sys.executable),

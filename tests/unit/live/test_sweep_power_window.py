@@ -20,9 +20,9 @@ from metrics_server import MetricsServer
 from sweep_support import StandinServer, make_bench_python, standin_gpu_tick
 
 from cockpit.control.session_controller import SessionController
+from cockpit.control.sweep_runner import SweepRunner
+from cockpit.control.sweep_session import watch_tasks
 from cockpit.live.experiment.sweep_plan import plan_sweep
-from cockpit.live.experiment.sweep_runner import SweepRunner
-from cockpit.live.experiment.sweep_session import watch_tasks
 from cockpit.live.experiment.sweep_sink import ControllerSink
 from cockpit.live.experiment.sweep_watch import NO_MAIN_RUN_NOTE
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep

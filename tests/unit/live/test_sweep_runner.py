@@ -13,11 +13,11 @@ import pytest
 from sweep_support import StandinServer, make_bench_python, pid_alive, standin_gpu_tick
 
 from cockpit.control.session_controller import SessionController
+from cockpit.control.sweep_runner import SweepRunner
+from cockpit.control.sweep_session import server_metrics_probe
 from cockpit.live.experiment.sweep_client_output import ClientOutput, main_run_line
 from cockpit.live.experiment.sweep_events import PointFailed, PointProgress, PointRecorded, PointSkipped, PointStarted, SweepNote
 from cockpit.live.experiment.sweep_plan import plan_sweep
-from cockpit.live.experiment.sweep_runner import SweepRunner
-from cockpit.live.experiment.sweep_session import server_metrics_probe
 from cockpit.live.experiment.sweep_sink import ControllerSink
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.parse.log.sglang_log import parse_line
@@ -355,7 +355,7 @@ def test_a_point_whose_requests_all_failed_is_failed_not_recorded(tmp_path: Path
 
 
 def test_a_server_that_stopped_answering_fails_the_point_before_its_client_runs(tmp_path: Path) -> None:
-    from cockpit.live.experiment.sweep_session import server_health
+    from cockpit.control.sweep_session import server_health
 
     server = StandinServer(tok_s=3000)
     path = _session(tmp_path, server.port, make_bench_python(tmp_path), concurrencies=[1, 2, 4])

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from standin.procs import all_cmdlines, free_port, group_members, http_get, standin_command
 
+from cockpit.control.launch_watch import follow_launch
 from cockpit.live.experiment.launch_lifecycle import apply_outcome
-from cockpit.live.experiment.launch_watch import follow_launch
 from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.session import Host, LaunchProfile, Session

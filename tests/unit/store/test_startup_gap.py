@@ -200,7 +200,7 @@ def _sweep_session(tmp_path: Path, port: int) -> Path:
 @pytest.mark.parametrize("moment", ["after the read", "while it looks for running servers", "during a slow /health"])
 def test_a_sweep_keeps_an_add_made_at_any_moment_of_its_start_up(tmp_path, server, moment, monkeypatch, capsys):
     from cockpit.cli.experiment import sweep_cmd
-    from cockpit.live.experiment import sweep_session
+    from cockpit.control import sweep_session
 
     path = _sweep_session(tmp_path, server.port)
     hooked = {"after the read": "find_sweep", "while it looks for running servers": "running_profiles",

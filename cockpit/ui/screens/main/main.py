@@ -75,7 +75,7 @@ class MainScreen(MainViewState):
                     yield HostDeck(self._log_pane, label="Log", key_hint=f"{BY_ID['log.next-host'].keys}: next host",
                                    id="log-deck")
                     with Vertical(id="live-side"):
-                        yield GpuPane(id="gpu", clock=self._clock_s)
+                        yield GpuPane(id="gpu", clock=self._clock_s, throughput_of=self._log_throughput)
                         yield HostDeck(self._metrics_pane, label="Metrics", id="metrics-deck")
             yield SetupView(id="goal", host_reads=self.port.host_reads)
             yield DiscoveriesView(id="discoveries")
@@ -99,6 +99,11 @@ class MainScreen(MainViewState):
 
     def _metrics_pane(self, primary: bool) -> MetricsPane:
         return MetricsPane(id="metrics" if primary else None, axis_end=self._power_axis_end)
+
+    def _log_throughput(self) -> tuple[tuple[float, float], ...]:
+        """The log's generation throughput as the live state folded it (tokens per joule)."""
+        log = self.port.live_state.log()
+        return log.throughput if log is not None else ()
 
     def _power_axis_end(self) -> float | None:
         """Where the GPU pane's power sparklines end: the metrics charts end there too."""

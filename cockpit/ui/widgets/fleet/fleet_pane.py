@@ -2,7 +2,7 @@
 
 Public surface:
 
-* `feed(item)`: a `FleetSnapshot` of the `sources.fleet` feed (live/fleet/fleet.py);
+* `feed(item)`: a `FleetSnapshot` of the `sources.fleet` feed (sources/metrics/fleet_feed.py);
 * `set_state(text)`: the feed's description; before any feed the tab says how to add a
   `[[prometheus]]` source;
 * `show_age()`: the border subtitle says when Prometheus last answered;
@@ -29,8 +29,8 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from cockpit.live.data_age import DataAge, stale_after
-from cockpit.live.fleet.fleet_snapshot import FleetSnapshot
 from cockpit.live.routes import FLEET_ITEMS
+from cockpit.parse.metrics.fleet_snapshot import FleetSnapshot
 from cockpit.ui.keys.actions import bindings_for
 from cockpit.ui.render.fleet_render import ADD_ONE, render_fleet, state_line
 from cockpit.ui.render.gpu_render import Palette

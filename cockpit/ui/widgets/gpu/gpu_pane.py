@@ -10,8 +10,10 @@ Public surface (the app and the demo rely on it):
   sequence of `GpuSample` is taken as a tick too;
 * `update_samples(samples)`: one tick of `GpuSample`s;
 * `set_state(text)`: the source's state in words; before any source, "no source configured";
-* `set_throughput(series)`: generation throughput `[(epoch s, tokens/s), ...]` from the log
-  pipeline; the total line then shows tokens per joule on the power's time axis;
+* `throughput_of` (given at construction): reads generation throughput `[(epoch s, tokens/s),
+  ...]` from the live state below the UI (live/state.py, the log's fold) at each redraw; the
+  total line then shows tokens per joule on the power's time axis. `throughput_changed()`
+  says it moved; `set_throughput(series)` sets a series by hand (a pane with no live state);
 * `set_topology(matrix)`: fills the NUMA column for sources that do not report it;
 * `expect_every(interval_s)`: the source's sampling interval; no tick for 5 of them (at
   least 5 s) marks the figures stale;
@@ -69,7 +71,8 @@ class GpuPane(FocusMarked, RedrawOnce, VerticalScroll, can_focus=True):
     DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text(encoding="utf-8")
 
     def __init__(self, *, id: str | None = None, history_points: int = 900,
-                 spark_window_s: float = SPARK_WINDOW_S, clock: Callable[[], float] | None = None) -> None:
+                 spark_window_s: float = SPARK_WINDOW_S, clock: Callable[[], float] | None = None,
+                 throughput_of: Callable[[], Sequence[Point]] | None = None) -> None:
         super().__init__(id=id)
         self.age = DataAge("updated", stale_after(1.0), clock=clock or time.time)
         """When the last tick came (`clock`: seconds, the app's clock)."""
@@ -81,6 +84,9 @@ class GpuPane(FocusMarked, RedrawOnce, VerticalScroll, can_focus=True):
         self.history = PowerHistory(maxlen=history_points)
         self.spark_window_s = spark_window_s
         self.throughput: list[Point] | None = None
+        self.throughput_of = throughput_of
+        """Where the log's throughput is read (the live state's fold); None: `set_throughput`'s."""
+        self._throughput_seen: tuple[Point, ...] = ()
         self.interrupted: dict[str | None, GpuStreamInterrupted] = {}
         """Hosts whose stream dropped and is being restarted, until their next tick."""
         self.unavailable: GpuSourceUnavailable | None = None
@@ -142,6 +148,19 @@ class GpuPane(FocusMarked, RedrawOnce, VerticalScroll, can_focus=True):
         """Generation throughput (epoch s, tokens/s), or None to hide tokens per joule."""
         self.throughput = None if series is None else sorted((float(t), float(v)) for t, v in series)
         self._schedule_render()
+
+    def throughput_changed(self) -> None:
+        """The log's fold moved in the live state: redrawn with the next batch when its
+        throughput did (a busy log folds many times a second, its throughput far less)."""
+        if self.throughput_of is not None and (series := tuple(self.throughput_of())) != self._throughput_seen:
+            self._throughput_seen = series
+            self._schedule_render()
+
+    def _throughput_now(self) -> list[Point] | None:
+        if self.throughput_of is None:
+            return self.throughput
+        series = self.throughput_of()
+        return sorted((float(t), float(v)) for t, v in series) if series else None
 
     def set_topology(self, matrix: TopologyMatrix) -> None:
         """NUMA nodes from `topo -m` for GPUs whose samples do not carry one (nvidia-smi)."""
@@ -230,7 +249,8 @@ class GpuPane(FocusMarked, RedrawOnce, VerticalScroll, can_focus=True):
         # focused (w), every note: the keyboard's way to what the rows' tooltips say
         limit = len(reasons) if self.has_class("-focused") else MAX_NOTES
         n_notes = min(len(reasons), limit)
-        total_lines = 2 + (self.throughput is not None) + (len(hosts) if multi_host else 0)
+        throughput = self._throughput_now()
+        total_lines = 2 + (throughput is not None) + (len(hosts) if multi_host else 0)
         want_full = width >= FULL_MIN_WIDTH and height >= 2 + 2 * len(samples) + total_lines + n_notes
         layout = plan_layout(width, samples, full=want_full, multi_host=multi_host)
         self.compact = not layout.full
@@ -239,7 +259,7 @@ class GpuPane(FocusMarked, RedrawOnce, VerticalScroll, can_focus=True):
         rows.show(render_rows(samples, self.history, layout, pal, multi_host=multi_host,
                                   window_s=self.spark_window_s, stale_hosts=set(self.interrupted)))
         rows.tooltip = inert_renderable(gpu_tooltip(samples, multi_host=multi_host))
-        grand = render_total(self.history, self.throughput, width, pal, full=layout.full,
+        grand = render_total(self.history, throughput, width, pal, full=layout.full,
                              window_s=self.spark_window_s)
         if multi_host:  # a total per host, then the total of all
             per_host = render_host_totals(self.history, sorted(hosts, key=lambda h: h or ""), pal,

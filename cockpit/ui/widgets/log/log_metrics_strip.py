@@ -1,6 +1,6 @@
 """The log pane's metrics strip.
 
-The events are folded elsewhere (cockpit.live.log.fold_process, in a child process);
+The events are folded elsewhere (cockpit.control.fold_process, in a child process);
 `LogMetricsStrip` only renders the latest MetricsSnapshot: run state, then one cell per series
 with current and peak values over a sparkline of the series' time window (log time, so
 a replayed log draws the same picture).

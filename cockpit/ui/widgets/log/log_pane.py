@@ -1,6 +1,6 @@
 """The server-log pane: a live, bounded, filterable view of an SGLang log with its metrics.
 
-A view: it starts nothing. A LogPipeline (cockpit/live/log/log_pipeline.py) parses and folds
+A view: it starts nothing. A LogPipeline (cockpit/control/log_pipeline.py) parses and folds
 the log; its items come here. Public surface the rest of the UI relies on:
 
 * `feed(item)`: one `LogItem` (cockpit.live.log.log_items / log_pipeline): `LogLines` to show,

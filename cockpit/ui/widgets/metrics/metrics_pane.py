@@ -4,8 +4,10 @@ the endpoint lacks.
 
 Public surface:
 
-* `feed(item)`: a `MetricsScraped` / `MetricsScrapeFailed` from `sources.metrics_scrape`
-  (folded by `live.server_metrics.ServerMetricsFold`), or a ready `ServerMetrics`;
+* `show_server(snapshot)`: the live state's fold of the host's `/metrics` (live/state.py:
+  the figures an assistant and the diagnosis read too); the app shows each scrape so;
+* `feed(item)`: a `MetricsScraped` / `MetricsScrapeFailed` folded here (a pane with no
+  live state), or a ready `ServerMetrics`;
 * `set_state(text)`: the source in words ("metrics http://... via ssh lxc every 5 s").
 
 Items only update state; one redraw per batch. The look lives in `metrics_pane.tcss`.
@@ -28,6 +30,7 @@ from textual.widgets import Static
 from cockpit.live.metrics.server_metrics import ServerMetrics, ServerMetricsFold
 from cockpit.live.metrics.server_metrics_series import ServerMetricsSeries
 from cockpit.live.routes import METRICS_ITEMS
+from cockpit.live.state import ServerSnapshot
 from cockpit.parse.metrics.metrics_events import MetricsScraped, MetricsScrapeFailed
 from cockpit.ui.render.metrics_render import (
     chart_lines,
@@ -74,6 +77,19 @@ class MetricsPane(FocusMarked, VerticalScroll, can_focus=True):
     def set_state(self, text: str) -> None:
         self.source = text
         self.border_subtitle = text
+        if self.is_mounted:
+            self._redraw()
+
+    def show_server(self, server: ServerSnapshot) -> None:
+        """The host's `/metrics` as the live state folded it: its views since the last shown
+        become chart points (all of them after a restart or a clock that went back)."""
+        views = server.views
+        last = self.metrics.at
+        shown = next((i for i in range(len(views) - 1, -1, -1) if views[i].at == last), None) \
+            if last is not None else None
+        for view in views[shown + 1 if shown is not None else 0:]:
+            self.series.add(view)
+        self.metrics = server.metrics
         if self.is_mounted:
             self._redraw()
 

@@ -14,9 +14,9 @@ import dataclasses
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
-from cockpit.live.fleet.fleet import FleetFeed
-from cockpit.live.fleet.fleet_snapshot import FleetSnapshot
 from cockpit.model.session import Session
+from cockpit.parse.metrics.fleet_snapshot import FleetSnapshot
+from cockpit.sources.metrics.fleet_feed import FleetFeed
 
 
 class FleetSources:

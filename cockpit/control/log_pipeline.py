@@ -3,7 +3,7 @@
     channel -> tail (LogFeed, sources/) -> pipeline -> items -> the log view
 
 The pipeline takes its LogFeed's batches unparsed and hands the bytes to a ChildFold
-(live/log/fold_process.py: one LogParser and one LogMetrics in a child process, off the UI's
+(control/fold_process.py: one LogParser and one LogMetrics in a child process, off the UI's
 GIL), and yields typed items (live/log/log_items.py): `LogLines` (display rows made by the
 child), `MetricsSnapshot`, `SourceState`, `SummaryBefore`. The only parse in this
 process is a big first read's preview (its last 64 kB, shown before the child is done).
@@ -19,7 +19,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from cockpit.live.log.fold_process import ChildFold
+from cockpit.control.fold_process import ChildFold
 from cockpit.live.log.log_items import LogLines, SourceState, SummaryBefore, lines_of
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 

@@ -36,8 +36,10 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
-from cockpit.live.fleet.fleet_model import FleetModel, instance_host
-from cockpit.live.fleet.fleet_queries import (
+from cockpit.model.prom_match import Matcher, MatchError, matchers_of, matches, promql
+from cockpit.parse.metrics.fleet_snapshot import FleetSnapshot
+from cockpit.sources.metrics.fleet_model import FleetModel, instance_host
+from cockpit.sources.metrics.fleet_queries import (
     HISTORY_POINTS,
     gpu_query,
     percentile_window,
@@ -47,8 +49,6 @@ from cockpit.live.fleet.fleet_queries import (
     throughput_history_query,
     up_query,
 )
-from cockpit.live.fleet.fleet_snapshot import FleetSnapshot
-from cockpit.model.prom_match import Matcher, MatchError, matchers_of, matches, promql
 from cockpit.sources.metrics.prometheus_api import (
     PrometheusClient,
     PrometheusError,

@@ -1,6 +1,7 @@
 """LiveHub: one feed and one pipeline per (kind, host), fanned out to every subscriber.
 
-    source (sources/) -> pipeline (a log's LogPipeline) -> hub -> panes, alerts,
+    source (sources/) -> pipeline (a log's LogPipeline) -> hub -> the live state's folds
+                                                             (live/state.py), panes, alerts,
                                                              the sweep's watch, MCP
 
 A feed is keyed as the session hosts' feeds are (`kind@host`, sources/host_feeds_plan.py;
@@ -26,7 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from cockpit.live.log.log_pipeline import pipeline_for
+from cockpit.control.log_pipeline import pipeline_for
+from cockpit.sources.live_feed import LiveFeed
 
 __all__ = ["FeedEnded", "Listener", "LiveHub"]
 
@@ -45,10 +47,10 @@ Listener = Callable[[Any], None]
 class LiveHub:
     def __init__(self) -> None:
         self._subscribers: dict[str, list[Listener]] = {}
-        self._every: list[Callable[[str, Any], object]] = []
-        self._running: dict[str, Any] = {}
+        self._every: list[Callable[[str, object], object]] = []
+        self._running: dict[str, LiveFeed] = {}
         """key -> the feed running for it now (its description is what a pane shows)."""
-        self._pipelines: dict[str, Any] = {}
+        self._pipelines: dict[str, LiveFeed] = {}
         self._own: dict[str, asyncio.Task[None]] = {}
         """Keys the hub itself runs (`open`), stopped when their last subscriber leaves."""
         self.opened: Counter[str] = Counter()
@@ -71,7 +73,7 @@ class LiveHub:
 
         return leave
 
-    def subscribe_all(self, listener: Callable[[str, Any], object]) -> None:
+    def subscribe_all(self, listener: Callable[[str, object], object]) -> None:
         """`listener(key, item)` for every item of every key (the TUI's router to its panes)."""
         self._every.append(listener)
 
@@ -96,7 +98,7 @@ class LiveHub:
         await asyncio.sleep(0.02)  # what it handed over goes out on this loop: let it
 
     # ----- running feeds ----------------------------------------------------------------------
-    async def run(self, key: str, feed: Any) -> None:
+    async def run(self, key: str, feed: LiveFeed) -> None:
         """Run `feed` (a LogFeed through its LogPipeline) as `key` until it ends or is
         cancelled, handing each item to the key's subscribers. Errors end it and propagate."""
         self.opened[key] += 1
@@ -127,7 +129,7 @@ class LiveHub:
         for listener in list(self._subscribers.get(key, ())):
             listener(item)
 
-    def open(self, key: str, make_feed: Callable[[], Any]) -> bool:
+    def open(self, key: str, make_feed: Callable[[], LiveFeed | None]) -> bool:
         """Run `key` here unless it runs already (the panes' feed): `make_feed()` builds it
         only then. False when the feed could not be built (`make_feed` gave None)."""
         if key in self._running or key in self._own:
@@ -139,7 +141,7 @@ class LiveHub:
         self._own[key] = task
         return True
 
-    async def _run_own(self, key: str, feed: Any) -> None:
+    async def _run_own(self, key: str, feed: LiveFeed) -> None:
         try:
             await self.run(key, feed)
         except asyncio.CancelledError:

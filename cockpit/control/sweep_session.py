@@ -10,10 +10,10 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cockpit.control.live_hub import FeedEnded, LiveHub
 from cockpit.live.experiment.sweep_events import SweepOutcome
 from cockpit.live.experiment.sweep_plan import SweepPlan, profile_host
 from cockpit.live.experiment.sweep_server_metrics import ServerMetricsProbe, metrics_url_for
-from cockpit.live.hub import FeedEnded, LiveHub
 from cockpit.live.log.log_items import LogLines, SourceState
 from cockpit.model.edit.lookup import by_id_or_name, known_records
 from cockpit.model.enums import ProfileStatus

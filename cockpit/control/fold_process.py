@@ -2,7 +2,7 @@
 
 At 20k lines/s parsing and folding cost a good part of a core; done in a thread of the UI
 process they hold the GIL in 5 ms slices and every frame and key waits behind them. So
-the log's bytes go as they came to a child (`python -m cockpit.live.log.fold_process`),
+the log's bytes go as they came to a child (`python -m cockpit.control.fold_process`),
 which parses them once with its LogParser, folds the events into its LogMetrics and sends
 back, for each round of input, the display rows (`LogLines`: inert text and flags, what
 the pane's buffer stores) and at most every `SNAPSHOT_INTERVAL_S` a MetricsSnapshot.
@@ -271,7 +271,7 @@ class ChildFold:
     def _spawn(self) -> subprocess.Popen[bytes] | None:
         from cockpit.sources.transport.child_process import spawn_python
 
-        return spawn_python("-m", "cockpit.live.log.fold_process")
+        return spawn_python("-m", "cockpit.control.fold_process")
 
     def _end_child(self, proc: subprocess.Popen[bytes]) -> None:
         if proc.stdin is not None:

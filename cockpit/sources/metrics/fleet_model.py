@@ -16,8 +16,8 @@ from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from cockpit.live.fleet.fleet_queries import HISTORY_POINTS, LIMIT, POWER, PRESENCE, SERVER_FAMILIES, UTIL
-from cockpit.live.fleet.fleet_snapshot import FleetGpu, FleetHost, FleetServer, FleetSnapshot
+from cockpit.parse.metrics.fleet_snapshot import FleetGpu, FleetHost, FleetServer, FleetSnapshot
+from cockpit.sources.metrics.fleet_queries import HISTORY_POINTS, LIMIT, POWER, PRESENCE, SERVER_FAMILIES, UTIL
 from cockpit.sources.metrics.prometheus_api import PrometheusError, PromSeries
 
 

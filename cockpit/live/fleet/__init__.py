@@ -1,1 +1,0 @@
-"""The fleet through Prometheus, and the session's Prometheus sources."""

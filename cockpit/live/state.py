@@ -1,0 +1,379 @@
+"""LiveState: what the hub's feeds add up to, folded once per `kind@host` below the UI.
+
+    source -> pipeline -> hub -> LiveState (this fold) -> snapshot(host) -> panes, the
+                                                           diagnosis, alerts, MCP
+
+Every reader asks the same fold for a `LiveSnapshot`: the TUI's findings, `cockpit
+diagnose` (a snapshot of files, `snapshot_of`), an assistant's resources and tools. So at
+one moment they read one log tail, one GPU history, one `/metrics` window and one tok/J,
+never a copy each (the first two steps folded per consumer: panes, MCP, the CLI).
+
+Plain Python, no Textual, no I/O: `take(key, item)` is the hub's `subscribe_all`
+listener; a snapshot is frozen (tuples of what the folds hold, no copy of a line).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from cockpit.live.gpu.power_history import Point, PowerHistory, tokens_per_joule
+from cockpit.live.log.log_items import ERROR_LINE, NOTE_LINE, RUN, LogLines, SourceState, SummaryBefore
+from cockpit.live.log.metrics_snapshot import MetricsSnapshot
+from cockpit.live.metrics.server_metrics import ServerMetrics, ServerMetricsFold
+from cockpit.live.routes import views_of
+from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
+from cockpit.parse.gpu.gpu_sample import GpuSample
+from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
+from cockpit.parse.metrics.fleet_snapshot import FleetSnapshot
+from cockpit.parse.metrics.metrics_events import MetricsScraped, MetricsScrapeFailed
+from cockpit.parse.metrics.sglang_metrics import ServerScrape
+
+__all__ = ["GPU_HISTORY", "KEPT_LINES", "GpuSnapshot", "LiveSnapshot", "LiveState", "LogSnapshot",
+           "ServerSnapshot", "TopologySnapshot", "snapshot_of"]
+
+KEPT_LINES = 5_000
+"""A log's last display lines kept (what the diagnosis and an assistant read; the log pane
+keeps its own longer ring to scroll back in)."""
+GPU_HISTORY = 4_096
+"""GPU samples kept per feed: ~8 minutes of 8 GPUs at 1 Hz (power and links over a stretch)."""
+POWER_POINTS = 900
+"""Power points per GPU (the GPU pane's history)."""
+METRICS_WINDOW_S = 60.0
+"""The `/metrics` fold's window (the metrics pane's)."""
+SERVER_VIEWS = 2_000
+"""Folded `/metrics` views kept per server (the metrics pane's chart points)."""
+
+
+# ----- snapshots: what a reader gets ---------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class LogSnapshot:
+    lines: tuple[str, ...] = ()
+    """The last display lines (already inert), oldest first."""
+    first_line: int = 1
+    """The 1-based number of `lines[0]` among all lines taken."""
+    total: int = 0
+    """Lines taken so far (the source's own notes among them): unchanged means the log has
+    not moved."""
+    read: int = 0
+    """Log lines read so far (the source's notes, "── rotated ──", not counted)."""
+    metrics: MetricsSnapshot | None = None
+    summary_before: Mapping[str, object] | None = None
+    state: str | None = None
+    """The source in words ("tail gpu1:/var/log/sglang.log")."""
+    connected: bool | None = None
+
+    @property
+    def throughput(self) -> tuple[Point, ...]:
+        """Generation tokens/s (summed over DP ranks) by log time, oldest first."""
+        return () if self.metrics is None else tuple(self.metrics.points.get("gen_throughput", ()))
+
+
+@dataclass(frozen=True, slots=True)
+class GpuSnapshot:
+    tick: GpuSamplesTaken | None = None
+    """The newest tick (None before the first, or after the source said it has no GPUs)."""
+    history: tuple[GpuSample, ...] = ()
+    """The last GPU_HISTORY samples, in time order."""
+    power_total: tuple[Point, ...] = ()
+    """Summed draw of the feed's GPUs after each tick (W)."""
+    problem: str | None = None
+    """Why no fresh sample comes ("gpu1: connection refused; restarting in 4 s")."""
+
+
+@dataclass(frozen=True, slots=True)
+class TopologySnapshot:
+    matrix: TopologyMatrix | None = None
+    problem: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSnapshot:
+    metrics: ServerMetrics = ServerMetrics()
+    """The folded view (what the metrics pane shows)."""
+    scrapes: tuple[ServerScrape, ...] = ()
+    """The window's scrapes of this server run, oldest first (what the diagnosis reads)."""
+    views: tuple[ServerMetrics, ...] = ()
+    """The folded view after each scrape, oldest first (the metrics pane's chart points)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LiveSnapshot:
+    """One host's live state at one moment (`host` None: the first feed of each kind)."""
+
+    host: str | None = None
+    log: LogSnapshot | None = None
+    gpu: GpuSnapshot | None = None
+    topology: TopologySnapshot | None = None
+    server: ServerSnapshot | None = None
+    fleet: FleetSnapshot | None = None
+
+    @property
+    def tokens_per_joule(self) -> float | None:
+        """The log's generated tokens over the GPUs' energy, on the span both cover (the
+        GPU pane's tok/J, live/gpu/power_history.py)."""
+        if self.log is None or self.gpu is None:
+            return None
+        return tokens_per_joule(self.log.throughput, self.gpu.power_total)
+
+    @property
+    def scrapes(self) -> tuple[ServerScrape, ...]:
+        return () if self.server is None else self.server.scrapes
+
+
+# ----- the folds (mutable, private to LiveState) ---------------------------------------------
+class _LogFold:
+    def __init__(self, kept: int) -> None:
+        self.lines: deque[str] = deque(maxlen=kept)
+        self.total = self.read = 0
+        self.preview = 0  # lines of a preview at the end, replaced by the full batch
+        self.metrics: MetricsSnapshot | None = None
+        self.summary_before: Mapping[str, object] | None = None
+        self.state: str | None = None
+        self.connected: bool | None = None
+
+    def take(self, item: object) -> None:
+        if isinstance(item, LogLines):
+            self._lines(item)
+        elif isinstance(item, MetricsSnapshot):
+            self.metrics = item
+        elif isinstance(item, SourceState):
+            self.state = item.text or self.state
+            self.connected = item.connected if item.connected is not None else self.connected
+        elif isinstance(item, SummaryBefore):
+            self.summary_before = item.summary
+
+    def _lines(self, item: LogLines) -> None:
+        if self.preview and not item.preview and item.lines:
+            for _ in range(min(self.preview, len(self.lines))):  # the full batch holds them again
+                self.lines.pop()
+            self.total -= self.preview
+            self.read -= self.preview
+            self.preview = 0
+        added = notes = 0
+        for segment in item.segments:
+            kind = segment[0]
+            if kind == RUN:
+                texts: list[str] = segment[1]
+                self.lines.extend(texts)
+                added += len(texts)
+            elif kind in (ERROR_LINE, NOTE_LINE):
+                self.lines.append(str(segment[1]))
+                added += 1
+                notes += kind == NOTE_LINE
+            # a BLOCK only marks lines already held
+        self.total += added
+        self.read += added - notes
+        if item.preview:
+            self.preview += added
+
+    def snapshot(self) -> LogSnapshot:
+        lines = tuple(self.lines)
+        return LogSnapshot(lines, self.total - len(lines) + 1, self.total, self.read, self.metrics,
+                           self.summary_before, self.state, self.connected)
+
+
+class _GpuFold:
+    def __init__(self, kept: int) -> None:
+        self.tick: GpuSamplesTaken | None = None
+        self.history: deque[GpuSample] = deque(maxlen=kept)
+        self.power = PowerHistory(maxlen=POWER_POINTS)
+        self.problem: str | None = None
+
+    def take(self, item: object) -> None:
+        if isinstance(item, GpuSamplesTaken):
+            self._tick(item)
+        elif isinstance(item, GpuStreamInterrupted):
+            self.problem = f"{item.host}: {item.reason}; restarting in {item.retry_in_s:.0f} s"
+        elif isinstance(item, GpuSourceUnavailable):
+            self.tick, self.problem = None, item.message
+            self.power.forget(item.host)
+        elif isinstance(item, (list, tuple)):  # a tick of GpuSamples (the demo replay's shape)
+            samples = tuple(s for s in item if isinstance(s, GpuSample))
+            if samples:
+                stamps = [s.timestamp for s in samples if s.timestamp is not None]
+                self._tick(GpuSamplesTaken(samples[0].host, samples, max(stamps) if stamps else time.time()))
+
+    def _tick(self, tick: GpuSamplesTaken) -> None:
+        self.tick, self.problem = tick, None
+        self.history.extend(tick.samples)
+        self.power.add(tick.samples, t=tick.taken_at)
+
+    def snapshot(self) -> GpuSnapshot:
+        return GpuSnapshot(self.tick, tuple(self.history), tuple(self.power.total_series()), self.problem)
+
+
+class _TopologyFold:
+    def __init__(self) -> None:
+        self.matrix: TopologyMatrix | None = None
+        self.problem: str | None = None
+
+    def take(self, item: object) -> None:
+        if isinstance(item, TopologyMatrix):
+            self.matrix, self.problem = item, None
+        elif isinstance(item, GpuSourceUnavailable):
+            self.problem = item.message
+
+    def snapshot(self) -> TopologySnapshot:
+        return TopologySnapshot(self.matrix, self.problem)
+
+
+class _ServerFold:
+    def __init__(self, window_s: float) -> None:
+        self.fold = ServerMetricsFold(window_s)
+        self.views: deque[ServerMetrics] = deque(maxlen=SERVER_VIEWS)
+
+    def take(self, item: object) -> None:
+        if isinstance(item, (MetricsScraped, MetricsScrapeFailed)):
+            self.views.append(self.fold.feed(item))
+        elif isinstance(item, ServerMetrics):  # a feed that folds itself (the demo's replay)
+            self.views.append(item)
+
+    def snapshot(self) -> ServerSnapshot:
+        return ServerSnapshot(self.views[-1] if self.views else self.fold.snapshot, self.fold.scrapes,
+                              tuple(self.views))
+
+
+_Fold = _LogFold | _GpuFold | _TopologyFold | _ServerFold
+KINDS = ("log", "gpu", "topology", "metrics", "fleet")
+
+
+def split_key(key: str) -> tuple[str, str | None]:
+    """`kind@host` -> (kind, host); a fixed feed's key is its kind alone (host None)."""
+    kind, _, host = key.partition("@")
+    return kind, host or None
+
+
+class LiveState:
+    """The folds of every feed the hub runs, by key; `snapshot(host)` reads them."""
+
+    def __init__(self, *, kept_lines: int = KEPT_LINES, gpu_history: int = GPU_HISTORY,
+                 metrics_window_s: float = METRICS_WINDOW_S) -> None:
+        self.kept_lines = kept_lines
+        self.gpu_history = gpu_history
+        self.metrics_window_s = metrics_window_s
+        self._folds: dict[str, _Fold] = {}
+        """key -> its fold, in the order their first items came (`snapshot(None)` takes the first)."""
+        self._topology_of: dict[str, _TopologyFold] = {}
+        """A GPU feed that reads the topology too: its matrix, by the GPU feed's key."""
+        self._fleet: FleetSnapshot | None = None
+        self.taken = 0
+        """Items folded so far (a test or a watch can see that something came)."""
+
+    # ----- what the hub hands over --------------------------------------------------------
+    def take(self, key: str, item: object) -> None:
+        """One item of feed `key` (the hub's `subscribe_all` listener; what no fold takes,
+        a feed's end among them, is passed over)."""
+        kind, _host = split_key(key)
+        if kind not in views_of(kind, item):  # the one routing table (live/routes.py) says what a kind carries
+            return
+        self.taken += 1
+        if kind == "fleet":
+            if isinstance(item, FleetSnapshot):
+                self._fleet = item
+            return
+        if kind == "gpu" and isinstance(item, TopologyMatrix):  # nvidia-smi's feed reads topo -m too
+            self._topology_of.setdefault(key, _TopologyFold()).take(item)
+            return
+        fold = self._folds.get(key)
+        if fold is None:
+            made = self._make(kind)
+            if made is None:
+                return
+            fold = self._folds[key] = made
+        fold.take(item)
+
+    def _make(self, kind: str) -> _Fold | None:
+        if kind == "log":
+            return _LogFold(self.kept_lines)
+        if kind == "gpu":
+            return _GpuFold(self.gpu_history)
+        if kind == "topology":
+            return _TopologyFold()
+        if kind == "metrics":
+            return _ServerFold(self.metrics_window_s)
+        return None
+
+    def forget(self, key: str) -> None:
+        """`key`'s feed stopped on purpose (its host left the session, or it restarts)."""
+        self._folds.pop(key, None)
+        self._topology_of.pop(key, None)
+        if key == "fleet":
+            self._fleet = None
+
+    def clear(self) -> None:
+        self._folds.clear()
+        self._topology_of.clear()
+        self._fleet = None
+
+    # ----- reading ------------------------------------------------------------------------
+    def keys(self, kind: str) -> list[str]:
+        """The keys of `kind` folded so far, in the order their first items came."""
+        return [key for key in self._folds if split_key(key)[0] == kind]
+
+    def hosts(self) -> list[str]:
+        """The hosts any feed has said something for, in the order they first did."""
+        seen: dict[str, None] = {}
+        for key in self._folds:
+            host = split_key(key)[1]
+            if host is not None:
+                seen.setdefault(host)
+        return list(seen)
+
+    def _fold(self, kind: str, host: str | None) -> _Fold | None:
+        if host is not None:
+            fold = self._folds.get(f"{kind}@{host}")
+            return fold if fold is not None else None
+        keys = self.keys(kind)
+        return self._folds[keys[0]] if keys else None
+
+    def log(self, host: str | None = None) -> LogSnapshot | None:
+        fold = self._fold("log", host)
+        return fold.snapshot() if isinstance(fold, _LogFold) else None
+
+    def gpu(self, host: str | None = None) -> GpuSnapshot | None:
+        fold = self._fold("gpu", host)
+        return fold.snapshot() if isinstance(fold, _GpuFold) else None
+
+    def topology(self, host: str | None = None) -> TopologySnapshot | None:
+        fold = self._fold("topology", host)
+        if isinstance(fold, _TopologyFold):
+            return fold.snapshot()
+        gpu_keys = [f"gpu@{host}"] if host is not None else self.keys("gpu")
+        inside = next((self._topology_of[k] for k in gpu_keys if k in self._topology_of), None)
+        return inside.snapshot() if inside is not None else None
+
+    def server(self, host: str | None = None) -> ServerSnapshot | None:
+        fold = self._fold("metrics", host)
+        return fold.snapshot() if isinstance(fold, _ServerFold) else None
+
+    def server_at(self, key: str) -> ServerSnapshot | None:
+        """The `/metrics` fold of feed `key` exactly (`metrics@host`, or a fixed `metrics`)."""
+        fold = self._folds.get(key)
+        return fold.snapshot() if isinstance(fold, _ServerFold) else None
+
+    @property
+    def fleet(self) -> FleetSnapshot | None:
+        return self._fleet
+
+    def snapshot(self, host: str | None = None) -> LiveSnapshot:
+        """`host`'s state now (None: the first feed of each kind, as a one-host session has)."""
+        return LiveSnapshot(host, self.log(host), self.gpu(host), self.topology(host), self.server(host),
+                            self._fleet)
+
+
+def snapshot_of(*, log_lines: Sequence[str] | None = None, gpus: Iterable[GpuSample] = (),
+                topology: TopologyMatrix | None = None, scrapes: Iterable[ServerScrape] = ()) -> LiveSnapshot:
+    """A snapshot of what files hold (`cockpit diagnose`: what a colleague pasted stands in
+    for the live hosts): the same shape the live state hands the TUI and an assistant."""
+    lines = tuple(log_lines) if log_lines is not None else None
+    samples = tuple(gpus)
+    pages = tuple(scrapes)
+    return LiveSnapshot(
+        log=LogSnapshot(lines, 1, len(lines), len(lines)) if lines is not None else None,
+        gpu=GpuSnapshot(history=samples) if samples else None,
+        topology=TopologySnapshot(topology) if topology is not None else None,
+        server=ServerSnapshot(scrapes=pages) if pages else None,
+    )
