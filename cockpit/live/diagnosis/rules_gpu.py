@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from statistics import median
 
 from cockpit.live.diagnosis.findings import Evidence, Finding, clamp
 from cockpit.live.diagnosis.gpu_stats import GpuStats, gpu_list, gpu_stats, time_range
@@ -46,14 +47,18 @@ def _flat_runs(inputs: DiagnosisInputs) -> Evidence | None:
         if b.concurrency and throughput(b) is not None:
             by_profile.setdefault(_workload(b), []).append(b)
     for runs in by_profile.values():
-        runs.sort(key=lambda b: b.concurrency or 0)
-        if len(runs) >= 2:
-            lo, hi = runs[-2], runs[-1]
-            t_lo, t_hi = throughput(lo), throughput(hi)
-            assert t_lo is not None and t_hi is not None
-            if (hi.concurrency or 0) >= 2 * (lo.concurrency or 1) and t_hi < FLAT_GAIN * t_lo:
+        # a point per concurrency, at the median of its runs: a sweep's repeats are one point
+        # (never two "concurrencies"), and never their best run (issue 35)
+        points: dict[int, list[Benchmark]] = {}
+        for b in runs:
+            points.setdefault(b.concurrency or 0, []).append(b)
+        if len(points) >= 2:
+            (c_lo, lo), (c_hi, hi) = sorted(points.items())[-2:]
+            t_lo, t_hi = (median(throughput(b) or 0.0 for b in rows) for rows in (lo, hi))
+            if c_hi >= 2 * c_lo and t_hi < FLAT_GAIN * t_lo:
+                said = "" if len(lo) == len(hi) == 1 else f" (medians of {len(lo)} and {len(hi)} runs)"
                 return Evidence(f"throughput {t_lo:,.0f} -> {t_hi:,.0f} tok/s while concurrency went "
-                                f"{lo.concurrency} -> {hi.concurrency}", "benchmarks", benchmarks=(lo.id, hi.id))
+                                f"{c_lo} -> {c_hi}{said}", "benchmarks", benchmarks=tuple(b.id for b in lo + hi))
     return None
 
 

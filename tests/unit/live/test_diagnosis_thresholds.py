@@ -533,3 +533,15 @@ def test_an_nvlinked_group_is_neither_split_nor_comm_bound() -> None:
 def test_regression_from_notes_bound(tok: float, drop: bool) -> None:
     s = session(run("b1", 64, tok, notes="Down from 3,000 tok/s after the patch"))
     assert ("regression" in kinds(bundle(session=s))) is drop
+
+
+def test_flat_throughput_reads_a_sweeps_repeats_as_one_point_at_their_median() -> None:
+    """Two repeats at c=512 and two at c=1024: two points (not the two c=1024 repeats as a
+    "doubling"), each at its median (3,000 and 3,200: 1.07x, flat), never the best run."""
+    s = session(run("b1", 512, 2900, 0.5), run("b2", 512, 3100, 0.5), run("b3", 1024, 3100, 0.5),
+                run("b4", 1024, 3300, 0.5))
+    f = found(bundle(session=s), "power_starved")[0]
+    flat = next(e for e in f.evidence if "while concurrency went" in e.text)
+    assert flat.text == ("throughput 3,000 -> 3,200 tok/s while concurrency went 512 -> 1024 "
+                         "(medians of 2 and 2 runs)")
+    assert flat.benchmarks == ("b1", "b2", "b3", "b4")
