@@ -31,6 +31,9 @@ RANKS = "cockpit/parse/metrics/sglang_metrics.py"
 GPU_RULES = "cockpit/live/diagnosis/rules_gpu.py"
 LIMITS = "cockpit/store/limits.py"
 TRANSACTION = "cockpit/control/transaction.py"
+RANK_RULES = "cockpit/live/diagnosis/rules_ranks.py"
+TIMELINE = "cockpit/model/timeline.py"
+HANDOFF_SEARCH = "cockpit/store/handoff_search.py"
 
 MERGE_TESTS = ("tests/unit/model/test_merge_removals.py", "tests/unit/model/test_merge_dangling.py",
                "tests/unit/model/test_session_merge.py")
@@ -39,6 +42,8 @@ RANK_TESTS = ("tests/unit/parse/test_rank_dedup.py", "tests/unit/parse/test_prom
 GPU_TESTS = ("tests/unit/live/test_diagnosis_thresholds.py",)
 LIMIT_TESTS = ("tests/unit/store/test_limit_edges.py",)
 TRANSACTION_TESTS = ("tests/unit/control/test_transaction_edges.py",)
+TIMELINE_TESTS = ("tests/unit/model/test_timeline.py",)
+SEARCH_CORE_TESTS = ("tests/unit/control/test_search_core.py",)
 
 
 @dataclass(frozen=True)
@@ -154,6 +159,30 @@ MUTANTS = (
            "CLOCK_SHARE = 0.9 ", "CLOCK_SHARE = 0.91 ", GPU_TESTS, "clocks at 90.4 % of max read as throttled"),
     Mutant("throttle-at-limit-moved", GPU_RULES,
            "AT_LIMIT = 0.97 ", "AT_LIMIT = 0.98 ", GPU_TESTS, "a GPU at 97.1 % of its limit not held by it"),
+    # ---- per rank, never a mean over ranks; medians, never a best run (issues 35, 37)
+    Mutant("spec-log-ranks-pooled", RANK_RULES,
+           'out.setdefault("" if e.ranks.dp is None else str(e.ranks.dp), []).append((n, e))',
+           'out.setdefault("", []).append((n, e))', GPU_TESTS,
+           "the log's accept lengths of every DP rank averaged together"),
+    Mutant("spec-metrics-ranks-averaged", RANK_RULES,
+           'per = s.gauges_by_dp.get(name) or ({"": s.gauges[name]} if name in s.gauges else {})',
+           'per = {"": s.gauges[name]} if name in s.gauges else {}', GPU_TESTS,
+           "/metrics' acceptance read as the mean over DP ranks"),
+    Mutant("drops-best-run", TIMELINE,
+           "medians = [(statistics.median(v for _, v in rows), rows) for rows in by_profile.values()]",
+           "medians = [(max(v for _, v in rows), rows) for rows in by_profile.values()]", TIMELINE_TESTS,
+           "a drop measured from the profile's luckiest earlier run"),
+    Mutant("flat-repeats-as-concurrencies", GPU_RULES,
+           "(c_lo, lo), (c_hi, hi) = sorted(points.items())[-2:]",
+           "(c_lo, lo), (c_hi, hi) = [(b.concurrency or 0, [b]) for b in sorted(runs, key=lambda b: b.concurrency or 0)[-2:]]",
+           GPU_TESTS, "two repeats of the top concurrency read as a doubling"),
+    Mutant("power-point-best-repeat", GPU_RULES,
+           "mid = median(share for _, (share, _) in rows)", "mid = max(share for _, (share, _) in rows)", GPU_TESTS,
+           "a loaded point's power read from its best-fed repeat"),
+    Mutant("handoff-search-first-launch", HANDOFF_SEARCH,
+           "holds = group.feasible if group is not None else all(c <= 0 for c in t.constraints)",
+           "holds = all(c <= 0 for c in t.constraints)", SEARCH_CORE_TESTS,
+           "the handoff says a configuration's constraints on its first launch"),
     # ---- the store's bounds (store/limits.py) and the transaction's retries
     Mutant("limits-nesting-off-by-one", LIMITS,
            "if depth > max_nesting:", "if depth >= max_nesting:", LIMIT_TESTS,

@@ -29,6 +29,7 @@ from cockpit.model.session import Host, LaunchProfile, Session, Sweep, Target
 from cockpit.store.handoff_md import render_handoff
 from cockpit.store.toml_store import load_session, save_session
 from cockpit.ui.screens.compare import CompareScreen
+from cockpit.ui.screens.search import SearchScreen
 from cockpit.ui.widgets.session.bench_chart import BenchChart
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -169,7 +170,7 @@ def test_the_handoff_shows_each_points_median_and_spread(swept: Path):
     assert "| TTFT p99 ≤ 100,000 ms at concurrency 1..2 (" in text
 
 
-def test_the_searchs_best_is_the_median_of_its_launches_with_the_spread(swept: Path):
+async def test_the_searchs_best_is_the_median_of_its_launches_with_the_spread(swept: Path, tmp_path: Path):
     # the two sweeps of l1 as two launches of one configuration (a trial and its relaunch)
     session = load_session(swept)
     search = Search(id="q1", name="q", profile="l1", sweep="s1", objective="total_tok_s", at_concurrency=2,
@@ -191,3 +192,13 @@ def test_the_searchs_best_is_the_median_of_its_launches_with_the_spread(swept: P
     est = estimate(values)
     assert est is not None and f"total_tok_s median {est.shown()}" in line, line
     assert (est.median, est.low, est.high, est.n) == (statistics.median(values), min(values), max(values), 2)
+    # the Search view (`Q`) says the same best: the median over its two launches with their range
+    copy = tmp_path / "searched.toml"
+    save_session(session, copy)
+    app = make_app(copy)
+    async with app.run_test(size=(160, 44)) as pilot:
+        await pilot.press("Q")
+        await until(lambda: isinstance(app.screen, SearchScreen), pilot)
+        await pilot.pause()
+        text = screen_text(app)
+        assert f"best: trial 0 (l1) {est.text()} over 2 launch(es)" in text, text

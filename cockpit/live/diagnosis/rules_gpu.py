@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from statistics import median
 
 from cockpit.live.diagnosis.findings import Evidence, Finding, clamp
 from cockpit.live.diagnosis.gpu_stats import GpuStats, gpu_list, gpu_stats, time_range
@@ -46,14 +47,18 @@ def _flat_runs(inputs: DiagnosisInputs) -> Evidence | None:
         if b.concurrency and throughput(b) is not None:
             by_profile.setdefault(_workload(b), []).append(b)
     for runs in by_profile.values():
-        runs.sort(key=lambda b: b.concurrency or 0)
-        if len(runs) >= 2:
-            lo, hi = runs[-2], runs[-1]
-            t_lo, t_hi = throughput(lo), throughput(hi)
-            assert t_lo is not None and t_hi is not None
-            if (hi.concurrency or 0) >= 2 * (lo.concurrency or 1) and t_hi < FLAT_GAIN * t_lo:
+        # a point per concurrency, at the median of its runs: a sweep's repeats are one point
+        # (never two "concurrencies"), and never their best run (issue 35)
+        points: dict[int, list[Benchmark]] = {}
+        for b in runs:
+            points.setdefault(b.concurrency or 0, []).append(b)
+        if len(points) >= 2:
+            (c_lo, lo), (c_hi, hi) = sorted(points.items())[-2:]
+            t_lo, t_hi = (median(throughput(b) or 0.0 for b in rows) for rows in (lo, hi))
+            if c_hi >= 2 * c_lo and t_hi < FLAT_GAIN * t_lo:
+                said = "" if len(lo) == len(hi) == 1 else f" (medians of {len(lo)} and {len(hi)} runs)"
                 return Evidence(f"throughput {t_lo:,.0f} -> {t_hi:,.0f} tok/s while concurrency went "
-                                f"{lo.concurrency} -> {hi.concurrency}", "benchmarks", benchmarks=(lo.id, hi.id))
+                                f"{c_lo} -> {c_hi}{said}", "benchmarks", benchmarks=tuple(b.id for b in lo + hi))
     return None
 
 
@@ -75,13 +80,31 @@ def loaded_runs(inputs: DiagnosisInputs) -> list[Benchmark]:
             and b.concurrency >= LOADED_SHARE * top[_workload(b)]]
 
 
-def low_power_benchmarks(inputs: DiagnosisInputs) -> list[tuple[Benchmark, float, str]]:
-    """Loaded runs under STARVED_SHARE, of the profiles (and workloads) whose every loaded run
-    with a power figure is under it: one loaded point at 86 % says the GPUs can be fed."""
+def low_power_benchmarks(inputs: DiagnosisInputs) -> list[tuple[Benchmark, float, str, tuple[str, ...]]]:
+    """Loaded points under STARVED_SHARE, of the profiles (and workloads) whose every loaded
+    point with a power figure is under it: one loaded point at 86 % says the GPUs can be fed.
+    A point is a concurrency's runs at their median share (a sweep's repeats: never the one
+    lucky repeat, issue 35): (its median run, the share, how it is said, every run's id)."""
     powered = [(b, got) for b in loaded_runs(inputs) if (got := bench_power_share(b)) is not None
                and (throughput(b) or 0) > 0]
-    fed = {_workload(b) for b, (share, _) in powered if share >= STARVED_SHARE}
-    return [(b, share, said) for b, (share, said) in powered if _workload(b) not in fed]
+    points: dict[tuple[object, ...], list[tuple[Benchmark, tuple[float, str]]]] = {}
+    for b, got in powered:
+        points.setdefault((*_workload(b), b.concurrency), []).append((b, got))
+    out: list[tuple[Benchmark, float, str, tuple[str, ...]]] = []
+    for rows in points.values():
+        if len(rows) == 1:
+            b, (share, said) = rows[0]
+            out.append((b, share, said, (b.id,)))
+            continue
+        mid = median(share for _, (share, _) in rows)
+        b = min(rows, key=lambda row: (abs(row[1][0] - mid), row[1][0]))[0]
+        out.append((b, mid, f"{mid:.0%} of the power limit (median of {len(rows)} runs)", tuple(r.id for r, _ in rows)))
+    fed = {_workload(b) for b, share, _, _ in out if share >= STARVED_SHARE}
+    return [row for row in out if _workload(row[0]) not in fed]
+
+
+def _runs_of(inputs: DiagnosisInputs, ids: tuple[str, ...]) -> list[Benchmark]:
+    return [b for b in inputs.session.benchmarks if b.id in ids] if inputs.session is not None else []
 
 
 def starved_gpus(stats: list[GpuStats]) -> list[GpuStats]:
@@ -114,14 +137,16 @@ def power_evidence(inputs: DiagnosisInputs) -> tuple[list[Evidence], float | Non
         hosts = sorted({s.host or "" for s in low})
         keys.append("gpus" + ":".join(hosts) + ":" + gpu_list(s.index for s in low))
     runs = low_power_benchmarks(inputs)
-    for b, _, said in runs:
-        evidence.append(Evidence(f"{b.id} {b.label} (c={b.concurrency}): {throughput(b):,.0f} tok/s at {said}",
-                                 "benchmarks", benchmarks=(b.id,)))
+    for b, _, said, ids in runs:
+        tok = (f"{throughput(b):,.0f} tok/s" if len(ids) == 1
+               else f"{median(throughput(x) or 0.0 for x in _runs_of(inputs, ids)):,.0f} tok/s median")
+        evidence.append(Evidence(f"{b.id} {b.label} (c={b.concurrency}): {tok} at {said}",
+                                 "benchmarks", benchmarks=ids))
     if runs:
         # the claim's figure comes from the recorded runs where there are some (one source,
         # the loaded points), else from the samples
-        shares = [max(share for _, share, _ in runs)]
-        keys += sorted({f"profile {b.profile or '-'}" for b, _, _ in runs})
+        shares = [max(share for _, share, _, _ in runs)]
+        keys += sorted({f"profile {b.profile or '-'}" for b, _, _, _ in runs})
     return evidence, (max(shares) if shares else None), keys
 
 

@@ -533,3 +533,29 @@ def test_an_nvlinked_group_is_neither_split_nor_comm_bound() -> None:
 def test_regression_from_notes_bound(tok: float, drop: bool) -> None:
     s = session(run("b1", 64, tok, notes="Down from 3,000 tok/s after the patch"))
     assert ("regression" in kinds(bundle(session=s))) is drop
+
+
+def test_flat_throughput_reads_a_sweeps_repeats_as_one_point_at_their_median() -> None:
+    """Two repeats at c=512 and two at c=1024: two points (not the two c=1024 repeats as a
+    "doubling"), each at its median (3,000 and 3,200: 1.07x, flat), never the best run."""
+    s = session(run("b1", 512, 2900, 0.5), run("b2", 512, 3100, 0.5), run("b3", 1024, 3100, 0.5),
+                run("b4", 1024, 3300, 0.5))
+    f = found(bundle(session=s), "power_starved")[0]
+    flat = next(e for e in f.evidence if "while concurrency went" in e.text)
+    assert flat.text == ("throughput 3,000 -> 3,200 tok/s while concurrency went 512 -> 1024 "
+                         "(medians of 2 and 2 runs)")
+    assert flat.benchmarks == ("b1", "b2", "b3", "b4")
+
+
+def test_a_loaded_points_repeats_are_judged_on_their_median_share() -> None:
+    """Three repeats at c=64 drawing 60, 63 and 66 %: the point is at 63 %, starved; the one
+    repeat at 66 % does not make the profile "fed" (a best-of-N), and the claim quotes the
+    point's median."""
+    s = session(run("b1", 64, 3000, 0.60), run("b2", 64, 3100, 0.63), run("b3", 64, 3050, 0.66))
+    [f] = found(bundle(session=s), "power_starved")
+    assert "at most 63% of their power limit" in f.claim
+    [ev] = [e for e in f.evidence if e.source == "benchmarks"]
+    assert ev.text == "b2 c=64 (c=64): 3,050 tok/s median at 63% of the power limit (median of 3 runs)"
+    assert ev.benchmarks == ("b1", "b2", "b3")
+    fed = session(run("b1", 64, 3000, 0.64), run("b2", 64, 3100, 0.66), run("b3", 64, 3050, 0.67))
+    assert "power_starved" not in kinds(bundle(session=fed))  # median 66 %: fed
