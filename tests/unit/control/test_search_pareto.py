@@ -208,3 +208,25 @@ def test_the_command_line_adds_a_two_objective_search_shows_its_front_and_record
     assert as_json["picked"] == 1 and [p["trial"] for p in as_json["front"]] == [1, 0]
     assert as_json["front"][0]["figures"]["output_tok_per_joule"] == {"median": 6.0, "min": 6.0, "max": 6.0, "n": 1,
                                                                        "unit": "tok/J"}
+
+
+def test_the_run_lines_of_a_two_objective_search_show_each_figure_with_its_unit_and_end_on_the_front():
+    from cockpit.control.search.trial_lines import done_line, trial_line
+
+    trials = [_ok(0, {"--bs": 16, "--b": "x"}, 1000.0, 9.0), _ok(1, {"--bs": 128, "--b": "x"}, 2000.0, 6.0),
+              _ok(2, {"--bs": 64, "--b": "y"}, 900.0, 5.0), _ok(3, {"--bs": 16, "--b": "x"}, 1010.0, 9.2, 0)]
+    session = _session(trials)
+    search = session.searches[0]
+    assert trial_line(session, search, trials[2]) == (
+        "trial 2 ok: --bs 64 --b y · 900 tok/s · 5 tok/J (n=1) · off the front: trial 1 is at least as good on "
+        "every objective")
+    assert trial_line(session, search, trials[3]) == (
+        "trial 3 (relaunch of trial 0) ok: --bs 16 --b x · 1,010 tok/s · 9.2 tok/J (configuration 1,005 tok/s · "
+        "9.1 tok/J (median, n=2)) · on the front")
+    assert done_line(session, search) == (
+        "done: 4 launches; Pareto front of 2 (output tok/s (max) × output tok/J (max) at c=64): trial 1 --bs 128 "
+        "--b x: 2,000 tok/s · 6 tok/J (n=1); trial 0 --bs 16 --b x: 1,005 tok/s · 9.1 tok/J (median, n=2); "
+        "launch noise 0.7% (output tok/s, measured), 1.6% (output tok/J, measured); pick one: b on its row in the "
+        "Search view, or cockpit search pick SESSION q1 TRIAL")
+    with pytest.raises(ValueError, match="picked = 0: a search with one objective has no front"):
+        Search.model_validate({**search.model_dump(), "picked": 0, "objective": "output_tok_s"})
