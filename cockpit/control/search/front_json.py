@@ -14,7 +14,7 @@ __all__ = ["front_json", "point_json"]
 
 def point_json(search: Search, point: FrontPoint) -> dict[str, Any]:
     return {"trial": point.number, "profile": point.config.first.profile, "params": point.config.first.params,
-            "figures": {name: {"median": e.median, "min": e.low, "max": e.high, "n": e.n, "unit": unit(name)}
+            "figures": {name: {"median": e.median, "min": e.minimum, "max": e.maximum, "n": e.n, "unit": unit(name)}
                         for name, e in zip(search.objectives, point.estimates, strict=True)},
             "within_noise_of": point.close_to, "dominated_by": point.dominated_by}
 

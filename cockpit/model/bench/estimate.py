@@ -9,11 +9,17 @@ the same interval on every screen and in every file).
 
 "A is better than B" only when the medians differ by more than both spreads (each the
 bootstrap interval, or the min–max below three runs); otherwise the two are within noise.
-Plain Python, no Textual.
+
+Where most figures have one run (a search's configurations, each launched once or twice),
+the spread cannot be read off each figure: the noise between runs of one configuration is
+pooled over those run more than once (`pooled_noise`), and two figures are told apart when
+their medians differ by more than that noise allows (`separated`). Plain Python, no Textual.
 """
 
 from __future__ import annotations
 
+import functools
+import math
 import random
 import statistics
 from collections.abc import Callable, Iterable, Sequence
@@ -21,14 +27,19 @@ from dataclasses import dataclass
 
 from cockpit.model.experiment_records import Benchmark
 
-__all__ = ["BOOTSTRAP_FROM", "Estimate", "GroupKey", "Verdict", "estimate", "estimates", "group_runs",
-           "per_profile_concurrency", "verdict", "workload_of"]
+__all__ = ["BOOTSTRAP_FROM", "DEFAULT_NOISE", "Estimate", "GroupKey", "Verdict", "estimate", "estimates",
+           "group_runs", "per_profile_concurrency", "pooled_noise", "separated", "standard_error", "verdict",
+           "workload_of"]
 
 BOOTSTRAP_FROM = 3
 """Runs from which the spread is a bootstrap interval (below: min–max)."""
 _RESAMPLES = 2000
 _SEED = 35  # fixed: an interval is a property of the runs, not of when it was drawn
 _LEVEL = 0.95
+DEFAULT_NOISE = 0.05
+"""The run-to-run noise (a share of the figure) assumed until reruns measure it: the 4–10 %
+the same flags give between launches on one GPU (issue 35's 4,211 vs 4,427)."""
+SEPARATION_Z = 1.5  # standard errors of the difference that tell two figures apart
 
 GroupKey = tuple[str, str, int]
 """(profile id or "", workload, concurrency)."""
@@ -38,6 +49,11 @@ ValueOf = Callable[[Benchmark], float | None]
 
 def _fmt(value: float) -> str:
     return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
+
+
+def _num(value: float) -> str:
+    """Four significant figures under 1,000 (a search's small objectives: 0.4213 tok/J)."""
+    return f"{value:,.4g}" if abs(value) < 1000 else f"{value:,.0f}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +82,18 @@ class Estimate:
     def width(self) -> float:
         return self.high - self.low
 
+    @property
+    def spread(self) -> float | None:
+        """Half the runs' min–max range (None: one run, no spread measured)."""
+        return (self.maximum - self.minimum) / 2 if self.n > 1 else None
+
+    def shown(self) -> str:
+        """`4,310 (4,211–4,427, n=3)`: the median, the runs' min–max and n (a search's trial
+        lines and handoff)."""
+        if self.n == 1:
+            return f"{_num(self.median)} (n=1)"
+        return f"{_num(self.median)} ({_num(self.minimum)}–{_num(self.maximum)}, n={self.n})"
+
     def spread_text(self) -> str:
         """`n=3, 4,211–4,427, 95% CI 4,230–4,410`; one run: `n=1, no spread`."""
         if self.n == 1:
@@ -83,7 +111,9 @@ class Estimate:
         return f"{value} median ({self.spread_text()})"
 
 
-def _median_interval(values: Sequence[float]) -> tuple[float, float]:
+@functools.lru_cache(maxsize=4096)
+def _median_interval(values: tuple[float, ...]) -> tuple[float, float]:
+    # cached: a search's leaderboard asks for the same configurations' estimates every launch
     rng = random.Random(_SEED)
     n = len(values)
     medians = sorted(statistics.median(rng.choices(values, k=n)) for _ in range(_RESAMPLES))
@@ -97,7 +127,7 @@ def estimate(values: Sequence[float], runs: Sequence[str] = ()) -> Estimate:
         raise ValueError("no runs to estimate from")
     ordered = sorted(values)  # the interval does not depend on the order runs were recorded in
     median = statistics.median(ordered)
-    ci = _median_interval(ordered) if len(ordered) >= BOOTSTRAP_FROM else None
+    ci = _median_interval(tuple(ordered)) if len(ordered) >= BOOTSTRAP_FROM else None
     median_run = None
     if runs:
         median_run = min(zip(values, runs), key=lambda vr: (abs(vr[0] - median), vr[0]))[1]
@@ -167,3 +197,32 @@ def verdict(a: Estimate, b: Estimate, higher_is_better: bool | None, unit: str |
         return Verdict(None, f"B {change} ({figures})")
     b_wins = (diff > 0) == higher_is_better
     return Verdict("b" if b_wins else "a", f"{'B' if b_wins else 'A'} better: {change} ({figures})")
+
+
+def pooled_noise(groups: Sequence[Sequence[float]]) -> float | None:
+    """The relative standard deviation between runs of one configuration, pooled over the
+    groups run more than once (None: none was rerun)."""
+    dof = 0
+    total = 0.0
+    for values in groups:
+        if len(values) < 2:
+            continue
+        centre = statistics.fmean(values)
+        if not centre:
+            continue
+        total += (len(values) - 1) * (statistics.stdev(values) / abs(centre)) ** 2
+        dof += len(values) - 1
+    return math.sqrt(total / dof) if dof else None
+
+
+def standard_error(est: Estimate, noise: float) -> float:
+    """The uncertainty of an estimate's median: the relative noise over the root of its runs."""
+    return abs(est.median) * noise / math.sqrt(est.n)
+
+
+def separated(a: Estimate, b: Estimate, noise: float) -> bool:
+    """Whether `a` and `b` differ by more than `noise` (relative, between runs) allows:
+    SEPARATION_Z standard errors of their difference. The pooled-noise counterpart of
+    `verdict`, for figures of one or two runs whose own spread says little."""
+    se = math.hypot(standard_error(a, noise), standard_error(b, noise))
+    return abs(a.median - b.median) > SEPARATION_Z * se

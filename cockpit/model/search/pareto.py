@@ -1,7 +1,7 @@
 """The Pareto front of a search with several objectives, and the person's pick from it.
 
 Each configuration (a trial and its relaunches) is one point: per objective the median over
-its launches with min–max and n (search_estimate.py). A point is on the front when no other
+its launches with min–max and n (model/bench/estimate.py). A point is on the front when no other
 feasible point is at least as good on every objective's median and better on one. Medians
 move between launches, so a front point whose every advantage over another front point is
 within the launch noise (SEPARATION_Z standard errors, the same test the single-objective
@@ -14,16 +14,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from cockpit.model.bench.estimate import DEFAULT_NOISE, Estimate, estimate, pooled_noise, separated
 from cockpit.model.edit.edits import PERSON, EditError, SessionEditor
 from cockpit.model.search.objectives import label, unit
 from cockpit.model.search.search import Direction, Search, SearchTrial, TrialStatus
-from cockpit.model.search.search_estimate import (
-    DEFAULT_NOISE,
-    LaunchEstimate,
-    launch_estimate,
-    pooled_noise,
-    separated,
-)
 from cockpit.model.search.search_scoring import ConfigResult, leaderboard
 from cockpit.model.search.search_space import config_key
 from cockpit.model.session import Session
@@ -55,7 +49,7 @@ class FrontPoint:
     """One feasible configuration with its figure per objective."""
 
     config: ConfigResult
-    estimates: list[LaunchEstimate]
+    estimates: list[Estimate]
     close_to: list[int] = field(default_factory=list)
     """Front points (their first trials) this one is within the noise of on every objective it
     is better at: one of them may in truth dominate it."""
@@ -126,8 +120,7 @@ def pareto_front(search: Search) -> Front:
         rows = launches[id(group)]
         if not rows:
             continue
-        estimates = [launch_estimate([row[i] for row in rows]) for i in range(width)]
-        points.append(FrontPoint(group, [e for e in estimates if e is not None]))
+        points.append(FrontPoint(group, [estimate([row[i] for row in rows]) for i in range(width)]))
     directions = search.directions
     front: list[FrontPoint] = []
     others: list[FrontPoint] = []
