@@ -120,7 +120,8 @@ def pareto_front(search: Search) -> Front:
         rows = launches[id(group)]
         if not rows:
             continue
-        points.append(FrontPoint(group, [estimate([row[i] for row in rows]) for i in range(width)]))
+        estimates = [estimate([row[i] for row in rows]) for i in range(width)]
+        points.append(FrontPoint(group, estimates))
     directions = search.directions
     front: list[FrontPoint] = []
     others: list[FrontPoint] = []
