@@ -1,12 +1,12 @@
 """How well a search with two objectives finds the Pareto front, offline (pareto_sim.py's
 SIMULATOR surface: 45 configurations, 5 of them crashing from two values together, 3 %
-launch noise): per sampler over SEEDS seeds at a budget of a quarter of the grid (+1 for the
-race), the hypervolume that the configurations named on the front dominate (their TRUE
+launch noise): per sampler over SEEDS seeds at a budget of 12 launches (about a quarter of the
+grid; --budget), the hypervolume that the configurations named on the front dominate (their TRUE
 figures) as a share of the true front's hypervolume, and how many named front points are
 truly on the front. Samplers: cockpit's default (Optuna's multi-objective TPE), NSGA-II,
 and random.
 
-    python benchmarks/bench_pareto.py [--seeds 10] [--budget 12]
+    python benchmarks/bench_pareto.py [--seeds 20] [--budget 12]
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def score(seed: int, budget: int, sampler: str) -> tuple[float, float, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--budget", type=int, default=12)
     args = parser.parse_args()
     print(f"two objectives (output tok/s, output tok/J), 45 configurations, budget {args.budget}, "

@@ -43,7 +43,7 @@ async def test_the_front_at_80x24_with_units_and_the_persons_pick_saved(tmp_path
         assert "★ #1 2,000 tok/s · 6 tok/J (n=1)" in shown
         assert "★ #0 1,020 tok/s · 9.2 tok/J (median, n=2)" in shown
         assert "≈ #4 1,030 tok/s · 7 tok/J (n=1) ≈ #0" in shown  # its tok/s lead is within the noise
-        assert "#    front  status     tok/s     tok/J" in shown  # the table's headers carry the units
+        assert "#    front  tok/s    tok/J    flags changed" in shown  # the headers carry the units
         assert "↑ tok/J" in shown and "tok/s →" in shown  # and the plot's axes
         assert "none picked yet: b on a front row" in shown
         table = app.screen.query_one("#search-trials")

@@ -264,7 +264,8 @@ class Search(Strict):
             raise ValueError("two trials have the same number")
         if self.picked is not None:
             if not self.multi:
-                raise ValueError("picked: a search with one objective has no front to pick from")
+                raise ValueError(f"picked = {self.picked}: a search with one objective has no front to pick "
+                                 "from (remove `picked` to give it one objective)")
             if self.picked not in numbers:
                 raise ValueError(f"picked: no trial {self.picked} in this search")
         return self

@@ -30,13 +30,14 @@ def _short(search: Search, name: str) -> str:
 
 
 def front_columns(table: DataTable[object], search: Search) -> None:
+    # the figures and the flags first: what a person picks by (status and the rest scroll in)
     table.add_column("#", key="#", width=3)
     table.add_column("front", key="front", width=5)
-    table.add_column("status", key="status", width=9)
     for name in search.objectives:
-        table.add_column(_short(search, name), key=name, width=8)
-    table.add_column("met", key="met", width=3)
+        table.add_column(_short(search, name), key=name, width=7)
     table.add_column("flags changed", key="flags changed")
+    table.add_column("status", key="status", width=9)
+    table.add_column("met", key="met", width=3)
     table.add_column("note", key="note")
 
 
@@ -65,7 +66,7 @@ def front_rows(table: DataTable[object], session: Session, search: Search) -> No
         figures = [Text(_num(trial.values[i] if i < len(trial.values) else None), justify="right")
                    for i in range(len(search.objectives))]
         mark = mark_of(front, trial.number, search.picked) if trial.status is TrialStatus.OK else ""
-        table.add_row(Text(str(trial.number), justify="right"), mark, status, *figures, met, safe(flags),
+        table.add_row(Text(str(trial.number), justify="right"), mark, *figures, safe(flags), status, met,
                       safe(trial.error or ""), key=str(trial.number))
 
 

@@ -7,7 +7,6 @@ sweep point from the benchmarks, and a session with one objective loads unchange
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -17,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
 
 import pareto_sim  # noqa: E402
 
+from cockpit.cli import main as cockpit  # noqa: E402
 from cockpit.model.edit.edits import PERSON, EditError, SessionEditor  # noqa: E402
 from cockpit.model.search.pareto import dominates, pareto_front, pick_point  # noqa: E402
 from cockpit.model.search.search import Direction, Search, SearchTrial, TrialStatus  # noqa: E402
@@ -26,8 +26,7 @@ from cockpit.model.session import Benchmark, LaunchProfile, Session, Sweep  # no
 from cockpit.store.handoff_md import render_handoff  # noqa: E402
 from cockpit.store.toml_store import dumps_session, load_session, loads_session, save_session  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[3]
-OLD = REPO / "tests/data/diagnosis_heldout/h22-search-trials-not-regressions/session.toml"
+OLD = Path(__file__).resolve().parents[3] / "tests/data/diagnosis_heldout/h22-search-trials-not-regressions/session.toml"
 BASE = LaunchProfile(id="l1", name="base", command="python -m sglang.launch_server --model-path m --port 30000")
 
 
@@ -164,47 +163,67 @@ def test_an_old_single_objective_session_loads_unchanged():
     ('["output_tok_s", "output_tok_s"]', "an objective is listed twice"),
     ('["output_tok_s", "tok_per_watt"]', "objective 'tok_per_watt' is not a benchmark figure"),
 ])
-def test_check_refuses_a_bad_objective_list(tmp_path, objective, said):
+def test_check_refuses_a_bad_objective_list(tmp_path, capsys, objective, said):
     path = tmp_path / "s.toml"
     path.write_text('[[launch]]\nid = "l1"\nname = "base"\ncommand = "python -m sglang.launch_server"\n\n'
                     '[[sweeps]]\nid = "s1"\nname = "ramp"\nconcurrencies = [1, 8]\n\n'
                     f'[[searches]]\nid = "q1"\nname = "n"\nprofile = "l1"\nsweep = "s1"\nobjective = {objective}\n'
                     '[searches.space]\n"--x" = [1, 2]\n')
-    done = subprocess.run([sys.executable, "-m", "cockpit", "check", str(path)], capture_output=True, text=True,
-                          cwd=REPO, timeout=60)
-    assert done.returncode != 0 and said in done.stdout + done.stderr, done.stdout + done.stderr
-    assert f"{path}:" in done.stdout + done.stderr  # file:line: why
+    assert cockpit(["check", str(path)]) != 0
+    said_out = capsys.readouterr()
+    text = said_out.out + said_out.err
+    assert said in text and f"{path}:" in text, text  # file:line: why
 
 
-def test_the_command_line_adds_a_two_objective_search_shows_its_front_and_records_the_pick(tmp_path):
+def test_the_command_line_adds_a_two_objective_search_shows_its_front_and_records_the_pick(tmp_path, capsys):
     path = tmp_path / "s.toml"
     save_session(Session(launch=[BASE], sweeps=[Sweep(id="s1", name="ramp", concurrencies=[8, 64])]), path)
-
-    def cockpit(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "cockpit", *args], capture_output=True, text=True, cwd=REPO,
-                              timeout=60)
-    done = cockpit("add", "search", str(path), "speed x energy", "--profile", "l1", "--sweep", "s1", "--space",
-                   "bs=16,128", "--space", "b=x,y", "--objective", "output_tok_s,output_tok_per_joule",
-                   "--at-concurrency", "64")
-    assert done.returncode == 0, done.stderr
-    assert 'objective = [\n    "output_tok_s",\n    "output_tok_per_joule",\n]' in path.read_text() or \
-        'objective = ["output_tok_s", "output_tok_per_joule"]' in path.read_text()
+    assert cockpit(["add", "search", str(path), "speed x energy", "--profile", "l1", "--sweep", "s1", "--space",
+                    "bs=16,128", "--space", "b=x,y", "--objective", "output_tok_s,output_tok_per_joule",
+                    "--at-concurrency", "64"]) == 0, capsys.readouterr().err
+    assert load_session(path).searches[0].objective == ["output_tok_s", "output_tok_per_joule"]
     session = load_session(path)
     session.searches = [session.searches[0].model_copy(update={"trial": [
         _ok(0, {"--bs": 16, "--b": "x"}, 1000.0, 9.0), _ok(1, {"--bs": 128, "--b": "x"}, 2000.0, 6.0),
         _ok(2, {"--bs": 16, "--b": "y"}, 900.0, 5.0)]})]
     save_session(session, path)
-    shown = cockpit("search", "front", str(path), "q1")
-    assert shown.returncode == 0, shown.stderr
-    assert "trial 1 --bs 128 --b x: 2,000 tok/s · 6 tok/J (n=1)" in shown.stdout
-    assert "pick one: b on its row in the Search view, or cockpit search pick SESSION q1 TRIAL" in shown.stdout
-    refused = cockpit("search", "pick", str(path), "q1", "2")
-    assert refused.returncode == 1 and "trial 2 is not on the front: trial 1" in refused.stderr
-    picked = cockpit("search", "pick", str(path), "q1", "1")
-    assert picked.returncode == 0, picked.stderr
-    assert picked.stdout.strip() == "search q1: trial 1's configuration picked as the best (your choice)"
+    capsys.readouterr()
+    assert cockpit(["search", "front", str(path), "q1"]) == 0
+    shown = capsys.readouterr().out
+    assert shown.splitlines()[:3] == [
+        "Pareto front of 2 (output tok/s (max) × output tok/J (max) at c=64):",
+        "  trial 1 --bs 128 --b x: 2,000 tok/s · 6 tok/J (n=1)",
+        "  trial 0 --bs 16 --b x: 1,000 tok/s · 9 tok/J (n=1)"]
+    assert "pick one: b on its row in the Search view, or cockpit search pick SESSION q1 TRIAL" in shown
+    assert cockpit(["search", "pick", str(path), "q1", "2"]) == 1
+    assert "trial 2 is not on the front: trial 1" in capsys.readouterr().err
+    assert cockpit(["search", "pick", str(path), "q1", "1"]) == 0
+    assert capsys.readouterr().out.strip() == "search q1: trial 1's configuration picked as the best (your choice)"
     assert load_session(path).searches[0].picked == 1
-    as_json = json.loads(cockpit("search", "front", str(path), "q1", "--json").stdout)
+    assert cockpit(["search", "front", str(path), "q1", "--json"]) == 0
+    as_json = json.loads(capsys.readouterr().out)
     assert as_json["picked"] == 1 and [p["trial"] for p in as_json["front"]] == [1, 0]
     assert as_json["front"][0]["figures"]["output_tok_per_joule"] == {"median": 6.0, "min": 6.0, "max": 6.0, "n": 1,
                                                                        "unit": "tok/J"}
+
+
+def test_the_run_lines_of_a_two_objective_search_show_each_figure_with_its_unit_and_end_on_the_front():
+    from cockpit.control.search.trial_lines import done_line, trial_line
+
+    trials = [_ok(0, {"--bs": 16, "--b": "x"}, 1000.0, 9.0), _ok(1, {"--bs": 128, "--b": "x"}, 2000.0, 6.0),
+              _ok(2, {"--bs": 64, "--b": "y"}, 900.0, 5.0), _ok(3, {"--bs": 16, "--b": "x"}, 1010.0, 9.2, 0)]
+    session = _session(trials)
+    search = session.searches[0]
+    assert trial_line(session, search, trials[2]) == (
+        "trial 2 ok: --bs 64 --b y · 900 tok/s · 5 tok/J (n=1) · off the front: trial 1 is at least as good on "
+        "every objective")
+    assert trial_line(session, search, trials[3]) == (
+        "trial 3 (relaunch of trial 0) ok: --bs 16 --b x · 1,010 tok/s · 9.2 tok/J (configuration 1,005 tok/s · "
+        "9.1 tok/J (median, n=2)) · on the front")
+    assert done_line(session, search) == (
+        "done: 4 launches; Pareto front of 2 (output tok/s (max) × output tok/J (max) at c=64): trial 1 --bs 128 "
+        "--b x: 2,000 tok/s · 6 tok/J (n=1); trial 0 --bs 16 --b x: 1,005 tok/s · 9.1 tok/J (median, n=2); "
+        "launch noise 0.7% (output tok/s, measured), 1.6% (output tok/J, measured); pick one: b on its row in the "
+        "Search view, or cockpit search pick SESSION q1 TRIAL")
+    with pytest.raises(ValueError, match="picked = 0: a search with one objective has no front"):
+        Search.model_validate({**search.model_dump(), "picked": 0, "objective": "output_tok_s"})
