@@ -18,7 +18,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from cockpit.control.search.plan import NextLaunch
+from cockpit.control.search.next_launch import NextLaunch
 from cockpit.control.search.study import blamed, holds_pinned, run_seed, startup_trials, tried_keys
 from cockpit.model.search.pareto import pareto_front
 from cockpit.model.search.search import Direction, Search, SearchTrial, SpaceValue, Stepped, TrialStatus

@@ -11,23 +11,14 @@ leader is told apart. Pure: the loop and the benchmark's simulation both call it
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from cockpit.control.search.next_launch import NextLaunch
 from cockpit.control.search.study import propose
-from cockpit.model.search.search import Search, SpaceValue
+from cockpit.model.search.search import Search
 from cockpit.model.search.search_scoring import ConfigResult, contenders
 
 __all__ = ["RACE_SHARE", "NextLaunch", "launch_budget", "next_launch"]
 
 RACE_SHARE = 0.2  # the budget's last share, kept for races (bench_search.py measured 0.1–0.3)
-
-
-@dataclass(frozen=True, slots=True)
-class NextLaunch:
-    params: dict[str, SpaceValue]
-    repeat_of: int | None = None
-    """The trial whose configuration this relaunches (None: a new configuration)."""
-    why: str = ""
 
 
 def launch_budget(search: Search, trials: int | None = None) -> int:
