@@ -349,6 +349,11 @@ class LiveState:
         fold = self._fold("metrics", host)
         return fold.snapshot() if isinstance(fold, _ServerFold) else None
 
+    def log_at(self, key: str) -> LogSnapshot | None:
+        """The log fold of feed `key` exactly (`log@host`, or a fixed `log`)."""
+        fold = self._folds.get(key)
+        return fold.snapshot() if isinstance(fold, _LogFold) else None
+
     def server_at(self, key: str) -> ServerSnapshot | None:
         """The `/metrics` fold of feed `key` exactly (`metrics@host`, or a fixed `metrics`)."""
         fold = self._folds.get(key)

@@ -231,10 +231,12 @@ class LiveFeeds(SessionSaving):
         if isinstance(item, MetricsSnapshot):
             if isinstance(gpu := self._pane("gpu"), GpuPane):
                 gpu.throughput_changed()  # tok/J: it reads the log's throughput from the live state
-            crash = self.alerts.observe_run(item.run_index, item.run_state, item.last_error, item.error_label)
+            log = self.live_state.log_at(message.feed)  # the alerts read the live state's run, as MCP does
+            run = log.metrics if log is not None and log.metrics is not None else item
+            crash = self.alerts.observe_run(run.run_index, run.run_state, run.last_error, run.error_label)
             self.raise_alert(crash)
             if crash is not None:  # a server that was up: its profile and the last action say so
-                self.experiment.server_crashed(host, item.last_error)
+                self.experiment.server_crashed(host, run.last_error)
         elif isinstance(item, LogLines) and not item.preview:
             self.raise_alert(self.alerts.observe_error_lines(error_lines(item)))
 
