@@ -4,7 +4,8 @@ hosts' feeds kept in line with the session, the Fleet tab's Prometheus, host sta
 A part of CockpitApp (ui/app.py), split out whole: CockpitApp -> LiveFeeds -> SessionSaving
 (app_saving.py) -> CockpitAppBase.
 * `sources` (LiveSources) are run as workers through the live hub (control/live_hub.py) whose items
-  are routed by type to the panes that take them (ui/live/live_routes.py);
+  are folded by the live state (live/state.py) and routed by type to the panes that take them
+  (ui/live/live_routes.py); a `/metrics` scrape reaches its pane as the live state folded it;
 * the session hosts' feeds (`sources.hosts`, keyed `kind@host`) follow the session: after
   every change the plan is diffed (sources/host_feeds_plan.py) and only what it says is
   stopped and started; `reconnect_host` restarts one host's feeds now, skipping the back-off.
