@@ -37,8 +37,9 @@ __all__ = ["GPU_HISTORY", "KEPT_LINES", "GpuSnapshot", "LiveSnapshot", "LiveStat
 KEPT_LINES = 5_000
 """A log's last display lines kept (what the diagnosis and an assistant read; the log pane
 keeps its own longer ring to scroll back in)."""
-GPU_HISTORY = 4_096
-"""GPU samples kept per feed: ~8 minutes of 8 GPUs at 1 Hz (power and links over a stretch)."""
+GPU_HISTORY = 2_048
+"""GPU samples kept per feed: ~4 minutes of 8 GPUs at 1 Hz (power and links over a stretch;
+the findings watch reads them every few seconds, so not more)."""
 POWER_POINTS = 900
 """Power points per GPU (the GPU pane's history)."""
 METRICS_WINDOW_S = 60.0
@@ -348,6 +349,11 @@ class LiveState:
     def server(self, host: str | None = None) -> ServerSnapshot | None:
         fold = self._fold("metrics", host)
         return fold.snapshot() if isinstance(fold, _ServerFold) else None
+
+    def log_at(self, key: str) -> LogSnapshot | None:
+        """The log fold of feed `key` exactly (`log@host`, or a fixed `log`)."""
+        fold = self._folds.get(key)
+        return fold.snapshot() if isinstance(fold, _LogFold) else None
 
     def server_at(self, key: str) -> ServerSnapshot | None:
         """The `/metrics` fold of feed `key` exactly (`metrics@host`, or a fixed `metrics`)."""

@@ -10,7 +10,9 @@
   local ones (model/edit/merge.py), never written over;
 * `sources` (LiveSources) are run as workers through the live hub (control/live_hub.py: a log
   feed through its LogPipeline, once per kind@host, shared with a sweep's watch) whose
-  items are routed by type to the panes that take them (ui/live/live_routes.py);
+  items are folded first by the live state below the UI (live/state.py: the findings, tok/J,
+  the metrics pane and the alerts read its snapshots) and routed by type to the panes that
+  take them (ui/live/live_routes.py);
 * the session hosts' feeds (`sources.hosts`, keyed `kind@host`) follow the session: after
   every change the plan is diffed (sources/host_feeds_plan.py) and only what it says is
   stopped and started, so a host added or edited is connected without a restart;

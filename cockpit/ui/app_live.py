@@ -4,7 +4,8 @@ hosts' feeds kept in line with the session, the Fleet tab's Prometheus, host sta
 A part of CockpitApp (ui/app.py), split out whole: CockpitApp -> LiveFeeds -> SessionSaving
 (app_saving.py) -> CockpitAppBase.
 * `sources` (LiveSources) are run as workers through the live hub (control/live_hub.py) whose items
-  are routed by type to the panes that take them (ui/live/live_routes.py);
+  are folded by the live state (live/state.py) and routed by type to the panes that take them
+  (ui/live/live_routes.py); a `/metrics` scrape reaches its pane as the live state folded it;
 * the session hosts' feeds (`sources.hosts`, keyed `kind@host`) follow the session: after
   every change the plan is diffed (sources/host_feeds_plan.py) and only what it says is
   stopped and started; `reconnect_host` restarts one host's feeds now, skipping the back-off.
@@ -231,10 +232,12 @@ class LiveFeeds(SessionSaving):
         if isinstance(item, MetricsSnapshot):
             if isinstance(gpu := self._pane("gpu"), GpuPane):
                 gpu.throughput_changed()  # tok/J: it reads the log's throughput from the live state
-            crash = self.alerts.observe_run(item.run_index, item.run_state, item.last_error, item.error_label)
+            log = self.live_state.log_at(message.feed)  # the alerts read the live state's run, as MCP does
+            run = log.metrics if log is not None and log.metrics is not None else item
+            crash = self.alerts.observe_run(run.run_index, run.run_state, run.last_error, run.error_label)
             self.raise_alert(crash)
             if crash is not None:  # a server that was up: its profile and the last action say so
-                self.experiment.server_crashed(host, item.last_error)
+                self.experiment.server_crashed(host, run.last_error)
         elif isinstance(item, LogLines) and not item.preview:
             self.raise_alert(self.alerts.observe_error_lines(error_lines(item)))
 

@@ -31,6 +31,7 @@ from cockpit.live.log.log_metrics import LogMetrics
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 from cockpit.model.session import Session
 from cockpit.parse.gpu.gpu_events import GpuSamplesTaken
+from cockpit.parse.log.log_events import LogEvent
 from cockpit.parse.log.sglang_log import parse_line
 from cockpit.parse.metrics.metrics_events import MetricsScraped
 from cockpit.parse.metrics.prom_text import parse_exposition
@@ -58,8 +59,10 @@ class ListFeed:
             yield item
 
 
-def log_events() -> list:  # noqa: ANN201 - LogEvents of the corpus log
-    events, ts, ranks = [], None, None
+def log_events() -> list[LogEvent]:
+    """The corpus log's lines, parsed as the log feed parses them."""
+    events: list[LogEvent] = []
+    ts, ranks = None, None
     for line in LOG.read_text(encoding="utf-8").splitlines():
         event = parse_line(line, ts, ranks)
         ts, ranks = event.ts or ts, event.ranks

@@ -120,7 +120,7 @@ class FindingsWatch:
 
     def _log_facts(self, parts: LiveParts) -> LogFacts | None:
         """The log read again only when it moved, and at most every LOG_EVERY_S: a busy log
-        would otherwise cost a parse of LOG_LINES lines every tick (the idle CPU budget)."""
+        would otherwise cost a parse of the kept lines every tick (the idle CPU budget)."""
         log = parts.snapshot.log
         if log is None or not log.lines:
             self._facts = None

@@ -200,12 +200,6 @@ class MainScreen(MainViewState):
                                   self.query_one("#metrics-deck", HostDeck), self.query_one(FleetPane))
         return self._tick_widgets
 
-    def live_panes(self) -> tuple[list[Widget], GpuPane, TopologyPane, list[Widget]]:
-        """(log panes, the GPU pane, the topology pane, metrics panes), with no DOM query."""
-        _, logs, gpu, topology, metrics, _ = self._ticked()
-        return ([p for p in logs.all_panes if p.is_mounted], gpu, topology,
-                [p for p in metrics.all_panes if p.is_mounted])
-
     def tick_with_data(self) -> None:
         """A GPU tick arrived: age the panes now, in the frame that draws the new rows, and
         start the 1 s timer again from here. At 1 Hz sampling the screen is painted once a

@@ -14,7 +14,8 @@ the log; its items come here. Public surface the rest of the UI relies on:
 * `r` posts `BenchResultSeen` with the figures of the `bench_serving` result block at
   or above the current match (or the bottom of the view), for the benchmark form;
 * `throughput_series()`: (log time s, gen tokens/s summed over DP ranks) points, and the
-  `LogPane.ThroughputUpdated` message posted whenever they change (for tokens per joule);
+  `LogPane.ThroughputUpdated` message posted whenever they change (tokens per joule reads
+  the live state's fold instead, live/state.py: the app relays nothing);
 * `show_age()`: the border subtitle says how long ago the last line came; a quiet log is
   not stale, but one whose source lost its connection (`SourceState.connected` False) or
   stopped (`source_stopped()`) is marked stale.
