@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from cockpit.model.bench.bench_compare import compare_rows, figure, next_figure, step
 from cockpit.model.bench.bench_series import short_number
@@ -28,6 +28,7 @@ from cockpit.ui.keys.actions import bindings_for
 from cockpit.ui.port import port_of
 from cockpit.ui.safe_text import safe
 from cockpit.ui.theme.themes import role_style
+from cockpit.ui.widgets.chrome.fitted_footer import FittedFooter
 
 _DIFF_STYLE = {"heading": "bold underline", "added": "$success", "removed": "$error",
                "changed": "$warning", "note": "$foreground-muted"}
@@ -70,7 +71,7 @@ class CompareScreen(Screen[None]):
             yield DataTable(id="compare-table", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="compare-diff-scroll"):
                 yield Static("", id="compare-diff")
-        yield Footer(compact=True)
+        yield FittedFooter()
 
     def on_mount(self) -> None:
         self.redraw()
