@@ -23,6 +23,7 @@ from cockpit.model.bench.bench_compare import compare_rows, figure, next_figure,
 from cockpit.model.bench.bench_series import short_number
 from cockpit.model.bench.estimate import Estimate
 from cockpit.model.bench.profile_diff import diff_lines, diff_profiles
+from cockpit.model.figures import number
 from cockpit.model.session import LaunchProfile, Session
 from cockpit.ui.keys.actions import bindings_for
 from cockpit.ui.port import port_of
@@ -40,8 +41,8 @@ def _name(profile: LaunchProfile | None) -> str | tuple[str, str]:
 
 
 def _number(value: float) -> str:
-    # Small figures (tok/J, a per-stream speed) keep three significant digits.
-    return f"{value:,.1f}" if abs(value) >= 10 else f"{value:.3g}"
+    # the one formatter (model/figures.py): small figures (tok/J) keep three significant digits
+    return number(value)
 
 
 def _value(value: float | None, est: Estimate | None = None) -> Text:

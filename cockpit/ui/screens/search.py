@@ -220,8 +220,8 @@ class SearchScreen(Screen[None]):
                if t.status is TrialStatus.OK and t.value is not None and getattr(t, self.axis) is not None]
         target = f" at c={search.at_concurrency}" if search.at_concurrency else ""
         self.query_one("#search-plot-caption", Static).update(Content.assemble(
-            ("★", "bold"), " Pareto front, • other trials · → ", (f"{search.objective}{target}", "bold"),
-            " (objective) · ↑ ", (AXIS_LABEL[self.axis], "bold"), " (v switches)"))
+            ("★", "bold"), " Pareto front · → ", (f"{search.objective}{target}", "bold"),
+            " · ↑ ", (AXIS_LABEL[self.axis], "bold"), " · v other axis"))
         self.query_one(ParetoPlot).show([(v, a) for n, v, a in pts if n not in front],
                                         [(v, a) for n, v, a in pts if n in front], search.objective,
                                         AXIS_LABEL[self.axis])

@@ -9,12 +9,11 @@ import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from tui_support import EXAMPLE
-
 from cockpit.model.search.search import Search, SearchTrial, TrialStatus
 from cockpit.model.session import Benchmark, Sweep
 from cockpit.store.toml_store import load_session, save_session
 
+EXAMPLE = Path(__file__).resolve().parents[1] / "sessions" / "glm5-nvfp4.toml"
 DAY = datetime(2026, 11, 29, 8, 0, tzinfo=UTC)
 LABEL = "rand 1k/1k"
 # (id, profile, concurrency, total tok/s, out tok/s, mean W, out tok/J, TTFT p99 ms)
@@ -49,7 +48,8 @@ def day_session(folder: Path) -> Path:
         space={"--cuda-graph-max-bs": [16, 64, 256], "--moe-runner-backend": ["flashinfer_trtllm", "triton"]},
         trial=[SearchTrial(number=n, params={"--cuda-graph-max-bs": bs, "--moe-runner-backend": backend},
                            status=status, host="local", value=value, power_mean_w=watts, output_tok_per_joule=tok_j,
-                           repeat_of=again, error=error, started=DAY + timedelta(minutes=30 * n),
+                           ttft_p99_ms=None if value is None else 2000 + n * 10, repeat_of=again, error=error,
+                           started=DAY + timedelta(minutes=30 * n),
                            ended=DAY + timedelta(minutes=30 * n + 20))
                for n, bs, backend, status, value, watts, tok_j, again, error in TRIALS])]
     save_session(session, path)
