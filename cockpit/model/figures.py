@@ -4,6 +4,7 @@ decimals and no unit). Plain Python: the TUI, the handoff and the CLI word figur
 
     number(4445.01)                        -> "4,445"
     number(48.25)                          -> "48.25"      (below 100: at most two decimals)
+    number(0.00298)                        -> "0.00298"    (below 1: three significant digits)
     figure(4445.01, "tok/s")               -> "4,445 tok/s"
     figure(812.4, "W", stat="mean", window="main run") -> "812 W mean over main run"
     share(0.7412)                          -> "74%"
@@ -11,18 +12,24 @@ decimals and no unit). Plain Python: the TUI, the handoff and the CLI word figur
 
 from __future__ import annotations
 
+import math
+
 DASH = "—"
 """What an absent figure shows."""
 
 
 def number(value: float | int | None) -> str:
     """`value` at sensible precision: whole numbers and 100 or more without decimals and
-    with thousands separators, smaller ones with at most two decimals (trailing zeros off)."""
+    with thousands separators, from 1 to 100 at most two decimals, below 1 three significant
+    digits (a tok/J of 0.00298 must not read 0); trailing zeros off."""
     if value is None:
         return DASH
     v = float(value)
     if v.is_integer() or abs(v) >= 100:
         return f"{v:,.0f}"
+    if abs(v) < 1:
+        digits = 2 - math.floor(math.log10(abs(v)))  # three significant digits, never an exponent
+        return f"{v:.{digits}f}".rstrip("0").rstrip(".")
     return f"{v:,.2f}".rstrip("0").rstrip(".")
 
 

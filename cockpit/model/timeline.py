@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from cockpit.model.bench.profile_diff import diff_lines, diff_profiles
+from cockpit.model.figures import number
 from cockpit.model.session import Benchmark, JournalEvent, Session
 
 DROP_THRESHOLD = 0.05
@@ -70,7 +71,7 @@ def throughput(b: Benchmark) -> float | None:
 def bench_text(b: Benchmark) -> str:
     value = throughput(b)
     unit = "total tok/s" if b.total_tok_s is not None else "output tok/s"
-    figure = f"{value:,.1f} {unit}" if value is not None else "no throughput"
+    figure = f"{number(value)} {unit}" if value is not None else "no throughput"
     where = ", ".join(x for x in (f"c={b.concurrency}" if b.concurrency else "",
                                   f"profile {b.profile}" if b.profile else "") if x)
     return f"{b.id} {b.label}: {figure}" + (f" ({where})" if where else "")

@@ -12,12 +12,12 @@ from functools import partial
 from typing import Any
 
 from textual.app import ComposeResult
-from textual.widgets import Footer
 
 from cockpit.ui.app_base import CockpitAppBase
 from cockpit.ui.keys.actions import ActionSpec, bindings_for, specs_for
 from cockpit.ui.keys.commands import CockpitCommands
 from cockpit.ui.theme.themes import shipped_theme_dir, user_theme_dir
+from cockpit.ui.widgets.chrome.fitted_footer import FittedFooter
 from cockpit.ui.widgets.log.log_pane import LogPane
 
 
@@ -52,7 +52,7 @@ class LogApp(CockpitAppBase):
 
     def compose(self) -> ComposeResult:
         yield LogPane(id="log", max_lines=self.max_lines, clock=self.clock)
-        yield Footer(compact=True)
+        yield FittedFooter()
 
     def on_mount(self) -> None:
         pane = self.query_one(LogPane)

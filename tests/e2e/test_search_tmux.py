@@ -52,8 +52,8 @@ def test_search_set_up_run_paused_resumed_and_best_marked_working_in_tmux(tmux, 
         shots.append(tmux.wait_until(lambda s: re.search(r"Seed\W+7\b", s) is not None,
                                      "the seed typed", timeout=10))
         tmux.keys("C-s")
-        screen = tmux.wait_for("0/3 launches")
-        assert "Search q1 graph bs x backend" in screen and "output_tok_s at c=8" in screen
+        screen = tmux.wait_for("0 of 3 launches ended")
+        assert "Search q1" in screen and "graph bs x backend" in screen and "output_tok_s at c=8" in screen
         tmux.keys("s")
         screen = tmux.wait_for("Run search q1?")
         shots.append(screen)
@@ -64,12 +64,12 @@ def test_search_set_up_run_paused_resumed_and_best_marked_working_in_tmux(tmux, 
         tmux.wait_until(lambda s: " running " in s and "box:" in s, "a running trial", timeout=30)
         tmux.keys("p")
         shots.append(tmux.wait_for("paused"))
-        screen = tmux.wait_for("1/3 launches", timeout=60)  # the running trial finished ...
+        screen = tmux.wait_for("1 of 3 launches ended", timeout=60)  # the running trial finished ...
         time.sleep(2.0)
         screen = tmux.screen()
-        assert "1/3 launches" in screen and "paused" in screen, screen  # ... and no new one started
+        assert "1 of 3 launches ended" in screen and "paused" in screen, screen  # ... and no new one started
         tmux.keys("r")
-        screen = tmux.wait_for("3/3 launches", timeout=120)
+        screen = tmux.wait_for("3 of 3 launches ended", timeout=120)
         screen = tmux.wait_for("idle", timeout=30)
         shots.append(screen)
         assert "best: trial" in screen and "crashed" in screen  # the graph batch of 256 runs out of memory

@@ -21,6 +21,7 @@ from textual.widget import Widget
 from paths import CORPUS as SHARED_CORPUS
 from tui_support import OnePaneApp
 
+from cockpit.model.figures import number
 from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 from cockpit.parse.gpu.gpu_sample import GpuSample
 from cockpit.parse.gpu.nvsmi_query import QUERY_FIELDS, parse_nvsmi_table, parse_query_csv
@@ -228,9 +229,9 @@ async def test_throughput_gives_tokens_per_joule_on_the_power_axis(size: tuple[i
         assert expected is not None
         span = ticks[-1].taken_at - ticks[0].taken_at
         # it says what it divides (a sweep point's tok/J divides its client's tokens over its main
-        # run): generated tokens, and where there is room, from the log over the GPUs' J, and when
-        said = (f"{expected:.3g} out tok/J" if size[0] < 120 else
-                f"{expected:.3g} out tok/J (log gen tok ÷ GPU J, last {span:.0f} s)")
+        # run) at every width: the log's generated tokens over the GPUs' J, and over which span
+        what = "log gen÷GPU J" if size[0] < 120 else "log gen tok ÷ GPU J"
+        said = f"{number(expected)} tok/J ({what}, last {span:.0f} s)"
         assert said in _text(pane, "total")
 
 
@@ -247,16 +248,16 @@ async def test_no_tokens_per_joule_once_generation_stopped(size: tuple[int, int]
         await pilot.pause()
         pane.set_throughput([(t.taken_at, 5000.0) for t in ticks])
         await pilot.pause()
-        assert re.search(r"\d out tok/J", _text(pane, "total").splitlines()[0]), "generating now: the figure shows"
+        assert re.search(r"\d tok/J \(log", _text(pane, "total").splitlines()[0]), "generating now: the figure shows"
         early = [t for t in ticks if t.taken_at < ticks[-1].taken_at - 40]
         pane.set_throughput([(t.taken_at, 5000.0) for t in early])  # the log stopped a while ago
         await pilot.pause()
         head = _text(pane, "total").splitlines()[0]  # the figure; the full layout's spark below is history
-        assert not re.search(r"\d out tok/J", head), head
+        assert not re.search(r"\d tok/J \(log", head), head
         pane.set_throughput([(t.taken_at, 5000.0) for t in early] + [(ticks[-1].taken_at, 0.0)])
         await pilot.pause()
         head = _text(pane, "total").splitlines()[0]
-        assert not re.search(r"\d out tok/J", head), "zero throughput is no generation"
+        assert not re.search(r"\d tok/J \(log", head), "zero throughput is no generation"
 
 
 async def test_history_stays_bounded() -> None:

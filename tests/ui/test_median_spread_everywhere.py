@@ -148,7 +148,7 @@ async def test_strip_goal_tab_compare_and_table_show_the_median_and_spread(swept
         assert "Compare total tok/s (median)" in text
         a = _runs(swept, app.screen.a, 2, Metric.TOTAL_TOK_S)
         ea = estimate(a)
-        assert f"{statistics.median(a):,.1f} [{ea.low:,.1f}–{ea.high:,.1f}] n=4" in text, text
+        assert f"{format_value(statistics.median(a))} [{format_value(ea.low)}–{format_value(ea.high)}] n=4" in text, text
         b = _runs(swept, app.screen.b, 2, Metric.TOTAL_TOK_S)
         eb = estimate(b)
         row = next(line for line in text.splitlines() if line.lstrip("│ ").startswith("2 "))

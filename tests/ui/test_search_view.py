@@ -30,7 +30,7 @@ async def test_search_set_up_run_paused_resumed_and_its_best_marked_working(tmp_
         async with app.run_test(size=(160, 44)) as pilot:
             await pilot.press("Q")
             await until(lambda: isinstance(app.screen, SearchScreen), pilot)
-            assert "Search q1 graph bs x backend" in screen_text(app) and "0/3 launches" in screen_text(app)
+            assert "graph bs x backend" in screen_text(app) and "0 of 3 launches ended" in screen_text(app)
             await pilot.press("s")
             await until(lambda: isinstance(app.screen, ConfirmRunScreen), pilot)
             asked = screen_text(app)
@@ -49,7 +49,7 @@ async def test_search_set_up_run_paused_resumed_and_its_best_marked_working(tmp_
             await until(lambda: not runs_of(app) and len(_trials(app)) == 3
                         and all(t.status is not TrialStatus.RUNNING for t in _trials(app)), pilot, timeout=120)
             shown = screen_text(app)
-            assert "3/3 launches" in shown and "idle" in shown and "best: trial" in shown
+            assert "3 of 3 launches ended" in shown and "idle" in shown and "best: trial" in shown
             best = best_config(app.controller.session.searches[0])
             assert best is not None
             await pilot.press("m")

@@ -60,3 +60,42 @@ def test_snapshot_80x24_after_a_toast_is_dismissed(snap_compare, example_path):
         await pilot.pause(0.2)
 
     assert snap_compare(make_app(example_path), terminal_size=(80, 24), run_before=run_before)
+
+
+def _day_one(folder):  # noqa: ANN001, ANN202
+    """A new campaign's file, as `cockpit NEW.toml` + `y` leaves it."""
+    from cockpit.model.session import Session
+    from cockpit.store.toml_store import save_session
+
+    path = folder / "new.toml"
+    save_session(Session(), path)
+    return path
+
+
+def test_snapshot_80x24_the_day_one_toast(snap_compare, tmp_path):
+    """A new campaign at 80x24 with the day-one toast ("Created …: an empty campaign") up: it
+    sits above the status line and the footer, which stay readable, and over no tab bar."""
+    path = _day_one(tmp_path)
+    app = make_app(path)
+    app.startup_notes.append(f"Created {path.name}: an empty campaign (its title is the file's name)")
+
+    async def run_before(pilot) -> None:  # noqa: ANN001
+        await _toast_shown(pilot.app, pilot)
+        status = pilot.app.main_screen.query_one(RunStatus).region
+        footer_y = pilot.app.size.height - 1
+        for toast in pilot.app.query("Toast"):
+            assert toast.region.bottom <= min(status.y or footer_y, footer_y), (toast.region, status)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_snapshot_80x24_after_a_restart(snap_compare, tmp_path):
+    """The same campaign reopened at 80x24 (the restart after day one): no toast, and nothing of
+    the one the first start showed — header, tab bar, board, status line and footer whole."""
+    path = _day_one(tmp_path)
+
+    async def run_before(pilot) -> None:  # noqa: ANN001
+        await pilot.pause(0.3)
+        assert not pilot.app.query("Toast")
+
+    assert snap_compare(make_app(path), terminal_size=(80, 24), run_before=run_before)

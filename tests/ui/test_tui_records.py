@@ -189,7 +189,7 @@ async def test_the_last_tab_shows_the_timeline_with_a_drop_and_what_came_before(
         await pilot.press("8")
         text = screen_text(app)
         assert "Timeline (newest first)" in text
-        assert "b4 c=64 again: 540.0 total tok/s (c=64, profile l2)" in text
+        assert "b4 c=64 again: 540 total tok/s (c=64, profile l2)" in text
         assert "▼ 11.8% below b1; changed since b1:" in text
         assert "launch l1 -> l2" in text and "+ --cuda-graph-max-bs 128" in text
         await pilot.press("1")

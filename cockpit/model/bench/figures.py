@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from cockpit.model.enums import Metric
+from cockpit.model.figures import number
 
 __all__ = ["FIGURES", "Figure", "figure_of", "format_value", "parse_figure"]
 
@@ -68,11 +69,8 @@ def figure_of(metric: Metric) -> Figure:
 
 
 def format_value(value: float, unit: str | None = None) -> str:
-    """`2,000`, `19.9`, `0.312`: thousands separated, three significant digits below 100."""
-    if abs(value) >= 100:
-        text = f"{value:,.0f}"
-    else:
-        text = f"{value:.3g}"
+    """`2,000`, `19.94`, `0.312`: the one formatter's number (model/figures.py), then the unit."""
+    text = number(value)
     return f"{text} {unit}" if unit else text
 
 

@@ -13,6 +13,7 @@ from rich.style import Style
 from rich.text import Text
 
 from cockpit.live.gpu.power_history import Headroom, PowerHistory, headroom_of, tokens_per_joule
+from cockpit.model.figures import number
 from cockpit.parse.gpu.gpu_sample import GpuSample
 from cockpit.ui.render.gpu_columns import DASH, MIN_SPARK, Layout, gpu_label, pcie_downgraded, short_name
 from cockpit.ui.render.gpu_spark import Point, bar, ratio_series, resample, span_of, sparkline
@@ -63,10 +64,11 @@ def _cell(text: str | None, width: int, right: bool) -> str:
 
 
 def _labelled_spark(out: Text, values: Sequence[float | None], width: int, unit: str, style: Style,
-                    label_style: Style, *, min_span: float, fmt: str = "{:.0f}") -> None:
-    """Append a right-aligned sparkline of `width` columns with `low–high unit` just before it."""
+                    label_style: Style, *, min_span: float) -> None:
+    """Append a right-aligned sparkline of `width` columns with `low–high unit` just before it
+    (the one formatter's numbers: a tok/J of 0.003 must not read 0.00)."""
     span = span_of(values)
-    label = "" if span is None else f"{fmt.format(span[0])}–{fmt.format(span[1])} {unit} "
+    label = "" if span is None else f"{number(span[0])}–{number(span[1])} {unit} "
     spark = sparkline(values, len(values), min_span=min_span)
     pad = max(0, width - len(spark) - len(label))
     out.append(" " * pad)
@@ -171,9 +173,13 @@ def render_total(history: PowerHistory, throughput: Sequence[Point] | None, widt
     # Three significant figures: early in a run the figure is small (0.0186), not zero. What it
     # divides is said (a sweep point's tok/J divides the client's tokens over its main run):
     # the server log's generated tokens over the GPUs' joules, on the span both series cover.
-    tpj_text = None if tpj is None else (f"{tpj:.3g} out tok/J" if tpj < 100 else f"{tpj:.0f} out tok/J")
-    if tpj_text and full and throughput:
-        tpj_text += f" (log gen tok ÷ GPU J, {_overlap_words(throughput, total)})"
+    # Narrow or wide, it says what it divides and over which span (issue 39: `0.00298 out tok/J`
+    # said neither): the log's generated tokens over the GPUs' joules, not a sweep point's figure.
+    tpj_text = None
+    if tpj is not None and throughput:
+        span = _overlap_words(throughput, total)
+        what = "log gen tok ÷ GPU J" if full else "log gen÷GPU J"
+        tpj_text = f"{number(tpj)} tok/J ({what}, {span})"
     if full:
         counts = _headroom_counts(history)
         if counts:
@@ -198,7 +204,7 @@ def render_total(history: PowerHistory, throughput: Sequence[Point] | None, widt
             if tpj_series:
                 values = resample(tpj_series, spark_w - SPAN_LABEL, window_s=window_s, t_end=t_end)
                 _labelled_spark(line, values, spark_w, "tok/J", pal("foreground"), pal("foreground-muted"),
-                                min_span=0.1 * max(v or 0 for v in values), fmt="{:.2f}")
+                                min_span=0.1 * max(v or 0 for v in values))
             else:
                 line.append("no overlap with the throughput series yet", style=pal("foreground-muted"))
             lines.append(line)

@@ -12,16 +12,19 @@ from textual.content import Content
 from textual.widgets import Static
 
 from cockpit.ground.redact import redact_text
+from cockpit.model.figures import number
 from cockpit.model.session import Benchmark, Session
 from cockpit.ui.keys.actions import specs_for
 from cockpit.ui.safe_text import safe
 from cockpit.ui.screens.file_detail import FileDetailScreen
 
+NUMBER = "number"
+"""The one formatter's number (model/figures.py): the small ratios (tok/J, req/s)."""
 # (heading, ((field, label, format), ...)): figures not recorded are left out of their group.
 _GROUPS: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
     ("Throughput", (("total_tok_s", "total tok/s", "{:,.1f}"), ("output_tok_s", "output tok/s", "{:,.1f}"),
                     ("output_tok_s_per_stream", "per-stream tok/s", "{:,.1f}"),
-                    ("request_throughput", "requests/s", "{:.3g}"))),
+                    ("request_throughput", "requests/s", NUMBER))),
     ("Latency (client)", (("ttft_ms", "TTFT mean ms", "{:,.1f}"), ("ttft_median_ms", "TTFT p50 ms", "{:,.1f}"),
                           ("ttft_p90_ms", "TTFT p90 ms", "{:,.1f}"), ("ttft_p95_ms", "TTFT p95 ms", "{:,.1f}"),
                           ("ttft_p99_ms", "TTFT p99 ms", "{:,.1f}"), ("itl_ms", "ITL mean ms", "{:,.2f}"),
@@ -32,19 +35,19 @@ _GROUPS: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
                           ("tpot_p99_ms", "TPOT p99 ms", "{:,.2f}"), ("e2e_latency_ms", "E2E mean ms", "{:,.1f}"),
                           ("e2e_median_ms", "E2E p50 ms", "{:,.1f}"), ("e2e_p90_ms", "E2E p90 ms", "{:,.1f}"),
                           ("e2e_p95_ms", "E2E p95 ms", "{:,.1f}"), ("e2e_p99_ms", "E2E p99 ms", "{:,.1f}"),
-                          ("request_goodput", "goodput req/s", "{:.3g}"))),
+                          ("request_goodput", "goodput req/s", NUMBER))),
     ("Power over the measured run", (("power_mean_w", "mean W", "{:,.0f}"), ("power_peak_w", "peak W", "{:,.0f}"),
                                      ("power_share", "share of limit", "{:.0%}"),
-                                     ("tok_per_joule", "tok/J total", "{:.3g}"),
-                                     ("output_tok_per_joule", "tok/J output", "{:.3g}"),
+                                     ("tok_per_joule", "tok/J total", NUMBER),
+                                     ("output_tok_per_joule", "tok/J output", NUMBER),
                                      ("energy_j", "energy J (∫ W dt)", "{:,.1f}"),
                                      ("energy_counter_j", "energy counter J", "{:,.1f}"),
                                      ("energy_check", "check", "{}"))),
     ("Power in steady state", (("steady_from", "window from", "{}"), ("steady_s", "window s", "{:,.2f}"),
                                ("steady_power_w", "mean W", "{:,.0f}"), ("steady_j", "energy J (∫ W dt)", "{:,.1f}"),
                                ("steady_counter_j", "energy counter J", "{:,.1f}"),
-                               ("steady_tok_per_joule", "tok/J total", "{:.3g}"),
-                               ("steady_output_tok_per_joule", "tok/J output", "{:.3g}"),
+                               ("steady_tok_per_joule", "tok/J total", NUMBER),
+                               ("steady_output_tok_per_joule", "tok/J output", NUMBER),
                                ("steady_check", "check", "{}"))),
     ("Server (its /metrics histograms)",
      (("max_concurrent_requests", "achieved concurrency", "{}"), ("peak_running", "peak running", "{}"),
@@ -77,7 +80,8 @@ def bench_detail(bench: Benchmark) -> Content:
             parts += ["\n", (f"{label:<{_WIDTH}}", "bold"), safe(str(value))]
     for heading, fields in _GROUPS:
         # text figures (an energy check names its GPU source) go through the one sanitizer
-        shown = [(label, safe(value) if isinstance(value, str) else fmt.format(value) + _bucket(bench, key))
+        shown = [(label, safe(value) if isinstance(value, str)
+                  else (number(value) if fmt == NUMBER else fmt.format(value)) + _bucket(bench, key))
                  for key, label, fmt in fields if (value := getattr(bench, key)) is not None]
         if shown:
             parts += ["\n\n", (heading, "bold underline")]

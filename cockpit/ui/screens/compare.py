@@ -17,17 +17,19 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from cockpit.model.bench.bench_compare import compare_rows, figure, next_figure, step
 from cockpit.model.bench.bench_series import short_number
 from cockpit.model.bench.estimate import Estimate
 from cockpit.model.bench.profile_diff import diff_lines, diff_profiles
+from cockpit.model.figures import number
 from cockpit.model.session import LaunchProfile, Session
 from cockpit.ui.keys.actions import bindings_for
 from cockpit.ui.port import port_of
 from cockpit.ui.safe_text import safe
 from cockpit.ui.theme.themes import role_style
+from cockpit.ui.widgets.chrome.fitted_footer import FittedFooter
 
 _DIFF_STYLE = {"heading": "bold underline", "added": "$success", "removed": "$error",
                "changed": "$warning", "note": "$foreground-muted"}
@@ -39,8 +41,8 @@ def _name(profile: LaunchProfile | None) -> str | tuple[str, str]:
 
 
 def _number(value: float) -> str:
-    # Small figures (tok/J, a per-stream speed) keep three significant digits.
-    return f"{value:,.1f}" if abs(value) >= 10 else f"{value:.3g}"
+    # the one formatter (model/figures.py): small figures (tok/J) keep three significant digits
+    return number(value)
 
 
 def _value(value: float | None, est: Estimate | None = None) -> Text:
@@ -70,7 +72,7 @@ class CompareScreen(Screen[None]):
             yield DataTable(id="compare-table", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="compare-diff-scroll"):
                 yield Static("", id="compare-diff")
-        yield Footer(compact=True)
+        yield FittedFooter()
 
     def on_mount(self) -> None:
         self.redraw()

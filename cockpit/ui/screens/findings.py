@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from cockpit.control.diagnosis import accepting, dismissing
@@ -27,6 +27,7 @@ from cockpit.ui.keys.actions import bindings_for
 from cockpit.ui.live.diagnosis_live import live_inputs, open_findings
 from cockpit.ui.port import port_of
 from cockpit.ui.safe_text import safe
+from cockpit.ui.widgets.chrome.fitted_footer import FittedFooter
 
 if TYPE_CHECKING:
     from cockpit.ui.live.diagnosis_live import FindingsApp
@@ -66,7 +67,7 @@ class FindingsScreen(Screen[None]):
             yield OptionList(id="findings-list")
             with VerticalScroll(id="findings-detail-scroll"):
                 yield Static("", id="findings-detail")
-        yield Footer(compact=True)
+        yield FittedFooter()
 
     def on_mount(self) -> None:
         self.action_refresh()

@@ -21,10 +21,12 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.css.query import NoMatches
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 from textual_plotext import PlotextPlot
 
 from cockpit.control.search.front_lines import objectives_text
+from cockpit.control.search.plan import launch_budget
+from cockpit.model.figures import number
 from cockpit.model.search.search import Search, SearchTrial, TrialStatus
 from cockpit.model.search.search_scoring import best_config
 from cockpit.model.search.search_space import derived_name
@@ -34,15 +36,39 @@ from cockpit.ui.live.search_runs import runs_of
 from cockpit.ui.port import port_of
 from cockpit.ui.safe_text import safe
 from cockpit.ui.screens.search_front import front_best_line, front_columns, front_lines, front_plot, front_rows
+from cockpit.ui.widgets.chrome.fitted_footer import FittedFooter
 
 PLOT_AXES = ("output_tok_per_joule", "ttft_p99_ms")
 AXIS_LABEL = {"output_tok_per_joule": "output tok/J", "ttft_p99_ms": "TTFT p99 ms"}
 
 
-def _num(value: float | None) -> str:
-    if value is None:
-        return "—"
-    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
+# (header, width): fixed widths, since a redraw per event rebuilds the table and auto widths lag
+# behind it; `flags changed` takes what is left. The objective's unit is in the title.
+COLUMNS: tuple[tuple[str, int | None], ...] = (
+    ("#", 3), ("status", 12), ("objective", 9), ("flags changed", None), ("met", 3), ("W mean", 6),
+    ("out tok/J", 9), ("host", 8), ("note", None))
+
+
+NARROW_BELOW = 120
+"""Columns under which the plot goes below the table."""
+
+
+def flags_width(screen_w: int) -> int:
+    """The changed flags' column on a narrow screen: the width the fixed columns leave (each
+    column pads one cell each side; the table's border takes two), wrapped onto more lines."""
+    fixed = sum(w + 2 for label, w in COLUMNS[:3] if w is not None)
+    return max(16, screen_w - 2 - fixed - 2 - 1)  # its own padding, the scrollbar
+
+
+def launch_counts(search: Search) -> str:
+    """`3 of 11 launches ended (8 trials + 3 repeats), 1 running`: what each count is (issue 39:
+    `11/8 launches` said neither that relaunches count nor what the 8 was)."""
+    ended = sum(1 for t in search.trial if t.status is not TrialStatus.RUNNING)
+    running = len(search.trial) - ended
+    budget = launch_budget(search)
+    plural = "s" if search.repeats != 1 else ""
+    split = f" ({search.trials} trials + {search.repeats} repeat{plural})" if search.repeats else ""
+    return f"{ended} of {budget} launches ended{split}" + (f", {running} running" if running else "")
 
 
 def pareto(trials: list[SearchTrial], axis: str, maximize: bool) -> set[int]:
@@ -73,8 +99,7 @@ class ParetoPlot(PlotextPlot):
             plt.scatter([p[0] for p in others], [p[1] for p in others], marker="•")
         if front:
             plt.scatter([p[0] for p in front], [p[1] for p in front], marker="★")
-        plt.xlabel(x)
-        plt.ylabel(y)
+        # the axes are named in the caption above: plotext's own labels fall off a narrow plot
         self.refresh()
 
 
@@ -96,11 +121,21 @@ class SearchScreen(Screen[None]):
         with Horizontal(id="search-body"):
             yield DataTable(id="search-trials", cursor_type="row", zebra_stripes=True)
             with Vertical(id="search-side"):
+                yield Static("", id="search-plot-caption")
                 yield ParetoPlot()
                 yield Static("", id="search-live")
-        yield Footer(compact=True)
+        yield FittedFooter()
+
+    def on_resize(self) -> None:
+        # below 120 columns the plot goes under the table, which takes the width: its changed
+        # flags are what tells trials apart (issue 39: at 80x24 only `# host status objective`)
+        narrow = self.size.width < NARROW_BELOW
+        if narrow != self.has_class("-narrow"):
+            self.set_class(narrow, "-narrow")
+            self.redraw()
 
     def on_mount(self) -> None:
+        self.set_class(self.app.size.width < NARROW_BELOW, "-narrow")
         self.redraw()
         self.query_one(DataTable).focus()
         self._stop_listening = port_of(self).controller.add_listener(self.redraw)
@@ -136,27 +171,28 @@ class SearchScreen(Screen[None]):
         table = self.query_one(DataTable)
         table.clear(columns=True)
         multi = search is not None and search.multi
+        flags_w: int | None = None
         self.query_one("#search-front", Static).display = multi
         if search is not None and search.multi:
             front_columns(table, search)
         else:
             # fixed widths: a redraw per event rebuilds the table, and auto widths lag behind it
-            for label, width in (("#", 3), ("host", 8), ("status", 17), ("objective", 9), ("met", 3), ("W", 5),
-                                 ("tok/J", 6), ("flags changed", None), ("note", None)):
-                table.add_column(label, key=label, width=width)
+            # the changed flags right after the figure: at 80 columns they are what tells trials apart
+            flags_w = flags_width(self.app.size.width) if self.has_class("-narrow") else None
+            for label, width in COLUMNS:
+                table.add_column(label, key=label, width=flags_w if label == "flags changed" else width)
         if search is None:
             title.update(Content.assemble(("Search ", "bold"), "none yet: n makes one (base profile, sweep, space)"))
             self.query_one("#search-best", Static).update("")
             return
         loop = self.loop()
         state = "idle" if loop is None else "paused" if loop.paused else "running"
-        done = [t for t in search.trial if t.status is not TrialStatus.RUNNING]
         target = f" at c={search.at_concurrency}" if search.at_concurrency else ""
-        aim = objectives_text(search) if search.multi else f"{search.primary}{target} ({search.direction.value})"
+        aim = objectives_text(search) if search.multi else f"{search.direction.value} {search.primary}{target}"
         title.update(Content.assemble(
-            ("Search ", "bold"), (f"{search.id} ", "bold $accent"), safe(search.name),
-            f"  {aim}  {len(done)}/{search.trials} launches  ",
-            (state, "bold $warning" if state == "paused" else "bold $success" if state == "running" else "")))
+            ("Search ", "bold"), (f"{search.id} ", "bold $accent"),
+            (state, "bold $warning" if state == "paused" else "bold $success" if state == "running" else ""),
+            f" · {aim} · {launch_counts(search)} · ", safe(search.name)))
         base = next((p for p in self.session.launch if p.id == search.profile), None)
         if search.multi:
             front_rows(table, self.session, search)
@@ -168,12 +204,12 @@ class SearchScreen(Screen[None]):
         for trial in sorted(search.trial, key=lambda t: t.number):
             flags = derived_name(search, base, trial.params).partition(" · ")[2] if base else ""
             met = "—" if not trial.constraints else ("yes" if all(c <= 0 for c in trial.constraints) else "no")
-            status = trial.status.value + (f" (repeat of {trial.repeat_of})" if trial.repeat_of is not None else "")
-            table.add_row(Text(str(trial.number), justify="right"), safe(trial.host or "local"), status,
-                          Text(_num(trial.value), justify="right"), met,
-                          Text(_num(trial.power_mean_w), justify="right"),
-                          Text(_num(trial.output_tok_per_joule), justify="right"), safe(flags),
-                          safe(trial.error or ""), key=str(trial.number))
+            status = trial.status.value + (f", again #{trial.repeat_of}" if trial.repeat_of is not None else "")
+            table.add_row(Text(str(trial.number), justify="right"), status,
+                          Text(number(trial.value), justify="right"), safe(flags), met,
+                          Text(number(trial.power_mean_w), justify="right"),
+                          Text(number(trial.output_tok_per_joule), justify="right"), safe(trial.host or "local"),
+                          safe(trial.error or ""), key=str(trial.number), height=None if flags_w else 1)
         self._best(search)
         self._plot(search)
         self._live(loop)
@@ -192,18 +228,26 @@ class SearchScreen(Screen[None]):
         base = next((p for p in self.session.launch if p.id == search.profile), None)
         changes = derived_name(search, base, best.first.params).partition(" · ")[2] if base else ""
         est = best.estimate
-        widget.update(Content.assemble(("best: ", "bold"), f"trial {best.first.number} ({best.first.profile}) ",
+        profile = f" ({best.first.profile})" if best.first.profile else ""
+        widget.update(Content.assemble(("best: ", "bold"), f"trial {best.first.number}{profile} ",
                                        (est.text() if est is not None else "—", "bold $success"),
                                        f" over {len(best.values)} launch(es) · ", safe(changes)))
 
     def _plot(self, search: Search) -> None:
         if search.multi:  # the first two objectives, the front's medians starred
-            self.query_one(ParetoPlot).show(*front_plot(search))
+            others, front_pts, x, y = front_plot(search)
+            self.query_one("#search-plot-caption", Static).update(Content.assemble(
+                ("★", "bold"), " Pareto front (medians) · → ", (x, "bold"), " · ↑ ", (y, "bold")))
+            self.query_one(ParetoPlot).show(others, front_pts, x, y)
             return
         maximize = search.direction.value == "maximize"
         front = pareto(search.trial, self.axis, maximize)
         pts = [(t.number, float(t.value), float(getattr(t, self.axis))) for t in search.trial
                if t.status is TrialStatus.OK and t.value is not None and getattr(t, self.axis) is not None]
+        target = f" at c={search.at_concurrency}" if search.at_concurrency else ""
+        self.query_one("#search-plot-caption", Static).update(Content.assemble(
+            ("★", "bold"), " Pareto front · → ", (f"{search.primary}{target}", "bold"),
+            " · ↑ ", (AXIS_LABEL[self.axis], "bold"), " · v other axis"))
         self.query_one(ParetoPlot).show([(v, a) for n, v, a in pts if n not in front],
                                         [(v, a) for n, v, a in pts if n in front], search.primary,
                                         AXIS_LABEL[self.axis])

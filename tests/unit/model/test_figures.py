@@ -11,7 +11,7 @@ def test_numbers_get_sensible_precision():
     assert number(100.4) == "100"
     assert number(48.25) == "48.25"
     assert number(48.5) == "48.5"
-    assert number(0.125) == "0.12"
+    assert number(0.125) == "0.125" and number(0.00298) == "0.00298"  # a tok/J never reads 0
     assert number(7) == "7" and number(7.0) == "7"
     assert number(-1234.5) == "-1,234"
     assert number(None) == DASH

@@ -43,7 +43,7 @@ def test_the_timeline_shows_each_benchmark_once_at_the_time_it_ran() -> None:
     assert [(e.kind, e.ref) for e in entries] == [
         ("benchmark", "b1"), ("benchmark", "b2"), ("benchmark", "b3"), ("task.moved", "t3"), ("note", None),
         ("benchmark", "b4"), ("note", None)]
-    assert entries[0].text == "b1 run b1: 600.0 total tok/s (c=64, profile l1)"
+    assert entries[0].text == "b1 run b1: 600 total tok/s (c=64, profile l1)"
 
 
 def test_a_drop_names_the_best_earlier_run_and_what_changed_since_the_previous_one() -> None:
@@ -71,8 +71,8 @@ def test_the_timeline_command(tmp_path) -> None:
     done = run()
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0] == "2026-11-28 20:10  benchmark          b1 run b1: 600.0 total tok/s (c=64, profile l1)"
-    i = lines.index("2026-11-28 20:40  benchmark          b4 run b4: 500.0 total tok/s (c=64, profile l2)")
+    assert lines[0] == "2026-11-28 20:10  benchmark          b1 run b1: 600 total tok/s (c=64, profile l1)"
+    i = lines.index("2026-11-28 20:40  benchmark          b4 run b4: 500 total tok/s (c=64, profile l2)")
     assert lines[i + 1].strip() == "▼ 16.0% below l1's median of 2 runs (b1); changed since b3:"
     assert [line.strip() for line in lines[i + 2:i + 6]] == [
         "task.moved: task t3 moved to doing", "note: set NCCL_ALGO=Tree", "launch l1 -> l2", "+ --cuda-graph-max-bs 128"]

@@ -137,7 +137,8 @@ HOST_LINES: tuple[tuple[str, str, str], ...] = (
     ("log_path", "Log path", "the server log's path on the host"),
     ("log_command", "Log command", "or a command that prints it: docker logs -f --tail 0 sglang"),
     ("gpu_interval_s", "GPU every s", "1.0"),
-    ("dcgm_url", "DCGM URL", "GPU source dcgm: its /metrics (empty: http://127.0.0.1:9400/metrics)"),
+    # at 80 columns the field shows ~60 cells: the default URL first, whole (issue 39: it was cut)
+    ("dcgm_url", "DCGM URL", "empty: http://127.0.0.1:9400/metrics (for GPU source dcgm)"),
     ("metrics_url", "Metrics URL", "http://127.0.0.1:30000/metrics as the host sees it (optional)"),
 )
 

@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import Container, Horizontal, Vertical
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import ContentSwitcher, Footer, Static
+from textual.widgets import ContentSwitcher, Static
 
 from cockpit.model.bench.bench_compare import default_pair
 from cockpit.model.bench.targets import score_all
@@ -26,6 +26,7 @@ from cockpit.ui.screens.compare import CompareScreen
 from cockpit.ui.screens.help import HelpScreen
 from cockpit.ui.screens.main.main_panes import TAB_IDS
 from cockpit.ui.screens.main.main_view_state import MainViewState
+from cockpit.ui.widgets.chrome.fitted_footer import FittedFooter
 from cockpit.ui.widgets.chrome.header import CockpitHeader
 from cockpit.ui.widgets.chrome.host_deck import HostDeck
 from cockpit.ui.widgets.chrome.run_status import RunStatus
@@ -88,7 +89,7 @@ class MainScreen(MainViewState):
             yield HandoffView(id="handoff")
             yield FleetPane(id="fleet", clock=self._clock_s)
         yield RunStatus(id="run-status")
-        yield Footer(compact=True)
+        yield FittedFooter()
 
     def _log_pane(self, primary: bool) -> LogPane:
         pane = LogPane(id="log" if primary else None, max_lines=self.port.controller.session.ui.log_buffer_lines,

@@ -17,6 +17,7 @@ from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.session import Session
 from cockpit.ui import messages as msg
 from cockpit.ui.port import CockpitPort, port_of
+from cockpit.ui.safe_text import safe
 from cockpit.ui.widgets.log.log_pane import LogPane
 from cockpit.ui.widgets.session.banner import LeftOffBanner
 from cockpit.ui.widgets.session.benchmarks_view import BenchmarksView
@@ -309,7 +310,10 @@ class MainIntents(Screen[None]):
         summary = drift_summary(rows)
         when = self.port.clock().strftime("%H:%M")
         self.query_one(PackagesTable).show_drift(rows, f"{summary} · checked {when} · " + "; ".join(notes))
-        self.app.notify(f"{summary}.", severity="warning" if drifted(rows) else "information", timeout=6)
+        # why a version could not be read (no python there, no such package) is said in full:
+        # the table's title that also holds it is cut at 80 columns
+        self.app.notify(safe(f"{summary}." + "".join(f"\n{note}" for note in notes), multiline=True), markup=False,
+                        severity="warning" if drifted(rows) else "information", timeout=6)
         if record:  # the person asked (v): the versions read now become the record, one undoable edit
             from cockpit.model.package_versions import record_changed, why_nothing_recorded
 

@@ -18,6 +18,7 @@ from cockpit.model.bench.estimate import estimates
 from cockpit.model.bench.figures import figure_of, format_value
 from cockpit.model.bench.targets import TargetScore
 from cockpit.model.enums import Metric
+from cockpit.model.figures import number
 from cockpit.model.session import Benchmark, Session
 from cockpit.ui import messages as msg
 from cockpit.ui.focus_now import focus_now
@@ -28,8 +29,9 @@ from cockpit.ui.widgets.session.bench_chart import BenchChart
 from cockpit.ui.widgets.session.restorable import RestorableTable
 
 
-def _num(value: float | int | None, fmt: str = "{:g}") -> Text:
-    return Text("—" if value is None else fmt.format(value), justify="right")
+def _num(value: float | int | None) -> Text:
+    """The one formatter's number (model/figures.py); the header carries the unit."""
+    return Text(number(value), justify="right")
 
 
 _PER_STREAM = Metric.OUTPUT_TOK_S_PER_STREAM
@@ -38,19 +40,19 @@ _PER_STREAM = Metric.OUTPUT_TOK_S_PER_STREAM
 COLUMNS: tuple[tuple[str, str, Callable[[Benchmark], Any], Callable[[Benchmark], Any]], ...] = (
     ("id", "id", lambda b: inert(b.id), lambda b: (len(b.id), b.id)),
     ("label", "label", lambda b: inert(b.label), lambda b: b.label.lower()),
-    ("profile", "profile", lambda b: inert(b.profile or "—"), lambda b: b.profile or ""),
+    ("profile", "prof", lambda b: inert(b.profile or "—"), lambda b: b.profile or ""),
     ("concurrency", "conc", lambda b: _num(b.concurrency), lambda b: b.concurrency or 0),
     ("io", "in/out", lambda b: Text(f"{b.input_len or '—'}/{b.output_len or '—'}"),
      lambda b: (b.input_len or 0, b.output_len or 0)),
-    ("total_tok_s", "total tok/s", lambda b: _num(b.total_tok_s, "{:.1f}"), lambda b: b.total_tok_s or 0),
-    ("output_tok_s", "out tok/s", lambda b: _num(b.output_tok_s, "{:.1f}"), lambda b: b.output_tok_s or 0),
-    ("per_stream", "tok/s/str", lambda b: _num(b.metric(_PER_STREAM), "{:.1f}"),
+    ("total_tok_s", "total tok/s", lambda b: _num(b.total_tok_s), lambda b: b.total_tok_s or 0),
+    ("output_tok_s", "out tok/s", lambda b: _num(b.output_tok_s), lambda b: b.output_tok_s or 0),
+    ("per_stream", "tok/s/str", lambda b: _num(b.metric(_PER_STREAM)),
      lambda b: b.metric(_PER_STREAM) or 0),
-    ("power", "power W", lambda b: _num(b.power_mean_w, "{:.0f}"), lambda b: b.power_mean_w or 0),
-    ("out_tok_j", "out tok/J", lambda b: _num(b.output_tok_per_joule, "{:.3g}"), lambda b: b.output_tok_per_joule or 0),
-    ("ttft_p99", "TTFT p99", lambda b: _num(b.ttft_p99_ms, "{:.0f}"), lambda b: b.ttft_p99_ms or 0),
-    ("ttft_ms", "TTFT ms", lambda b: _num(b.ttft_ms, "{:.0f}"), lambda b: b.ttft_ms or 0),
-    ("itl_ms", "ITL ms", lambda b: _num(b.itl_ms, "{:.1f}"), lambda b: b.itl_ms or 0),
+    ("power", "power W", lambda b: _num(b.power_mean_w), lambda b: b.power_mean_w or 0),
+    ("out_tok_j", "out tok/J", lambda b: _num(b.output_tok_per_joule), lambda b: b.output_tok_per_joule or 0),
+    ("ttft_p99", "TTFT p99", lambda b: _num(b.ttft_p99_ms), lambda b: b.ttft_p99_ms or 0),
+    ("ttft_ms", "TTFT ms", lambda b: _num(b.ttft_ms), lambda b: b.ttft_ms or 0),
+    ("itl_ms", "ITL ms", lambda b: _num(b.itl_ms), lambda b: b.itl_ms or 0),
     ("when", "when", lambda b: Text(b.when.strftime("%m-%d %H:%M") if b.when else "—"),
      lambda b: b.when.isoformat() if b.when else ""),
 )
@@ -65,10 +67,11 @@ concurrency, a wide terminal shows power, output tok/J and TTFT p99 too."""
 
 
 def column_order(scores: list[TargetScore]) -> list[str]:
-    """id, then the columns the targets are judged by (so a narrow terminal still shows
-    them), then concurrency, power, output tok/J and TTFT p99, then the rest in their usual order."""
+    """id and profile (at 80 columns two profiles' rows must not look the same, issue 39),
+    then the columns the targets are judged by (so a narrow terminal still shows them), then
+    concurrency, power, output tok/J and TTFT p99, then the rest in their usual order."""
     judged = list(dict.fromkeys(TARGET_COLUMN[s.target.metric] for s in scores if s.target.metric in TARGET_COLUMN))
-    first = ["id", *judged, *(key for key in TUNED_ON if key not in judged)]
+    first = ["id", "profile", *judged, *(key for key in TUNED_ON if key not in judged)]
     return [*first, *(key for key in SORT_KEYS[1:] if key not in first)]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.content import Content
 
 from cockpit.model.enums import DiscoveryStatus
+from cockpit.model.figures import number
 from cockpit.model.session import Discovery, Session
 from cockpit.ui import messages as msg
 from cockpit.ui.keys.actions import bindings_for
@@ -46,7 +47,7 @@ def discovery_detail(session: Session, disc: Discovery) -> Content:
     linked_tasks = list(dict.fromkeys([*disc.tasks, *(t.id for t in session.tasks if disc.id in t.discoveries)]))
     sections: list[tuple[str, list[Parts]]] = [
         ("Benchmarks", [[(f"{b} ", "$foreground-muted"), safe(benches[b].label),
-                         (f"  {benches[b].total_tok_s:g} tok/s" if benches[b].total_tok_s is not None else "",
+                         (f"  {number(benches[b].total_tok_s)} total tok/s" if benches[b].total_tok_s is not None else "",
                           "$foreground-muted")] for b in disc.benchmarks if b in benches]),
         ("Files", [[(f"{f} ", "$foreground-muted"), safe(files[f].path)] for f in disc.files if f in files]),
         ("Tasks", [[(f"{t} ", "$foreground-muted"), safe(tasks[t].title),

@@ -11,6 +11,7 @@ from cockpit.ground.redact import redact_env, redact_text
 from cockpit.ground.sanitize import sanitize
 from cockpit.model.bench.profile_diff import diff_lines, diff_profiles
 from cockpit.model.enums import ProfileStatus
+from cockpit.model.figures import number
 from cockpit.model.session import LaunchProfile, Session
 from cockpit.ui import messages as msg
 from cockpit.ui.keys.actions import bindings_for
@@ -109,7 +110,7 @@ class ProfilesView(RecordActions, ListDetailView):
             parts += ["\n", ("Notes", "bold underline"), "\n", safe(redact_text(profile.notes), multiline=True), "\n"]
         parts += ["\n", (f"{len(benches)} benchmark(s)", "$foreground-muted")]
         if best is not None:
-            parts.append((f", best {best:g} total tok/s", "$foreground-muted"))
+            parts.append((f", best {number(best)} total tok/s (a point's median)", "$foreground-muted"))
         return Content.assemble(*parts)
 
     def item_chosen(self, ident: str) -> None:

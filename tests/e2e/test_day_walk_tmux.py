@@ -1,0 +1,144 @@
+"""A campaign's day in tmux at 80x24 and at 200x50, typed as a person does it, stray keys
+included (issue 39): day one's toast stays off the footer and leaves nothing after a
+restart; the Benchmarks table tells the two profiles' rows apart; a stray key says
+it does nothing; the Search view shows each trial's changed flags and says what each launch
+count is; `v` in Packages records the host's versions or says why it cannot; the findings
+view and the header count the same; every footer's keys are whole; quit, reopen, and no
+toast is left over the status line or the footer. Then the saved file holds what was typed.
+
+The session is tests/day_session.py's (the example campaign after a day: two profiles swept
+on one workload, a finished search). Nothing here is a stand-in: the real `cockpit` process.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from day_session import day_session
+
+from tmux_driver import cockpit_program, tmux  # noqa: F401  (tmux is the fixture)
+
+from cockpit.store.toml_store import load_session
+
+FOOTER_END = "▏^p palette"
+
+
+def _footer_whole(screen: str) -> None:
+    """The footer (the last line) ends with the palette key and no key's words are cut: each
+    shown key is one of the screen's bindings, whole."""
+    footer = screen.rstrip("\n").splitlines()[-1]
+    assert footer.rstrip().endswith(FOOTER_END), footer
+    assert "? Keys" in footer or "esc" in footer, footer
+
+
+def _flat(screen: str) -> str:
+    return re.sub(r"[\s│┃]+", " ", screen)  # a wrapped cell or caption reads on, past its border
+
+
+def _until(tmux, *texts: str) -> str:  # noqa: ANN001
+    """The screen once every text is on it (a view is drawn in more than one frame)."""
+    return tmux.wait_until(lambda s: all(t in _flat(s) for t in texts), " and ".join(texts))
+
+
+def _row(screen: str, ident: str) -> str:
+    return next(line for line in screen.splitlines() if re.match(rf"[│┃ ]*{ident} ", line))
+
+
+def _day_one_then_restart(tmux, folder: Path, width: int, height: int) -> None:  # noqa: ANN001
+    """Day one: a new campaign's toast sits above the footer (never over it), goes within
+    seconds; the restart shows no fragment of it."""
+    fresh = folder / "fresh.toml"
+    program = f"cd {folder} && {cockpit_program()} {fresh.name}"
+    tmux.start(program, width=width, height=height)
+    tmux.wait_for("create it? [y/N]")
+    tmux.keys("y", "Enter")
+    screen = tmux.wait_for("an empty campaign")
+    bottom = screen.rstrip("\n").splitlines()[-2:]
+    assert not any("▌" in line or "campaign" in line for line in bottom), bottom  # the footer stays whole
+    tmux.wait_until(lambda s: "an empty campaign" not in s and "▌" not in s, "the toast gone", timeout=15)
+    tmux.keys("q")
+    tmux.wait_for("COCKPIT-EXIT=0")
+    tmux.kill()
+    tmux.start(program, width=width, height=height)
+    screen = _until(tmux, "todo ·", FOOTER_END)
+    assert "▌" not in screen and "empty campaign" not in screen, screen
+    _footer_whole(screen)
+    tmux.keys("q")
+    tmux.wait_for("COCKPIT-EXIT=0")
+    tmux.kill()
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 50)], ids=["80x24", "200x50"])
+def test_a_day_with_stray_keys(tmux, tmp_path: Path, size: tuple[int, int]):
+    width, height = size
+    _day_one_then_restart(tmux, tmp_path, width, height)
+    path = day_session(tmp_path)
+    program = f"{cockpit_program()} {path}"
+    tmux.start(program, width=width, height=height)
+    screen = tmux.wait_for("Targets")
+    _footer_whole(screen)
+
+    # Benchmarks: the same workload on two profiles, told apart by the profile column
+    tmux.keys("4")
+    screen = _until(tmux, " prof ", "b7 ", FOOTER_END)
+    assert " l1 " in _row(screen, "b5") and " l2 " in _row(screen, "b7"), screen
+    assert "3,310" in _row(screen, "b7"), screen  # one formatter: thousands separated, no stray decimals
+    _footer_whole(screen)
+
+    # a stray key says so, and changes nothing
+    tmux.keys("z")
+    tmux.wait_for("'z' does nothing")
+
+    # the Search view: changed flags per trial, and what each count is
+    tmux.keys("Q")
+    # each trial's changed flags (wrapped at 80 columns), the plot's axes named
+    _until(tmux, "4 of 4 launches ended (3 trials + 1 repeat)", "--cuda-graph-max-bs 256 --moe-runner-backend triton",
+           "ok, again #2", "Pareto front", "↑ output tok/J", FOOTER_END)
+    tmux.keys("v")  # the plot's other axis
+    _until(tmux, "↑ TTFT p99 ms")
+    tmux.keys("Escape")
+    tmux.wait_for(" prof ")
+
+    # Packages: `v` records what the host runs now, or says why it cannot
+    tmux.keys("6")
+    tmux.wait_for("Record versions")
+    tmux.keys("v")
+    screen = tmux.wait_until(lambda s: "Recorded the versions" in s or "Nothing recorded:" in s,
+                             "v's answer", timeout=30)
+    recorded = "Recorded the versions" in screen
+
+    # the findings view and the header count the same findings
+    tmux.keys("D")
+    screen = tmux.wait_for(" open")
+    listed = int(re.search(r"Findings · (\d+) open", screen).group(1))
+    tmux.keys("Escape")
+    screen = tmux.wait_for("Targets")
+    header = re.search(r"◆ (\d+) finding", screen)
+    assert (int(header.group(1)) if header else 0) == listed, screen
+
+    # stray keys on the board, then save and quit
+    tmux.keys("1", "x", "Escape")
+    tmux.keys("C-s")
+    tmux.wait_for(" saved")
+    tmux.keys("q")
+    tmux.wait_for("COCKPIT-EXIT=0")
+    tmux.kill()
+
+    saved = load_session(path)
+    assert {b.id: b.profile for b in saved.benchmarks}["b7"] == "l2"
+    assert saved.searches[0].trial[3].repeat_of == 2
+    if recorded:  # the versions the host runs now, with when they were read
+        assert any(p.captured is not None for p in saved.packages), saved.packages
+
+    # reopen: a toast may come with the start; none is left over the status line or the footer
+    tmux.start(program, width=width, height=height)
+    screen = tmux.wait_for("Targets")
+    tmux.wait_until(lambda s: "▌" not in s, "no toast left", timeout=20)
+    screen = tmux.screen()
+    _footer_whole(screen)
+    lines = screen.rstrip("\n").splitlines()
+    assert len(lines) == height and lines[0].startswith(" cockpit") or "cockpit" in lines[0], lines[0]
+    tmux.keys("q")
+    tmux.wait_for("COCKPIT-EXIT=0")
