@@ -33,7 +33,7 @@ LIMITS = "cockpit/store/limits.py"
 TRANSACTION = "cockpit/control/transaction.py"
 RANK_RULES = "cockpit/live/diagnosis/rules_ranks.py"
 TIMELINE = "cockpit/model/timeline.py"
-HANDOFF_SEARCH = "cockpit/store/handoff_search.py"
+HANDOFF_SEARCH = "cockpit/store/handoff/handoff_search.py"
 
 MERGE_TESTS = ("tests/unit/model/test_merge_removals.py", "tests/unit/model/test_merge_dangling.py",
                "tests/unit/model/test_session_merge.py")

@@ -102,9 +102,11 @@ LAYOUT: dict[str, dict[str, tuple[str, list[str]]]] = {
                        ["run_cmds", "sweep_cmd", "tune_cmd"]),
     },
     "cockpit.store": {
-        ".": ("TOML load/save, limits, locks, signatures, exports, the handoff",
-              ["atomic_write", "cli_load", "errors", "export_json", "exposure", "handoff_md", "limits",
-               "locate", "lock", "migrations", "redact", "signature", "toml_store", "handoff_search"]),
+        ".": ("TOML load/save, limits, locks, signatures, exports",
+              ["atomic_write", "cli_load", "errors", "export_json", "exposure", "limits",
+               "locate", "lock", "migrations", "redact", "signature", "toml_store", "search_lock"]),
+        "handoff": ("the Markdown handoff: the document, its Searches section, a front of several objectives",
+                    ["handoff_md", "handoff_search", "handoff_front"]),
     },
     "cockpit.control": {
         ".": ("who changes a session and runs things, no Textual: the controller, the one transaction, the experiment service",

@@ -26,7 +26,7 @@ from cockpit.model.enums import Comparator, Metric
 from cockpit.model.search.search import Search, SearchTrial, TrialStatus
 from cockpit.model.search.search_scoring import objective_at
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep, Target
-from cockpit.store.handoff_md import render_handoff
+from cockpit.store.handoff.handoff_md import render_handoff
 from cockpit.store.toml_store import load_session, save_session
 from cockpit.ui.screens.compare import CompareScreen
 from cockpit.ui.screens.search import SearchScreen

@@ -97,7 +97,7 @@ def cmd_fmt(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from cockpit.store.export_json import export_json
-    from cockpit.store.handoff_md import render_handoff
+    from cockpit.store.handoff.handoff_md import render_handoff
 
     session = _load(args.session)
     if session is None:

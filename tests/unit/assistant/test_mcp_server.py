@@ -11,7 +11,7 @@ from mcp import Client
 from paths import CORPUS
 
 from cockpit.assistant.mcp_server import build_server
-from cockpit.store.handoff_md import render_handoff
+from cockpit.store.handoff.handoff_md import render_handoff
 from cockpit.store.toml_store import load_session
 
 SECTIONS = {"goal", "instructions", "discoveries", "tasks", "files", "packages", "launch", "benchmarks",

@@ -23,7 +23,7 @@ from cockpit.model.search.search import Direction, Search, SearchTrial, TrialSta
 from cockpit.model.search.search_scoring import score_trial  # noqa: E402
 from cockpit.model.search.search_space import config_key  # noqa: E402
 from cockpit.model.session import Benchmark, LaunchProfile, Session, Sweep  # noqa: E402
-from cockpit.store.handoff_md import render_handoff  # noqa: E402
+from cockpit.store.handoff.handoff_md import render_handoff  # noqa: E402
 from cockpit.store.toml_store import dumps_session, load_session, loads_session, save_session  # noqa: E402
 
 OLD = Path(__file__).resolve().parents[3] / "tests/data/diagnosis_heldout/h22-search-trials-not-regressions/session.toml"

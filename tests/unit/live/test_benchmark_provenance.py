@@ -20,7 +20,7 @@ from cockpit.model.session import Benchmark, JournalEvent, LaunchProfile, Sessio
 from cockpit.parse.bench.bench_result_jsonl import BenchOutcome
 from cockpit.sources.server.server_results import parse_status
 from cockpit.sources.server.server_scripts import _info_lines
-from cockpit.store.handoff_md import render_handoff
+from cockpit.store.handoff.handoff_md import render_handoff
 from cockpit.ui.screens.bench_detail import bench_detail
 
 PROFILE = LaunchProfile(id="l1", name="base", command="python -m sglang.launch_server --tp 8 --port 30001")

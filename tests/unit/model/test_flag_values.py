@@ -23,7 +23,7 @@ from cockpit.model.search.search import Search, TrialStatus
 from cockpit.model.search.search_space import derived_name
 from cockpit.model.session import Benchmark, LaunchProfile, Session, Sweep
 from cockpit.model.timeline import drops
-from cockpit.store.handoff_md import render_handoff
+from cockpit.store.handoff.handoff_md import render_handoff
 from cockpit.store.toml_store import load_session, save_session
 
 T0 = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)

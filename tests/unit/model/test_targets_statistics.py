@@ -20,7 +20,7 @@ from cockpit.model.enums import Comparator, Metric
 from cockpit.model.search.search import Search
 from cockpit.model.search.search_scoring import score_trial
 from cockpit.model.session import Benchmark, LaunchProfile, Session, Target
-from cockpit.store.handoff_md import render_handoff
+from cockpit.store.handoff.handoff_md import render_handoff
 from cockpit.store.toml_store import load_session, loads_session, save_session
 
 ROOT = Path(__file__).resolve().parents[3]

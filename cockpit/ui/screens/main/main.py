@@ -174,7 +174,7 @@ class MainScreen(MainViewState):
         elif tab == "last":
             self.query_one(LastActionView).show(session)
         elif tab == "handoff":
-            from cockpit.store.handoff_md import render_handoff
+            from cockpit.store.handoff.handoff_md import render_handoff
 
             self.query_one(HandoffView).render_from(session, render_handoff)
 

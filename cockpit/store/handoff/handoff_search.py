@@ -12,7 +12,7 @@ from cockpit.model.search.search import Search, SearchTrial, TrialStatus
 from cockpit.model.search.search_scoring import ConfigResult, certainty, leaderboard
 from cockpit.model.search.search_space import derived_name
 from cockpit.model.session import Session
-from cockpit.store.handoff_front import front_section
+from cockpit.store.handoff.handoff_front import front_section
 
 __all__ = ["searches_section"]
 
