@@ -253,7 +253,7 @@ class SshPool:
         h.next_attempt = loop.time() + delay
         self._emit(HostDisconnected(target.label, reason, None if self._closed else delay))
 
-    async def _connect(self, target: SshTarget, h: _HostState) -> Any:
+    async def _connect(self, target: SshTarget, h: _HostState) -> asyncssh.SSHClientConnection:
         import asyncssh
 
         loop = asyncio.get_running_loop()
@@ -296,7 +296,7 @@ class SshPool:
         h.next_attempt = asyncio.get_running_loop().time() + delay
         return delay
 
-    async def _open(self, target: SshTarget, h: _HostState) -> Any:
+    async def _open(self, target: SshTarget, h: _HostState) -> asyncssh.SSHClientConnection:
         import asyncssh
 
         kw = target.connect_kwargs()
