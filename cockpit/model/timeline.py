@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from cockpit.model.bench.profile_diff import diff_lines, diff_profiles
 from cockpit.model.session import Benchmark, JournalEvent, Session
@@ -38,7 +37,7 @@ class Drop:
     profile_changes: tuple[str, ...]
     """The launch profile diff (previous -> this run's), as lines; empty if the same profile."""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {"bench": self.bench.id, "best": self.best.id, "previous": self.previous.id,
                 "drop_pct": round(self.fraction * 100, 1),
                 "changes": [{"when": e.when.isoformat(), "kind": e.kind, "text": e.text} for e in self.changes],

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -87,7 +87,11 @@ class MergeResult:
         return ", ".join(parts)
 
 
-def _short(value: Any, limit: int = 60) -> str:
+_V = TypeVar("_V")
+_R = TypeVar("_R", bound=BaseModel)
+
+
+def _short(value: object, limit: int = 60) -> str:
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json", exclude_none=True)
     text = repr(value.value if isinstance(value, Enum) else value)
@@ -101,15 +105,15 @@ def _same_content(a: BaseModel, b: BaseModel) -> bool:
     return all(getattr(a, n) == getattr(b, n) for n in fields if n not in LAYOUT_FIELDS)
 
 
-def _merge_sets(base: list[Any], ours: list[Any], theirs: list[Any]) -> list[Any]:
+def _merge_sets(base: list[_V], ours: list[_V], theirs: list[_V]) -> list[_V]:
     removed = {x for x in base if x not in ours or x not in theirs}
     out = [x for x in ours if x not in removed]
     out += [x for x in theirs if x not in removed and x not in out]
     return out
 
 
-def _merge_record(kind: str, ident: str, base: BaseModel | None, ours: BaseModel, theirs: BaseModel,
-                  conflicts: list[Conflict]) -> BaseModel:
+def _merge_record(kind: str, ident: str, base: _R | None, ours: _R, theirs: _R,
+                  conflicts: list[Conflict]) -> _R:
     """Field by field; `base` None: both sides added a record of this key."""
     if ours == theirs:
         return ours
@@ -134,8 +138,8 @@ def _merge_record(kind: str, ident: str, base: BaseModel | None, ours: BaseModel
     return type(ours).model_validate(values)
 
 
-def _merge_keyed(kind: str, key: Callable[[Any], str], base: list[Any], ours: list[Any], theirs: list[Any],
-                 result: MergeResult) -> list[Any]:
+def _merge_keyed(kind: str, key: Callable[[_R], str], base: list[_R], ours: list[_R], theirs: list[_R],
+                 result: MergeResult) -> list[_R]:
     """Theirs' order, with this side's edits and deletions applied and its additions at the end."""
     if ours is theirs or ours == theirs:
         return list(ours)
@@ -233,7 +237,7 @@ def _all_ids(session: Session) -> dict[str, set[str]]:
     return out
 
 
-def _journal_key(event: JournalEvent) -> tuple[Any, ...]:
+def _journal_key(event: JournalEvent) -> tuple[object, ...]:
     return (event.when, event.kind, event.text, event.ref)
 
 

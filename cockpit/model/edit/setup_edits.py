@@ -12,9 +12,9 @@ from cockpit.model.session import Host, Instruction, Session, Target
 class SetupEdits(EditorCore):
     # ----- the campaign's setup: goal, targets, instructions, hosts ----------------------
     @staticmethod
-    def _what_changed(old: Any, fields: dict[str, Any]) -> str:
+    def _what_changed(old: object, fields: dict[str, Any]) -> str:
         """`field: before -> after` for each field that differs (the journal's text)."""
-        def show(value: Any) -> str:
+        def show(value: object) -> str:
             value = getattr(value, "value", value)
             return "(none)" if value in (None, "") else repr(value) if isinstance(value, str) else str(value)
 
