@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from cockpit.parse.gpu.topo_affinity import AFFINITY_COLUMNS, TAB, affinity_markers, split_tail
 from cockpit.parse.numbers import read_int
@@ -101,9 +102,9 @@ class TopologyMatrix:
         seen = {distance_class(c) for row in self.matrix.values() for c in row.values()}
         return tuple(c for c in DISTANCE_CLASSES if c in seen)
 
-    def to_json(self, *, detail: bool = False) -> dict[str, object]:
+    def to_json(self, *, detail: bool = False) -> dict[str, Any]:
         """The corpus `*.expect.json` shape; `detail=True` adds NICs, GPU NUMA ids, legend."""
-        out: dict[str, object] = {
+        out: dict[str, Any] = {
             "gpus": len(self.gpus),
             "nics": len(self.nics),
             "matrix": {g: dict(row) for g, row in self.matrix.items()},
