@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -30,6 +30,7 @@ from cockpit.model.session import (
     AUTO,
     LAST_ACTIONS_KEPT,
     Activity,
+    FindingDecision,
     Host,
     JournalEvent,
     LastAction,
@@ -253,7 +254,7 @@ def _merge_journal(base: list[JournalEvent], ours: list[JournalEvent], theirs: l
     return sorted(out, key=lambda e: e.when)
 
 
-def _merge_value(where: str, base: Any, ours: Any, theirs: Any, result: MergeResult) -> Any:
+def _merge_value(where: str, base: _V, ours: _V, theirs: _V, result: MergeResult) -> _V:
     if ours == theirs or theirs == base:
         return ours
     if ours == base:
@@ -362,14 +363,18 @@ def merge_sessions(base: Session, ours: Session, theirs: Session) -> MergeResult
     return result
 
 
-def _ident(item: Any) -> str:
-    ident: str = item.id  # every record in ID_COLLECTIONS and the goal's targets has a str id
-    return ident
+class _Ided(Protocol):
+    """Every record in ID_COLLECTIONS, and the goal's targets."""
+
+    id: str
 
 
-def _finding_key(item: Any) -> str:
-    key: str = item.key
-    return key
+def _ident(item: _Ided) -> str:
+    return item.id
+
+
+def _finding_key(item: FindingDecision) -> str:
+    return item.key
 
 
 def _host_name(item: Host | PrometheusSource) -> str:
