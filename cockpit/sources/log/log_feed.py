@@ -21,7 +21,7 @@ import contextlib
 import time
 from collections.abc import AsyncIterable, AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from cockpit.model.session import Host
 from cockpit.parse.log.log_events import LogEvent
@@ -83,6 +83,16 @@ async def _scan_prefix(path: str, end: int) -> dict[str, Any] | None:
         return None
 
 
+class FeedOptions(TypedDict, total=False):
+    """LogFeed's own options, as its constructors pass them on."""
+
+    max_delay_s: float
+    max_lines: int
+    queue_chunks: int
+    scan_prefix: bool
+    preview_bytes: int
+
+
 _Queued = TailEvent | _Prefix | _Summary | BaseException | _End
 """What the reader hands the batcher: the tail's events, a prefix to scan and its summary, a failure, the end."""
 
@@ -116,7 +126,7 @@ class LogFeed:
 
     # -- constructors ----------------------------------------------------------------------
     @classmethod
-    def local(cls, path: str, *, lines: int = 50_000, from_start: bool = False, **kw: Any) -> LogFeed:
+    def local(cls, path: str, *, lines: int = 50_000, from_start: bool = False, **kw: Unpack[FeedOptions]) -> LogFeed:
         from cockpit.sources.log.log_tail import ResumableTail
 
         def opener(_on_host: Callable[[HostEvent], None]) -> AsyncIterable[TailEvent]:
@@ -127,7 +137,7 @@ class LogFeed:
 
     @classmethod
     def ssh(cls, source: RemoteFile | RemoteCommand, *, pool: Pool | None = None, lines: int = 50_000, from_start: bool = False,
-            **kw: Any) -> LogFeed:
+            **kw: Unpack[FeedOptions]) -> LogFeed:
         """A RemoteFile or RemoteCommand (cockpit.sources.log.tail_sources); with no `pool`, the feed
         opens its own SshPool for the length of `stream()`."""
         def opener(on_host: Callable[[HostEvent], None]) -> AsyncIterable[TailEvent]:
@@ -138,7 +148,7 @@ class LogFeed:
         return cls(opener, f"tail {what}", **kw)
 
     @classmethod
-    def command(cls, command: str, **kw: Any) -> LogFeed:
+    def command(cls, command: str, **kw: Unpack[FeedOptions]) -> LogFeed:
         """A command on this machine (`docker logs -f sglang`), restarted when it exits."""
 
         def opener(_on_host: Callable[[HostEvent], None]) -> AsyncIterable[TailEvent]:
@@ -148,7 +158,7 @@ class LogFeed:
 
     @classmethod
     def for_host(cls, host: Host, *, pool: Pool | None = None, lines: int = 50_000, target: SshTarget | None = None,
-                 **kw: Any) -> LogFeed:
+                 **kw: Unpack[FeedOptions]) -> LogFeed:
         """The feed for a session Host: `log_command` (on `host.ssh`, else here), else
         `log_path` (on `host.ssh`; a bare path is local, `[user@]host:path` is remote).
         `target`: the host's SshTarget as the caller built it (with its --ssh-config and
@@ -195,9 +205,9 @@ class LogFeed:
         ended = False
         notes: list[str] = []
 
-        def batch(**kw: Any) -> LogBatch:
+        def batch() -> LogBatch:
             return LogBatch(events, notes, state, connected=connected, data=b"".join(chunks), ended=ended,
-                            waiting=waiting, **kw)
+                            waiting=waiting)
 
         state: str | None = None
         connected: bool | None = None  # sent with `state`: both say what the host did

@@ -350,7 +350,7 @@ class SshPool:
         return conn
 
 
-def _consume_exception(task: asyncio.Task[Any]) -> None:
+def _consume_exception(task: asyncio.Task[object]) -> None:
     if not task.cancelled():
         task.exception()  # retrieved: no "never retrieved" warning when every caller gave up
 
