@@ -20,7 +20,7 @@ def input_model(model: type[BaseModel], exclude: set[str], doc: str, *, dropped:
     }
     validators: dict[str, Any] = {}
     if dropped:
-        def drop(cls: Any, data: Any) -> Any:
+        def drop(cls: object, data: object) -> object:
             return {k: v for k, v in data.items() if k not in dropped} if isinstance(data, dict) else data
 
         validators["drop_fields"] = model_validator(mode="before")(classmethod(drop))  # type: ignore[arg-type]

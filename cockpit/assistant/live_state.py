@@ -36,6 +36,7 @@ from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
 from cockpit.sources.feeds import LiveFeed, LiveSources
 from cockpit.sources.log.log_batch import describe_event
 from cockpit.sources.session_feeds import sources_for_session
+from cockpit.sources.transport.host_events import HostEvent
 
 KEPT_LINES = 2000
 """The most lines the log resource gives (the fold keeps the diagnosis's longer tail)."""
@@ -76,7 +77,7 @@ class FeedState:
         return out
 
 
-def _feeds_of(sources: LiveSources, session: Session, on_host_event: Callable[[object], None]
+def _feeds_of(sources: LiveSources, session: Session, on_host_event: Callable[[HostEvent], None]
               ) -> tuple[list[tuple[str, LiveFeed]], dict[str, str]]:
     """(name, feed) for the resources: the session's first log, GPU, topology and `/metrics`
     feeds (the diagnosis reads the server's metrics, as the TUI's does). The
@@ -268,7 +269,7 @@ class LiveState:
         elif isinstance(item, GpuStreamInterrupted):
             state.connected = False
 
-    def _host_event(self, event: object) -> None:
+    def _host_event(self, event: HostEvent) -> None:
         host = getattr(event, "host", None)
         if host is None:
             return

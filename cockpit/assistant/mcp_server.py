@@ -18,7 +18,7 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
@@ -84,7 +84,7 @@ def build_server(path: Path | str, *, live: LiveState | None = None, watch_s: fl
         await bus.publish(ResourceUpdated(uri=uri))
 
     @asynccontextmanager
-    async def lifespan(_: MCPServer) -> AsyncIterator[dict[str, Any]]:
+    async def lifespan(_: MCPServer) -> AsyncIterator[dict[str, object]]:
         # whoever writes the file (a tool here, the TUI, `cockpit add`), listeners hear which resource changed
         watch = SessionWatch(Path(path), URI, updated, **({"interval_s": watch_s} if watch_s else {}))
         watching = asyncio.create_task(watch.run(), name="cockpit-mcp-watch")

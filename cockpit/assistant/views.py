@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
+
+from pydantic import BaseModel
 
 from cockpit.ground.redact import MASK, is_secret_flag, redact_env, redact_text
 from cockpit.ground.sanitize import json_inert, sanitize
@@ -24,7 +26,7 @@ from cockpit.sources.server.confirm_key import log_command_confirmed
 from cockpit.store.handoff.handoff_md import render_handoff
 
 
-def _redacted(value: Any, key: str = "") -> Any:
+def _redacted(value: object, key: str = "") -> object:
     if isinstance(value, dict):
         if key == "env":
             return redact_env({str(k): str(v) for k, v in value.items()})
@@ -36,15 +38,15 @@ def _redacted(value: Any, key: str = "") -> Any:
     return value
 
 
-def as_json(data: Any) -> str:
+def as_json(data: object) -> str:
     return json_inert(json.dumps(_redacted(data), ensure_ascii=False, indent=1))
 
 
-def _dump(items: list[Any]) -> list[dict[str, Any]]:
+def _dump(items: Sequence[BaseModel]) -> list[dict[str, Any]]:
     return [item.model_dump(mode="json", exclude_none=True) for item in items]
 
 
-def _estimate(sc: TargetScore) -> dict[str, Any]:
+def _estimate(sc: TargetScore) -> dict[str, object]:
     """What a score stands on: the figure and statistic judged, and the point's median with its spread."""
     fig = sc.target.figure
     out: dict[str, Any] = {"figure": fig.name, "statistic": fig.statistic, "unit": fig.unit,
@@ -57,7 +59,7 @@ def _estimate(sc: TargetScore) -> dict[str, Any]:
     return out
 
 
-def goal(s: Session) -> dict[str, Any]:
+def goal(s: Session) -> dict[str, object]:
     scores = [{"target": sc.target.model_dump(mode="json", exclude_none=True), "describe": sc.target.describe(),
                "best_value": sc.best_value, "best_benchmark": sc.best.id if sc.best else None, "met": sc.met,
                "every_run": sc.every_run, "breaking_benchmark": sc.breaking.id if sc.breaking else None,
@@ -67,16 +69,16 @@ def goal(s: Session) -> dict[str, Any]:
             "targets": scores}
 
 
-def tasks(s: Session) -> dict[str, Any]:
+def tasks(s: Session) -> dict[str, object]:
     return {status.value: _dump(SessionEditor.column(s, status)) for status in TASK_COLUMNS}
 
 
-def launch(s: Session) -> dict[str, Any]:
+def launch(s: Session) -> dict[str, object]:
     working = [p.id for p in s.launch if p.status is ProfileStatus.WORKING]
     return {"working": working, "profiles": _dump(s.launch)}
 
 
-def sweeps(s: Session) -> list[dict[str, Any]]:
+def sweeps(s: Session) -> list[dict[str, object]]:
     """Each sweep's workload and, per journaled run, which of its points have a record."""
     out = []
     for sweep in s.sweeps:
@@ -95,7 +97,7 @@ def sweeps(s: Session) -> list[dict[str, Any]]:
 _URL_USERINFO = re.compile(r"(?<=://)[^/@\s]+@")
 
 
-def hosts(s: Session) -> list[dict[str, Any]]:
+def hosts(s: Session) -> list[dict[str, object]]:
     """Each host's connection settings; the seal itself stays out (only whether it holds)."""
     out = []
     for host in s.hosts:
@@ -109,7 +111,7 @@ def hosts(s: Session) -> list[dict[str, Any]]:
     return out
 
 
-def targets(s: Session) -> list[dict[str, Any]]:
+def targets(s: Session) -> list[dict[str, object]]:
     """Each target over its range as the goal scores it: met, not met (and the run that breaks
     it), or no data yet."""
     out = []
@@ -130,7 +132,7 @@ def targets(s: Session) -> list[dict[str, Any]]:
     return out
 
 
-def last_action(s: Session) -> dict[str, Any] | None:
+def last_action(s: Session) -> dict[str, object] | None:
     if s.last_action is None:
         return None
     out: dict[str, Any] = s.last_action.model_dump(mode="json", exclude_none=True)
@@ -139,7 +141,7 @@ def last_action(s: Session) -> dict[str, Any] | None:
     return out
 
 
-def timeline_entries(s: Session) -> list[dict[str, Any]]:
+def timeline_entries(s: Session) -> list[dict[str, object]]:
     return [{"when": e.when.isoformat(), "kind": e.kind, "text": e.text, **({"ref": e.ref} if e.ref else {})}
             for e in timeline(s)]
 

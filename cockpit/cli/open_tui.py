@@ -11,9 +11,9 @@ Textual is imported only once there is something to show, so this module is head
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from cockpit.cli import recent
 from cockpit.ground.sanitize import sanitize
@@ -92,7 +92,7 @@ def resolve_session(arg: str | None) -> tuple[Path, Session, DiskSignature, bool
     return 1 if loaded is None else (path, loaded[0], loaded[1], False)
 
 
-def _demo(args: Any) -> tuple[Path, LiveSources] | int:
+def _demo(args: argparse.Namespace) -> tuple[Path, LiveSources] | int:
     from cockpit.demo.build import build_demo
     from cockpit.demo.fleet import demo_fleet_feed
 
@@ -102,7 +102,7 @@ def _demo(args: Any) -> tuple[Path, LiveSources] | int:
     return session_path, sources
 
 
-def run_tui(args: Any, *, sources: LiveSources | None = None) -> int:
+def run_tui(args: argparse.Namespace, *, sources: LiveSources | None = None) -> int:
     """Entry from the CLI: `args.session` (str | None), `args.demo`, `args.fresh`, `args.theme`."""
     if getattr(args, "fresh", False) and not getattr(args, "demo", False):
         print("cockpit: --fresh goes with --demo (it starts a new demo copy)", file=sys.stderr)

@@ -6,7 +6,10 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cockpit.model.session import Session
 
 
 def state_dir() -> Path:
@@ -37,7 +40,7 @@ def most_recent() -> Path | None:
     return Path(text) if text else None
 
 
-def session_for_target(args: argparse.Namespace, target: str) -> tuple[Any, Any] | int:
+def session_for_target(args: argparse.Namespace, target: str) -> tuple[str | Path, Session] | int:
     """(path, session) for a `host:NAME` / `prom:NAME` target: `--session FILE`, else the session
     opened last; an exit status (the reason said) when there is none or it does not load."""
     import sys
@@ -56,7 +59,7 @@ def session_for_target(args: argparse.Namespace, target: str) -> tuple[Any, Any]
 
 
 def named_in_session(args: argparse.Namespace, collection: str, what: str,
-                     none_hint: str = "none") -> tuple[Any, Any, Any] | int:
+                     none_hint: str = "none") -> tuple[str | Path, Session, Any] | int:
     """(path, session, record) for a `host:NAME` / `prom:NAME` target: the record called NAME in
     the session's `collection`; an exit status (the reason said) when there is none."""
     import sys

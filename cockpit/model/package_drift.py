@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from cockpit.model.session import Package
 
@@ -16,7 +15,7 @@ class DriftRow:
     status: str  # "same", "changed", "missing" (not there now), "unknown" (the probe failed)
     why: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {"id": self.package.id, "name": self.package.name, "host": self.host,
                 "recorded": self.package.version, "now": self.now, "status": self.status,
                 **({"why": self.why} if self.why else {})}

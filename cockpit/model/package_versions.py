@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from cockpit.model.edit.edits import SessionEditor
+from cockpit.model.package_drift import DriftRow
 from cockpit.model.session import now
 
 
-def why_nothing_recorded(rows: Iterable[Any]) -> str | None:
+def why_nothing_recorded(rows: Iterable[DriftRow]) -> str | None:
     """Why `record_changed` would record nothing (every version as recorded, or none read
     and why), or None when some changed version would be recorded."""
     rows = list(rows)
@@ -21,7 +21,7 @@ def why_nothing_recorded(rows: Iterable[Any]) -> str | None:
     return "; ".join(parts) or "no package was checked"
 
 
-def record_changed(editor: SessionEditor, rows: Iterable[Any]) -> str:
+def record_changed(editor: SessionEditor, rows: Iterable[DriftRow]) -> str:
     """Each changed package's version becomes the one read now (one stamp for all); says which."""
     changed = [r for r in rows if r.status == "changed"]
     stamp = now()

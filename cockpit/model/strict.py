@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from typing import Annotated, Any, get_args
+from typing import Annotated, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -43,7 +43,7 @@ class Strict(BaseModel):
 
     @field_validator("*", mode="before")
     @classmethod
-    def _unix_newlines(cls, value: Any) -> Any:
+    def _unix_newlines(cls, value: object) -> object:
         # A session is a text file: CRLF pasted from a terminal is stored as LF.
         if isinstance(value, str) and "\r\n" in value:
             return value.replace("\r\n", "\n")
@@ -51,7 +51,7 @@ class Strict(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _refuse_secrets(cls, data: Any) -> Any:
+    def _refuse_secrets(cls, data: object) -> object:
         if isinstance(data, dict):
             records = _RECORD_FIELDS.get(cls)
             if records is None:
@@ -75,7 +75,7 @@ _RECORD_FIELDS: dict[type, frozenset[str]] = {}
 
 def _record_fields(cls: type[BaseModel]) -> frozenset[str]:
     """Fields of `cls` that hold models (or lists of them), which refuse secrets themselves."""
-    def models(tp: Any) -> bool:
+    def models(tp: object) -> bool:
         return (isinstance(tp, type) and issubclass(tp, BaseModel)) or any(models(a) for a in get_args(tp))
     known = _RECORD_FIELDS[cls] = frozenset(n for n, f in cls.model_fields.items() if models(f.annotation))
     return known
@@ -86,10 +86,10 @@ def _password_said(name: str) -> str:
             "use ssh-agent or an IdentityFile in ~/.ssh/config")
 
 
-def _secret_in(value: Any, where: str) -> str | None:
+def _secret_in(value: object, where: str) -> str | None:
     """Why `value` may not be stored, looking into every table and list inside it (env keys
     and values, argv lists): a password-like key name or private key material."""
-    stack: list[tuple[str, Any]] = [(where, value)]
+    stack: list[tuple[str, object]] = [(where, value)]
     while stack:
         where, item = stack.pop()
         if isinstance(item, str):

@@ -16,7 +16,6 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from cockpit.model.bench.profile_diff import diff_lines, diff_profiles
 from cockpit.model.figures import number
@@ -56,7 +55,7 @@ class Drop:
             return self.best.id
         return f"{self.best.profile or 'no profile'}'s median of {self.best_runs} runs ({self.best.id})"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {"bench": self.bench.id, "best": self.best.id, "previous": self.previous.id,
                 "drop_pct": round(self.fraction * 100, 1), "value": self.value, "runs": self.runs,
                 "best_median": self.best_value, "best_runs": self.best_runs,

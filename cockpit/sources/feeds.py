@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from cockpit.sources.live_feed import LiveFeed
 from cockpit.sources.transport.host_events import HostEvent
@@ -50,7 +50,7 @@ class LiveSources:
     demo's replays run on lxc, which its session file says nothing of)."""
     title_note: str | None = None
     """Shown in the header beside the title (the demo says DEMO here)."""
-    on_start: list[Callable[[], Coroutine[Any, Any, None]]] = field(default_factory=list)
+    on_start: list[Callable[[], Coroutine[object, object, None]]] = field(default_factory=list)
     """Coroutine factories the app runs beside the feeds (the demo's log writer)."""
     on_stop: list[Callable[[], object]] = field(default_factory=list)
     """Plain callables the app calls when it exits (cleanup of what the demo wrote)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from cockpit.model.session import Host
 from cockpit.sources.host_feeds_plan import Plan, PlanChange, diff_plans, feeds_of_host, is_local_gpu, plan_feeds
@@ -89,7 +89,7 @@ class HostFeeds:
         return out
 
     # -- the plan ------------------------------------------------------------------------------
-    def update(self, hosts: Sequence[Any]) -> FeedUpdate:
+    def update(self, hosts: Sequence[Host]) -> FeedUpdate:
         """Re-plan for `hosts` (the session's, in order); the feeds to start are built."""
         new = plan_feeds(hosts)
         change = diff_plans(self.plan, new, self.hosts, [h.name for h in hosts])

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from cockpit.model.session import Host
 
@@ -26,7 +25,7 @@ LOCAL_GPU_SOURCES = ("nvml",)
 class FeedSpec:
     kind: str
     host: str
-    config: tuple[tuple[str, Any], ...]
+    config: tuple[tuple[str, object], ...]
     """The host fields the feed is built from; a change to any of them restarts it."""
 
     @property
@@ -71,7 +70,7 @@ def is_local_gpu(host: Host) -> bool:
     return source in LOCAL_GPU_SOURCES or (source == "nvidia-smi" and not getattr(host, "ssh", None))
 
 
-def plan_feeds(hosts: Sequence[Any]) -> Plan:
+def plan_feeds(hosts: Sequence[Host]) -> Plan:
     """The feeds `hosts` (session `Host`s, in session order) ask for, by key.
 
     * a log for every host with `log_path` or `log_command`;
@@ -89,7 +88,7 @@ def plan_feeds(hosts: Sequence[Any]) -> Plan:
         link = (("ssh", host.ssh), ("jump", getattr(host, "jump", None)))
         specs: list[FeedSpec] = []
         if host.log_path or host.log_command:
-            fields: tuple[tuple[str, Any], ...] = (*link, ("log_path", host.log_path), ("log_command", host.log_command))
+            fields: tuple[tuple[str, object], ...] = (*link, ("log_path", host.log_path), ("log_command", host.log_command))
             if host.log_command:  # a confirmation given restarts the feed (then it runs)
                 fields = (*fields, ("log_confirmed", getattr(host, "log_confirmed", None)))
             specs.append(FeedSpec("log", name, fields))

@@ -10,7 +10,7 @@ from cockpit.model.session import Session
 from cockpit.store.redact import mask_secrets, redact_env, redact_text
 
 
-def _masked(value: Any) -> Any:
+def _masked(value: object) -> object:
     """Every string inside `value` (keys too) with credential-shaped text masked."""
     if isinstance(value, dict):
         return {mask_secrets(k): _masked(v) for k, v in value.items()}
@@ -28,6 +28,6 @@ def export_json(session: Session) -> str:
     for bench in data.get("benchmarks", []):
         if "notes" in bench:
             bench["notes"] = redact_text(bench["notes"])
-    data = _masked(data)  # a token pasted in any field (a note, a tag, a host's command) never leaves
+    masked = _masked(data)  # a token pasted in any field (a note, a tag, a host's command) never leaves
     # Readable UTF-8, but no C1, bidi or zero-width character raw: those are \u escapes.
-    return json_inert(json.dumps(data, indent=2, ensure_ascii=False)) + "\n"
+    return json_inert(json.dumps(masked, indent=2, ensure_ascii=False)) + "\n"

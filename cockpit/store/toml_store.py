@@ -98,7 +98,7 @@ def _key_part(key: str) -> str:
     return tomli_w.dumps({key: True})[: -len(" = true\n")]
 
 
-def _loc_path(loc: tuple[Any, ...]) -> str:
+def _loc_path(loc: tuple[int | str, ...]) -> str:
     out = ""
     for part in loc:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
@@ -215,7 +215,7 @@ def _loads_session(text: str, path: Path | str) -> Session:
         raise SessionFileError(path, [Problem(1, 1, f"cannot check this file: {type(exc).__name__}: {exc}")]) from None
 
 
-def _records_of(annotation: Any) -> type | None:
+def _records_of(annotation: object) -> type | None:
     """The record type a field holds (itself, or in a list), for the unknown-key walk."""
     if isinstance(annotation, type) and (issubclass(annotation, BaseModel) or dataclasses.is_dataclass(annotation)):
         return annotation
@@ -242,10 +242,10 @@ def _fields_of(record: type) -> dict[str, type | None]:
 _UNKNOWN_COUNTED = 10_000  # past this many, "more than" (the walk stops: bounded time and memory)
 
 
-def _unknown_keys(data: Any, record: type, where: str, most: int = _UNKNOWN_COUNTED) -> list[str]:
+def _unknown_keys(data: object, record: type, where: str, most: int = _UNKNOWN_COUNTED) -> list[str]:
     """Paths of keys no record has, in file order; the walk stops past `most` of them."""
     out: list[str] = []
-    stack: list[tuple[Any, type, str]] = [(data, record, where)]
+    stack: list[tuple[object, type, str]] = [(data, record, where)]
     while stack:
         item, kind, at = stack.pop()
         if not isinstance(item, dict):

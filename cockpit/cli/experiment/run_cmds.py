@@ -16,10 +16,17 @@ import argparse
 import asyncio
 import shlex
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from cockpit.cli.seconds_arg import GRACE, TIMEOUT
 from cockpit.ground.sanitize import sanitize
+from cockpit.sources.transport.ssh_target import SshOptions
+
+if TYPE_CHECKING:
+    from cockpit.control.experiment import ExperimentService
+    from cockpit.control.experiment_types import ExperimentEvent, Question
+    from cockpit.sources.transport.ssh_pool import Pool
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -53,11 +60,12 @@ def _say(text: str, err: bool = False) -> None:
     print(sanitize(text, multiline=True), file=sys.stderr if err else sys.stdout, flush=True)
 
 
-def _ssh_kw(args: argparse.Namespace) -> dict[str, Any]:
-    return {"ssh_config": tuple(args.ssh_config) if args.ssh_config else None, "known_hosts": args.known_hosts}
+def _ssh_kw(args: argparse.Namespace) -> SshOptions:
+    return SshOptions(ssh_config=tuple(args.ssh_config) if args.ssh_config else None, known_hosts=args.known_hosts)
 
 
-def _service(args: argparse.Namespace, pool: Any, on_event: Any = None) -> Any:
+def _service(args: argparse.Namespace, pool: Pool,
+             on_event: Callable[[ExperimentEvent], object] | None = None) -> ExperimentService:
     """The experiment service (control/experiment.py) over the file: records as the person."""
     from cockpit.control.experiment import ExperimentService
     from cockpit.control.transaction import SessionFile
@@ -67,8 +75,10 @@ def _service(args: argparse.Namespace, pool: Any, on_event: Any = None) -> Any:
                              **_ssh_kw(args))
 
 
-async def _ask(args: argparse.Namespace, question: Any) -> bool:
+async def _ask(args: argparse.Namespace, question: Question) -> bool:
     """A command never run in this form: --yes, else the person's answer at this terminal."""
+    if question.kind != "launch":  # `cockpit run` starts servers: no sweep is asked about here
+        return False
     plan = question.plan
     if args.yes:
         return True
@@ -113,7 +123,7 @@ async def _run(args: argparse.Namespace, where: list[str]) -> int:
 
     label = shlex.quote(args.session)
 
-    def on_event(event: Any) -> None:
+    def on_event(event: ExperimentEvent) -> None:
         if isinstance(event, ServerStarting):
             plan = event.plan
             where.append(plan.place.host)
@@ -149,7 +159,7 @@ async def _run(args: argparse.Namespace, where: list[str]) -> int:
     if out.kind == "not_saved" and out.launch is None:
         _say(f"{args.session}: {out.message}", err=True)
         return 1 if out.started is None else 0
-    if out.kind == "started":
+    if out.kind == "started" or out.launch is None:
         return 0
     launch = out.launch
     _say(launch.describe())
@@ -194,7 +204,7 @@ async def _stop(args: argparse.Namespace, hosts: list[str | None] | None) -> int
             return 1
     for out in outcomes:
         result = out.result
-        if out.error is not None:
+        if out.error is not None or result is None:
             _say(f"{out.host}: not stopped: {out.error}", err=True)
             status = 1
         elif result.pid is None:

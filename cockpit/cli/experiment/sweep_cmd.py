@@ -17,10 +17,15 @@ import asyncio
 import signal
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cockpit.cli.watch.target_args import add_ssh_options
 from cockpit.ground.sanitize import sanitize
+
+if TYPE_CHECKING:
+    from cockpit.control.experiment_types import ExperimentEvent, Question
+    from cockpit.model.session import Session, Sweep
+    from cockpit.sources.transport.ssh_pool import Pool
 
 ON_FAIL = ("stop", "skip")  # the runner's (control/sweep_runner.py), not imported before a sweep runs
 EXIT_DONE, EXIT_FAILED, EXIT_NOT_READY, EXIT_REFUSED, EXIT_CANCELLED = 0, 1, 2, 3, 130
@@ -73,14 +78,14 @@ def _config(args: argparse.Namespace) -> tuple[str, ...] | None:
     return tuple(args.ssh_config) if args.ssh_config else None
 
 
-async def _main(args: argparse.Namespace, session: Any, sweep: Any) -> int:
+async def _main(args: argparse.Namespace, session: Session, sweep: Sweep) -> int:
     from cockpit.sources.transport.ssh_pool import SshPool
 
     async with SshPool() as pool:
         return await _sweep(args, session, sweep, pool)
 
 
-async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) -> int:
+async def _sweep(args: argparse.Namespace, session: Session, sweep: Sweep, pool: Pool) -> int:
     """The experiment service's sweep loop (control/experiment.py), said at this terminal."""
     from cockpit.control.experiment import ExperimentService
     from cockpit.control.transaction import SessionFile
@@ -88,7 +93,7 @@ async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) 
     printer = _Printer(sys.stdout.isatty())
     loop = asyncio.get_running_loop()
 
-    def on_event(event: Any) -> None:
+    def on_event(event: ExperimentEvent) -> None:
         from cockpit.control.experiment_types import BenchClientChosen, SweepRunnerEnded, SweepRunnerStarted
 
         if isinstance(event, BenchClientChosen):
@@ -131,8 +136,10 @@ async def _sweep(args: argparse.Namespace, session: Any, sweep: Any, pool: Any) 
     return EXIT_CANCELLED if result.status == "cancelled" else EXIT_FAILED if result.status == "failed" else EXIT_DONE
 
 
-async def _ask(args: argparse.Namespace, question: Any) -> bool:
+async def _ask(args: argparse.Namespace, question: Question) -> bool:
     """The sweep's commands were never confirmed: shown, then --yes or the person's answer here."""
+    if question.kind != "sweep":  # `cockpit sweep` starts no server: no launch is asked about here
+        return False
     plan, sweep, profile = question.plan, question.sweep, question.profile
     link = f" (ssh {plan.host.ssh}{f' via {plan.host.jump}' if plan.host.jump else ''})" if plan.host and plan.host.ssh else ""
     _say(f"sweep {sweep.id} ({sweep.name}) on profile {profile.id} runs on {plan.where}{link}, "
@@ -162,7 +169,7 @@ class _Printer:
         self.last = 0.0
         self.open_line = False
 
-    def __call__(self, event: Any) -> None:
+    def __call__(self, event: ExperimentEvent) -> None:
         from cockpit.live.experiment.sweep_events import (
             PointFailed,
             PointProgress,

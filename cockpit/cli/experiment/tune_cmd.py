@@ -14,10 +14,16 @@ import asyncio
 import json
 import signal
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 from cockpit.cli.seconds_arg import TIMEOUT
 from cockpit.ground.sanitize import sanitize
+
+if TYPE_CHECKING:
+    from cockpit.model.edit.edits import SessionEditor
+    from cockpit.model.search.search import Search
+    from cockpit.model.session import Session
+    from cockpit.store.search_lock import SearchRunLock
 
 EXIT_DONE, EXIT_FAILED, EXIT_REFUSED, EXIT_CANCELLED = 0, 1, 3, 130
 
@@ -90,7 +96,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
         lock.release()
 
 
-def _consent(args: argparse.Namespace, session: Any, search: Any, hosts: list[str | None]) -> int | None:
+def _consent(args: argparse.Namespace, session: Session, search: Search, hosts: list[str | None]) -> int | None:
     """The person's yes to what this run starts: the search (space, budget, base, sweep, hosts)
     and each trial it resumes whose profile is not the base plus the space's flags. Asked at
     a terminal or given as --yes; with neither, nothing runs (exit 3)."""
@@ -132,8 +138,8 @@ def _consent(args: argparse.Namespace, session: Any, search: Any, hosts: list[st
     launches = {profile.id: (launch_stamp(profile, next((h for h in session.hosts if h.name == profile.host), None)),
                              profile) for _, profile, _ in odd}
 
-    def change(editor: Any) -> None:
-        def seal(s: Any) -> None:
+    def change(editor: SessionEditor) -> None:
+        def seal(s: Session) -> None:
             s.searches = [q.model_copy(update={"confirmed": sealed, "trials": budget}) if q.id == search.id else q
                           for q in s.searches]
         if not search_ok:
@@ -166,7 +172,7 @@ def _stops_lines(args: argparse.Namespace, hosts: list[str | None]) -> list[str]
     return [f"  it stops the server running on {host}: pid {pid}, profile {profile}" for host, pid, profile in found]
 
 
-async def _running_servers(args: argparse.Namespace, hosts: list[str | None]) -> list[tuple[str, Any, str]]:
+async def _running_servers(args: argparse.Namespace, hosts: list[str | None]) -> list[tuple[str, int | None, str]]:
     from cockpit.control.experiment import ExperimentService
     from cockpit.control.search.server_trials import SEARCH
     from cockpit.control.transaction import SessionFile
@@ -184,7 +190,7 @@ async def _running_servers(args: argparse.Namespace, hosts: list[str | None]) ->
     return out
 
 
-async def _main(args: argparse.Namespace, search_id: str, hosts: list[str | None], lock: Any) -> int:
+async def _main(args: argparse.Namespace, search_id: str, hosts: list[str | None], lock: SearchRunLock) -> int:
     from cockpit.control.search.loop import SearchEvent, SearchLoop, find_search
     from cockpit.control.search.server_trials import SEARCH, ServerTrialRunner
     from cockpit.control.search.trial_lines import trial_json
@@ -232,7 +238,7 @@ async def _main(args: argparse.Namespace, search_id: str, hosts: list[str | None
     return EXIT_FAILED if failed else EXIT_DONE
 
 
-def _report(args: argparse.Namespace, search: Any, overhead_s: list[float]) -> None:
+def _report(args: argparse.Namespace, search: Search, overhead_s: list[float]) -> None:
     from cockpit.model.search.search_scoring import certainty
 
     sure = certainty(search)

@@ -5,15 +5,14 @@ engine refuses (the log pane matches it as literal text)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from cockpit.model.prom_match import match_problem
+from cockpit.model.session import Session
 from cockpit.parse.user_pattern import compile_user_pattern
 from cockpit.store.errors import Problem
 from cockpit.store.locate import KeyIndex
 
 
-def problems_after_load(session: Any, text: str) -> list[Problem]:
+def problems_after_load(session: Session, text: str) -> list[Problem]:
     index = KeyIndex(text)
     found: list[tuple[str, str]] = []
     for i, source in enumerate(session.prometheus):

@@ -13,10 +13,14 @@ import argparse
 import asyncio
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 from cockpit.cli.watch.target_args import add_ssh_options
 from cockpit.ground.sanitize import sanitize
+
+if TYPE_CHECKING:
+    from cockpit.model.edit.edits import SessionEditor
+    from cockpit.model.session import Session
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_drift)
 
 
-async def _check(session: Any, args: argparse.Namespace) -> tuple[list, list[str]]:
+async def _check(session: Session, args: argparse.Namespace) -> tuple[list, list[str]]:
     from cockpit.sources.server.drift_check import check_drift
     from cockpit.sources.transport.ssh_pool import SshPool
 
@@ -76,7 +80,7 @@ def _record(path: str, changed: list) -> int:
     if not changed:
         return 0
 
-    def change(editor: Any) -> str:
+    def change(editor: SessionEditor) -> str:
         stamp = now()
         for row in changed:
             editor.edit_record("packages", row.package.id, version=row.now, captured=stamp)

@@ -8,7 +8,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from cockpit.cli.seconds_arg import INTERVAL, REMOTE_TIMEOUT
 from cockpit.cli.watch.host_arg import file_word, first_connect, looks_like_file, resolve_failed
@@ -18,8 +18,11 @@ from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, 
 from cockpit.parse.gpu.gpu_sample import GpuSample
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix, TopologyParseError, parse_topology
 
+if TYPE_CHECKING:
+    from cockpit.sources.transport.ssh_target import SshTarget
 
-def register(subparsers: Any) -> None:
+
+def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "topo",
         help="GPU topology matrix (NVLink/PCIe distance, CPU and NUMA affinity)",
@@ -59,7 +62,7 @@ def _fail(message: str) -> int:
 _NO_LOCAL_HINT = " Give a HOST to read a remote machine's GPUs over SSH."
 
 
-def _target(spec: str, args: argparse.Namespace) -> Any:
+def _target(spec: str, args: argparse.Namespace) -> SshTarget:
     from cockpit.sources.transport.ssh_pool import SshTarget, with_config
 
     target = SshTarget.parse(spec)

@@ -5,7 +5,11 @@ in one line instead of looking the name up and retrying for ever."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cockpit.sources.transport.ssh_pool import Pool
+    from cockpit.sources.transport.ssh_target import SshTarget
 
 # Suffixes no host name ends in: what a saved nvidia-smi output, a log or a session is called.
 FILE_SUFFIXES = (".csv", ".txt", ".log", ".json", ".toml", ".tsv", ".out")
@@ -36,7 +40,7 @@ def resolve_failed(exc: BaseException) -> bool:
     return isinstance(exc, HostUnavailable) and isinstance(exc.__cause__, socket.gaierror)
 
 
-async def first_connect(pool: Any, target: Any) -> None:
+async def first_connect(pool: Pool, target: SshTarget) -> None:
     """Connect once before a command that retries: a name that does not resolve is raised
     (HostUnavailable); any other failure is left to the command's own retries."""
     from cockpit.sources.transport.ssh_pool import HostUnavailable

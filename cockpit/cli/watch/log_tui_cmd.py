@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 from cockpit.cli.watch.target_args import add_target_args, source_of
 from cockpit.ground.sanitize import sanitize
 
+if TYPE_CHECKING:
+    from cockpit.sources.log.log_feed import LogFeed
 
-def register(subparsers: Any) -> None:
+
+def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "log",
         help="open the log pane alone on a local or remote log",
@@ -24,7 +27,7 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
-def feed_for(args: argparse.Namespace) -> Any:
+def feed_for(args: argparse.Namespace) -> LogFeed:
     """The LogFeed for TARGET (raises ValueError for a target that cannot be followed)."""
     from cockpit.sources.log.log_feed import LogFeed
     from cockpit.sources.log.tail_sources import LocalFile

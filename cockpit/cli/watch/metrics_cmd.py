@@ -16,14 +16,18 @@ import json
 import math
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cockpit.cli.seconds_arg import INTERVAL, TIMEOUT, WINDOW
 from cockpit.cli.watch.host_arg import file_word, first_connect, looks_like_file, resolve_failed
 from cockpit.ground.sanitize import sanitize
 
+if TYPE_CHECKING:
+    from cockpit.parse.metrics.prom_text import Exposition
+    from cockpit.sources.transport.ssh_target import SshTarget
 
-def register(subparsers: Any) -> None:
+
+def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "metrics",
         help="a server's /metrics: TTFT / ITL / e2e percentiles, token and request rates, DCGM GPUs",
@@ -58,7 +62,7 @@ def _fail(message: str, code: int = 1) -> int:
     return code
 
 
-def _ssh_target(spec: str, args: argparse.Namespace, jump: str | None = None) -> Any:
+def _ssh_target(spec: str, args: argparse.Namespace, jump: str | None = None) -> SshTarget:
     from cockpit.sources.transport.ssh_pool import SshTarget, with_config
 
     config = tuple(args.ssh_config) if args.ssh_config else None
@@ -66,7 +70,7 @@ def _ssh_target(spec: str, args: argparse.Namespace, jump: str | None = None) ->
     return with_config(SshTarget.parse(spec, jump=hop), config, args.known_hosts)
 
 
-def report(expo: Any, host: str | None, fold_snapshot: Any | None = None) -> dict[str, Any]:
+def report(expo: Exposition, host: str | None, fold_snapshot: Any | None = None) -> dict[str, Any]:
     """The JSON object of one scrape: families, SGLang figures, missing names, GPUs, latency."""
     from cockpit.parse.gpu.dcgm_metrics import dcgm_samples
     from cockpit.parse.metrics.sglang_metrics import MISSING_HINTS, sglang_scrape

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 _SAFE_ASCII = bytes([0x09, 0x0A, *range(0x20, 0x7F)])  # deleted: if nothing is left, all is safe
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "tail",
         help="follow a local or remote log like a resumable tail -F",

@@ -4,7 +4,10 @@ they name (a local file, a remote file, or a command on a host)."""
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cockpit.sources.log.tail_sources import Source
 
 
 def add_target_args(p: argparse.ArgumentParser, *, lines: int, lines_help: str, cmd_example: str) -> None:
@@ -27,7 +30,7 @@ def add_ssh_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--known-hosts", metavar="FILE", help="known_hosts file (default: from ssh_config, else ~/.ssh/known_hosts)")
 
 
-def source_of(args: argparse.Namespace) -> Any:
+def source_of(args: argparse.Namespace) -> Source:
     """The ResumableTail source TARGET names; ValueError when it names none."""
     from cockpit.sources.log.log_tail import ResumableTail
 

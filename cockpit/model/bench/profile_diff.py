@@ -19,7 +19,7 @@ import re
 import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from cockpit.ground.redact import MASK, holds_secret, is_secret_flag, is_secret_name, mask_secrets, redact_text
 from cockpit.model.launch.flag_values import canonical_value, canonical_values
@@ -64,7 +64,7 @@ class ProfileDiff:
     def identical(self) -> bool:
         return not (self.program or self.host or self.options or self.env)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         def rows(changes: tuple[Change, ...]) -> list[dict[str, str | None]]:
             return [{"name": c.name, "change": c.kind, "old": c.old, "new": c.new} for c in changes]
         return {

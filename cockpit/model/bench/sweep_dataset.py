@@ -32,7 +32,7 @@ class _SweepLike(Protocol):
     @property
     def request_rate(self) -> float | None: ...
 
-    def model_dump(self) -> dict[str, Any]: ...
+    def model_dump(self) -> dict[str, object]: ...
 
 DATASETS = ("random", "random-ids", "sharegpt", "generated-shared-prefix", "mooncake")
 
@@ -64,11 +64,11 @@ def fields_of(dataset: str) -> tuple[str, ...]:
     return tuple(name for name, (owners, _) in _OWN_FIELDS.items() if dataset in owners)
 
 
-def _is_set(value: Any) -> bool:
+def _is_set(value: object) -> bool:
     return value is not None and value is not False
 
 
-def problems(dataset: str, values: Mapping[str, Any], extra_args: list[str]) -> list[str]:
+def problems(dataset: str, values: Mapping[str, object], extra_args: list[str]) -> list[str]:
     """What is wrong with a sweep's dataset setup, one sentence each (empty: fine)."""
     out = []
     for name, (owners, _) in _OWN_FIELDS.items():
@@ -82,7 +82,7 @@ def problems(dataset: str, values: Mapping[str, Any], extra_args: list[str]) -> 
     return out
 
 
-def dataset_flags(dataset: str, values: Mapping[str, Any], output_len: int, input_len: int,
+def dataset_flags(dataset: str, values: Mapping[str, object], output_len: int, input_len: int,
                   range_ratio: float) -> list[str]:
     """The client flags that pick and shape the dataset (without the per-point ones)."""
     argv = ["--dataset-name", dataset]
@@ -100,7 +100,7 @@ def dataset_flags(dataset: str, values: Mapping[str, Any], output_len: int, inpu
     return argv
 
 
-def describe(dataset: str, values: Mapping[str, Any], input_len: int, output_len: int) -> str:
+def describe(dataset: str, values: Mapping[str, object], input_len: int, output_len: int) -> str:
     """The workload in a few words, for the handoff and the confirm dialog."""
     if dataset in ("random", "random-ids"):
         return f"{dataset} {input_len}/{output_len}"

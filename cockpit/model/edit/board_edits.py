@@ -3,8 +3,6 @@ reviews; discoveries and their status."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from cockpit.model.edit.editor_core import EditError, EditorCore
 from cockpit.model.edit.journal_text import change as said_change
 from cockpit.model.edit.journal_text import changes as said_changes
@@ -26,7 +24,7 @@ class BoardEdits(EditorCore):
             return ident
         return self.apply(f"task added: {title}", change, kind="task.added")
 
-    def edit_task(self, ident: str, **fields: Any) -> None:
+    def edit_task(self, ident: str, **fields: object) -> None:
         said: list[str] = []
 
         def change(s: Session) -> None:
@@ -129,7 +127,7 @@ class BoardEdits(EditorCore):
             return ident
         return self.apply(f"discovery added: {claim}", change, kind="discovery.added", ref=ident)
 
-    def edit_discovery(self, ident: str, **fields: Any) -> None:
+    def edit_discovery(self, ident: str, **fields: object) -> None:
         status = fields.pop("status", None)
         said: list[str] = []
 
@@ -139,7 +137,7 @@ class BoardEdits(EditorCore):
             for key, value in fields.items():
                 setattr(disc, key, value)
             if status is not None and status != disc.status:
-                self._set_discovery_status(s, disc, DiscoveryStatus(status))
+                self._set_discovery_status(s, disc, DiscoveryStatus(str(status)))
             disc.updated = now()
             edited = [*fields, "status"]
             if old.status != disc.status and all(getattr(old, f) == getattr(disc, f) for f in fields):

@@ -10,7 +10,6 @@ action, simple records and notes.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from cockpit.model.edit.board_edits import BoardEdits
 from cockpit.model.edit.editor_core import PERSON, EditError
@@ -43,16 +42,16 @@ def _keep_earlier(session: Session) -> None:
 
 class SessionEditor(BoardEdits, SetupEdits):
     # ----- the rest ---------------------------------------------------------------------
-    def add_benchmark(self, **fields: Any) -> str:
+    def add_benchmark(self, **fields: object) -> str:
         ident = self.new_id(self.session, "benchmarks")
 
         def change(s: Session) -> str:
             fields.setdefault("when", now())
-            s.benchmarks.append(Benchmark(id=ident, **fields))
+            s.benchmarks.append(Benchmark.model_validate({**fields, "id": ident}))
             return ident
         return self.apply(f"benchmark added: {fields.get('label', '')}", change, kind="benchmark.added", ref=ident)
 
-    def edit_benchmark(self, ident: str, **fields: Any) -> None:
+    def edit_benchmark(self, ident: str, **fields: object) -> None:
         """Change any of a benchmark's fields (None clears one); validated as a whole."""
         def change(s: Session) -> None:
             old = self._find(s.benchmarks, ident)
@@ -138,7 +137,7 @@ class SessionEditor(BoardEdits, SetupEdits):
                 "launch": (LaunchProfile, "launch", "launch profile"),
                 "benchmarks": (Benchmark, "benchmark", "benchmark"), "sweeps": (Sweep, "sweep", "sweep")}
 
-    def add_record(self, collection: str, **fields: Any) -> str:
+    def add_record(self, collection: str, **fields: object) -> str:
         """Add a file, package or launch profile; returns its new id."""
         model, kind, what = self._RECORDS[collection]
         ident = self.new_id(self.session, collection)
@@ -151,7 +150,7 @@ class SessionEditor(BoardEdits, SetupEdits):
         label = fields.get("path") or fields.get("name") or ident
         return self.apply(f"{what} added: {label}", change, kind=f"{kind}.added", ref=ident)
 
-    def edit_record(self, collection: str, ident: str, **fields: Any) -> None:
+    def edit_record(self, collection: str, ident: str, **fields: object) -> None:
         model, kind, what = self._RECORDS[collection]
         said: list[str] = []
 

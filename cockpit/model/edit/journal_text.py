@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from enum import Enum
-from typing import Any
 
 from cockpit.ground.redact import MASK, is_secret_name, redact_text
 
@@ -19,7 +18,7 @@ MAX_VALUE = 40
 NONE = "(none)"
 
 
-def shown(value: Any) -> str:
+def shown(value: object) -> str:
     """One value as the journal shows it."""
     if value is None or value == "" or value == [] or value == {}:
         return NONE
@@ -43,11 +42,11 @@ def shown(value: Any) -> str:
     return f'"{text}"' if quoted and " " in text else text
 
 
-def change(field: str, old: Any, new: Any) -> str:
+def change(field: str, old: object, new: object) -> str:
     return f"{field} {shown(old)} -> {shown(new)}"
 
 
-def changes(old: Any, new: Any, fields: Iterable[str]) -> str:
+def changes(old: object, new: object, fields: Iterable[str]) -> str:
     """`field a -> b; field c -> d` for the fields whose value differs between two records."""
     said = [change(name, getattr(old, name), getattr(new, name))
             for name in fields if getattr(old, name) != getattr(new, name)]

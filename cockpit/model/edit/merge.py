@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -30,6 +30,7 @@ from cockpit.model.session import (
     AUTO,
     LAST_ACTIONS_KEPT,
     Activity,
+    FindingDecision,
     Host,
     JournalEvent,
     LastAction,
@@ -87,7 +88,11 @@ class MergeResult:
         return ", ".join(parts)
 
 
-def _short(value: Any, limit: int = 60) -> str:
+_V = TypeVar("_V")
+_R = TypeVar("_R", bound=BaseModel)
+
+
+def _short(value: object, limit: int = 60) -> str:
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json", exclude_none=True)
     text = repr(value.value if isinstance(value, Enum) else value)
@@ -101,15 +106,15 @@ def _same_content(a: BaseModel, b: BaseModel) -> bool:
     return all(getattr(a, n) == getattr(b, n) for n in fields if n not in LAYOUT_FIELDS)
 
 
-def _merge_sets(base: list[Any], ours: list[Any], theirs: list[Any]) -> list[Any]:
+def _merge_sets(base: list[_V], ours: list[_V], theirs: list[_V]) -> list[_V]:
     removed = {x for x in base if x not in ours or x not in theirs}
     out = [x for x in ours if x not in removed]
     out += [x for x in theirs if x not in removed and x not in out]
     return out
 
 
-def _merge_record(kind: str, ident: str, base: BaseModel | None, ours: BaseModel, theirs: BaseModel,
-                  conflicts: list[Conflict]) -> BaseModel:
+def _merge_record(kind: str, ident: str, base: _R | None, ours: _R, theirs: _R,
+                  conflicts: list[Conflict]) -> _R:
     """Field by field; `base` None: both sides added a record of this key."""
     if ours == theirs:
         return ours
@@ -134,8 +139,8 @@ def _merge_record(kind: str, ident: str, base: BaseModel | None, ours: BaseModel
     return type(ours).model_validate(values)
 
 
-def _merge_keyed(kind: str, key: Callable[[Any], str], base: list[Any], ours: list[Any], theirs: list[Any],
-                 result: MergeResult) -> list[Any]:
+def _merge_keyed(kind: str, key: Callable[[_R], str], base: list[_R], ours: list[_R], theirs: list[_R],
+                 result: MergeResult) -> list[_R]:
     """Theirs' order, with this side's edits and deletions applied and its additions at the end."""
     if ours is theirs or ours == theirs:
         return list(ours)
@@ -233,7 +238,7 @@ def _all_ids(session: Session) -> dict[str, set[str]]:
     return out
 
 
-def _journal_key(event: JournalEvent) -> tuple[Any, ...]:
+def _journal_key(event: JournalEvent) -> tuple[object, ...]:
     return (event.when, event.kind, event.text, event.ref)
 
 
@@ -249,7 +254,7 @@ def _merge_journal(base: list[JournalEvent], ours: list[JournalEvent], theirs: l
     return sorted(out, key=lambda e: e.when)
 
 
-def _merge_value(where: str, base: Any, ours: Any, theirs: Any, result: MergeResult) -> Any:
+def _merge_value(where: str, base: _V, ours: _V, theirs: _V, result: MergeResult) -> _V:
     if ours == theirs or theirs == base:
         return ours
     if ours == base:
@@ -358,14 +363,18 @@ def merge_sessions(base: Session, ours: Session, theirs: Session) -> MergeResult
     return result
 
 
-def _ident(item: Any) -> str:
-    ident: str = item.id  # every record in ID_COLLECTIONS and the goal's targets has a str id
-    return ident
+class _Ided(Protocol):
+    """Every record in ID_COLLECTIONS, and the goal's targets."""
+
+    id: str
 
 
-def _finding_key(item: Any) -> str:
-    key: str = item.key
-    return key
+def _ident(item: _Ided) -> str:
+    return item.id
+
+
+def _finding_key(item: FindingDecision) -> str:
+    return item.key
 
 
 def _host_name(item: Host | PrometheusSource) -> str:

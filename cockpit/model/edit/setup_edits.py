@@ -12,9 +12,9 @@ from cockpit.model.session import Host, Instruction, Session, Target
 class SetupEdits(EditorCore):
     # ----- the campaign's setup: goal, targets, instructions, hosts ----------------------
     @staticmethod
-    def _what_changed(old: Any, fields: dict[str, Any]) -> str:
+    def _what_changed(old: object, fields: dict[str, Any]) -> str:
         """`field: before -> after` for each field that differs (the journal's text)."""
-        def show(value: Any) -> str:
+        def show(value: object) -> str:
             value = getattr(value, "value", value)
             return "(none)" if value in (None, "") else repr(value) if isinstance(value, str) else str(value)
 
@@ -33,7 +33,7 @@ class SetupEdits(EditorCore):
             s.title = title
         self.apply(f"title set: {title}", change, kind="title.edited")
 
-    def set_goal(self, **fields: Any) -> None:
+    def set_goal(self, **fields: object) -> None:
         """Summary, model and hardware (the targets have their own edits)."""
         text = self._what_changed(self.session.goal, fields)
 
@@ -42,16 +42,16 @@ class SetupEdits(EditorCore):
                 setattr(s.goal, key, value)
         self.apply(f"goal edited: {text}", change, kind="goal.edited")
 
-    def add_target(self, **fields: Any) -> str:
+    def add_target(self, **fields: object) -> str:
         ident = next_id(PREFIX["targets"], (t.id for t in self.session.goal.targets))
 
         def change(s: Session) -> str:
-            s.goal.targets = [*s.goal.targets, Target(id=ident, **fields)]
+            s.goal.targets = [*s.goal.targets, Target.model_validate({**fields, "id": ident})]
             return ident
         what = " ".join(str(getattr(fields.get(k), "value", fields.get(k))) for k in ("metric", "comparator", "value"))
         return self.apply(f"target added: {what}", change, kind="target.added", ref=ident)
 
-    def edit_target(self, ident: str, **fields: Any) -> None:
+    def edit_target(self, ident: str, **fields: object) -> None:
         old = self._find(self.session.goal.targets, ident) if any(
             t.id == ident for t in self.session.goal.targets) else None
         text = self._what_changed(old, fields) if old is not None else ""
@@ -98,13 +98,14 @@ class SetupEdits(EditorCore):
             s.instructions.remove(self._find(s.instructions, ident))
         self.apply(f"instruction deleted: {ident}", change, kind="instruction.deleted", ref=ident)
 
-    def add_host(self, **fields: Any) -> str:
+    def add_host(self, **fields: object) -> str:
         def change(s: Session) -> str:
-            s.hosts.append(Host(**fields))
+            s.hosts.append(Host.model_validate(fields))
             return s.hosts[-1].name
-        return self.apply(f"host added: {fields.get('name')}", change, kind="host.added", ref=fields.get("name"))
+        named = fields.get("name")
+        return self.apply(f"host added: {named}", change, kind="host.added", ref=named if isinstance(named, str) else None)
 
-    def edit_host(self, name: str, /, **fields: Any) -> None:
+    def edit_host(self, name: str, /, **fields: object) -> None:
         """Change a host; a new name is followed by the records that name it."""
         old = next((h for h in self.session.hosts if h.name == name), None)
         text = self._what_changed(old, fields) if old is not None else ""
@@ -120,7 +121,9 @@ class SetupEdits(EditorCore):
                     for item in getattr(s, collection):
                         if item.host == name:
                             item.host = new.name
-        self.apply(f"host {name} edited: {text}", change, kind="host.edited", ref=fields.get("name", name))
+        renamed = fields.get("name", name)
+        self.apply(f"host {name} edited: {text}", change, kind="host.edited",
+                   ref=renamed if isinstance(renamed, str) else name)
 
     def delete_host(self, name: str) -> None:
         def change(s: Session) -> None:

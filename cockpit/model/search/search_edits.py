@@ -5,8 +5,6 @@ space as a person types it on a command line or in a form:
 
 from __future__ import annotations
 
-from typing import Any
-
 from cockpit.model.edit.edits import EditError, SessionEditor
 from cockpit.model.ids import next_id
 from cockpit.model.search.search import Search, SpaceValue, Stepped
@@ -59,17 +57,17 @@ def space_text(search: Search) -> str:
     return "\n".join(lines)
 
 
-def add_search(editor: SessionEditor, **fields: Any) -> str:
+def add_search(editor: SessionEditor, **fields: object) -> str:
     """Add a search; returns its id (q1, q2, ...). EditError names what is wrong."""
     ident = next_id("q", (s.id for s in editor.session.searches))
 
     def change(s: Session) -> str:
-        s.searches = [*s.searches, Search(id=ident, **fields)]
+        s.searches = [*s.searches, Search.model_validate({**fields, "id": ident})]
         return ident
     return editor.apply(f"search added: {fields.get('name', ident)}", change, kind="search.added", ref=ident)
 
 
-def edit_search(editor: SessionEditor, ident: str, **fields: Any) -> None:
+def edit_search(editor: SessionEditor, ident: str, **fields: object) -> None:
     def change(s: Session) -> None:
         old = next((q for q in s.searches if q.id == ident), None)
         if old is None:

@@ -97,7 +97,7 @@ def last_record(text: str) -> dict[str, Any] | None:
     return records[-1] if records else None
 
 
-def _number(value: Any) -> float | None:
+def _number(value: object) -> float | None:
     # bool is an int to Python; NaN and inf (json.dumps writes them) are no measurement
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None

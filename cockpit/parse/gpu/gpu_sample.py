@@ -143,9 +143,9 @@ class GpuSample:
             return None
         return float(self.mem_used_mib) / float(self.mem_total_mib)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         """A plain dict (JSON-ready): every field, tuples as lists, notes as a dict."""
-        out: dict[str, Any] = {}
+        out: dict[str, object] = {}
         for f in fields(self):
             value = getattr(self, f.name)
             if f.name == "throttle_reasons":

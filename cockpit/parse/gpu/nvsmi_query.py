@@ -392,7 +392,7 @@ def looks_like_table(text: str) -> bool:
     return "NVIDIA-SMI" in text and "Pwr:Usage/Cap" in text
 
 
-def summarize(samples: Iterable[GpuSample]) -> dict[str, Any]:
+def summarize(samples: Iterable[GpuSample]) -> dict[str, object]:
     """The compact per-GPU summary pinned by the corpus `*.expect.json` (table/query)."""
     per_gpu = [
         {

@@ -74,7 +74,7 @@ class NvmlSampler:
         """Each throughput read blocks ~20 ms per direction per GPU; off to save that."""
         self._nvml: Any = nvml  # pynvml has no type stubs, and tests pass a stand-in module
         self._clock = clock
-        self._handles: list[Any] = []
+        self._handles: list[object] = []
         self._static: dict[int, dict[str, Any]] = {}
         self._memory_v2 = True
         self._instant: dict[int, bool] = {}
@@ -215,7 +215,7 @@ class NvmlSampler:
             notes=notes,
         )
 
-    def _power_mw(self, i: int, h: Any, call: Callable[..., Any]) -> Any:
+    def _power_mw(self, i: int, h: object, call: Callable[..., Any]) -> Any:
         """The GPU's instantaneous draw (NVML_FI_DEV_POWER_INSTANT, mW) where the driver gives
         it, else `nvmlDeviceGetPowerUsage`. On an H100 (driver 580) the latter is a trailing
         average: integrated, it trailed the GPU's energy counter by 9-10 % over a 6 s ramp and
@@ -257,7 +257,7 @@ class NvmlSampler:
             "notes": notes,
         }
 
-    def _memory_info(self, h: Any, notes: dict[str, str]) -> Any:
+    def _memory_info(self, h: object, notes: dict[str, str]) -> Any:
         nv = self._nvml
         if self._memory_v2 and hasattr(nv, "nvmlMemory_v2"):
             try:
@@ -273,7 +273,7 @@ class NvmlSampler:
             notes["mem_used_mib"] = notes["mem_total_mib"] = nvml_error_note(exc)
             return None
 
-    def _throttle(self, h: Any, notes: dict[str, str]) -> tuple[str, ...]:
+    def _throttle(self, h: object, notes: dict[str, str]) -> tuple[str, ...]:
         nv = self._nvml
         for fname in ("nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"):
             fn = getattr(nv, fname, None)
@@ -287,7 +287,7 @@ class NvmlSampler:
                     return ()
         return ()
 
-    def _cpu_affinity(self, h: Any, notes: dict[str, str]) -> str | None:
+    def _cpu_affinity(self, h: object, notes: dict[str, str]) -> str | None:
         words = (os.cpu_count() or 64) // 64 + 2
         try:
             mask = self._nvml.nvmlDeviceGetCpuAffinity(h, words)
@@ -300,7 +300,7 @@ class NvmlSampler:
             return None
         return ids_to_cpulist(ids)
 
-    def _numa_nodes(self, h: Any, notes: dict[str, str]) -> list[int]:
+    def _numa_nodes(self, h: object, notes: dict[str, str]) -> list[int]:
         nv = self._nvml
         try:
             mask = nv.nvmlDeviceGetMemoryAffinity(h, 4, getattr(nv, "NVML_AFFINITY_SCOPE_NODE", 0))
@@ -367,7 +367,7 @@ class NvmlSampler:
             warnings=tuple(warnings),
         )
 
-    def _nvlink_peers(self, h: Any) -> list[str | None]:
+    def _nvlink_peers(self, h: object) -> list[str | None]:
         """Remote bus id of each active NVLink (None for a switch / unknown remote)."""
         nv = self._nvml
         out: list[str | None] = []

@@ -19,7 +19,7 @@ import re
 import time
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from cockpit.parse.gpu.gpu_events import (
     GpuEvent,
@@ -83,7 +83,7 @@ def swap_rejected_field(fields: Sequence[str], error_text: str) -> tuple[str, ..
 
 
 def _invalidate(pool: object, target: SshTarget, conn: asyncssh.SSHClientConnection | None, reason: str,
-                proc: Any = None) -> None:
+                proc: asyncssh.SSHClientProcess[str] | None = None) -> None:
     """Tell the pool the connection failed (SshPool.invalidate(target, conn, reason)).
 
     `proc` is stopped first: the request that kills it on the host needs the connection."""
@@ -216,14 +216,14 @@ def _unavailable(host: str, status: int | None, text: str) -> GpuSourceUnavailab
     return None
 
 
-async def _drain(reader: Any, timeout: float = 2.0) -> str:
+async def _drain(reader: asyncssh.SSHReader[str], timeout: float = 2.0) -> str:
     try:
         return str(await asyncio.wait_for(reader.read(), timeout) or "")
     except Exception:
         return ""
 
 
-async def _exit_status(proc: Any, timeout: float = 2.0) -> int | None:
+async def _exit_status(proc: asyncssh.SSHClientProcess[str], timeout: float = 2.0) -> int | None:
     try:
         await asyncio.wait_for(proc.wait_closed(), timeout)
     except Exception:
@@ -231,7 +231,7 @@ async def _exit_status(proc: Any, timeout: float = 2.0) -> int | None:
     return getattr(proc, "exit_status", None)
 
 
-def _close_process(proc: Any) -> None:
+def _close_process(proc: asyncssh.SSHClientProcess[str]) -> None:
     # A writing nvidia-smi dies of SIGPIPE once the channel closes; a stuck one (the stall
     # case) never writes again, so its process group is killed on the host first.
     stop_remote_now(proc)

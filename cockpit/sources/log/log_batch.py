@@ -10,7 +10,7 @@ from typing import Any
 
 from cockpit.ground.sanitize import sanitize
 from cockpit.parse.log.log_events import LogEvent
-from cockpit.sources.log.tail_events import TailGap, TailNotice, TailRotated, TailTruncated
+from cockpit.sources.log.tail_events import TailEvent, TailGap, TailNotice, TailRotated, TailTruncated
 from cockpit.sources.transport.host_events import HostConnected, HostConnecting, HostDisconnected
 
 __all__ = ["LogBatch", "describe_event"]
@@ -51,7 +51,7 @@ class LogBatch:
     (False; `state` is then the description again); None when unchanged."""
 
 
-def describe_event(ev: Any) -> str:
+def describe_event(ev: TailEvent) -> str:
     """One sanitized line for a tail or host event."""
     if isinstance(ev, HostConnecting):
         text = f"connecting to {ev.host}" + (f" (attempt {ev.attempt})" if ev.attempt > 1 else "")

@@ -19,21 +19,30 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterable, AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from cockpit.model.session import Host
 from cockpit.parse.log.log_events import LogEvent
 from cockpit.parse.log.sglang_log import LogParser
 from cockpit.sources.log.log_batch import LogBatch, describe_event
 from cockpit.sources.log.log_openers import RemoteTail, local_command
-from cockpit.sources.log.tail_events import LogBytes, TailNotice, TailRotated, TailTruncated
-from cockpit.sources.transport.host_events import HostConnected, HostConnecting, HostDisconnected
+from cockpit.sources.log.tail_events import LogBytes, TailEvent, TailNotice, TailRotated, TailTruncated
+from cockpit.sources.log.tail_sources import RemoteCommand, RemoteFile
+from cockpit.sources.transport.host_events import HostConnected, HostConnecting, HostDisconnected, HostEvent
+
+if TYPE_CHECKING:
+    from cockpit.sources.transport.ssh_pool import Pool
+    from cockpit.sources.transport.ssh_target import SshTarget
 
 __all__ = ["LogFeed"]
 
-_END = object()
+class _End:
+    """The tail ended (the queue's last item)."""
+
+
+_END = _End()
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +83,19 @@ async def _scan_prefix(path: str, end: int) -> dict[str, Any] | None:
         return None
 
 
+class FeedOptions(TypedDict, total=False):
+    """LogFeed's own options, as its constructors pass them on."""
+
+    max_delay_s: float
+    max_lines: int
+    queue_chunks: int
+    scan_prefix: bool
+    preview_bytes: int
+
+
+_Queued = TailEvent | _Prefix | _Summary | BaseException | _End
+"""What the reader hands the batcher: the tail's events, a prefix to scan and its summary, a failure, the end."""
+
 
 class LogFeed:
     """A LiveFeed (`description`, async `stream()`) of LogBatch items.
@@ -85,7 +107,7 @@ class LogFeed:
 
     def __init__(
         self,
-        opener: Callable[[Callable[[Any], None]], Any],
+        opener: Callable[[Callable[[HostEvent], None]], AsyncIterable[TailEvent]],
         description: str,
         *,
         max_delay_s: float = 0.08,
@@ -104,23 +126,21 @@ class LogFeed:
 
     # -- constructors ----------------------------------------------------------------------
     @classmethod
-    def local(cls, path: str, *, lines: int = 50_000, from_start: bool = False, **kw: Any) -> LogFeed:
+    def local(cls, path: str, *, lines: int = 50_000, from_start: bool = False, **kw: Unpack[FeedOptions]) -> LogFeed:
         from cockpit.sources.log.log_tail import ResumableTail
 
-        def opener(_on_host: Callable[[Any], None]) -> Any:
+        def opener(_on_host: Callable[[HostEvent], None]) -> AsyncIterable[TailEvent]:
             return ResumableTail.local(path, lines=lines, from_start=from_start)
 
         kw.setdefault("scan_prefix", not from_start)
         return cls(opener, f"tail {path}", **kw)
 
     @classmethod
-    def ssh(cls, source: Any, *, pool: Any = None, lines: int = 50_000, from_start: bool = False,
-            **kw: Any) -> LogFeed:
+    def ssh(cls, source: RemoteFile | RemoteCommand, *, pool: Pool | None = None, lines: int = 50_000, from_start: bool = False,
+            **kw: Unpack[FeedOptions]) -> LogFeed:
         """A RemoteFile or RemoteCommand (cockpit.sources.log.tail_sources); with no `pool`, the feed
         opens its own SshPool for the length of `stream()`."""
-        from cockpit.sources.log.tail_sources import RemoteCommand
-
-        def opener(on_host: Callable[[Any], None]) -> Any:
+        def opener(on_host: Callable[[HostEvent], None]) -> AsyncIterable[TailEvent]:
             return RemoteTail(source, pool, on_host, lines=lines, from_start=from_start)
 
         what = (f"{source.target.label}: {source.command}" if isinstance(source, RemoteCommand)
@@ -128,23 +148,24 @@ class LogFeed:
         return cls(opener, f"tail {what}", **kw)
 
     @classmethod
-    def command(cls, command: str, **kw: Any) -> LogFeed:
+    def command(cls, command: str, **kw: Unpack[FeedOptions]) -> LogFeed:
         """A command on this machine (`docker logs -f sglang`), restarted when it exits."""
 
-        def opener(_on_host: Callable[[Any], None]) -> Any:
+        def opener(_on_host: Callable[[HostEvent], None]) -> AsyncIterable[TailEvent]:
             return local_command(command)
 
         return cls(opener, f"run {command}", **kw)
 
     @classmethod
-    def for_host(cls, host: Host, *, pool: Any = None, lines: int = 50_000, target: Any = None, **kw: Any) -> LogFeed:
+    def for_host(cls, host: Host, *, pool: Pool | None = None, lines: int = 50_000, target: SshTarget | None = None,
+                 **kw: Unpack[FeedOptions]) -> LogFeed:
         """The feed for a session Host: `log_command` (on `host.ssh`, else here), else
         `log_path` (on `host.ssh`; a bare path is local, `[user@]host:path` is remote).
         `target`: the host's SshTarget as the caller built it (with its --ssh-config and
         known_hosts); None: parsed from `host.ssh` alone.
         An unconfirmed `log_command` raises LogCommandNotConfirmed (a ValueError)."""
         from cockpit.sources.log.log_tail import ResumableTail
-        from cockpit.sources.log.tail_sources import LocalFile, RemoteCommand, RemoteFile
+        from cockpit.sources.log.tail_sources import LocalFile
         from cockpit.sources.transport.ssh_pool import SshTarget
 
         if not host.ssh:
@@ -175,8 +196,8 @@ class LogFeed:
         They carry the bytes (`data`), parsed once by the one consumer of a feed
         (cockpit.control.log_pipeline); with `parse=True` they carry the parsed events
         instead (a consumer that wants only events)."""
-        queue: asyncio.Queue[Any] = asyncio.Queue(self.queue_chunks)
-        host_events: list[Any] = []
+        queue: asyncio.Queue[_Queued] = asyncio.Queue(self.queue_chunks)
+        host_events: list[HostEvent] = []
         reader = asyncio.create_task(self._read(queue, host_events.append))
         parser = LogParser()
         events: list[LogEvent] = []
@@ -184,9 +205,9 @@ class LogFeed:
         ended = False
         notes: list[str] = []
 
-        def batch(**kw: Any) -> LogBatch:
+        def batch() -> LogBatch:
             return LogBatch(events, notes, state, connected=connected, data=b"".join(chunks), ended=ended,
-                            waiting=waiting, **kw)
+                            waiting=waiting)
 
         state: str | None = None
         connected: bool | None = None  # sent with `state`: both say what the host did
@@ -203,7 +224,7 @@ class LogFeed:
                     item = await asyncio.wait_for(queue.get(), timeout)
                 except TimeoutError:
                     item = None
-                if item is _END:
+                if isinstance(item, _End):
                     if parse:
                         events += parser.end()
                     if events or chunks or notes:
@@ -278,17 +299,17 @@ class LogFeed:
                     await task
 
     @staticmethod
-    async def _scan(prefix: _Prefix, queue: asyncio.Queue[Any]) -> None:
+    async def _scan(prefix: _Prefix, queue: asyncio.Queue[_Queued]) -> None:
         summary = await _scan_prefix(prefix.path, prefix.start)
         if summary is not None:
             await queue.put(_Summary(summary))
 
-    def _state_after(self, ev: Any) -> str:
+    def _state_after(self, ev: HostEvent) -> str:
         if isinstance(ev, HostConnected):
             return self.description
         return describe_event(ev)
 
-    async def _read(self, queue: asyncio.Queue[Any], on_host: Callable[[Any], None]) -> None:
+    async def _read(self, queue: asyncio.Queue[_Queued], on_host: Callable[[HostEvent], None]) -> None:
         try:
             tail = self._opener(on_host)
             first = self.scan_prefix
@@ -296,9 +317,9 @@ class LogFeed:
                 async for ev in tail:
                     if first and isinstance(ev, LogBytes):
                         first = False
-                        start = _start_of(tail, ev)
-                        if start:
-                            await queue.put(_Prefix(tail.source.path, start))
+                        prefix = _prefix_of(tail, ev)
+                        if prefix is not None:
+                            await queue.put(prefix)
                     elif first and not isinstance(ev, LogBytes):
                         first = False  # a notice first (no such file yet...): read from its start
                     await queue.put(ev)  # a full queue holds the reader back: backpressure
@@ -315,7 +336,7 @@ class LogFeed:
         await queue.put(_END)
 
 
-def _start_of(tail: Any, ev: LogBytes) -> int | None:
+def _prefix_of(tail: object, ev: LogBytes) -> _Prefix | None:
     """Where in its file the first data of a local ResumableTail began: what it consumed,
     less the unfinished line it holds, less the data. None when that cannot be told."""
     offset = getattr(tail, "offset", None)
@@ -324,5 +345,5 @@ def _start_of(tail: Any, ev: LogBytes) -> int | None:
     if not isinstance(offset, int) or joiner is None or not isinstance(path, str):
         return None
     start = offset - len(getattr(joiner, "pending", b"")) - len(ev.data)
-    return start if start > 0 else None
+    return _Prefix(path, start) if start > 0 else None
 

@@ -11,9 +11,15 @@ import os
 import signal
 import time
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cockpit.sources.log.tail_events import LogBytes, TailGap
+from cockpit.sources.log.tail_events import LogBytes, TailEvent, TailGap
+from cockpit.sources.transport.host_events import HostEvent
+
+if TYPE_CHECKING:
+    from cockpit.sources.log.tail_sources import RemoteCommand, RemoteFile
+    from cockpit.sources.transport.ssh_pool import Pool
+    from cockpit.sources.transport.ssh_target import SshTarget
 
 __all__ = ["RemoteTail", "local_command"]
 
@@ -21,16 +27,17 @@ __all__ = ["RemoteTail", "local_command"]
 class RemoteTail:
     """A ResumableTail over an SshPool; opens (and closes) its own pool when given none."""
 
-    def __init__(self, source: Any, pool: Any, on_host: Callable[[Any], None], **kw: Any) -> None:
+    def __init__(self, source: RemoteFile | RemoteCommand, pool: Pool | None, on_host: Callable[[HostEvent], None],
+                 **kw: Any) -> None:
         self.source, self.pool, self.on_host, self.kw = source, pool, on_host, kw
 
-    async def __aiter__(self) -> AsyncIterator[Any]:
+    async def __aiter__(self) -> AsyncIterator[TailEvent]:
         from cockpit.sources.log.log_tail import ResumableTail
         from cockpit.sources.transport.ssh_pool import SshPool
 
         if self.pool is not None:  # a shared pool: only this target's events (and its jumps')
             labels = set()
-            target = self.source.target
+            target: SshTarget | None = self.source.target
             while target is not None:
                 labels.add(target.label)
                 target = target.jump
@@ -47,7 +54,7 @@ class RemoteTail:
                 yield ev
 
 
-async def local_command(command: str, restart_s: float = 2.0) -> AsyncIterator[Any]:
+async def local_command(command: str, restart_s: float = 2.0) -> AsyncIterator[TailEvent]:
     """Lines of a local shell command, whole lines only; restarted (with a TailGap) on exit."""
     while True:
         proc = await asyncio.create_subprocess_shell(

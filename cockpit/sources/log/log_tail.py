@@ -28,7 +28,7 @@ from cockpit.sources.log.tail_buffers import LastLines, LineJoiner, lookback
 from cockpit.sources.log.tail_events import LogBytes, TailEvent, TailNotice, TailRotated, TailTruncated
 from cockpit.sources.log.tail_remote import RemoteFollowers
 from cockpit.sources.log.tail_sources import LocalFile, RemoteCommand, RemoteFile, Source
-from cockpit.sources.transport.ssh_pool import Backoff, SshPool, SshTarget, split_remote_path
+from cockpit.sources.transport.ssh_pool import Backoff, Pool, SshTarget, split_remote_path
 
 __all__ = ["ResumableTail"]
 
@@ -51,7 +51,7 @@ class ResumableTail(RemoteFollowers):
         self,
         source: Source,
         *,
-        pool: SshPool | None = None,
+        pool: Pool | None = None,
         lines: int = 10,
         from_start: bool = False,
         chunk_size: int = CHUNK,
@@ -80,11 +80,11 @@ class ResumableTail(RemoteFollowers):
         return cls(LocalFile(os.fspath(path)), **kw)
 
     @classmethod
-    def ssh_file(cls, pool: SshPool, target: SshTarget, path: str, **kw: Any) -> ResumableTail:
+    def ssh_file(cls, pool: Pool, target: SshTarget, path: str, **kw: Any) -> ResumableTail:
         return cls(RemoteFile(target, path), pool=pool, **kw)
 
     @classmethod
-    def ssh_command(cls, pool: SshPool, target: SshTarget, command: str, **kw: Any) -> ResumableTail:
+    def ssh_command(cls, pool: Pool, target: SshTarget, command: str, **kw: Any) -> ResumableTail:
         return cls(RemoteCommand(target, command), pool=pool, **kw)
 
     @staticmethod

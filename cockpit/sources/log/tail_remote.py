@@ -18,13 +18,16 @@ import secrets
 import shlex
 import time
 from collections import deque
-from collections.abc import AsyncGenerator
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncGenerator, Callable
+from typing import TYPE_CHECKING
 
 from cockpit.sources.log.tail_buffers import LastLines, LineJoiner, TagSplitter, lookback
 from cockpit.sources.log.tail_events import LogBytes, TailEvent, TailGap, TailNotice, TailRotated, TailTruncated
 from cockpit.sources.log.tail_sources import RemoteCommand, RemoteFile
-from cockpit.sources.transport.ssh_pool import Backoff, HostUnavailable, SshPool, SshTarget
+from cockpit.sources.transport.ssh_pool import Backoff, HostUnavailable, Pool, SshTarget
+
+if TYPE_CHECKING:  # asyncssh is imported when a remote tail starts
+    import asyncssh
 
 __all__ = ["RemoteFollowers"]
 
@@ -75,7 +78,7 @@ class RemoteFollowers:
     """ResumableTail's followers of a file or a command on a host (a mixin: the state below
     is ResumableTail's, set in its __init__)."""
 
-    pool: SshPool | None
+    pool: Pool | None
     lines: int
     from_start: bool
     chunk_size: int
@@ -92,12 +95,12 @@ class RemoteFollowers:
 
     # -- a file on a host --------------------------------------------------------------------
     @property
-    def _pool(self) -> SshPool:
+    def _pool(self) -> Pool:
         """The pool of an SSH source (the constructor refuses an SSH source without one)."""
         assert self.pool is not None
         return self.pool
 
-    def _listen(self, target: SshTarget) -> Any:
+    def _listen(self, target: SshTarget) -> Callable[[], None]:
         labels: set[str] = set()
         t: SshTarget | None = target
         while t is not None:
@@ -105,7 +108,7 @@ class RemoteFollowers:
             t = t.jump
         return self._pool.add_listener(lambda ev: self._host_events.append(ev) if ev.host in labels else None)
 
-    async def _connect(self, target: SshTarget) -> Any:
+    async def _connect(self, target: SshTarget) -> asyncssh.SSHClientConnection | None:
         """The pooled connection; None after a transient failure (the pool did the waiting)."""
         try:
             return await self._pool.connection(target)
@@ -121,7 +124,7 @@ class RemoteFollowers:
         backlog: LastLines | None = None
         unlisten = self._listen(target)
         generation = 0  # bumped at each new file, so a late inode answer for an old one is ignored
-        stat_task: asyncio.Future[Any] | None = None
+        stat_task: asyncio.Future[None] | None = None
         exits = 0
         try:
             while True:
@@ -226,7 +229,8 @@ class RemoteFollowers:
             out.append(TailNotice(f"tail: {text}"))
         return out
 
-    async def _stat_inode(self, conn: Any, path: str, generation: int, current: Any) -> None:
+    async def _stat_inode(self, conn: asyncssh.SSHClientConnection, path: str, generation: int,
+                          current: Callable[[], int]) -> None:
         """After a rotation, learn the new file's inode (for a later resume)."""
         try:
             res = await conn.run(f"exec stat -L -c %i -- {shlex.quote(path)}", timeout=10)

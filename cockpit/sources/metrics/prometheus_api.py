@@ -18,7 +18,6 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urlencode
 
 from cockpit.sources.transport.http_get import HttpAnswer, HttpGetError, request_direct, split_url
@@ -112,7 +111,7 @@ class PrometheusClient:
         out = []
         for t in data.get("activeTargets") or () if isinstance(data, dict) else ():
             if isinstance(t, dict):
-                labels: dict[Any, Any] = t["labels"] if isinstance(t.get("labels"), dict) else {}
+                labels: dict[object, object] = t["labels"] if isinstance(t.get("labels"), dict) else {}
                 interval = duration_s(str(t["scrapeInterval"])) if t.get("scrapeInterval") else None
                 out.append(PromTarget({str(k): str(v) for k, v in labels.items()}, interval, str(t.get("health", ""))))
         return out
@@ -135,7 +134,7 @@ class PrometheusClient:
     async def _get(self, path: str, params: Mapping[str, str]) -> list[PromSeries]:
         return self._series(await self._get_data(path, params))
 
-    async def _get_data(self, path: str, params: Mapping[str, str]) -> Any:
+    async def _get_data(self, path: str, params: Mapping[str, str]) -> object:
         """The answer's `data`, or a PrometheusError saying why there is none."""
         headers = self._headers()
         # POST would allow longer queries; the fleet's fit a GET, which proxies let through
@@ -153,7 +152,7 @@ class PrometheusClient:
             raise PrometheusError("unreachable", f"cannot reach {self.url}: {exc.strerror or exc}") from None
         return self._data(answer)
 
-    def _data(self, answer: HttpAnswer) -> Any:
+    def _data(self, answer: HttpAnswer) -> object:
         if answer.status == 401:
             if self.auth_env:
                 why = f"Prometheus refused the credentials in ${self.auth_env} (HTTP 401)"
@@ -164,7 +163,7 @@ class PrometheusClient:
         if answer.status == 403:
             raise PrometheusError("unauthorized", "Prometheus refused access (HTTP 403)")
         try:
-            doc: Any = json.loads(answer.body)
+            doc: object = json.loads(answer.body)
         except ValueError:
             doc = None
         if not isinstance(doc, dict):
@@ -178,7 +177,7 @@ class PrometheusClient:
         return doc.get("data") or {}
 
     @staticmethod
-    def _series(data: Any) -> list[PromSeries]:
+    def _series(data: object) -> list[PromSeries]:
         if not isinstance(data, dict):
             raise PrometheusError("bad-answer", "Prometheus answered a query without a result")
         rtype, result = data.get("resultType"), data.get("result") or []

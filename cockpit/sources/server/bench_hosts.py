@@ -15,9 +15,15 @@ import shlex
 import signal
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from cockpit.sources.transport.remote_run import RemoteCommandError, run_remote, stop_remote
+
+if TYPE_CHECKING:  # asyncssh is imported when a remote point runs
+    import asyncssh
+
+    from cockpit.sources.transport.ssh_pool import Pool
+    from cockpit.sources.transport.ssh_target import SshTarget
 
 __all__ = ["BenchHost", "LinkLost", "LocalBenchHost", "OutputSink", "SshBenchHost"]
 
@@ -47,7 +53,10 @@ class BenchHost(Protocol):
         ...
 
 
-async def _pump(stream: Any, name: str, on_output: OutputSink) -> None:
+async def _pump(stream: asyncssh.SSHReader[bytes] | asyncio.StreamReader | None, name: str,
+                on_output: OutputSink) -> None:
+    if stream is None:
+        return
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
     while True:
         data = await stream.read(65536)
@@ -107,13 +116,13 @@ _KILL_SCRIPT = ('pid=$(cat -- "$1" 2>/dev/null) || exit 0; '
 class SshBenchHost:
     """A host over the SSH pool; waits up to `reconnect_s` for a dropped link to come back."""
 
-    def __init__(self, pool: Any, target: Any, label: str | None = None, *, reconnect_s: float = 60.0) -> None:
+    def __init__(self, pool: Pool, target: SshTarget, label: str | None = None, *, reconnect_s: float = 60.0) -> None:
         self.pool = pool
         self.target = target
         self.label: str = label or str(getattr(target, "label", target))
         self.reconnect_s = reconnect_s
 
-    async def _connection(self) -> Any:
+    async def _connection(self) -> asyncssh.SSHClientConnection:
         from cockpit.sources.transport.ssh_pool import HostUnavailable, SshError
 
         loop = asyncio.get_running_loop()
@@ -127,7 +136,7 @@ class SshBenchHost:
             except SshError as exc:  # a host key or a refusal: needs a person, the point cannot run
                 raise LinkLost(str(exc)) from None
 
-    def _lost(self, conn: Any, exc: BaseException | str) -> LinkLost:
+    def _lost(self, conn: asyncssh.SSHClientConnection | None, exc: BaseException | str) -> LinkLost:
         reason = exc if isinstance(exc, str) else (str(exc) or type(exc).__name__)
         self.pool.invalidate(self.target, conn, reason)
         return LinkLost(f"{self.label}: {reason}")

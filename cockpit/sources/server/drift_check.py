@@ -4,12 +4,12 @@ Packages tab."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from cockpit.model.bench.profile_diff import interpreter
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.package_drift import DriftRow, compare, unknown
-from cockpit.model.session import Session
+from cockpit.model.session import Package, Session
 from cockpit.parse.version_probe import ProbeError, kind_of
 from cockpit.sources.server.version_probe import probe_versions
 
@@ -46,7 +46,7 @@ async def check_drift(session: Session, *, pool: SshPool, host: str | None = Non
     from cockpit.sources.transport.ssh_target import SshTarget, with_config
 
     python = python or default_python(session)
-    groups: dict[tuple[str, str | None, str | None], list[Any]] = {}
+    groups: dict[tuple[str, str | None, str | None], list[Package]] = {}
     for package in session.packages:
         groups.setdefault(_where(session, package.host or host), []).append(package)
     rows: list[DriftRow] = []

@@ -11,7 +11,7 @@ import shlex
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from cockpit.ground.redact import redact_env, redact_text
 from cockpit.model.edit.lookup import by_id_or_name, known_records
@@ -117,13 +117,14 @@ def place_for_host(session: Session, session_path: str | Path, host_name: str | 
                     log_path=host.log_path if host else None)
 
 
-def places_of_session(session: Session, session_path: str | Path, **kw: Any) -> list[RunPlace]:
+def places_of_session(session: Session, session_path: str | Path, *, ssh_config: tuple[str, ...] | None = None,
+                      known_hosts: str | None = None) -> list[RunPlace]:
     """Every place a server of the session may run: its hosts, and this machine when a
     profile names no host."""
     names: list[str | None] = [h.name for h in session.hosts]
     if any(p.host is None for p in session.launch) or not names:
         names.append(None)
-    return [place_for_host(session, session_path, n, **kw) for n in names]
+    return [place_for_host(session, session_path, n, ssh_config=ssh_config, known_hosts=known_hosts) for n in names]
 
 
 def plan_launch(session: Session, session_path: str | Path, profile_ref: str, *,

@@ -10,9 +10,11 @@ from __future__ import annotations
 import asyncio
 import os
 import shlex
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import asyncssh
+
     from cockpit.sources.transport.ssh_target import SshTarget
 
 __all__ = ["DEFAULT_KNOWN_HOSTS", "KnownHostsError", "key_howto", "load_known_hosts"]
@@ -25,7 +27,7 @@ class KnownHostsError(Exception):
     line asyncssh refuses. Retrying reads the same file: a person has to fix it."""
 
 
-def load_known_hosts(target: SshTarget, resolved: Any) -> tuple[Any, list[str]]:
+def load_known_hosts(target: SshTarget, resolved: object) -> tuple[asyncssh.SSHKnownHosts, list[str]]:
     """known_hosts as a loaded object, never None; plus the files it came from.
 
     resolved: what asyncssh made of the target and its config: None means the config said
@@ -133,7 +135,8 @@ def _shown(path: str) -> str:
     return "~" + path[len(home):] if home != "~" and path.startswith(home + os.sep) else path
 
 
-async def key_howto(opts: Any, known_hosts: Any, files: list[str], tunnel: Any) -> str:
+async def key_howto(opts: asyncssh.SSHClientConnectionOptions, known_hosts: asyncssh.SSHKnownHosts, files: list[str],
+                    tunnel: object) -> str:
     """The HostKeyRejected message: what is wrong and the commands that fix it."""
     import asyncssh
 

@@ -11,7 +11,7 @@ import asyncio
 import gzip
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol
 from urllib.parse import urlsplit
 
 MAX_BODY_BYTES = 32 * 1024 * 1024  # a /metrics page of 2,000 series is ~300 kB
@@ -48,6 +48,20 @@ def split_url(url: str) -> UrlParts:
     return UrlParts(parts.scheme, parts.hostname, port or (443 if parts.scheme == "https" else 80), target)
 
 
+class ByteReader(Protocol):
+    """asyncio's StreamReader, or asyncssh's SSHReader of a forwarded connection."""
+
+    async def read(self, n: int = -1) -> bytes: ...
+
+
+class ByteWriter(Protocol):
+    """asyncio's StreamWriter, or asyncssh's SSHWriter."""
+
+    def write(self, data: bytes) -> None: ...
+
+    async def drain(self) -> None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class HttpAnswer:
     status: int
@@ -55,7 +69,7 @@ class HttpAnswer:
     body: bytes
 
 
-async def get(reader: Any, writer: Any, url: UrlParts, *, max_bytes: int = MAX_BODY_BYTES,
+async def get(reader: ByteReader, writer: ByteWriter, url: UrlParts, *, max_bytes: int = MAX_BODY_BYTES,
               headers: Mapping[str, str] | None = None) -> bytes:
     """Send the request on `writer`, read the whole answer from `reader`; the body of a 200."""
     answer = await request(reader, writer, url, max_bytes=max_bytes, headers=headers)
@@ -64,7 +78,7 @@ async def get(reader: Any, writer: Any, url: UrlParts, *, max_bytes: int = MAX_B
     return answer.body
 
 
-async def request(reader: Any, writer: Any, url: UrlParts, *, max_bytes: int = MAX_BODY_BYTES,
+async def request(reader: ByteReader, writer: ByteWriter, url: UrlParts, *, max_bytes: int = MAX_BODY_BYTES,
                   headers: Mapping[str, str] | None = None,
                   accept: str = EXPOSITION) -> HttpAnswer:
     """Like `get`, but any status comes back with its body (Prometheus says why in a 400's JSON)."""

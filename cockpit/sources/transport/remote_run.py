@@ -10,7 +10,7 @@ one request stops the command and everything it forked.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import asyncssh
@@ -26,7 +26,7 @@ class RemoteTimeout(RemoteCommandError, TimeoutError):
     """No answer within the deadline; the command was killed on the host."""
 
 
-def stop_remote_now(proc: Any) -> bool:
+def stop_remote_now(proc: asyncssh.SSHClientProcess[bytes] | asyncssh.SSHClientProcess[str]) -> bool:
     """SIGKILL the command's process group on the host and close the channel, without
     waiting (for `finally` blocks that cannot await): the signal request is queued before
     the close and the connection sends both. False when the channel was already closed."""
@@ -42,7 +42,7 @@ def stop_remote_now(proc: Any) -> bool:
     return sent
 
 
-async def stop_remote(proc: Any, *, wait_s: float = 2.0) -> None:
+async def stop_remote(proc: asyncssh.SSHClientProcess[bytes] | asyncssh.SSHClientProcess[str], *, wait_s: float = 2.0) -> None:
     """The same, then wait (up to `wait_s`) for the host to report the end, so that when
     this returns the processes are gone, not just asked to go."""
     if stop_remote_now(proc):

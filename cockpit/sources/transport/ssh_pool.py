@@ -253,7 +253,7 @@ class SshPool:
         h.next_attempt = loop.time() + delay
         self._emit(HostDisconnected(target.label, reason, None if self._closed else delay))
 
-    async def _connect(self, target: SshTarget, h: _HostState) -> Any:
+    async def _connect(self, target: SshTarget, h: _HostState) -> asyncssh.SSHClientConnection:
         import asyncssh
 
         loop = asyncio.get_running_loop()
@@ -296,7 +296,7 @@ class SshPool:
         h.next_attempt = asyncio.get_running_loop().time() + delay
         return delay
 
-    async def _open(self, target: SshTarget, h: _HostState) -> Any:
+    async def _open(self, target: SshTarget, h: _HostState) -> asyncssh.SSHClientConnection:
         import asyncssh
 
         kw = target.connect_kwargs()
@@ -350,7 +350,7 @@ class SshPool:
         return conn
 
 
-def _consume_exception(task: asyncio.Task[Any]) -> None:
+def _consume_exception(task: asyncio.Task[object]) -> None:
     if not task.cancelled():
         task.exception()  # retrieved: no "never retrieved" warning when every caller gave up
 
