@@ -183,10 +183,11 @@ class _GpuFold:
         self.power = PowerHistory(maxlen=POWER_POINTS)
         self.problem: str | None = None
 
-    def take(self, item: object) -> None:
+    def take(self, item: object) -> GpuSamplesTaken | None:
+        """Fold `item`; the tick it was, if it was one (the all-GPU power fold takes it too)."""
         if isinstance(item, GpuSamplesTaken):
-            self._tick(item)
-        elif isinstance(item, GpuStreamInterrupted):
+            return self._tick(item)
+        if isinstance(item, GpuStreamInterrupted):
             self.problem = f"{item.host}: {item.reason}; restarting in {item.retry_in_s:.0f} s"
         elif isinstance(item, GpuSourceUnavailable):
             self.tick, self.problem = None, item.message
@@ -195,12 +196,14 @@ class _GpuFold:
             samples = tuple(s for s in item if isinstance(s, GpuSample))
             if samples:
                 stamps = [s.timestamp for s in samples if s.timestamp is not None]
-                self._tick(GpuSamplesTaken(samples[0].host, samples, max(stamps) if stamps else time.time()))
+                return self._tick(GpuSamplesTaken(samples[0].host, samples, max(stamps) if stamps else time.time()))
+        return None
 
-    def _tick(self, tick: GpuSamplesTaken) -> None:
+    def _tick(self, tick: GpuSamplesTaken) -> GpuSamplesTaken:
         self.tick, self.problem = tick, None
         self.history.extend(tick.samples)
         self.power.add(tick.samples, t=tick.taken_at)
+        return tick
 
     def snapshot(self) -> GpuSnapshot:
         return GpuSnapshot(self.tick, tuple(self.history), tuple(self.power.total_series()), self.problem)
@@ -260,6 +263,9 @@ class LiveState:
         self._topology_of: dict[str, _TopologyFold] = {}
         """A GPU feed that reads the topology too: its matrix, by the GPU feed's key."""
         self._fleet: FleetSnapshot | None = None
+        self.power = PowerHistory(maxlen=POWER_POINTS)
+        """Every GPU feed's GPUs, each host's apart: what the GPU pane draws (its rows'
+        sparklines, the totals, tok/J's joules). Read it; only `take` adds to it."""
         self.taken = 0
         """Items folded so far (a test or a watch can see that something came)."""
 
@@ -284,7 +290,14 @@ class LiveState:
             if made is None:
                 return
             fold = self._folds[key] = made
-        fold.take(item)
+        if isinstance(fold, _GpuFold):
+            tick = fold.take(item)
+            if tick is not None:
+                self.power.add(tick.samples, t=tick.taken_at)
+            elif isinstance(item, GpuSourceUnavailable):
+                self.power.forget(item.host)
+        else:
+            fold.take(item)
 
     def _make(self, kind: str) -> _Fold | None:
         if kind == "log":
@@ -299,13 +312,17 @@ class LiveState:
 
     def forget(self, key: str) -> None:
         """`key`'s feed stopped on purpose (its host left the session, or it restarts)."""
-        self._folds.pop(key, None)
+        kind, host = split_key(key)
+        if isinstance(self._folds.pop(key, None), _GpuFold):
+            self.power.forget(host)  # its GPUs leave the totals
         self._topology_of.pop(key, None)
-        if key == "fleet":
+        if kind == "fleet":
             self._fleet = None
 
     def clear(self) -> None:
+        """Everything gone (the assistant's feeds restart); a pane bound to `power` keeps the old."""
         self._folds.clear()
+        self.power = PowerHistory(maxlen=POWER_POINTS)
         self._topology_of.clear()
         self._fleet = None
 
