@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from cockpit.control.live_hub import FeedEnded, LiveHub
 from cockpit.live.log.log_items import SourceState
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
-from cockpit.live.state import LiveSnapshot
+from cockpit.live.snapshot import LiveSnapshot
 from cockpit.live.state import LiveState as LiveFolds
 from cockpit.model.session import Session
 from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuStreamInterrupted

@@ -3,8 +3,8 @@
     source -> pipeline -> hub -> LiveState (this fold) -> snapshot(host) -> panes, the
                                                            diagnosis, alerts, MCP
 
-Every reader asks the same fold for a `LiveSnapshot`: the TUI's findings, `cockpit
-diagnose` (a snapshot of files, `snapshot_of`), an assistant's resources and tools. So at
+Every reader asks the same fold for a `LiveSnapshot` (live/snapshot.py): the TUI's findings,
+`cockpit diagnose` (a snapshot of files, `snapshot_of`), an assistant's resources and tools. So at
 one moment they read one log tail, one GPU history, one `/metrics` window and one tok/J,
 never a copy each (the first two steps folded per consumer: panes, MCP, the CLI).
 
@@ -16,23 +16,21 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
 
-from cockpit.live.gpu.power_history import Point, PowerHistory, tokens_per_joule
+from cockpit.live.gpu.power_history import PowerHistory
 from cockpit.live.log.log_items import ERROR_LINE, NOTE_LINE, RUN, LogLines, SourceState, SummaryBefore
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 from cockpit.live.metrics.server_metrics import ServerMetrics, ServerMetricsFold
 from cockpit.live.routes import views_of
+from cockpit.live.snapshot import GpuSnapshot, LiveSnapshot, LogSnapshot, ServerSnapshot, TopologySnapshot
 from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 from cockpit.parse.gpu.gpu_sample import GpuSample
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
 from cockpit.parse.metrics.fleet_snapshot import FleetSnapshot
 from cockpit.parse.metrics.metrics_events import MetricsScraped, MetricsScrapeFailed
-from cockpit.parse.metrics.sglang_metrics import ServerScrape
 
-__all__ = ["GPU_HISTORY", "KEPT_LINES", "GpuSnapshot", "LiveSnapshot", "LiveState", "LogSnapshot",
-           "ServerSnapshot", "TopologySnapshot", "snapshot_of"]
+__all__ = ["GPU_HISTORY", "KEPT_LINES", "LiveState", "split_key"]
 
 KEPT_LINES = 5_000
 """A log's last display lines kept (what the diagnosis and an assistant read; the log pane
@@ -46,82 +44,6 @@ METRICS_WINDOW_S = 60.0
 """The `/metrics` fold's window (the metrics pane's)."""
 SERVER_VIEWS = 2_000
 """Folded `/metrics` views kept per server (the metrics pane's chart points)."""
-
-
-# ----- snapshots: what a reader gets ---------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class LogSnapshot:
-    lines: tuple[str, ...] = ()
-    """The last display lines (already inert), oldest first."""
-    first_line: int = 1
-    """The 1-based number of `lines[0]` among all lines taken."""
-    total: int = 0
-    """Lines taken so far (the source's own notes among them): unchanged means the log has
-    not moved."""
-    read: int = 0
-    """Log lines read so far (the source's notes, "── rotated ──", not counted)."""
-    metrics: MetricsSnapshot | None = None
-    summary_before: Mapping[str, object] | None = None
-    state: str | None = None
-    """The source in words ("tail gpu1:/var/log/sglang.log")."""
-    connected: bool | None = None
-
-    @property
-    def throughput(self) -> tuple[Point, ...]:
-        """Generation tokens/s (summed over DP ranks) by log time, oldest first."""
-        return () if self.metrics is None else tuple(self.metrics.points.get("gen_throughput", ()))
-
-
-@dataclass(frozen=True, slots=True)
-class GpuSnapshot:
-    tick: GpuSamplesTaken | None = None
-    """The newest tick (None before the first, or after the source said it has no GPUs)."""
-    history: tuple[GpuSample, ...] = ()
-    """The last GPU_HISTORY samples, in time order."""
-    power_total: tuple[Point, ...] = ()
-    """Summed draw of the feed's GPUs after each tick (W)."""
-    problem: str | None = None
-    """Why no fresh sample comes ("gpu1: connection refused; restarting in 4 s")."""
-
-
-@dataclass(frozen=True, slots=True)
-class TopologySnapshot:
-    matrix: TopologyMatrix | None = None
-    problem: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ServerSnapshot:
-    metrics: ServerMetrics = ServerMetrics()
-    """The folded view (what the metrics pane shows)."""
-    scrapes: tuple[ServerScrape, ...] = ()
-    """The window's scrapes of this server run, oldest first (what the diagnosis reads)."""
-    views: tuple[ServerMetrics, ...] = ()
-    """The folded view after each scrape, oldest first (the metrics pane's chart points)."""
-
-
-@dataclass(frozen=True, slots=True)
-class LiveSnapshot:
-    """One host's live state at one moment (`host` None: the first feed of each kind)."""
-
-    host: str | None = None
-    log: LogSnapshot | None = None
-    gpu: GpuSnapshot | None = None
-    topology: TopologySnapshot | None = None
-    server: ServerSnapshot | None = None
-    fleet: FleetSnapshot | None = None
-
-    @property
-    def tokens_per_joule(self) -> float | None:
-        """The log's generated tokens over the GPUs' energy, on the span both cover (the
-        GPU pane's tok/J, live/gpu/power_history.py)."""
-        if self.log is None or self.gpu is None:
-            return None
-        return tokens_per_joule(self.log.throughput, self.gpu.power_total)
-
-    @property
-    def scrapes(self) -> tuple[ServerScrape, ...]:
-        return () if self.server is None else self.server.scrapes
 
 
 # ----- the folds (mutable, private to LiveState) ---------------------------------------------
@@ -183,10 +105,11 @@ class _GpuFold:
         self.power = PowerHistory(maxlen=POWER_POINTS)
         self.problem: str | None = None
 
-    def take(self, item: object) -> None:
+    def take(self, item: object) -> GpuSamplesTaken | None:
+        """Fold `item`; the tick it was, if it was one (the all-GPU power fold takes it too)."""
         if isinstance(item, GpuSamplesTaken):
-            self._tick(item)
-        elif isinstance(item, GpuStreamInterrupted):
+            return self._tick(item)
+        if isinstance(item, GpuStreamInterrupted):
             self.problem = f"{item.host}: {item.reason}; restarting in {item.retry_in_s:.0f} s"
         elif isinstance(item, GpuSourceUnavailable):
             self.tick, self.problem = None, item.message
@@ -195,12 +118,14 @@ class _GpuFold:
             samples = tuple(s for s in item if isinstance(s, GpuSample))
             if samples:
                 stamps = [s.timestamp for s in samples if s.timestamp is not None]
-                self._tick(GpuSamplesTaken(samples[0].host, samples, max(stamps) if stamps else time.time()))
+                return self._tick(GpuSamplesTaken(samples[0].host, samples, max(stamps) if stamps else time.time()))
+        return None
 
-    def _tick(self, tick: GpuSamplesTaken) -> None:
+    def _tick(self, tick: GpuSamplesTaken) -> GpuSamplesTaken:
         self.tick, self.problem = tick, None
         self.history.extend(tick.samples)
         self.power.add(tick.samples, t=tick.taken_at)
+        return tick
 
     def snapshot(self) -> GpuSnapshot:
         return GpuSnapshot(self.tick, tuple(self.history), tuple(self.power.total_series()), self.problem)
@@ -260,6 +185,9 @@ class LiveState:
         self._topology_of: dict[str, _TopologyFold] = {}
         """A GPU feed that reads the topology too: its matrix, by the GPU feed's key."""
         self._fleet: FleetSnapshot | None = None
+        self.power = PowerHistory(maxlen=POWER_POINTS)
+        """Every GPU feed's GPUs, each host's apart: what the GPU pane draws (its rows'
+        sparklines, the totals, tok/J's joules). Read it; only `take` adds to it."""
         self.taken = 0
         """Items folded so far (a test or a watch can see that something came)."""
 
@@ -284,7 +212,14 @@ class LiveState:
             if made is None:
                 return
             fold = self._folds[key] = made
-        fold.take(item)
+        if isinstance(fold, _GpuFold):
+            tick = fold.take(item)
+            if tick is not None:
+                self.power.add(tick.samples, t=tick.taken_at)
+            elif isinstance(item, GpuSourceUnavailable):
+                self.power.forget(item.host)
+        else:
+            fold.take(item)
 
     def _make(self, kind: str) -> _Fold | None:
         if kind == "log":
@@ -299,13 +234,17 @@ class LiveState:
 
     def forget(self, key: str) -> None:
         """`key`'s feed stopped on purpose (its host left the session, or it restarts)."""
-        self._folds.pop(key, None)
+        kind, host = split_key(key)
+        if isinstance(self._folds.pop(key, None), _GpuFold):
+            self.power.forget(host)  # its GPUs leave the totals
         self._topology_of.pop(key, None)
-        if key == "fleet":
+        if kind == "fleet":
             self._fleet = None
 
     def clear(self) -> None:
+        """Everything gone (the assistant's feeds restart); a pane bound to `power` keeps the old."""
         self._folds.clear()
+        self.power = PowerHistory(maxlen=POWER_POINTS)
         self._topology_of.clear()
         self._fleet = None
 
@@ -368,18 +307,3 @@ class LiveState:
         """`host`'s state now (None: the first feed of each kind, as a one-host session has)."""
         return LiveSnapshot(host, self.log(host), self.gpu(host), self.topology(host), self.server(host),
                             self._fleet)
-
-
-def snapshot_of(*, log_lines: Sequence[str] | None = None, gpus: Iterable[GpuSample] = (),
-                topology: TopologyMatrix | None = None, scrapes: Iterable[ServerScrape] = ()) -> LiveSnapshot:
-    """A snapshot of what files hold (`cockpit diagnose`: what a colleague pasted stands in
-    for the live hosts): the same shape the live state hands the TUI and an assistant."""
-    lines = tuple(log_lines) if log_lines is not None else None
-    samples = tuple(gpus)
-    pages = tuple(scrapes)
-    return LiveSnapshot(
-        log=LogSnapshot(lines, 1, len(lines), len(lines)) if lines is not None else None,
-        gpu=GpuSnapshot(history=samples) if samples else None,
-        topology=TopologySnapshot(topology) if topology is not None else None,
-        server=ServerSnapshot(scrapes=pages) if pages else None,
-    )

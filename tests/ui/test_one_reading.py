@@ -146,6 +146,7 @@ async def test_the_gpu_panes_tok_per_joule_is_the_live_states(example_path: Path
             return "tok/J" in str(getattr(total, "plain", total))
 
         await until(lambda: len(pane.history.total_series()) == len(ticks) and shown(), pilot)
+        assert pane.history is app.live_state.power  # one power fold, below the UI: the pane draws it
         expected = app.live_state.snapshot().tokens_per_joule
         assert expected is not None and expected > 0
         total = pane.query_one(".gpu-total").render()

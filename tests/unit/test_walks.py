@@ -53,13 +53,13 @@ WALKS: dict[str, list[str]] = {
                        "store.toml_store"],
     # the hub's items -> the live state -> one snapshot -> the rules' input -> the rules -> a finding
     # -> the TUI's findings (and an assistant's, and `cockpit diagnose`'s: the next walks) -> a decision
-    "a finding": ["control.live_hub", "live.state", "live.diagnosis.inputs", "live.diagnosis.engine",
+    "a finding": ["control.live_hub", "live.state", "live.snapshot", "live.diagnosis.inputs", "live.diagnosis.engine",
                   "live.diagnosis.findings", "ui.live.diagnosis_live", "ui.screens.findings", "control.diagnosis",
                   "model.finding_decisions"],
     "a finding over MCP": ["assistant.mcp_server", "assistant.diagnosis_tools", "assistant.live_state", "live.state",
-                           "live.diagnosis.inputs", "live.diagnosis.engine", "control.diagnosis",
+                           "live.snapshot", "live.diagnosis.inputs", "live.diagnosis.engine", "control.diagnosis",
                            "control.transaction", "store.toml_store"],
-    "a finding from files": ["cli.watch.diagnose_cmd", "live.diagnosis.load", "live.state", "live.diagnosis.inputs",
+    "a finding from files": ["cli.watch.diagnose_cmd", "live.diagnosis.load", "live.snapshot", "live.diagnosis.inputs",
                              "live.diagnosis.engine", "control.diagnosis", "control.transaction"],
     # a tool call -> the one session transaction -> the edit -> the file; a live resource -> its state -> hub
     "an MCP call": ["assistant.mcp_server", "control.transaction", "model.edit.edits", "store.toml_store"],

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from cockpit.live.state import LiveSnapshot
+from cockpit.live.snapshot import LiveSnapshot
 from cockpit.model.package_drift import DriftRow
 from cockpit.model.session import LaunchProfile, Session
 from cockpit.parse.gpu.gpu_sample import GpuSample

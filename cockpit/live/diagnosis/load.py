@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from cockpit.live.diagnosis.inputs import DiagnosisInputs, inputs_of
-from cockpit.live.state import snapshot_of
+from cockpit.live.snapshot import snapshot_of
 from cockpit.model.session import Session
 from cockpit.parse.gpu.gpu_sample import GpuSample
 from cockpit.parse.gpu.nvsmi_query import looks_like_table, parse_nvsmi_table, parse_query_csv

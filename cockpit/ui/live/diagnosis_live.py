@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from cockpit.live.diagnosis.engine import decided_keys, diagnose
 from cockpit.live.diagnosis.findings import Finding
 from cockpit.live.diagnosis.inputs import DiagnosisInputs, LogFacts, inputs_of, log_facts
-from cockpit.live.state import LiveSnapshot, LiveState
+from cockpit.live.snapshot import LiveSnapshot
+from cockpit.live.state import LiveState
 from cockpit.model.session import Session
 
 if TYPE_CHECKING:

@@ -12,7 +12,8 @@ import pytest
 from cockpit.live.gpu.power_history import PowerHistory, tokens_per_joule
 from cockpit.live.log.log_items import NOTE_LINE, LogLines, SourceState, lines_of
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
-from cockpit.live.state import LiveState, snapshot_of
+from cockpit.live.snapshot import snapshot_of
+from cockpit.live.state import LiveState
 from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 from cockpit.parse.gpu.gpu_sample import GpuSample
 from cockpit.parse.log.sglang_log import parse_line
@@ -89,8 +90,11 @@ def test_hosts_are_apart_and_a_forgotten_key_is_gone() -> None:
     assert state.hosts() == ["b", "a"] and state.keys("gpu") == ["gpu@b", "gpu@a"]
     assert state.snapshot().gpu == state.gpu("b")  # no host: the first feed of each kind
     assert state.snapshot("a").gpu.power_total == ((1.0, 800.0),)  # type: ignore[union-attr]
+    assert state.power.headline() == "1200 W of 2800 W"  # every feed's GPUs: what the GPU pane draws
+    assert state.power.headline("b") == "400 W of 1400 W"
     state.forget("gpu@b")
     assert state.gpu("b") is None and state.snapshot().gpu == state.gpu("a")
+    assert state.power.headline() == "800 W of 1400 W"  # b's GPUs left the totals
     state.take("gpu@a", MetricsSnapshot())  # a log's item on a GPU feed: no fold takes it
     assert state.log("a") is None and state.taken == 2
 

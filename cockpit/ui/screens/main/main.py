@@ -76,7 +76,8 @@ class MainScreen(MainViewState):
                     yield HostDeck(self._log_pane, label="Log", key_hint=f"{BY_ID['log.next-host'].keys}: next host",
                                    id="log-deck")
                     with Vertical(id="live-side"):
-                        yield GpuPane(id="gpu", clock=self._clock_s, throughput_of=self._log_throughput)
+                        yield GpuPane(id="gpu", clock=self._clock_s, throughput_of=self._log_throughput,
+                                      history=self.port.live_state.power)
                         yield HostDeck(self._metrics_pane, label="Metrics", id="metrics-deck")
             yield SetupView(id="goal", host_reads=self.port.host_reads)
             yield DiscoveriesView(id="discoveries")

@@ -10,6 +10,7 @@ Public surface (the app and the demo rely on it):
   sequence of `GpuSample` is taken as a tick too;
 * `update_samples(samples)`: one tick of `GpuSample`s;
 * `set_state(text)`: the source's state in words; before any source, "no source configured";
+* `history` (given at construction): the live state's power fold, drawn as it is;
 * `throughput_of` (given at construction): reads generation throughput `[(epoch s, tokens/s),
   ...]` from the live state below the UI (live/state.py, the log's fold) at each redraw; the
   total line then shows tokens per joule on the power's time axis. `throughput_changed()`
@@ -72,7 +73,8 @@ class GpuPane(FocusMarked, RedrawOnce, VerticalScroll, can_focus=True):
 
     def __init__(self, *, id: str | None = None, history_points: int = 900,
                  spark_window_s: float = SPARK_WINDOW_S, clock: Callable[[], float] | None = None,
-                 throughput_of: Callable[[], Sequence[Point]] | None = None) -> None:
+                 throughput_of: Callable[[], Sequence[Point]] | None = None,
+                 history: PowerHistory | None = None) -> None:
         super().__init__(id=id)
         self.age = DataAge("updated", stale_after(1.0), clock=clock or time.time)
         """When the last tick came (`clock`: seconds, the app's clock)."""
@@ -81,7 +83,10 @@ class GpuPane(FocusMarked, RedrawOnce, VerticalScroll, can_focus=True):
         """The source's own words (its description, or why it stopped)."""
         self.samples: list[GpuSample] = []
         """The latest sample of every GPU, in display order."""
-        self.history = PowerHistory(maxlen=history_points)
+        self.history = history if history is not None else PowerHistory(maxlen=history_points)
+        """Power over time: the live state's fold (live/state.py) when given, drawn as it is;
+        else the pane folds its ticks itself (a pane with no live state)."""
+        self._folds_history = history is None
         self.spark_window_s = spark_window_s
         self.throughput: list[Point] | None = None
         self.throughput_of = throughput_of
@@ -119,7 +124,8 @@ class GpuPane(FocusMarked, RedrawOnce, VerticalScroll, can_focus=True):
         elif isinstance(item, GpuSourceUnavailable):
             self.unavailable = item
             self.interrupted.pop(item.host, None)
-            self.history.forget(item.host)
+            if self._folds_history:
+                self.history.forget(item.host)
             self.samples = [s for s in self.samples if s.host != item.host]
         elif isinstance(item, TopologyMatrix):
             self.set_topology(item)
@@ -131,7 +137,8 @@ class GpuPane(FocusMarked, RedrawOnce, VerticalScroll, can_focus=True):
 
     def forget_host(self, host: str | None) -> None:
         """`host` left the session: its GPUs leave the table and the totals."""
-        self.history.forget(host)
+        if self._folds_history:  # (else the live state forgets them: ui/app_live.py)
+            self.history.forget(host)
         self.samples = [s for s in self.samples if s.host != host]
         self.interrupted.pop(host, None)
         if self.unavailable is not None and self.unavailable.host == host:
@@ -190,7 +197,8 @@ class GpuPane(FocusMarked, RedrawOnce, VerticalScroll, can_focus=True):
     def _take(self, samples: Sequence[GpuSample], taken_at: float, host: str | None) -> None:
         batch = [self._with_numa(s) for s in samples]
         self.age.seen()
-        self.history.add(batch, t=taken_at)
+        if self._folds_history:
+            self.history.add(batch, t=taken_at)
         if host is None:  # a tick of no host (a local sampler): nothing else is interrupted
             self.interrupted.clear()
         else:

@@ -30,7 +30,7 @@ from textual.widgets import Static
 from cockpit.live.metrics.server_metrics import ServerMetrics, ServerMetricsFold
 from cockpit.live.metrics.server_metrics_series import ServerMetricsSeries
 from cockpit.live.routes import METRICS_ITEMS
-from cockpit.live.state import ServerSnapshot
+from cockpit.live.snapshot import ServerSnapshot
 from cockpit.parse.metrics.metrics_events import MetricsScraped, MetricsScrapeFailed
 from cockpit.ui.render.metrics_render import (
     chart_lines,
