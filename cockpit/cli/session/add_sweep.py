@@ -9,7 +9,7 @@ from typing import Any
 from cockpit.model.bench.sweep_dataset import DATASETS, MOONCAKE_WORKLOADS
 
 # option dest -> (type, help); the dest is the Sweep field
-_OPTIONS: dict[str, tuple[Any, str]] = {
+_OPTIONS: dict[str, tuple[type[int | float | str], str]] = {
     "range_ratio": (float, "sweep, random / random-ids: input/output length spread (0-1]"),
     "prompts": (int, "sweep: prompts per point (default: --prompts-per-concurrency x concurrency)"),
     "prompts_per_concurrency": (float, "sweep: prompts per point per unit of concurrency (default 4)"),

@@ -22,6 +22,7 @@ from cockpit.ground.sanitize import UNSAFE_MULTILINE, json_inert, sanitize
 
 if TYPE_CHECKING:
     from cockpit.sources.log.log_tail import ResumableTail
+    from cockpit.sources.log.tail_events import TailEvent
 
 # Anything a terminal could act on (C0 but TAB and LF, DEL, C1, bidi and zero-width
 # characters: `UNSAFE_MULTILINE`). Checked per chunk first: the common chunk has none and is written
@@ -117,7 +118,7 @@ async def _pump(tail: ResumableTail, writer: _TextWriter | _JsonWriter, out: Bin
     return 0
 
 
-def _say(ev: Any) -> None:
+def _say(ev: TailEvent) -> None:
     """One line of state on stderr."""
     from cockpit.sources.log import tail_events as te
 
