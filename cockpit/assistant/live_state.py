@@ -22,7 +22,6 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from cockpit.live.hub import FeedEnded, LiveHub
 from cockpit.live.log.log_items import BLOCK, ERROR_LINE, NOTE_LINE, RUN, LogLines, SourceState, SummaryBefore
@@ -33,8 +32,10 @@ from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, 
 from cockpit.parse.gpu.gpu_sample import GpuSample
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
 from cockpit.sources.feeds import LiveSources
+from cockpit.sources.live_feed import LiveFeed
 from cockpit.sources.log.log_batch import describe_event
 from cockpit.sources.session_feeds import sources_for_session
+from cockpit.sources.transport.host_events import HostEvent
 
 KEPT_LINES = 2000
 FIRST_WAIT_S = 3.0
@@ -61,8 +62,8 @@ class FeedState:
         """Nothing more will come soon: the feed ended in error or lost its host."""
         return self.stopped is not None or self.connected is False
 
-    def words(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"source": self.description}
+    def words(self) -> dict[str, object]:
+        out: dict[str, object] = {"source": self.description}
         if self.state and self.state != self.description:
             out["state"] = self.state
         if self.connected is not None:
@@ -74,8 +75,8 @@ class FeedState:
         return out
 
 
-def _feeds_of(sources: LiveSources, session: Session, on_host_event: Callable[[Any], object]
-              ) -> tuple[list[tuple[str, Any]], dict[str, str]]:
+def _feeds_of(sources: LiveSources, session: Session, on_host_event: Callable[[HostEvent], object]
+              ) -> tuple[list[tuple[str, LiveFeed]], dict[str, str]]:
     """(name, feed) for the resources: the session's first log, GPU and topology feeds. The
     TUI's sources plan a feed per host and kind (`kind@host`); the resources show the first
     host of each kind, as they always did. Also, by kind, why a feed was not built (a
@@ -86,7 +87,7 @@ def _feeds_of(sources: LiveSources, session: Session, on_host_event: Callable[[A
 
     sources.hosts.add_listener(on_host_event)
     update = sources.hosts.update(session.hosts)
-    out: dict[str, Any] = {}
+    out: dict[str, LiveFeed] = {}
     for key, feed in update.feeds.items():
         kind, _host = split_key(key)
         if kind in ("log", "gpu", "topology") and kind not in out:
@@ -196,12 +197,12 @@ class LiveState:
         self.feeds = {}
 
     # ----- what the feeds say ------------------------------------------------------------
-    async def _run(self, name: str, feed: Any) -> None:
+    async def _run(self, name: str, feed: LiveFeed) -> None:
         """The feed through a live hub (live/hub.py: a log through its LogPipeline), this
         state one of its subscribers, its items routed as the TUI's panes route them."""
         state = self.feeds[name]
 
-        def take(item: Any) -> None:
+        def take(item: object) -> None:
             if not isinstance(item, FeedEnded):
                 self._take(name, item)
                 state.heard()
@@ -216,7 +217,7 @@ class LiveState:
         finally:
             leave()
 
-    def _take(self, name: str, item: Any) -> None:
+    def _take(self, name: str, item: object) -> None:
         """One item of feed `name` (a kind), to the views that take it (live/routes.py)."""
         for view in views_of(name, item):
             if view == "log":
@@ -226,7 +227,7 @@ class LiveState:
             elif view == "topology":
                 self._take_topology(item)
 
-    def _take_log(self, name: str, item: Any) -> None:
+    def _take_log(self, name: str, item: object) -> None:
         if isinstance(item, LogLines):
             self._take_lines(item)
         elif isinstance(item, MetricsSnapshot):
@@ -238,7 +239,7 @@ class LiveState:
         elif isinstance(item, SummaryBefore):
             self.summary_before = item.summary
 
-    def _take_gpu(self, name: str, item: Any) -> None:
+    def _take_gpu(self, name: str, item: object) -> None:
         if isinstance(item, GpuSamplesTaken):
             self.gpu, self.gpu_problem = item, None
             self.gpu_history.extend(item.samples)
@@ -257,7 +258,7 @@ class LiveState:
                 self.gpu = GpuSamplesTaken(samples[0].host, samples, max(stamps) if stamps else time.time())
                 self.gpu_history.extend(samples)
 
-    def _take_topology(self, item: Any) -> None:
+    def _take_topology(self, item: object) -> None:
         if isinstance(item, TopologyMatrix):
             self.topology, self.topology_problem = item, None
         elif isinstance(item, GpuSourceUnavailable):
@@ -284,8 +285,5 @@ class LiveState:
         if item.preview:
             self._preview += added
 
-    def _host_event(self, event: Any) -> None:
-        host = getattr(event, "host", None)
-        if host is None:
-            return
-        self.hosts[host] = describe_event(event)
+    def _host_event(self, event: HostEvent) -> None:
+        self.hosts[event.host] = describe_event(event)
