@@ -14,7 +14,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from cockpit.live.metrics.server_metrics import ServerMetrics, ServerMetricsFold
-from cockpit.model.session import Session
+from cockpit.model.session import Host, Session
+from cockpit.sources.host_feeds import HostFeeds
 from cockpit.sources.metrics.fleet_feed import FleetFeed
 from cockpit.sources.metrics.metrics_scrape import scrape_once
 
@@ -22,7 +23,7 @@ RATE_GAP_S = 1.0
 """Seconds between the two scrapes a rate is read over."""
 
 
-def _round(value: Any) -> Any:
+def _round(value: object) -> object:
     if isinstance(value, float):
         return round(value, 4)
     if isinstance(value, Mapping):
@@ -30,9 +31,9 @@ def _round(value: Any) -> Any:
     return value
 
 
-def figures(m: ServerMetrics) -> dict[str, Any]:
+def figures(m: ServerMetrics) -> dict[str, object]:
     """What the metrics pane shows of a server, as plain data (latencies in seconds)."""
-    out: dict[str, Any] = {"state": m.state}
+    out: dict[str, object] = {"state": m.state}
     if m.error:
         out["error"] = m.error
     if m.models:
@@ -47,7 +48,8 @@ def figures(m: ServerMetrics) -> dict[str, Any]:
     return out
 
 
-async def server_metrics(session: Session, host_feeds: Any = None, *, gap_s: float = RATE_GAP_S) -> dict[str, Any]:
+async def server_metrics(session: Session, host_feeds: HostFeeds | None = None, *,
+                         gap_s: float = RATE_GAP_S) -> dict[str, object]:
     """Host -> its server's figures, for every host with `metrics_url`. `host_feeds`: the live
     state's HostFeeds (its SSH pool and targets, with `cockpit mcp`'s SSH options)."""
     hosts = [h for h in session.hosts if h.metrics_url]
@@ -55,17 +57,18 @@ async def server_metrics(session: Session, host_feeds: Any = None, *, gap_s: flo
         return {"hosts": {}, "note": "no host has metrics_url (the server's /metrics, e.g. "
                                      "http://127.0.0.1:30000/metrics, as the host sees it)"}
 
-    async def one(host: Any) -> dict[str, Any]:
+    async def one(host: Host) -> dict[str, object]:
         target = host_feeds.target(host) if host_feeds is not None and host.ssh else None
         if host.ssh and target is None:
             return {"state": "failing", "error": f"{host.name} is reached over SSH and no SSH pool is at hand"}
-        pool = host_feeds.pool if target is not None else None
+        pool = host_feeds.pool if target is not None and host_feeds is not None else None
+        url = host.metrics_url or ""  # only hosts with one are asked
         fold = ServerMetricsFold(60.0)
         snapshot = fold.snapshot
         for n in range(2):
             if n:
                 await asyncio.sleep(gap_s)
-            snapshot = fold.feed(await scrape_once(host.metrics_url, host=host.name, pool=pool, target=target))
+            snapshot = fold.feed(await scrape_once(url, host=host.name, pool=pool, target=target))
             if snapshot.state == "failing":
                 break
         return {"url": host.metrics_url, **figures(snapshot)}
@@ -79,7 +82,7 @@ async def fleet(session: Session,
     """`[[prometheus]]` name -> its fleet now: hosts, GPUs' power of limit, servers' figures."""
     if not session.prometheus:
         return {"sources": {}, "note": "no [[prometheus]] source in the session"}
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for source in session.prometheus:
         feed = make_feed(source, session)
         await feed.resolve_window()

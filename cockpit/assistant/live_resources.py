@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import time
 from datetime import UTC, datetime
-from typing import Any
 
 from cockpit.assistant.live_state import FeedState, LiveState
 from cockpit.live.log.metrics_snapshot import SERIES
@@ -21,7 +20,7 @@ def no_feed(what: str) -> str:
             "to [[hosts]] in the session file (or in the TUI).")
 
 
-def _hosts(live: LiveState) -> dict[str, Any]:
+def _hosts(live: LiveState) -> dict[str, object]:
     """The SSH connections in words, host by host (none for a session on this machine)."""
     return {"hosts": dict(live.hosts)} if live.hosts else {}
 
@@ -46,11 +45,11 @@ def log_text(live: LiveState, feed: FeedState | None, lines: int) -> str:
     return "\n".join([*head, *shown]) + "\n"
 
 
-def server_state(live: LiveState, feed: FeedState | None) -> dict[str, Any]:
+def server_state(live: LiveState, feed: FeedState | None) -> dict[str, object]:
     if feed is None:
         return {"log": no_feed("log")}
     snap = live.metrics
-    out: dict[str, Any] = {"log": feed.words(), **_hosts(live)}
+    out: dict[str, object] = {"log": feed.words(), **_hosts(live)}
     if snap is None or snap.run_state is None:
         out["run"] = None
         out["note"] = "no server run seen in the log yet"
@@ -84,10 +83,10 @@ _GPU_FIELDS = ("index", "name", "power_w", "power_limit_w", "util_gpu_pct", "mem
                "throttle_reasons")
 
 
-def gpu_state(live: LiveState, feed: FeedState | None) -> dict[str, Any]:
+def gpu_state(live: LiveState, feed: FeedState | None) -> dict[str, object]:
     if feed is None:
         return {"gpus": no_feed("GPU source")}
-    out: dict[str, Any] = {"feed": feed.words(), **_hosts(live)}
+    out: dict[str, object] = {"feed": feed.words(), **_hosts(live)}
     if live.gpu_problem:
         out["problem"] = live.gpu_problem
     tick = live.gpu
@@ -98,7 +97,7 @@ def gpu_state(live: LiveState, feed: FeedState | None) -> dict[str, Any]:
         return out
     rows = []
     for sample in tick.samples:
-        row: dict[str, Any] = {name: getattr(sample, name) for name in _GPU_FIELDS}
+        row: dict[str, object] = {name: getattr(sample, name) for name in _GPU_FIELDS}
         row["throttle_reasons"] = list(sample.throttle_reasons)
         row["power_of_limit"] = _power(sample)
         rows.append({k: v for k, v in row.items() if v is not None and v != []})
@@ -113,11 +112,11 @@ def gpu_state(live: LiveState, feed: FeedState | None) -> dict[str, Any]:
     return out
 
 
-def topology_state(live: LiveState, feed: FeedState | None) -> dict[str, Any]:
+def topology_state(live: LiveState, feed: FeedState | None) -> dict[str, object]:
     if feed is None:
         return {"topology": no_feed("GPU source") if "gpu" not in live.feeds else
                 "the GPU source gives no topology (dcgm-exporter has none)"}
-    out: dict[str, Any] = {"feed": feed.words(), **_hosts(live)}
+    out: dict[str, object] = {"feed": feed.words(), **_hosts(live)}
     if live.topology is not None:
         out["topology"] = live.topology.to_json(detail=True)
     elif live.topology_problem:

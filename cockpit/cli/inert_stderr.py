@@ -8,6 +8,7 @@ Messages are lines, so LF is kept.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, TextIO
 
 from cockpit.ground.sanitize import sanitize
@@ -23,7 +24,7 @@ class InertStderr:
         self._raw.write(sanitize(text, multiline=True))
         return len(text)
 
-    def writelines(self, lines: Any) -> None:
+    def writelines(self, lines: Iterable[str]) -> None:
         for line in lines:
             self.write(line)
 

@@ -4,12 +4,11 @@ ones as in model/bench/sweep_dataset.py; the model refuses one that does not fit
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from cockpit.model.bench.sweep_dataset import DATASETS, MOONCAKE_WORKLOADS
 
 # option dest -> (type, help); the dest is the Sweep field
-_OPTIONS: dict[str, tuple[Any, str]] = {
+_OPTIONS: dict[str, tuple[type[int | float | str], str]] = {
     "range_ratio": (float, "sweep, random / random-ids: input/output length spread (0-1]"),
     "prompts": (int, "sweep: prompts per point (default: --prompts-per-concurrency x concurrency)"),
     "prompts_per_concurrency": (float, "sweep: prompts per point per unit of concurrency (default 4)"),
@@ -37,10 +36,10 @@ def add_sweep_options(p: argparse.ArgumentParser) -> None:
         p.add_argument("--" + dest.replace("_", "-"), type=kind, help=text)
 
 
-def sweep_fields(args: argparse.Namespace) -> dict[str, Any]:
+def sweep_fields(args: argparse.Namespace) -> dict[str, object]:
     """The Sweep fields the options give (unset ones keep the model's defaults); ValueError
     for a malformed --concurrencies."""
-    fields: dict[str, Any] = {"name": args.text}
+    fields: dict[str, object] = {"name": args.text}
     if args.dataset:
         fields["dataset"] = args.dataset
     if args.concurrencies:

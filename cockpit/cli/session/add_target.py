@@ -4,7 +4,6 @@ statistic, typed as a person says it (the figure's words, a comparator, a number
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from cockpit.model.bench.figures import figure_of, parse_figure
 from cockpit.model.enums import Comparator
@@ -17,7 +16,7 @@ _SYMBOLS = {"≥": ">=", "≤": "<="}
 _RANGE = re.compile(r"^(?P<low>\d+)?\.\.(?P<high>\d+)?$|^(?P<one>\d+)$")
 
 
-def target_fields(text: str, concurrency: str | None = None, label: str | None = None) -> dict[str, Any]:
+def target_fields(text: str, concurrency: str | None = None, label: str | None = None) -> dict[str, object]:
     """The Target fields of `TTFT p99 <= 2000` (a unit after the number is allowed and must be
     the figure's); `concurrency`: `1..64`, `8..`, `..16` or `32`. ValueError saying why."""
     found = _GOAL.match(text.strip())
@@ -28,7 +27,7 @@ def target_fields(text: str, concurrency: str | None = None, label: str | None =
     unit = figure_of(metric).unit
     if found["unit"] and found["unit"].lower() != unit.lower():
         raise ValueError(f"{text!r}: {figure_of(metric).name} is in {unit}, not {found['unit']}")
-    fields: dict[str, Any] = {"metric": metric, "comparator": comparator,
+    fields: dict[str, object] = {"metric": metric, "comparator": comparator,
                               "value": float(found["value"].replace(",", "").replace("_", ""))}
     if concurrency:
         span = _RANGE.match(concurrency.strip())

@@ -22,6 +22,7 @@ from cockpit.ground.sanitize import UNSAFE_MULTILINE, json_inert, sanitize
 
 if TYPE_CHECKING:
     from cockpit.sources.log.log_tail import ResumableTail
+    from cockpit.sources.log.tail_events import TailEvent
 
 # Anything a terminal could act on (C0 but TAB and LF, DEL, C1, bidi and zero-width
 # characters: `UNSAFE_MULTILINE`). Checked per chunk first: the common chunk has none and is written
@@ -117,30 +118,20 @@ async def _pump(tail: ResumableTail, writer: _TextWriter | _JsonWriter, out: Bin
     return 0
 
 
-def _say(ev: Any) -> None:
-    """One line of state on stderr."""
+def _say(ev: TailEvent) -> None:
+    """One line of state on stderr, in the words the TUI and MCP use for the same event
+    (sources/log/log_batch.describe_event), the file named where it rotated or shrank."""
     from cockpit.sources.log import tail_events as te
+    from cockpit.sources.log.log_batch import describe_event
 
-    if isinstance(ev, te.HostConnecting):
-        text = f"connecting to {ev.host}" + (f" (attempt {ev.attempt})" if ev.attempt > 1 else "") + " ..."
-    elif isinstance(ev, te.HostConnected):
-        text = f"connected to {ev.host} ({ev.elapsed_s * 1000:.0f} ms)"
-    elif isinstance(ev, te.HostDisconnected):
-        if ev.reason == "closed" or ev.retry_in_s is None:  # our exit, or a refusal that ends the tail
-            return  # with its own line
-        again = f"; reconnecting in {ev.retry_in_s:.1f} s" if ev.retry_in_s is not None else ""
-        text = f"{ev.host}: {ev.reason}{again}"
-    elif isinstance(ev, te.TailRotated):
-        text = f"{ev.path}: rotated ({ev.detail})" if ev.detail else f"{ev.path}: rotated"
-    elif isinstance(ev, te.TailTruncated):
-        text = f"{ev.path}: {ev.detail or 'truncated'}; reading from the start"
-    elif isinstance(ev, te.TailGap):
-        text = f"gap of {ev.lost_s:.1f} s: {ev.reason}"
-    elif isinstance(ev, te.TailNotice):
-        text = ev.message
-    else:
-        text = repr(ev)
-    print(f"cockpit tail: {sanitize(text)}", file=sys.stderr, flush=True)
+    if isinstance(ev, te.HostDisconnected) and (ev.reason == "closed" or ev.retry_in_s is None):
+        return  # our exit, or a refusal that ends the tail with its own line
+    text = describe_event(ev)
+    if isinstance(ev, (te.TailRotated, te.TailTruncated)):
+        text = f"{sanitize(ev.path)}: {text}"
+    elif isinstance(ev, te.HostConnecting):
+        text += " ..."
+    print(f"cockpit tail: {text}", file=sys.stderr, flush=True)
 
 
 def safe_text(data: bytes) -> bytes:

@@ -104,7 +104,7 @@ def _number(value: object) -> float | None:
     return float(value) if 0 <= value <= MAX_FIGURE else None  # False for nan; 1e308 is no figure either
 
 
-def record_fields(record: Mapping[str, Any]) -> dict[str, Any]:
+def record_fields(record: Mapping[str, object]) -> dict[str, Any]:
     """A bench_serving JSONL record -> Benchmark fields (only those it has). Lengths are
     the measured means (tokens / completed requests), the asked-for ones if none completed."""
     out: dict[str, Any] = {}
@@ -149,7 +149,7 @@ def _achieved(out: dict[str, Any], peak: float | None, mean_in_flight: float | N
             out["output_tok_s_per_stream"] = round(per_stream, 3)
 
 
-def record_counts(record: Mapping[str, Any]) -> tuple[int | None, int | None]:
+def record_counts(record: Mapping[str, object]) -> tuple[int | None, int | None]:
     """(completed requests, input + output tokens) of a record; None where missing."""
     completed = _number(record.get("completed"))
     tokens_in = _number(record.get("total_input_tokens"))
@@ -176,7 +176,7 @@ class BenchOutcome:
 DETAIL_KEYS = ("ttfts", "itls", "input_lens", "output_lens", "errors")
 
 
-def from_record(record: Mapping[str, Any]) -> BenchOutcome:
+def from_record(record: Mapping[str, object]) -> BenchOutcome:
     completed, total = record_counts(record)
     details = {key: record[key] for key in DETAIL_KEYS if isinstance(record.get(key), list)}
     return BenchOutcome(record_fields(record), completed, total, "jsonl",

@@ -11,12 +11,13 @@ import os
 import signal
 import time
 from collections.abc import AsyncIterator, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Unpack
 
 from cockpit.sources.log.tail_events import LogBytes, TailEvent, TailGap
 from cockpit.sources.transport.host_events import HostEvent
 
 if TYPE_CHECKING:
+    from cockpit.sources.log.log_tail import TailOptions
     from cockpit.sources.log.tail_sources import RemoteCommand, RemoteFile
     from cockpit.sources.transport.ssh_pool import Pool
     from cockpit.sources.transport.ssh_target import SshTarget
@@ -28,7 +29,7 @@ class RemoteTail:
     """A ResumableTail over an SshPool; opens (and closes) its own pool when given none."""
 
     def __init__(self, source: RemoteFile | RemoteCommand, pool: Pool | None, on_host: Callable[[HostEvent], None],
-                 **kw: Any) -> None:
+                 **kw: Unpack[TailOptions]) -> None:
         self.source, self.pool, self.on_host, self.kw = source, pool, on_host, kw
 
     async def __aiter__(self) -> AsyncIterator[TailEvent]:

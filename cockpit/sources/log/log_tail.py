@@ -22,7 +22,7 @@ import os
 import time
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from cockpit.sources.log.tail_buffers import LastLines, LineJoiner, lookback
 from cockpit.sources.log.tail_events import LogBytes, TailEvent, TailNotice, TailRotated, TailTruncated
@@ -35,6 +35,19 @@ __all__ = ["ResumableTail"]
 CHUNK = 1 << 18  # read size; large reads are what makes a 200 MB catch-up fast
 QUIET_AFTER_S = 5.0
 """A local file with no new bytes for this long is polled every `quiet_poll_s`, not 10 times a second."""
+
+
+class TailOptions(TypedDict, total=False):
+    """ResumableTail's options, as its constructors pass them on."""
+
+    lines: int
+    from_start: bool
+    chunk_size: int
+    max_line_bytes: int
+    poll_interval_s: float
+    quiet_poll_s: float
+    quiet_after_s: float
+    restart_backoff: Backoff
 
 
 class ResumableTail(RemoteFollowers):
@@ -76,15 +89,15 @@ class ResumableTail(RemoteFollowers):
 
     # -- constructors ------------------------------------------------------------------------
     @classmethod
-    def local(cls, path: str | os.PathLike[str], **kw: Any) -> ResumableTail:
+    def local(cls, path: str | os.PathLike[str], **kw: Unpack[TailOptions]) -> ResumableTail:
         return cls(LocalFile(os.fspath(path)), **kw)
 
     @classmethod
-    def ssh_file(cls, pool: Pool, target: SshTarget, path: str, **kw: Any) -> ResumableTail:
+    def ssh_file(cls, pool: Pool, target: SshTarget, path: str, **kw: Unpack[TailOptions]) -> ResumableTail:
         return cls(RemoteFile(target, path), pool=pool, **kw)
 
     @classmethod
-    def ssh_command(cls, pool: Pool, target: SshTarget, command: str, **kw: Any) -> ResumableTail:
+    def ssh_command(cls, pool: Pool, target: SshTarget, command: str, **kw: Unpack[TailOptions]) -> ResumableTail:
         return cls(RemoteCommand(target, command), pool=pool, **kw)
 
     @staticmethod
