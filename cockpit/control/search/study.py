@@ -172,6 +172,10 @@ def _constraints_of(trial: Any) -> Sequence[float]:
     return tuple(trial.system_attrs.get(_CONSTRAINTS, (CRASH_CONSTRAINT,)))
 
 
+TPE_SETTINGS: dict[str, Any] = {"multivariate": True, "constant_liar": True}
+"""TPE's settings over a space too large for the model (bench_search.py `--variants tpe...`)."""
+
+
 def _study(search: Search, seed: int) -> Any:
     import optuna
 
@@ -183,8 +187,8 @@ def _study(search: Search, seed: int) -> Any:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)  # multivariate is "experimental" to Optuna
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-        sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=startup_trials(search), multivariate=True,
-                                             constant_liar=True, **extra)
+        sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=startup_trials(search),
+                                             **{**TPE_SETTINGS, **extra})
     study = optuna.create_study(direction=search.direction.value, sampler=sampler)
     dists = _distributions(search)
     worst = _worst(search)
