@@ -4,8 +4,8 @@ configuration holding a pinned combination is launched again, to the end of the 
 
 from __future__ import annotations
 
-from cockpit.control.search.plan import next_launch
 from cockpit.control.search.model_sampler import _crash_ok
+from cockpit.control.search.plan import next_launch
 from cockpit.control.search.study import SINGLE_WEIGHT, blamed, crash_hypotheses, crash_suspects, propose
 from cockpit.model.search.search import Search, SearchTrial, TrialStatus
 from cockpit.model.search.search_space import config_key
