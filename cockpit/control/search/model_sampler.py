@@ -37,8 +37,6 @@ TREND_PRIOR = 1.0  # a numeric flag's linear and quadratic trend (shares what ne
 GAP_NOISE = 0.02  # a constraint's gap noise floor (a share of the target)
 MIN_NOISE = 0.02  # the model's noise floor, in log units (a launch is never more exact than this)
 DRAW_SCALE = 0.3  # how far a draw strays from the posterior mean (1: Thompson sampling; 0.3 measured best of 1/0.5/0.3)
-DRAW_SCALE_END: float | None = None
-"""The draw's scale once the budget is spent, reached linearly from DRAW_SCALE (None: constant)."""
 
 
 class _Encoder:
@@ -101,7 +99,7 @@ class _Encoder:
 
 
 def _draw(x: np.ndarray, y: np.ndarray, prior_precision: np.ndarray, noise: float, rng: np.random.Generator,
-          candidates: np.ndarray, scale_of_draw: float | None = None) -> np.ndarray:
+          candidates: np.ndarray) -> np.ndarray:
     """One draw of the posterior over the weights, scored on the candidates (in y's units)."""
     centre = float(np.mean(y))
     scale = float(np.std(y)) or 1.0
@@ -111,8 +109,7 @@ def _draw(x: np.ndarray, y: np.ndarray, prior_precision: np.ndarray, noise: floa
     chol = np.linalg.cholesky(precision)
     mean = np.linalg.solve(precision, x.T @ ys / noise_s ** 2)
     # w = mean + L^-T z has covariance precision^-1
-    stray = DRAW_SCALE if scale_of_draw is None else scale_of_draw
-    weights = mean + stray * np.linalg.solve(chol.T, rng.standard_normal(len(mean)))
+    weights = mean + DRAW_SCALE * np.linalg.solve(chol.T, rng.standard_normal(len(mean)))
     drawn: np.ndarray = (candidates @ weights) * scale + centre
     return drawn
 
@@ -168,9 +165,7 @@ def model_choice(search: Search, candidates: list[dict[str, SpaceValue]], seed: 
         for _, t in ok_trials:
             by_key.setdefault(config_key(search, t.params), []).append(float(t.value or 0))
         noise = _noise_log(by_key)
-        spent = min(1.0, len(search.trial) / max(1, search.trials + search.repeats))
-        scale_of_draw = DRAW_SCALE if DRAW_SCALE_END is None else DRAW_SCALE + (DRAW_SCALE_END - DRAW_SCALE) * spent
-        drawn = _draw(x, logs, enc.prior_precision, noise, rng, xc, scale_of_draw)
+        drawn = _draw(x, logs, enc.prior_precision, noise, rng, xc)
         score = drawn if search.direction is Direction.MAXIMIZE else -drawn
         for i in range(len(search.constraints)):  # each target: a draw of its gap (<= 0 met)
             gaps = np.array([t.constraints[i] if i < len(t.constraints) else 1.0 for _, t in ok_trials])

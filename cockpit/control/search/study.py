@@ -17,7 +17,7 @@ import itertools
 import random
 import warnings
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cockpit.model.search.search import Direction, Search, SearchTrial, SpaceValue, Stepped, TrialStatus
 from cockpit.model.search.search_scoring import CRASH_CONSTRAINT
@@ -177,6 +177,10 @@ def _constraints_of(trial: FrozenTrial) -> Sequence[float]:
     return tuple(trial.system_attrs.get(_CONSTRAINTS, (CRASH_CONSTRAINT,)))
 
 
+TPE_SETTINGS: dict[str, Any] = {"multivariate": True, "constant_liar": True}
+"""TPE's settings over a space too large for the model (bench_search.py `--variants tpe...`)."""
+
+
 def _study(search: Search, seed: int) -> Study:
     import optuna
 
@@ -184,12 +188,12 @@ def _study(search: Search, seed: int) -> Study:
     # Optuna 5 reads a trial's constraints from it (set_constraint / system_attrs) and deprecates
     # constraints_func; 4.x needs the function to know the search is constrained
     major = int(optuna.__version__.split(".")[0])
-    constraints_func = _constraints_of if major < 5 else None
+    extra: dict[str, Any] = {"constraints_func": _constraints_of} if major < 5 else {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)  # multivariate is "experimental" to Optuna
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-        sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=startup_trials(search), multivariate=True,
-                                             constant_liar=True, constraints_func=constraints_func)
+        sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=startup_trials(search),
+                                             **{**TPE_SETTINGS, **extra})
     study = optuna.create_study(direction=search.direction.value, sampler=sampler)
     dists = _distributions(search)
     worst = _worst(search)

@@ -6,7 +6,6 @@ runner-up decides if the two race on (control/search/plan.py)."""
 
 from __future__ import annotations
 
-import math
 import statistics
 from dataclasses import dataclass, field
 
@@ -21,13 +20,6 @@ __all__ = ["Certainty", "ConfigResult", "TrialScore", "best_config", "better", "
            "leaderboard", "noise_of", "noise_share", "objective_at", "score_trial"]
 
 CRASH_CONSTRAINT = 1.0  # a crash: every constraint fails by a whole goal
-RACE_UNSURE = False
-"""Whether a configuration ahead of the leader but not surely within a target races it."""
-SURE_Z = 1.0
-"""Standard errors by which a constraint must hold for the configuration to be "surely met":
-one held only on the edge (a TTFT p99 of 590 ms against 600 with 10 % noise) breaks the
-target in ~40 % of runs, so a configuration surely within every target leads over it
-(bench_search.py `edge`: 1.0 of 0.5/1.0/1.5 measured best)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,18 +125,6 @@ class ConfigResult:
         return all(statistics.median([t.constraints[i] if i < len(t.constraints) else CRASH_CONSTRAINT
                                       for t in ok]) <= 0 for i in range(width))
 
-    def gaps(self) -> list[list[float]]:
-        """Per constraint, its gap on every launch that got ready (<= 0: met)."""
-        ok = [t for t in self.trials if t.status is TrialStatus.OK]
-        width = max((len(t.constraints) for t in ok), default=0)
-        return [[t.constraints[i] if i < len(t.constraints) else CRASH_CONSTRAINT for t in ok] for i in range(width)]
-
-    def surely_met(self, noise: list[float]) -> bool:
-        """Every constraint holds on the median by more than SURE_Z standard errors of it
-        (`noise`: per constraint, the gap's spread between launches of one configuration)."""
-        return all(statistics.median(g) + SURE_Z * (noise[i] if i < len(noise) else DEFAULT_NOISE)
-                   / math.sqrt(len(g)) <= 0 for i, g in enumerate(self.gaps()))
-
     @property
     def mean(self) -> float | None:
         """The figure the search ranks on: the median over its launches."""
@@ -184,24 +164,6 @@ def noise_share(search: Search) -> float:
     return noise if measured else 0.0
 
 
-def gap_noise(search: Search) -> list[float]:
-    """Per constraint, the spread of its gap between launches of one configuration (a share of
-    the target), pooled over the relaunched configurations; DEFAULT_NOISE until measured."""
-    groups = [g for g in _groups(search) if g.feasible or g.values]
-    width = len(search.constraints)
-    out = []
-    for i in range(width):
-        dof = 0
-        total = 0.0
-        for g in groups:
-            gaps = g.gaps()
-            if i < len(gaps) and len(gaps[i]) > 1:
-                total += (len(gaps[i]) - 1) * statistics.variance(gaps[i])
-                dof += len(gaps[i]) - 1
-        out.append(max(0.01, math.sqrt(total / dof)) if dof else DEFAULT_NOISE)
-    return out
-
-
 def _ranked(search: Search, groups: list[ConfigResult]) -> list[ConfigResult]:
     sign = -1.0 if search.direction is Direction.MAXIMIZE else 1.0
     return sorted(groups, key=lambda g: (sign * (g.mean or 0.0), g.first.number))
@@ -216,17 +178,10 @@ def leaderboard(search: Search) -> list[ConfigResult]:
     noise, _ = noise_of(search)
     groups = _groups(search)
     feasible = _ranked(search, [g for g in groups if g.feasible])
-    tier = feasible
-    if search.constraints and feasible:  # surely within the targets first, then those on the edge
-        spread = gap_noise(search)
-        sure = [g for g in feasible if g.surely_met(spread)]
-        tier = sure or feasible
-        feasible = sure + [g for g in feasible if g not in sure]
     if feasible:
         top = feasible[0].estimate
         assert top is not None
-        close = [g for g in (tier if search.constraints else feasible)
-                 if g.estimate is not None and not separated(top, g.estimate, noise)]
+        close = [g for g in feasible if g.estimate is not None and not separated(top, g.estimate, noise)]
         lead = max(close, key=lambda g: len(g.values))  # max keeps the first (best median) on a tie
         feasible = [lead, *(g for g in feasible if g is not lead)]
     return feasible + [g for g in groups if not g.feasible]
@@ -290,15 +245,11 @@ def contenders(search: Search, most: int = 3) -> list[ConfigResult]:
     noise, _ = noise_of(search)
     lead = board[0].estimate
     assert lead is not None
-    spread = gap_noise(search) if search.constraints and RACE_UNSURE else []
     out = [board[0]]
     for group in board[1:]:
         other = group.estimate
         assert other is not None
-        # one ahead of the leader but not surely within a target races too: more launches say
-        # whether it holds (on the edge of TTFT p99 one launch says little)
-        unsure = bool(spread) and better(search, other.median, lead.median) and not group.surely_met(spread)
-        if unsure or not separated(lead, other, noise):
+        if not separated(lead, other, noise):
             out.append(group)
         if len(out) >= most:
             break

@@ -4,9 +4,11 @@ configuration holding a pinned combination is launched again, to the end of the 
 
 from __future__ import annotations
 
+from cockpit.control.search.model_sampler import _crash_ok
 from cockpit.control.search.plan import next_launch
-from cockpit.control.search.study import blamed, crash_suspects, propose
+from cockpit.control.search.study import SINGLE_WEIGHT, blamed, crash_hypotheses, crash_suspects, propose
 from cockpit.model.search.search import Search, SearchTrial, TrialStatus
+from cockpit.model.search.search_space import config_key
 
 SPACE = {"--moe-runner-backend": ["cutlass", "trtllm", "triton"], "--cuda-graph-max-bs": [128, 256],
          "--chunked-prefill-size": [2048, 4096, 8192]}
@@ -73,3 +75,24 @@ def test_a_crash_with_several_untried_pairs_is_not_pinned_until_the_data_singles
 def test_a_single_value_never_seen_working_is_pinned_alone():
     trials = [_ok(0, "cutlass", 128, 2048), _crash(1, "triton", 128, 2048)]
     assert blamed(_search(trials)) == {(("--moe-runner-backend", "triton"),)}
+
+
+def test_the_crash_model_weighs_values_and_pairs_and_a_pinned_crash_explains_the_other():
+    # the first crash: trtllm, 256 and 8192 never ran; suspects are each value and each pair
+    trials = [_ok(0, "cutlass", 128, 2048), _crash(1, "trtllm", 256, 8192)]
+    [first] = crash_hypotheses(_search(trials))
+    assert first[(("--moe-runner-backend", "trtllm"),)] == SINGLE_WEIGHT
+    assert first[(("--cuda-graph-max-bs", "256"), ("--moe-runner-backend", "trtllm"))] == 1.0
+    assert len(first) == 3 + 3
+    # trtllm with 256 is held by 1 single + 1 pair of weight 3 * 2 + 3 in all; trtllm with 128 by the single alone
+    ok = _crash_ok([config_key(_search(trials), {"--moe-runner-backend": "trtllm", "--cuda-graph-max-bs": b,
+                                                 "--chunked-prefill-size": 2048}) for b in (128, 256)], [first])
+    total = 3 * SINGLE_WEIGHT + 3
+    assert list(ok) == [1 - SINGLE_WEIGHT / total, 1 - (2 * SINGLE_WEIGHT + 1) / total]
+    # then 8192 crashes alone with cutlass and 128, which both ran: 8192 is pinned, and it explains the
+    # first crash too (it held 8192), so trtllm and 256 carry no doubt from it and trtllm is tried again
+    trials = [*trials, _crash(2, "cutlass", 128, 8192)]
+    assert blamed(_search(trials)) == {(("--chunked-prefill-size", "8192"),)}
+    assert crash_hypotheses(_search(trials)) == []
+    picks = [propose(_search(trials), seed=seed) for seed in range(12)]
+    assert any(p is not None and p["--moe-runner-backend"] == "trtllm" for p in picks)
