@@ -189,6 +189,8 @@ def render_total(history: PowerHistory, throughput: Sequence[Point] | None, widt
             head.append(tpj_text, style=pal("foreground", bold=True))
         elif throughput is not None and not generating:
             head.append("   no generation", style=pal("foreground-muted"))
+        # the bars' low–high ranges below are over this window (a range says its window)
+        head.append(f"   bars: last {window_s / 60:.0f} min", style=pal("foreground-muted"))
         lines = [head]
         label_w = 6
         spark_w = max(0, width - label_w)

@@ -133,6 +133,8 @@ class SearchScreen(Screen[None]):
         state = "idle" if loop is None else "paused" if loop.paused else "running"
         target = f" at c={search.at_concurrency}" if search.at_concurrency else ""
         aim = objectives_text(search) if search.multi else f"{search.direction.value} {search.primary}{target}"
+        # what the figures in the rows are over (a mean says its window)
+        table.border_title = f"trials · W mean, out tok/J: the point's measured run{target or ', max over the points'}"
         title.update(Content.assemble(
             ("Search ", "bold"), (f"{search.id} ", "bold $accent"),
             (state, "bold $warning" if state == "paused" else "bold $success" if state == "running" else ""),

@@ -11,7 +11,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.events import Resize
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
+from textual.widgets._footer import FooterKey  # not exported by textual.widgets (8.2); the Footer composes these
 
 KEYS_KEY = "question_mark"  # `?` lists every key, so it stays when others must go
 PALETTE_W = 12  # "▏^p palette" with its padding, docked at the right end
