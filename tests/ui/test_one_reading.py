@@ -150,4 +150,4 @@ async def test_the_gpu_panes_tok_per_joule_is_the_live_states(example_path: Path
         expected = app.live_state.snapshot().tokens_per_joule
         assert expected is not None and expected > 0
         total = pane.query_one(".gpu-total").render()
-        assert f"{expected:.3g} out tok/J" in str(getattr(total, "plain", total))
+        assert f"{expected:.3g} tok/J (log gen÷GPU J" in str(getattr(total, "plain", total))
