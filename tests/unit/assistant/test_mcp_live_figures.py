@@ -45,7 +45,8 @@ async def test_the_metrics_resource_gives_each_hosts_server_figures_while_it_ser
     save_session(Session(hosts=[Host(name="box", metrics_url=f"http://127.0.0.1:{server.port}/metrics"),
                                 Host(name="quiet", metrics_url=f"http://127.0.0.1:{free_port()}/metrics"),
                                 Host(name="nothing")]), path)
-    busy = asyncio.create_task(asyncio.to_thread(lambda: [_generate(server.port) for _ in range(40)]))  # ~3 s: serving through both scrapes on a loaded machine
+    # ~3 s of requests: the server serves through both scrapes even on a loaded machine
+    busy = asyncio.create_task(asyncio.to_thread(lambda: [_generate(server.port) for _ in range(40)]))
     await asyncio.sleep(0.3)
     figures = (await _read(path, "metrics"))["hosts"]
     await busy
