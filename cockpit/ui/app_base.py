@@ -23,6 +23,8 @@ from cockpit.ui.safe_text import safe
 from cockpit.ui.theme.themes import DEFAULT_THEME, ThemeProblem, load_themes, role_defaults
 from cockpit.ui.widgets.log.log_pane import LogPane
 
+TOAST_REDRAW_S = 0.1
+"""After a toast goes, when the screen is drawn whole (its cells repainted for sure)."""
 
 class CockpitAppBase(App[None]):
     def __init__(self, *, theme: str | None = None, theme_dirs: list[Path] | None = None) -> None:
@@ -118,6 +120,18 @@ class CockpitAppBase(App[None]):
                                                         {"severity": notification.severity, "timeout": left})]
         self.clear_notifications()
         self._release_later()
+
+    def _unnotify(self, notification: Any, refresh: bool = True) -> None:
+        """A toast gone (its timeout, esc, a dialog): the screen is drawn whole a moment later.
+        Textual's repaint of the cells a toast covered sometimes never reached the terminal: a
+        startup toast stood until the next key, and a toast left its `▌` bar behind (issue 39,
+        seen in tmux at 80x24 and 200x50; headless captures never showed it)."""
+        super()._unnotify(notification, refresh=refresh)
+        self.set_timer(TOAST_REDRAW_S, self._redraw_after_toast)
+
+    def _redraw_after_toast(self) -> None:
+        if self.screen_stack:
+            self.screen.refresh()
 
     def _queue_held(self, text: str, head: str, options: dict[str, Any]) -> None:
         self._held_toasts = [*self._held_toasts, (text, head, options)]
