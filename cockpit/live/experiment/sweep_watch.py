@@ -159,7 +159,7 @@ class PointWatch:
         if self.run is not None and self.window != "closed":
             self.run.tick(draw, limit, sample)
 
-    def log_event(self, event: LogEvent | Any) -> None:
+    def log_event(self, event: LogEvent | object) -> None:
         if isinstance(event, (PrefillBatch, DecodeBatch)):
             if event.running_req is not None:
                 self.running.append((self.clock(), event.running_req))

@@ -33,7 +33,7 @@ class MetricSeries:
     name: str
     window_s: float = 900.0
     maxlen: int = 4096
-    points: deque[Any] = field(default_factory=deque)
+    points: deque[tuple[float, float]] = field(default_factory=deque)
     current: float | None = None
     peak: float | None = None  # over the whole stream, not only the window
 

@@ -38,7 +38,7 @@ _NUMBERS: dict[str, tuple[str, str, bool]] = {
 _OWN = {name for d in DATASETS for name in fields_of(d)}
 
 
-def _shown(value: Any) -> str:
+def _shown(value: object) -> str:
     if value is None or value is False:
         return ""
     return f"{value:g}" if isinstance(value, float) else str(value)
