@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App, SystemCommand
 from textual.driver import Driver
@@ -22,6 +22,10 @@ from cockpit.ui.keys.commands import textual_commands
 from cockpit.ui.safe_text import safe
 from cockpit.ui.theme.themes import DEFAULT_THEME, ThemeProblem, load_themes, role_defaults
 from cockpit.ui.widgets.log.log_pane import LogPane
+
+if TYPE_CHECKING:
+    from textual.notifications import Notification
+    from textual.timer import Timer
 
 
 class CockpitAppBase(App[None]):
@@ -79,7 +83,7 @@ class CockpitAppBase(App[None]):
 
     _held_toasts: list[tuple[str, str, dict[str, Any]]] = []
     _taken_down: list[tuple[str, str, dict[str, Any]]] = []
-    _held_timer: Any = None
+    _held_timer: Timer | None = None
 
     def notify(self, message: str, *, title: str = "", markup: bool = False, **options: Any) -> None:
         """Every toast (widgets' `notify` lands here too) quotes data: sanitized, never markup
@@ -105,7 +109,7 @@ class CockpitAppBase(App[None]):
             self._hold(list(self._notifications))
         return super().push_screen(screen, *args, **kwargs)
 
-    def _hold(self, shown: list[Any]) -> None:
+    def _hold(self, shown: list[Notification]) -> None:
         from cockpit.ui.toasts import ToastLog
 
         log = getattr(self, "_toast_log", None)

@@ -6,13 +6,17 @@ recorded (`recorded_in`) is never recorded again, so a resumed sweep skips it.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from cockpit.live.experiment.sweep_plan import PlannedPoint, SweepPlan
 from cockpit.live.experiment.sweep_watch import PointWatch
 from cockpit.parse.bench.bench_result_jsonl import BenchOutcome
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from cockpit.model.edit.edits import SessionEditor
     from cockpit.model.session import Session
 
 __all__ = ["ControllerSink", "PointSink", "WARMUP_NOTE", "benchmark_fields", "recorded_in"]
@@ -28,6 +32,32 @@ class PointSink(Protocol):
     async def record(self, key: str, fields: dict[str, object]) -> str:
         """Record the point (once: a key already recorded returns that id); its id."""
         ...
+
+
+class _Saved(Protocol):
+    @property
+    def saved(self) -> bool: ...
+
+    @property
+    def status(self) -> str: ...
+
+    @property
+    def message(self) -> str: ...
+
+
+class SinkController(Protocol):
+    """What ControllerSink asks of a SessionController (control/session_controller.py: live
+    does not import control)."""
+
+    @property
+    def session(self) -> Session: ...
+
+    @property
+    def path(self) -> Path: ...
+
+    def apply(self, edit: Callable[[SessionEditor], str]) -> str: ...
+
+    def save(self) -> _Saved: ...
 
 
 def _key_parts(key: str) -> tuple[str, str, int, int]:
@@ -52,7 +82,7 @@ class ControllerSink:
     `save=True` writes at once, merged under the lock with other writers (the TUI, `cockpit
     add`). The TUI may pass `save=False` and leave it to its autosave."""
 
-    def __init__(self, controller: Any, *, save: bool = True, busy_wait_s: float = 15.0) -> None:
+    def __init__(self, controller: SinkController, *, save: bool = True, busy_wait_s: float = 15.0) -> None:
         self.controller = controller
         self.save = save
         self.busy_wait_s = busy_wait_s
