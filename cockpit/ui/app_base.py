@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from textual.app import App, SystemCommand
 from textual.driver import Driver
@@ -26,6 +26,8 @@ from cockpit.ui.widgets.log.log_pane import LogPane
 if TYPE_CHECKING:
     from textual.notifications import Notification
     from textual.timer import Timer
+
+    from cockpit.ui.toasts import Toast, ToastOptions
 
 
 class CockpitAppBase(App[None]):
@@ -81,11 +83,11 @@ class CockpitAppBase(App[None]):
         # Roles a theme leaves out (Textual's built-in ones) map onto its base colours.
         return role_defaults(self.current_theme.to_color_system().generate())
 
-    _held_toasts: list[tuple[str, str, dict[str, Any]]] = []
-    _taken_down: list[tuple[str, str, dict[str, Any]]] = []
+    _held_toasts: list[Toast] = []
+    _taken_down: list[Toast] = []
     _held_timer: Timer | None = None
 
-    def notify(self, message: str, *, title: str = "", markup: bool = False, **options: Any) -> None:
+    def notify(self, message: str, *, title: str = "", markup: bool = False, **options: Unpack[ToastOptions]) -> None:
         """Every toast (widgets' `notify` lands here too) quotes data: sanitized, never markup
         (`[/bogus]` in a value would raise MarkupError, `[a-z]` would be eaten).
 
@@ -123,7 +125,7 @@ class CockpitAppBase(App[None]):
         self.clear_notifications()
         self._release_later()
 
-    def _queue_held(self, text: str, head: str, options: dict[str, Any]) -> None:
+    def _queue_held(self, text: str, head: str, options: ToastOptions) -> None:
         self._held_toasts = [*self._held_toasts, (text, head, options)]
         self._release_later()
 
@@ -131,7 +133,7 @@ class CockpitAppBase(App[None]):
         if self._held_timer is None:
             self._held_timer = self.set_interval(0.2, self._release_held_toasts)
 
-    def _show_toast(self, text: str, head: str, options: dict[str, Any]) -> None:
+    def _show_toast(self, text: str, head: str, options: ToastOptions) -> None:
         from cockpit.ui.toasts import BURST_S, ToastLog
 
         if not isinstance(getattr(self, "_toast_log", None), ToastLog):

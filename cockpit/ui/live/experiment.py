@@ -12,7 +12,7 @@ live hub, so the host is not tailed twice.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, Unpack
 
 from cockpit.control.experiment import ExperimentService
 from cockpit.control.experiment_types import (
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from cockpit.control.live_hub import LiveHub
     from cockpit.control.session_controller import SessionController
     from cockpit.control.sweep_runner import SweepRunner
+    from cockpit.ui.toasts import ToastOptions
 
 
 class ExperimentApp(Protocol):
@@ -59,7 +60,7 @@ class ExperimentApp(Protocol):
 
     def show_run_status(self, text: str, profile_states: dict[str, str]) -> None: ...
 
-    def notify(self, message: str, *, title: str = "", markup: bool = False, **options: Any) -> None: ...
+    def notify(self, message: str, *, title: str = "", markup: bool = False, **options: Unpack[ToastOptions]) -> None: ...
 
     def push_screen_wait(self, screen: Any) -> Awaitable[Any]: ...
 
