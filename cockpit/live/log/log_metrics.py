@@ -14,7 +14,6 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
 
 from cockpit.live.experiment.server_runs import ServerRunTracker
 from cockpit.parse.log.batch_lines import series_figures
@@ -248,7 +247,7 @@ class LogMetrics:
         if seen & 4:
             self.token_usage.add(t, max(s.usage for s in fresh if s.usage is not None))
 
-    def seed_summary(self, earlier: dict[str, Any]) -> None:
+    def seed_summary(self, earlier: dict[str, object]) -> None:
         """The summary of the log before the first event folded (see LogSummary.add_before)."""
         self.summary.add_before(earlier)
 
