@@ -14,7 +14,6 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 BURST_COUNT = 5
 """This many error lines ..."""
@@ -42,7 +41,7 @@ class Alert:
     """A few words for a narrow header ("server crashed", "lxc dropped")."""
 
 
-def error_lines(item: Any) -> int:
+def error_lines(item: object) -> int:
     """Errors in a `LogLines`: each labelled error line, and a traceback as one (its lines
     came as error lines just before its block)."""
     from cockpit.live.log.log_items import BLOCK, ERROR_LINE

@@ -9,8 +9,6 @@ of that id) both route by this table, so a new item type is added here once.
 
 from __future__ import annotations
 
-from typing import Any
-
 from cockpit.live.log.log_items import LogLines, SourceState, SummaryBefore
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 from cockpit.live.metrics.server_metrics import ServerMetrics
@@ -42,7 +40,7 @@ ROUTES: dict[str, Route] = {
 }
 
 
-def views_of(kind: str, item: Any) -> list[str]:
+def views_of(kind: str, item: object) -> list[str]:
     """The views that take `item` of a `kind` feed."""
     return [view for view, takes in ROUTES.get(kind, ()) if isinstance(item, takes)]
 

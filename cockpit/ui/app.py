@@ -49,6 +49,7 @@ from cockpit.ui.keys.commands import CockpitCommands, HostCommands
 from cockpit.ui.keys_in_order import requests_landed
 from cockpit.ui.live.diagnosis_live import FindingsWatch
 from cockpit.ui.live.experiment import ExperimentControl
+from cockpit.ui.live.live_routes import LivePane
 from cockpit.ui.messages import LiveItemReceived, ServerStartRequested, ServerStopRequested
 from cockpit.ui.port import CockpitPort
 from cockpit.ui.screens.main.main import MainScreen
@@ -119,7 +120,7 @@ class CockpitApp(LiveFeeds):
         self.experiment = ExperimentControl(self)
         self.attach_servers = attach_servers
         self._live_keys: set[str] = set()  # keys of the session hosts' feeds now running
-        self._feed_states: dict[Any, dict[str, str]] = {}  # pane -> feed key -> its state text
+        self._feed_states: dict[LivePane, dict[str, str]] = {}  # pane -> feed key -> its state text
         self.alerts = AlertBook(clock=lambda: self.clock().timestamp())
         self.alert_bell = bool(session.ui.alert_bell)
         self.findings_watch = FindingsWatch(self)  # the header's count of open diagnosis findings

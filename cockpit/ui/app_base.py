@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from textual.app import App, SystemCommand
 from textual.driver import Driver
@@ -22,6 +22,12 @@ from cockpit.ui.keys.commands import textual_commands
 from cockpit.ui.safe_text import safe
 from cockpit.ui.theme.themes import DEFAULT_THEME, ThemeProblem, load_themes, role_defaults
 from cockpit.ui.widgets.log.log_pane import LogPane
+
+if TYPE_CHECKING:
+    from textual.notifications import Notification
+    from textual.timer import Timer
+
+    from cockpit.ui.toasts import Toast, ToastOptions
 
 TOAST_REDRAW_S = 0.1
 """After a toast goes, when the screen is drawn whole (its cells repainted for sure)."""
@@ -79,11 +85,11 @@ class CockpitAppBase(App[None]):
         # Roles a theme leaves out (Textual's built-in ones) map onto its base colours.
         return role_defaults(self.current_theme.to_color_system().generate())
 
-    _held_toasts: list[tuple[str, str, dict[str, Any]]] = []
-    _taken_down: list[tuple[str, str, dict[str, Any]]] = []
-    _held_timer: Any = None
+    _held_toasts: list[Toast] = []
+    _taken_down: list[Toast] = []
+    _held_timer: Timer | None = None
 
-    def notify(self, message: str, *, title: str = "", markup: bool = False, **options: Any) -> None:
+    def notify(self, message: str, *, title: str = "", markup: bool = False, **options: Unpack[ToastOptions]) -> None:
         """Every toast (widgets' `notify` lands here too) quotes data: sanitized, never markup
         (`[/bogus]` in a value would raise MarkupError, `[a-z]` would be eaten).
 
@@ -107,7 +113,7 @@ class CockpitAppBase(App[None]):
             self._hold(list(self._notifications))
         return super().push_screen(screen, *args, **kwargs)
 
-    def _hold(self, shown: list[Any]) -> None:
+    def _hold(self, shown: list[Notification]) -> None:
         from cockpit.ui.toasts import ToastLog
 
         log = getattr(self, "_toast_log", None)
@@ -121,7 +127,7 @@ class CockpitAppBase(App[None]):
         self.clear_notifications()
         self._release_later()
 
-    def _unnotify(self, notification: Any, refresh: bool = True) -> None:
+    def _unnotify(self, notification: Notification, refresh: bool = True) -> None:
         """A toast gone (its timeout, esc, a dialog): the screen is drawn whole a moment later.
         Textual's repaint of the cells a toast covered sometimes never reached the terminal: a
         startup toast stood until the next key, and a toast left its `▌` bar behind (issue 39,
@@ -133,7 +139,7 @@ class CockpitAppBase(App[None]):
         if self.screen_stack:
             self.screen.refresh()
 
-    def _queue_held(self, text: str, head: str, options: dict[str, Any]) -> None:
+    def _queue_held(self, text: str, head: str, options: ToastOptions) -> None:
         self._held_toasts = [*self._held_toasts, (text, head, options)]
         self._release_later()
 
@@ -141,7 +147,7 @@ class CockpitAppBase(App[None]):
         if self._held_timer is None:
             self._held_timer = self.set_interval(0.2, self._release_held_toasts)
 
-    def _show_toast(self, text: str, head: str, options: dict[str, Any]) -> None:
+    def _show_toast(self, text: str, head: str, options: ToastOptions) -> None:
         from cockpit.ui.toasts import BURST_S, ToastLog
 
         if not isinstance(getattr(self, "_toast_log", None), ToastLog):

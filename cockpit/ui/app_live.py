@@ -56,7 +56,7 @@ class LiveFeeds(SessionSaving):
     alerts: AlertBook
     _prometheus_seen: tuple[PrometheusSource, ...]
     _live_keys: set[str]
-    _feed_states: dict[Any, dict[str, str]]
+    _feed_states: dict[LivePane, dict[str, str]]
 
     # ----- live feeds and hosts ---------------------------------------------------------------
     def set_host_state(self, host: str, state: str) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 
@@ -19,6 +19,9 @@ from cockpit.ui.keys.commands import CockpitCommands
 from cockpit.ui.theme.themes import shipped_theme_dir, user_theme_dir
 from cockpit.ui.widgets.chrome.fitted_footer import FittedFooter
 from cockpit.ui.widgets.log.log_pane import LogPane
+
+if TYPE_CHECKING:
+    from cockpit.control.live_access import LiveFeed
 
 
 class LogCommands(CockpitCommands):
@@ -42,7 +45,7 @@ class LogApp(CockpitAppBase):
     BINDINGS = bindings_for("logapp")
     CSS = "LogPane { height: 1fr; }"
 
-    def __init__(self, feed: Any = None, *, max_lines: int = 50_000, theme: str | None = None,
+    def __init__(self, feed: LiveFeed | None = None, *, max_lines: int = 50_000, theme: str | None = None,
                  clock: Callable[[], float] | None = None) -> None:
         """`clock`: seconds, for the age of the last line (tests freeze it)."""
         super().__init__(theme=theme, theme_dirs=[shipped_theme_dir(), user_theme_dir()])
@@ -76,7 +79,7 @@ class LogApp(CockpitAppBase):
                     "(cockpit SESSION.toml) and press r on the block there, or paste it into "
                     "the benchmark form (4, then a)", severity="warning", timeout=8)
 
-    async def _pump(self, feed: Any) -> None:
+    async def _pump(self, feed: LiveFeed) -> None:
         from cockpit.control.log_pipeline import pipeline_for
 
         pane = self.query_one(LogPane)

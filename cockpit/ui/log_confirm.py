@@ -7,14 +7,17 @@ The feeds follow the session, so the log feed starts as soon as the seal is save
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cockpit.control.live_access import ConfirmKeyError, log_command_confirmed, seal_log_command
 from cockpit.ground.redact import redact_text
 from cockpit.model.launch.launch_confirm import log_fingerprint
 
+if TYPE_CHECKING:
+    from cockpit.model.session import Host, Session
 
-def waiting_hosts(session: Any) -> list[Any]:
+
+def waiting_hosts(session: Session) -> list[Host]:
     """Hosts whose `log_command` no person has confirmed (in session order)."""
     return [h for h in session.hosts if h.log_command and not log_command_confirmed(h)]
 
@@ -32,7 +35,7 @@ def ask_log_command(app: Any) -> None:
     stamp = log_fingerprint(host)
     where = f"over SSH on {host.ssh}" + (f" (through {host.jump})" if host.jump else "") if host.ssh else "on this machine"
     what = "\n".join([f"host:    {host.name}, {where}",
-                      f"command: {redact_text(host.log_command)}",
+                      f"command: {redact_text(host.log_command or '')}",
                       "it runs as you, now and again each time it exits, to follow the server's log"])
 
     def answered(yes: bool | None) -> None:

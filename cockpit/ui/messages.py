@@ -7,7 +7,6 @@ turns each intent into one SessionEditor call. Live feeds post `LiveItemReceived
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from textual.message import Message
 
@@ -152,7 +151,7 @@ class LiveItemReceived(Message):
     """One item (a batch of lines, a GPU sample, a topology) from an injected live feed."""
 
     feed: str
-    item: Any
+    item: object
 
 
 @dataclass

@@ -27,19 +27,19 @@ from textual.content import Content, Span
 from cockpit.ground.sanitize import UNSAFE_MULTILINE, sanitize
 
 
-def safe(text: Any, *, multiline: bool = False) -> str:
+def safe(text: object, *, multiline: bool = False) -> str:
     """`text` (None -> "") sanitized, as a plain string."""
     if text is None:
         return ""
     return sanitize(text if isinstance(text, str) else str(text), multiline=multiline)
 
 
-def inert(text: Any, style: str | Style = "", *, multiline: bool = False, **kwargs: Any) -> Text:
+def inert(text: object, style: str | Style = "", *, multiline: bool = False, **kwargs: Any) -> Text:
     """A rich Text of the sanitized `text`: never markup."""
     return Text(safe(text, multiline=multiline), style=style, **kwargs)
 
 
-def plain(text: Any, *, multiline: bool = False) -> Content:
+def plain(text: object, *, multiline: bool = False) -> Content:
     """A Content of the sanitized `text`: never markup."""
     return Content(safe(text, multiline=multiline))
 

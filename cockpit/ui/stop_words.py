@@ -4,7 +4,6 @@ it again takes minutes (a large model: 10+). Plain words for ConfirmStopScreen."
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 
 def uptime(started: str | None, now: datetime | None = None) -> str | None:
@@ -23,7 +22,7 @@ def uptime(started: str | None, now: datetime | None = None) -> str | None:
     return f"{minutes}m" if minutes else f"{seconds}s"
 
 
-def stop_question(host: str, status: Any, *, starting: str | None = None, now: datetime | None = None
+def stop_question(host: str, status: object, *, starting: str | None = None, now: datetime | None = None
                   ) -> tuple[str, str]:
     """(title, what is lost) for stopping the session's server on `host` (`status`: its
     ServerStatus, None when it could not be asked); `starting`: a restart's profile."""

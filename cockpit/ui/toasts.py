@@ -10,9 +10,10 @@ Views that only show (`?`, `!`, a record read-only) let toasts through."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from textual.app import App
+from textual.notifications import SeverityLevel
 
 BURST_S = 1.5
 TOAST_MAX_S = 5.0
@@ -20,7 +21,18 @@ TOAST_MAX_S = 5.0
 _RANK = {"information": 0, "warning": 1, "error": 2}
 
 
-def capped(options: dict[str, Any]) -> dict[str, Any]:
+class ToastOptions(TypedDict, total=False):
+    """`notify`'s keywords past the words and the title (Textual's `App.notify`)."""
+
+    severity: SeverityLevel
+    timeout: float | None
+
+
+Toast = tuple[str, str, ToastOptions]
+"""(text, title, options): a toast held or joined, shown later."""
+
+
+def capped(options: ToastOptions) -> ToastOptions:
     """`options` with the timeout at most TOAST_MAX_S (what needs longer goes to a screen)."""
     timeout = options.get("timeout")
     return {**options, "timeout": TOAST_MAX_S if timeout is None else min(float(timeout), TOAST_MAX_S)}
@@ -41,7 +53,7 @@ def asking_the_person(app: App[Any]) -> bool:
     return bool(app.screen_stack) and is_dialog(app.screen_stack[-1])
 
 
-def _worse(a: str, b: str) -> str:  # noqa: D103
+def _worse(a: SeverityLevel, b: SeverityLevel) -> SeverityLevel:  # noqa: D103
     return a if _RANK.get(a, 0) >= _RANK.get(b, 0) else b
 
 
@@ -52,8 +64,8 @@ class ToastLog:
     shown_until: dict[str, float] = field(default_factory=dict)
     burst_until: float = 0.0
     first_text: str = ""
-    first_options: dict[str, Any] = field(default_factory=dict)
-    pending: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
+    first_options: ToastOptions = field(default_factory=lambda: ToastOptions())
+    pending: list[Toast] = field(default_factory=list)
 
     def seen(self, text: str, now: float) -> bool:
         self.shown_until = {t: until for t, until in self.shown_until.items() if until > now}
@@ -62,20 +74,25 @@ class ToastLog:
     def in_burst(self, now: float) -> bool:
         return now < self.burst_until
 
-    def note(self, text: str, now: float, options: dict[str, Any]) -> None:
+    def note(self, text: str, now: float, options: ToastOptions) -> None:
         self.shown_until[text] = now + float(options.get("timeout") or 5)
 
-    def start(self, text: str, now: float, options: dict[str, Any]) -> None:
+    def start(self, text: str, now: float, options: ToastOptions) -> None:
         self.note(text, now, options)
         self.burst_until = now + BURST_S
         self.first_text, self.first_options = text, options
 
 
-def held_as_one(held: list[tuple[str, str, dict[str, Any]]]) -> tuple[str, str, dict[str, Any]]:
+def _timeout_of(options: ToastOptions) -> float:
+    timeout = options.get("timeout", 5)
+    return 5 if timeout is None else timeout  # None never comes: `capped` set it
+
+
+def held_as_one(held: list[Toast]) -> Toast:
     """Toasts held while a dialog was open, as one (repeats once)."""
     lines = list(dict.fromkeys(text for text, _, _ in held))
-    severity = "information"
+    severity: SeverityLevel = "information"
     for _, _, options in held:
         severity = _worse(options.get("severity", "information"), severity)
-    timeout = max(options.get("timeout", 5) for _, _, options in held)
+    timeout = max(_timeout_of(options) for _, _, options in held)
     return "\n".join(lines), held[-1][1], {"severity": severity, "timeout": timeout}

@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 KINDS: tuple[str, ...] = (
     "cuda_graph_ceiling", "kv_pressure", "queue_cap", "power_starved", "throttle", "pcie_downgrade",
@@ -45,7 +44,7 @@ class Evidence:
             parts.append("(" + ", ".join(self.benchmarks) + ")")
         return " ".join(parts)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {"text": self.text, "source": self.source,
                 "time_range": list(self.time_range) if self.time_range else None,
                 "benchmarks": list(self.benchmarks), "log_lines": list(self.log_lines), "gpus": list(self.gpus)}
@@ -76,7 +75,7 @@ class Finding:
                      f"key {self.key}). Next: {self.next_experiment}")
         return "\n".join(lines)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {"kind": self.kind, "claim": self.claim, "confidence": round(self.confidence, 2),
                 "key": self.key, "evidence": [e.to_dict() for e in self.evidence],
                 "next_experiment": self.next_experiment, "flags": dict(self.flags),

@@ -8,7 +8,6 @@ them without importing the runner (control/sweep_runner.py).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 __all__ = [
     "PointFailed", "PointProgress", "PointRecorded", "PointRetrying", "PointSkipped", "PointStarted",
@@ -49,7 +48,7 @@ class PointRecorded:
     total: int
     concurrency: int
     benchmark_id: str
-    fields: dict[str, Any]
+    fields: dict[str, object]
     wall_s: float
     """From the point's start to its record saved: what the sweep took for it."""
     tool_s: float | None

@@ -8,9 +8,14 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from cockpit.model.session import Session, Sweep
+
+if TYPE_CHECKING:
+    from cockpit.live.experiment.sweep_events import SweepOutcome
+    from cockpit.live.experiment.sweep_plan import SweepPlan
+    from cockpit.model.edit.edits import SessionEditor
 
 __all__ = ["STARTED", "SweepRun", "last_unfinished_run", "run_ended", "run_started", "sweep_runs",
            "unfinished_runs"]
@@ -41,7 +46,7 @@ def _ref(sweep_id: str, run_id: str) -> str:
     return f"{sweep_id}:{run_id}"
 
 
-def run_started(editor: Any, plan: Any) -> None:
+def run_started(editor: SessionEditor, plan: SweepPlan) -> None:
     """Journal the start of `plan`'s run (a resumed run starts again: a second start event)."""
     sweep, run = plan.sweep, plan.run_id
     text = (f"sweep {sweep.id} ({sweep.name}) run {run} started on {plan.profile.id}: "
@@ -49,7 +54,7 @@ def run_started(editor: Any, plan: Any) -> None:
     editor.apply(text, lambda s: None, kind=STARTED, ref=_ref(sweep.id, run))
 
 
-def run_ended(editor: Any, plan: Any, outcome: Any) -> None:
+def run_ended(editor: SessionEditor, plan: SweepPlan, outcome: SweepOutcome) -> None:
     sweep, run = plan.sweep, plan.run_id
     status = outcome.status if outcome.status in ENDED else "failed"
     text = f"sweep {sweep.id} run {run} {status}: {len(outcome.recorded)} of {len(plan.points)} points recorded"

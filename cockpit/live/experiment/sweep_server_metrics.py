@@ -83,7 +83,7 @@ def window_fields(start: ServerScrape | None, end: ServerScrape | None, *,
     return out
 
 
-def metrics_url_for(host: Any, server: str, port: int) -> str:
+def metrics_url_for(host: object, server: str, port: int) -> str:
     """The host's `metrics_url`, else the profile's server's `/metrics`."""
     url = getattr(host, "metrics_url", None)
     if url:

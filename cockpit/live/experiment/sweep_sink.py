@@ -6,11 +6,18 @@ recorded (`recorded_in`) is never recorded again, so a resumed sweep skips it.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from cockpit.live.experiment.sweep_plan import PlannedPoint, SweepPlan
 from cockpit.live.experiment.sweep_watch import PointWatch
 from cockpit.parse.bench.bench_result_jsonl import BenchOutcome
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from cockpit.model.edit.edits import SessionEditor
+    from cockpit.model.session import Session
 
 __all__ = ["ControllerSink", "PointSink", "WARMUP_NOTE", "benchmark_fields", "recorded_in"]
 
@@ -22,9 +29,35 @@ class PointSink(Protocol):
         """The id of the benchmark recorded under `key`, None when none is."""
         ...
 
-    async def record(self, key: str, fields: dict[str, Any]) -> str:
+    async def record(self, key: str, fields: dict[str, object]) -> str:
         """Record the point (once: a key already recorded returns that id); its id."""
         ...
+
+
+class _Saved(Protocol):
+    @property
+    def saved(self) -> bool: ...
+
+    @property
+    def status(self) -> str: ...
+
+    @property
+    def message(self) -> str: ...
+
+
+class SinkController(Protocol):
+    """What ControllerSink asks of a SessionController (control/session_controller.py: live
+    does not import control)."""
+
+    @property
+    def session(self) -> Session: ...
+
+    @property
+    def path(self) -> Path: ...
+
+    def apply(self, edit: Callable[[SessionEditor], str]) -> str: ...
+
+    def save(self) -> _Saved: ...
 
 
 def _key_parts(key: str) -> tuple[str, str, int, int]:
@@ -33,7 +66,7 @@ def _key_parts(key: str) -> tuple[str, str, int, int]:
     return sweep, run, int(conc.removeprefix("c")), int(rest[0].removeprefix("r")) if rest else 1
 
 
-def recorded_in(session: Any, key: str) -> str | None:
+def recorded_in(session: Session, key: str) -> str | None:
     """The id of the benchmark of `session` recorded under `key` (PlannedPoint.key), if any."""
     sweep, run, conc, repeat = _key_parts(key)
     for bench in session.benchmarks:
@@ -49,7 +82,7 @@ class ControllerSink:
     `save=True` writes at once, merged under the lock with other writers (the TUI, `cockpit
     add`). The TUI may pass `save=False` and leave it to its autosave."""
 
-    def __init__(self, controller: Any, *, save: bool = True, busy_wait_s: float = 15.0) -> None:
+    def __init__(self, controller: SinkController, *, save: bool = True, busy_wait_s: float = 15.0) -> None:
         self.controller = controller
         self.save = save
         self.busy_wait_s = busy_wait_s
@@ -57,7 +90,7 @@ class ControllerSink:
     def recorded(self, key: str) -> str | None:
         return recorded_in(self.controller.session, key)
 
-    async def record(self, key: str, fields: dict[str, Any]) -> str:
+    async def record(self, key: str, fields: dict[str, object]) -> str:
         ident = self.recorded(key)
         if ident is None:
             ident = self.controller.apply(lambda editor: editor.add_benchmark(**fields))
@@ -80,13 +113,16 @@ class ControllerSink:
 
 
 def benchmark_fields(plan: SweepPlan, point: PlannedPoint, result: BenchOutcome, watch: PointWatch, *,
-                     no_power_reason: str | None = None, no_log_reason: str | None = None) -> dict[str, Any]:
+                     no_power_reason: str | None = None, no_log_reason: str | None = None) -> dict[str, object]:
     """The Benchmark of one point: the client's figures, the sweep's context, what was seen.
     `no_power_reason`: why the GPU source gave nothing (said in the notes when no power);
     `no_log_reason`: why the server's log could not be read (said when no log peak came)."""
     sweep, profile = plan.sweep, plan.profile
-    fields: dict[str, Any] = {
-        "label": f"{sweep.name} c{point.concurrency}", "profile": profile.id, "sweep": sweep.id,
+    label = f"{sweep.name} c{point.concurrency}"
+    if sweep.runs_per_point > 1:  # each repeat its own record, grouped by sweep run and concurrency
+        label += f" r{point.repeat}"
+    fields: dict[str, object] = {
+        "label": label, "profile": profile.id, "sweep": sweep.id,
         # the command that started the server when cockpit started it (the profile may have
         # changed since); else the profile's, the only one known
         "sweep_run": plan.run_id, "dataset": str(sweep.dataset), "command": plan.server_command or profile.command,
@@ -94,8 +130,7 @@ def benchmark_fields(plan: SweepPlan, point: PlannedPoint, result: BenchOutcome,
     }
     if plan.client_version:
         fields["bench_client_version"] = plan.client_version
-    if sweep.runs_per_point > 1:  # each repeat its own record, grouped by sweep run and concurrency
-        fields["label"] += f" r{point.repeat}"
+    if sweep.runs_per_point > 1:
         fields["repeat"] = point.repeat
     fields.update(result.fields)
     fields["concurrency"] = point.concurrency  # what was asked, whatever the record says

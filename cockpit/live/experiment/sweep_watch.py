@@ -159,7 +159,7 @@ class PointWatch:
         if self.run is not None and self.window != "closed":
             self.run.tick(draw, limit, sample)
 
-    def log_event(self, event: LogEvent | Any) -> None:
+    def log_event(self, event: LogEvent | object) -> None:
         if isinstance(event, (PrefillBatch, DecodeBatch)):
             if event.running_req is not None:
                 self.running.append((self.clock(), event.running_req))
@@ -188,7 +188,7 @@ class PointWatch:
     # -- the record -------------------------------------------------------------------------------
     def fields(self, *, total_tokens: int | None, duration_s: float | None,
                total_tok_s: float | None = None, output_tok_s: float | None = None,
-               details: Mapping[str, Any] | None = None, concurrency: int | None = None) -> dict[str, Any]:
+               details: Mapping[str, Any] | None = None, concurrency: int | None = None) -> dict[str, object]:
         """Power figures, log peaks and the server's percentiles over the point; tokens per
         joule = tokens / (mean power x duration), i.e. tok/s / mean power: the tool's own
         throughput when it gives one (its duration is rounded to the millisecond, which is
@@ -200,7 +200,7 @@ class PointWatch:
         client's per-request timings (`details`: its --output-details lists) or else from
         the server's running count."""
         fold = self.run if self.run is not None else self.whole
-        out: dict[str, Any] = {}
+        out: dict[str, object] = {}
         self._steady_note = None
         if fold.tick_power:
             main = self._main_window(fold)
@@ -251,7 +251,7 @@ class PointWatch:
             return self._audit(fold.ticks[0].t - off, fold.ticks[-1].t - off)
         return None
 
-    def _steady_fields(self, details: Mapping[str, Any] | None, concurrency: int | None) -> dict[str, Any]:
+    def _steady_fields(self, details: Mapping[str, Any] | None, concurrency: int | None) -> dict[str, object]:
         window: tuple[float, float] | None = None
         tokens = input_tokens = None
         source = None
@@ -304,11 +304,11 @@ class PointWatch:
         return out
 
 
-def _energy_fields(prefix: str, audit: WindowEnergy) -> dict[str, Any]:
+def _energy_fields(prefix: str, audit: WindowEnergy) -> dict[str, object]:
     """`<prefix>_j` (∫ W dt over the window), `<prefix>_counter_j` (the GPUs' counter over
     its readings in the window), `<prefix>_check` (source, interval, coverage, integral vs
     counter) and `<prefix>_flagged` (coverage under 90 % or a disagreement over 2 %)."""
-    out: dict[str, Any] = {f"{prefix}_check": audit.check_text(), f"{prefix}_flagged": not audit.valid}
+    out: dict[str, object] = {f"{prefix}_check": audit.check_text(), f"{prefix}_flagged": not audit.valid}
     if (energy := audit.window_j) is not None:
         out[f"{prefix}_j"] = round(energy, 1)
     if audit.counter_j is not None:

@@ -57,7 +57,7 @@ class SourceState:
 class SummaryBefore:
     """The `parse-log` summary of the file's text before the first line sent."""
 
-    summary: dict[str, Any]
+    summary: dict[str, object]
 
 
 def labels_flag(labels: Iterable[str]) -> int:

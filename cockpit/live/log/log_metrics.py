@@ -14,7 +14,6 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
 
 from cockpit.live.experiment.server_runs import ServerRunTracker
 from cockpit.parse.log.batch_lines import series_figures
@@ -33,7 +32,7 @@ class MetricSeries:
     name: str
     window_s: float = 900.0
     maxlen: int = 4096
-    points: deque[Any] = field(default_factory=deque)
+    points: deque[tuple[float, float]] = field(default_factory=deque)
     current: float | None = None
     peak: float | None = None  # over the whole stream, not only the window
 
@@ -248,7 +247,7 @@ class LogMetrics:
         if seen & 4:
             self.token_usage.add(t, max(s.usage for s in fresh if s.usage is not None))
 
-    def seed_summary(self, earlier: dict[str, Any]) -> None:
+    def seed_summary(self, earlier: dict[str, object]) -> None:
         """The summary of the log before the first event folded (see LogSummary.add_before)."""
         self.summary.add_before(earlier)
 

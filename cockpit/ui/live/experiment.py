@@ -12,7 +12,7 @@ live hub, so the host is not tailed twice.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, Unpack
 
 from cockpit.control.experiment import ExperimentService
 from cockpit.control.experiment_types import (
@@ -33,9 +33,12 @@ if TYPE_CHECKING:
 
     from textual.screen import Screen
 
+    from cockpit.control.experiment_types import ExperimentEvent
     from cockpit.control.live_access import LiveSources
     from cockpit.control.live_hub import LiveHub
     from cockpit.control.session_controller import SessionController
+    from cockpit.control.sweep_runner import SweepRunner
+    from cockpit.ui.toasts import ToastOptions
 
 
 class ExperimentApp(Protocol):
@@ -51,13 +54,13 @@ class ExperimentApp(Protocol):
     sources: LiveSources
 
     @property
-    def main_screen(self) -> Screen[Any]: ...
+    def main_screen(self) -> Screen[None]: ...
 
     def save(self, *, announce: bool = False, over_broken: bool = False) -> bool: ...
 
     def show_run_status(self, text: str, profile_states: dict[str, str]) -> None: ...
 
-    def notify(self, message: str, *, title: str = "", markup: bool = False, **options: Any) -> None: ...
+    def notify(self, message: str, *, title: str = "", markup: bool = False, **options: Unpack[ToastOptions]) -> None: ...
 
     def push_screen_wait(self, screen: Any) -> Awaitable[Any]: ...
 
@@ -102,7 +105,7 @@ class ExperimentControl:
         return self.service.fallback_id
 
     @property
-    def _runner(self) -> Any:
+    def _runner(self) -> SweepRunner | None:
         return self.service.runner
 
     def shutdown(self) -> None:
@@ -121,7 +124,7 @@ class ExperimentControl:
             parts.append(self.sweep_line)
         self.app.show_run_status("  ·  ".join(parts), dict(self.profile_states))
 
-    def _work(self, job: Any, group: str, description: str) -> None:
+    def _work(self, job: Awaitable[object], group: str, description: str) -> None:
         self.app.run_worker(job, group=group, exit_on_error=False, description=description)
 
     async def _confirm(self, question: Question) -> bool:
@@ -344,7 +347,7 @@ class ExperimentControl:
         self.app.notify(result.text, severity="error" if result.outcome.failed else "information", timeout=10)
 
     # ----- what the service says ---------------------------------------------------------------
-    def _event(self, event: Any) -> None:
+    def _event(self, event: ExperimentEvent) -> None:
         if isinstance(event, StatesChanged):
             self._show()
         elif isinstance(event, ServerStarted):
@@ -359,7 +362,7 @@ class ExperimentControl:
         else:
             self._sweep_event(event)
 
-    def _sweep_event(self, event: Any) -> None:
+    def _sweep_event(self, event: ExperimentEvent) -> None:
         if isinstance(event, SweepNote):
             self.app.notify(event.text, severity="warning", timeout=10)
             return

@@ -6,7 +6,7 @@ host's). A pane's `TAKES` is its kind's item types from that table.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import ClassVar, Protocol, runtime_checkable
 
 from cockpit.live.routes import ROUTES, Route, state_view
 
@@ -17,7 +17,7 @@ __all__ = ["ROUTES", "LivePane", "Route", "state_pane"]
 class LivePane(Protocol):
     TAKES: ClassVar[tuple[type, ...]]
 
-    def feed(self, item: Any) -> None: ...
+    def feed(self, item: object) -> None: ...
 
     def set_state(self, text: str) -> None: ...
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -60,7 +60,7 @@ class FormArea(TextArea):
         self.scroll_home(animate=False, immediate=True)
 
 
-def line_input(value: Any = "", placeholder: str = "") -> Input:
+def line_input(value: object = "", placeholder: str = "") -> Input:
     """A compact one-line field holding VALUE (sanitized: it may come from the file)."""
     return FormLine(safe("" if value is None else value), placeholder=placeholder, compact=True)
 

@@ -8,9 +8,9 @@ so the person sees the message under the field instead of an error after the fac
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from textual.widget import Widget
 from textual.widgets import Input, Select, SelectionList, TextArea
@@ -31,7 +31,34 @@ def _area(value: str | None) -> TextArea:
     return FormArea(safe(value, multiline=True), soft_wrap=True, show_line_numbers=False, compact=True)
 
 
-class TaskForm(FormScreen[dict[str, Any]]):
+class TaskFields(TypedDict):
+    """What the task form collects: `SessionEditor.add_task`'s and `edit_task`'s fields."""
+
+    title: str
+    notes: str | None
+
+
+class DiscoveryFields(TypedDict):
+    """What the discovery form collects: `SessionEditor.add_discovery`'s keywords."""
+
+    claim: str
+    status: DiscoveryStatus
+    evidence: str | None
+    tags: list[str]
+    benchmarks: list[str]
+    files: list[str]
+    tasks: list[str]
+
+
+class LastActionFields(TypedDict):
+    """What the last-action form collects: `SessionEditor.set_last_action`'s keywords."""
+
+    text: str
+    next_step: str | None
+    fallback: str | None
+
+
+class TaskForm(FormScreen[TaskFields]):
     """Title and notes; the column is chosen on the board."""
 
     def __init__(self, task: Task | None = None, column: str = "todo") -> None:
@@ -44,14 +71,14 @@ class TaskForm(FormScreen[dict[str, Any]]):
                                                       "what needs doing"))
         yield from self.row("notes", "Notes", _area(self.task_.notes if self.task_ else ""))
 
-    def collect(self) -> dict[str, Any]:
+    def collect(self) -> TaskFields:
         title = self.text("title")
         if not title:
             raise FormInvalid({"title": "a task needs a title"})
         return {"title": title, "notes": self.text("notes") or None}
 
 
-class DiscoveryForm(FormScreen[dict[str, Any]]):
+class DiscoveryForm(FormScreen[DiscoveryFields]):
     """Claim, status, evidence, tags and links to benchmarks, files and tasks."""
 
     def __init__(self, session: Session, discovery: Discovery | None = None) -> None:
@@ -72,26 +99,25 @@ class DiscoveryForm(FormScreen[dict[str, Any]]):
         yield from self.row("files", "Files", _input(" ".join(d.files) if d else "", "f1"))
         yield from self.row("tasks", "Tasks", _input(" ".join(d.tasks) if d else "", "t1 t3"))
 
-    def collect(self) -> dict[str, Any]:
+    def collect(self) -> DiscoveryFields:
         errors: dict[str, str] = {}
-        out: dict[str, Any] = {}
-        out["claim"] = self.text("claim")
-        if not out["claim"]:
+        claim = self.text("claim")
+        if not claim:
             errors["claim"] = "a discovery needs a claim"
         status = self.query_one("#field-status", Select).value
-        out["status"] = DiscoveryStatus(str(status))
-        out["evidence"] = self.text("evidence") or None
-        out["tags"] = list(dict.fromkeys(self.text("tags").replace(",", " ").split()))
+        links: dict[str, list[str]] = {}
         for name, collection, what in (("benchmarks", self.session.benchmarks, "benchmark"),
                                        ("files", self.session.files, "file"),
                                        ("tasks", self.session.tasks, "task")):
             try:
-                out[name] = check_ids(self.text(name), (item.id for item in collection), what)
+                links[name] = check_ids(self.text(name), (item.id for item in collection), what)
             except ValueError as exc:
                 errors[name] = str(exc)
         if errors:
             raise FormInvalid(errors)
-        return out
+        return {"claim": claim, "status": DiscoveryStatus(str(status)), "evidence": self.text("evidence") or None,
+                "tags": list(dict.fromkeys(self.text("tags").replace(",", " ").split())),
+                "benchmarks": links["benchmarks"], "files": links["files"], "tasks": links["tasks"]}
 
 
 # (field, label, whole number): the figures a person types most, first; then the rest a
@@ -136,7 +162,7 @@ def _figure(value: float | int | None) -> str:
     return "" if value is None else str(value)
 
 
-def bench_label(fields: dict[str, Any]) -> str:
+def bench_label(fields: Mapping[str, object]) -> str:
     """A label for a result recorded from a bench_serving block: its shape."""
     parts = [f"c={fields['concurrency']}" if fields.get("concurrency") else "c=inf"]
     if fields.get("input_len") is not None and fields.get("output_len") is not None:
@@ -144,7 +170,7 @@ def bench_label(fields: dict[str, Any]) -> str:
     return " ".join(parts)
 
 
-class BenchmarkForm(FormScreen[dict[str, Any]]):
+class BenchmarkForm(FormScreen[dict[str, object]]):
     """A benchmark result as `bench_serving` reports it; the profile ties it to a launch.
 
     New (`a`), edited (`bench`: every field, clearing one unsets it) or filled from a
@@ -152,7 +178,7 @@ class BenchmarkForm(FormScreen[dict[str, Any]]):
     pasted into the first field fills the figures it has."""
 
     def __init__(self, session: Session, bench: Benchmark | None = None,
-                 figures: dict[str, Any] | None = None) -> None:
+                 figures: Mapping[str, object] | None = None) -> None:
         super().__init__()
         self.session = session
         self.bench = bench
@@ -212,10 +238,10 @@ class BenchmarkForm(FormScreen[dict[str, Any]]):
             self.query_one("#field-label", Input).value = bench_label(figures)
         self.notify(f"Filled {len(figures)} figures from the pasted result", timeout=3)
 
-    def collect(self) -> dict[str, Any]:
+    def collect(self) -> dict[str, object]:
         """Every field (None where blank): the screen adds what is set, or edits what changed."""
         errors: dict[str, str] = {}
-        out: dict[str, Any] = {"label": self.text("label")}
+        out: dict[str, object] = {"label": self.text("label")}
         if not out["label"]:
             errors["label"] = "a benchmark needs a label"
         profile = self.query_one("#field-profile", Select).value
@@ -243,7 +269,7 @@ class BenchmarkForm(FormScreen[dict[str, Any]]):
         return out
 
 
-class LastActionForm(FormScreen[dict[str, Any]]):
+class LastActionForm(FormScreen[LastActionFields]):
     """What was just done, what comes next, and what to fall back to."""
 
     title_text = "Last action"
@@ -258,7 +284,7 @@ class LastActionForm(FormScreen[dict[str, Any]]):
         yield from self.row("next_step", "Next", _input(c.next_step if c else "", "what to do next"))
         yield from self.row("fallback", "Fallback", _input(c.fallback if c else "", "if that fails"))
 
-    def collect(self) -> dict[str, Any]:
+    def collect(self) -> LastActionFields:
         text = self.text("text")
         if not text:
             raise FormInvalid({"text": "say what you did"})
@@ -321,7 +347,7 @@ RECORD_FIELDS: dict[str, tuple[str, tuple[FieldSpec, ...]]] = {
 }
 
 
-class RecordForm(FormScreen[dict[str, Any]]):
+class RecordForm(FormScreen[dict[str, object]]):
     """A patched file, a package version or a launch profile: its fields, one row each."""
 
     def __init__(self, collection: str, item: Any = None, hosts: Iterable[str] = (), *, copy: bool = False) -> None:
@@ -356,9 +382,9 @@ class RecordForm(FormScreen[dict[str, Any]]):
                 widget = _input(value, spec.placeholder)
             yield from self.row(spec.name, spec.label, widget)
 
-    def collect(self) -> dict[str, Any]:
+    def collect(self) -> dict[str, object]:
         errors: dict[str, str] = {}
-        out: dict[str, Any] = {}
+        out: dict[str, object] = {}
         for spec in self.specs:
             if spec.kind == "choice":
                 out[spec.name] = str(self.query_one(f"#field-{spec.name}", Select).value)
@@ -386,7 +412,7 @@ class RecordForm(FormScreen[dict[str, Any]]):
 
 
 def record_form(collection: str, item: Any = None, hosts: Iterable[str] = (), *,
-                copy: bool = False) -> FormScreen[dict[str, Any]]:
+                copy: bool = False) -> FormScreen[dict[str, object]]:
     """The form for one record of `collection`: a sweep has its own (datasets and their fields).
     `copy`: a new record pre-filled with `item`'s fields."""
     if collection == "sweeps":

@@ -5,7 +5,6 @@ model itself (`Search`), so what the file would refuse is refused here."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from textual.widget import Widget
 from textual.widgets import Select
@@ -29,7 +28,7 @@ NO_SECOND = "(none)"
 SPACE_HINT = "one a line: cuda-graph-max-bs=32,64,128 | mem-fraction-static=0.80:0.92:0.02 | enable-torch-compile=switch"
 
 
-class SearchForm(FormScreen[dict[str, Any]]):
+class SearchForm(FormScreen[dict[str, object]]):
     NUMBERS = ("at_concurrency", "trials", "repeats")
 
     def __init__(self, session: Session, search: Search | None = None) -> None:
@@ -61,9 +60,9 @@ class SearchForm(FormScreen[dict[str, Any]]):
         yield from self.row("seed", "Seed", line_input(q.seed if q and q.seed is not None else "",
                                                        "fresh each run"))
 
-    def collect(self) -> dict[str, Any]:
+    def collect(self) -> dict[str, object]:
         errors: dict[str, str] = {}
-        out: dict[str, Any] = {"name": self.text("name"), "profile": str(self.query_one("#field-profile", Select).value),
+        out: dict[str, object] = {"name": self.text("name"), "profile": str(self.query_one("#field-profile", Select).value),
                                "sweep": str(self.query_one("#field-sweep", Select).value),
                                "objective": str(self.query_one("#field-objective", Select).value),
                                "direction": str(self.query_one("#field-direction", Select).value)}

@@ -8,7 +8,6 @@ The main screen applies the result through the SessionEditor (undoable, journale
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from pydantic import BaseModel, ValidationError
 from textual.widget import Widget
@@ -27,7 +26,7 @@ from cockpit.ui.screens.forms.form_base import (
 )
 
 
-def model_errors(model: type[BaseModel], data: dict[str, Any], fields: Iterable[str]) -> dict[str, str]:
+def model_errors(model: type[BaseModel], data: dict[str, object], fields: Iterable[str]) -> dict[str, str]:
     """What the session model says about `data`, per form field; a rule about the whole
     record (min above max) lands under the first field it names, else the first field."""
     try:
@@ -46,7 +45,7 @@ def model_errors(model: type[BaseModel], data: dict[str, Any], fields: Iterable[
     return {}
 
 
-class GoalForm(FormScreen[dict[str, Any]]):
+class GoalForm(FormScreen[dict[str, object]]):
     """What the campaign is for: summary, model, hardware."""
 
     title_text = "Goal"
@@ -60,12 +59,12 @@ class GoalForm(FormScreen[dict[str, Any]]):
         yield from self.row("model", "Model", line_input(self.goal.model, "e.g. lukealonso/GLM-5-NVFP4"))
         yield from self.row("hardware", "Hardware", line_input(self.goal.hardware, "e.g. 8x RTX PRO 6000 Blackwell"))
 
-    def collect(self) -> dict[str, Any]:
+    def collect(self) -> dict[str, object]:
         return {"summary": self.text("summary"), "model": self.text("model") or None,
                 "hardware": self.text("hardware") or None}
 
 
-class TargetForm(FormScreen[dict[str, Any]]):
+class TargetForm(FormScreen[dict[str, object]]):
     """A target on any recorded figure and statistic (its unit follows from the figure),
     optionally only over a concurrency range."""
 
@@ -89,9 +88,9 @@ class TargetForm(FormScreen[dict[str, Any]]):
         yield from self.row("concurrency_max", "Conc. to", line_input(t.concurrency_max if t else "", "any"))
         yield from self.row("label", "Label", line_input(t.label if t else "", "optional short name"))
 
-    def collect(self) -> dict[str, Any]:
+    def collect(self) -> dict[str, object]:
         errors: dict[str, str] = {}
-        out: dict[str, Any] = {
+        out: dict[str, object] = {
             "metric": Metric(str(self.query_one("#field-metric", Select).value)),
             "comparator": Comparator(str(self.query_one("#field-comparator", Select).value)),
             "label": self.text("label") or None,
@@ -143,7 +142,7 @@ HOST_LINES: tuple[tuple[str, str, str], ...] = (
 )
 
 
-class HostForm(FormScreen[dict[str, Any]]):
+class HostForm(FormScreen[dict[str, object]]):
     """A machine: how to reach it, where its server log is, where its GPUs are read."""
 
     def __init__(self, host: Host | None = None, taken: Iterable[str] = ()) -> None:
@@ -162,8 +161,8 @@ class HostForm(FormScreen[dict[str, Any]]):
                 yield from self.row("gpu_source", "GPU source", choice_input(
                     (g.value for g in GpuSource), h.gpu_source.value if h else GpuSource.NONE.value))
 
-    def collect(self) -> dict[str, Any]:
-        out: dict[str, Any] = {name: self.text(name) or None for name, _label, _ph in HOST_LINES}
+    def collect(self) -> dict[str, object]:
+        out: dict[str, object] = {name: self.text(name) or None for name, _label, _ph in HOST_LINES}
         out["gpu_source"] = GpuSource(str(self.query_one("#field-gpu_source", Select).value))
         errors: dict[str, str] = {}
         try:

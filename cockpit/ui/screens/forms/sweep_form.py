@@ -38,13 +38,13 @@ _NUMBERS: dict[str, tuple[str, str, bool]] = {
 _OWN = {name for d in DATASETS for name in fields_of(d)}
 
 
-def _shown(value: Any) -> str:
+def _shown(value: object) -> str:
     if value is None or value is False:
         return ""
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-class SweepForm(FormScreen[dict[str, Any]]):
+class SweepForm(FormScreen[dict[str, object]]):
     """Returns the sweep's fields (all of them: an edit replaces what the dataset no longer reads)."""
 
     def __init__(self, sweep: Sweep | None = None) -> None:
@@ -94,15 +94,15 @@ class SweepForm(FormScreen[dict[str, Any]]):
             self.field(name).parent.display = shown  # type: ignore[union-attr]  # its form row
             self.query_one(f"#error-{name}").display = shown
 
-    def collect(self) -> dict[str, Any]:
+    def collect(self) -> dict[str, object]:
         errors: dict[str, str] = {}
         dataset = str(self.query_one("#field-dataset", Select).value)
-        out: dict[str, Any] = {"name": self.text("name"), "dataset": dataset}
+        out: dict[str, object] = {"name": self.text("name"), "dataset": dataset}
         if not out["name"]:
             errors["name"] = "a sweep needs a name"
         try:
-            out["concurrencies"] = [int(c) for c in self.text("concurrencies").replace(",", " ").split()]
-            if not out["concurrencies"] or min(out["concurrencies"]) < 1:
+            out["concurrencies"] = concurrencies = [int(c) for c in self.text("concurrencies").replace(",", " ").split()]
+            if not concurrencies or min(concurrencies) < 1:
                 raise ValueError
         except ValueError:
             errors["concurrencies"] = "whole numbers of 1 or more, e.g. 1 4 16 64"
@@ -127,7 +127,7 @@ class SweepForm(FormScreen[dict[str, Any]]):
         if errors:
             raise FormInvalid(errors)
         try:
-            Sweep(id=self.sweep.id if self.sweep else "s0", **out)
+            Sweep.model_validate({"id": self.sweep.id if self.sweep else "s0", **out})
         except ValidationError as exc:
             first = exc.errors()[0]
             where = str(first["loc"][0]) if first["loc"] else "extra_args"

@@ -7,8 +7,8 @@ re-render); then the selection follows the item.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 
 from textual.screen import Screen
 from textual.widget import Widget
@@ -29,6 +29,7 @@ from cockpit.ui.widgets.session.task_board import TaskBoard
 
 if TYPE_CHECKING:
     from cockpit.control.session_controller import SessionController
+    from cockpit.ui.screens.forms.forms import DiscoveryFields, LastActionFields, TaskFields
 
 
 def _forms():  # noqa: ANN202 - the form screens, imported when one first opens (not at startup)
@@ -37,7 +38,16 @@ def _forms():  # noqa: ANN202 - the form screens, imported when one first opens 
     return forms
 
 
-def _find(items: list[Any], ident: str) -> Any:
+class _HasId(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+_Item = TypeVar("_Item", bound=_HasId)
+_R = TypeVar("_R")
+
+
+def _find(items: Iterable[_Item], ident: str) -> _Item | None:
     return next((item for item in items if item.id == ident), None)
 
 
@@ -62,7 +72,7 @@ class MainIntents(Screen[None]):
     def _session(self) -> Session:
         return self.controller.session
 
-    def _apply(self, edit: Callable[[SessionEditor], Any], *, done: str | None = None) -> Any:
+    def _apply(self, edit: Callable[[SessionEditor], _R], *, done: str | None = None) -> _R | Literal[False]:
         """One SessionEditor call through the controller; an edit that cannot apply is
         reported, not raised. Returns the call's result, or False when it did not apply."""
         try:
@@ -81,7 +91,7 @@ class MainIntents(Screen[None]):
 
     # ----- tasks ------------------------------------------------------------------------
     def on_task_add_requested(self, message: msg.TaskAddRequested) -> None:
-        def done(result: dict[str, Any] | None) -> None:
+        def done(result: TaskFields | None) -> None:
             if result is None:
                 return
             ident = self._apply(lambda ed: ed.add_task(result["title"], message.status, result["notes"]))
@@ -95,7 +105,7 @@ class MainIntents(Screen[None]):
         if task is None:
             return
 
-        def done(result: dict[str, Any] | None) -> None:
+        def done(result: TaskFields | None) -> None:
             if result is not None and (result["title"], result["notes"]) != (task.title, task.notes):
                 self._apply(lambda ed: ed.edit_task(task.id, **result))
                 self._select_task(task.id)
@@ -140,7 +150,7 @@ class MainIntents(Screen[None]):
 
     # ----- discoveries ----------------------------------------------------------------------
     def on_discovery_add_requested(self, _message: msg.DiscoveryAddRequested) -> None:
-        def done(result: dict[str, Any] | None) -> None:
+        def done(result: DiscoveryFields | None) -> None:
             if result is None:
                 return
             ident = self._apply(lambda ed: ed.add_discovery(**result))  # links too: one undo step
@@ -154,7 +164,7 @@ class MainIntents(Screen[None]):
         if disc is None:
             return
 
-        def done(result: dict[str, Any] | None) -> None:
+        def done(result: DiscoveryFields | None) -> None:
             if result is None:
                 return
             changed = {key: value for key, value in result.items() if getattr(disc, key) != value}
@@ -163,7 +173,7 @@ class MainIntents(Screen[None]):
 
         self.app.push_screen(_forms().DiscoveryForm(self._session, disc), done)
 
-    def _edit_discovery(self, ident: str, changed: dict[str, Any]) -> None:
+    def _edit_discovery(self, ident: str, changed: dict[str, object]) -> None:
         before = {t.id for t in self._session.tasks if t.review}
         self._apply(lambda ed: ed.edit_discovery(ident, **changed))
         self._announce_flagged(ident, before)
@@ -189,8 +199,8 @@ class MainIntents(Screen[None]):
         """"Record this result" in the log: the form filled with the block's figures."""
         self._new_benchmark(message.fields, announce=True)
 
-    def _new_benchmark(self, figures: dict[str, Any] | None = None, *, announce: bool = False) -> None:
-        def done(result: dict[str, Any] | None) -> None:
+    def _new_benchmark(self, figures: Mapping[str, object] | None = None, *, announce: bool = False) -> None:
+        def done(result: dict[str, object] | None) -> None:
             if result is None:
                 return
             fields = {key: value for key, value in result.items() if value is not None and value != []}
@@ -207,7 +217,7 @@ class MainIntents(Screen[None]):
         if bench is None:
             return
 
-        def done(result: dict[str, Any] | None) -> None:
+        def done(result: dict[str, object] | None) -> None:
             if result is None:
                 return
             changed = {key: value for key, value in result.items() if getattr(bench, key) != value}
@@ -263,7 +273,7 @@ class MainIntents(Screen[None]):
             view.select_id(ident)
 
     def on_record_add_requested(self, message: msg.RecordAddRequested) -> None:
-        def done(result: dict[str, Any] | None) -> None:
+        def done(result: dict[str, object] | None) -> None:
             if result is not None:
                 ident = self._apply(lambda ed: ed.add_record(message.collection, **result))
                 if ident:
@@ -278,7 +288,7 @@ class MainIntents(Screen[None]):
         if item is None:
             return
 
-        def done(result: dict[str, Any] | None) -> None:
+        def done(result: dict[str, object] | None) -> None:
             if result is not None and any(getattr(item, key) != value for key, value in result.items()):
                 self._apply(lambda ed: ed.edit_record(message.collection, message.ident, **result))
 
@@ -325,7 +335,7 @@ class MainIntents(Screen[None]):
     def action_set_last_action(self) -> None:
         current = self._session.last_action
 
-        def done(result: dict[str, Any] | None) -> None:
+        def done(result: LastActionFields | None) -> None:
             unchanged = current is not None and result == {
                 "text": current.text, "next_step": current.next_step, "fallback": current.fallback}
             if result is not None and not unchanged and self._apply(lambda ed: ed.set_last_action(**result)) is not False:

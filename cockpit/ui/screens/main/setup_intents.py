@@ -4,8 +4,6 @@ the Files tab's detail view (Enter on a file)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from cockpit.ui import messages as msg
 from cockpit.ui.screens.main.main_intents import MainIntents
 from cockpit.ui.widgets.session.setup_view import SetupView
@@ -22,7 +20,7 @@ class SetupIntents(MainIntents):
         self.query_one(SetupView).select(ident)
 
     def open_target_form(self) -> None:
-        def done(result: dict[str, Any] | None) -> None:
+        def done(result: dict[str, object] | None) -> None:
             if result is not None:
                 ident = self._apply(lambda ed: ed.add_target(**result))
                 if ident:
@@ -45,7 +43,7 @@ class SetupIntents(MainIntents):
 
             self.app.push_screen(forms.InstructionForm(), added)
         elif message.kind == "host":
-            def host_added(result: dict[str, Any] | None) -> None:
+            def host_added(result: dict[str, object] | None) -> None:
                 if result is not None and (name := self._apply(lambda ed: ed.add_host(**result))):
                     self._select_setup(f"host:{name}")
 
@@ -64,7 +62,7 @@ class SetupIntents(MainIntents):
 
             self.app.push_screen(PromptScreen("Campaign title", session.title), title_done)
         elif kind == "goal":
-            def goal_done(result: dict[str, Any] | None) -> None:
+            def goal_done(result: dict[str, object] | None) -> None:
                 old = session.goal
                 if result is not None and result != {"summary": old.summary, "model": old.model,
                                                      "hardware": old.hardware}:
@@ -76,7 +74,7 @@ class SetupIntents(MainIntents):
             if target is None:
                 return
 
-            def target_done(result: dict[str, Any] | None) -> None:
+            def target_done(result: dict[str, object] | None) -> None:
                 if result is not None and any(getattr(target, k) != v for k, v in result.items()):
                     self._apply(lambda ed: ed.edit_target(ident, **result))
                     self._select_setup(ident)
@@ -98,7 +96,7 @@ class SetupIntents(MainIntents):
             if host is None:
                 return
 
-            def host_done(result: dict[str, Any] | None) -> None:
+            def host_done(result: dict[str, object] | None) -> None:
                 if result is not None and any(getattr(host, k) != v for k, v in result.items()):
                     if self._apply(lambda ed: ed.edit_host(ident, **result)) is not False:
                         self._select_setup(f"host:{result['name']}")

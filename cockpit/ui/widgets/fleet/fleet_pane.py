@@ -84,7 +84,7 @@ class FleetPane(FocusMarked, RedrawOnce, VerticalScroll, can_focus=True):
         self.state_text = ""
         self.snapshot: FleetSnapshot | None = None
         self.cursor = 0
-        self._state_shown: Any = None
+        self._state_shown: object = None
 
     def compose(self) -> ComposeResult:
         yield Static(plain(ADD_ONE, multiline=True), classes="fleet-help", markup=False)
@@ -92,7 +92,7 @@ class FleetPane(FocusMarked, RedrawOnce, VerticalScroll, can_focus=True):
         yield FleetTable(classes="fleet-table")
 
     # ----- the live side -----------------------------------------------------------------
-    def feed(self, item: Any) -> None:
+    def feed(self, item: object) -> None:
         if isinstance(item, FleetSnapshot):
             old = self.snapshot
             if old is not None and (old.source, old.url, old.position) != (item.source, item.url, item.position):

@@ -18,7 +18,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -60,7 +59,7 @@ class TopologyPane(FocusMarked, RedrawOnce, VerticalScroll, can_focus=True):
         yield Static("", classes="topo-warnings", markup=False)
 
     # ----- hooks for the live side ----------------------------------------------------
-    def update_topology(self, topology: Any) -> None:
+    def update_topology(self, topology: object) -> None:
         if isinstance(topology, TopologyMatrix):
             self.topology = topology
             self.unavailable = None
@@ -72,7 +71,7 @@ class TopologyPane(FocusMarked, RedrawOnce, VerticalScroll, can_focus=True):
 
     TAKES: tuple[type, ...] = TOPOLOGY_ITEMS
 
-    def feed(self, item: Any) -> None:
+    def feed(self, item: object) -> None:
         if isinstance(item, GpuSourceUnavailable):
             self.unavailable = item
             self._schedule_render()

@@ -93,7 +93,7 @@ class MetricsPane(FocusMarked, VerticalScroll, can_focus=True):
         if self.is_mounted:
             self._redraw()
 
-    def feed(self, item: Any) -> None:
+    def feed(self, item: object) -> None:
         if isinstance(item, ServerMetrics):
             self.metrics = item
         elif isinstance(item, (MetricsScraped, MetricsScrapeFailed)):

@@ -37,7 +37,7 @@ def _num(value: float | int | None) -> Text:
 _PER_STREAM = Metric.OUTPUT_TOK_S_PER_STREAM
 
 # (key, header, cell, sort value)
-COLUMNS: tuple[tuple[str, str, Callable[[Benchmark], Any], Callable[[Benchmark], Any]], ...] = (
+COLUMNS: tuple[tuple[str, str, Callable[[Benchmark], Text], Callable[[Benchmark], Any]], ...] = (
     ("id", "id", lambda b: inert(b.id), lambda b: (len(b.id), b.id)),
     ("label", "label", lambda b: inert(b.label), lambda b: b.label.lower()),
     ("profile", "prof", lambda b: inert(b.profile or "—"), lambda b: b.profile or ""),

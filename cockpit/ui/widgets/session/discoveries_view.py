@@ -70,7 +70,7 @@ class DiscoveryList(RestorableOptionList):
         self.state_key = "discoveries"
 
 
-class DiscoveriesView(ListDetailView):
+class DiscoveriesView(ListDetailView[Discovery]):
     BINDINGS = bindings_for("discoveries")
     list_type = DiscoveryList
     detail_id = "discovery-detail"

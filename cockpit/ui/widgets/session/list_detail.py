@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Generic, Protocol, TypeVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -16,7 +16,15 @@ from cockpit.ui.focus_now import focus_now
 from cockpit.ui.widgets.session.restorable import RestorableOptionList
 
 
-class ListDetailView(Horizontal):
+class _Listed(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+ItemT = TypeVar("ItemT", bound=_Listed)
+
+
+class ListDetailView(Horizontal, Generic[ItemT]):
     """Subclasses name their list widget and say how an item shows in the list and in detail."""
 
     list_type: type[RestorableOptionList]
@@ -29,13 +37,13 @@ class ListDetailView(Horizontal):
         self._session: Session | None = None
 
     # ----- what a subclass provides --------------------------------------------------------
-    def items(self, session: Session) -> list[Any]:
+    def items(self, session: Session) -> list[ItemT]:
         raise NotImplementedError
 
-    def prompt(self, item: Any) -> Content:
+    def prompt(self, item: ItemT) -> Content:
         raise NotImplementedError
 
-    def detail(self, session: Session, item: Any) -> Content:
+    def detail(self, session: Session, item: ItemT) -> Content:
         raise NotImplementedError
 
     def item_chosen(self, ident: str) -> None:

@@ -40,7 +40,7 @@ class ProfileList(RestorableOptionList):
         self.state_key = "launch"
 
 
-class ProfilesView(RecordActions, ListDetailView):
+class ProfilesView(RecordActions, ListDetailView[LaunchProfile]):
     BINDINGS = bindings_for("launch")
     collection = "launch"
     list_type = ProfileList
