@@ -74,3 +74,20 @@ def test_the_pareto_front_keeps_trials_no_other_beats_on_both():
               SearchTrial(number=2, params={}, status=TrialStatus.OK, value=90, output_tok_per_joule=1.5),
               SearchTrial(number=3, params={}, status=TrialStatus.CRASHED)]
     assert pareto(trials, "output_tok_per_joule", maximize=True) == {0, 1}
+
+
+def test_the_launch_counts_leave_out_reused_configurations_and_say_a_run_past_the_budget():
+    """A configuration the session had measured is reused, not launched (it is not one of the
+    budget's launches); a person's --trials may run past the search's budget, never 11 of 10."""
+    from cockpit.model.search.search import Search, SearchTrial
+    from cockpit.ui.screens.search_table import launch_counts
+
+    ok = TrialStatus.OK
+    search = Search(id="q1", name="q", profile="l1", sweep="s1", space={"--bs": [4, 8, 16]}, trials=2, repeats=1,
+                    trial=[SearchTrial(number=0, params={"--bs": 4}, status=ok, reused=True),
+                           SearchTrial(number=1, params={"--bs": 8}, status=ok),
+                           SearchTrial(number=2, params={"--bs": 16}, status=TrialStatus.RUNNING)])
+    assert launch_counts(search) == ("1 of 3 launches ended (2 trials + 1 repeat), 1 running, "
+                                     "1 reused from the session's benchmarks")
+    past = search.model_copy(update={"trial": [SearchTrial(number=n, params={"--bs": 4}, status=ok) for n in range(4)]})
+    assert launch_counts(past) == "4 launches ended, 3 in the search's budget (2 trials + 1 repeat)"

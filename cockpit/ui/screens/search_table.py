@@ -35,13 +35,19 @@ def flags_width(screen_w: int) -> int:
 
 def launch_counts(search: Search) -> str:
     """`3 of 11 launches ended (8 trials + 3 repeats), 1 running`: what each count is (issue 39:
-    `11/8 launches` said neither that relaunches count nor what the 8 was)."""
-    ended = sum(1 for t in search.trial if t.status is not TrialStatus.RUNNING)
-    running = len(search.trial) - ended
+    `11/8 launches` said neither that relaunches count nor what the 8 was). A configuration the
+    session had measured is reused, not launched; a run's `--trials` may go past the budget."""
+    launched = [t for t in search.trial if not t.reused]
+    ended = sum(1 for t in launched if t.status is not TrialStatus.RUNNING)
+    running = len(launched) - ended
+    reused = len(search.trial) - len(launched)
     budget = launch_budget(search)
     plural = "s" if search.repeats != 1 else ""
     split = f" ({search.trials} trials + {search.repeats} repeat{plural})" if search.repeats else ""
-    return f"{ended} of {budget} launches ended{split}" + (f", {running} running" if running else "")
+    text = (f"{ended} of {budget} launches ended{split}" if ended + running <= budget
+            else f"{ended} launches ended, {budget} in the search's budget{split}")  # a run's --trials
+    return (text + (f", {running} running" if running else "")
+            + (f", {reused} reused from the session's benchmarks" if reused else ""))
 
 
 def pareto(trials: list[SearchTrial], axis: str, maximize: bool) -> set[int]:
