@@ -100,7 +100,10 @@ def timeline(session: Session) -> list[Entry]:
     return sorted(entries, key=lambda e: e.when)
 
 
-def drops(session: Session, threshold: float = DROP_THRESHOLD) -> list[Drop]:
+def drops(session: Session, threshold: float = DROP_THRESHOLD, *, same_profile: bool = False) -> list[Drop]:
+    """The runs below the best earlier point of their workload; `same_profile`: like with like
+    (issue 37), the best earlier point of the run's own profile only (the diagnosis' regressions),
+    where the timeline's ▼ compares across profiles."""
     times = _bench_times(session)
     entries = timeline(session)
     profiles = {p.id: p for p in session.launch}
@@ -120,7 +123,8 @@ def drops(session: Session, threshold: float = DROP_THRESHOLD) -> list[Drop]:
             mine = [(b, v) for b, v in group if _same_point(b, bench)]
             if mine[-1][0] is not bench:
                 continue  # a repeat with more to come: the point is judged at its last repeat
-            earlier = [(b, v) for b, v in group[:i] if not _same_point(b, bench)]
+            earlier = [(b, v) for b, v in group[:i] if not _same_point(b, bench)
+                       and (not same_profile or b.profile == bench.profile)]
             if not earlier:
                 continue
             judged = statistics.median(v for _, v in mine)

@@ -1,6 +1,9 @@
-"""regression: a run well below the best of its profile and workload, with what changed
-before it (the timeline's edits, the launch diff, package drift, patched files its
-discoveries cite)."""
+"""regression: a run well below the earlier runs of its own profile and workload, with what
+changed before it (the timeline's edits, package drift, patched files its discoveries cite).
+
+Like with like (issue 37): a run on another profile than the workload's best is a different
+configuration, not a regression (the timeline's ▼ still shows it), and a search's trials are
+never compared (the timeline's drops leave them out)."""
 
 from __future__ import annotations
 
@@ -37,17 +40,17 @@ def regression(inputs: DiagnosisInputs) -> list[Finding]:
     out: list[Finding] = []
     seen: set[str] = set()
     drift = [r for r in inputs.drift if r.status == "changed"]
-    for drop in drops(session, DROP):
+    for drop in drops(session, DROP, same_profile=True):
         b = drop.bench
         seen.add(b.id)
         said = f"{throughput(b):,.0f} tok/s" if drop.runs == 1 else f"{drop.value:,.0f} tok/s (median of {drop.runs} repeats)"
         best = (f"{drop.best.id} ({drop.best_value:,.0f})" if drop.best_runs == 1
-                else f"{drop.best.profile}'s median of {drop.best_runs} runs ({drop.best_value:,.0f}, {drop.best.id})")
-        evidence = [Evidence(f"{b.id}: {said}, {drop.fraction:.0%} below the best {best} of the same workload",
+                else f"the median of {drop.best_runs} earlier runs ({drop.best_value:,.0f}, {drop.best.id})")
+        where = f"profile {b.profile} and workload" if b.profile else "workload (no profile)"
+        evidence = [Evidence(f"{b.id}: {said}, {drop.fraction:.0%} below {best} of the same {where}",
                              "benchmarks", benchmarks=(b.id, drop.best.id))]
         evidence += [Evidence(f"changed since {drop.previous.id}: {c.text}", "session", benchmarks=(b.id,))
                      for c in drop.changes[:6]]
-        evidence += [Evidence(line, "session") for line in drop.profile_changes[:4]]
         evidence += _changes_for(session, b)
         evidence += [Evidence(f"package drift: {r.package.name} {r.package.version} -> {r.now}", "session") for r in drift[:4]]
         out.append(_finding(b, drop.fraction, evidence, f"the run before it ({drop.previous.id})"))

@@ -377,6 +377,24 @@ def build() -> None:  # noqa: PLR0915 - one scenario after another
             metrics_a=metrics_page("sglang-0.5-dp2-tp4-pid-a.txt", extra=family("spec_accept_length", "gauge", [
                 (QWEN + ',dp_rank="0"', low), (QWEN + ',dp_rank="1"', high)])))
 
+    # ---- like with like (issue 37): a regression is against the run's own profile
+    other_profile = (bench("b1", "c=64", 3100.0, when="2026-03-01T10:00:00Z", dataset="random")
+                     + bench("b2", "c=64 again", 3050.0, when="2026-03-01T12:00:00Z", dataset="random")
+                     + bench("b3", "c=64 trtllm", 2400.0, profile="l2", when="2026-03-02T09:00:00Z", dataset="random")
+                     + bench("b4", "c=64 cutlass again", 3080.0, when="2026-03-02T11:00:00Z", dataset="random"))
+    add("new-profile-slower-than-old-best", "healthy", "another profile's best read as a regression",
+        "the example session's launch profiles (l1 flashinfer_cutlass, l2 flashinfer_trtllm)",
+        "four c=64 random runs: l1 3,100 and 3,050, then l2 2,400 (its first), then l1 3,080",
+        session=session_with(other_profile))
+    patched = (bench("b1", "c=64", 3100.0, when="2026-03-01T10:00:00Z", dataset="random")
+               + bench("b2", "c=64 again", 3100.0, when="2026-03-01T12:00:00Z", dataset="random")
+               + bench("b3", "c=64 after the fusion patch", 2325.0, when="2026-03-02T09:00:00Z", dataset="random"))
+    add("same-profile-drop-after-patch", "regression", "control: like with like, a cause with its change",
+        "the example session (its patched allreduce fusion kernel f1, cited by discovery d2)",
+        "three c=64 random runs of l1: 3,100, 3,100, then 2,325 tok/s (25 % lower); d2 cites b3 (was b2)",
+        quotes=("3,100", "2,325", "flashinfer allreduce fusion kernel"),
+        session=session_with(patched).replace('id = "d2"\n', 'id = "d2"\nbenchmarks = ["b3"]\n', 1))
+
 
 NAMES = {"log": "server.log", "gpus": "gpus.txt", "topo": "topo.txt", "metrics_a": "metrics-a.txt",
          "metrics_b": "metrics-b.txt", "session": "session.toml"}
