@@ -1,5 +1,5 @@
-"""Hostile text on the diagnosis's surfaces: a benchmark label, a journal line and a launch
-command holding each vector reach a finding's claim and evidence; `cockpit diagnose`, its
+"""Hostile text on the diagnosis's surfaces: a benchmark label and a journal line holding each
+vector reach a finding's claim and evidence; `cockpit diagnose`, its
 JSON and the findings screen's detail show them inert."""
 
 from __future__ import annotations
@@ -25,8 +25,11 @@ def test_diagnose_output_and_the_detail_are_inert(tmp_path: Path, name: str) -> 
     from hostile import VECTORS
 
     session = hostile_session(VECTORS[name])
+    # a regression is like with like (issue 37): b2 runs b1's profile here, so b2's 500 tok/s
+    # after b1's 900 at c=8 is one, with the hostile journal edit between them as its change
+    session.benchmarks[1] = session.benchmarks[1].model_copy(update={"profile": "l1"})
     found = diagnose(bundle(session=session))
-    reg = next(f for f in found if f.kind == "regression")  # b2 500 tok/s after b1 900 at c=8
+    reg = next(f for f in found if f.kind == "regression")
     assert "b2" in reg.benchmarks
     check_text(finding_detail(reg).plain, name, "findings screen detail")
     path = tmp_path / "s.toml"

@@ -1,7 +1,7 @@
 """When two launch flag values are the same value: numbers compare as numbers.
 
 `--mem-fraction-static 0.80` and `0.8` launch the same server, so the profile diff, the
-handoff, the timeline, the regression evidence and the search's duplicate check must call
+handoff, the timeline's drops and the search's duplicate check must call
 them equal. The one rule, used by all of them (through `canonical_word`):
 
 * a word that is a finite decimal number (`0.80`, `128`, `128.0`, `1e3`, `+2`, `-0.5`, `1_000`)
