@@ -105,8 +105,10 @@ def test_readme_first_run_typed_literally(tmux, tmp_path: Path):
         screen = tmux.wait_for("sandbox: a SIMULATED SGLang server on this machine", timeout=30)
         assert "local" in screen
         tmux.keys("Q")  # the Search view
-        screen = tmux.wait_for("graph bs x MoE backend x memory", timeout=20)
-        assert re.search(r"Search q1 idle · .* · \d+ (of \d+ )?launches ended", screen), screen
+        # the title wraps onto a second line where it is long: read it as one line
+        screen = tmux.wait_until(lambda s: "graph bs x MoE backend x memory" in " ".join(s.split()),
+                                 "the search's name", timeout=20)
+        assert re.search(r"Search q1 idle · .* · \d+ (of \d+ )?launches ended", " ".join(screen.split())), screen
         assert re.search(r"best: trial \d+ \(l\d+\)", screen), screen
         tmux.keys("Escape", "q")
         tmux.wait_for("COCKPIT-EXIT=0", timeout=20)

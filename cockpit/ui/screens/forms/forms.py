@@ -1,4 +1,4 @@
-"""The edit forms: task, discovery, benchmark, last action, task -> discovery links, and
+"""The edit forms: task, discovery, last action (a benchmark's is benchmark_form.py), task -> discovery links, and
 the simple records (patched file, package version, launch profile).
 
 Each returns plain values (a dict or a list of ids); the main screen applies them through
@@ -8,29 +8,25 @@ so the person sees the message under the field instead of an error after the fac
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
 from textual.widget import Widget
-from textual.widgets import Input, Select, SelectionList, TextArea
+from textual.widgets import Select, SelectionList
 
 from cockpit.model.enums import DiscoveryStatus, FileState
-from cockpit.model.session import Benchmark, Discovery, LastAction, Session, Task
-from cockpit.ui.safe_text import inert, safe
-from cockpit.ui.screens.forms.form_base import FormArea, FormInvalid, FormLine, FormScreen, check_ids, parse_number
+from cockpit.model.session import Discovery, LastAction, Session, Task
+from cockpit.ui.safe_text import inert
+from cockpit.ui.screens.forms.benchmark_form import BenchmarkForm  # one place to import every form from
+from cockpit.ui.screens.forms.form_base import FormInvalid, FormScreen, area_input, check_ids, line_input
+
+__all__ = ["BenchmarkForm", "DiscoveryFields", "DiscoveryForm", "FieldSpec", "LastActionFields", "LastActionForm", "LinkForm",
+           "RecordForm", "TaskFields", "TaskForm", "record_form"]
 
 
 # Values from the session are shown inert: a control or bidi character in a field is edited
 # (and saved) as the visible placeholder the rest of cockpit shows for it.
-def _input(value: str | None = "", placeholder: str = "") -> Input:
-    return FormLine(safe(value), placeholder=placeholder, compact=True)
-
-
-def _area(value: str | None) -> TextArea:
-    return FormArea(safe(value, multiline=True), soft_wrap=True, show_line_numbers=False, compact=True)
-
-
 class TaskFields(TypedDict):
     """What the task form collects: `SessionEditor.add_task`'s and `edit_task`'s fields."""
 
@@ -67,9 +63,9 @@ class TaskForm(FormScreen[TaskFields]):
         self.title_text = f"Edit task {task.id}" if task else f"New task in {column}"
 
     def compose_fields(self) -> Iterable[Widget]:
-        yield from self.row("title", "Title", _input(self.task_.title if self.task_ else "",
+        yield from self.row("title", "Title", line_input(self.task_.title if self.task_ else "",
                                                       "what needs doing"))
-        yield from self.row("notes", "Notes", _area(self.task_.notes if self.task_ else ""))
+        yield from self.row("notes", "Notes", area_input(self.task_.notes if self.task_ else ""))
 
     def collect(self) -> TaskFields:
         title = self.text("title")
@@ -89,15 +85,15 @@ class DiscoveryForm(FormScreen[DiscoveryFields]):
 
     def compose_fields(self) -> Iterable[Widget]:
         d = self.disc
-        yield from self.row("claim", "Claim", _input(d.claim if d else "", "what you believe is true"))
+        yield from self.row("claim", "Claim", line_input(d.claim if d else "", "what you believe is true"))
         yield from self.row("status", "Status", Select(
             [(s.value, s.value) for s in DiscoveryStatus], allow_blank=False, compact=True,
             value=(d.status.value if d else DiscoveryStatus.HYPOTHESIS.value)))
-        yield from self.row("evidence", "Evidence", _area(d.evidence if d else ""))
-        yield from self.row("tags", "Tags", _input(" ".join(d.tags) if d else "", "space separated"))
-        yield from self.row("benchmarks", "Benchmarks", _input(" ".join(d.benchmarks) if d else "", "b1 b2"))
-        yield from self.row("files", "Files", _input(" ".join(d.files) if d else "", "f1"))
-        yield from self.row("tasks", "Tasks", _input(" ".join(d.tasks) if d else "", "t1 t3"))
+        yield from self.row("evidence", "Evidence", area_input(d.evidence if d else ""))
+        yield from self.row("tags", "Tags", line_input(" ".join(d.tags) if d else "", "space separated"))
+        yield from self.row("benchmarks", "Benchmarks", line_input(" ".join(d.benchmarks) if d else "", "b1 b2"))
+        yield from self.row("files", "Files", line_input(" ".join(d.files) if d else "", "f1"))
+        yield from self.row("tasks", "Tasks", line_input(" ".join(d.tasks) if d else "", "t1 t3"))
 
     def collect(self) -> DiscoveryFields:
         errors: dict[str, str] = {}
@@ -120,155 +116,6 @@ class DiscoveryForm(FormScreen[DiscoveryFields]):
                 "benchmarks": links["benchmarks"], "files": links["files"], "tasks": links["tasks"]}
 
 
-# (field, label, whole number): the figures a person types most, first; then the rest a
-# Benchmark holds (the experiment loop's), so that any field can be edited here.
-_BENCH_NUMBERS: tuple[tuple[str, str, bool], ...] = (
-    ("concurrency", "Concurrency", True),
-    ("input_len", "Input len", True),
-    ("output_len", "Output len", True),
-    ("total_tok_s", "Total tok/s", False),
-    ("output_tok_s", "Output tok/s", False),
-    ("ttft_ms", "TTFT ms", False),
-    ("itl_ms", "ITL ms", False),
-)
-_BENCH_MORE: tuple[tuple[str, str, bool], ...] = (
-    ("request_throughput", "Req/s", False),
-    ("tpot_ms", "TPOT ms", False),
-    ("e2e_latency_ms", "E2E ms", False),
-    ("ttft_p99_ms", "TTFT p99 ms", False),
-    ("itl_p99_ms", "ITL p99 ms", False),
-    ("output_tok_s_per_stream", "Tok/s/stream", False),
-    ("duration_s", "Duration s", False),
-    ("power_mean_w", "Power mean W", False),
-    ("power_peak_w", "Power peak W", False),
-    ("power_share", "Power share", False),
-    ("tok_per_joule", "Tok/J total", False),
-    ("output_tok_per_joule", "Tok/J output", False),
-    ("ttft_median_ms", "TTFT p50 ms", False),
-    ("itl_median_ms", "ITL p50 ms", False),
-    ("e2e_p99_ms", "E2E p99 ms", False),
-    ("max_concurrent_requests", "Achieved conc.", True),
-    ("peak_running", "Peak running", True),
-    ("peak_queued", "Peak queued", True),
-    ("server_ttft_p50_ms", "Srv TTFT p50", False),
-    ("server_ttft_p99_ms", "Srv TTFT p99", False),
-    ("server_itl_p50_ms", "Srv ITL p50", False),
-    ("server_itl_p99_ms", "Srv ITL p99", False),
-)
-_BENCH_TEXTS = (("dataset", "Dataset"), ("sweep", "Sweep"), ("error_labels", "Error labels"))
-
-
-def _figure(value: float | int | None) -> str:
-    return "" if value is None else str(value)
-
-
-def bench_label(fields: Mapping[str, object]) -> str:
-    """A label for a result recorded from a bench_serving block: its shape."""
-    parts = [f"c={fields['concurrency']}" if fields.get("concurrency") else "c=inf"]
-    if fields.get("input_len") is not None and fields.get("output_len") is not None:
-        parts.append(f"{fields['input_len']}/{fields['output_len']}")
-    return " ".join(parts)
-
-
-class BenchmarkForm(FormScreen[dict[str, object]]):
-    """A benchmark result as `bench_serving` reports it; the profile ties it to a launch.
-
-    New (`a`), edited (`bench`: every field, clearing one unsets it) or filled from a
-    result block (`figures`: recorded from the log). A `Serving Benchmark Result` block
-    pasted into the first field fills the figures it has."""
-
-    def __init__(self, session: Session, bench: Benchmark | None = None,
-                 figures: Mapping[str, object] | None = None) -> None:
-        super().__init__()
-        self.session = session
-        self.bench = bench
-        self.figures = dict(figures or {})
-        if bench is not None:
-            self.title_text = f"Edit benchmark {bench.id}"
-        elif figures:
-            self.title_text = "New benchmark from a bench_serving result"
-        else:
-            self.title_text = "New benchmark"
-
-    def _value(self, name: str) -> Any:
-        if name in self.figures:
-            return self.figures[name]
-        return getattr(self.bench, name, None) if self.bench is not None else None
-
-    def compose_fields(self) -> Iterable[Widget]:
-        paste = _area("")
-        paste.placeholder = "paste a 'Serving Benchmark Result' block here to fill the figures"
-        yield from self.row("paste", "Paste result", paste)
-        label = self.bench.label if self.bench else (bench_label(self.figures) if self.figures else "")
-        yield from self.row("label", "Label", _input(label, "e.g. c=64 random 1k/1k"))
-        if self.bench is not None:
-            profile = self.bench.profile
-        else:  # a new result is the working profile's unless said otherwise
-            profile = next((p.id for p in self.session.launch if p.status.value == "working"), None)
-        ids = {p.id for p in self.session.launch}
-        yield from self.row("profile", "Profile", Select(
-            [(inert(f"{p.id} {p.name}"), p.id) for p in self.session.launch], compact=True,
-            prompt="(none)", value=profile if profile in ids else Select.NULL))
-        for name, label_text, _integer in _BENCH_NUMBERS:
-            yield from self.row(name, label_text, _input(_figure(self._value(name))))
-        yield from self.row("notes", "Notes", _input(self._value("notes") or ""))
-        for name, label_text, _integer in _BENCH_MORE:
-            yield from self.row(name, label_text, _input(_figure(self._value(name))))
-        for name, label_text in _BENCH_TEXTS:
-            value = self._value(name)
-            yield from self.row(name, label_text, _input(" ".join(value) if isinstance(value, list) else value or ""))
-        yield from self.row("command", "Command", _area(self._value("command") or ""))
-
-    def on_mount(self) -> None:
-        self.field("label").focus()  # the paste field is first in the form, not in the way
-
-    def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        if event.text_area.id != "field-paste":
-            return
-        from cockpit.parse.bench.bench_serving import record_fields, result_before
-
-        lines = event.text_area.text.splitlines()
-        result = result_before(lines, len(lines) - 1)
-        if result is None:
-            return
-        figures = record_fields(result.values)
-        for name, value in figures.items():
-            self.query_one(f"#field-{name}", Input).value = _figure(value)
-        if not self.text("label"):
-            self.query_one("#field-label", Input).value = bench_label(figures)
-        self.notify(f"Filled {len(figures)} figures from the pasted result", timeout=3)
-
-    def collect(self) -> dict[str, object]:
-        """Every field (None where blank): the screen adds what is set, or edits what changed."""
-        errors: dict[str, str] = {}
-        out: dict[str, object] = {"label": self.text("label")}
-        if not out["label"]:
-            errors["label"] = "a benchmark needs a label"
-        profile = self.query_one("#field-profile", Select).value
-        out["profile"] = profile if isinstance(profile, str) else None
-        for name, _label, integer in _BENCH_NUMBERS + _BENCH_MORE:
-            try:
-                out[name] = parse_number(self.text(name), integer=integer, minimum=1 if name == "concurrency" else 0)
-            except ValueError as exc:
-                errors[name] = str(exc)
-        if not errors and out["total_tok_s"] is None and out["output_tok_s"] is None:
-            errors["total_tok_s"] = "give total or output tok/s (or both)"
-        out["notes"] = self.text("notes") or None
-        out["dataset"] = self.text("dataset") or None
-        out["command"] = self.text("command") or None
-        out["error_labels"] = self.text("error_labels").replace(",", " ").split()
-        try:
-            sweep = check_ids(self.text("sweep"), (sw.id for sw in self.session.sweeps), "sweep")
-            if len(sweep) > 1:
-                raise ValueError("one sweep id")
-            out["sweep"] = sweep[0] if sweep else None
-        except ValueError as exc:
-            errors["sweep"] = str(exc)
-        if errors:
-            raise FormInvalid(errors)
-        return out
-
-
 class LastActionForm(FormScreen[LastActionFields]):
     """What was just done, what comes next, and what to fall back to."""
 
@@ -280,9 +127,9 @@ class LastActionForm(FormScreen[LastActionFields]):
 
     def compose_fields(self) -> Iterable[Widget]:
         c = self.current
-        yield from self.row("text", "Did", _input(c.text if c else "", "what you just did"))
-        yield from self.row("next_step", "Next", _input(c.next_step if c else "", "what to do next"))
-        yield from self.row("fallback", "Fallback", _input(c.fallback if c else "", "if that fails"))
+        yield from self.row("text", "Did", line_input(c.text if c else "", "what you just did"))
+        yield from self.row("next_step", "Next", line_input(c.next_step if c else "", "what to do next"))
+        yield from self.row("fallback", "Fallback", line_input(c.fallback if c else "", "if that fails"))
 
     def collect(self) -> LastActionFields:
         text = self.text("text")
@@ -377,9 +224,9 @@ class RecordForm(FormScreen[dict[str, object]]):
                 widget: Widget = Select([(c, c) for c in spec.choices], allow_blank=False, compact=True,
                                         value=value or spec.choices[0])
             elif spec.kind in ("area", "env"):
-                widget = _area(value)
+                widget = area_input(value)
             else:
-                widget = _input(value, spec.placeholder)
+                widget = line_input(value, spec.placeholder)
             yield from self.row(spec.name, spec.label, widget)
 
     def collect(self) -> dict[str, object]:
