@@ -15,35 +15,30 @@ from __future__ import annotations
 
 import random
 import warnings
-from collections.abc import Sequence
 from typing import Any
 
 from cockpit.control.search.next_launch import NextLaunch
-from cockpit.control.search.study import blamed, holds_pinned, run_seed, startup_trials, tried_keys
+from cockpit.control.search.study import (
+    CONSTRAINTS_KEY,
+    blamed,
+    constraints_of,
+    distributions,
+    holds_pinned,
+    known_params,
+    run_seed,
+    startup_trials,
+    trial_constraints,
+    tried_keys,
+)
 from cockpit.model.search.pareto import pareto_front
-from cockpit.model.search.search import Direction, Search, SearchTrial, SpaceValue, Stepped, TrialStatus
-from cockpit.model.search.search_scoring import CRASH_CONSTRAINT
+from cockpit.model.search.search import Direction, Search, SearchTrial, SpaceValue, TrialStatus
 from cockpit.model.search.search_space import config_key, grid, normalise
 
 __all__ = ["pareto_launch", "propose_multi"]
 
-_CONSTRAINTS = "constraints"
 _ASKS = 24  # asks before TPE is given up for a random untried configuration
 NOTHING_SEEN = 1e12  # a crash's figure to minimise before any launch got one: worse than any
 MAX_LISTED = 100_000  # a space larger than this is sampled, not listed, once TPE gives up
-
-
-def _distributions(search: Search) -> dict[str, Any]:
-    from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
-
-    out: dict[str, Any] = {}
-    for key, dim in search.space.items():
-        if isinstance(dim, Stepped):
-            out[key] = (IntDistribution(int(dim.low), int(dim.high), step=int(dim.step)) if dim.integral
-                        else FloatDistribution(dim.low, dim.high, step=dim.step))
-        else:
-            out[key] = CategoricalDistribution(list(dim))
-    return out
 
 
 def _worst(search: Search) -> list[float]:
@@ -59,26 +54,14 @@ def _worst(search: Search) -> list[float]:
     return out
 
 
-def _constraints(search: Search, trial: SearchTrial) -> list[float]:
-    if trial.status is TrialStatus.CRASHED:
-        return [CRASH_CONSTRAINT] * (1 + len(search.constraints))
-    values = list(trial.constraints) + [CRASH_CONSTRAINT] * (len(search.constraints) - len(trial.constraints))
-    return [-1.0, *values[:len(search.constraints)]]
-
-
 def _frozen(search: Search, trial: SearchTrial, dists: dict[str, Any], worst: list[float]) -> Any | None:
     import optuna
     from optuna.trial import TrialState
 
-    params = normalise(search, trial.params)
-    if set(params) != set(dists):
-        return None  # the space changed since: this trial says nothing about every dimension
-    try:
-        for key, value in params.items():
-            dists[key]._contains(dists[key].to_internal_repr(value))  # noqa: SLF001 -- refuse a value outside
-    except (ValueError, TypeError):
+    params = known_params(search, trial, dists)
+    if params is None:
         return None
-    attrs = {_CONSTRAINTS: _constraints(search, trial)}
+    attrs = {CONSTRAINTS_KEY: trial_constraints(search, trial)}
     if trial.status is TrialStatus.RUNNING:  # on another host: the constant liar keeps away from it
         return optuna.trial.create_trial(state=TrialState.RUNNING, params=params, distributions=dists)
     if trial.status is TrialStatus.CRASHED:
@@ -89,16 +72,12 @@ def _frozen(search: Search, trial: SearchTrial, dists: dict[str, Any], worst: li
     return optuna.trial.create_trial(state=TrialState.FAIL, params=params, distributions=dists)
 
 
-def _constraints_of(trial: Any) -> Sequence[float]:
-    return tuple(trial.system_attrs.get(_CONSTRAINTS, (CRASH_CONSTRAINT,)))
-
-
 def _study(search: Search, seed: int, sampler: str) -> Any:
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     major = int(optuna.__version__.split(".")[0])
-    extra: dict[str, Any] = {"constraints_func": _constraints_of} if major < 5 else {}
+    extra: dict[str, Any] = {"constraints_func": constraints_of} if major < 5 else {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
@@ -109,7 +88,7 @@ def _study(search: Search, seed: int, sampler: str) -> Any:
             chosen = optuna.samplers.TPESampler(seed=seed, n_startup_trials=startup_trials(search), multivariate=True,
                                                 constant_liar=True, **extra)
     study = optuna.create_study(directions=[d.value for d in search.directions], sampler=chosen)
-    dists = _distributions(search)
+    dists = distributions(search)
     worst = _worst(search)
     for trial in sorted(search.trial, key=lambda t: t.number):
         if trial.repeat_of is not None:

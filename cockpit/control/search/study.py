@@ -28,10 +28,11 @@ if TYPE_CHECKING:  # optuna is imported when a study is built (~0.5 s a command 
     from optuna.distributions import BaseDistribution
     from optuna.trial import FrozenTrial
 
-__all__ = ["Combo", "blamed", "crash_hypotheses", "crash_suspects", "holds_pinned", "SAMPLERS", "propose", "run_seed",
-           "startup_trials", "tried_keys"]
+__all__ = ["blamed", "Combo", "CONSTRAINTS_KEY", "constraints_of", "crash_hypotheses", "crash_suspects",
+           "distributions", "holds_pinned", "known_params", "propose", "run_seed", "SAMPLERS", "startup_trials",
+           "trial_constraints", "tried_keys"]
 
-_CONSTRAINTS = "constraints"  # optuna's system_attrs key for a trial's constraint values
+CONSTRAINTS_KEY = "constraints"  # optuna's system_attrs key for a trial's constraint values
 _ASKS = 24  # asks before giving up on TPE finding an untried configuration
 
 
@@ -117,7 +118,7 @@ def _fresh(search: Search, params: dict[str, SpaceValue], tried: set[ConfigKey],
     return key not in tried and not holds_pinned(key, avoid)
 
 
-def _distributions(search: Search) -> dict[str, BaseDistribution]:
+def distributions(search: Search) -> dict[str, BaseDistribution]:
     from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
 
     out: dict[str, BaseDistribution] = {}
@@ -132,7 +133,7 @@ def _distributions(search: Search) -> dict[str, BaseDistribution]:
     return out
 
 
-def _constraints(search: Search, trial: SearchTrial) -> list[float]:
+def trial_constraints(search: Search, trial: SearchTrial) -> list[float]:
     # [launched] + one per target: a crash fails them all
     if trial.status is TrialStatus.CRASHED:
         return [CRASH_CONSTRAINT] * (1 + len(search.constraints))
@@ -140,19 +141,29 @@ def _constraints(search: Search, trial: SearchTrial) -> list[float]:
     return [-1.0, *values[:len(search.constraints)]]
 
 
-def _frozen(search: Search, trial: SearchTrial, dists: dict[str, BaseDistribution], worst: float) -> FrozenTrial | None:
-    import optuna
-    from optuna.trial import TrialState
-
+def known_params(search: Search, trial: SearchTrial, dists: dict[str, BaseDistribution]
+                 ) -> dict[str, SpaceValue] | None:
+    """The trial's values in the space as it is now (None: the space changed since, so the
+    trial says nothing about every dimension, or a value is outside it)."""
     params = normalise(search, trial.params)
     if set(params) != set(dists):
-        return None  # the space changed since: this trial says nothing about every dimension
+        return None
     try:
         for key, value in params.items():
             dists[key]._contains(dists[key].to_internal_repr(value))  # noqa: SLF001 -- refuse a value outside
     except (ValueError, TypeError):
         return None
-    attrs = {_CONSTRAINTS: _constraints(search, trial)}
+    return params
+
+
+def _frozen(search: Search, trial: SearchTrial, dists: dict[str, BaseDistribution], worst: float) -> FrozenTrial | None:
+    import optuna
+    from optuna.trial import TrialState
+
+    params = known_params(search, trial, dists)
+    if params is None:
+        return None
+    attrs = {CONSTRAINTS_KEY: trial_constraints(search, trial)}
     if trial.status is TrialStatus.RUNNING:
         return optuna.trial.create_trial(state=TrialState.RUNNING, params=params, distributions=dists)
     if trial.status is TrialStatus.PRUNED:
@@ -173,8 +184,8 @@ def _worst(search: Search) -> float:
     return min(values) if search.direction is Direction.MAXIMIZE else max(values)
 
 
-def _constraints_of(trial: FrozenTrial) -> Sequence[float]:
-    return tuple(trial.system_attrs.get(_CONSTRAINTS, (CRASH_CONSTRAINT,)))
+def constraints_of(trial: FrozenTrial) -> Sequence[float]:
+    return tuple(trial.system_attrs.get(CONSTRAINTS_KEY, (CRASH_CONSTRAINT,)))
 
 
 TPE_SETTINGS: dict[str, Any] = {"multivariate": True, "constant_liar": True}
@@ -188,14 +199,14 @@ def _study(search: Search, seed: int) -> Study:
     # Optuna 5 reads a trial's constraints from it (set_constraint / system_attrs) and deprecates
     # constraints_func; 4.x needs the function to know the search is constrained
     major = int(optuna.__version__.split(".")[0])
-    extra: dict[str, Any] = {"constraints_func": _constraints_of} if major < 5 else {}
+    extra: dict[str, Any] = {"constraints_func": constraints_of} if major < 5 else {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)  # multivariate is "experimental" to Optuna
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
         sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=startup_trials(search),
                                              **{**TPE_SETTINGS, **extra})
     study = optuna.create_study(direction=search.direction.value, sampler=sampler)
-    dists = _distributions(search)
+    dists = distributions(search)
     worst = _worst(search)
     for trial in sorted(search.trial, key=lambda t: t.number):
         if trial.repeat_of is not None:
@@ -262,7 +273,7 @@ def propose(search: Search, *, seed: int | None = None, sampler: str | None = No
         chosen = model_choice(search, left, step_seed, crash_hypotheses(search))
         return normalise(search, chosen) if chosen is not None else None
     study = _study(search, step_seed)
-    dists = _distributions(search)
+    dists = distributions(search)
     for _ in range(_ASKS):
         asked = study.ask(dists)
         params = normalise(search, asked.params)
