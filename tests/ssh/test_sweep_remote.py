@@ -14,11 +14,11 @@ from sweep_support import StandinServer, make_bench_python, pid_alive, standin_g
 from waits import PATIENCE_S
 
 from cockpit.control.session_controller import SessionController
+from cockpit.control.session_port import ControllerPort, PortSink
 from cockpit.control.sweep_runner import SweepRunner
 from cockpit.control.sweep_session import server_metrics_probe
 from cockpit.live.experiment.sweep_events import PointProgress, PointRecorded, PointRetrying, PointStarted
 from cockpit.live.experiment.sweep_plan import plan_sweep
-from cockpit.live.experiment.sweep_sink import ControllerSink
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.sources.server.bench_hosts import SshBenchHost
 from cockpit.sources.transport.ssh_pool import Backoff, SshPool
@@ -59,7 +59,7 @@ async def _run(path: Path, sshd, events: list, during=None, metrics: bool = Fals
         host = SshBenchHost(pool, sshd.target(), "gpu1", reconnect_s=30)
         # /metrics on the host's loopback, reached through its SSH connection (a direct TCP channel)
         probe = server_metrics_probe(session.launch[0], plan, pool, sshd.target(), session.hosts[0]) if metrics else None
-        runner = SweepRunner(plan, host, ControllerSink(SessionController(session, path)), on_event=events.append,
+        runner = SweepRunner(plan, host, PortSink(ControllerPort(SessionController(session, path))), on_event=events.append,
                              server_metrics=probe)
 
         async def ticks() -> None:

@@ -11,7 +11,7 @@ from textual.widgets import DataTable
 from sweep_sessions import sweep_session, write_sweep_session
 from tui_support import make_app, screen_text, until
 
-from cockpit.live.experiment.sweep_sink import ControllerSink
+from cockpit.control.session_port import ControllerPort, PortSink
 from cockpit.model.enums import Metric
 from cockpit.model.session import LaunchProfile
 from cockpit.store.toml_store import load_session, save_session
@@ -302,7 +302,7 @@ async def test_compare_shows_a_run_the_sweep_records_while_it_is_open(tmp_path):
         await pilot.pause()
         await pilot.press("4", "c")
         await until(lambda: isinstance(app.screen, CompareScreen), pilot)
-        sink = ControllerSink(app.controller, save=False)  # what the sweep runner records through
+        sink = PortSink(ControllerPort(app.controller))  # what the sweep runner records through
         await sink.record("s1:r1:c4096", {"label": "l2 at 4096", "profile": "l2", "concurrency": 4096,
                                         "total_tok_s": 9000.0, "sweep": "s1", "sweep_run": "r1"})
         await until(lambda: "│ 4096 — 9,000 — │" in " ".join(screen_text(app).split()), pilot)

@@ -1,11 +1,10 @@
 """A sweep point's record: the Benchmark fields it gets (`benchmark_fields`) and where it goes
-(a `PointSink`; `ControllerSink` records through a SessionController). A key already
+(a `PointSink`: control/session_port.py's PortSink over either session port). A key already
 recorded (`recorded_in`) is never recorded again, so a resumed sweep skips it.
 """
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Protocol
 
 from cockpit.live.experiment.sweep_plan import PlannedPoint, SweepPlan
@@ -13,13 +12,10 @@ from cockpit.live.experiment.sweep_watch import PointWatch
 from cockpit.parse.bench.bench_result_jsonl import BenchOutcome
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-    from pathlib import Path
 
-    from cockpit.model.edit.edits import SessionEditor
     from cockpit.model.session import Session
 
-__all__ = ["ControllerSink", "PointSink", "WARMUP_NOTE", "benchmark_fields", "recorded_in"]
+__all__ = ["PointSink", "WARMUP_NOTE", "benchmark_fields", "recorded_in"]
 
 WARMUP_NOTE = "server percentiles include the client's warm-up (no main-run start line seen in time)"
 
@@ -32,32 +28,6 @@ class PointSink(Protocol):
     async def record(self, key: str, fields: dict[str, object]) -> str:
         """Record the point (once: a key already recorded returns that id); its id."""
         ...
-
-
-class _Saved(Protocol):
-    @property
-    def saved(self) -> bool: ...
-
-    @property
-    def status(self) -> str: ...
-
-    @property
-    def message(self) -> str: ...
-
-
-class SinkController(Protocol):
-    """What ControllerSink asks of a SessionController (control/session_controller.py: live
-    does not import control)."""
-
-    @property
-    def session(self) -> Session: ...
-
-    @property
-    def path(self) -> Path: ...
-
-    def apply(self, edit: Callable[[SessionEditor], str]) -> str: ...
-
-    def save(self) -> _Saved: ...
 
 
 def _key_parts(key: str) -> tuple[str, str, int, int]:
@@ -74,42 +44,6 @@ def recorded_in(session: Session, key: str) -> str | None:
                 and (bench.repeat or 1) == repeat:
             return str(bench.id)
     return None
-
-
-class ControllerSink:
-    """Records through a `SessionController` (control/session_controller.py; duck-typed here,
-    live does not import store): the editor adds the benchmark (undo, journal), and
-    `save=True` writes at once, merged under the lock with other writers (the TUI, `cockpit
-    add`). The TUI may pass `save=False` and leave it to its autosave."""
-
-    def __init__(self, controller: SinkController, *, save: bool = True, busy_wait_s: float = 15.0) -> None:
-        self.controller = controller
-        self.save = save
-        self.busy_wait_s = busy_wait_s
-
-    def recorded(self, key: str) -> str | None:
-        return recorded_in(self.controller.session, key)
-
-    async def record(self, key: str, fields: dict[str, object]) -> str:
-        ident = self.recorded(key)
-        if ident is None:
-            ident = self.controller.apply(lambda editor: editor.add_benchmark(**fields))
-        if self.save:
-            await self.flush()
-            ident = self.recorded(key) or ident  # a merge may have renumbered it
-        return str(ident)
-
-    async def flush(self) -> None:
-        """Save now; waits while another writer holds the lock. OSError when it cannot."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.busy_wait_s
-        while True:
-            outcome = self.controller.save()
-            if outcome.saved:
-                return
-            if outcome.status != "busy" or loop.time() > deadline:
-                raise OSError(f"{self.controller.path}: not saved ({outcome.status}: {outcome.message})")
-            await asyncio.sleep(0.3)
 
 
 def benchmark_fields(plan: SweepPlan, point: PlannedPoint, result: BenchOutcome, watch: PointWatch, *,

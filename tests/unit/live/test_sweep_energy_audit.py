@@ -24,9 +24,9 @@ import pytest
 from sweep_support import StandinServer, make_bench_python
 
 from cockpit.control.session_controller import SessionController
+from cockpit.control.session_port import ControllerPort, PortSink
 from cockpit.control.sweep_runner import SweepRunner
 from cockpit.live.experiment.sweep_plan import plan_sweep
-from cockpit.live.experiment.sweep_sink import ControllerSink
 from cockpit.live.experiment.sweep_watch import NO_STEADY_TOKENS_NOTE
 from cockpit.model.bench.energy_audit import FROM_REQUESTS, FROM_RUNNING
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
@@ -137,7 +137,7 @@ def _session(tmp_path: Path, port: int, **sweep_kw: object) -> Path:
 async def _run(path: Path, nvml: StandinNvml, server: StandinServer, *, log: bool) -> None:
     session = load_session(path)
     runner = SweepRunner(plan_sweep(session.sweeps[0], session.launch[0], session.hosts[0]), _host(),
-                         ControllerSink(SessionController(session, path)))
+                         PortSink(ControllerPort(SessionController(session, path))))
     runner.gpu_source = SOURCE
     if log:  # the server's log as the sweep's watch reads it: parsed events, at their arrival
         server.listeners.append(lambda line: runner.log_event(parse_line(line)))

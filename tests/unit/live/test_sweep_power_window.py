@@ -20,10 +20,10 @@ from metrics_server import MetricsServer
 from sweep_support import StandinServer, make_bench_python, standin_gpu_tick
 
 from cockpit.control.session_controller import SessionController
+from cockpit.control.session_port import ControllerPort, PortSink
 from cockpit.control.sweep_runner import SweepRunner
 from cockpit.control.sweep_session import watch_tasks
 from cockpit.live.experiment.sweep_plan import plan_sweep
-from cockpit.live.experiment.sweep_sink import ControllerSink
 from cockpit.live.experiment.sweep_watch import NO_MAIN_RUN_NOTE
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.parse.bench.bench_result_jsonl import read_records
@@ -50,7 +50,7 @@ def _session(tmp_path: Path, port: int, host: Host, **sweep_kw: object) -> Path:
 def _runner(path: Path) -> SweepRunner:
     session = load_session(path)
     plan = plan_sweep(session.sweeps[0], session.launch[0], session.hosts[0])
-    return SweepRunner(plan, LocalBenchHost(), ControllerSink(SessionController(session, path)))
+    return SweepRunner(plan, LocalBenchHost(), PortSink(ControllerPort(SessionController(session, path))))
 
 
 class GpuFollowingTheServer:

@@ -13,12 +13,12 @@ import pytest
 from sweep_support import StandinServer, make_bench_python, pid_alive, standin_gpu_tick
 
 from cockpit.control.session_controller import SessionController
+from cockpit.control.session_port import ControllerPort, PortSink
 from cockpit.control.sweep_runner import SweepRunner
 from cockpit.control.sweep_session import server_metrics_probe
 from cockpit.live.experiment.sweep_client_output import ClientOutput, main_run_line
 from cockpit.live.experiment.sweep_events import PointFailed, PointProgress, PointRecorded, PointSkipped, PointStarted, SweepNote
 from cockpit.live.experiment.sweep_plan import plan_sweep
-from cockpit.live.experiment.sweep_sink import ControllerSink
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.parse.log.sglang_log import parse_line
 from cockpit.sources.server.bench_hosts import LocalBenchHost
@@ -51,7 +51,7 @@ def _runner(path: Path, events: list, run_id: str | None = None, metrics: bool =
     plan = plan_sweep(session.sweeps[0], session.launch[0], session.hosts[0], run_id=run_id)
     if metrics:  # as `cockpit sweep` and the TUI wire it: the profile's port, this machine
         kw["server_metrics"] = server_metrics_probe(session.launch[0], plan, None, None, session.hosts[0])
-    return SweepRunner(plan, LocalBenchHost(), ControllerSink(controller), on_event=events.append, **kw), controller
+    return SweepRunner(plan, LocalBenchHost(), PortSink(ControllerPort(controller)), on_event=events.append, **kw), controller
 
 
 async def _with_feeds(runner: SweepRunner, server: StandinServer, watts: float = 300.0):
@@ -210,7 +210,7 @@ def test_link_lost_after_or_before_the_record(tmp_path: Path, drop_before_record
     plan = plan_sweep(session.sweeps[0], session.launch[0], session.hosts[0])
     host = _DroppingHost(record, drop_before_record)
     events: list = []
-    runner = SweepRunner(plan, host, ControllerSink(SessionController(session, path)), on_event=events.append)
+    runner = SweepRunner(plan, host, PortSink(ControllerPort(SessionController(session, path))), on_event=events.append)
     outcome = asyncio.run(runner.run())
     assert outcome.status == "done"
     assert [b.concurrency for b in load_session(path).benchmarks] == [16]
@@ -368,7 +368,7 @@ def test_a_server_that_stopped_answering_fails_the_point_before_its_client_runs(
             server.close()  # killed once the first point is recorded
 
     plan = plan_sweep(session.sweeps[0], session.launch[0], session.hosts[0])
-    runner = SweepRunner(plan, LocalBenchHost(), ControllerSink(SessionController(session, path)), on_event=on_event,
+    runner = SweepRunner(plan, LocalBenchHost(), PortSink(ControllerPort(SessionController(session, path))), on_event=on_event,
                          server_health=server_health(session.launch[0], plan, None, None), on_fail="skip")
     outcome = asyncio.run(runner.run())
     assert [b.concurrency for b in load_session(path).benchmarks] == [1]
