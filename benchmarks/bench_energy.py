@@ -13,8 +13,10 @@ from 1024 to 8192 with gaps shrinking, as a server filling its batch), a hold of
 back to back), a drain of 6 s (the ramp backwards), idle 3 s. Work is counted in 8192-matmul
 equivalents (one 8192 x 8192 x 8192 product = 1 unit; an n-sized one (n/8192)^3), each batch timed
 at its completion. Alongside, a thread samples every GPU through cockpit's NvmlSampler every
-`--interval-s`: power (nvmlDeviceGetPowerUsage) and the energy counter
-(nvmlDeviceGetTotalEnergyConsumption).
+`--interval-s`: power (nvmlDeviceGetPowerUsage, placed at the middle of the second it averages
+on Ampere and later but GA100, as a sweep point places it) and the energy counter
+(nvmlDeviceGetTotalEnergyConsumption); beside it NVML's instantaneous field, and the average
+at its own stamp.
 
 Reported:
 * integral vs counter: ∫ W dt (trapezoid on the samples' timestamps) against the counter's
@@ -37,6 +39,7 @@ import statistics
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -67,9 +70,9 @@ class Sampler(threading.Thread):
         self.first = self.nvml.sample_blocking()
         self.samples: list[PowerSample] = []
         self.instant: list[PowerSample] = []
-        """Beside cockpit's path (NVML_FI_DEV_POWER_INSTANT where the driver has it): NVML's
-        averaged `nvmlDeviceGetPowerUsage`, with the same counter, to show which of the two
-        the counter follows."""
+        """Beside cockpit's path (the averaged `nvmlDeviceGetPowerUsage`, placed at the middle
+        of the second it averages where NVML says the architecture averages): NVML's
+        instantaneous field (NVML_FI_DEV_POWER_INSTANT) in the same ticks, with the same counter."""
         self.read_s: list[float] = []
         self.stop = threading.Event()
         import pynvml
@@ -79,11 +82,13 @@ class Sampler(threading.Thread):
         self.field = getattr(pynvml, "NVML_FI_DEV_POWER_INSTANT", 186)
 
     def _instant_w(self) -> float | None:
-        """(Named for the field it read first; now the average, the other of the two.)"""
         try:
-            return sum(self.pynvml.nvmlDeviceGetPowerUsage(h) / 1000.0 for h in self.handles)
+            values = [self.pynvml.nvmlDeviceGetFieldValues(h, [self.field])[0] for h in self.handles]
         except Exception:
             return None
+        if any(v.nvmlReturn != 0 for v in values):
+            return None
+        return sum(v.value.uiVal / 1000.0 for v in values)
 
     def run(self) -> None:
         next_at = time.time()
@@ -97,8 +102,9 @@ class Sampler(threading.Thread):
                 t = float(tick[0].timestamp or time.time())
                 joules = (sum(float(e) for e in energy if e is not None) / 1000.0
                           if all(e is not None for e in energy) else None)
+                lag = max(float(s.power_window_s or 0.0) for s in tick) / 2  # as a sweep point's
                 self.samples.append(PowerSample(t=t, watts=sum(float(w) for w in watts if w is not None),
-                                                energy_j=joules))
+                                                energy_j=joules, watts_at=t - lag if lag else None))
                 if (instant := self._instant_w()) is not None:
                     self.instant.append(PowerSample(t=t, watts=instant, energy_j=joules))
             next_at += self.interval_s
@@ -203,7 +209,8 @@ def main() -> int:
            "driver": pynvml.nvmlSystemGetDriverVersion(), "torch": torch.__version__,
            "nvidia_ml_py": getattr(pynvml, "__version__", "?"), "python": platform.python_version(),
            "interval_s": args.interval_s, "window_s": args.window_s,
-           "source": "nvml (cockpit NvmlSampler: NVML_FI_DEV_POWER_INSTANT, else nvmlDeviceGetPowerUsage)"}
+           "power_window_s": gpu.power_window_s,
+           "source": "nvml (cockpit NvmlSampler: nvmlDeviceGetPowerUsage at the middle of the window it averages)"}
     print("env:", json.dumps(env), flush=True)
     sampler.start()
     load._run_for(args.warm_s, FULL, "warm", duty=1.0)  # the card at its working temperature first
@@ -224,6 +231,8 @@ def main() -> int:
     windows: list[dict[str, Any]] = []
     windows_coarse: list[dict[str, Any]] = []
     windows_instant: list[dict[str, Any]] = []
+    windows_at_stamp: list[dict[str, Any]] = []
+    at_stamp = [replace(p, watts_at=None) for p in samples]
     phases: list[dict[str, Any]] = []
     for run in runs:
         m, batches = run["marks"], run["batches"]
@@ -246,9 +255,10 @@ def main() -> int:
         })
         windows += _agreement(samples, m["idle_pre"], m["end"], args.window_s, "nvml")
         windows_coarse += _agreement(coarse, m["idle_pre"], m["end"], args.window_s, "nvml every 1 s")
+        windows_at_stamp += _agreement(at_stamp, m["idle_pre"], m["end"], args.window_s, "average at its stamp")
         if sampler.instant:
             windows_instant += _agreement(sampler.instant, m["idle_pre"], m["end"], args.window_s,
-                                          "nvmlDeviceGetPowerUsage")
+                                          "NVML_FI_DEV_POWER_INSTANT")
         names = ("idle_pre", "ramp", "hold", "drain", "idle_post", "end")
         for a, b in zip(names, names[1:]):
             phases.append(_window_row(f"hold {run['hold_s']:.0f}: {a}", audit_window(samples, m[a], m[b], source="nvml")))
@@ -259,16 +269,19 @@ def main() -> int:
         "windows": len(windows), "within_1pct": _share_within(windows, 0.01), "within_2pct": _share_within(windows, 0.02),
         "phases_within_1pct": _share_within(phases, 0.01),
         "windows_1s_interval_within_1pct": _share_within(windows_coarse, 0.01),
-        "windows_power_usage_within_1pct": _share_within(windows_instant, 0.01),
+        "windows_instant_field_within_1pct": _share_within(windows_instant, 0.01),
+        "windows_average_at_stamp_within_1pct": _share_within(windows_at_stamp, 0.01),
         "steady_j_per_unit_spread": _spread(steady_j), "main_j_per_unit_spread": _spread(main_j),
         "samples": len(samples), "nvml_read_ms_median": 1000 * statistics.median(sampler.read_s),
         "goal_integral_within_1pct_on_95pct": (_share_within(windows, 0.01) or 0) >= 0.95,
         "goal_steady_within_2pct": (_spread(steady_j) or 1) <= 0.02,
     }
     report = {"env": env, "summary": summary, "runs": results, "phases": phases, "windows": windows,
-              "windows_1s_interval": windows_coarse, "windows_power_usage": windows_instant,
+              "windows_1s_interval": windows_coarse, "windows_instant_field": windows_instant,
+              "windows_average_at_stamp": windows_at_stamp,
               "raw": {"t_power_counter": [(round(p.t, 4), p.watts, p.energy_j) for p in samples],
-                      "power_usage_w": [p.watts for p in sampler.instant],
+                      "watts_at": [p.watts_at for p in samples],
+                      "instant_field": [(round(p.t, 4), p.watts) for p in sampler.instant],
                       "runs": [{"hold_s": r["hold_s"], "marks": r["marks"]} for r in runs]}}
 
     print()
@@ -286,8 +299,9 @@ def main() -> int:
           f"{100 * (summary['within_1pct'] or 0):.1f} % within 1 % (goal >= 95 %), "
           f"{100 * (summary['within_2pct'] or 0):.1f} % within 2 %; phases: "
           f"{100 * (summary['phases_within_1pct'] or 0):.1f} % within 1 %; at 1 s sampling: "
-          f"{100 * (summary['windows_1s_interval_within_1pct'] or 0):.1f} % within 1 %; nvmlDeviceGetPowerUsage "
-          f"(averaged) instead: {100 * (summary['windows_power_usage_within_1pct'] or 0):.1f} % within 1 %")
+          f"{100 * (summary['windows_1s_interval_within_1pct'] or 0):.1f} % within 1 %; the average at its own "
+          f"stamp instead: {100 * (summary['windows_average_at_stamp_within_1pct'] or 0):.1f} %; NVML's "
+          f"instantaneous field instead: {100 * (summary['windows_instant_field_within_1pct'] or 0):.1f} % within 1 %")
     offs = sorted(abs(w["disagreement"]) for w in windows if w["disagreement"] is not None)
     if offs:
         print(f"|integral - counter| / counter over windows: median {100 * offs[len(offs) // 2]:.2f} %, "

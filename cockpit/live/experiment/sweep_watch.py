@@ -154,7 +154,9 @@ class PointWatch:
         self.clock_offsets.append(t - arrived)
         energies = [s.energy_mj for s in samples]
         energy = sum(float(e) for e in energies if e is not None) / 1000.0 if all(e is not None for e in energies) else None
-        sample = PowerSample(t, draw, energy)
+        # an averaged draw describes the middle of its window (model/bench/energy_audit.py)
+        lag = max(float(s.power_window_s or 0.0) for s in samples) / 2
+        sample = PowerSample(t, draw, energy, watts_at=t - lag if lag else None)
         self.whole.tick(draw, limit, sample)
         if self.run is not None and self.window != "closed":
             self.run.tick(draw, limit, sample)

@@ -81,6 +81,10 @@ class GpuSample:
     name: str | None = None
     uuid: str | None = None
     power_w: Number | None = None
+    power_window_s: float | None = None
+    """`power_w` is the mean over this many seconds before `timestamp` (1.0: NVML's reading and
+    nvidia-smi's `power.draw.average` on Ampere and later but GA100); 0.0: an instantaneous
+    reading; None: not known. The energy integral places the draw at the window's middle."""
     power_limit_w: Number | None = None
     """The enforced cap (minimum of all limiters): the denominator of the power bar."""
     util_gpu_pct: Number | None = None

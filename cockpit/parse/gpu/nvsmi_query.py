@@ -52,6 +52,10 @@ FIELD_ALTERNATIVES: dict[str, str] = {
     "clocks.max.sm": "clocks.max.sm_clock",
 }
 
+# The seconds a power column averages over (GpuSample.power_window_s): `power.draw` is either,
+# by driver and architecture, so it is not said.
+POWER_WINDOW_S: dict[str, float] = {"power.draw.average": 1.0, "power.draw.instant": 0.0}
+
 # `--query-gpu` name -> GpuSample attribute. Several names (aliases, newer drivers)
 # may feed one attribute; the first present in the field list wins.
 FIELD_TO_ATTR: dict[str, str] = {
@@ -200,7 +204,9 @@ def parse_query_line(
         if refused is not None:
             refused.append(why)
         raise QueryLineError(why)
-    return GpuSample(index=index, timestamp=timestamp, host=host, notes=notes, **values)
+    power_field = next((f for f in fields if FIELD_TO_ATTR.get(f) == "power_w"), None)
+    return GpuSample(index=index, timestamp=timestamp, host=host, notes=notes,
+                     power_window_s=POWER_WINDOW_S.get(power_field or ""), **values)
 
 
 @lru_cache(maxsize=32)

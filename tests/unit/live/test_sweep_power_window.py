@@ -199,3 +199,21 @@ def test_a_run_shorter_than_a_gpu_tick_says_so_instead_of_a_start_up_figure() ->
     assert "power_mean_w" not in watch.fields(total_tokens=100, duration_s=0.2, total_tok_s=500.0)
     (note,) = watch.notes()
     assert note.startswith("no power: no GPU sample came inside the main run")
+
+
+def test_an_averaged_draw_is_integrated_at_the_middle_of_its_second() -> None:
+    """A host whose GPUs' draw is NVML's 1 s average (GpuSample.power_window_s): the point's
+    energy places each tick's draw half a second before its stamp, where it applies; a draw
+    of unknown kind stays at its stamp."""
+    from cockpit.live.experiment.sweep_watch import PointWatch
+    from cockpit.parse.gpu.gpu_sample import GpuSample
+
+    now = [100.0]
+    watch = PointWatch(clock=lambda: now[0])
+    for window in (1.0, None):
+        watch.gpu_tick([GpuSample(index=i, power_w=300.0, power_window_s=window, timestamp=now[0])
+                        for i in range(2)])
+        now[0] += 1.0
+    averaged, unknown = watch.whole.ticks
+    assert (averaged.t, averaged.power_t, averaged.watts) == (100.0, 99.5, 600.0)
+    assert (unknown.t, unknown.power_t) == (101.0, 101.0)

@@ -146,3 +146,25 @@ def test_a_coverage_just_under_the_line_reads_under_it():
     assert w.coverage == pytest.approx(17.25 / 19.25)
     assert w.check_text() == ("nvml, 1.00 s interval, 89% covered, no energy counter; "
                               "flagged: samples cover 89% of the window (< 90%)")
+
+
+def test_an_averaged_draw_placed_at_the_middle_of_its_second_agrees_with_the_counter() -> None:
+    """A GPU that steps from 100 W to 700 W at t = 12 s (a ramp's worth of change), read as
+    NVML reads it on Ampere and later: the mean of the second before each 0.1 s tick. Its
+    counter is exact. At its timestamp the averaged draw trails the counter by half a second
+    of the step; at the middle of its second (`watts_at`) it agrees."""
+
+    def energy(t: float) -> float:  # closed form of the step's integral from 0
+        return 100.0 * min(t, 12.0) + 700.0 * max(0.0, t - 12.0)
+
+    def trailing_mean(t: float) -> float:
+        return (energy(t) - energy(t - 1.0)) / 1.0
+
+    ticks = [round(5.0 + 0.1 * i, 1) for i in range(150)]
+    at_stamp = [PowerSample(t, trailing_mean(t), energy(t)) for t in ticks]
+    centred = [PowerSample(t, trailing_mean(t), energy(t), watts_at=t - 0.5) for t in ticks]
+    lagged = audit_window(at_stamp, 10.0, 15.0, source="nvml")
+    placed = audit_window(centred, 10.0, 15.0, source="nvml")
+    assert lagged.disagreement is not None and lagged.disagreement < -0.05
+    assert placed.disagreement is not None and abs(placed.disagreement) < 0.002
+    assert placed.valid and not lagged.valid
