@@ -194,8 +194,10 @@ LAYOUT: dict[str, dict[str, tuple[str, list[str]]]] = {
         ".": ("modal screens: details, compare, search, findings, failure text, help, prompts",
               ["bench_detail", "compare", "confirm_quit", "confirm_quit_sweep", "confirm_run", "file_detail",
                "help", "prompt", "failure_text", "findings", "search"]),
-        "main": ("the main screen: its panes, view state and the intent handlers",
-                 ["main", "main_intents", "setup_intents", "main_panes", "main_view_state"]),
+        "main": ("the main screen and what it owns: tabs and panes, rendering, view state, the tick, "
+                 "the intent handlers",
+                 ["main", "tabs_and_panes", "session_render", "view_state", "live_tick", "edit_runner",
+                  "task_handlers", "record_handlers", "setup_handlers"]),
         "forms": ("forms: the base, record forms, setup, sweep and search forms",
                   ["form_base", "forms", "setup_forms", "sweep_form", "search_form"]),
     },

@@ -158,7 +158,7 @@ async def test_a_big_board_fills_in_after_the_first_frame_and_the_saved_selectio
     right after, before the saved view is put back, so a selection deep in a column holds."""
     from cockpit.model.session import Session, Task, UiState
     from cockpit.store.toml_store import save_session
-    from cockpit.ui.screens.main.main import FIRST_FRAME_TASKS
+    from cockpit.ui.screens.main.session_render import FIRST_FRAME_TASKS
 
     path = tmp_path / "big.toml"
     count = FIRST_FRAME_TASKS * 3

@@ -36,9 +36,11 @@ WALKS: dict[str, list[str]] = {
     "a GPU sample": ["sources.gpu.nvsmi_stream", "parse.gpu.nvsmi_query", "parse.gpu.gpu_sample",
                      "parse.gpu.gpu_events", "sources.gpu.gpu_feed", "control.live_hub", "live.state",
                      "live.gpu.power_history", "ui.app", "ui.widgets.gpu.gpu_pane"],
-    # a binding -> the main screen's action -> its intent -> the session controller -> the edit -> the save
-    "a key press": ["ui.app", "ui.keys.actions", "ui.screens.main.main", "ui.screens.main.main_intents",
-                    "control.session_controller", "model.edit.edits", "store.toml_store"],
+    # a binding -> the main screen's action -> its intent handler -> its edit runner -> the session
+    # controller -> the edit -> the save
+    "a key press": ["ui.app", "ui.keys.actions", "ui.screens.main.main", "ui.screens.main.task_handlers",
+                    "ui.screens.main.edit_runner", "control.session_controller", "model.edit.edits",
+                    "store.toml_store"],
     # the TUI's intent -> the experiment service's one loop -> the runner -> the bench client and its result
     # -> the point's watch -> the session port (the open session's controller: saved by it, not the app)
     "a sweep point": ["ui.live.experiment", "control.experiment", "control.experiment_sweep",
