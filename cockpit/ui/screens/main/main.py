@@ -16,7 +16,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Static
 
-from cockpit.model.bench.bench_compare import default_pair
+from cockpit.model.bench.compare import default_pair
 from cockpit.model.bench.targets import score_all
 from cockpit.model.enums import Metric
 from cockpit.model.session import Session
@@ -175,7 +175,7 @@ class MainScreen(MainViewState):
         elif tab == "last":
             self.query_one(LastActionView).show(session)
         elif tab == "handoff":
-            from cockpit.store.handoff.handoff_md import render_handoff
+            from cockpit.store.handoff.markdown import render_handoff
 
             self.query_one(HandoffView).render_from(session, render_handoff)
 

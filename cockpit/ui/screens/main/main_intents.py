@@ -244,7 +244,7 @@ class MainIntents(Screen[None]):
 
     # ----- the handoff: to a file beside the session, or to the clipboard ----------------
     def on_handoff_write_requested(self, message: msg.HandoffWriteRequested) -> None:
-        from cockpit.store.handoff.handoff_md import write_handoff
+        from cockpit.store.handoff.markdown import write_handoff
 
         try:
             where = write_handoff(self._session, self.port.path)
@@ -254,7 +254,7 @@ class MainIntents(Screen[None]):
         self.app.notify(f"Handoff written to {where}", timeout=6)
 
     def on_handoff_copy_requested(self, message: msg.HandoffCopyRequested) -> None:
-        from cockpit.store.handoff.handoff_md import render_handoff
+        from cockpit.store.handoff.markdown import render_handoff
 
         text = render_handoff(self._session)
         self.app.copy_to_clipboard(text)
