@@ -381,12 +381,10 @@ Ampere."""
 
 
 def power_window_s(nv: Any, h: object, name: object) -> float | None:
-    """The seconds `nvmlDeviceGetPowerUsage` averages over on this GPU: 1.0 on Ampere and later
-    but GA100, 0.0 before (NVML's documentation of the call), None where the architecture is
-    not known. Read as the average, integrated at the middle of its second, power agreed
-    with the GPU's energy counter within 1 % on 34 of 35 windows of 5 s on an H100 (driver
-    580), where NVML's instantaneous field, sampled every 0.1 s, agreed on 31: point samples
-    of a load that switches on and off every few ms (benchmarks/bench_energy.py)."""
+    """The seconds `nvmlDeviceGetPowerUsage` averages over: 1.0 on Ampere and later but GA100,
+    0.0 before (NVML's documentation), None: not known. Placed at the middle of its second,
+    the average beat NVML's instantaneous field against the energy counter on an H100
+    (benchmarks/bench_energy.py)."""
     try:
         arch = int(nv.nvmlDeviceGetArchitecture(h))
     except Exception:
