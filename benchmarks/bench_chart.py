@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT / "tests" / "ui"))
 from sweep_sessions import write_sweep_session  # noqa: E402
 from tui_support import make_app  # noqa: E402
 
-from cockpit.model.bench.bench_series import chart_data  # noqa: E402
+from cockpit.model.bench.series import chart_data  # noqa: E402
 from cockpit.model.bench.targets import score_all  # noqa: E402
 from cockpit.ui.widgets.session.bench_chart import BenchChart, ChartPlot  # noqa: E402
 from cockpit.ui.widgets.session.benchmarks_view import BenchmarksView, BenchTable  # noqa: E402

@@ -79,7 +79,7 @@ def bench_parse(n_lines: int, gpus: int) -> dict[str, float]:
 
 
 def bench_nvml(ticks: int = 20) -> dict[str, object]:
-    from cockpit.parse.gpu.gpu_events import GpuSourceUnavailable
+    from cockpit.parse.gpu.events import GpuSourceUnavailable
     from cockpit.sources.gpu.nvml_sampler import NvmlSampler
 
     out: dict[str, object] = {}

@@ -5,7 +5,7 @@
 The session is the chart tests' (tests/ui/sweep_sessions.py: the example campaign plus
 --profiles x 12 swept runs (4 -> 48 benchmarks) and --tasks tasks (a ~600-line handoff); issue 39 measured
 3-7.6 s for the key after `0` and a first `W` that wrote nothing). In the real app at --size:
-  render      render_handoff(session) alone (store/handoff/handoff_md.py), synchronous;
+  render      render_handoff(session) alone (store/handoff/markdown.py), synchronous;
   0 then 1    from pressing `0` (first visit of the tab) until the key after it (`1`) has
               switched the tab back and the frame is drawn; goal under 200 ms;
   text shown  from pressing `0` until the document is on the tab (made off the UI thread);
@@ -42,7 +42,7 @@ from tui_support import make_app  # noqa: E402
 
 from cockpit.model.enums import TaskStatus  # noqa: E402
 from cockpit.model.session import Session, Task  # noqa: E402
-from cockpit.store.handoff.handoff_md import render_handoff  # noqa: E402
+from cockpit.store.handoff.markdown import render_handoff  # noqa: E402
 from cockpit.store.toml_store import save_session  # noqa: E402
 from cockpit.ui.widgets.session.text_views import HandoffView  # noqa: E402
 

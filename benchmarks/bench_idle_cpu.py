@@ -25,8 +25,8 @@ from pathlib import Path
 
 from cockpit.demo.build import DemoGpuFeed, data_dir
 from cockpit.sources.feeds import LiveSources
-from cockpit.sources.gpu.gpu_feed import FileTopologyFeed
-from cockpit.sources.log.log_feed import LogFeed
+from cockpit.sources.gpu.feed import FileTopologyFeed
+from cockpit.sources.log.feed import LogFeed
 from cockpit.store.toml_store import load_session
 from cockpit.ui.app import CockpitApp
 

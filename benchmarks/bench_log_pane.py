@@ -78,7 +78,7 @@ def monotone(path: Path, rate: int = 5000) -> Path:
 
 def micro(path: Path, n: int = 100_000) -> dict:
     """µs per line: parse, fold (median of 3)."""
-    from cockpit.live.log.log_metrics import LogMetrics
+    from cockpit.live.log.metrics import LogMetrics
     from cockpit.parse.log.sglang_log import LogParser
 
     with path.open("rb") as f:
@@ -190,7 +190,7 @@ def open_metrics(path: Path) -> float | None:
 async def metrics_whole(path: Path, n: int) -> float:
     from test_log_pane import PaneApp
 
-    from cockpit.sources.log.log_feed import LogFeed
+    from cockpit.sources.log.feed import LogFeed
 
     part = OUT / f"bench_metrics_{n}.log"
     with path.open("rb") as src, part.open("wb") as dst:
@@ -225,7 +225,7 @@ with open(live, "ab", buffering=0) as out:  # the pool's lines, stamped now: a l
 
 def pane_app(live: Path):  # noqa: ANN201
     """`cockpit log`'s app on the live file."""
-    from cockpit.sources.log.log_feed import LogFeed
+    from cockpit.sources.log.feed import LogFeed
     from cockpit.ui.log_app import LogApp
 
     return LogApp(LogFeed.local(str(live), lines=0)), ()
@@ -293,7 +293,7 @@ RSS_CHILD = r'''
 import asyncio, resource, sys
 sys.path[:0] = sys.argv[3:]
 from test_log_pane import PaneApp
-from cockpit.live.log.log_items import lines_of
+from cockpit.live.log.items import lines_of
 from cockpit.parse.log.sglang_log import parse_text
 n = int(sys.argv[1])
 with open(sys.argv[2], "rb") as f:

@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_common import timed  # noqa: E402
 
-from cockpit.live.log.log_items import lines_of, segments_of  # noqa: E402
+from cockpit.live.log.items import lines_of, segments_of  # noqa: E402
 from cockpit.parse.log.sglang_log import LogParser  # noqa: E402
 
 

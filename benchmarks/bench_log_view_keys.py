@@ -39,7 +39,7 @@ def lines(n: int, start: int = 0) -> list[str]:
 
 
 def bench_matches(n: int, runs: int) -> dict[str, float]:
-    from cockpit.live.log.log_items import RUN
+    from cockpit.live.log.items import RUN
     from cockpit.ui.widgets.log.log_buffer import LogBuffer, compile_pattern
 
     buffer = LogBuffer(n)
@@ -71,7 +71,7 @@ async def bench_frames(n: int, runs: int) -> dict[str, float]:
     from textual.app import App, ComposeResult
     from textual.geometry import Region
 
-    from cockpit.live.log.log_items import RUN
+    from cockpit.live.log.items import RUN
     from cockpit.ui.widgets.log.log_buffer import LogBuffer
     from cockpit.ui.widgets.log.log_view import LogLinesView
 

@@ -12,7 +12,7 @@
 Each command runs as a subprocess, median of N runs, interleaved (one run of each command
 per round, so machine load hits them alike): grep, `cockpit parse-log --json`, the same
 with the sre passes only, and for today's mix also the summary engine alone (python start
-+ `cockpit.parse.log.log_summary_scan` import + summary, no CLI), python start + CLI import, and a
++ `cockpit.parse.log.summary_scan` import + summary, no CLI), python start + CLI import, and a
 naive per-line regex loop. Ratios are to grep's median of the same run.
 Writes benchmarks/out/parse_log.json (every mix; parse_log_MIX.json with --mix MIX).
 * heldout: written after the engine was tuned, and not tuned on: decode-dominated, the
@@ -220,7 +220,7 @@ def build_heldout_log(path: Path, n_lines: int, seed: int = 29) -> None:
     path.write_bytes(b"\n".join(body + crash) + b"\n")
 
 
-ENGINE = ("import sys, json; from cockpit.parse.log.log_summary_scan import summarize_stream; "
+ENGINE = ("import sys, json; from cockpit.parse.log.summary_scan import summarize_stream; "
           "print(json.dumps(summarize_stream(open(sys.argv[1], 'rb'))))")
 
 
@@ -348,7 +348,7 @@ def main() -> int:
     # An installed package has its bytecode compiled (pip does it); a sandbox with
     # PYTHONDONTWRITEBYTECODE would otherwise compile every module on every run.
     compileall.compile_dir(ROOT / "cockpit", quiet=1)
-    from cockpit.parse.log.log_summary_scan import hyperscan_available
+    from cockpit.parse.log.summary_scan import hyperscan_available
 
     engine = "hyperscan" if hyperscan_available() else "sre (no hyperscan wheel here)"
     print(f"scan engine: {engine}")

@@ -65,7 +65,7 @@ def timed(argv: list[str]) -> float:
 
 
 async def in_process(sshd: LoopbackSshd, path: Path, size: int) -> float:
-    from cockpit.sources.log.log_tail import ResumableTail
+    from cockpit.sources.log.tail import ResumableTail
     from cockpit.sources.log.tail_events import LogBytes
     from cockpit.sources.transport.ssh_pool import SshPool, SshTarget
 

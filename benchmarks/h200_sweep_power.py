@@ -49,8 +49,8 @@ sys.path.insert(0, str(ROOT))
 from sweep_support import SERVER, free_port, make_bench_python  # noqa: E402
 
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep  # noqa: E402
-from cockpit.parse.bench.bench_result_jsonl import read_records  # noqa: E402
-from cockpit.parse.log.log_events import DecodeBatch, PrefillBatch  # noqa: E402
+from cockpit.parse.bench.result_jsonl import read_records  # noqa: E402
+from cockpit.parse.log.events import DecodeBatch, PrefillBatch  # noqa: E402
 from cockpit.parse.log.sglang_log import parse_line  # noqa: E402
 from cockpit.store.toml_store import load_session, save_session  # noqa: E402
 

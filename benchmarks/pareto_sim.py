@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 from cockpit.control.search.plan import next_launch  # noqa: E402
 from cockpit.model.search.search import Search, SearchTrial, SpaceValue, TrialStatus  # noqa: E402
-from cockpit.model.search.search_space import grid  # noqa: E402
+from cockpit.model.search.space import grid  # noqa: E402
 
 __all__ = ["OBJECTIVES", "SPACE", "grid", "hypervolume", "run", "search_for", "true_front", "truth"]
 

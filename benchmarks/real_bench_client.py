@@ -44,7 +44,7 @@ from sweep_support import StandinServer  # noqa: E402
 
 from cockpit.live.experiment.sweep_client_output import MAIN_RUN_MARK  # noqa: E402
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep  # noqa: E402
-from cockpit.parse.bench.bench_result_jsonl import RECORD_FIELDS  # noqa: E402
+from cockpit.parse.bench.result_jsonl import RECORD_FIELDS  # noqa: E402
 from cockpit.store.toml_store import load_session, save_session  # noqa: E402
 
 FIXTURE = ROOT / "tests" / "data" / "bench" / "bench_serving_0.5.23.jsonl"

@@ -24,9 +24,9 @@ from search_surfaces import Params, Surface  # noqa: E402
 
 from cockpit.control.search.plan import next_launch  # noqa: E402
 from cockpit.control.search.study import propose  # noqa: E402
+from cockpit.model.search.scoring import best_config  # noqa: E402
 from cockpit.model.search.search import Search, SearchTrial, TrialStatus  # noqa: E402
-from cockpit.model.search.search_scoring import best_config  # noqa: E402
-from cockpit.model.search.search_space import config_key, grid  # noqa: E402
+from cockpit.model.search.space import config_key, grid  # noqa: E402
 from cockpit.sandbox import surface  # noqa: E402  (the STAND-IN response surface)
 
 SPACE = {"--cuda-graph-max-bs": [32, 64, 128, 256], "--chunked-prefill-size": [2048, 4096, 8192],

@@ -9,8 +9,9 @@ from contextlib import contextmanager
 
 import pytest
 
-from cockpit.parse.log import log_summary_hs, log_summary_scan
-from cockpit.parse.log.log_summary import Summary
+from cockpit.parse.log import summary_hs as log_summary_hs
+from cockpit.parse.log import summary_scan as log_summary_scan
+from cockpit.parse.log.summary import Summary
 
 ENGINES = ("sre", "hyperscan")
 NO_WHEEL = "no hyperscan wheel for this platform (see docs/testing.md)"
@@ -42,8 +43,8 @@ def each_engine(request: pytest.FixtureRequest) -> Iterator[str]:
 
 def folded_summary(data: bytes) -> Summary:
     """The reference: `parse_text`'s events folded one by one into a LogSummary."""
-    from cockpit.parse.log.log_summary import LogSummary
     from cockpit.parse.log.sglang_log import parse_text
+    from cockpit.parse.log.summary import LogSummary
 
     summary = LogSummary()
     for event in parse_text(data):

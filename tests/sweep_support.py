@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from cockpit.parse.gpu.gpu_sample import GpuSample
+from cockpit.parse.gpu.sample import GpuSample
 from cockpit.sandbox import BENCH_CLIENT, SERVER
 from cockpit.sandbox.bench_python import make_bench_python
 

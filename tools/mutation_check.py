@@ -26,14 +26,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 MERGE = "cockpit/model/edit/merge.py"
 STUDY = "cockpit/control/search/study.py"
-SCORING = "cockpit/model/search/search_scoring.py"
+SCORING = "cockpit/model/search/scoring.py"
 RANKS = "cockpit/parse/metrics/sglang_metrics.py"
 GPU_RULES = "cockpit/live/diagnosis/rules_gpu.py"
 LIMITS = "cockpit/store/limits.py"
 TRANSACTION = "cockpit/control/transaction.py"
 RANK_RULES = "cockpit/live/diagnosis/rules_ranks.py"
 TIMELINE = "cockpit/model/timeline.py"
-HANDOFF_SEARCH = "cockpit/store/handoff/handoff_search.py"
+HANDOFF_SEARCH = "cockpit/store/handoff/search.py"
 
 MERGE_TESTS = ("tests/unit/model/test_merge_removals.py", "tests/unit/model/test_merge_dangling.py",
                "tests/unit/model/test_session_merge.py")

@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # made at import time; to the type checker they are plain mod
     SweepFields: TypeAlias = BaseModel
 else:
     BenchmarkFields = input_model(Benchmark, {"id"}, "A benchmark run: label and the figures it measured.")
-    # `confirmed` is a person's, given at a terminal (model/launch/launch_confirm.py): an assistant's is ignored.
+    # `confirmed` is a person's, given at a terminal (model/launch/confirm.py): an assistant's is ignored.
     LaunchProfileFields = input_model(LaunchProfile, {"id"}, "A launch command (env values are redacted on read).",
                                       dropped=frozenset({"confirmed"}))
     FileChangeFields = input_model(FileChange, {"id"}, "A file patched during the campaign.")

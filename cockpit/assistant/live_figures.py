@@ -17,7 +17,7 @@ from cockpit.live.metrics.server_metrics import ServerMetrics, ServerMetricsFold
 from cockpit.model.session import Host, Session
 from cockpit.sources.host_feeds import HostFeeds
 from cockpit.sources.metrics.fleet_feed import FleetFeed
-from cockpit.sources.metrics.metrics_scrape import scrape_once
+from cockpit.sources.metrics.scrape import scrape_once
 
 RATE_GAP_S = 1.0
 """Seconds between the two scrapes a rate is read over."""

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 from cockpit.assistant.live_state import FeedState, LiveState
 from cockpit.live.log.metrics_snapshot import SERIES
-from cockpit.parse.gpu.gpu_sample import GpuSample
+from cockpit.parse.gpu.sample import GpuSample
 
 LOG_LINES_DEFAULT = 100
 

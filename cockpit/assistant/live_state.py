@@ -25,16 +25,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from cockpit.control.live_hub import FeedEnded, LiveHub
-from cockpit.live.log.log_items import SourceState
+from cockpit.live.log.items import SourceState
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 from cockpit.live.snapshot import LiveSnapshot
 from cockpit.live.state import LiveState as LiveFolds
 from cockpit.model.session import Session
-from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuStreamInterrupted
-from cockpit.parse.gpu.gpu_sample import GpuSample
+from cockpit.parse.gpu.events import GpuSamplesTaken, GpuStreamInterrupted
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
+from cockpit.parse.gpu.sample import GpuSample
 from cockpit.sources.feeds import LiveFeed, LiveSources
-from cockpit.sources.log.log_batch import describe_event
+from cockpit.sources.log.batch import describe_event
 from cockpit.sources.session_feeds import sources_for_session
 from cockpit.sources.transport.host_events import HostEvent
 

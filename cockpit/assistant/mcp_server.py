@@ -261,7 +261,7 @@ def build_server(path: Path | str, *, live: LiveState | None = None, watch_s: fl
                              "as a benchmark; returns its id.")
     def import_bench_serving(text: str, label: str, profile: str | None = None, notes: str | None = None) -> str:
         from cockpit.parse.bench.bench_serving import bench_fields, refused_rows
-        from cockpit.parse.log.log_events import BenchResult
+        from cockpit.parse.log.events import BenchResult
         from cockpit.parse.log.sglang_log import parse_text
 
         if refused := refused_rows(text.splitlines()):
@@ -289,7 +289,7 @@ def build_server(path: Path | str, *, live: LiveState | None = None, watch_s: fl
         if not fields:
             raise ToolError("give name, command, env, notes or host")
         # `confirmed` is kept as it is: the fingerprint of the new command no longer matches it
-        # (model/launch/launch_confirm.py), so the next start asks the person again
+        # (model/launch/confirm.py), so the next start asks the person again
         write(lambda e: e.edit_record("launch", profile, **fields))
         return sanitize(f"{profile} edited")
 

@@ -23,7 +23,7 @@ from cockpit.model.enums import TASK_COLUMNS, ProfileStatus
 from cockpit.model.session import Session
 from cockpit.model.timeline import timeline
 from cockpit.sources.server.confirm_key import log_command_confirmed
-from cockpit.store.handoff.handoff_md import render_handoff
+from cockpit.store.handoff.markdown import render_handoff
 
 
 def _redacted(value: object, key: str = "") -> object:

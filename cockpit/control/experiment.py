@@ -61,7 +61,7 @@ from cockpit.control.experiment_types import (
 from cockpit.control.live_hub import LiveHub
 from cockpit.control.session_port import SessionPort
 from cockpit.model.edit.edits import PERSON, EditError, SessionEditor
-from cockpit.model.launch.launch_confirm import launch_stamp
+from cockpit.model.launch.confirm import launch_stamp
 from cockpit.model.session import Session
 from cockpit.sources.transport.ssh_target import SshOptions
 
@@ -69,9 +69,9 @@ if TYPE_CHECKING:
     from cockpit.control.experiment_types import ExperimentEvent
     from cockpit.control.launch_watch import LaunchWatch
     from cockpit.control.sweep_runner import SweepRunner
-    from cockpit.sources.server.server_control import ServerControl
-    from cockpit.sources.server.server_places import LaunchPlan, RunPlace
-    from cockpit.sources.server.server_results import ServerStatus, StartResult
+    from cockpit.sources.server.control import ServerControl
+    from cockpit.sources.server.places import LaunchPlan, RunPlace
+    from cockpit.sources.server.results import ServerStatus, StartResult
     from cockpit.sources.transport.ssh_pool import Pool
 
 _T = TypeVar("_T")
@@ -126,7 +126,7 @@ class ExperimentService:
         return self._pool
 
     def control(self) -> ServerControl:
-        from cockpit.sources.server.server_control import ServerControl
+        from cockpit.sources.server.control import ServerControl
 
         return ServerControl(self.pool())
 
@@ -153,7 +153,7 @@ class ExperimentService:
     # ----- status ----------------------------------------------------------------------------
     async def running_there(self, host: str | None) -> tuple[RunPlace, ServerStatus | None]:
         """(place, status) of the session's server on `host`; status None when it could not be asked."""
-        from cockpit.sources.server.server_places import place_for_host
+        from cockpit.sources.server.places import place_for_host
 
         place = place_for_host(self.session, self.path, host, **self.ssh)
         try:
@@ -165,7 +165,7 @@ class ExperimentService:
     async def attach(self) -> list[tuple[str, RunPlace, ServerStatus, bool]]:
         """Servers of this session already running (by PID file): (profile id, place, status,
         same command as the profile now) each, their state set to running."""
-        from cockpit.sources.server.server_places import places_of_session
+        from cockpit.sources.server.places import places_of_session
 
         control, found = self.control(), []
         for place in places_of_session(self.session, self.path, **self.ssh):
@@ -187,7 +187,7 @@ class ExperimentService:
         the session): one another writer (a search's trial, `cockpit run` / `stop`) started
         shows as running, one that ended is forgotten (issue 39: "l2 ▶ ready" stayed after a
         search had stopped it). A state of the profile that runs is kept as it is worded."""
-        from cockpit.sources.server.server_places import places_of_session
+        from cockpit.sources.server.places import places_of_session
 
         control = self.control()
         for place in places_of_session(self.session, self.path, **self.ssh):
@@ -226,8 +226,8 @@ class ExperimentService:
         caller's to ask about (it stops whatever runs there). `consented_by`: the person's
         sealed yes that covers this launch already (a search's, for its derived profiles):
         nothing is asked, nothing sealed again."""
-        from cockpit.sources.server.server_places import plan_launch
-        from cockpit.sources.server.server_results import AlreadyRunning, ServerControlError
+        from cockpit.sources.server.places import plan_launch
+        from cockpit.sources.server.results import AlreadyRunning, ServerControlError
 
         try:
             plan = plan_launch(self.session, self.path, profile_id, **self.ssh)
@@ -262,7 +262,7 @@ class ExperimentService:
         watch (control/launch_watch.py) on the hub from before it, so no line of the
         run is missed and a pane's tail of that log is not opened twice."""
         from cockpit.control.launch_watch import LaunchWatch
-        from cockpit.sources.server.server_results import ServerControlError
+        from cockpit.sources.server.results import ServerControlError
 
         watch = None
         try:
@@ -390,8 +390,8 @@ class ExperimentService:
         """Stop the session's server on each host (None in the list: this machine; None:
         every host of the session). The stopped ones are one note (`note`: a search's trial
         records its own end instead)."""
-        from cockpit.sources.server.server_places import place_for_host, places_of_session
-        from cockpit.sources.server.server_results import ServerControlError
+        from cockpit.sources.server.places import place_for_host, places_of_session
+        from cockpit.sources.server.results import ServerControlError
 
         places = (places_of_session(self.session, self.path, **self.ssh) if hosts is None else
                   [place_for_host(self.session, self.path, host, **self.ssh) for host in hosts])

@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     from cockpit.live.experiment.sweep_events import SweepOutcome
     from cockpit.live.experiment.sweep_plan import SweepPlan
     from cockpit.model.session import LaunchProfile, Sweep
-    from cockpit.sources.server.server_places import LaunchPlan
-    from cockpit.sources.server.server_results import StartResult, StopResult
+    from cockpit.sources.server.places import LaunchPlan
+    from cockpit.sources.server.results import StartResult, StopResult
 
 __all__ = ["BenchClientChosen", "Confirm", "ExperimentEvent", "LaunchNote", "LaunchQuestion", "Question", "ServerPhase",
            "ServerStarted", "ServerStarting", "StartOutcome", "StatesChanged", "StopOutcome", "SweepQuestion",

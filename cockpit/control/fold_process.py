@@ -29,7 +29,7 @@ from collections.abc import Callable
 from typing import IO, Any, BinaryIO
 
 from cockpit.ground.quiet_warnings import quiet_known_warnings
-from cockpit.live.log.log_items import LogLines, lines_of, max_peak
+from cockpit.live.log.items import LogLines, lines_of, max_peak
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 
 SNAPSHOT_INTERVAL_S = 0.05
@@ -40,7 +40,7 @@ class LogEngine:
     """The one parser and the one fold of a log: bytes in, display rows out."""
 
     def __init__(self) -> None:
-        from cockpit.live.log.log_metrics import LogMetrics
+        from cockpit.live.log.metrics import LogMetrics
         from cockpit.parse.log.sglang_log import LogParser
 
         self.parser, self.metrics = LogParser(), LogMetrics()

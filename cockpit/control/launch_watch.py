@@ -29,7 +29,7 @@ from typing import Any
 
 from cockpit.control.live_hub import LiveHub
 from cockpit.live.experiment.launch_lifecycle import LaunchFollower, LaunchOutcome
-from cockpit.live.log.log_items import ERROR_LINE, RUN, LogLines
+from cockpit.live.log.items import ERROR_LINE, RUN, LogLines
 
 __all__ = ["LaunchLogReads", "LaunchWatch", "TAIL_SETTLE_S", "follow_launch", "launch_key", "texts_of"]
 

@@ -4,7 +4,7 @@
 
 The pipeline takes its LogFeed's batches unparsed and hands the bytes to a ChildFold
 (control/fold_process.py: one LogParser and one LogMetrics in a child process, off the UI's
-GIL), and yields typed items (live/log/log_items.py): `LogLines` (display rows made by the
+GIL), and yields typed items (live/log/items.py): `LogLines` (display rows made by the
 child), `MetricsSnapshot`, `SourceState`, `SummaryBefore`. The only parse in this
 process is a big first read's preview (its last 64 kB, shown before the child is done).
 One pipeline per log target: several hosts' logs are several pipelines.
@@ -20,12 +20,12 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from cockpit.control.fold_process import ChildFold
-from cockpit.live.log.log_items import LogLines, SourceState, SummaryBefore, lines_of
+from cockpit.live.log.items import LogLines, SourceState, SummaryBefore, lines_of
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 
 if TYPE_CHECKING:  # the feed module imports asyncssh lazily; its types cost nothing here
     from cockpit.sources.live_feed import LiveFeed
-    from cockpit.sources.log.log_feed import LogFeed
+    from cockpit.sources.log.feed import LogFeed
 
 LogItem = LogLines | MetricsSnapshot | SourceState | SummaryBefore
 _DONE = object()
@@ -98,6 +98,6 @@ class LogPipeline:
 
 def pipeline_for(feed: LiveFeed) -> LiveFeed:
     """A LogFeed's pipeline; any other feed (one that yields LogItem already) as it is."""
-    from cockpit.sources.log.log_feed import LogFeed
+    from cockpit.sources.log.feed import LogFeed
 
     return LogPipeline(feed) if isinstance(feed, LogFeed) else feed

@@ -56,8 +56,8 @@ from cockpit.live.experiment.sweep_plan import PlannedPoint, SweepPlan
 from cockpit.live.experiment.sweep_server_metrics import ServerMetricsProbe
 from cockpit.live.experiment.sweep_sink import PointSink, benchmark_fields
 from cockpit.live.experiment.sweep_watch import PointWatch
-from cockpit.parse.bench.bench_result_jsonl import BenchOutcome, from_record, from_stdout, last_record
-from cockpit.parse.gpu.gpu_sample import GpuSample
+from cockpit.parse.bench.result_jsonl import BenchOutcome, from_record, from_stdout, last_record
+from cockpit.parse.gpu.sample import GpuSample
 from cockpit.parse.metrics.sglang_metrics import ServerScrape
 from cockpit.sources.server.bench_hosts import BenchHost, LinkLost
 

@@ -14,7 +14,7 @@ from cockpit.control.live_hub import FeedEnded, LiveHub
 from cockpit.live.experiment.sweep_events import SweepOutcome
 from cockpit.live.experiment.sweep_plan import SweepPlan, profile_host
 from cockpit.live.experiment.sweep_server_metrics import ServerMetricsProbe, metrics_url_for
-from cockpit.live.log.log_items import LogLines, SourceState
+from cockpit.live.log.items import LogLines, SourceState
 from cockpit.model.edit.lookup import by_id_or_name, known_records
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
@@ -40,8 +40,8 @@ async def running_profiles(session: Session, session_path: str | Path, pool: Any
                            ssh_config: tuple[str, ...] | None = None,
                            known_hosts: str | None = None) -> dict[str, Any]:
     """profile id -> the ServerStatus of a server of this session running now (any host)."""
-    from cockpit.sources.server.server_control import ServerControl
-    from cockpit.sources.server.server_places import places_of_session
+    from cockpit.sources.server.control import ServerControl
+    from cockpit.sources.server.places import places_of_session
 
     control = ServerControl(pool)
     found: dict[str, Any] = {}
@@ -57,7 +57,7 @@ async def running_profiles(session: Session, session_path: str | Path, pool: Any
 
 def pick_profile(session: Session, ref: str | None, running: dict[str, Any]) -> LaunchProfile:
     """The named profile; else the one running; else the working one; else the only one."""
-    from cockpit.sources.server.server_places import find_profile
+    from cockpit.sources.server.places import find_profile
 
     if ref:
         return find_profile(session, ref)
@@ -86,7 +86,7 @@ def host_target(host: Host | None, ssh_config: tuple[str, ...] | None = None,
 
 async def server_ready(profile: LaunchProfile, plan: SweepPlan, pool: Any, target: Any) -> str | None:
     """None when the profile's server answers /health, else why not (one line)."""
-    from cockpit.sources.metrics.metrics_scrape import fetch_text
+    from cockpit.sources.metrics.scrape import fetch_text
     from cockpit.sources.transport.http_get import HttpGetError
 
     url = f"http://{profile_host(profile.command)}:{plan.port}/health"
@@ -102,7 +102,7 @@ def server_metrics_probe(profile: LaunchProfile, plan: SweepPlan, pool: Any, tar
     """What reads the server's `/metrics` at each point's start and end (the runner's
     `server_metrics`): the host's `metrics_url`, else the profile's server port, through
     the host's SSH connection when it has `ssh` (as `server_ready` reaches `/health`)."""
-    from cockpit.sources.metrics.metrics_scrape import scrape_once
+    from cockpit.sources.metrics.scrape import scrape_once
 
     url = metrics_url_for(host, profile_host(profile.command), plan.port)
     name = host.name if host is not None else None
@@ -151,9 +151,9 @@ def module_choice_line(plan: SweepPlan, *, looked_up: bool = False) -> str:
 
 def interpreter_confirmed(profile: LaunchProfile, host: Host | None, plan: SweepPlan) -> bool:
     """Whether the person confirmed running the sweep's interpreter on this host: it is the one
-    the profile's command names, and that launch carries their seal (model/launch/launch_confirm.py)."""
+    the profile's command names, and that launch carries their seal (model/launch/confirm.py)."""
     from cockpit.live.experiment.sweep_plan import command_python
-    from cockpit.model.launch.launch_confirm import launch_stamp
+    from cockpit.model.launch.confirm import launch_stamp
     from cockpit.sources.server.confirm_key import is_confirmed
 
     return (command_python(profile.command) == plan.python
@@ -200,12 +200,12 @@ def sweep_gpu_feed(host: Host | None, pool: Any, target: Any) -> tuple[Any, str 
     source = str(getattr(host.gpu_source, "value", host.gpu_source))
     if source == "none":
         return None, f'host {host.name} has gpu_source = "none" (set nvml, nvidia-smi or dcgm)'
-    from cockpit.sources.gpu import gpu_feed
+    from cockpit.sources.gpu import feed as gpu_feed
     from cockpit.sources.host_feeds_plan import is_local_gpu
 
     try:
         if source == "dcgm":
-            from cockpit.sources.metrics.metrics_scrape import dcgm_feed_for_host
+            from cockpit.sources.metrics.scrape import dcgm_feed_for_host
 
             return dcgm_feed_for_host(host, pool if target is not None else None, target), None
         if is_local_gpu(host) or target is None:
@@ -268,7 +268,7 @@ def watch_tasks(runner: Any, host: Host | None, target: Any, pool: Any, status: 
 
 def _sweep_log_feed(host: Host | None, target: Any, pool: Any, status: Any) -> Any:
     """The server's log from now on (no backlog: lines before the sweep are not its)."""
-    from cockpit.sources.log.log_feed import LogFeed
+    from cockpit.sources.log.feed import LogFeed
 
     if host is not None and (host.log_path or host.log_command):
         try:
@@ -297,7 +297,7 @@ def _log_listener(runner: Any) -> Callable[[Any], None]:
 
 
 def _gpu_listener(runner: Any, what: str) -> Callable[[Any], None]:
-    from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
+    from cockpit.parse.gpu.events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 
     def take(item: Any) -> None:
         if isinstance(item, GpuSamplesTaken):

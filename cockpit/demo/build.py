@@ -23,8 +23,8 @@ from typing import Any
 from cockpit.demo.metrics import DemoMetricsFeed
 from cockpit.demo.replay import DemoGpuReplay, DemoLogWriter
 from cockpit.sources.feeds import LiveSources
-from cockpit.sources.gpu.gpu_feed import FileTopologyFeed
-from cockpit.sources.log.log_feed import LogFeed
+from cockpit.sources.gpu.feed import FileTopologyFeed
+from cockpit.sources.log.feed import LogFeed
 
 DEMO_SESSION = "glm5-nvfp4.toml"
 

@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 from cockpit.demo.replay import DemoLoad
-from cockpit.parse.metrics.metrics_events import MetricsScraped
+from cockpit.parse.metrics.events import MetricsScraped
 from cockpit.parse.metrics.prom_text import parse_exposition
 
 DEMO_URL = "http://127.0.0.1:30000/metrics"

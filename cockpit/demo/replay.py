@@ -16,10 +16,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
-from cockpit.parse.gpu.gpu_events import GpuSamplesTaken
+from cockpit.parse.gpu.events import GpuSamplesTaken
 from cockpit.parse.gpu.nvsmi_query import QueryStreamParser
 from cockpit.parse.log.batch_lines import series_figures
-from cockpit.parse.log.log_events import DecodeBatch, PrefillBatch
+from cockpit.parse.log.events import DecodeBatch, PrefillBatch
 from cockpit.parse.log.sglang_log import parse_line
 
 STEADY_MARKER = "# --- steady state"

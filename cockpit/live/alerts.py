@@ -44,7 +44,7 @@ class Alert:
 def error_lines(item: object) -> int:
     """Errors in a `LogLines`: each labelled error line, and a traceback as one (its lines
     came as error lines just before its block)."""
-    from cockpit.live.log.log_items import BLOCK, ERROR_LINE
+    from cockpit.live.log.items import BLOCK, ERROR_LINE
 
     count = pending = 0
     for seg in getattr(item, "segments", ()):

@@ -9,13 +9,13 @@ of that id) both route by this table, so a new item type is added here once.
 
 from __future__ import annotations
 
-from cockpit.live.log.log_items import LogLines, SourceState, SummaryBefore
+from cockpit.live.log.items import LogLines, SourceState, SummaryBefore
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 from cockpit.live.metrics.server_metrics import ServerMetrics
-from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
+from cockpit.parse.gpu.events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
+from cockpit.parse.metrics.events import MetricsScraped, MetricsScrapeFailed
 from cockpit.parse.metrics.fleet_snapshot import FleetSnapshot
-from cockpit.parse.metrics.metrics_events import MetricsScraped, MetricsScrapeFailed
 
 __all__ = ["FLEET_ITEMS", "GPU_ITEMS", "LOG_ITEMS", "METRICS_ITEMS", "ROUTES", "TOPOLOGY_ITEMS", "Route",
            "state_view", "views_of"]

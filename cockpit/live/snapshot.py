@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from cockpit.live.gpu.power_history import Point, tokens_per_joule
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 from cockpit.live.metrics.server_metrics import ServerMetrics
-from cockpit.parse.gpu.gpu_events import GpuSamplesTaken
-from cockpit.parse.gpu.gpu_sample import GpuSample
+from cockpit.parse.gpu.events import GpuSamplesTaken
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
+from cockpit.parse.gpu.sample import GpuSample
 from cockpit.parse.metrics.fleet_snapshot import FleetSnapshot
 from cockpit.parse.metrics.sglang_metrics import ServerScrape
 

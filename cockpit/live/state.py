@@ -19,16 +19,16 @@ from collections import deque
 from collections.abc import Mapping
 
 from cockpit.live.gpu.power_history import PowerHistory
-from cockpit.live.log.log_items import ERROR_LINE, NOTE_LINE, RUN, LogLines, SourceState, SummaryBefore
+from cockpit.live.log.items import ERROR_LINE, NOTE_LINE, RUN, LogLines, SourceState, SummaryBefore
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 from cockpit.live.metrics.server_metrics import ServerMetrics, ServerMetricsFold
 from cockpit.live.routes import views_of
 from cockpit.live.snapshot import GpuSnapshot, LiveSnapshot, LogSnapshot, ServerSnapshot, TopologySnapshot
-from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
-from cockpit.parse.gpu.gpu_sample import GpuSample
+from cockpit.parse.gpu.events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
+from cockpit.parse.gpu.sample import GpuSample
+from cockpit.parse.metrics.events import MetricsScraped, MetricsScrapeFailed
 from cockpit.parse.metrics.fleet_snapshot import FleetSnapshot
-from cockpit.parse.metrics.metrics_events import MetricsScraped, MetricsScrapeFailed
 
 __all__ = ["GPU_HISTORY", "KEPT_LINES", "LiveState", "split_key"]
 

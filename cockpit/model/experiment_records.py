@@ -34,7 +34,7 @@ class LaunchProfile(Strict):
     """The interpreter of the profile's environment on its host (runs bench_serving; unset: python3)."""
     confirmed: str | None = None
     """Fingerprint of the command, env and host a person last confirmed to run (see
-    `model.launch.launch_confirm`): a start whose fingerprint differs asks again."""
+    `model.launch.confirm`): a start whose fingerprint differs asks again."""
     broken_reason: str | None = None
     """Why the last start failed (the crash's error label), when status is broken."""
 

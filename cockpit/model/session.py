@@ -179,7 +179,7 @@ class Host(Strict):
     log_path: str | None = None
     log_command: str | None = None
     log_confirmed: str | None = None
-    """A person's seal of `log_command` on this host (see `model.launch.launch_confirm`): the command
+    """A person's seal of `log_command` on this host (see `model.launch.confirm`): the command
     runs only once its seal verifies; set by the TUI's confirm dialog, never by a writer."""
     gpu_source: GpuSource = GpuSource.NONE
     gpu_interval_s: Float = Field(default=1.0, ge=MIN_INTERVAL_S, le=MAX_INTERVAL_S)

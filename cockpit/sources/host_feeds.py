@@ -133,8 +133,8 @@ class HostFeeds:
         """The feed of one kind for one session host."""
         target = self.target(host)
         if kind == "log":
-            from cockpit.sources.log.log_feed import LogFeed
-            from cockpit.sources.log.log_tail import ResumableTail
+            from cockpit.sources.log.feed import LogFeed
+            from cockpit.sources.log.tail import ResumableTail
             from cockpit.sources.log.tail_sources import RemoteFile
 
             if target is not None:
@@ -143,15 +143,15 @@ class HostFeeds:
                           and isinstance(ResumableTail.parse_source(host.log_path), RemoteFile))
             return LogFeed.for_host(host, pool=self.pool if remote else None, lines=self.lines)
         if kind == "metrics":
-            from cockpit.sources.metrics.metrics_scrape import metrics_feed_for_host
+            from cockpit.sources.metrics.scrape import metrics_feed_for_host
 
             return metrics_feed_for_host(host, self.pool if target is not None else None, target)
-        from cockpit.sources.gpu import gpu_feed
+        from cockpit.sources.gpu import feed as gpu_feed
 
         source = str(getattr(host.gpu_source, "value", host.gpu_source))
         if kind == "gpu":
             if source == "dcgm":
-                from cockpit.sources.metrics.metrics_scrape import dcgm_feed_for_host
+                from cockpit.sources.metrics.scrape import dcgm_feed_for_host
 
                 return dcgm_feed_for_host(host, self.pool if target is not None else None, target)
             if is_local_gpu(host) or target is None:
@@ -170,7 +170,7 @@ class HostFeeds:
 
 def _log_feed_to(target: SshTarget, host: Host, pool: SshPool, lines: int) -> LiveFeed:
     """A host's log on its `ssh` target (the CLI's ssh_config / known_hosts applied)."""
-    from cockpit.sources.log.log_feed import LogFeed
+    from cockpit.sources.log.feed import LogFeed
     from cockpit.sources.log.tail_sources import RemoteCommand, RemoteFile
 
     if host.log_command:

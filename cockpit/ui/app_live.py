@@ -29,12 +29,12 @@ from cockpit.control.live_access import (
 )
 from cockpit.control.live_hub import LiveHub
 from cockpit.live.alerts import Alert, AlertBook, error_lines
-from cockpit.live.log.log_items import LogLines, SourceState
+from cockpit.live.log.items import LogLines, SourceState
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 from cockpit.live.state import LiveState
 from cockpit.model.session import PrometheusSource
-from cockpit.parse.gpu.gpu_events import GpuSamplesTaken
-from cockpit.parse.metrics.metrics_events import MetricsScraped, MetricsScrapeFailed
+from cockpit.parse.gpu.events import GpuSamplesTaken
+from cockpit.parse.metrics.events import MetricsScraped, MetricsScrapeFailed
 from cockpit.ui.app_saving import SessionSaving
 from cockpit.ui.live.live_routes import ROUTES, LivePane, state_pane
 from cockpit.ui.messages import LiveFeedStopped, LiveItemReceived

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from cockpit.control.live_access import ConfirmKeyError, log_command_confirmed, seal_log_command
 from cockpit.ground.redact import redact_text
-from cockpit.model.launch.launch_confirm import log_fingerprint
+from cockpit.model.launch.confirm import log_fingerprint
 
 if TYPE_CHECKING:
     from cockpit.model.session import Host, Session

@@ -34,8 +34,8 @@ from tmux_driver import cockpit_program, tmux  # noqa: F401  (tmux is the fixtur
 from cockpit.model.bench.energy_audit import PowerSample, integrate
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.session import Host, LaunchProfile, Sweep
-from cockpit.parse.bench.bench_result_jsonl import RECORD_FIELDS, read_records
-from cockpit.parse.log.log_events import DecodeBatch, PrefillBatch
+from cockpit.parse.bench.result_jsonl import RECORD_FIELDS, read_records
+from cockpit.parse.log.events import DecodeBatch, PrefillBatch
 from cockpit.parse.log.sglang_log import parse_line
 from cockpit.store.toml_store import load_session, save_session
 

@@ -16,7 +16,7 @@ from standin.procs import free_port, kill_group, standin_command
 from sweep_support import StandinServer, make_bench_python
 
 from cockpit.live.experiment.sweep_plan import sweep_fingerprint
-from cockpit.model.launch.launch_confirm import fingerprint, launch_stamp
+from cockpit.model.launch.confirm import fingerprint, launch_stamp
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.store.toml_store import load_session, save_session
 
@@ -64,7 +64,7 @@ async def test_an_mcp_client_cannot_confirm_its_own_launch(camp) -> None:
 
 
 def test_a_seal_copied_from_another_users_session_does_not_verify(camp, tmp_path: Path) -> None:
-    from cockpit.model.launch.launch_confirm import seal
+    from cockpit.model.launch.confirm import seal
 
     path, runs = camp
     session = load_session(path)

@@ -26,7 +26,7 @@ from cockpit.control.search.consent import search_fingerprint
 from cockpit.control.search.loop import derive_trial
 from cockpit.control.transaction import edit
 from cockpit.live.experiment.sweep_plan import sweep_fingerprint
-from cockpit.model.launch.launch_confirm import launch_stamp
+from cockpit.model.launch.confirm import launch_stamp
 from cockpit.model.search.search import SearchTrial, SpaceValue, TrialStatus
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.sources.server.confirm_key import confirmation, is_confirmed
@@ -293,7 +293,7 @@ def test_tune_does_not_resume_a_running_trial_a_writer_added_with_its_own_profil
 
 
 def test_a_trial_with_params_outside_the_space_is_not_the_base_plus_its_flags(folder: Path) -> None:
-    from cockpit.model.search.search_space import apply_params, not_derived
+    from cockpit.model.search.space import apply_params, not_derived
 
     path, _ = search_session(folder)
     session = load_session(path)
@@ -315,7 +315,7 @@ def test_a_profile_the_search_reuses_is_the_one_the_seal_covers(folder: Path) ->
     """The sandbox's own profiles: written `0.80` where the trial says `0.8`, on the session's
     host named `local`. The search reuses them as this configuration (loop._same_profile), so
     the seal covers them; a changed flag or another host still is not covered."""
-    from cockpit.model.search.search_space import apply_params, not_derived
+    from cockpit.model.search.space import apply_params, not_derived
 
     path, _ = search_session(folder)
     session = load_session(path)

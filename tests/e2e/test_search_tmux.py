@@ -20,8 +20,8 @@ from search_support import cleanup, search_session
 from tmux_driver import cockpit_program, tmux  # noqa: F401  (tmux is the fixture)
 
 from cockpit.model.enums import ProfileStatus
+from cockpit.model.search.scoring import best_config
 from cockpit.model.search.search import TrialStatus
-from cockpit.model.search.search_scoring import best_config
 from cockpit.store.toml_store import load_session
 
 CAPTURES = Path(__file__).resolve().parents[2] / "benchmarks" / "out" / "search_tmux_captures.txt"

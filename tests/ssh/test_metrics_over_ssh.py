@@ -13,10 +13,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from metrics_server import MetricsServer  # noqa: E402
 
 from cockpit.live.metrics.server_metrics import ServerMetricsFold  # noqa: E402
-from cockpit.parse.gpu.gpu_events import GpuSamplesTaken  # noqa: E402
-from cockpit.parse.metrics.metrics_events import MetricsScraped, MetricsScrapeFailed  # noqa: E402
+from cockpit.parse.gpu.events import GpuSamplesTaken  # noqa: E402
+from cockpit.parse.metrics.events import MetricsScraped, MetricsScrapeFailed  # noqa: E402
 from cockpit.parse.metrics.sglang_metrics import sglang_scrape  # noqa: E402
-from cockpit.sources.metrics.metrics_scrape import DcgmFeed, MetricsFeed, scrape_once  # noqa: E402
+from cockpit.sources.metrics.scrape import DcgmFeed, MetricsFeed, scrape_once  # noqa: E402
 from cockpit.sources.transport.host_events import HostConnected  # noqa: E402
 from cockpit.sources.transport.ssh_pool import Backoff, SshPool  # noqa: E402
 

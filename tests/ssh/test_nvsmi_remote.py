@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
+from cockpit.parse.gpu.events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 from cockpit.parse.gpu.nvsmi_query import QUERY_FIELDS, parse_nvsmi_table
 from cockpit.sources.gpu.nvsmi_stream import NvsmiStream, fetch_samples, fetch_topology
 from cockpit.sources.transport.ssh_pool import Backoff, SshPool

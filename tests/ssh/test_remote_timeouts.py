@@ -18,7 +18,7 @@ import pytest
 
 from sshd_fixture import ALIAS
 
-from cockpit.parse.gpu.gpu_events import GpuSourceUnavailable
+from cockpit.parse.gpu.events import GpuSourceUnavailable
 from cockpit.sources.gpu.nvsmi_stream import fetch_topology
 from cockpit.sources.transport.ssh_pool import Backoff, SshPool
 

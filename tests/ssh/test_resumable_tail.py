@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from waits import PATIENCE_S, patience
 
-from cockpit.sources.log.log_tail import ResumableTail
+from cockpit.sources.log.tail import ResumableTail
 from cockpit.sources.log.tail_buffers import LastLines, LineJoiner, TagSplitter
 from cockpit.sources.log.tail_events import (
     HostConnected,

@@ -24,9 +24,9 @@ from sshd_fixture import TEST_USER
 from cockpit.control.launch_watch import follow_launch
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.session import Host, LaunchProfile, Session
-from cockpit.sources.server.server_control import ServerControl
-from cockpit.sources.server.server_places import plan_launch
-from cockpit.sources.server.server_results import AlreadyRunning
+from cockpit.sources.server.control import ServerControl
+from cockpit.sources.server.places import plan_launch
+from cockpit.sources.server.results import AlreadyRunning
 from cockpit.sources.transport.ssh_pool import SshPool
 from cockpit.store.toml_store import load_session, save_session
 

@@ -214,7 +214,7 @@ def test_no_asyncssh_import_for_events():
     import sys
 
     code = ("import cockpit.sources.transport.host_events, cockpit.sources.log.tail_events, "
-            "cockpit.sources.log.log_tail, cockpit.sources.transport.ssh_pool, cockpit.cli.watch.tail_cmd, sys; "
+            "cockpit.sources.log.tail, cockpit.sources.transport.ssh_pool, cockpit.cli.watch.tail_cmd, sys; "
             "print('asyncssh' in sys.modules, 'textual' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env={**os.environ})
     assert out.stdout.split() == ["False", "False"]

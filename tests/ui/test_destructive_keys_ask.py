@@ -86,7 +86,7 @@ async def test_s_on_another_profile_asks_before_it_stops_the_running_one(tmp_pat
 def test_the_question_says_how_long_it_has_been_up() -> None:
     from datetime import UTC, datetime
 
-    from cockpit.sources.server.server_results import ServerStatus
+    from cockpit.sources.server.results import ServerStatus
     from cockpit.ui.stop_words import stop_question
 
     status = ServerStatus(host="h1", running=True, pid=4242, profile_id="l2", started="2026-11-29T07:17:00+0000")

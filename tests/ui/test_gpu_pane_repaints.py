@@ -8,7 +8,7 @@ from textual.widgets import Static
 
 from tui_support import until
 
-from cockpit.parse.gpu.gpu_events import GpuSourceUnavailable
+from cockpit.parse.gpu.events import GpuSourceUnavailable
 from cockpit.ui.widgets.chrome.strip_lines import StripLines
 from cockpit.ui.widgets.gpu.gpu_pane import WAITING, GpuPane
 

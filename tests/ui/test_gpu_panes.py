@@ -22,10 +22,10 @@ from paths import CORPUS as SHARED_CORPUS
 from tui_support import OnePaneApp
 
 from cockpit.model.figures import number
-from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
-from cockpit.parse.gpu.gpu_sample import GpuSample
+from cockpit.parse.gpu.events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 from cockpit.parse.gpu.nvsmi_query import QUERY_FIELDS, parse_nvsmi_table, parse_query_csv
 from cockpit.parse.gpu.nvsmi_topo import parse_topology
+from cockpit.parse.gpu.sample import GpuSample
 from cockpit.ui.render.gpu_columns import pcie_downgraded
 from cockpit.ui.widgets.gpu.gpu_pane import GpuPane
 

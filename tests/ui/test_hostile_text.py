@@ -18,10 +18,10 @@ from textual.widgets._toast import Toast
 from hostile import NAMES, VECTORS, check_text, hostile_session, shown
 from tui_support import make_app, until
 
-from cockpit.live.log.log_items import SourceState, lines_of
-from cockpit.parse.gpu.gpu_events import GpuSamplesTaken
-from cockpit.parse.gpu.gpu_sample import GpuSample
+from cockpit.live.log.items import SourceState, lines_of
+from cockpit.parse.gpu.events import GpuSamplesTaken
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
+from cockpit.parse.gpu.sample import GpuSample
 from cockpit.parse.log.sglang_log import parse_text
 from cockpit.store.toml_store import save_session
 from cockpit.ui.safe_text import inert_renderable

@@ -14,10 +14,10 @@ from test_gpu_panes import DEMO_TOPO, demo_ticks
 from tui_support import FROZEN, fill, make_app, screen_text, until
 
 from cockpit.control.log_pipeline import LogPipeline
-from cockpit.parse.gpu.gpu_events import GpuSamplesTaken
+from cockpit.parse.gpu.events import GpuSamplesTaken
 from cockpit.parse.gpu.nvsmi_topo import parse_topology
 from cockpit.sources.feeds import LiveSources
-from cockpit.sources.log.log_batch import LogBatch
+from cockpit.sources.log.batch import LogBatch
 from cockpit.ui.app import CockpitApp
 from cockpit.ui.screens.forms.forms import BenchmarkForm
 from cockpit.ui.widgets.gpu.gpu_pane import GpuPane

@@ -65,7 +65,7 @@ async def test_an_assistant_reading_the_live_log_never_starts_it(tmp_path: Path)
 async def test_a_copied_confirmation_or_a_bare_fingerprint_is_not_one(tmp_path: Path) -> None:
     import os
 
-    from cockpit.model.launch.launch_confirm import log_fingerprint, seal
+    from cockpit.model.launch.confirm import log_fingerprint, seal
 
     path, marker = _session(tmp_path)
     session = load_session(path)

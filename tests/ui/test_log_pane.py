@@ -10,11 +10,11 @@ from paths import CORPUS
 from waits import patience
 
 from cockpit.control.log_pipeline import LogPipeline
-from cockpit.live.log.log_items import SummaryBefore, lines_of
+from cockpit.live.log.items import SummaryBefore, lines_of
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 from cockpit.parse.log.sglang_log import parse_text
-from cockpit.sources.log.log_batch import LogBatch
-from cockpit.sources.log.log_feed import LogFeed
+from cockpit.sources.log.batch import LogBatch
+from cockpit.sources.log.feed import LogFeed
 from cockpit.ui.log_app import LogApp
 from cockpit.ui.widgets.log.log_buffer import ERROR
 from cockpit.ui.widgets.log.log_metrics_strip import LogMetricsStrip

@@ -7,7 +7,7 @@ from test_log_pane import PaneApp, decode_lines, screen_rows, until
 
 from tui_support import make_app, screen_text
 
-from cockpit.live.log.log_items import lines_of
+from cockpit.live.log.items import lines_of
 from cockpit.parse.log.sglang_log import parse_text
 from cockpit.store.toml_store import load_session
 from cockpit.ui.screens.forms.forms import BenchmarkForm

@@ -23,10 +23,10 @@ from tui_support import make_app, screen_text, until
 from cockpit.model.bench.estimate import estimate
 from cockpit.model.bench.figures import format_value
 from cockpit.model.enums import Comparator, Metric
+from cockpit.model.search.scoring import objective_at
 from cockpit.model.search.search import Search, SearchTrial, TrialStatus
-from cockpit.model.search.search_scoring import objective_at
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep, Target
-from cockpit.store.handoff.handoff_md import render_handoff
+from cockpit.store.handoff.markdown import render_handoff
 from cockpit.store.toml_store import load_session, save_session
 from cockpit.ui.screens.compare import CompareScreen
 from cockpit.ui.screens.search import SearchScreen

@@ -12,9 +12,9 @@ from tui_support import make_app, screen_text, until
 
 from cockpit.demo.build import data_dir
 from cockpit.demo.metrics import DEMO_URL, DemoMetricsFeed, DemoMetricsPages
-from cockpit.parse.gpu.gpu_events import GpuSamplesTaken
-from cockpit.parse.gpu.gpu_sample import GpuSample
-from cockpit.parse.metrics.metrics_events import MetricsScraped
+from cockpit.parse.gpu.events import GpuSamplesTaken
+from cockpit.parse.gpu.sample import GpuSample
+from cockpit.parse.metrics.events import MetricsScraped
 from cockpit.parse.metrics.prom_text import parse_exposition
 from cockpit.sources.feeds import LiveSources
 from cockpit.ui.render.metrics_render import chart_lines

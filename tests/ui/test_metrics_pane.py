@@ -10,7 +10,7 @@ import pytest
 
 from tui_support import OnePaneApp
 
-from cockpit.parse.metrics.metrics_events import MetricsScraped, MetricsScrapeFailed
+from cockpit.parse.metrics.events import MetricsScraped, MetricsScrapeFailed
 from cockpit.parse.metrics.prom_text import parse_exposition
 from cockpit.ui.widgets.metrics.metrics_pane import MetricsPane
 

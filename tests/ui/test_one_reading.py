@@ -26,14 +26,14 @@ from tui_support import make_app, until
 from cockpit.assistant.live_state import LiveState as AssistantFeeds
 from cockpit.assistant.mcp_server import build_server
 from cockpit.live.diagnosis.load import gpus_from_text
-from cockpit.live.log.log_items import lines_of
-from cockpit.live.log.log_metrics import LogMetrics
+from cockpit.live.log.items import lines_of
+from cockpit.live.log.metrics import LogMetrics
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 from cockpit.model.session import Session
-from cockpit.parse.gpu.gpu_events import GpuSamplesTaken
-from cockpit.parse.log.log_events import LogEvent
+from cockpit.parse.gpu.events import GpuSamplesTaken
+from cockpit.parse.log.events import LogEvent
 from cockpit.parse.log.sglang_log import parse_line
-from cockpit.parse.metrics.metrics_events import MetricsScraped
+from cockpit.parse.metrics.events import MetricsScraped
 from cockpit.parse.metrics.prom_text import parse_exposition
 from cockpit.sources.feeds import LiveSources
 from cockpit.ui.screens.findings import FindingsScreen

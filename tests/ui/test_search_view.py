@@ -11,8 +11,8 @@ from search_support import cleanup, search_session
 from tui_support import make_app, screen_text, until
 
 from cockpit.model.enums import ProfileStatus
+from cockpit.model.search.scoring import best_config
 from cockpit.model.search.search import TrialStatus
-from cockpit.model.search.search_scoring import best_config
 from cockpit.store.toml_store import load_session
 from cockpit.ui.live.search_runs import runs_of
 from cockpit.ui.screens.confirm_run import ConfirmRunScreen

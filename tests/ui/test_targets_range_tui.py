@@ -6,10 +6,10 @@ from tui_campaign import build_session
 from tui_support import make_app, screen_text
 
 from cockpit.model.enums import Comparator, Metric
+from cockpit.model.search.scoring import score_trial
 from cockpit.model.search.search import Search, SearchTrial, TrialStatus
-from cockpit.model.search.search_scoring import score_trial
 from cockpit.model.session import Benchmark, Sweep, Target
-from cockpit.store.handoff.handoff_md import render_handoff
+from cockpit.store.handoff.markdown import render_handoff
 from cockpit.store.toml_store import load_session, save_session
 
 

@@ -12,7 +12,7 @@ import pytest
 from paths import CORPUS as SHARED_CORPUS
 from tui_support import OnePaneApp
 
-from cockpit.parse.gpu.gpu_events import GpuSourceUnavailable
+from cockpit.parse.gpu.events import GpuSourceUnavailable
 from cockpit.parse.gpu.nvsmi_topo import parse_topology
 from cockpit.ui.render.gpu_render import Palette
 from cockpit.ui.render.topology_render import render_matrix, sys_groups, sys_pairs

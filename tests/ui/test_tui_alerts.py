@@ -9,9 +9,9 @@ from pathlib import Path
 
 from tui_support import FROZEN, make_app, screen_text, until
 
-from cockpit.parse.gpu.gpu_sample import GpuSample
+from cockpit.parse.gpu.sample import GpuSample
 from cockpit.sources.feeds import LiveSources
-from cockpit.sources.log.log_feed import LogFeed
+from cockpit.sources.log.feed import LogFeed
 from cockpit.ui.widgets.gpu.gpu_pane import GpuPane
 
 START = [

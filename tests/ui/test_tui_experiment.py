@@ -24,7 +24,7 @@ from tui_support import make_app, screen_text, until
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.sources.feeds import LiveSources
-from cockpit.sources.log.log_feed import LogFeed
+from cockpit.sources.log.feed import LogFeed
 from cockpit.store.toml_store import load_session, save_session
 from cockpit.ui.screens.confirm_run import ConfirmRunScreen, ConfirmStopScreen
 from cockpit.ui.widgets.log.log_metrics_strip import LogMetricsStrip

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tui_support import keys_for, make_app, palette_shows, screen_text, until
 
-from cockpit.store.handoff.handoff_md import render_handoff
+from cockpit.store.handoff.markdown import render_handoff
 
 
 async def test_W_on_the_handoff_tab_writes_the_export_beside_the_session_and_says_where(session_path):

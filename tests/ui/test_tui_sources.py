@@ -7,7 +7,7 @@ import asyncio
 from tui_support import make_app, until
 
 from cockpit.demo.build import data_dir
-from cockpit.live.log.log_items import lines_of
+from cockpit.live.log.items import lines_of
 from cockpit.parse.gpu.nvsmi_topo import parse_topology
 from cockpit.parse.log.sglang_log import parse_text
 from cockpit.sources.feeds import LiveSources

@@ -26,8 +26,8 @@ from tui_support import make_app, screen_text, until
 
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
-from cockpit.sources.log.log_feed import LogFeed
-from cockpit.sources.metrics.metrics_scrape import DcgmFeed
+from cockpit.sources.log.feed import LogFeed
+from cockpit.sources.metrics.scrape import DcgmFeed
 from cockpit.sources.session_feeds import sources_for_session
 from cockpit.store.toml_store import load_session, save_session
 from cockpit.ui.screens.confirm_run import ConfirmRunScreen, ConfirmStopScreen

@@ -4,10 +4,10 @@ import subprocess
 import sys
 
 MODULES = [
-    "cockpit.ground.sanitize", "cockpit.parse.log.log_events", "cockpit.parse.log.error_labels",
+    "cockpit.ground.sanitize", "cockpit.parse.log.events", "cockpit.parse.log.error_labels",
     "cockpit.parse.bench.bench_serving", "cockpit.parse.log.batch_lines", "cockpit.parse.log.sglang_log",
-    "cockpit.parse.log.sglang_patterns", "cockpit.parse.log.log_summary", "cockpit.parse.log.log_summary_scan",
-    "cockpit.parse.log.log_summary_fast", "cockpit.parse.log.log_summary_hs", "cockpit.live.log.log_metrics",
+    "cockpit.parse.log.sglang_patterns", "cockpit.parse.log.summary", "cockpit.parse.log.summary_scan",
+    "cockpit.parse.log.summary_fast", "cockpit.parse.log.summary_hs", "cockpit.live.log.metrics",
     "cockpit.live.experiment.server_runs", "cockpit.parse.metrics.prom_text", "cockpit.parse.metrics.sglang_metrics",
     "cockpit.parse.gpu.dcgm_metrics", "cockpit.live.metrics.server_metrics",
     "cockpit.cli.watch.log_cmds",

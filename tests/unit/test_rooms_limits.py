@@ -25,7 +25,7 @@ KNOWN_LONG: dict[str, str] = {
                                       "share one state and read in order",
     "cockpit/control/experiment.py": "ExperimentService: start, stop, sweep and reconcile one host's server; "
                                      "the seal checks sit beside the steps they guard",
-    "cockpit/store/handoff/handoff_md.py": "the handoff document: its eight sections in the seed's order, one "
+    "cockpit/store/handoff/markdown.py": "the handoff document: its eight sections in the seed's order, one "
                                            "renderer a reader follows top to bottom",
     "cockpit/ui/screens/search.py": "the Search view's screen: compose, redraw and its keys; the table's "
                                     "parts are in search_table.py, a front's in search_front.py",

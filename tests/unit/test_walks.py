@@ -28,13 +28,13 @@ REPO = Path(__file__).resolve().parents[2]
 WALKS: dict[str, list[str]] = {
     # tail -> LogFeed (parsed once) -> the pipeline's display rows -> hub -> the live state's fold
     # (below the UI) and the routing table -> app -> log pane
-    "a log line": ["sources.log.log_tail", "sources.log.log_feed", "parse.log.sglang_log", "control.log_pipeline",
-                   "live.log.log_items", "control.live_hub", "live.state", "live.routes", "ui.live.live_routes",
+    "a log line": ["sources.log.tail", "sources.log.feed", "parse.log.sglang_log", "control.log_pipeline",
+                   "live.log.items", "control.live_hub", "live.state", "live.routes", "ui.live.live_routes",
                    "ui.app", "ui.widgets.log.log_pane", "ui.widgets.log.log_buffer"],
     # nvidia-smi's stream -> parsed samples -> the feed's events -> hub -> the live state's power fold
     # (tok/J) -> app -> GPU pane
-    "a GPU sample": ["sources.gpu.nvsmi_stream", "parse.gpu.nvsmi_query", "parse.gpu.gpu_sample",
-                     "parse.gpu.gpu_events", "sources.gpu.gpu_feed", "control.live_hub", "live.state",
+    "a GPU sample": ["sources.gpu.nvsmi_stream", "parse.gpu.nvsmi_query", "parse.gpu.sample",
+                     "parse.gpu.events", "sources.gpu.feed", "control.live_hub", "live.state",
                      "live.gpu.power_history", "ui.app", "ui.widgets.gpu.gpu_pane"],
     # a binding -> the main screen's action -> its intent handler -> its edit runner -> the session
     # controller -> the edit -> the save
@@ -51,7 +51,7 @@ WALKS: dict[str, list[str]] = {
     # service's sweep) -> the trial's score -> the recorder -> the session file's transaction
     "a search trial": ["ui.screens.search", "control.search.loop", "control.search.plan", "control.search.study",
                        "control.search.server_trials", "control.experiment", "control.sweep_runner",
-                       "model.search.search_scoring", "control.session_port", "control.transaction",
+                       "model.search.scoring", "control.session_port", "control.transaction",
                        "store.toml_store"],
     # the hub's items -> the live state -> one snapshot -> the rules' input -> the rules -> a finding
     # -> the TUI's findings (and an assistant's, and `cockpit diagnose`'s: the next walks) -> a decision
@@ -66,7 +66,7 @@ WALKS: dict[str, list[str]] = {
     # a tool call -> the one session transaction -> the edit -> the file; a live resource -> its state -> hub
     "an MCP call": ["assistant.mcp_server", "control.transaction", "model.edit.edits", "store.toml_store"],
     "an MCP live read": ["assistant.mcp_server", "assistant.live_resources", "assistant.live_state", "live.state",
-                         "control.live_hub", "control.log_pipeline", "sources.log.log_feed"],
+                         "control.live_hub", "control.log_pipeline", "sources.log.feed"],
 }
 
 UI_ORDER = ("cockpit.ui.app", "cockpit.ui.screens", "cockpit.ui.widgets")

@@ -103,7 +103,7 @@ def _consent(args: argparse.Namespace, session: Session, search: Search, hosts: 
     from cockpit.control.search.consent import consent_lines, odd_trials, search_fingerprint, trial_lines
     from cockpit.control.transaction import edit
     from cockpit.model.edit.edits import PERSON, EditError
-    from cockpit.model.launch.launch_confirm import launch_stamp
+    from cockpit.model.launch.confirm import launch_stamp
     from cockpit.sources.server.confirm_key import confirmation, is_confirmed
 
     budget = args.trials if args.trials is not None else search.trials
@@ -239,7 +239,7 @@ async def _main(args: argparse.Namespace, search_id: str, hosts: list[str | None
 
 
 def _report(args: argparse.Namespace, search: Search, overhead_s: list[float]) -> None:
-    from cockpit.model.search.search_scoring import certainty
+    from cockpit.model.search.scoring import certainty
 
     sure = certainty(search)
     if not args.json:

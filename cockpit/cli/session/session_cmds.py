@@ -97,7 +97,7 @@ def cmd_fmt(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from cockpit.store.export_json import export_json
-    from cockpit.store.handoff.handoff_md import render_handoff
+    from cockpit.store.handoff.markdown import render_handoff
 
     session = _load(args.session)
     if session is None:
@@ -272,7 +272,7 @@ def _add_profile(args: argparse.Namespace) -> int:
 
 def _add_search(args: argparse.Namespace) -> int:
     from cockpit.model.edit.edits import EditError
-    from cockpit.model.search.search_edits import add_search, parse_dimension
+    from cockpit.model.search.edits import add_search, parse_dimension
 
     missing = [flag for flag, value in (("--profile", args.profile), ("--sweep", args.sweep), ("--space", args.space))
                if not value]
@@ -367,7 +367,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_bench_import(args: argparse.Namespace) -> int:
     from cockpit.parse.bench.bench_serving import bench_fields, refused_rows
-    from cockpit.parse.log.log_events import BenchResult
+    from cockpit.parse.log.events import BenchResult
     from cockpit.parse.log.sglang_log import parse_text
     from cockpit.sources.input_file import InputTooLarge, read_input
 

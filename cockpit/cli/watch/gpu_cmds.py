@@ -14,9 +14,9 @@ from cockpit.cli.seconds_arg import INTERVAL, REMOTE_TIMEOUT
 from cockpit.cli.watch.host_arg import file_word, first_connect, looks_like_file, resolve_failed
 from cockpit.cli.watch.target_args import add_ssh_options
 from cockpit.ground.sanitize import sanitize
-from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
-from cockpit.parse.gpu.gpu_sample import GpuSample
+from cockpit.parse.gpu.events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix, TopologyParseError, parse_topology
+from cockpit.parse.gpu.sample import GpuSample
 
 if TYPE_CHECKING:
     from cockpit.sources.transport.ssh_target import SshTarget

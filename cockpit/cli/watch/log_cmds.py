@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from cockpit.ground.sanitize import sanitize
-from cockpit.parse.log.log_summary_scan import summarize_stream
+from cockpit.parse.log.summary_scan import summarize_stream
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -11,7 +11,7 @@ from cockpit.cli.watch.target_args import add_target_args, source_of
 from cockpit.ground.sanitize import sanitize
 
 if TYPE_CHECKING:
-    from cockpit.sources.log.log_feed import LogFeed
+    from cockpit.sources.log.feed import LogFeed
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -29,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def feed_for(args: argparse.Namespace) -> LogFeed:
     """The LogFeed for TARGET (raises ValueError for a target that cannot be followed)."""
-    from cockpit.sources.log.log_feed import LogFeed
+    from cockpit.sources.log.feed import LogFeed
     from cockpit.sources.log.tail_sources import LocalFile
 
     if args.lines < 0:

@@ -169,9 +169,9 @@ def cmd_metrics(args: argparse.Namespace) -> int:
 
 async def _scrape_loop(args: argparse.Namespace) -> int:
     from cockpit.live.metrics.server_metrics import ServerMetricsFold
-    from cockpit.parse.metrics.metrics_events import MetricsScrapeFailed
+    from cockpit.parse.metrics.events import MetricsScrapeFailed
     from cockpit.parse.metrics.sglang_metrics import sglang_scrape
-    from cockpit.sources.metrics.metrics_scrape import DEFAULT_DCGM_URL, DEFAULT_INTERVAL_S, MetricsFeed
+    from cockpit.sources.metrics.scrape import DEFAULT_DCGM_URL, DEFAULT_INTERVAL_S, MetricsFeed
 
     url, host, ssh, jump, interval = args.target, None, args.via, None, args.interval
     if args.target.startswith("host:"):

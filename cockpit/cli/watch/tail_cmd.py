@@ -21,7 +21,7 @@ from cockpit.cli.watch.target_args import add_target_args, source_of
 from cockpit.ground.sanitize import UNSAFE_MULTILINE, json_inert, sanitize
 
 if TYPE_CHECKING:
-    from cockpit.sources.log.log_tail import ResumableTail
+    from cockpit.sources.log.tail import ResumableTail
     from cockpit.sources.log.tail_events import TailEvent
 
 # Anything a terminal could act on (C0 but TAB and LF, DEL, C1, bidi and zero-width
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _tail(args: argparse.Namespace) -> int:
-    from cockpit.sources.log.log_tail import ResumableTail
+    from cockpit.sources.log.tail import ResumableTail
     from cockpit.sources.log.tail_sources import LocalFile
 
     try:
@@ -122,7 +122,7 @@ def _say(ev: TailEvent) -> None:
     """One line of state on stderr, in the words the TUI and MCP use for the same event
     (sources/log/log_batch.describe_event), the file named where it rotated or shrank."""
     from cockpit.sources.log import tail_events as te
-    from cockpit.sources.log.log_batch import describe_event
+    from cockpit.sources.log.batch import describe_event
 
     if isinstance(ev, te.HostDisconnected) and (ev.reason == "closed" or ev.retry_in_s is None):
         return  # our exit, or a refusal that ends the tail with its own line

@@ -32,7 +32,7 @@ def add_ssh_options(p: argparse.ArgumentParser) -> None:
 
 def source_of(args: argparse.Namespace) -> Source:
     """The ResumableTail source TARGET names; ValueError when it names none."""
-    from cockpit.sources.log.log_tail import ResumableTail
+    from cockpit.sources.log.tail import ResumableTail
 
     fields: dict[str, Any] = {}
     if args.ssh_config:

@@ -14,9 +14,9 @@ import json
 import re
 import statistics
 
-from cockpit.model.launch.launch_confirm import host_link, launch_stamp
+from cockpit.model.launch.confirm import host_link, launch_stamp
 from cockpit.model.search.search import Search, SearchTrial, Stepped, TrialStatus
-from cockpit.model.search.search_space import not_derived, show_value
+from cockpit.model.search.space import not_derived, show_value
 from cockpit.model.session import LaunchProfile, Session
 
 __all__ = ["estimate_s", "recorded_starts", "search_fingerprint", "consent_lines", "odd_trials", "trial_lines",

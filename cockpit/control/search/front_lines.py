@@ -8,7 +8,7 @@ from __future__ import annotations
 from cockpit.model.search.objectives import label, unit
 from cockpit.model.search.pareto import figure_text, pareto_front, picked_point
 from cockpit.model.search.search import Search, SearchTrial, SpaceValue
-from cockpit.model.search.search_space import derived_name
+from cockpit.model.search.space import derived_name
 from cockpit.model.session import Session
 
 __all__ = ["PICK_HINT", "front_parts", "front_summary", "front_words", "objectives_text"]

@@ -29,9 +29,9 @@ from cockpit.control.search.trial_lines import done_line, trial_line
 from cockpit.control.session_port import SessionPort
 from cockpit.model.bench.profile_diff import launch_key
 from cockpit.model.edit.edits import SessionEditor
+from cockpit.model.search.scoring import best_config, better, score_trial
 from cockpit.model.search.search import Search, SearchTrial, SpaceValue, TrialStatus
-from cockpit.model.search.search_scoring import best_config, better, score_trial
-from cockpit.model.search.search_space import apply_params, command_key, config_key, derived_name
+from cockpit.model.search.space import apply_params, command_key, config_key, derived_name
 from cockpit.model.session import LaunchProfile, Session, now
 
 if TYPE_CHECKING:
@@ -126,7 +126,7 @@ def measured_untried(session: Session, search: Search, host: str | None) -> dict
     for free, before any launch is spent); None: none."""
     from cockpit.control.search.model_sampler import MAX_GRID
     from cockpit.control.search.study import tried_keys
-    from cockpit.model.search.search_space import grid, normalise
+    from cockpit.model.search.space import grid, normalise
 
     mine = {b for t in search.trial for b in t.benchmarks}
     swept = {b.profile for b in session.benchmarks if b.sweep == search.sweep and b.id not in mine}

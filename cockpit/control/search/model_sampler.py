@@ -26,7 +26,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 from cockpit.model.search.search import Direction, Search, SearchTrial, SpaceValue, Stepped, TrialStatus, show_value
-from cockpit.model.search.search_space import ConfigKey, config_key, normalise
+from cockpit.model.search.space import ConfigKey, config_key, normalise
 
 __all__ = ["MAX_GRID", "model_choice"]
 

@@ -32,7 +32,7 @@ from cockpit.control.search.study import (
 )
 from cockpit.model.search.pareto import pareto_front
 from cockpit.model.search.search import Direction, Search, SearchTrial, SpaceValue, TrialStatus
-from cockpit.model.search.search_space import config_key, grid, normalise
+from cockpit.model.search.space import config_key, grid, normalise
 
 __all__ = ["pareto_launch", "propose_multi"]
 

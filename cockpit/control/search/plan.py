@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from cockpit.control.search.next_launch import NextLaunch
 from cockpit.control.search.study import propose
+from cockpit.model.search.scoring import ConfigResult, contenders
 from cockpit.model.search.search import Search
-from cockpit.model.search.search_scoring import ConfigResult, contenders
 
 __all__ = ["RACE_SHARE", "NextLaunch", "launch_budget", "next_launch"]
 

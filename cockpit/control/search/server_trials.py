@@ -156,7 +156,7 @@ def _covered(session: Session, request: TrialRequest) -> tuple[bool, bool]:
     from cockpit.control.search.consent import search_confirmed, search_fingerprint
     from cockpit.control.search.loop import find_search
     from cockpit.live.experiment.sweep_plan import bench_python
-    from cockpit.model.search.search_space import not_derived
+    from cockpit.model.search.space import not_derived
 
     search = find_search(session, request.search_id)
     hosts = list(request.hosts) or [request.host]

@@ -19,9 +19,9 @@ import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from cockpit.model.search.scoring import CRASH_CONSTRAINT
 from cockpit.model.search.search import Direction, Search, SearchTrial, SpaceValue, Stepped, TrialStatus
-from cockpit.model.search.search_scoring import CRASH_CONSTRAINT
-from cockpit.model.search.search_space import ConfigKey, config_key, grid, normalise
+from cockpit.model.search.space import ConfigKey, config_key, grid, normalise
 
 if TYPE_CHECKING:  # optuna is imported when a study is built (~0.5 s a command that never searches need not pay)
     from optuna import Study

@@ -6,9 +6,9 @@ how sure the search is of it), and the same as one JSON object per trial (`--jso
 from __future__ import annotations
 
 from cockpit.control.search.front_lines import front_summary, front_words
+from cockpit.model.search.scoring import ConfigResult, certainty, leaderboard
 from cockpit.model.search.search import Search, SearchTrial, SpaceValue, TrialStatus
-from cockpit.model.search.search_scoring import ConfigResult, certainty, leaderboard
-from cockpit.model.search.search_space import config_key, derived_name
+from cockpit.model.search.space import config_key, derived_name
 from cockpit.model.session import Session
 
 __all__ = ["constraint_words", "done_line", "first_error_line", "flags_changed", "trial_json", "trial_line"]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from statistics import fmean
 
-from cockpit.parse.gpu.gpu_sample import GpuSample
+from cockpit.parse.gpu.sample import GpuSample
 
 BUSY_UTIL_PCT = 20.0  # a GPU under this utilisation is idle: its power says nothing about starving
 

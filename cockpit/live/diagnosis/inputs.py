@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from cockpit.live.snapshot import LiveSnapshot
 from cockpit.model.package_drift import DriftRow
 from cockpit.model.session import LaunchProfile, Session
-from cockpit.parse.gpu.gpu_sample import GpuSample
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
-from cockpit.parse.log.log_events import DecodeBatch, KvCacheSize, LogEvent, PrefillBatch, ServerArgs
+from cockpit.parse.gpu.sample import GpuSample
+from cockpit.parse.log.events import DecodeBatch, KvCacheSize, LogEvent, PrefillBatch, ServerArgs
 from cockpit.parse.log.sglang_log import parse_line
 from cockpit.parse.metrics.sglang_metrics import ServerScrape
 from cockpit.parse.numbers import read_int

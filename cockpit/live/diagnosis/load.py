@@ -10,9 +10,9 @@ from pathlib import Path
 from cockpit.live.diagnosis.inputs import DiagnosisInputs, inputs_of
 from cockpit.live.snapshot import snapshot_of
 from cockpit.model.session import Session
-from cockpit.parse.gpu.gpu_sample import GpuSample
 from cockpit.parse.gpu.nvsmi_query import looks_like_table, parse_nvsmi_table, parse_query_csv
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix, TopologyParseError, parse_topology
+from cockpit.parse.gpu.sample import GpuSample
 from cockpit.parse.metrics.prom_text import CHUNK_CHARS, ExpositionError, parse_exposition
 from cockpit.parse.metrics.sglang_metrics import ServerScrape, sglang_scrape, sglang_scrape_streamed
 

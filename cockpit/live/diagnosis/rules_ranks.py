@@ -7,7 +7,7 @@ from statistics import fmean
 
 from cockpit.live.diagnosis.findings import Evidence, Finding, clamp
 from cockpit.live.diagnosis.inputs import DiagnosisInputs
-from cockpit.parse.log.log_events import DecodeBatch
+from cockpit.parse.log.events import DecodeBatch
 
 QUEUE_MIN = 5  # a rank with this many queued while another idles is imbalance, not noise
 IDLE_SHARE = 0.25

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from cockpit.live.diagnosis.findings import Evidence, Finding, clamp
 from cockpit.live.diagnosis.inputs import DiagnosisInputs
-from cockpit.parse.log.log_events import DecodeBatch
+from cockpit.parse.log.events import DecodeBatch
 
 MIN_LINES = 3  # fewer decode lines than this say nothing about a steady state
 NO_GRAPH_SHARE = 0.3

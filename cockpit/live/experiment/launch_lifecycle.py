@@ -21,7 +21,7 @@ from cockpit.live.experiment.server_runs import ServerRun, ServerRunTracker
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.session import LaunchProfile, Session
 from cockpit.parse.log.error_labels import telling_label
-from cockpit.parse.log.log_events import ErrorBlock, LogEvent
+from cockpit.parse.log.events import ErrorBlock, LogEvent
 from cockpit.parse.log.sglang_log import LogParser
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ class _Place(Protocol):
 
 
 class LaunchedPlan(Protocol):
-    """What the follower reads of the plan it follows (sources/server/server_places.py's
+    """What the follower reads of the plan it follows (sources/server/places.py's
     LaunchPlan is one): the outcome names the profile, the host and the log."""
 
     @property

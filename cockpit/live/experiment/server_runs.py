@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from cockpit.parse.log.error_labels import FATAL_LABELS  # defined there (the log pane uses it too)
-from cockpit.parse.log.log_events import (
+from cockpit.parse.log.events import (
     NO_RANKS,
     CudaGraphCapture,
     DecodeBatch,
@@ -22,7 +22,7 @@ from cockpit.parse.log.log_events import (
     ServerArgs,
     ServerStopped,
 )
-from cockpit.parse.log.log_summary import LogSummary
+from cockpit.parse.log.summary import LogSummary
 
 RunState = Literal["starting", "loading", "capturing", "ready", "error", "stopped"]
 RUN_STATES: tuple[str, ...] = ("starting", "loading", "capturing", "ready", "error", "stopped")

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from cockpit.model.bench.sweep_dataset import sweep_dataset_argv
-from cockpit.model.launch.launch_confirm import host_link
+from cockpit.model.launch.confirm import host_link
 from cockpit.model.session import Host, LaunchProfile, Sweep
 
 __all__ = [
@@ -221,7 +221,7 @@ def sweep_fingerprint(sweep: Sweep, profile: LaunchProfile, host: Host | None = 
     """A digest of what running `sweep` on `profile` would run: the workload (concurrencies,
     extra arguments, repeats), the interpreter the client runs with (`bench_python`: the one the
     command names comes before the `python` field), the server it talks to, and the host's
-    link (`model.launch.launch_confirm.host_link`). A change asks for confirmation again."""
+    link (`model.launch.confirm.host_link`). A change asks for confirmation again."""
     # `repeats` left out at one: a sweep confirmed before repeats existed stays confirmed
     unsaid = {"confirmed", "notes", "name"} | ({"repeats"} if sweep.runs_per_point == 1 else set())
     payload = json.dumps({"sweep": sweep.model_dump(mode="json", exclude=unsaid),

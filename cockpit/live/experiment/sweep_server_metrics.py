@@ -25,7 +25,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from cockpit.live.metrics.server_metrics import LATENCIES
-from cockpit.parse.metrics.metrics_events import MetricsEvent, MetricsScrapeFailed
+from cockpit.parse.metrics.events import MetricsEvent, MetricsScrapeFailed
 from cockpit.parse.metrics.prom_text import ExpositionCache
 from cockpit.parse.metrics.sglang_metrics import ServerScrape, sglang_scrape
 
@@ -95,7 +95,7 @@ def metrics_url_for(host: object, server: str, port: int) -> str:
 class ServerMetricsProbe:
     """Reads the server's `/metrics` for the runner: `read()` gives a `ServerScrape` or None.
 
-    `scrape` is one scrape as an event (sources/metrics/metrics_scrape.py `scrape_once`, bound to
+    `scrape` is one scrape as an event (sources/metrics/scrape.py `scrape_once`, bound to
     the URL and the host's SSH connection by the caller). `notice()` gives, once per sweep,
     the line that says why points carry no server percentiles."""
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from cockpit.live.experiment.sweep_plan import PlannedPoint, SweepPlan
 from cockpit.live.experiment.sweep_watch import PointWatch
-from cockpit.parse.bench.bench_result_jsonl import BenchOutcome
+from cockpit.parse.bench.result_jsonl import BenchOutcome
 
 if TYPE_CHECKING:
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from cockpit.live.experiment.sweep_server_metrics import window_fields
 from cockpit.live.gpu.power_history import tok_per_joule
-from cockpit.live.log.log_items import BLOCK, ERROR_LINE, LogLines
+from cockpit.live.log.items import BLOCK, ERROR_LINE, LogLines
 from cockpit.model.bench.energy_audit import (
     FROM_REQUESTS,
     FROM_RUNNING,
@@ -28,8 +28,8 @@ from cockpit.model.bench.energy_audit import (
     steady_from_running,
     tokens_between,
 )
-from cockpit.parse.gpu.gpu_sample import GpuSample
-from cockpit.parse.log.log_events import DecodeBatch, ErrorBlock, ErrorLine, LogEvent, PrefillBatch
+from cockpit.parse.gpu.sample import GpuSample
+from cockpit.parse.log.events import DecodeBatch, ErrorBlock, ErrorLine, LogEvent, PrefillBatch
 from cockpit.parse.metrics.sglang_metrics import ServerScrape
 
 __all__ = ["NO_MAIN_RUN_NOTE", "NO_POWER_DEFAULT", "PointWatch"]

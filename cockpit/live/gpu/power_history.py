@@ -9,8 +9,8 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from enum import Enum
 
-from cockpit.parse.gpu.gpu_events import GpuSamplesTaken
-from cockpit.parse.gpu.gpu_sample import GpuSample
+from cockpit.parse.gpu.events import GpuSamplesTaken
+from cockpit.parse.gpu.sample import GpuSample
 
 GpuKey = tuple[str | None, int]
 """(host, index); host None is the local machine."""

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from cockpit.parse.log.error_labels import telling_label
 
 if TYPE_CHECKING:  # the UI process only unpickles snapshots: no need to import the folding
-    from cockpit.live.log.log_metrics import LogMetrics
+    from cockpit.live.log.metrics import LogMetrics
 
 SERIES = ("gen_throughput", "running_req", "queue_req", "token_usage")
 

@@ -5,7 +5,7 @@ become p50 / p90 / p99 over a window, from the bucket deltas between the newest 
 the oldest one inside the window. A counter that goes down means the server restarted: the
 fold starts a new run (no negative rate, no window across the restart).
 
-Plain Python, no I/O: the scraper (sources/metrics/metrics_scrape.py) feeds it.
+Plain Python, no I/O: the scraper (sources/metrics/scrape.py) feeds it.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-from cockpit.parse.metrics.metrics_events import MetricsEvent, MetricsScrapeFailed
+from cockpit.parse.metrics.events import MetricsEvent, MetricsScrapeFailed
 from cockpit.parse.metrics.prom_histogram import Histogram
 from cockpit.parse.metrics.sglang_metrics import ServerScrape, sglang_scrape
 
@@ -118,7 +118,7 @@ class ServerMetricsFold:
         return self._last
 
     def feed(self, event: MetricsEvent) -> ServerMetrics:
-        """Fold one scraper event (sources/metrics/metrics_scrape.py), on the scraper's clock."""
+        """Fold one scraper event (sources/metrics/scrape.py), on the scraper's clock."""
         if isinstance(event, MetricsScrapeFailed):
             return self.failed(event.reason)
         return self.add(sglang_scrape(event.exposition), event.taken_at)

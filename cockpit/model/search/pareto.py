@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from cockpit.model.bench.estimate import DEFAULT_NOISE, Estimate, estimate, pooled_noise, separated
 from cockpit.model.edit.edits import PERSON, EditError, SessionEditor
 from cockpit.model.search.objectives import label, unit
+from cockpit.model.search.scoring import ConfigResult, leaderboard
 from cockpit.model.search.search import Direction, Search, SearchTrial, TrialStatus
-from cockpit.model.search.search_scoring import ConfigResult, leaderboard
-from cockpit.model.search.search_space import config_key
+from cockpit.model.search.space import config_key
 from cockpit.model.session import Session
 
 __all__ = ["Front", "FrontPoint", "dominates", "figure_text", "pareto_front", "pick_error", "pick_point",

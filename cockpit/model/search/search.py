@@ -200,7 +200,7 @@ class Search(Strict):
     space: dict[str, Dimension] = {}
     notes: str | None = None
     confirmed: str | None = None
-    """A person's seal of the search (space, budget, base command, hosts): see `model.launch.launch_confirm`."""
+    """A person's seal of the search (space, budget, base command, hosts): see `model.launch.confirm`."""
     trial: list[SearchTrial] = []
     """The trials run so far, one `[[searches.trial]]` table each."""
     picked: Int | None = Field(default=None, ge=0)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from cockpit.parse.log.log_events import BenchResult, Number
+from cockpit.parse.log.events import BenchResult, Number
 from cockpit.parse.log.sglang_patterns import BENCH_HEADER
 from cockpit.parse.numbers import MAX_FIGURE, is_figure, read_float, read_int
 

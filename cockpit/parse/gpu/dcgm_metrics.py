@@ -8,7 +8,7 @@ the text lacks is None with a note naming the DCGM field to add, never a zero.
 
 from __future__ import annotations
 
-from cockpit.parse.gpu.gpu_sample import GpuSample, decode_clock_event_reasons, index_problem
+from cockpit.parse.gpu.sample import GpuSample, decode_clock_event_reasons, index_problem
 from cockpit.parse.metrics.prom_text import Exposition
 from cockpit.parse.numbers import read_int
 

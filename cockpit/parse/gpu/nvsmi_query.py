@@ -16,7 +16,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from cockpit.parse.gpu.gpu_sample import GpuSample, decode_clock_event_reasons, figure_problem, index_problem
+from cockpit.parse.gpu.sample import GpuSample, decode_clock_event_reasons, figure_problem, index_problem
 from cockpit.parse.numbers import read_float, read_int
 
 # The exact field list of the remote stream, in order. `timestamp` first and `index`

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from cockpit.parse.log.log_events import DecodeBatch, FieldValue, PrefillBatch, Ranks
+from cockpit.parse.log.events import DecodeBatch, FieldValue, PrefillBatch, Ranks
 from cockpit.parse.log.sglang_patterns import BATCH_MARKER
 from cockpit.parse.numbers import MAX_NUMBER_CHARS, read_float, read_int
 

@@ -16,7 +16,7 @@ from cockpit.ground.sanitize import strip_ansi
 from cockpit.parse.bench.bench_serving import BenchBlockParser
 from cockpit.parse.log.batch_lines import parse_batch
 from cockpit.parse.log.error_labels import line_error_labels
-from cockpit.parse.log.log_events import (
+from cockpit.parse.log.events import (
     LAZY_FIELDS,
     NO_RANKS,
     CudaGraphCapture,

@@ -18,9 +18,9 @@ from collections.abc import AsyncIterator, Callable
 from types import ModuleType
 from typing import Any
 
-from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable
-from cockpit.parse.gpu.gpu_sample import GpuSample, decode_clock_event_reasons
+from cockpit.parse.gpu.events import GpuSamplesTaken, GpuSourceUnavailable
 from cockpit.parse.gpu.nvsmi_topo import LEGEND, TopologyMatrix
+from cockpit.parse.gpu.sample import GpuSample, decode_clock_event_reasons
 from cockpit.sources.gpu.nvml_mapping import (
     NVLINK_DEVICE_TYPE_IBMNPU,
     NVLINK_DEVICE_TYPE_SWITCH,

@@ -21,13 +21,12 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Se
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
-from cockpit.parse.gpu.gpu_events import (
+from cockpit.parse.gpu.events import (
     GpuEvent,
     GpuSamplesTaken,
     GpuSourceUnavailable,
     GpuStreamInterrupted,
 )
-from cockpit.parse.gpu.gpu_sample import GpuSample
 from cockpit.parse.gpu.nvsmi_query import (
     FIELD_ALTERNATIVES,
     QUERY_FIELDS,
@@ -36,6 +35,7 @@ from cockpit.parse.gpu.nvsmi_query import (
     query_command,
 )
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix, parse_topology
+from cockpit.parse.gpu.sample import GpuSample
 from cockpit.sources.transport.remote_run import RemoteCommandError, run_remote, stop_remote_now
 from cockpit.sources.transport.ssh_pool import HostUnavailable, SshError
 from cockpit.sources.transport.ssh_target import SshTarget

@@ -1,4 +1,4 @@
-"""The followers of a log on a host, for ResumableTail (log_tail.py, which mixes them in):
+"""The followers of a log on a host, for ResumableTail (tail.py, which mixes them in):
 
   * a file: a remote `tail -F -c +OFFSET` on a pooled SSH connection; after a dropped link
     it resumes at the byte reached when the path is still the same file (inode), else reads

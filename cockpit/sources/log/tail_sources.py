@@ -1,4 +1,4 @@
-"""What a ResumableTail follows (log_tail.py): a local file, a file on a host, or a command on
+"""What a ResumableTail follows (tail.py): a local file, a file on a host, or a command on
 a host. Plain frozen dataclasses, so feeds and the CLI name a source without the follower.
 """
 

@@ -1,4 +1,4 @@
-"""The per-user key that seals a person's confirmations (model/launch/launch_confirm.py).
+"""The per-user key that seals a person's confirmations (model/launch/confirm.py).
 
 It lives outside every session, in `$XDG_STATE_HOME/cockpit/confirm.key` (else
 `~/.local/state/cockpit/confirm.key`): 32 random bytes, 0600 in a 0700 folder, made on
@@ -15,7 +15,7 @@ import secrets
 import stat
 from pathlib import Path
 
-from cockpit.model.launch.launch_confirm import log_fingerprint, seal, sealed
+from cockpit.model.launch.confirm import log_fingerprint, seal, sealed
 from cockpit.model.session import Host
 
 __all__ = ["ConfirmKeyError", "LOG_NOT_CONFIRMED", "LogCommandNotConfirmed", "confirmation", "is_confirmed",

@@ -1,2 +1,2 @@
-"""The Markdown handoff: the document (handoff_md.py), its Searches section (handoff_search.py)
-and a front of several objectives (handoff_front.py)."""
+"""The Markdown handoff: the document (markdown.py), its Searches section (search.py)
+and a front of several objectives (front.py)."""

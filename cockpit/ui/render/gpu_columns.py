@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from cockpit.parse.gpu.gpu_sample import GpuSample
+from cockpit.parse.gpu.sample import GpuSample
 
 DASH = "–"
 BUSY_UTIL_PCT = 10

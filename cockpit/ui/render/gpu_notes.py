@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cockpit.parse.gpu.gpu_sample import GpuSample
+from cockpit.parse.gpu.sample import GpuSample
 from cockpit.ui.render.gpu_columns import DASH, gpu_label, num, pcie_downgraded
 
 # field -> the word a footnote uses; fields sharing a word share a footnote

@@ -14,7 +14,7 @@ from rich.text import Text
 
 from cockpit.live.gpu.power_history import Headroom, PowerHistory, headroom_of, tokens_per_joule
 from cockpit.model.figures import number
-from cockpit.parse.gpu.gpu_sample import GpuSample
+from cockpit.parse.gpu.sample import GpuSample
 from cockpit.ui.render.gpu_columns import DASH, MIN_SPARK, Layout, gpu_label, pcie_downgraded, short_name
 from cockpit.ui.render.gpu_spark import Point, bar, ratio_series, resample, span_of, sparkline
 

@@ -19,10 +19,10 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from cockpit.model.bench.bench_compare import compare_rows, figure, next_figure, step
-from cockpit.model.bench.bench_series import short_number
+from cockpit.model.bench.compare import compare_rows, figure, next_figure, step
 from cockpit.model.bench.estimate import Estimate
 from cockpit.model.bench.profile_diff import diff_lines, diff_profiles
+from cockpit.model.bench.series import short_number
 from cockpit.model.figures import number
 from cockpit.model.session import LaunchProfile, Session
 from cockpit.ui.keys.actions import bindings_for

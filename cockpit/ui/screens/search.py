@@ -25,9 +25,9 @@ from textual.widgets import DataTable, Static
 
 from cockpit.control.search.front_lines import objectives_text
 from cockpit.model.figures import number
+from cockpit.model.search.scoring import best_config
 from cockpit.model.search.search import Search, TrialStatus
-from cockpit.model.search.search_scoring import best_config
-from cockpit.model.search.search_space import derived_name
+from cockpit.model.search.space import derived_name
 from cockpit.model.session import Session
 from cockpit.ui.keys.actions import bindings_for
 from cockpit.ui.live.search_runs import runs_of
@@ -223,7 +223,7 @@ class SearchScreen(Screen[None]):
 
         def made(fields: dict[str, Any] | None) -> None:
             if fields:
-                from cockpit.model.search.search_edits import add_search
+                from cockpit.model.search.edits import add_search
 
                 ident = self._apply(lambda e: add_search(e, **fields), f"search added: {fields['name']}")
                 if ident:
@@ -241,7 +241,7 @@ class SearchScreen(Screen[None]):
 
         def edited(fields: dict[str, Any] | None) -> None:
             if fields:
-                from cockpit.model.search.search_edits import edit_search
+                from cockpit.model.search.edits import edit_search
 
                 self._apply(lambda e: edit_search(e, ident, **fields), f"search {ident} edited")
         self.app.push_screen(SearchForm(self.session, search), edited)
@@ -344,7 +344,7 @@ class SearchScreen(Screen[None]):
         if search_ok and not odd:
             self._run(search.id, hosts)
             return
-        from cockpit.model.launch.launch_confirm import launch_stamp
+        from cockpit.model.launch.confirm import launch_stamp
         from cockpit.ui.screens.confirm_run import ConfirmRunScreen
 
         # what the dialog shows of each odd trial's profile: a later edit of it is not what was said yes to

@@ -13,7 +13,7 @@ from textual.widgets import DataTable
 from cockpit.model.search.objectives import heading, unit
 from cockpit.model.search.pareto import Front, FrontPoint, figure_text, pareto_front, picked_point
 from cockpit.model.search.search import Search, TrialStatus
-from cockpit.model.search.search_space import derived_name
+from cockpit.model.search.space import derived_name
 from cockpit.model.session import Session
 from cockpit.ui.safe_text import safe
 

@@ -11,7 +11,7 @@ from mcp import Client
 from paths import CORPUS
 
 from cockpit.assistant.mcp_server import build_server
-from cockpit.store.handoff.handoff_md import render_handoff
+from cockpit.store.handoff.markdown import render_handoff
 from cockpit.store.toml_store import load_session
 
 SECTIONS = {"goal", "instructions", "discoveries", "tasks", "files", "packages", "launch", "benchmarks",
@@ -213,7 +213,7 @@ async def test_a_file_broken_after_start_is_an_error_not_an_overwrite(path):
 # ----- sweeps, hosts, targets ------------------------------------------------------------------
 def _with_sweep_hosts(path: Path) -> None:
     from cockpit.control.transaction import edit
-    from cockpit.model.launch.launch_confirm import log_fingerprint
+    from cockpit.model.launch.confirm import log_fingerprint
     from cockpit.model.session import Host, Sweep
     from cockpit.sources.server.confirm_key import confirmation
 
@@ -290,7 +290,7 @@ async def test_the_targets_resource_gives_each_target_status_over_its_range(path
 # ----- editing and retiring a profile, adding a sweep -------------------------------------------
 def _confirm_profile(path: Path, ident: str) -> None:
     from cockpit.control.transaction import edit
-    from cockpit.model.launch.launch_confirm import launch_stamp
+    from cockpit.model.launch.confirm import launch_stamp
     from cockpit.sources.server.confirm_key import confirmation
 
     def change(e):  # noqa: ANN001, ANN202
@@ -302,7 +302,7 @@ def _confirm_profile(path: Path, ident: str) -> None:
 
 
 async def test_editing_a_profile_changes_only_what_is_given_and_its_old_confirmation_no_longer_holds(path):
-    from cockpit.model.launch.launch_confirm import needs_confirmation as sealed_not
+    from cockpit.model.launch.confirm import needs_confirmation as sealed_not
     from cockpit.sources.server.confirm_key import read_key
 
     def needs_confirmation(profile, key):  # noqa: ANN001, ANN202 -- the seal covers the profile's host too

@@ -18,8 +18,8 @@ from hostile import NAMES, RAW_BYTES, VECTORS, check_bytes, hostile_session
 
 from cockpit.cli.watch.gpu_cmds import _print_tick
 from cockpit.model.session import Host, Session
-from cockpit.parse.gpu.gpu_events import GpuSamplesTaken
-from cockpit.parse.gpu.gpu_sample import GpuSample
+from cockpit.parse.gpu.events import GpuSamplesTaken
+from cockpit.parse.gpu.sample import GpuSample
 from cockpit.store.toml_store import save_session
 
 ALL = " ¦ ".join(VECTORS.values())

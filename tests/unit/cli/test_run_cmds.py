@@ -12,7 +12,7 @@ import pytest
 from standin.procs import free_port, group_members, http_get, kill_group, standin_command
 
 from cockpit.model.enums import ProfileStatus
-from cockpit.model.launch.launch_confirm import launch_stamp
+from cockpit.model.launch.confirm import launch_stamp
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.sources.server.confirm_key import is_confirmed
 from cockpit.store.toml_store import load_session, save_session

@@ -13,7 +13,7 @@ from paths import EXAMPLE_SESSION
 
 from cockpit.live.experiment.sweep_plan import plan_sweep
 from cockpit.model.session import Host, LaunchProfile, Sweep
-from cockpit.store.handoff.handoff_md import render_handoff
+from cockpit.store.handoff.markdown import render_handoff
 from cockpit.store.toml_store import load_session
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from cockpit.cli.watch.tail_cmd import _say
-from cockpit.sources.log.log_batch import describe_event
+from cockpit.sources.log.batch import describe_event
 from cockpit.sources.log.tail_events import TailGap, TailRotated
 from cockpit.sources.transport.host_events import HostConnected, HostConnecting, HostDisconnected
 

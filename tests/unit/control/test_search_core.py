@@ -16,9 +16,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
 import search_sim  # noqa: E402
 
 from cockpit.control.search.study import blamed, propose  # noqa: E402
+from cockpit.model.search.scoring import best_config, noise_share  # noqa: E402
 from cockpit.model.search.search import Search, SearchTrial, TrialStatus  # noqa: E402
-from cockpit.model.search.search_scoring import best_config, noise_share  # noqa: E402
-from cockpit.model.search.search_space import apply_params, config_key, derived_name  # noqa: E402
+from cockpit.model.search.space import apply_params, config_key, derived_name  # noqa: E402
 from cockpit.model.session import LaunchProfile, Session  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[3]
@@ -205,7 +205,7 @@ def test_a_trial_far_below_the_best_at_its_first_points_is_pruned_and_says_so():
 
 
 def test_cockpit_add_search_writes_the_issue_shape_and_the_handoff_lists_best_top_and_crashed(tmp_path):
-    from cockpit.store.handoff.handoff_md import render_handoff
+    from cockpit.store.handoff.markdown import render_handoff
     from cockpit.store.toml_store import load_session, save_session
 
     path = _session_toml(tmp_path, "")
@@ -244,7 +244,7 @@ def test_the_handoff_says_a_configurations_constraints_hold_on_its_median_launch
     """The first launch broke the constraint (+10 %), the two relaunches held it: over its three
     launches the median holds, so the configuration leads and its row says so (not the first
     launch's "no"); one that holds only on its first launch is never listed as met."""
-    from cockpit.store.handoff.handoff_md import render_handoff
+    from cockpit.store.handoff.markdown import render_handoff
 
     search = _search(space={"--a": [1, 2]}, repeats=2)
     trials = [SearchTrial(number=0, params={"--a": 1}, status=TrialStatus.OK, value=1000.0, constraints=[0.1]),

@@ -8,7 +8,7 @@ from cockpit.control.search.model_sampler import _crash_ok
 from cockpit.control.search.plan import next_launch
 from cockpit.control.search.study import SINGLE_WEIGHT, blamed, crash_hypotheses, crash_suspects, propose
 from cockpit.model.search.search import Search, SearchTrial, TrialStatus
-from cockpit.model.search.search_space import config_key
+from cockpit.model.search.space import config_key
 
 SPACE = {"--moe-runner-backend": ["cutlass", "trtllm", "triton"], "--cuda-graph-max-bs": [128, 256],
          "--chunked-prefill-size": [2048, 4096, 8192]}

@@ -11,9 +11,9 @@ from pathlib import Path
 from cockpit.control.search.loop import SearchLoop
 from cockpit.control.search.runner import TrialOutcome, TrialRequest
 from cockpit.control.transaction import SessionFile
+from cockpit.model.search.scoring import best_config
 from cockpit.model.search.search import Search, TrialStatus
-from cockpit.model.search.search_scoring import best_config
-from cockpit.model.search.search_space import config_key
+from cockpit.model.search.space import config_key
 from cockpit.model.session import LaunchProfile, Session, Sweep
 from cockpit.store.toml_store import load_session, save_session
 

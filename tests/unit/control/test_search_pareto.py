@@ -19,11 +19,11 @@ import pareto_sim  # noqa: E402
 from cockpit.cli import main as cockpit  # noqa: E402
 from cockpit.model.edit.edits import PERSON, EditError, SessionEditor  # noqa: E402
 from cockpit.model.search.pareto import dominates, pareto_front, pick_point  # noqa: E402
+from cockpit.model.search.scoring import score_trial  # noqa: E402
 from cockpit.model.search.search import Direction, Search, SearchTrial, TrialStatus  # noqa: E402
-from cockpit.model.search.search_scoring import score_trial  # noqa: E402
-from cockpit.model.search.search_space import config_key  # noqa: E402
+from cockpit.model.search.space import config_key  # noqa: E402
 from cockpit.model.session import Benchmark, LaunchProfile, Session, Sweep  # noqa: E402
-from cockpit.store.handoff.handoff_md import render_handoff  # noqa: E402
+from cockpit.store.handoff.markdown import render_handoff  # noqa: E402
 from cockpit.store.toml_store import dumps_session, load_session, loads_session, save_session  # noqa: E402
 
 OLD = Path(__file__).resolve().parents[3] / "tests/data/diagnosis_heldout/h22-search-trials-not-regressions/session.toml"

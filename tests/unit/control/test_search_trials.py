@@ -18,9 +18,9 @@ import pytest
 from search_support import cleanup, search_session
 
 from cockpit.model.enums import Comparator, Metric, ProfileStatus
+from cockpit.model.search.scoring import best_config
 from cockpit.model.search.search import TrialStatus
-from cockpit.model.search.search_scoring import best_config
-from cockpit.model.search.search_space import config_key
+from cockpit.model.search.space import config_key
 from cockpit.model.session import Target
 from cockpit.store import toml_store
 from cockpit.store.toml_store import load_session

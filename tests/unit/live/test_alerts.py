@@ -1,7 +1,7 @@
 """Alerts raise on the four causes, once per cause, and stay until taken."""
 
 from cockpit.live.alerts import BACKLOG_S, AlertBook, error_lines
-from cockpit.live.log.log_items import lines_of
+from cockpit.live.log.items import lines_of
 from cockpit.parse.log.sglang_log import parse_text
 
 

@@ -17,10 +17,10 @@ from cockpit.live.experiment.sweep_runs import sweep_runs
 from cockpit.live.experiment.sweep_sink import benchmark_fields, recorded_in
 from cockpit.live.experiment.sweep_watch import PointWatch
 from cockpit.model.session import Benchmark, JournalEvent, LaunchProfile, Session, Sweep
-from cockpit.parse.bench.bench_result_jsonl import BenchOutcome
-from cockpit.sources.server.server_results import parse_status
-from cockpit.sources.server.server_scripts import _info_lines
-from cockpit.store.handoff.handoff_md import render_handoff
+from cockpit.parse.bench.result_jsonl import BenchOutcome
+from cockpit.sources.server.results import parse_status
+from cockpit.sources.server.scripts import _info_lines
+from cockpit.store.handoff.markdown import render_handoff
 from cockpit.ui.screens.bench_detail import bench_detail
 
 PROFILE = LaunchProfile(id="l1", name="base", command="python -m sglang.launch_server --tp 8 --port 30001")

@@ -10,8 +10,8 @@ from paths import CORPUS
 from waits import patience
 
 from cockpit.control.fold_process import ChildFold
-from cockpit.live.log.log_items import LogLines, lines_of
-from cockpit.live.log.log_metrics import LogMetrics
+from cockpit.live.log.items import LogLines, lines_of
+from cockpit.live.log.metrics import LogMetrics
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 from cockpit.parse.log.sglang_log import LogParser, parse_text
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import cockpit
 from cockpit.control.live_hub import FeedEnded, LiveHub
 from cockpit.live.experiment.sweep_watch import PointWatch
-from cockpit.live.log.log_items import lines_of
+from cockpit.live.log.items import lines_of
 from cockpit.parse.log.sglang_log import LogParser
 
 PACKAGE = Path(cockpit.__file__).parent

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from cockpit.live.gpu.power_history import Headroom, PowerHistory, headroom_of, tokens_per_joule
-from cockpit.parse.gpu.gpu_events import GpuSamplesTaken
-from cockpit.parse.gpu.gpu_sample import GpuSample
+from cockpit.parse.gpu.events import GpuSamplesTaken
+from cockpit.parse.gpu.sample import GpuSample
 
 
 def gpu(i: int, w: float | None, limit: float | None = 300.0, host: str | None = "h", t: float = 0.0) -> GpuSample:

@@ -75,7 +75,7 @@ def test_before_any_scrape_the_state_is_waiting():
 def test_scraper_events_fold_and_the_snapshot_pickles():
     import pickle
 
-    from cockpit.parse.metrics.metrics_events import MetricsScraped, MetricsScrapeFailed
+    from cockpit.parse.metrics.events import MetricsScraped, MetricsScrapeFailed
 
     expo = parse_exposition((DATA / "sglang-0.4-dp2-b.txt").read_text())
     fold = ServerMetricsFold()

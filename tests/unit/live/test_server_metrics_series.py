@@ -4,7 +4,7 @@ from pathlib import Path
 
 from cockpit.live.metrics.server_metrics import ServerMetricsFold
 from cockpit.live.metrics.server_metrics_series import ServerMetricsSeries
-from cockpit.parse.metrics.metrics_events import MetricsScraped, MetricsScrapeFailed
+from cockpit.parse.metrics.events import MetricsScraped, MetricsScrapeFailed
 from cockpit.parse.metrics.prom_text import parse_exposition
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "metrics"

@@ -14,7 +14,7 @@ from pathlib import Path
 from standin.procs import STANDIN, free_port, http_get
 
 from cockpit.live.experiment.server_runs import ServerRunTracker
-from cockpit.parse.log.log_events import DecodeBatch, LogEvent, PrefillBatch
+from cockpit.parse.log.events import DecodeBatch, LogEvent, PrefillBatch
 from cockpit.parse.log.sglang_log import parse_text
 from cockpit.parse.metrics.prom_text import parse_exposition
 from cockpit.parse.metrics.sglang_metrics import sglang_scrape

@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from cockpit.live.gpu.power_history import PowerHistory, tokens_per_joule
-from cockpit.live.log.log_items import NOTE_LINE, LogLines, SourceState, lines_of
+from cockpit.live.log.items import NOTE_LINE, LogLines, SourceState, lines_of
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 from cockpit.live.snapshot import snapshot_of
 from cockpit.live.state import LiveState
-from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
-from cockpit.parse.gpu.gpu_sample import GpuSample
+from cockpit.parse.gpu.events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
+from cockpit.parse.gpu.sample import GpuSample
 from cockpit.parse.log.sglang_log import parse_line
-from cockpit.parse.metrics.metrics_events import MetricsScraped, MetricsScrapeFailed
+from cockpit.parse.metrics.events import MetricsScraped, MetricsScrapeFailed
 from cockpit.parse.metrics.prom_text import parse_exposition
 
 DATA = Path(__file__).resolve().parents[2] / "data"

@@ -30,8 +30,8 @@ from cockpit.live.experiment.sweep_plan import plan_sweep
 from cockpit.live.experiment.sweep_watch import NO_STEADY_TOKENS_NOTE
 from cockpit.model.bench.energy_audit import FROM_REQUESTS, FROM_RUNNING
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
-from cockpit.parse.bench.bench_result_jsonl import read_records
-from cockpit.parse.log.log_events import DecodeBatch, PrefillBatch
+from cockpit.parse.bench.result_jsonl import read_records
+from cockpit.parse.log.events import DecodeBatch, PrefillBatch
 from cockpit.parse.log.sglang_log import parse_line
 from cockpit.sources.gpu.nvml_sampler import NvmlSampler
 from cockpit.store.toml_store import load_session, save_session

@@ -26,8 +26,8 @@ from cockpit.control.sweep_session import watch_tasks
 from cockpit.live.experiment.sweep_plan import plan_sweep
 from cockpit.live.experiment.sweep_watch import NO_MAIN_RUN_NOTE
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
-from cockpit.parse.bench.bench_result_jsonl import read_records
-from cockpit.parse.log.log_events import DecodeBatch, PrefillBatch
+from cockpit.parse.bench.result_jsonl import read_records
+from cockpit.parse.log.events import DecodeBatch, PrefillBatch
 from cockpit.parse.log.sglang_log import parse_line
 from cockpit.sources.server.bench_hosts import LocalBenchHost
 from cockpit.store.toml_store import load_session, save_session
@@ -206,7 +206,7 @@ def test_an_averaged_draw_is_integrated_at_the_middle_of_its_second() -> None:
     energy places each tick's draw half a second before its stamp, where it applies; a draw
     of unknown kind stays at its stamp."""
     from cockpit.live.experiment.sweep_watch import PointWatch
-    from cockpit.parse.gpu.gpu_sample import GpuSample
+    from cockpit.parse.gpu.sample import GpuSample
 
     now = [100.0]
     watch = PointWatch(clock=lambda: now[0])

@@ -11,7 +11,7 @@ import pytest
 from cockpit.live.experiment.sweep_server_metrics import ServerMetricsProbe, metrics_url_for, window_fields
 from cockpit.live.experiment.sweep_watch import PointWatch
 from cockpit.model.session import Host
-from cockpit.parse.metrics.metrics_events import MetricsScraped, MetricsScrapeFailed
+from cockpit.parse.metrics.events import MetricsScraped, MetricsScrapeFailed
 from cockpit.parse.metrics.prom_text import parse_exposition
 from cockpit.parse.metrics.sglang_metrics import ServerScrape, sglang_scrape
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from cockpit.model.bench.bench_compare import COMPARE_FIGURES, compare_rows, default_pair, figure, next_figure
+from cockpit.model.bench.compare import COMPARE_FIGURES, compare_rows, default_pair, figure, next_figure
 from cockpit.model.enums import Metric, ProfileStatus
 from cockpit.model.session import Benchmark, LaunchProfile, Session
 

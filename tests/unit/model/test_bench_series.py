@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from cockpit.model.bench.bench_compare import compare_rows, default_pair, step
-from cockpit.model.bench.bench_series import (
+from cockpit.model.bench.compare import compare_rows, default_pair, step
+from cockpit.model.bench.series import (
     CHART_METRICS,
     NO_PROFILE,
     Best,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cockpit.model.figures import DASH, figure, number, share
-from cockpit.store.handoff.handoff_md import _num
+from cockpit.store.handoff.markdown import _num
 
 
 def test_numbers_get_sensible_precision():

@@ -20,10 +20,10 @@ from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.launch.flag_values import canonical_value, canonical_word, same_value
 from cockpit.model.search.search import Search, TrialStatus
-from cockpit.model.search.search_space import derived_name
+from cockpit.model.search.space import derived_name
 from cockpit.model.session import Benchmark, LaunchProfile, Session, Sweep
 from cockpit.model.timeline import drops
-from cockpit.store.handoff.handoff_md import render_handoff
+from cockpit.store.handoff.markdown import render_handoff
 from cockpit.store.toml_store import load_session, save_session
 
 T0 = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)

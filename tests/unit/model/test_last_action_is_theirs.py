@@ -9,7 +9,7 @@ from cockpit.live.experiment.launch_lifecycle import LaunchOutcome, apply_outcom
 from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.edit.merge import merge_sessions
 from cockpit.model.session import LAST_ACTIONS_KEPT, LaunchProfile, Session, Sweep
-from cockpit.store.handoff.handoff_md import render_handoff
+from cockpit.store.handoff.markdown import render_handoff
 from cockpit.store.toml_store import load_session, save_session
 
 NEXT = "pin NCCL to NUMA node 0 and rerun c=128"

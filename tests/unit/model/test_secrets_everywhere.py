@@ -17,7 +17,7 @@ from cockpit.ground.redact import mask_secrets, redact_env
 from cockpit.model.bench.profile_diff import diff_lines, diff_profiles
 from cockpit.model.session import LaunchProfile, Session, Sweep
 from cockpit.store.export_json import export_json
-from cockpit.store.handoff.handoff_md import render_handoff
+from cockpit.store.handoff.markdown import render_handoff
 from cockpit.store.toml_store import dumps_session, save_session
 
 KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from cockpit.model.bench.targets import score_target
 from cockpit.model.enums import Comparator
 from cockpit.model.session import Benchmark, LaunchProfile, Session, Target
-from cockpit.store.handoff.handoff_md import render_handoff
+from cockpit.store.handoff.markdown import render_handoff
 
 
 def _bench(ident: str, concurrency: int, profile: str | None = "l1", **figures: float) -> Benchmark:

@@ -17,10 +17,10 @@ from cockpit.model.bench.estimate import estimate, pooled_noise, separated, verd
 from cockpit.model.bench.figures import FIGURES, parse_figure
 from cockpit.model.bench.targets import score_target
 from cockpit.model.enums import Comparator, Metric
+from cockpit.model.search.scoring import score_trial
 from cockpit.model.search.search import Search
-from cockpit.model.search.search_scoring import score_trial
 from cockpit.model.session import Benchmark, LaunchProfile, Session, Target
-from cockpit.store.handoff.handoff_md import render_handoff
+from cockpit.store.handoff.markdown import render_handoff
 from cockpit.store.toml_store import load_session, loads_session, save_session
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -86,7 +86,7 @@ def test_the_timeline_command(tmp_path) -> None:
 
 
 def test_the_handoff_lists_each_drop_with_what_changed() -> None:
-    from cockpit.store.handoff.handoff_md import render_handoff
+    from cockpit.store.handoff.markdown import render_handoff
 
     text = render_handoff(campaign())
     tail = text[text.index("Throughput drops"):]

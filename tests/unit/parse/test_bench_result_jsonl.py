@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from cockpit.model.session import Benchmark
-from cockpit.parse.bench.bench_result_jsonl import (
+from cockpit.parse.bench.result_jsonl import (
     RECORD_FIELDS,
     from_record,
     from_stdout,

@@ -6,12 +6,12 @@ import pickle
 import random
 from pathlib import Path
 
-from cockpit.live.log.log_metrics import LogMetrics
+from cockpit.live.log.metrics import LogMetrics
 from cockpit.parse.log.batch_lines import parse_batch, series_figures
-from cockpit.parse.log.log_events import DecodeBatch, HttpRequest, PrefillBatch
-from cockpit.parse.log.log_summary import LogSummary
+from cockpit.parse.log.events import DecodeBatch, HttpRequest, PrefillBatch
 from cockpit.parse.log.sglang_log import parse_line, parse_text
 from cockpit.parse.log.sglang_patterns import BATCH_MARKER
+from cockpit.parse.log.summary import LogSummary
 
 CORPUS = Path(__file__).resolve().parents[2] / "data" / "corpus" / "sglang-logs"
 

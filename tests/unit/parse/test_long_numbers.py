@@ -14,9 +14,9 @@ from paths import CORPUS, DATA
 
 from cockpit.model.session import Session
 from cockpit.parse.bench.bench_serving import parse_number
-from cockpit.parse.log.log_events import LAZY_FIELDS, BenchResult, ErrorBlock
-from cockpit.parse.log.log_summary_scan import hyperscan_available, summarize_bytes
+from cockpit.parse.log.events import LAZY_FIELDS, BenchResult, ErrorBlock
 from cockpit.parse.log.sglang_log import fill_lazy, parse_text
+from cockpit.parse.log.summary_scan import hyperscan_available, summarize_bytes
 from cockpit.store.toml_store import load_session, save_session
 from cockpit.ui.widgets.log.log_buffer import LogBuffer
 

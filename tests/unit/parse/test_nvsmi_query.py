@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from cockpit.parse.gpu.gpu_sample import GpuSample, decode_clock_event_reasons
 from cockpit.parse.gpu.nvsmi_query import (
     QUERY_FIELDS,
     QueryLineError,
@@ -22,6 +21,7 @@ from cockpit.parse.gpu.nvsmi_query import (
     query_command,
     summarize,
 )
+from cockpit.parse.gpu.sample import GpuSample, decode_clock_event_reasons
 from cockpit.sources.gpu.nvsmi_stream import swap_rejected_field
 
 CORPUS = Path(__file__).resolve().parents[2] / "data" / "corpus" / "nvidia-smi"

@@ -13,9 +13,9 @@ import pytest
 from scan_engines import ENGINES, scan_engine
 
 from cockpit.cli import main
-from cockpit.parse.log.log_summary import LogSummary
-from cockpit.parse.log.log_summary_scan import summarize_bytes
 from cockpit.parse.log.sglang_log import LogParser
+from cockpit.parse.log.summary import LogSummary
+from cockpit.parse.log.summary_scan import summarize_bytes
 
 REPO = Path(__file__).resolve().parents[3]
 CORPUS = REPO / "tests" / "data" / "corpus" / "sglang-logs"

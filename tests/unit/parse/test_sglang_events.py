@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from cockpit.live.log.log_metrics import LogMetrics, MetricSeries, TimestampClock
-from cockpit.parse.log.log_events import (
+from cockpit.live.log.metrics import LogMetrics, MetricSeries, TimestampClock
+from cockpit.parse.log.events import (
     BenchResult,
     CudaGraphCapture,
     DecodeBatch,

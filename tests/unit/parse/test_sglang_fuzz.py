@@ -12,10 +12,10 @@ from scan_engines import ENGINES, scan_engine
 
 from cockpit.ground.sanitize import sanitize
 from cockpit.parse.log.error_labels import ANCHORS_TEXT, NEEDLES, TRIGGER_EXAMPLES, line_error_labels
-from cockpit.parse.log.log_events import DecodeBatch, PrefillBatch
-from cockpit.parse.log.log_summary import LogSummary
-from cockpit.parse.log.log_summary_scan import summarize_bytes
+from cockpit.parse.log.events import DecodeBatch, PrefillBatch
 from cockpit.parse.log.sglang_log import LogParser, parse_text
+from cockpit.parse.log.summary import LogSummary
+from cockpit.parse.log.summary_scan import summarize_bytes
 
 _RAW_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 

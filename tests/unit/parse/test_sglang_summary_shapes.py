@@ -13,9 +13,10 @@ import pytest
 from scan_engines import ENGINES, each_engine, folded_summary, scan_engine  # noqa: F401 (fixture)
 
 from cockpit.parse import greater_than
-from cockpit.parse.log import log_summary_hs, log_summary_scan
-from cockpit.parse.log.log_summary import Summary
-from cockpit.parse.log.log_summary_scan import summarize_bytes, summarize_stream
+from cockpit.parse.log import summary_hs as log_summary_hs
+from cockpit.parse.log import summary_scan as log_summary_scan
+from cockpit.parse.log.summary import Summary
+from cockpit.parse.log.summary_scan import summarize_bytes, summarize_stream
 
 # {r} running, {q} queue, {g} gen throughput; the other figures are fixed
 DECODE_SHAPES = [

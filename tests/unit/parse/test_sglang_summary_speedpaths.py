@@ -15,11 +15,12 @@ from hypothesis import strategies as st
 from scan_engines import ENGINES, each_engine, folded_summary, scan_engine  # noqa: F401 (fixture)
 
 from cockpit.parse import greater_than
-from cockpit.parse.log import log_summary_fast, log_summary_scan
+from cockpit.parse.log import summary_fast as log_summary_fast
+from cockpit.parse.log import summary_scan as log_summary_scan
 from cockpit.parse.log.error_labels import _SUBSTRING_TRIGGERS, TRIGGER_EXAMPLES, line_error_labels
-from cockpit.parse.log.log_summary import Summary
-from cockpit.parse.log.log_summary_scan import summarize_bytes, summarize_stream
 from cockpit.parse.log.sglang_patterns import BENCH_HEADER
+from cockpit.parse.log.summary import Summary
+from cockpit.parse.log.summary_scan import summarize_bytes, summarize_stream
 
 DEC = "[2025-01-01 10:00:00 TP0] Decode batch. #running-req: {r}, #token: 84, token usage: 0.01, " \
       "cuda graph: True, gen throughput (token/s): {g}, #queue-req: {q}, "

@@ -6,7 +6,7 @@ import asyncio
 from cockpit.demo.build import data_dir
 from cockpit.demo.metrics import DemoMetricsFeed, DemoMetricsPages
 from cockpit.live.metrics.server_metrics import ServerMetricsFold
-from cockpit.parse.metrics.metrics_events import MetricsScraped
+from cockpit.parse.metrics.events import MetricsScraped
 from cockpit.parse.metrics.prom_text import parse_exposition
 
 DEMO = data_dir() / "demo"
@@ -63,7 +63,7 @@ def test_the_metrics_replay_says_what_the_replayed_log_says():
     """One truth (issue 23): the /metrics pane's running, queued and generation speed are the
     log pane's, line after line of the demo's log (they said 33 running beside `running 1`)."""
     from cockpit.demo.replay import DemoLoad, split_capture
-    from cockpit.live.log.log_metrics import LogMetrics
+    from cockpit.live.log.metrics import LogMetrics
     from cockpit.parse.log.sglang_log import parse_line
 
     startup, steady = split_capture((DEMO / "sglang-server.log").read_text())

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cockpit.sources.server.server_results import parse_gpu
+from cockpit.sources.server.results import parse_gpu
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "gpu"
 

@@ -11,10 +11,10 @@ import pytest
 
 from cockpit.model.enums import GpuSource
 from cockpit.model.session import Host
-from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable
+from cockpit.parse.gpu.events import GpuSamplesTaken, GpuSourceUnavailable
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
-from cockpit.sources.gpu import gpu_feed
-from cockpit.sources.gpu.gpu_feed import (
+from cockpit.sources.gpu import feed as gpu_feed
+from cockpit.sources.gpu.feed import (
     FileTopologyFeed,
     NvmlFeed,
     NvmlTopologyFeed,
@@ -171,5 +171,5 @@ async def test_nvsmi_feed_streams_ticks_through_the_real_stream(monkeypatch: pyt
 def test_no_textual_import() -> None:
     import subprocess
 
-    code = "import cockpit.sources.gpu.gpu_feed, sys; assert 'textual' not in sys.modules"
+    code = "import cockpit.sources.gpu.feed, sys; assert 'textual' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -10,9 +10,9 @@ import pytest
 from waits import patience
 
 from cockpit.model.session import Host
-from cockpit.parse.log.log_events import DecodeBatch, ErrorBlock
-from cockpit.sources.log.log_batch import LogBatch
-from cockpit.sources.log.log_feed import LogFeed
+from cockpit.parse.log.events import DecodeBatch, ErrorBlock
+from cockpit.sources.log.batch import LogBatch
+from cockpit.sources.log.feed import LogFeed
 
 
 def line(i: int) -> str:
@@ -122,7 +122,7 @@ def test_the_feed_for_a_host_follows_its_settings() -> None:
     assert remote.description == "tail me@gpu1:/var/log/s.log"
     inline = LogFeed.for_host(Host(name="gpu2", log_path="root@gpu2:/x.log"))
     assert inline.description == "tail root@gpu2:/x.log"
-    from cockpit.model.launch.launch_confirm import log_fingerprint
+    from cockpit.model.launch.confirm import log_fingerprint
     from cockpit.sources.server.confirm_key import LogCommandNotConfirmed, confirmation
 
     def confirmed(host: Host) -> Host:  # as the TUI's dialog seals it when the person says yes
@@ -142,7 +142,7 @@ def test_log_feed_imports_no_textual() -> None:
     import subprocess
     import sys
 
-    code = "import sys, cockpit.sources.log.log_feed; assert 'textual' not in sys.modules"
+    code = "import sys, cockpit.sources.log.feed; assert 'textual' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 

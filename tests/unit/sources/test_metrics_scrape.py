@@ -13,10 +13,10 @@ from metrics_server import MetricsServer  # noqa: E402
 
 from cockpit.live.metrics.server_metrics import ServerMetricsFold  # noqa: E402
 from cockpit.model.session import Session  # noqa: E402
-from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuStreamInterrupted  # noqa: E402
-from cockpit.parse.metrics.metrics_events import MetricsScraped, MetricsScrapeFailed  # noqa: E402
+from cockpit.parse.gpu.events import GpuSamplesTaken, GpuStreamInterrupted  # noqa: E402
+from cockpit.parse.metrics.events import MetricsScraped, MetricsScrapeFailed  # noqa: E402
 from cockpit.parse.metrics.sglang_metrics import sglang_scrape  # noqa: E402
-from cockpit.sources.metrics.metrics_scrape import DcgmFeed, MetricsFeed, dcgm_feed_for_host, metrics_feed_for_host, scrape_once  # noqa: E402
+from cockpit.sources.metrics.scrape import DcgmFeed, MetricsFeed, dcgm_feed_for_host, metrics_feed_for_host, scrape_once  # noqa: E402
 from cockpit.sources.session_feeds import sources_for_session  # noqa: E402
 
 

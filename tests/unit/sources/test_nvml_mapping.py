@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pynvml
 import pytest
 
-from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable
+from cockpit.parse.gpu.events import GpuSamplesTaken, GpuSourceUnavailable
 from cockpit.sources.gpu.nvml_mapping import (
     bytes_to_mib,
     ids_to_cpulist,

@@ -24,9 +24,9 @@ from cockpit.live.experiment.launch_lifecycle import apply_outcome
 from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.enums import ProfileStatus
 from cockpit.model.session import Host, LaunchProfile, Session
-from cockpit.sources.server.server_control import ServerControl
-from cockpit.sources.server.server_places import plan_launch
-from cockpit.sources.server.server_results import AlreadyRunning
+from cockpit.sources.server.control import ServerControl
+from cockpit.sources.server.places import plan_launch
+from cockpit.sources.server.results import AlreadyRunning
 
 
 def _session(runs: Path, *profiles: LaunchProfile, log_path: str | None = None) -> Session:

@@ -1,9 +1,9 @@
 """A session's hosts become the live feeds the TUI runs (one SSH pool for all of them)."""
 
 from cockpit.model.session import Session
-from cockpit.sources.gpu.gpu_feed import NvmlFeed, NvmlTopologyFeed, NvsmiFeed, RemoteTopologyFeed
-from cockpit.sources.log.log_feed import LogFeed
-from cockpit.sources.metrics.metrics_scrape import MetricsFeed
+from cockpit.sources.gpu.feed import NvmlFeed, NvmlTopologyFeed, NvsmiFeed, RemoteTopologyFeed
+from cockpit.sources.log.feed import LogFeed
+from cockpit.sources.metrics.scrape import MetricsFeed
 from cockpit.sources.session_feeds import sources_for_session
 from cockpit.sources.transport.ssh_pool import SshPool
 

@@ -4,7 +4,7 @@ that names the accepted forms (it used to read `host:2299:/path` as port 22, pat
 
 import pytest
 
-from cockpit.sources.log.log_tail import ResumableTail
+from cockpit.sources.log.tail import ResumableTail
 from cockpit.sources.log.tail_sources import LocalFile, RemoteFile
 from cockpit.sources.transport.ssh_target import HOST_FORMS, PATH_FORMS, SshTarget, split_remote_path
 

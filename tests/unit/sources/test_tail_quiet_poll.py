@@ -8,8 +8,8 @@ import os
 import time
 from pathlib import Path
 
-import cockpit.sources.log.log_tail as log_tail
-from cockpit.sources.log.log_tail import ResumableTail
+import cockpit.sources.log.tail as log_tail
+from cockpit.sources.log.tail import ResumableTail
 from cockpit.sources.log.tail_events import LogBytes
 
 

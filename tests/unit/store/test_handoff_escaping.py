@@ -12,7 +12,7 @@ from markdown_it import MarkdownIt
 from hostile import hostile_session
 
 from cockpit.model.session import LaunchProfile, Session, Task
-from cockpit.store.handoff.handoff_md import render_handoff
+from cockpit.store.handoff.markdown import render_handoff
 from cockpit.store.redact import MASK
 
 HEADINGS = ["1. Goal", "2. Instructions", "3. Discoveries", "4. Accomplished", "5. Relevant files",

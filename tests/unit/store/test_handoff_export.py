@@ -10,7 +10,7 @@ from paths import EXAMPLE_SESSION
 from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.session import LaunchProfile
 from cockpit.store.export_json import export_json
-from cockpit.store.handoff.handoff_md import render_handoff
+from cockpit.store.handoff.markdown import render_handoff
 from cockpit.store.toml_store import load_session
 
 HEADINGS = [

@@ -6,7 +6,7 @@ from __future__ import annotations
 from paths import EXAMPLE_SESSION
 
 from cockpit.model.session import Host, Session
-from cockpit.store.handoff.handoff_md import render_handoff
+from cockpit.store.handoff.markdown import render_handoff
 from cockpit.store.toml_store import load_session
 
 

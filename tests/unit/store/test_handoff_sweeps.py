@@ -6,7 +6,7 @@ from __future__ import annotations
 from markdown_it import MarkdownIt
 
 from cockpit.model.session import Benchmark, LaunchProfile, Session, Sweep
-from cockpit.store.handoff.handoff_md import render_handoff
+from cockpit.store.handoff.markdown import render_handoff
 
 MD = MarkdownIt("commonmark", {"html": True}).enable("table")
 HOSTILE = "cut|lass <b>x</b> [l](http://e) `code`"

@@ -10,8 +10,8 @@ from textual.widget import Widget
 from textual.widgets import Select
 
 from cockpit.model.edit.edits import EditError
+from cockpit.model.search.edits import parse_dimension, space_text
 from cockpit.model.search.search import OBJECTIVES, Search
-from cockpit.model.search.search_edits import parse_dimension, space_text
 from cockpit.model.session import Session
 from cockpit.ui.screens.forms.form_base import (
     FormInvalid,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from textual.screen import Screen
 
-from cockpit.model.bench.bench_compare import default_pair
+from cockpit.model.bench.compare import default_pair
 from cockpit.model.enums import Metric
 from cockpit.ui import messages as msg
 from cockpit.ui.port import CockpitPort
@@ -99,7 +99,7 @@ class RecordHandlers:
 
     # ----- the handoff: to a file beside the session, or to the clipboard ----------------
     def write_handoff(self) -> None:
-        from cockpit.store.handoff.handoff_md import write_handoff
+        from cockpit.store.handoff.markdown import write_handoff
 
         try:
             where = write_handoff(self.edits.session, self.port.path)
@@ -109,7 +109,7 @@ class RecordHandlers:
         self.edits.notify(f"Handoff written to {where}", timeout=6)
 
     def copy_handoff(self) -> None:
-        from cockpit.store.handoff.handoff_md import render_handoff
+        from cockpit.store.handoff.markdown import render_handoff
 
         text = render_handoff(self.edits.session)
         self.screen.app.copy_to_clipboard(text)

@@ -83,7 +83,7 @@ class SessionRender:
         elif tab == "last":
             screen.query_one(LastActionView).show(session)
         elif tab == "handoff":
-            from cockpit.store.handoff.handoff_md import render_handoff
+            from cockpit.store.handoff.markdown import render_handoff
 
             screen.query_one(HandoffView).render_from(session, render_handoff)
 

@@ -41,9 +41,9 @@ from textual.widgets import Static
 from cockpit.live.data_age import DataAge, stale_after
 from cockpit.live.gpu.power_history import PowerHistory
 from cockpit.live.routes import GPU_ITEMS
-from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
-from cockpit.parse.gpu.gpu_sample import GpuSample
+from cockpit.parse.gpu.events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
+from cockpit.parse.gpu.sample import GpuSample
 from cockpit.ui.render.gpu_columns import plan_layout, short_name
 from cockpit.ui.render.gpu_notes import gpu_tooltip, missing_reasons
 from cockpit.ui.render.gpu_render import (

@@ -25,7 +25,7 @@ from textual.widgets import Static
 
 from cockpit.live.data_age import DataAge
 from cockpit.live.routes import TOPOLOGY_ITEMS
-from cockpit.parse.gpu.gpu_events import GpuSourceUnavailable
+from cockpit.parse.gpu.events import GpuSourceUnavailable
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
 from cockpit.ui.render.gpu_render import Palette
 from cockpit.ui.render.topology_render import legend_tooltip, render_legend, render_matrix, render_summary

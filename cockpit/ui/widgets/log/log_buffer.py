@@ -1,6 +1,6 @@
 """The log pane's bounded ring of lines and the filtered view over it (no Textual).
 
-Lines come as display segments (cockpit.live.log.log_items: made inert by the log pipeline)
+Lines come as display segments (cockpit.live.log.items: made inert by the log pipeline)
 and are stored with a few flags,
 in parallel lists (texts, flags; labels of the few error lines in a dict by sequence
 number): no object per line, and a batch is appended with two `extend`s. Parsed event
@@ -14,7 +14,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable
 
-from cockpit.live.log.log_items import (
+from cockpit.live.log.items import (
     BATCH,
     BLOCK,
     ERROR,
@@ -28,7 +28,7 @@ from cockpit.live.log.log_items import (
     safe_text,
     segments_of,
 )
-from cockpit.parse.log.log_events import LogEvent
+from cockpit.parse.log.events import LogEvent
 from cockpit.parse.user_pattern import Matcher, compile_user_pattern
 
 __all__ = ["BATCH", "ERROR", "NOTE", "WARN", "LogBuffer", "LogLine", "Matcher", "compile_pattern", "pattern_note",
@@ -92,7 +92,7 @@ class LogBuffer:
         return self.add_segments(segments_of(events)[0])
 
     def add_segments(self, segments: Iterable[Segment]) -> int:
-        """Append display segments (cockpit.live.log.log_items: runs of inert lines, labelled
+        """Append display segments (cockpit.live.log.items: runs of inert lines, labelled
         error lines, traceback marks over the lines before, notes). Returns how many rows
         of the current view were dropped from the top (the ring's oldest)."""
         lines = self.texts

@@ -3,7 +3,7 @@
 A view: it starts nothing. A LogPipeline (cockpit/control/log_pipeline.py) parses and folds
 the log; its items come here. Public surface the rest of the UI relies on:
 
-* `feed(item)`: one `LogItem` (cockpit.live.log.log_items / log_pipeline): `LogLines` to show,
+* `feed(item)`: one `LogItem` (cockpit.live.log.items / log_pipeline): `LogLines` to show,
   a `MetricsSnapshot` for the metrics strip, a `SourceState`, a `SummaryBefore`;
 * `set_state(text)`: the source's state in words ("tail gpu1:/var/log/sglang.log",
   "gpu1: reconnecting in 8 s"); before any source it reads "no source configured";
@@ -40,7 +40,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from cockpit.live.data_age import DataAge
-from cockpit.live.log.log_items import LogLines, SourceState, SummaryBefore
+from cockpit.live.log.items import LogLines, SourceState, SummaryBefore
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 from cockpit.live.routes import LOG_ITEMS
 from cockpit.model.log_view import ANCHOR_CHARS, LogViewState

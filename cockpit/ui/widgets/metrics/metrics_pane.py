@@ -31,7 +31,7 @@ from cockpit.live.metrics.server_metrics import ServerMetrics, ServerMetricsFold
 from cockpit.live.metrics.server_metrics_series import ServerMetricsSeries
 from cockpit.live.routes import METRICS_ITEMS
 from cockpit.live.snapshot import ServerSnapshot
-from cockpit.parse.metrics.metrics_events import MetricsScraped, MetricsScrapeFailed
+from cockpit.parse.metrics.events import MetricsScraped, MetricsScrapeFailed
 from cockpit.ui.render.metrics_render import (
     chart_lines,
     figure_lines,

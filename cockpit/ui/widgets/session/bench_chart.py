@@ -1,6 +1,6 @@
 """The Benchmarks chart: throughput against concurrency (log2 axis), a line per launch profile.
 
-It draws what `cockpit.model.bench.bench_series.chart_data` computed, with textual-plotext
+It draws what `cockpit.model.bench.series.chart_data` computed, with textual-plotext
 (Textualize's Plotext widget). No session text reaches Plotext: its output is read back
 with `Text.from_ansi`, so a profile name with escape sequences could style or move the
 plot; names appear only in the legend beside it, sanitized. Lines are drawn in braille,
@@ -18,7 +18,7 @@ from textual.content import Content
 from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
-from cockpit.model.bench.bench_series import METRIC_LABELS, NO_PROFILE, ChartData, short_number, value_ticks, x_of
+from cockpit.model.bench.series import METRIC_LABELS, NO_PROFILE, ChartData, short_number, value_ticks, x_of
 from cockpit.ui.focus_now import focus_now
 from cockpit.ui.safe_text import safe
 from cockpit.ui.theme.themes import role_colour

@@ -13,9 +13,9 @@ from textual.content import Content
 from textual.dom import DOMNode
 from textual.widgets import DataTable, Static
 
-from cockpit.model.bench.bench_series import chart_data, next_metric
 from cockpit.model.bench.estimate import estimates
 from cockpit.model.bench.figures import figure_of, format_value
+from cockpit.model.bench.series import chart_data, next_metric
 from cockpit.model.bench.targets import TargetScore
 from cockpit.model.enums import Metric
 from cockpit.model.figures import number

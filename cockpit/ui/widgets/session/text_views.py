@@ -105,7 +105,7 @@ class HandoffView(TextView):
         """The latest document asked for is on the tab (tests and the benchmark wait on it)."""
 
     def render_from(self, session: Session, make_text: Callable[[Session], str]) -> None:
-        """`make_text(session)` (the screen's: store/handoff/handoff_md.py) off the UI thread, then
+        """`make_text(session)` (the screen's: store/handoff/markdown.py) off the UI thread, then
         show it (the newest ask wins)."""
         self._generation += 1
         self.shown_whole = False
@@ -125,7 +125,7 @@ class HandoffView(TextView):
             self.show(text)
 
     def show(self, text: str) -> None:
-        """Show the handoff's Markdown (store/handoff/handoff_md.py makes it)."""
+        """Show the handoff's Markdown (store/handoff/markdown.py makes it)."""
         if text != self._source:
             self._source = text
             self.put(markdown_text(text))
@@ -141,7 +141,7 @@ class HandoffView(TextView):
 def markdown_text(text: str) -> Content:
     """Markdown as a terminal shows it well: the text itself (what `W` writes, tables aligned
     as written), headings bold in the theme's colour, the data as its author wrote it (the
-    escapes store/handoff/handoff_md.py puts before `[`, `]`, `|`, `#`, ... undone, `&lt;` read as
+    escapes store/handoff/markdown.py puts before `[`, `]`, `|`, `#`, ... undone, `&lt;` read as
     `<`, as a Markdown reader shows them; code spans and fences kept literal); every line
     through the sanitizer and quoted (no markup)."""
     parts: Parts = []
@@ -165,7 +165,7 @@ def markdown_text(text: str) -> Content:
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _BACKQUOTES = re.compile(r"`+")
 # What a Markdown reader does not show as written: a backslash escape (before ASCII
-# punctuation), a code span's opening backquotes, the `&lt;` handoff_md.py writes for `<`.
+# punctuation), a code span's opening backquotes, the `&lt;` handoff/markdown.py writes for `<`.
 _SPECIAL = re.compile("\\\\([" + re.escape(string.punctuation) + "])|(`+)|&lt;")
 
 

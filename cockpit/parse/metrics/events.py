@@ -1,5 +1,5 @@
 """What the `/metrics` scraper emits: plain event types, so `live` folds them without
-importing `sources` (the same split as parse/gpu/gpu_events.py)."""
+importing `sources` (the same split as parse/gpu/events.py)."""
 
 from __future__ import annotations
 

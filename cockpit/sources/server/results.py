@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from cockpit.model.launch.launch_confirm import fingerprint
+from cockpit.model.launch.confirm import fingerprint
 from cockpit.model.session import LaunchProfile
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""What a LogFeed (log_feed.py) yields: `LogBatch`, the parsed events (or bytes) of what
+"""What a LogFeed (feed.py) yields: `LogBatch`, the parsed events (or bytes) of what
 arrived, with what happened to the source in words (`describe_event`: rotated, truncated,
 reconnecting), sanitized. Plain data, no I/O.
 """
@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cockpit.ground.sanitize import sanitize
-from cockpit.parse.log.log_events import LogEvent
+from cockpit.parse.log.events import LogEvent
 from cockpit.sources.log.tail_events import TailEvent, TailGap, TailNotice, TailRotated, TailTruncated
 from cockpit.sources.transport.host_events import HostConnected, HostConnecting, HostDisconnected
 
@@ -29,7 +29,7 @@ class LogBatch:
     """The source's state after this batch ("tailing gpu1:/x.log", "gpu1: reconnecting in 8 s"),
     or None when unchanged."""
     summary: dict[str, Any] | None = None
-    """The `parse-log` summary (cockpit.parse.log.log_summary.Summary) of the file's text *before* the
+    """The `parse-log` summary (cockpit.parse.log.summary.Summary) of the file's text *before* the
     first line this feed sent: a local file opened at its last lines has its beginning
     scanned at C speed, in another process, instead of parsed line by line. Sent once,
     in an otherwise empty batch, when the scan is done; add it to what the events fold to."""

@@ -38,10 +38,10 @@ else:
     WHEEL = True
 
 from cockpit.parse.greater_than import greater_prefixes
-from cockpit.parse.log import log_summary_fast as fast
-from cockpit.parse.log import log_summary_values as vals
-from cockpit.parse.log.log_summary_fast import FIELDS, KINDS, Kind, Partial
-from cockpit.parse.log.log_summary_values import Buffer, Field, Value
+from cockpit.parse.log import summary_fast as fast
+from cockpit.parse.log import summary_values as vals
+from cockpit.parse.log.summary_fast import FIELDS, KINDS, Kind, Partial
+from cockpit.parse.log.summary_values import Buffer, Field, Value
 
 SAMPLES = 256  # seeds: with iid values about 1/(SAMPLES+1) of the labels are candidates
 # A kind of batch line is counted here (one Python call per marker) when its markers are

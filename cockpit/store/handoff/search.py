@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from cockpit.model.search.scoring import ConfigResult, certainty, leaderboard
 from cockpit.model.search.search import Search, SearchTrial, TrialStatus
-from cockpit.model.search.search_scoring import ConfigResult, certainty, leaderboard
-from cockpit.model.search.search_space import derived_name
+from cockpit.model.search.space import derived_name
 from cockpit.model.session import Session
-from cockpit.store.handoff.handoff_front import front_section
+from cockpit.store.handoff.front import front_section
 
 __all__ = ["searches_section"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cockpit.parse.gpu.gpu_sample import GpuSample
+from cockpit.parse.gpu.sample import GpuSample
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from cockpit.model.session import Host
-from cockpit.parse.log.log_events import LogEvent
+from cockpit.parse.log.events import LogEvent
 from cockpit.parse.log.sglang_log import LogParser
-from cockpit.sources.log.log_batch import LogBatch, describe_event
-from cockpit.sources.log.log_openers import RemoteTail, local_command
+from cockpit.sources.log.batch import LogBatch, describe_event
+from cockpit.sources.log.openers import RemoteTail, local_command
 from cockpit.sources.log.tail_events import LogBytes, TailEvent, TailNotice, TailRotated, TailTruncated
 from cockpit.sources.log.tail_sources import RemoteCommand, RemoteFile
 from cockpit.sources.transport.host_events import HostConnected, HostConnecting, HostDisconnected, HostEvent
@@ -60,7 +60,7 @@ class _Summary:
 
 _SCAN = """
 import json, mmap, sys
-from cockpit.parse.log.log_summary_scan import summarize_bytes
+from cockpit.parse.log.summary_scan import summarize_bytes
 with open(sys.argv[1], "rb") as f, mmap.mmap(f.fileno(), int(sys.argv[2]), access=mmap.ACCESS_READ) as m:
     print(json.dumps(summarize_bytes(m)))
 """
@@ -127,7 +127,7 @@ class LogFeed:
     # -- constructors ----------------------------------------------------------------------
     @classmethod
     def local(cls, path: str, *, lines: int = 50_000, from_start: bool = False, **kw: Unpack[FeedOptions]) -> LogFeed:
-        from cockpit.sources.log.log_tail import ResumableTail
+        from cockpit.sources.log.tail import ResumableTail
 
         def opener(_on_host: Callable[[HostEvent], None]) -> AsyncIterable[TailEvent]:
             return ResumableTail.local(path, lines=lines, from_start=from_start)
@@ -164,7 +164,7 @@ class LogFeed:
         `target`: the host's SshTarget as the caller built it (with its --ssh-config and
         known_hosts); None: parsed from `host.ssh` alone.
         An unconfirmed `log_command` raises LogCommandNotConfirmed (a ValueError)."""
-        from cockpit.sources.log.log_tail import ResumableTail
+        from cockpit.sources.log.tail import ResumableTail
         from cockpit.sources.log.tail_sources import LocalFile
         from cockpit.sources.transport.ssh_pool import SshTarget
 

@@ -21,14 +21,14 @@ import stat
 from typing import TYPE_CHECKING, BinaryIO, Literal
 
 from cockpit.ground.sanitize import strip_ansi_bytes
-from cockpit.parse.log import log_summary_fast as fast
-from cockpit.parse.log.log_summary_fast import SRE, EnginePass, Partial
-from cockpit.parse.log.log_summary_values import Buffer
+from cockpit.parse.log import summary_fast as fast
+from cockpit.parse.log.summary_fast import SRE, EnginePass, Partial
+from cockpit.parse.log.summary_values import Buffer
 
 if TYPE_CHECKING:
     from cockpit.parse.bench.bench_serving import BenchBlockParser
-    from cockpit.parse.log.log_events import Number
-    from cockpit.parse.log.log_summary import Summary
+    from cockpit.parse.log.events import Number
+    from cockpit.parse.log.summary import Summary
 
 Engine = Literal["auto", "sre", "hyperscan"]
 # "auto": Hyperscan for buffers of HS_MIN_BYTES or more where the wheel is installed, else
@@ -55,7 +55,7 @@ def engine_pass(data: Buffer, start: int, end: int, engine: Engine | None = None
     engine = ENGINE if engine is None else engine
     if engine == "sre" or (engine == "auto" and end - start < HS_MIN_BYTES):
         return SRE
-    from cockpit.parse.log import log_summary_hs
+    from cockpit.parse.log import summary_hs as log_summary_hs
 
     if not log_summary_hs.WHEEL:  # no wheel for this platform: the sre engine gives the same answer
         return SRE

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
 from cockpit.parse.log.error_labels import line_error_labels
-from cockpit.parse.log.log_events import BenchResult, DecodeBatch, ErrorBlock, ErrorLine, LogEvent, Number, PrefillBatch
+from cockpit.parse.log.events import BenchResult, DecodeBatch, ErrorBlock, ErrorLine, LogEvent, Number, PrefillBatch
 from cockpit.parse.log.sglang_patterns import (
     DECODE_REST_TEXT,
     ERROR_GATE,

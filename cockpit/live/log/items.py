@@ -14,7 +14,7 @@ from typing import Any
 
 from cockpit.ground.sanitize import UNSAFE, sanitize
 from cockpit.parse.log.error_labels import FATAL_LABELS
-from cockpit.parse.log.log_events import BenchResult, DecodeBatch, ErrorBlock, ErrorLine, LogEvent, PrefillBatch
+from cockpit.parse.log.events import BenchResult, DecodeBatch, ErrorBlock, ErrorLine, LogEvent, PrefillBatch
 
 # A stored line's flags.
 ERROR = 1

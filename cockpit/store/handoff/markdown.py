@@ -414,7 +414,7 @@ def render_handoff(s: Session) -> str:
     lines += ["## Benchmarks", "", *_benchmarks(s), *_sweeps(s), ""]
     lines += ["## Hosts", "", *_hosts(s), ""]
     if s.searches:
-        from cockpit.store.handoff.handoff_search import searches_section
+        from cockpit.store.handoff.search import searches_section
 
         lines += ["## Searches", "", *searches_section(s, _cell, _md)]
     # A last pass catches a token pasted into a note or an evidence text; then no control,

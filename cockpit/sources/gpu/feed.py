@@ -23,7 +23,7 @@ from types import ModuleType
 from typing import Any
 
 from cockpit.model.session import Host
-from cockpit.parse.gpu.gpu_events import GpuEvent, GpuSourceUnavailable
+from cockpit.parse.gpu.events import GpuEvent, GpuSourceUnavailable
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix, TopologyParseError, parse_topology
 from cockpit.sources.gpu.nvml_sampler import NvmlSampler
 from cockpit.sources.gpu.nvsmi_stream import ConnectionSource, NvsmiStream, fetch_topology, target_label

@@ -17,9 +17,9 @@ from functools import lru_cache
 
 from cockpit.live.experiment.server_runs import ServerRunTracker
 from cockpit.parse.log.batch_lines import series_figures
-from cockpit.parse.log.log_events import DecodeBatch, HttpRequest, LogEvent, PlainLine, PrefillBatch
-from cockpit.parse.log.log_summary import BatchFigures, LogSummary
+from cockpit.parse.log.events import DecodeBatch, HttpRequest, LogEvent, PlainLine, PrefillBatch
 from cockpit.parse.log.sglang_patterns import READY_TEXT
+from cockpit.parse.log.summary import BatchFigures, LogSummary
 
 _STARTING = ("starting", "loading", "capturing")
 _NO_TIME = float("nan")  # no batch group yet: unequal to every time, itself included

@@ -28,16 +28,6 @@ import re
 from typing import NamedTuple, Protocol, TypeAlias, TypeVar
 
 from cockpit.parse.log.error_labels import line_error_labels
-from cockpit.parse.log.log_summary_values import (
-    Buffer,
-    Field,
-    Value,
-    as_int,
-    counts,
-    last_value,
-    max_value,
-    max_values,
-)
 from cockpit.parse.log.sglang_patterns import (
     BENCH_HEADER,
     DECODE_MARKER,
@@ -53,6 +43,16 @@ from cockpit.parse.log.sglang_patterns import (
     READY_TEXT,
     RUNNING,
     RUNNING_LABEL,
+)
+from cockpit.parse.log.summary_values import (
+    Buffer,
+    Field,
+    Value,
+    as_int,
+    counts,
+    last_value,
+    max_value,
+    max_values,
 )
 
 _N = TypeVar("_N", bound=float)

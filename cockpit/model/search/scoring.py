@@ -13,7 +13,7 @@ from cockpit.model.bench.estimate import DEFAULT_NOISE, Estimate, estimate, pool
 from cockpit.model.bench.targets import score_target
 from cockpit.model.search.objectives import objective_values
 from cockpit.model.search.search import Direction, Search, SearchTrial, TrialStatus
-from cockpit.model.search.search_space import ConfigKey, config_key
+from cockpit.model.search.space import ConfigKey, config_key
 from cockpit.model.session import Benchmark, Session
 
 __all__ = ["Certainty", "ConfigResult", "TrialScore", "best_config", "better", "certainty", "contenders",

@@ -1,7 +1,7 @@
 """Where a session's server runs and what starting a profile runs: the run place of a host
 (its connection and run folder, `place_for_host`) and the launch plan of a profile
 (`plan_launch`: argv, env, log path, fingerprint), shown to the person before a first run.
-No I/O: ServerControl (server_control.py) runs the plan.
+No I/O: ServerControl (control.py) runs the plan.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 
 from cockpit.ground.redact import redact_env, redact_text
 from cockpit.model.edit.lookup import by_id_or_name, known_records
-from cockpit.model.launch.launch_confirm import fingerprint, launch_stamp
+from cockpit.model.launch.confirm import fingerprint, launch_stamp
 from cockpit.model.session import Host, LaunchProfile, Session
 from cockpit.sources.server.confirm_key import is_confirmed
-from cockpit.sources.server.server_results import ServerControlError
+from cockpit.sources.server.results import ServerControlError
 
 if TYPE_CHECKING:
     from cockpit.sources.transport.ssh_target import SshTarget
@@ -71,7 +71,7 @@ class LaunchPlan:
     """The profile's command fingerprint (the PID file's info: is what runs this profile as it is now)."""
     needs_confirmation: bool
     stamp: str = ""
-    """What the person's seal covers: the fingerprint and the host's link (model/launch/launch_confirm.py)."""
+    """What the person's seal covers: the fingerprint and the host's link (model/launch/confirm.py)."""
 
     def command_line(self) -> str:
         """The argv as one shell-quoted line, secrets masked (for display only)."""

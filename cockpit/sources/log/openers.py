@@ -1,4 +1,4 @@
-"""The tails a LogFeed (log_feed.py) opens besides a local file: `RemoteTail`, a
+"""The tails a LogFeed (feed.py) opens besides a local file: `RemoteTail`, a
 ResumableTail over an SshPool (the feed's own pool when it is given none), and
 `local_command`, a command on this machine restarted when it exits.
 """
@@ -17,7 +17,7 @@ from cockpit.sources.log.tail_events import LogBytes, TailEvent, TailGap
 from cockpit.sources.transport.host_events import HostEvent
 
 if TYPE_CHECKING:
-    from cockpit.sources.log.log_tail import TailOptions
+    from cockpit.sources.log.tail import TailOptions
     from cockpit.sources.log.tail_sources import RemoteCommand, RemoteFile
     from cockpit.sources.transport.ssh_pool import Pool
     from cockpit.sources.transport.ssh_target import SshTarget
@@ -33,7 +33,7 @@ class RemoteTail:
         self.source, self.pool, self.on_host, self.kw = source, pool, on_host, kw
 
     async def __aiter__(self) -> AsyncIterator[TailEvent]:
-        from cockpit.sources.log.log_tail import ResumableTail
+        from cockpit.sources.log.tail import ResumableTail
         from cockpit.sources.transport.ssh_pool import SshPool
 
         if self.pool is not None:  # a shared pool: only this target's events (and its jumps')

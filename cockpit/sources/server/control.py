@@ -29,11 +29,11 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from cockpit.sources.server.server_places import (
+from cockpit.sources.server.places import (
     LaunchPlan,
     RunPlace,
 )
-from cockpit.sources.server.server_results import (
+from cockpit.sources.server.results import (
     AlreadyRunning,
     GpuCheck,
     LogChunk,
@@ -44,7 +44,7 @@ from cockpit.sources.server.server_results import (
     parse_gpu,
     parse_status,
 )
-from cockpit.sources.server.server_scripts import read_script, start_script, status_script, stop_script
+from cockpit.sources.server.scripts import read_script, start_script, status_script, stop_script
 
 if TYPE_CHECKING:
     from cockpit.sources.transport.ssh_pool import Pool

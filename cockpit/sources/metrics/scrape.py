@@ -17,8 +17,8 @@ from collections.abc import AsyncIterator, Callable
 
 from cockpit.model.session import Host
 from cockpit.parse.gpu.dcgm_metrics import dcgm_samples, is_dcgm
-from cockpit.parse.gpu.gpu_events import GpuEvent, GpuSamplesTaken, GpuStreamInterrupted
-from cockpit.parse.metrics.metrics_events import MetricsEvent, MetricsScraped, MetricsScrapeFailed
+from cockpit.parse.gpu.events import GpuEvent, GpuSamplesTaken, GpuStreamInterrupted
+from cockpit.parse.metrics.events import MetricsEvent, MetricsScraped, MetricsScrapeFailed
 from cockpit.parse.metrics.prom_text import ExpositionCache, ExpositionError, parse_exposition
 from cockpit.sources.gpu.nvsmi_stream import ConnectionSource
 from cockpit.sources.transport.http_get import HttpGetError, UrlParts, get, get_direct, split_url

@@ -1,5 +1,5 @@
 """The POSIX sh scripts that start, stop, check and read the session's server on its host,
-each fed to `sh -s` on stdin (ServerControl, server_control.py). Profile fields never
+each fed to `sh -s` on stdin (ServerControl, control.py). Profile fields never
 become shell syntax: every argv item, path and env value is quoted with `shlex.quote`, and
 the env goes as `export` lines inside the script (nothing on a command line or on disk).
 """
@@ -10,7 +10,7 @@ import shlex
 import time
 
 from cockpit.ground.sanitize import sanitize
-from cockpit.sources.server.server_places import LaunchPlan, RunPlace
+from cockpit.sources.server.places import LaunchPlan, RunPlace
 
 __all__ = ["read_script", "start_script", "status_script", "stop_script"]
 
@@ -87,7 +87,7 @@ echo "offset $(wc -c <"$LOG" | tr -d ' ')"
 """
 
 
-# .info keys read back by `parse_status` (server_results.py; the others are for people only)
+# .info keys read back by `parse_status` (results.py; the others are for people only)
 _INFO_READ_BACK = ("profile", "log", "command")
 
 
