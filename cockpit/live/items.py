@@ -1,0 +1,36 @@
+"""LiveItem: what a live feed hands the hub, as a closed union of the item types (below the UI).
+
+    source -> pipeline -> hub -> LiveItem -> the live state's folds (live/state.py),
+                                             the panes (ui/live/live_routes.py), the sweep's watch
+
+One alias per feed kind (`log`, `gpu`, `topology`, `metrics`, `fleet`: the routing table's,
+live/routes.py), and `LiveItem` their union. A function that takes one of them dispatches with
+`isinstance` and ends in `assert_never`, so mypy says where a new item type is not handled;
+the routing table's tuples are these aliases' members (one list of types, not two).
+"""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+from cockpit.live.log.log_items import LogLines, SourceState, SummaryBefore
+from cockpit.live.log.metrics_snapshot import MetricsSnapshot
+from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
+from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
+from cockpit.parse.metrics.fleet_snapshot import FleetSnapshot
+from cockpit.parse.metrics.metrics_events import MetricsScraped, MetricsScrapeFailed
+
+__all__ = ["FleetItem", "GpuItem", "LiveItem", "LogItem", "MetricsItem", "TopologyItem"]
+
+LogItem: TypeAlias = LogLines | MetricsSnapshot | SourceState | SummaryBefore
+"""A LogPipeline's items (control/log_pipeline.py)."""
+GpuItem: TypeAlias = GpuSamplesTaken | GpuStreamInterrupted | GpuSourceUnavailable | TopologyMatrix
+"""A GPU feed's events (nvidia-smi's feed reads `topo -m` too)."""
+TopologyItem: TypeAlias = TopologyMatrix | GpuSourceUnavailable
+"""A topology feed's (NVML's, `topo -m` over SSH, a file)."""
+MetricsItem: TypeAlias = MetricsScraped | MetricsScrapeFailed
+"""A `/metrics` feed's scrapes (folded by live/metrics/server_metrics.py)."""
+FleetItem: TypeAlias = FleetSnapshot
+"""A Prometheus fleet feed's readings."""
+LiveItem: TypeAlias = LogItem | GpuItem | TopologyItem | MetricsItem | FleetItem
+"""Any live feed's item: the hub's, the TUI's `LiveItemReceived`'s, the live state's."""
