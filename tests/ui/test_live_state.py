@@ -108,7 +108,7 @@ class QueueFeed:
 
 
 def log_batch(*lines: str, **kw) -> LogBatch:  # noqa: ANN003
-    """A batch as `LogFeed.stream(parse=False)` yields it (for a LogPipeline)."""
+    """A batch as `LogFeed.stream()` yields it (for a LogPipeline)."""
     return LogBatch(data="".join(line + "\n" for line in lines).encode(), **kw)
 
 

@@ -58,7 +58,7 @@ class PaneApp(LogApp):
 
 
 class BatchFeed:
-    """Batches as `LogFeed.stream(parse=False)` yields them: bytes, notes, a summary."""
+    """Batches as `LogFeed.stream()` yields them: bytes, notes, a summary."""
 
     description = "test batches"
 
