@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 from cockpit.control.fold_process import ChildFold
 from cockpit.live.items import LogItem
 from cockpit.live.log.log_items import SourceState, SummaryBefore, lines_of
-from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 
 if TYPE_CHECKING:  # the feed module imports asyncssh lazily; its types cost nothing here
     from cockpit.sources.live_feed import LiveFeed

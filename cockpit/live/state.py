@@ -19,10 +19,10 @@ from collections.abc import Mapping
 from typing import assert_never
 
 from cockpit.live.gpu.power_history import PowerHistory
+from cockpit.live.items import GpuItem, LiveItem, LogItem, MetricsItem, TopologyItem
 from cockpit.live.log.log_items import ERROR_LINE, NOTE_LINE, RUN, LogLines, SourceState, SummaryBefore
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 from cockpit.live.metrics.server_metrics import ServerMetrics, ServerMetricsFold
-from cockpit.live.items import GpuItem, LiveItem, LogItem, MetricsItem, TopologyItem
 from cockpit.live.routes import views_of
 from cockpit.live.snapshot import GpuSnapshot, LiveSnapshot, LogSnapshot, ServerSnapshot, TopologySnapshot
 from cockpit.parse.gpu.gpu_events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted

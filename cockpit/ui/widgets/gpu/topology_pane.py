@@ -16,9 +16,9 @@ The look lives in `topology_pane.tcss`; colours come from theme roles.
 from __future__ import annotations
 
 import time
-from typing import assert_never
 from collections.abc import Callable
 from pathlib import Path
+from typing import assert_never
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll

@@ -40,9 +40,9 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from cockpit.live.data_age import DataAge
+from cockpit.live.items import LiveItem, LogItem
 from cockpit.live.log.log_items import LogLines, SourceState, SummaryBefore
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
-from cockpit.live.items import LiveItem, LogItem
 from cockpit.live.routes import LOG_ITEMS
 from cockpit.model.log_view import ANCHOR_CHARS, LogViewState
 from cockpit.ui.keys.actions import bindings_for

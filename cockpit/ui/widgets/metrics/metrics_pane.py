@@ -27,9 +27,9 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from cockpit.live.items import LiveItem, MetricsItem
 from cockpit.live.metrics.server_metrics import ServerMetrics, ServerMetricsFold
 from cockpit.live.metrics.server_metrics_series import ServerMetricsSeries
-from cockpit.live.items import LiveItem, MetricsItem
 from cockpit.live.routes import METRICS_ITEMS
 from cockpit.live.snapshot import ServerSnapshot
 from cockpit.parse.metrics.metrics_events import MetricsScraped, MetricsScrapeFailed
