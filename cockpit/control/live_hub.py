@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from cockpit.control.log_pipeline import pipeline_for
-from cockpit.live.items import LiveItem
+from cockpit.live.items import LiveItem, live_item
 from cockpit.sources.live_feed import LiveFeed
 from cockpit.sources.server.server_results import LogChunk
 
@@ -107,13 +107,14 @@ class LiveHub:
     # ----- running feeds ----------------------------------------------------------------------
     async def run(self, key: str, feed: LiveFeed) -> None:
         """Run `feed` (a LogFeed through its LogPipeline) as `key` until it ends or is
-        cancelled, handing each item to the key's subscribers. Errors end it and propagate."""
+        cancelled, handing each item to the key's subscribers. Errors end it and propagate;
+        an item that is no live item (live/items.py) nor a launch's read is one."""
         self.opened[key] += 1
         self._running[key] = feed
         pipeline = self._pipelines[key] = pipeline_for(feed)
         try:
             async for item in pipeline.stream():
-                self.publish(key, item)
+                self.publish(key, item if isinstance(item, LogChunk) else live_item(item, f"feed {key}"))
         except asyncio.CancelledError:
             raise
         except Exception as exc:

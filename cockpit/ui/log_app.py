@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 
+from cockpit.live.items import live_item
 from cockpit.ui.app_base import CockpitAppBase
 from cockpit.ui.keys.actions import ActionSpec, bindings_for, specs_for
 from cockpit.ui.keys.commands import CockpitCommands
@@ -85,7 +86,7 @@ class LogApp(CockpitAppBase):
         pane = self.query_one(LogPane)
         try:
             async for item in pipeline_for(feed).stream():
-                pane.feed(item)
+                pane.feed(live_item(item, feed.description))
         except Exception as exc:  # noqa: BLE001 - shown, not raised: the pane stays usable
             pane.set_state(f"stopped: {exc}")
             self.notify(str(exc), title="log source", severity="error", markup=False)

@@ -65,7 +65,7 @@ class BatchFeed:
     def __init__(self, *batches: LogBatch) -> None:
         self.batches = batches
 
-    async def stream(self, parse: bool = False):  # noqa: ANN201
+    async def stream(self):  # noqa: ANN201
         for batch in self.batches:
             yield batch
 
