@@ -26,15 +26,15 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 WALKS: dict[str, list[str]] = {
-    # tail -> LogFeed (parsed once) -> the pipeline's display rows -> hub -> the live state's fold
+    # tail -> LogFeed (parsed once) -> the pipeline's display rows -> hub (a LiveItem) -> the live state's fold
     # (below the UI) and the routing table -> app -> log pane
     "a log line": ["sources.log.log_tail", "sources.log.log_feed", "parse.log.sglang_log", "control.log_pipeline",
-                   "live.log.log_items", "control.live_hub", "live.state", "live.routes", "ui.live.live_routes",
-                   "ui.app", "ui.widgets.log.log_pane", "ui.widgets.log.log_buffer"],
+                   "live.log.log_items", "control.live_hub", "live.items", "live.state", "live.routes",
+                   "ui.live.live_routes", "ui.app", "ui.widgets.log.log_pane", "ui.widgets.log.log_buffer"],
     # nvidia-smi's stream -> parsed samples -> the feed's events -> hub -> the live state's power fold
     # (tok/J) -> app -> GPU pane
     "a GPU sample": ["sources.gpu.nvsmi_stream", "parse.gpu.nvsmi_query", "parse.gpu.gpu_sample",
-                     "parse.gpu.gpu_events", "sources.gpu.gpu_feed", "control.live_hub", "live.state",
+                     "parse.gpu.gpu_events", "sources.gpu.gpu_feed", "control.live_hub", "live.items", "live.state",
                      "live.gpu.power_history", "ui.app", "ui.widgets.gpu.gpu_pane"],
     # a binding -> the main screen's action -> its intent -> the session controller -> the edit -> the save
     "a key press": ["ui.app", "ui.keys.actions", "ui.screens.main.main", "ui.screens.main.main_intents",
