@@ -24,15 +24,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from cockpit.control.live_hub import FeedEnded, LiveHub
+from cockpit.control.live_hub import FeedEnded, HubItem, LiveHub
 from cockpit.live.log.items import SourceState
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 from cockpit.live.snapshot import LiveSnapshot
 from cockpit.live.state import LiveState as LiveFolds
 from cockpit.model.session import Session
 from cockpit.parse.gpu.events import GpuSamplesTaken, GpuStreamInterrupted
-from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
 from cockpit.parse.gpu.sample import GpuSample
+from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
 from cockpit.sources.feeds import LiveFeed, LiveSources
 from cockpit.sources.log.batch import describe_event
 from cockpit.sources.session_feeds import sources_for_session
@@ -244,7 +244,7 @@ class LiveState:
         (its source state, connected or not) are kept beside it."""
         state = self.feeds[name]
 
-        def take(item: object) -> None:
+        def take(item: HubItem | FeedEnded) -> None:
             if not isinstance(item, FeedEnded):
                 self._heard(state, item)
 
@@ -259,7 +259,7 @@ class LiveState:
             leave()
 
     @staticmethod
-    def _heard(state: FeedState, item: object) -> None:
+    def _heard(state: FeedState, item: HubItem) -> None:
         state.heard()
         if isinstance(item, SourceState):
             state.state = item.text or state.state

@@ -27,9 +27,10 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from cockpit.control.live_hub import LiveHub
+from cockpit.control.live_hub import FeedEnded, HubItem, LiveHub
 from cockpit.live.experiment.launch_lifecycle import LaunchFollower, LaunchOutcome
 from cockpit.live.log.items import ERROR_LINE, RUN, LogLines
+from cockpit.sources.server.results import LogChunk
 
 __all__ = ["LaunchLogReads", "LaunchWatch", "TAIL_SETTLE_S", "follow_launch", "launch_key", "texts_of"]
 
@@ -65,7 +66,7 @@ class LaunchLogReads:
         self.poll_s, self.on_note = poll_s, on_note
         self.description = f"the launched log {started.log_path} on {plan.place.host}"
 
-    async def stream(self) -> AsyncIterator[Any]:
+    async def stream(self) -> AsyncIterator[LogChunk]:
         offset = self.started.log_offset
         while True:
             try:
@@ -87,7 +88,7 @@ class LaunchWatch:
         none); taken only while the hub runs it. Subscribed at once, before the start."""
         self.hub = hub
         self.key = log_key if log_key is not None and hub.running(log_key) else None
-        self._items: asyncio.Queue[Any] = asyncio.Queue()
+        self._items: asyncio.Queue[HubItem | FeedEnded] = asyncio.Queue()
         self._leave: Callable[[], None] | None = None
         if self.key is not None:
             self._leave = hub.subscribe(self.key, self._items.put_nowait)
@@ -130,7 +131,7 @@ class LaunchWatch:
         finally:
             self.close()
 
-    async def _next(self, wait_s: float) -> Any:
+    async def _next(self, wait_s: float) -> HubItem | FeedEnded | None:
         try:
             return await asyncio.wait_for(self._items.get(), max(wait_s, 0.0))
         except TimeoutError:
@@ -148,7 +149,7 @@ class LaunchWatch:
         crash_seen_at: float | None = None
         while True:
             chunk = await self._next(deadline - follower.clock() + 0.05)
-            if chunk is not None and hasattr(chunk, "running"):
+            if isinstance(chunk, LogChunk):
                 self._fed(follower, chunk.data, on_phase)
                 out = follower.outcome
                 if out is not None and out.kind == "ready":

@@ -25,12 +25,13 @@ import contextlib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from cockpit.control.log_pipeline import pipeline_for
+from cockpit.live.items import LiveItem, live_item
 from cockpit.sources.live_feed import LiveFeed
+from cockpit.sources.server.results import LogChunk
 
-__all__ = ["FeedEnded", "Listener", "LiveHub"]
+__all__ = ["FeedEnded", "HubItem", "Listener", "LiveHub", "Router"]
 
 @dataclass(frozen=True, slots=True)
 class FeedEnded:
@@ -40,14 +41,19 @@ class FeedEnded:
     error: BaseException | None = None
 
 
-Listener = Callable[[Any], None]
-"""`listener(item)`: one item of the key's feed (a LogLines, a GpuSamplesTaken, ...)."""
+HubItem = LiveItem | LogChunk
+"""What a feed the hub runs yields: a live item (live/items.py), or a launch's own read of its
+log (control/launch_watch.py), which goes to its watcher only: no view takes it."""
+Listener = Callable[[HubItem | FeedEnded], None]
+"""`listener(item)`: one item of the key's feed (a LogLines, a GpuSamplesTaken, ...), or its end."""
+Router = Callable[[str, LiveItem], object]
+"""`router(key, item)`: every live item of every key (the live state's fold, the TUI's panes)."""
 
 
 class LiveHub:
     def __init__(self) -> None:
         self._subscribers: dict[str, list[Listener]] = {}
-        self._every: list[Callable[[str, object], object]] = []
+        self._every: list[Router] = []
         self._running: dict[str, LiveFeed] = {}
         """key -> the feed running for it now (its description is what a pane shows)."""
         self._pipelines: dict[str, LiveFeed] = {}
@@ -73,8 +79,9 @@ class LiveHub:
 
         return leave
 
-    def subscribe_all(self, listener: Callable[[str, object], object]) -> None:
-        """`listener(key, item)` for every item of every key (the TUI's router to its panes)."""
+    def subscribe_all(self, listener: Router) -> None:
+        """`listener(key, item)` for every live item of every key (the TUI's router to its
+        panes, the live state's fold); a launch's read is its watcher's alone."""
         self._every.append(listener)
 
     def running(self, key: str) -> bool:
@@ -100,13 +107,14 @@ class LiveHub:
     # ----- running feeds ----------------------------------------------------------------------
     async def run(self, key: str, feed: LiveFeed) -> None:
         """Run `feed` (a LogFeed through its LogPipeline) as `key` until it ends or is
-        cancelled, handing each item to the key's subscribers. Errors end it and propagate."""
+        cancelled, handing each item to the key's subscribers. Errors end it and propagate;
+        an item that is no live item (live/items.py) nor a launch's read is one."""
         self.opened[key] += 1
         self._running[key] = feed
         pipeline = self._pipelines[key] = pipeline_for(feed)
         try:
             async for item in pipeline.stream():
-                self.publish(key, item)
+                self.publish(key, item if isinstance(item, LogChunk) else live_item(item, f"feed {key}"))
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -123,9 +131,10 @@ class LiveHub:
         for listener in list(self._subscribers.get(key, ())):
             listener(ended)
 
-    def publish(self, key: str, item: Any) -> None:
-        for router in self._every:
-            router(key, item)
+    def publish(self, key: str, item: HubItem) -> None:
+        if not isinstance(item, LogChunk):
+            for router in self._every:
+                router(key, item)
         for listener in list(self._subscribers.get(key, ())):
             listener(item)
 

@@ -17,18 +17,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from cockpit.control.fold_process import ChildFold
-from cockpit.live.log.items import LogLines, SourceState, SummaryBefore, lines_of
-from cockpit.live.log.metrics_snapshot import MetricsSnapshot
+from cockpit.control.fold_process import Item as FoldItem
+from cockpit.live.items import LogItem
+from cockpit.live.log.items import SourceState, SummaryBefore, lines_of
 
 if TYPE_CHECKING:  # the feed module imports asyncssh lazily; its types cost nothing here
     from cockpit.sources.live_feed import LiveFeed
     from cockpit.sources.log.feed import LogFeed
 
-LogItem = LogLines | MetricsSnapshot | SourceState | SummaryBefore
-_DONE = object()
 
 
 class LogPipeline:
@@ -53,18 +52,18 @@ class LogPipeline:
 
     async def stream(self) -> AsyncIterator[LogItem]:
         loop = asyncio.get_running_loop()
-        out: asyncio.Queue[Any] = asyncio.Queue()
+        out: asyncio.Queue[LogItem | None] = asyncio.Queue()  # None: the fold is done
 
-        def from_fold(item: Any) -> None:  # the fold's reader thread
+        def from_fold(item: FoldItem | None) -> None:  # the fold's reader thread
             with contextlib.suppress(RuntimeError):  # the loop closed under us: nobody listens
-                loop.call_soon_threadsafe(out.put_nowait, _DONE if item is None else item)
+                loop.call_soon_threadsafe(out.put_nowait, item)
 
         self.fold = fold = ChildFold(from_fold, use_process=self.use_process)
         fold.start()  # its start-up (niced) overlaps the tail's opening
         failed: list[BaseException] = []
         reader = asyncio.create_task(self._read(fold, out, failed))
         try:
-            while (item := await out.get()) is not _DONE:
+            while (item := await out.get()) is not None:
                 yield item
             if failed:  # after the lines read before the failure
                 raise failed[0]
@@ -74,7 +73,7 @@ class LogPipeline:
                 await reader
             fold.stop()
 
-    async def _read(self, fold: ChildFold, out: asyncio.Queue[Any], failed: list[BaseException]) -> None:
+    async def _read(self, fold: ChildFold, out: asyncio.Queue[LogItem | None], failed: list[BaseException]) -> None:
         try:
             async for batch in self.feed.stream():
                 if batch.state is not None or batch.connected is not None or batch.waiting is not None:
@@ -93,7 +92,7 @@ class LogPipeline:
             raise
         except Exception as exc:  # noqa: BLE001 - raised by stream() in the consumer
             failed.append(exc)
-        fold.close()  # the last lines, then _DONE from the fold
+        fold.close()  # the last lines, then None from the fold
 
 
 def pipeline_for(feed: LiveFeed) -> LiveFeed:

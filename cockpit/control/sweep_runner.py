@@ -56,6 +56,7 @@ from cockpit.live.experiment.sweep_plan import PlannedPoint, SweepPlan
 from cockpit.live.experiment.sweep_server_metrics import ServerMetricsProbe
 from cockpit.live.experiment.sweep_sink import PointSink, benchmark_fields
 from cockpit.live.experiment.sweep_watch import PointWatch
+from cockpit.live.log.items import LogLines
 from cockpit.parse.bench.result_jsonl import BenchOutcome, from_record, from_stdout, last_record
 from cockpit.parse.gpu.sample import GpuSample
 from cockpit.parse.metrics.sglang_metrics import ServerScrape
@@ -118,7 +119,7 @@ class SweepRunner:
         if self.watch is not None:
             self.watch.log_event(event)
 
-    def log_lines(self, item: Any) -> None:
+    def log_lines(self, item: LogLines) -> None:
         """A LogLines of the host's log pipeline (the hub's, shared with the log pane)."""
         if self.watch is not None:
             self.watch.log_lines(item)

@@ -10,7 +10,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cockpit.control.live_hub import FeedEnded, LiveHub
+from cockpit.control.live_hub import FeedEnded, HubItem, Listener, LiveHub
 from cockpit.live.experiment.sweep_events import SweepOutcome
 from cockpit.live.experiment.sweep_plan import SweepPlan, profile_host
 from cockpit.live.experiment.sweep_server_metrics import ServerMetricsProbe, metrics_url_for
@@ -20,6 +20,7 @@ from cockpit.model.enums import ProfileStatus
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 
 if TYPE_CHECKING:
+    from cockpit.control.sweep_runner import SweepRunner
     from cockpit.model.edit.edits import SessionEditor
 
 __all__ = ["find_sweep", "running_profiles", "pick_profile", "host_target", "server_ready",
@@ -282,10 +283,10 @@ def _sweep_log_feed(host: Host | None, target: Any, pool: Any, status: Any) -> A
             else LogFeed.local(status.log_path, lines=0))
 
 
-def _log_listener(runner: Any) -> Callable[[Any], None]:
+def _log_listener(runner: SweepRunner) -> Listener:
     """The log's rows to the runner; a feed that ended in an error is said in the points' notes
     (their peaks are missing for a reason, not silently)."""
-    def take(item: Any) -> None:
+    def take(item: HubItem | FeedEnded) -> None:
         if isinstance(item, LogLines):
             runner.log_lines(item)
         elif isinstance(item, SourceState) and (item.connected is False or item.waiting):
@@ -296,10 +297,10 @@ def _log_listener(runner: Any) -> Callable[[Any], None]:
     return take
 
 
-def _gpu_listener(runner: Any, what: str) -> Callable[[Any], None]:
+def _gpu_listener(runner: SweepRunner, what: str) -> Listener:
     from cockpit.parse.gpu.events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 
-    def take(item: Any) -> None:
+    def take(item: HubItem | FeedEnded) -> None:
         if isinstance(item, GpuSamplesTaken):
             runner.gpu_source = what
             runner.gpu_tick(item.samples)

@@ -17,11 +17,13 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 from cockpit.demo.metrics import DemoMetricsFeed
 from cockpit.demo.replay import DemoGpuReplay, DemoLogWriter
+from cockpit.parse.gpu.events import GpuSamplesTaken
 from cockpit.sources.feeds import LiveSources
 from cockpit.sources.gpu.feed import FileTopologyFeed
 from cockpit.sources.log.feed import LogFeed
@@ -51,7 +53,7 @@ class DemoGpuFeed:
         self.interval_s = self.replay.interval_s
         self.description = f"replay: nvidia-smi --query-gpu on {host} every 1 s (demo)"
 
-    def stream(self) -> Any:
+    def stream(self) -> AsyncIterator[GpuSamplesTaken]:
         return self.replay.events()
 
 

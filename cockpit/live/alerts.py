@@ -15,6 +15,8 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from cockpit.live.log.items import BLOCK, ERROR_LINE, LogLines
+
 BURST_COUNT = 5
 """This many error lines ..."""
 BURST_WINDOW_S = 60.0
@@ -41,13 +43,11 @@ class Alert:
     """A few words for a narrow header ("server crashed", "lxc dropped")."""
 
 
-def error_lines(item: object) -> int:
+def error_lines(item: LogLines) -> int:
     """Errors in a `LogLines`: each labelled error line, and a traceback as one (its lines
     came as error lines just before its block)."""
-    from cockpit.live.log.items import BLOCK, ERROR_LINE
-
     count = pending = 0
-    for seg in getattr(item, "segments", ()):
+    for seg in item.segments:
         if seg[0] == ERROR_LINE:
             count += 1
             pending += 1

@@ -2,31 +2,37 @@
 
 A feed is routed by its kind (`log`, `gpu`, `topology`, `metrics`, `fleet`; from its key
 `kind@host`) to views by name, each taking the item types listed (checked with
-`isinstance`). The live state's folds (live/state.py: what the findings, tok/J and an
-assistant's resources read) and the TUI's panes (ui/live/live_routes.py: a view is the pane
-of that id) both route by this table, so a new item type is added here once.
+`isinstance`): the members of the kind's alias in live/items.py, whose union is `LiveItem`.
+The live state's folds (live/state.py: what the findings, tok/J and an assistant's resources
+read) and the TUI's panes (ui/live/live_routes.py: a view is the pane of that id) both route
+by this table, so a new item type is added to its kind's alias once.
 """
 
 from __future__ import annotations
 
-from cockpit.live.log.items import LogLines, SourceState, SummaryBefore
-from cockpit.live.log.metrics_snapshot import MetricsSnapshot
-from cockpit.live.metrics.server_metrics import ServerMetrics
-from cockpit.parse.gpu.events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
+from typing import get_args
+
+from cockpit.live.items import FleetItem, GpuItem, LiveItem, LogItem, MetricsItem, TopologyItem
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
-from cockpit.parse.metrics.events import MetricsScraped, MetricsScrapeFailed
-from cockpit.parse.metrics.fleet_snapshot import FleetSnapshot
 
 __all__ = ["FLEET_ITEMS", "GPU_ITEMS", "LOG_ITEMS", "METRICS_ITEMS", "ROUTES", "TOPOLOGY_ITEMS", "Route",
            "state_view", "views_of"]
 
-LOG_ITEMS: tuple[type, ...] = (LogLines, MetricsSnapshot, SourceState, SummaryBefore)
-"""A LogPipeline's items (control/log_pipeline.py)."""
-GPU_ITEMS: tuple[type, ...] = (GpuSamplesTaken, GpuStreamInterrupted, GpuSourceUnavailable, TopologyMatrix, list, tuple)
-"""A GPU feed's events (a list or tuple: one tick of GpuSamples, the demo replay's shape)."""
-TOPOLOGY_ITEMS: tuple[type, ...] = (TopologyMatrix, GpuSourceUnavailable)
-METRICS_ITEMS: tuple[type, ...] = (MetricsScraped, MetricsScrapeFailed, ServerMetrics)
-FLEET_ITEMS: tuple[type, ...] = (FleetSnapshot,)
+
+def _members(alias: object) -> tuple[type, ...]:
+    """The classes of an item alias (live/items.py): a union's members, or the one class."""
+    members = get_args(alias) or (alias,)
+    classes = tuple(m for m in members if isinstance(m, type))
+    if len(classes) != len(members):
+        raise TypeError(f"a live item alias holds classes only: {alias}")
+    return classes
+
+
+LOG_ITEMS = _members(LogItem)
+GPU_ITEMS = _members(GpuItem)
+TOPOLOGY_ITEMS = _members(TopologyItem)
+METRICS_ITEMS = _members(MetricsItem)
+FLEET_ITEMS = _members(FleetItem)
 
 Route = tuple[tuple[str, tuple[type, ...]], ...]
 
@@ -40,7 +46,7 @@ ROUTES: dict[str, Route] = {
 }
 
 
-def views_of(kind: str, item: object) -> list[str]:
+def views_of(kind: str, item: LiveItem) -> list[str]:
     """The views that take `item` of a `kind` feed."""
     return [view for view, takes in ROUTES.get(kind, ()) if isinstance(item, takes)]
 

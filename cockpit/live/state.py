@@ -14,21 +14,22 @@ listener; a snapshot is frozen (tuples of what the folds hold, no copy of a line
 
 from __future__ import annotations
 
-import time
 from collections import deque
 from collections.abc import Mapping
+from typing import assert_never
 
 from cockpit.live.gpu.power_history import PowerHistory
+from cockpit.live.items import GpuItem, LiveItem, LogItem, MetricsItem, TopologyItem
 from cockpit.live.log.items import ERROR_LINE, NOTE_LINE, RUN, LogLines, SourceState, SummaryBefore
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 from cockpit.live.metrics.server_metrics import ServerMetrics, ServerMetricsFold
 from cockpit.live.routes import views_of
 from cockpit.live.snapshot import GpuSnapshot, LiveSnapshot, LogSnapshot, ServerSnapshot, TopologySnapshot
 from cockpit.parse.gpu.events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
-from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
 from cockpit.parse.gpu.sample import GpuSample
-from cockpit.parse.metrics.events import MetricsScraped, MetricsScrapeFailed
+from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
 from cockpit.parse.metrics.fleet_snapshot import FleetSnapshot
+from cockpit.parse.metrics.events import MetricsScraped, MetricsScrapeFailed
 
 __all__ = ["GPU_HISTORY", "KEPT_LINES", "LiveState", "split_key"]
 
@@ -57,7 +58,7 @@ class _LogFold:
         self.state: str | None = None
         self.connected: bool | None = None
 
-    def take(self, item: object) -> None:
+    def take(self, item: LogItem) -> None:
         if isinstance(item, LogLines):
             self._lines(item)
         elif isinstance(item, MetricsSnapshot):
@@ -67,6 +68,8 @@ class _LogFold:
             self.connected = item.connected if item.connected is not None else self.connected
         elif isinstance(item, SummaryBefore):
             self.summary_before = item.summary
+        else:
+            assert_never(item)
 
     def _lines(self, item: LogLines) -> None:
         if self.preview and not item.preview and item.lines:
@@ -105,8 +108,9 @@ class _GpuFold:
         self.power = PowerHistory(maxlen=POWER_POINTS)
         self.problem: str | None = None
 
-    def take(self, item: object) -> GpuSamplesTaken | None:
-        """Fold `item`; the tick it was, if it was one (the all-GPU power fold takes it too)."""
+    def take(self, item: GpuItem) -> GpuSamplesTaken | None:
+        """Fold `item`; the tick it was, if it was one (the all-GPU power fold takes it too).
+        A topology is the live state's to fold apart (`LiveState.take`)."""
         if isinstance(item, GpuSamplesTaken):
             return self._tick(item)
         if isinstance(item, GpuStreamInterrupted):
@@ -114,11 +118,10 @@ class _GpuFold:
         elif isinstance(item, GpuSourceUnavailable):
             self.tick, self.problem = None, item.message
             self.power.forget(item.host)
-        elif isinstance(item, (list, tuple)):  # a tick of GpuSamples (the demo replay's shape)
-            samples = tuple(s for s in item if isinstance(s, GpuSample))
-            if samples:
-                stamps = [s.timestamp for s in samples if s.timestamp is not None]
-                return self._tick(GpuSamplesTaken(samples[0].host, samples, max(stamps) if stamps else time.time()))
+        elif isinstance(item, TopologyMatrix):
+            pass
+        else:
+            assert_never(item)
         return None
 
     def _tick(self, tick: GpuSamplesTaken) -> GpuSamplesTaken:
@@ -136,11 +139,13 @@ class _TopologyFold:
         self.matrix: TopologyMatrix | None = None
         self.problem: str | None = None
 
-    def take(self, item: object) -> None:
+    def take(self, item: TopologyItem) -> None:
         if isinstance(item, TopologyMatrix):
             self.matrix, self.problem = item, None
         elif isinstance(item, GpuSourceUnavailable):
             self.problem = item.message
+        else:
+            assert_never(item)
 
     def snapshot(self) -> TopologySnapshot:
         return TopologySnapshot(self.matrix, self.problem)
@@ -151,11 +156,11 @@ class _ServerFold:
         self.fold = ServerMetricsFold(window_s)
         self.views: deque[ServerMetrics] = deque(maxlen=SERVER_VIEWS)
 
-    def take(self, item: object) -> None:
+    def take(self, item: MetricsItem) -> None:
         if isinstance(item, (MetricsScraped, MetricsScrapeFailed)):
             self.views.append(self.fold.feed(item))
-        elif isinstance(item, ServerMetrics):  # a feed that folds itself (the demo's replay)
-            self.views.append(item)
+        else:
+            assert_never(item)
 
     def snapshot(self) -> ServerSnapshot:
         return ServerSnapshot(self.views[-1] if self.views else self.fold.snapshot, self.fold.scrapes,
@@ -192,7 +197,7 @@ class LiveState:
         """Items folded so far (a test or a watch can see that something came)."""
 
     # ----- what the hub hands over --------------------------------------------------------
-    def take(self, key: str, item: object) -> None:
+    def take(self, key: str, item: LiveItem) -> None:
         """One item of feed `key` (the hub's `subscribe_all` listener; what no fold takes,
         a feed's end among them, is passed over)."""
         kind, _host = split_key(key)
@@ -212,13 +217,18 @@ class LiveState:
             if made is None:
                 return
             fold = self._folds[key] = made
-        if isinstance(fold, _GpuFold):
+        # the routing table let through only the kind's items: each fold takes its own
+        if isinstance(fold, _GpuFold) and isinstance(item, GpuItem):
             tick = fold.take(item)
             if tick is not None:
                 self.power.add(tick.samples, t=tick.taken_at)
             elif isinstance(item, GpuSourceUnavailable):
                 self.power.forget(item.host)
-        else:
+        elif isinstance(fold, _LogFold) and isinstance(item, LogItem):
+            fold.take(item)
+        elif isinstance(fold, _TopologyFold) and isinstance(item, TopologyItem):
+            fold.take(item)
+        elif isinstance(fold, _ServerFold) and isinstance(item, MetricsItem):
             fold.take(item)
 
     def _make(self, kind: str) -> _Fold | None:

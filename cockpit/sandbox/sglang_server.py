@@ -4,7 +4,7 @@ server of cockpit's tests and of `cockpit sandbox`).
 It behaves as sglang.launch_server does in everything cockpit observes, so the experiment loop
 (launch -> ready -> sweep -> stop) can be tested on a machine without GPUs:
 
-* the log on stdout, in SGLang 0.5.x's real formats (docs/sglang-log-format.md, the corpus):
+* the log on stdout, in SGLang 0.5.x's real formats (the corpus, tests/data/corpus/):
   `server_args=ServerArgs(...)`, `Load weight begin/end`, the KV-cache and scheduler summary
   lines, `Capture cuda graph begin/end`, uvicorn's start lines, the warm-up, `The server is
   fired up and ready to roll!`, then `Prefill batch, ...` / `Decode batch, ...` lines whose

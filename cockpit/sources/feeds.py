@@ -1,7 +1,7 @@
 """How live data gets into the app: feeds injected into `CockpitApp(sources=...)`.
 
 A feed is any object with an async `stream()` that yields items (a batch of log lines,
-a GPU sample list, a topology). The app runs each feed in its own worker (a log feed
+a GPU tick, a topology). The app runs each feed in its own worker (a log feed
 through its LogPipeline) and routes every item by its type to the panes that take it
 (ui/live/live_routes.py). Nothing
 here imports a concrete source, so the demo replay, real SSH tails and test fakes all

@@ -7,12 +7,13 @@ the session does not name. Starts lean: no session model is imported.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 
+from cockpit.live.items import live_item
 from cockpit.ui.app_base import CockpitAppBase
 from cockpit.ui.keys.actions import ActionSpec, bindings_for, specs_for
 from cockpit.ui.keys.commands import CockpitCommands
@@ -30,7 +31,7 @@ class LogCommands(CockpitCommands):
     def _specs(self) -> list[ActionSpec]:
         return specs_for("log") + specs_for("logapp")
 
-    def _runner(self, spec: ActionSpec):  # noqa: ANN202
+    def _runner(self, spec: ActionSpec) -> Callable[[], Awaitable[object]] | None:
         if spec.scope == "logapp":
             return partial(self.app.run_action, spec.action)
         pane = self.app.query_one(LogPane)
@@ -85,7 +86,7 @@ class LogApp(CockpitAppBase):
         pane = self.query_one(LogPane)
         try:
             async for item in pipeline_for(feed).stream():
-                pane.feed(item)
+                pane.feed(live_item(item, feed.description))
         except Exception as exc:  # noqa: BLE001 - shown, not raised: the pane stays usable
             pane.set_state(f"stopped: {exc}")
             self.notify(str(exc), title="log source", severity="error", markup=False)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
+from cockpit.live.items import LiveItem
 from cockpit.model.enums import TaskStatus
 
 
@@ -148,10 +149,10 @@ class DriftCheckRequested(Message):
 # ----- live feeds -----------------------------------------------------------------------------
 @dataclass
 class LiveItemReceived(Message):
-    """One item (a batch of lines, a GPU sample, a topology) from an injected live feed."""
+    """One item (a batch of lines, a GPU sample, a topology; live/items.py) from a live feed."""
 
     feed: str
-    item: object
+    item: LiveItem
 
 
 @dataclass

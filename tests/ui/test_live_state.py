@@ -102,13 +102,13 @@ class QueueFeed:
         if interval_s is not None:
             self.interval_s = interval_s
 
-    async def stream(self, parse: bool = True):  # noqa: ANN201
+    async def stream(self):  # noqa: ANN201
         while True:
             yield await self.queue.get()
 
 
 def log_batch(*lines: str, **kw) -> LogBatch:  # noqa: ANN003
-    """A batch as `LogFeed.stream(parse=False)` yields it (for a LogPipeline)."""
+    """A batch as `LogFeed.stream()` yields it (for a LogPipeline)."""
     return LogBatch(data="".join(line + "\n" for line in lines).encode(), **kw)
 
 
@@ -160,7 +160,7 @@ async def test_a_log_whose_feed_stopped_is_stale(session_path):
     class OneBatch:
         description = "run docker logs -f sglang"
 
-        async def stream(self, parse: bool = True):  # noqa: ANN202
+        async def stream(self):  # noqa: ANN202
             yield log_batch(LINE)
 
     app = make_app(session_path, sources=LiveSources(log=LogPipeline(OneBatch())))
@@ -201,7 +201,7 @@ async def test_cockpit_log_marks_a_log_whose_source_stopped():
     class Failing:
         description = "tail gpu1:/var/log/sglang.log"
 
-        async def stream(self, parse: bool = True):  # noqa: ANN202
+        async def stream(self):  # noqa: ANN202
             yield log_batch(LINE)
             raise ConnectionError("gpu1: host key changed")
 

@@ -58,14 +58,14 @@ class PaneApp(LogApp):
 
 
 class BatchFeed:
-    """Batches as `LogFeed.stream(parse=False)` yields them: bytes, notes, a summary."""
+    """Batches as `LogFeed.stream()` yields them: bytes, notes, a summary."""
 
     description = "test batches"
 
     def __init__(self, *batches: LogBatch) -> None:
         self.batches = batches
 
-    async def stream(self, parse: bool = False):  # noqa: ANN201
+    async def stream(self):  # noqa: ANN201
         for batch in self.batches:
             yield batch
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tui_support import FROZEN, make_app, screen_text, until
 
+from cockpit.parse.gpu.events import GpuSamplesTaken
 from cockpit.parse.gpu.sample import GpuSample
 from cockpit.sources.feeds import LiveSources
 from cockpit.sources.log.feed import LogFeed
@@ -78,7 +79,8 @@ class StoppingGpuFeed:
     interval_s = 1.0
 
     async def stream(self):  # noqa: ANN201
-        yield [GpuSample(index=0, name="H200", power_w=300.0, power_limit_w=700.0, util_gpu_pct=90.0)]
+        sample = GpuSample(index=0, name="H200", power_w=300.0, power_limit_w=700.0, util_gpu_pct=90.0)
+        yield GpuSamplesTaken(None, (sample,), FROZEN.timestamp())
         await asyncio.Event().wait()
 
 

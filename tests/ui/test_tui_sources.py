@@ -7,7 +7,9 @@ import asyncio
 from tui_support import make_app, until
 
 from cockpit.demo.build import data_dir
-from cockpit.live.log.items import lines_of
+from cockpit.live.log.items import SourceState, lines_of
+from cockpit.parse.gpu.events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
+from cockpit.parse.gpu.sample import GpuSample
 from cockpit.parse.gpu.nvsmi_topo import parse_topology
 from cockpit.parse.log.sglang_log import parse_text
 from cockpit.sources.feeds import LiveSources
@@ -16,6 +18,7 @@ from cockpit.ui.widgets.gpu.topology_pane import TopologyPane
 from cockpit.ui.widgets.log.log_pane import LogPane
 
 LINES = lines_of(parse_text("line 1\nline 2\n"))
+TICK = GpuSamplesTaken(None, (GpuSample(index=0, name="H200", power_w=300.0, power_limit_w=700.0),), 1_000.0)
 TOPO = parse_topology((data_dir() / "demo" / "nvidia-smi-topo.txt").read_text())
 
 
@@ -44,7 +47,7 @@ async def test_items_from_each_feed_reach_their_pane(session_path):
 
         pane.feed = spy  # type: ignore[method-assign]
     try:
-        sources = LiveSources(log=ListFeed([LINES]), gpu=ListFeed([[]]), topology=ListFeed([TOPO]))
+        sources = LiveSources(log=ListFeed([LINES]), gpu=ListFeed([TICK]), topology=ListFeed([TOPO]))
         app = make_app(session_path, sources=sources)
         async with app.run_test(size=(120, 40)) as pilot:
             await until(lambda: all(received.values()), pilot)
@@ -52,7 +55,7 @@ async def test_items_from_each_feed_reach_their_pane(session_path):
         for pane, feed in originals.items():  # put the real methods back for later tests
             pane.feed = feed  # type: ignore[method-assign]
     # each pane gets the items of its type; the GPU pane also the topology (NUMA nodes)
-    assert received == {"log": [LINES], "gpu": [[], TOPO], "topology": [TOPO]}
+    assert received == {"log": [LINES], "gpu": [TICK, TOPO], "topology": [TOPO]}
 
 
 async def test_a_failing_feed_is_shown_in_its_pane(session_path):
@@ -109,14 +112,19 @@ class EndlessFeed:
 
     description = "endless fake feed"
 
+    def __init__(self, item: object) -> None:
+        self.item = item
+
     async def stream(self):  # noqa: ANN201
         while True:
             await asyncio.sleep(0)
-            yield []
+            yield self.item
 
 
 async def test_quitting_while_items_are_in_flight_does_not_crash(session_path):
-    sources = LiveSources(gpu=EndlessFeed(), log=EndlessFeed(), topology=EndlessFeed())
+    sources = LiveSources(gpu=EndlessFeed(GpuStreamInterrupted("lxc", "connection lost", 8)),
+                          log=EndlessFeed(SourceState("tail /var/log/sglang.log")),
+                          topology=EndlessFeed(GpuSourceUnavailable("no nvidia-smi on lxc", host="lxc")))
     app = make_app(session_path, sources=sources)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause(0.3)

@@ -26,15 +26,15 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 WALKS: dict[str, list[str]] = {
-    # tail -> LogFeed (parsed once) -> the pipeline's display rows -> hub -> the live state's fold
+    # tail -> LogFeed (parsed once) -> the pipeline's display rows -> hub (a LiveItem) -> the live state's fold
     # (below the UI) and the routing table -> app -> log pane
     "a log line": ["sources.log.tail", "sources.log.feed", "parse.log.sglang_log", "control.log_pipeline",
-                   "live.log.items", "control.live_hub", "live.state", "live.routes", "ui.live.live_routes",
-                   "ui.app", "ui.widgets.log.log_pane", "ui.widgets.log.log_buffer"],
+                   "live.log.items", "control.live_hub", "live.items", "live.state", "live.routes",
+                   "ui.live.live_routes", "ui.app", "ui.widgets.log.log_pane", "ui.widgets.log.log_buffer"],
     # nvidia-smi's stream -> parsed samples -> the feed's events -> hub -> the live state's power fold
     # (tok/J) -> app -> GPU pane
     "a GPU sample": ["sources.gpu.nvsmi_stream", "parse.gpu.nvsmi_query", "parse.gpu.sample",
-                     "parse.gpu.events", "sources.gpu.feed", "control.live_hub", "live.state",
+                     "parse.gpu.events", "sources.gpu.feed", "control.live_hub", "live.items", "live.state",
                      "live.gpu.power_history", "ui.app", "ui.widgets.gpu.gpu_pane"],
     # a binding -> the main screen's action -> its intent handler -> its edit runner -> the session
     # controller -> the edit -> the save

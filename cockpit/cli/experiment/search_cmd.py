@@ -69,7 +69,7 @@ def cmd_front(args: argparse.Namespace) -> int:
 
 
 def cmd_pick(args: argparse.Namespace) -> int:
-    from cockpit.cli.session.session_cmds import _edit
+    from cockpit.cli.session.session_cmds import edit_by_person
     from cockpit.control.search.loop import find_search
     from cockpit.model.edit.edits import EditError, SessionEditor
     from cockpit.model.search.pareto import pick_point
@@ -81,4 +81,4 @@ def cmd_pick(args: argparse.Namespace) -> int:
             raise EditError(str(exc)) from exc
         chosen = pick_point(editor, search.id, args.trial)
         return f"search {search.id}: trial {chosen}'s configuration picked as the best (your choice)"
-    return _edit(args.session, change)
+    return edit_by_person(args.session, change)

@@ -225,7 +225,7 @@ async def _main(args: argparse.Namespace, search_id: str, hosts: list[str | None
         _say(f"cockpit's own time per trial (beyond the server's start and the clients' runs): "
              f"{max(runner.overhead_s):.2f} s at most", quiet=args.json)
     _report(args, search, runner.overhead_s)
-    if loop._stopped:  # noqa: SLF001 -- Ctrl-C
+    if loop.stopped:  # Ctrl-C
         return EXIT_CANCELLED
     new = [t for t in search.trial if t.number not in before]
     for error in loop.errors:

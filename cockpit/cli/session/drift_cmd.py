@@ -74,7 +74,7 @@ def cmd_drift(args: argparse.Namespace) -> int:
 
 def _record(path: str, changed: list) -> int:
     """Take the versions read now as the record (under the session lock, like `cockpit add`)."""
-    from cockpit.cli.session.session_cmds import _edit
+    from cockpit.cli.session.session_cmds import edit_by_person
     from cockpit.model.session import now
 
     if not changed:
@@ -85,7 +85,7 @@ def _record(path: str, changed: list) -> int:
         for row in changed:
             editor.edit_record("packages", row.package.id, version=row.now, captured=stamp)
         return "recorded: " + ", ".join(f"{r.package.id} {r.package.name} {r.now}" for r in changed)
-    return _edit(path, change)
+    return edit_by_person(path, change)
 
 
 def render(rows: list, notes: list[str]) -> str:

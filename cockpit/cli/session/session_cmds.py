@@ -128,7 +128,7 @@ def _write_output(path: Path, text: str) -> None:
     _store().write_atomic(path, text, keep_backup=False)
 
 
-def _edit(path: str, change) -> int:
+def edit_by_person(path: str, change) -> int:
     """One session transaction (control/transaction.py): lock, load, change through the
     editor, save atomically. The actor is the person: a `cockpit` command is typed by the
     same hand as the TUI, and a note's journal line is their words as typed.
@@ -177,14 +177,14 @@ def cmd_add(args: argparse.Namespace) -> int:
 
     kind = args.kind
     if kind == "task":
-        return _edit(args.session, lambda e: e.add_task(args.text, TaskStatus(args.status or "todo"), args.notes))
+        return edit_by_person(args.session, lambda e: e.add_task(args.text, TaskStatus(args.status or "todo"), args.notes))
     if kind == "discovery":
-        return _edit(
+        return edit_by_person(
             args.session,
             lambda e: e.add_discovery(args.text, args.evidence, DiscoveryStatus(args.status or "hypothesis")),
         )
     if kind == "note":
-        return _edit(args.session, lambda e: e.add_note(args.text))
+        return edit_by_person(args.session, lambda e: e.add_note(args.text))
     if kind == "search":
         return _add_search(args)
     if kind == "target":
@@ -195,7 +195,7 @@ def cmd_add(args: argparse.Namespace) -> int:
         except ValueError as exc:
             print(sanitize(f"cockpit add target: {exc}"), file=sys.stderr)
             return 2
-        return _edit(args.session, lambda e: e.add_target(**target))
+        return edit_by_person(args.session, lambda e: e.add_target(**target))
     if kind in _RECORD_KINDS:
         collection, first, required, optional = _RECORD_KINDS[kind]
         fields = {first: args.text, **{f: getattr(args, f) for f in required + optional if getattr(args, f)}}
@@ -205,7 +205,7 @@ def cmd_add(args: argparse.Namespace) -> int:
             return 2
         if kind == "profile":
             return _add_profile(args)
-        return _edit(args.session, lambda e: e.add_record(collection, **fields))
+        return edit_by_person(args.session, lambda e: e.add_record(collection, **fields))
     if kind == "sweep":
         from cockpit.cli.session.add_sweep import sweep_fields
 
@@ -214,14 +214,14 @@ def cmd_add(args: argparse.Namespace) -> int:
         except ValueError as exc:
             print(sanitize(f"cockpit add sweep: {exc}"), file=sys.stderr)
             return 2
-        return _edit(args.session, lambda e: e.add_record("sweeps", **sweep))
+        return edit_by_person(args.session, lambda e: e.add_record("sweeps", **sweep))
     fields = {
         key: getattr(args, key)
         for key in ("profile", "concurrency", "input_len", "output_len", "total_tok_s", "output_tok_s", "ttft_ms", "itl_ms",
                     "notes")
         if getattr(args, key) is not None
     }
-    return _edit(args.session, lambda e: e.add_benchmark(label=args.text, **fields))
+    return edit_by_person(args.session, lambda e: e.add_benchmark(label=args.text, **fields))
 
 
 def _add_profile(args: argparse.Namespace) -> int:
@@ -267,7 +267,7 @@ def _add_profile(args: argparse.Namespace) -> int:
         made = next(p for p in e.session.launch if p.id == new_id)
         lines = [text for kind, text in diff_lines(diff_profiles(base, made)) if kind not in ("heading", "note")]
         return [f"{new_id}: a copy of {base.id}", *(f"  {line}" for line in lines or [f"the same launch as {base.id}"])]
-    return _edit(args.session, change)
+    return edit_by_person(args.session, change)
 
 
 def _add_search(args: argparse.Namespace) -> int:
@@ -292,7 +292,7 @@ def _add_search(args: argparse.Namespace) -> int:
     for key in ("at_concurrency", "direction", "trials", "repeats"):
         if getattr(args, key) is not None:
             fields[key] = getattr(args, key)
-    return _edit(args.session, lambda e: add_search(e, **fields))
+    return edit_by_person(args.session, lambda e: add_search(e, **fields))
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -394,7 +394,7 @@ def cmd_bench_import(args: argparse.Namespace) -> int:
     if args.notes:
         fields["notes"] = args.notes
     label = args.label or Path(args.file).stem
-    return _edit(args.session, lambda e: e.add_benchmark(label=label, **fields))
+    return edit_by_person(args.session, lambda e: e.add_benchmark(label=label, **fields))
 
 
 def _register_bench(sub: argparse._SubParsersAction) -> None:

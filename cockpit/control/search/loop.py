@@ -295,6 +295,11 @@ class SearchLoop:
         self.running.set()
         self.on_event(SearchEvent("note", "resumed"))
 
+    @property
+    def stopped(self) -> bool:
+        """`stop()` was called (Ctrl-C, the screen's stop): the trials left were not run."""
+        return self._stopped
+
     def stop(self) -> None:
         self._stopped = True
         self.running.set()

@@ -1,7 +1,7 @@
 """SGLang's `/metrics` -> `ServerScrape`: the figures the metrics pane shows, from one scrape.
 
-Labels (SGLang docs, section 8 of docs/sglang-log-format.md): `model_name`, `engine_type`,
-`tp_rank`, `pp_rank`, `dp_rank`, and `moe_ep_rank` in 0.5.x. Every TP / PP / EP rank of one
+Labels (SGLang's docs on `--enable-metrics`; the pages in tests/data/metrics/): `model_name`,
+`engine_type`, `tp_rank`, `pp_rank`, `dp_rank`, and `moe_ep_rank` in 0.5.x. Every TP / PP / EP rank of one
 DP group reports the same scheduler figures (with `--enable-metrics-for-all-schedulers`), so
 one of them is kept (the lowest ranks); DP groups are separate schedulers, so counts and
 rates are summed over them and fractions averaged (token usage weighted by each group's KV

@@ -1,5 +1,5 @@
-"""What a LogFeed (feed.py) yields: `LogBatch`, the parsed events (or bytes) of what
-arrived, with what happened to the source in words (`describe_event`: rotated, truncated,
+"""What a LogFeed (feed.py) yields: `LogBatch`, the bytes (or a preview's parsed events)
+of what arrived, with what happened to the source in words (`describe_event`: rotated, truncated,
 reconnecting), sanitized. Plain data, no I/O.
 """
 
@@ -21,7 +21,8 @@ class LogBatch:
     """What arrived since the previous batch, in order."""
 
     events: list[LogEvent] = field(default_factory=list)
-    """Parsed events: one per physical line, plus block events (ErrorBlock, BenchResult)."""
+    """A preview's parsed events (one per physical line, plus block events); the other
+    batches carry their lines as `data`, parsed by the pipeline's fold."""
     notes: list[str] = field(default_factory=list)
     """Source happenings in words, sanitized ("rotated: following the new file"); they
     happened before this batch's events."""
@@ -41,11 +42,10 @@ class LogBatch:
     """After this batch the source is connected (True) or has lost its host (False: lines
     stop because of that, not because the log is quiet); None when unchanged."""
     data: bytes = b""
-    """`stream(parse=False)`: the bytes that came, whole lines, not parsed (a preview's
-    events are parsed all the same)."""
+    """The bytes that came, whole lines, not parsed (a preview's are its `events`)."""
     ended: bool = False
-    """`stream(parse=False)`: the file was rotated or truncated before `data` (after the
-    notes): an unfinished traceback ends there."""
+    """The file was rotated or truncated before `data` (after the notes): an unfinished
+    traceback ends there."""
     waiting: bool | None = None
     """After this batch the source waits for its missing file (True) or reads it again
     (False; `state` is then the description again); None when unchanged."""

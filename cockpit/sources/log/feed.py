@@ -5,8 +5,8 @@ host; or a command on this machine) and yields `LogBatch` items: the whole lines
 in the last `max_delay_s` (or `max_lines` lines, whichever comes first), plus what happened
 to the source in words (rotated, truncated, reconnecting). A burst of 20k lines/s therefore
 becomes ~12 items per second, never one item per line. The lines are parsed once, by the
-feed's one consumer (control/log_pipeline.py); `stream(parse=True)` parses them here
-instead, in a thread (`asyncio.to_thread`), so a big catch-up does not hold the event loop.
+feed's one consumer (control/log_pipeline.py), in a child process; only a big first read's
+preview is parsed here.
 
     feed = LogFeed.local("/var/log/sglang.log")          # or LogFeed.for_host(host)
     async for item in LogPipeline(feed).stream(): view.feed(item)
@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from cockpit.model.session import Host
-from cockpit.parse.log.events import LogEvent
 from cockpit.parse.log.sglang_log import LogParser
 from cockpit.sources.log.batch import LogBatch, describe_event
 from cockpit.sources.log.openers import RemoteTail, local_command
@@ -191,22 +190,19 @@ class LogFeed:
         return cls.ssh(source, pool=pool, lines=lines, **kw)
 
     # -- the stream ------------------------------------------------------------------------
-    async def stream(self, *, parse: bool = False) -> AsyncIterator[LogBatch]:
+    async def stream(self) -> AsyncIterator[LogBatch]:
         """Batches until the tail ends (a local file tail never does: cancel the worker).
         They carry the bytes (`data`), parsed once by the one consumer of a feed
-        (cockpit.control.log_pipeline); with `parse=True` they carry the parsed events
-        instead (a consumer that wants only events)."""
+        (cockpit.control.log_pipeline); a preview carries its events, parsed here."""
         queue: asyncio.Queue[_Queued] = asyncio.Queue(self.queue_chunks)
         host_events: list[HostEvent] = []
         reader = asyncio.create_task(self._read(queue, host_events.append))
-        parser = LogParser()
-        events: list[LogEvent] = []
-        chunks: list[bytes] = []  # parse=False: the data instead of events
+        chunks: list[bytes] = []
         ended = False
         notes: list[str] = []
 
         def batch() -> LogBatch:
-            return LogBatch(events, notes, state, connected=connected, data=b"".join(chunks), ended=ended,
+            return LogBatch([], notes, state, connected=connected, data=b"".join(chunks), ended=ended,
                             waiting=waiting)
 
         state: str | None = None
@@ -225,9 +221,7 @@ class LogFeed:
                 except TimeoutError:
                     item = None
                 if isinstance(item, _End):
-                    if parse:
-                        events += parser.end()
-                    if events or chunks or notes:
+                    if chunks or notes:
                         yield batch()
                     return
                 if isinstance(item, BaseException):
@@ -236,9 +230,9 @@ class LogFeed:
                     scans.append(asyncio.create_task(self._scan(item, queue)))
                     continue
                 if isinstance(item, _Summary):
-                    if events or chunks or notes:  # the summary is of text before all events: order is free
+                    if chunks or notes:  # the summary is of text before all lines: order is free
                         yield batch()
-                        events, chunks, ended, notes, state, connected, n_lines, deadline = [], [], False, [], None, None, 0, None
+                        chunks, ended, notes, state, connected, n_lines, deadline = [], False, [], None, None, 0, None
                         waiting = None
                     yield LogBatch([], [], None, item.summary)
                     continue
@@ -264,33 +258,25 @@ class LogFeed:
                                            connected=connected, waiting=waiting)
                             state = connected = waiting = None
                     first_data = False
-                    if not parse:
-                        chunks.append(data)
-                    elif len(data) > 4096:  # parse off the loop; one thread at a time uses the parser
-                        events += await asyncio.to_thread(parser.feed, data)
-                    else:
-                        events += parser.feed(data)
+                    chunks.append(data)
                     n_lines += data.count(b"\n")
                     deadline = deadline or time.monotonic() + self.max_delay_s
                 elif item is not None and not isinstance(item, (HostConnecting, HostConnected, HostDisconnected)):
                     # (a remote tail's host events came through the pool's listener above)
-                    if events or chunks:  # a note belongs between the lines before it and after it
+                    if chunks:  # a note belongs between the lines before it and after it
                         yield batch()
-                        events, chunks, ended, notes, state, connected, n_lines = [], [], False, [], None, None, 0
+                        chunks, ended, notes, state, connected, n_lines = [], False, [], None, None, 0
                         waiting = None
                     notes.append(describe_event(item))
                     if isinstance(item, TailNotice) and item.waiting:
                         missing, waiting, state = True, True, describe_event(item)
                     if isinstance(item, (TailRotated, TailTruncated)):
-                        if parse:
-                            events += parser.end()  # an unfinished traceback ends with its file
-                        else:
-                            ended = True
+                        ended = True  # an unfinished traceback ends with its file
                     deadline = deadline or time.monotonic() + self.max_delay_s
-                if (events or chunks or notes) and (n_lines >= self.max_lines or item is None
-                                                    or (deadline is not None and time.monotonic() >= deadline)):
+                if (chunks or notes) and (n_lines >= self.max_lines or item is None
+                                          or (deadline is not None and time.monotonic() >= deadline)):
                     yield batch()
-                    events, chunks, ended, notes, state, connected, n_lines, deadline = [], [], False, [], None, None, 0, None
+                    chunks, ended, notes, state, connected, n_lines, deadline = [], False, [], None, None, 0, None
                     waiting = None
         finally:
             for task in [reader, *scans]:

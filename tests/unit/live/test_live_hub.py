@@ -9,13 +9,20 @@ import ast
 import asyncio
 from pathlib import Path
 
+import pytest
+
 import cockpit
 from cockpit.control.live_hub import FeedEnded, LiveHub
 from cockpit.live.experiment.sweep_watch import PointWatch
-from cockpit.live.log.items import lines_of
+from cockpit.live.log.items import SourceState, lines_of
 from cockpit.parse.log.sglang_log import LogParser
 
 PACKAGE = Path(cockpit.__file__).parent
+
+
+def tick(i: int) -> SourceState:
+    """A numbered live item (a log source's state: the smallest there is)."""
+    return SourceState(f"tick {i}")
 
 
 class Ticks:
@@ -30,7 +37,7 @@ class Ticks:
         self.streams += 1
         for i in range(self.n):
             await asyncio.sleep(self.gap_s)
-            yield i
+            yield tick(i)
 
 
 async def test_one_feed_reaches_every_subscriber_in_order() -> None:
@@ -43,8 +50,8 @@ async def test_one_feed_reaches_every_subscriber_in_order() -> None:
     hub.subscribe("gpu@other", lambda item: routed.append(("other", item)))
     hub.subscribe_all(lambda key, item: routed.append((key, item)))
     await hub.run("gpu@box", feed)
-    assert a[:3] == b[:3] == [0, 1, 2] and isinstance(a[3], FeedEnded) and a[3].error is None
-    assert routed == [("gpu@box", 0), ("gpu@box", 1), ("gpu@box", 2)]  # the router: items, not the end
+    assert a[:3] == b[:3] == [tick(0), tick(1), tick(2)] and isinstance(a[3], FeedEnded) and a[3].error is None
+    assert routed == [("gpu@box", tick(n)) for n in range(3)]  # the router: items, not the end
     assert feed.streams == 1 and hub.opened["gpu@box"] == 1 and not hub.running("gpu@box")
 
 
@@ -77,14 +84,31 @@ async def test_a_failing_feed_tells_its_subscribers_why() -> None:
         description = "broken"
 
         async def stream(self):  # noqa: ANN201
-            yield 1
+            yield tick(1)
             raise OSError("gone")
 
     hub, seen = LiveHub(), list[object]()
     hub.subscribe("gpu@box", seen.append)
     hub.open("gpu@box", Broken)
     await asyncio.sleep(0.05)
-    assert seen[0] == 1 and isinstance(seen[1], FeedEnded) and str(seen[1].error) == "gone"
+    assert seen[0] == tick(1) and isinstance(seen[1], FeedEnded) and str(seen[1].error) == "gone"
+
+
+async def test_an_item_outside_the_union_ends_its_feed_saying_what_it_was() -> None:
+    class Stray:
+        description = "stray"
+
+        async def stream(self):  # noqa: ANN201
+            yield tick(1)
+            yield {"gpu": 0}  # not a live item (live/items.py): no view would take it
+
+    hub, seen, routed = LiveHub(), list[object](), list[object]()
+    hub.subscribe("gpu@box", seen.append)
+    hub.subscribe_all(lambda key, item: routed.append(item))
+    with pytest.raises(TypeError, match="feed gpu@box yields a dict, not a live item"):
+        await hub.run("gpu@box", Stray())
+    assert routed == [tick(1)] and seen[0] == tick(1) and isinstance(seen[1], FeedEnded)
+    assert isinstance(seen[1].error, TypeError)
 
 
 LOG = "\n".join([

@@ -62,8 +62,7 @@ def test_gpu_ticks_fold_into_a_history_a_power_total_and_a_problem() -> None:
     state.take("gpu@gpu1", GpuSourceUnavailable("no nvidia-smi on gpu1", host="gpu1"))
     gone = state.gpu("gpu1")
     assert gone is not None and gone.tick is None and gone.problem == "no nvidia-smi on gpu1"
-    # the demo replay's shape: a plain tuple of samples is a tick too
-    state.take("gpu", tick(None, 200.0, 100).samples)
+    state.take("gpu", tick(None, 200.0, 100))  # a fixed feed (no host) is a fold of its own
     assert state.gpu("gpu1") == gone and state.gpu() == gone  # the first GPU feed still
     assert state.keys("gpu") == ["gpu@gpu1", "gpu"] and state.gpu("nohost") is None
 

@@ -1,4 +1,6 @@
-"""LogFeed against a real local file: batches, append, rotation, truncation, host selection."""
+"""LogFeed against a real local file: a burst comes as few batches of bytes; which tail a host's
+settings open. What the batches become (lines, notes, a preview, the source's state) is tested
+through the pipeline production reads them with: tests/unit/control/test_log_pipeline_tail.py."""
 
 from __future__ import annotations
 
@@ -10,7 +12,6 @@ import pytest
 from waits import patience
 
 from cockpit.model.session import Host
-from cockpit.parse.log.events import DecodeBatch, ErrorBlock
 from cockpit.sources.log.batch import LogBatch
 from cockpit.sources.log.feed import LogFeed
 
@@ -26,12 +27,13 @@ class Collector:
         self.task = asyncio.create_task(self._run(feed))
 
     async def _run(self, feed: LogFeed) -> None:
-        async for batch in feed.stream(parse=True):
+        async for batch in feed.stream():
             self.batches.append(batch)
 
     @property
     def lines(self) -> list[str]:
-        return [e.line for b in self.batches for e in b.events if not isinstance(e, ErrorBlock)]
+        """The lines the batches carry as bytes (the pipeline's fold parses them)."""
+        return [text for b in self.batches for text in b.data.decode().splitlines()]
 
     @property
     def notes(self) -> list[str]:
@@ -54,19 +56,6 @@ def append(path: Path, lines: list[str], mode: str = "a") -> None:
         f.write("".join(x + "\n" for x in lines))
 
 
-async def test_backlog_then_appended_lines_arrive_parsed(tmp_path: Path) -> None:
-    log = tmp_path / "s.log"
-    append(log, [line(i) for i in range(100)], "w")
-    c = Collector(LogFeed.local(str(log), lines=30))
-    await c.until(lambda: len(c.lines) >= 30)
-    assert c.lines[0] == line(70)
-    append(log, [line(100), "  partial"])
-    await c.until(lambda: len(c.lines) >= 32)
-    assert c.lines[-2:] == [line(100), "  partial"]
-    assert all(isinstance(e, DecodeBatch) for e in c.batches[0].events)
-    await c.stop()
-
-
 async def test_a_burst_comes_as_few_batches_not_one_per_line(tmp_path: Path) -> None:
     log = tmp_path / "s.log"
     log.write_text("")
@@ -78,41 +67,6 @@ async def test_a_burst_comes_as_few_batches_not_one_per_line(tmp_path: Path) -> 
     await c.until(lambda: len(c.lines) >= 20_000)
     assert len(c.lines) == 20_000
     assert len(c.batches) <= 20, len(c.batches)
-    await c.stop()
-
-
-async def test_rotation_is_a_note_and_the_new_file_is_followed(tmp_path: Path) -> None:
-    log = tmp_path / "s.log"
-    append(log, [line(1)], "w")
-    c = Collector(LogFeed.local(str(log), lines=10))
-    await c.until(lambda: len(c.lines) >= 1)
-    append(log, [line(2)])
-    log.rename(tmp_path / "s.log.1")
-    append(log, [line(3)], "w")
-    await c.until(lambda: line(3) in c.lines)
-    assert c.lines == [line(1), line(2), line(3)]
-    assert any(n.startswith("rotated") for n in c.notes)
-    # the note is in the batch that holds the new file's first line, before it
-    batch = next(b for b in c.batches if b.notes and b.notes[0].startswith("rotated"))
-    assert [e.line for e in batch.events][:1] in ([], [line(3)])
-    await c.stop()
-
-
-async def test_truncation_reads_again_from_the_start(tmp_path: Path) -> None:
-    log = tmp_path / "s.log"
-    append(log, [line(i) for i in range(5)], "w")
-    c = Collector(LogFeed.local(str(log), lines=10))
-    await c.until(lambda: len(c.lines) >= 5)
-    append(log, ["[2025-03-01 12:01:00 TP0] after truncate"], "w")
-    await c.until(lambda: "after truncate" in c.lines[-1])
-    assert any(n.startswith("truncated") for n in c.notes)
-    await c.stop()
-
-
-async def test_a_local_command_is_followed_and_ends_when_cancelled(tmp_path: Path) -> None:
-    c = Collector(LogFeed.command(f"printf '{line(5)}\\nplain\\n'; sleep 30"))
-    await c.until(lambda: len(c.lines) >= 2)
-    assert c.lines == [line(5), "plain"]
     await c.stop()
 
 
@@ -144,64 +98,3 @@ def test_log_feed_imports_no_textual() -> None:
 
     code = "import sys, cockpit.sources.log.feed; assert 'textual' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
-
-
-async def test_a_big_backlog_comes_first_as_a_preview_of_its_last_lines(tmp_path: Path) -> None:
-    log = tmp_path / "s.log"
-    append(log, [line(i) for i in range(60_000)], "w")  # ~9 MB: the preview is worth it
-    c = Collector(LogFeed.local(str(log), lines=50_000, scan_prefix=False))
-    await c.until(lambda: sum(not b.preview for b in c.batches if b.events) >= 1)
-    await c.stop()
-    preview, full = c.batches[0], next(b for b in c.batches if b.events and not b.preview)
-    assert preview.preview and not full.preview
-    shown = [e.line for e in preview.events]
-    everything = [e.line for e in full.events]
-    assert 100 < len(shown) < 2000  # a screenful or so, parsed at once
-    assert everything == [line(i) for i in range(10_000, 60_000)]  # the whole backlog, once
-    assert everything[-len(shown):] == shown  # the preview is its end
-
-
-async def test_a_small_backlog_has_no_preview(tmp_path: Path) -> None:
-    log = tmp_path / "s.log"
-    append(log, [line(i) for i in range(1000)], "w")
-    c = Collector(LogFeed.local(str(log), lines=1000))
-    await c.until(lambda: len(c.lines) >= 1000)
-    await c.stop()
-    assert not any(b.preview for b in c.batches)
-    assert c.lines == [line(i) for i in range(1000)]
-
-
-async def test_a_dropped_host_is_said_in_the_batch_and_so_is_the_reconnect() -> None:
-    from cockpit.sources.log.tail_events import LogBytes
-    from cockpit.sources.transport.host_events import HostConnected, HostDisconnected
-
-    async def tail(on_host):  # noqa: ANN001, ANN202
-        for n, event in enumerate([HostConnected("gpu1"), HostDisconnected("gpu1", "connection reset", 8.0),
-                                   HostConnected("gpu1")], 1):
-            await asyncio.sleep(0.1)  # each event and its line taken on their own
-            on_host(event)
-            yield LogBytes((line(n) + "\n").encode())
-        await asyncio.sleep(3600)
-
-    c = Collector(LogFeed(tail, "tail gpu1:/x.log", max_delay_s=0.0))
-    await c.until(lambda: len(c.lines) >= 3)
-    assert [b.connected for b in c.batches if b.connected is not None] == [True, False, True]
-    assert [b.connected for b in c.batches if b.events and b.events[0].line == line(2)] == [False]
-    await c.stop()
-
-
-async def test_a_missing_file_is_a_waiting_state_until_its_first_lines(tmp_path: Path) -> None:
-    path = tmp_path / "later.log"
-    feed = LogFeed.local(str(path), max_delay_s=0.01)
-    c = Collector(feed)
-    await c.until(lambda: any(b.waiting for b in c.batches))
-    first = next(b for b in c.batches if b.waiting)
-    assert first.state == f"{path}: no such file yet; waiting for it"
-    append(path, [line(1)])
-    await c.until(lambda: c.lines)
-    back = c.batches[-1]
-    assert back.waiting is False and back.state == f"tail {path}" and back.events
-    append(path, [line(2)])
-    await c.until(lambda: len(c.lines) == 2)
-    assert c.batches[-1].waiting is None and c.batches[-1].state is None, "said once"
-    await c.stop()

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.events import Click
@@ -53,7 +54,7 @@ class HostDeck(Vertical):
         self.current: str | None = None
         self._claimed = False
 
-    def compose(self):  # noqa: ANN201
+    def compose(self) -> ComposeResult:
         yield Static("", classes="deck-hosts")
         yield self.primary
 

@@ -6,9 +6,8 @@ Public surface (the app and the demo rely on it):
 
 * `feed(item)`: an item of the `sources.gpu` feed: `GpuSamplesTaken` (a tick),
   `GpuStreamInterrupted` ("reconnecting in N s": kept per host, only that host's rows
-  dimmed, until its next tick), `GpuSourceUnavailable` (one clear message); a plain
-  sequence of `GpuSample` is taken as a tick too;
-* `update_samples(samples)`: one tick of `GpuSample`s;
+  dimmed, until its next tick), `GpuSourceUnavailable` (one clear message), a
+  `TopologyMatrix` (as `set_topology`);
 * `set_state(text)`: the source's state in words; before any source, "no source configured";
 * `history` (given at construction): the live state's power fold, drawn as it is;
 * `throughput_of` (given at construction): reads generation throughput `[(epoch s, tokens/s),
@@ -30,7 +29,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -40,6 +39,7 @@ from textual.widgets import Static
 
 from cockpit.live.data_age import DataAge, stale_after
 from cockpit.live.gpu.power_history import PowerHistory
+from cockpit.live.items import GpuItem, LiveItem
 from cockpit.live.routes import GPU_ITEMS
 from cockpit.parse.gpu.events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
@@ -113,10 +113,12 @@ class GpuPane(FocusMarked, RedrawOnce, VerticalScroll, can_focus=True):
 
     # ----- hooks for the live side ----------------------------------------------------
     TAKES: tuple[type, ...] = GPU_ITEMS
-    """The items `feed` takes (a list or tuple: one tick of GpuSamples)."""
+    """The items `feed` takes (the app's routing table, ui/live/live_routes.py)."""
 
-    def feed(self, item: Any) -> None:
+    def feed(self, item: LiveItem) -> None:
         """One item of the GPU feed (see the module docstring)."""
+        if not isinstance(item, GpuItem):  # the routing table sent another kind's: a bug
+            raise TypeError(f"GpuPane takes no {type(item).__name__}")
         if isinstance(item, GpuSamplesTaken):
             self._take(item.samples, item.taken_at, item.host)
         elif isinstance(item, GpuStreamInterrupted):
@@ -130,9 +132,8 @@ class GpuPane(FocusMarked, RedrawOnce, VerticalScroll, can_focus=True):
         elif isinstance(item, TopologyMatrix):
             self.set_topology(item)
             return
-        elif isinstance(item, Sequence) and not isinstance(item, str):
-            self.update_samples(item)
-            return
+        else:
+            assert_never(item)
         self._schedule_render()
 
     def forget_host(self, host: str | None) -> None:
@@ -144,12 +145,6 @@ class GpuPane(FocusMarked, RedrawOnce, VerticalScroll, can_focus=True):
         if self.unavailable is not None and self.unavailable.host == host:
             self.unavailable = None
         self._schedule_render()
-
-    def update_samples(self, samples: Sequence[Any]) -> None:
-        """One tick of `GpuSample`s (other objects are ignored)."""
-        batch = [s for s in samples if isinstance(s, GpuSample)]
-        stamps = [s.timestamp for s in batch if s.timestamp is not None]
-        self._take(batch, max(stamps) if stamps else time.time(), batch[0].host if batch else None)
 
     def set_throughput(self, series: Sequence[Point] | None) -> None:
         """Generation throughput (epoch s, tokens/s), or None to hide tokens per joule."""

@@ -18,12 +18,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import assert_never
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from cockpit.live.data_age import DataAge
+from cockpit.live.items import LiveItem, TopologyItem
 from cockpit.live.routes import TOPOLOGY_ITEMS
 from cockpit.parse.gpu.events import GpuSourceUnavailable
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
@@ -59,11 +61,10 @@ class TopologyPane(FocusMarked, RedrawOnce, VerticalScroll, can_focus=True):
         yield Static("", classes="topo-warnings", markup=False)
 
     # ----- hooks for the live side ----------------------------------------------------
-    def update_topology(self, topology: object) -> None:
-        if isinstance(topology, TopologyMatrix):
-            self.topology = topology
-            self.unavailable = None
-            self.age.seen()
+    def update_topology(self, topology: TopologyMatrix) -> None:
+        self.topology = topology
+        self.unavailable = None
+        self.age.seen()
         self._schedule_render()
 
     def show_age(self) -> None:
@@ -71,12 +72,16 @@ class TopologyPane(FocusMarked, RedrawOnce, VerticalScroll, can_focus=True):
 
     TAKES: tuple[type, ...] = TOPOLOGY_ITEMS
 
-    def feed(self, item: object) -> None:
+    def feed(self, item: LiveItem) -> None:
+        if not isinstance(item, TopologyItem):  # the routing table sent another kind's: a bug
+            raise TypeError(f"TopologyPane takes no {type(item).__name__}")
         if isinstance(item, GpuSourceUnavailable):
             self.unavailable = item
             self._schedule_render()
-        else:
+        elif isinstance(item, TopologyMatrix):
             self.update_topology(item)
+        else:
+            assert_never(item)
 
     # ----- rendering ----------------------------------------------------------------------
     def _redraw(self) -> None:

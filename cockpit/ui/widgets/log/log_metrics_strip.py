@@ -8,6 +8,8 @@ a replayed log draws the same picture).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rich.text import Text
 from textual.widget import Widget
 
@@ -18,6 +20,11 @@ _TITLES = {"gen_throughput": "gen tok/s", "running_req": "running", "queue_req":
            "token_usage": "kv"}
 _SHORT = {"gen_throughput": "gen", "running_req": "run", "queue_req": "queue", "token_usage": "kv"}
 _BARS = "▁▂▃▄▅▆▇█"
+
+
+def _listed(value: object) -> list[object]:
+    """A summary's list (its `errors`), or nothing where it has none."""
+    return list(value) if isinstance(value, (list, tuple)) else []
 
 
 def _fmt(value: float | None, name: str) -> str:
@@ -96,13 +103,13 @@ class LogMetricsStrip(Widget):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.snapshot = MetricsSnapshot()
-        self.before: dict | None = None  # the summary of the file before the lines fed
+        self.before: Mapping[str, object] | None = None  # the summary of the file before the lines fed
 
     def show(self, snapshot: MetricsSnapshot) -> None:
         self.snapshot = snapshot
         self.refresh()
 
-    def show_before(self, summary: dict) -> None:
+    def show_before(self, summary: Mapping[str, object]) -> None:
         """A file opened at its last lines: its beginning's summary (LogBatch.summary),
         shown at once as whole-log figures, before (and merged with) what is folded."""
         self.before = summary
@@ -116,13 +123,13 @@ class LogMetricsStrip(Widget):
         now = self.snapshot.summary  # holds `before` too once the folder has seeded it
 
         def peak(key: str) -> float | None:
-            values = [v for v in (before.get(key), now.get(key)) if v is not None]
+            values = [float(v) for v in (before.get(key), now.get(key)) if isinstance(v, (int, float))]
             return max(values) if values else None
 
         parts = [f"{title} ↑{_fmt(value, name)}" for title, key, name in (
             ("gen", "max_gen_throughput", "gen_throughput"), ("run", "max_running_req", "running_req"),
             ("queue", "max_queue_req", "queue_req")) if (value := peak(key)) is not None]
-        errors = list(dict.fromkeys([*(before.get("errors") or ()), *(now.get("errors") or ())]))
+        errors = list(dict.fromkeys([*_listed(before.get("errors")), *_listed(now.get("errors"))]))
         if errors:
             parts.append("errors: " + ", ".join(sanitize(str(e)) for e in errors))
         return "whole log: " + " ".join(parts) if parts else ""

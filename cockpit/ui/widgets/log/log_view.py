@@ -21,7 +21,7 @@ from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
-from textual.geometry import Region, Size
+from textual.geometry import Offset, Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -31,6 +31,10 @@ from cockpit.ui.widgets.log.log_buffer import BATCH, ERROR, NOTE, WARN, LogBuffe
 # 100,000 matches and segments for every row drawn, each frame (seconds); past this many the
 # rest of the line is drawn plain. The search itself (n, N, the count) still finds every line.
 MAX_HIGHLIGHTS = 300
+
+
+Frame = tuple[Offset, int, Style]
+"""What every row of a frame shares: the scroll offset, the content width, the base style."""
 
 
 class LogLinesView(ScrollView, can_focus=True):
@@ -234,7 +238,7 @@ class LogLinesView(ScrollView, can_focus=True):
             self._frame = None
             self._wrapped = []
 
-    def _wrap_screen(self, frame: tuple) -> list[Strip]:
+    def _wrap_screen(self, frame: Frame) -> list[Strip]:
         """The screen's rows, from the top log row down, each line cut at the width. At
         the end the last line sits on the bottom row (the top one may show only its end)."""
         (_x, top), width, base = frame
@@ -265,7 +269,7 @@ class LogLinesView(ScrollView, can_focus=True):
         cuts = [*range(width, cells, width), cells]  # divide() wants the end as the last cut
         return [piece.extend_cell_length(width, fill) for piece in strip.divide(cuts)]
 
-    _frame: tuple | None = None
+    _frame: Frame | None = None
 
     def render_line(self, y: int) -> Strip:
         frame = self._frame

@@ -7,7 +7,7 @@ Public surface:
 * `show_server(snapshot)`: the live state's fold of the host's `/metrics` (live/state.py:
   the figures an assistant and the diagnosis read too); the app shows each scrape so;
 * `feed(item)`: a `MetricsScraped` / `MetricsScrapeFailed` folded here (a pane with no
-  live state), or a ready `ServerMetrics`;
+  live state);
 * `set_state(text)`: the source in words ("metrics http://... via ssh lxc every 5 s").
 
 Items only update state; one redraw per batch. The look lives in `metrics_pane.tcss`.
@@ -21,12 +21,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from cockpit.live.items import LiveItem, MetricsItem
 from cockpit.live.metrics.server_metrics import ServerMetrics, ServerMetricsFold
 from cockpit.live.metrics.server_metrics_series import ServerMetricsSeries
 from cockpit.live.routes import METRICS_ITEMS
@@ -93,13 +94,13 @@ class MetricsPane(FocusMarked, VerticalScroll, can_focus=True):
         if self.is_mounted:
             self._redraw()
 
-    def feed(self, item: object) -> None:
-        if isinstance(item, ServerMetrics):
-            self.metrics = item
-        elif isinstance(item, (MetricsScraped, MetricsScrapeFailed)):
+    def feed(self, item: LiveItem) -> None:
+        if not isinstance(item, MetricsItem):  # the routing table sent another kind's: a bug
+            raise TypeError(f"MetricsPane takes no {type(item).__name__}")
+        if isinstance(item, (MetricsScraped, MetricsScrapeFailed)):
             self.metrics = self.fold.feed(item)
         else:
-            return
+            assert_never(item)
         self.series.add(self.metrics)
         if self.is_mounted:
             self._redraw()

@@ -16,12 +16,14 @@ from cockpit.ui.focus_now import focus_now
 from cockpit.ui.widgets.session.restorable import RestorableOptionList
 
 
-class _Listed(Protocol):
+class Listed(Protocol):
+    """What a list shows: anything with an id (a profile, a discovery, a setup row's record)."""
+
     @property
     def id(self) -> str: ...
 
 
-ItemT = TypeVar("ItemT", bound=_Listed)
+ItemT = TypeVar("ItemT", bound=Listed)
 
 
 class ListDetailView(Horizontal, Generic[ItemT]):

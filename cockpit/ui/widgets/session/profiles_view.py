@@ -91,7 +91,9 @@ class ProfilesView(RecordActions, ListDetailView[LaunchProfile]):
     @staticmethod
     def _best_line(session: Session, base: str, other: str) -> str:
         a, b = session.best_total_tok_s(base), session.best_total_tok_s(other)
-        show = lambda v: "none recorded" if v is None else f"{v:,.1f}"  # noqa: E731
+        def show(v: float | None) -> str:
+            return "none recorded" if v is None else f"{v:,.1f}"
+
         change = f"  ({(b - a) / a:+.1%})" if a and b is not None else ""
         return f"best total tok/s {show(a)} → {show(b)}{change}"
 

@@ -3,6 +3,9 @@ drift; a / e / d add, edit and delete records through the forms."""
 
 from __future__ import annotations
 
+from typing import Protocol
+
+from textual.message import Message
 from textual.widgets import DataTable
 
 from cockpit.model.package_drift import DriftRow
@@ -15,26 +18,42 @@ from cockpit.ui.widgets.session.restorable import RestorableTable
 _STATE_ROLE = {"applied": "success", "reverted": "foreground-muted", "harmless": "primary", "problematic": "error"}
 
 
+class _Listing(Protocol):
+    def selected_id(self) -> str | None: ...
+
+
+class _Records(Protocol):
+    """What RecordActions needs of the widget it is mixed into (a table, a list view)."""
+
+    collection: str
+
+    def record_id(self) -> str | None: ...
+
+    def action_edit_record(self) -> None: ...
+
+    def post_message(self, message: Message) -> bool: ...
+
+
 class RecordActions:
     """a / e / d on a view of simple records: the intents; the screen opens the form."""
 
     collection = ""
 
-    def record_id(self) -> str | None:
-        return self.selected_id()  # type: ignore[attr-defined]
+    def record_id(self: _Listing) -> str | None:
+        return self.selected_id()
 
-    def action_add_record(self) -> None:
-        self.post_message(msg.RecordAddRequested(self.collection))  # type: ignore[attr-defined]
+    def action_add_record(self: _Records) -> None:
+        self.post_message(msg.RecordAddRequested(self.collection))
 
-    def action_edit_record(self) -> None:
+    def action_edit_record(self: _Records) -> None:
         if ident := self.record_id():
-            self.post_message(msg.RecordEditRequested(self.collection, ident))  # type: ignore[attr-defined]
+            self.post_message(msg.RecordEditRequested(self.collection, ident))
 
-    def action_delete_record(self) -> None:
+    def action_delete_record(self: _Records) -> None:
         if ident := self.record_id():
-            self.post_message(msg.RecordDeleteRequested(self.collection, ident))  # type: ignore[attr-defined]
+            self.post_message(msg.RecordDeleteRequested(self.collection, ident))
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+    def on_data_table_row_selected(self: _Records, event: DataTable.RowSelected) -> None:
         """Enter or a double click on a row opens its edit form."""
         event.stop()
         self.action_edit_record()

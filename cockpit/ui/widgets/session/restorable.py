@@ -15,7 +15,7 @@ from textual import events
 from textual.coordinate import Coordinate
 from textual.widget import Widget
 from textual.widgets import DataTable, OptionList
-from textual.widgets.option_list import OptionDoesNotExist
+from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from cockpit.ui.keys.actions import bindings_for
 from cockpit.ui.widgets.chrome.focus_mark import FocusMarked
@@ -94,7 +94,7 @@ class RestorableOptionList(Restorable, OptionList):
             return False
         return True
 
-    def replace_options(self, options: list) -> None:
+    def replace_options(self, options: list[Option]) -> None:
         """Swap the options, keeping the highlighted id (or position) where it can."""
         current = self.options
         if len(current) == len(options) and all(a is b for a, b in zip(current, options)):
@@ -110,7 +110,7 @@ class RestorableOptionList(Restorable, OptionList):
             self.highlighted = min(previous_index or 0, len(options) - 1)
 
 
-class RestorableTable(Restorable, DataTable):
+class RestorableTable(Restorable, DataTable[object]):
     """A row-cursor DataTable whose rows are keyed by item id."""
 
     BINDINGS = bindings_for("list")

@@ -17,7 +17,7 @@ from cockpit.model.session import Host, Session
 from cockpit.ui import messages as msg
 from cockpit.ui.keys.actions import bindings_for
 from cockpit.ui.safe_text import safe
-from cockpit.ui.widgets.session.list_detail import ListDetailView
+from cockpit.ui.widgets.session.list_detail import ListDetailView, Listed
 from cockpit.ui.widgets.session.restorable import RestorableOptionList
 from cockpit.ui.widgets.session.targets_strip import describe
 
@@ -84,7 +84,7 @@ def _heading(text: str, hint: str) -> Option:
                   disabled=True)
 
 
-class SetupView(ListDetailView):
+class SetupView(ListDetailView[Listed]):
     BINDINGS = bindings_for("goal")
     list_type = SetupList
     detail_id = "setup-detail"
@@ -133,7 +133,7 @@ class SetupView(ListDetailView):
         self.query_one(SetupList).replace_options(options)
         self._show_detail()
 
-    def items(self, session: Session) -> list:
+    def items(self, session: Session) -> list[Listed]:
         return []
 
     def _show_detail(self) -> None:
