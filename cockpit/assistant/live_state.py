@@ -31,8 +31,8 @@ from cockpit.live.snapshot import LiveSnapshot
 from cockpit.live.state import LiveState as LiveFolds
 from cockpit.model.session import Session
 from cockpit.parse.gpu.events import GpuSamplesTaken, GpuStreamInterrupted
-from cockpit.parse.gpu.sample import GpuSample
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
+from cockpit.parse.gpu.sample import GpuSample
 from cockpit.sources.feeds import LiveFeed, LiveSources
 from cockpit.sources.log.batch import describe_event
 from cockpit.sources.session_feeds import sources_for_session

@@ -18,8 +18,8 @@ from cockpit.live.log.items import LogLines, SourceState, SummaryBefore
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 from cockpit.parse.gpu.events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
-from cockpit.parse.metrics.fleet_snapshot import FleetSnapshot
 from cockpit.parse.metrics.events import MetricsScraped, MetricsScrapeFailed
+from cockpit.parse.metrics.fleet_snapshot import FleetSnapshot
 
 __all__ = ["FleetItem", "GpuItem", "LiveItem", "LogItem", "MetricsItem", "TopologyItem", "live_item"]
 

@@ -26,10 +26,10 @@ from cockpit.live.metrics.server_metrics import ServerMetrics, ServerMetricsFold
 from cockpit.live.routes import views_of
 from cockpit.live.snapshot import GpuSnapshot, LiveSnapshot, LogSnapshot, ServerSnapshot, TopologySnapshot
 from cockpit.parse.gpu.events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
-from cockpit.parse.gpu.sample import GpuSample
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
-from cockpit.parse.metrics.fleet_snapshot import FleetSnapshot
+from cockpit.parse.gpu.sample import GpuSample
 from cockpit.parse.metrics.events import MetricsScraped, MetricsScrapeFailed
+from cockpit.parse.metrics.fleet_snapshot import FleetSnapshot
 
 __all__ = ["GPU_HISTORY", "KEPT_LINES", "LiveState", "split_key"]
 

@@ -9,8 +9,8 @@ from tui_support import make_app, until
 from cockpit.demo.build import data_dir
 from cockpit.live.log.items import SourceState, lines_of
 from cockpit.parse.gpu.events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
-from cockpit.parse.gpu.sample import GpuSample
 from cockpit.parse.gpu.nvsmi_topo import parse_topology
+from cockpit.parse.gpu.sample import GpuSample
 from cockpit.parse.log.sglang_log import parse_text
 from cockpit.sources.feeds import LiveSources
 from cockpit.ui.widgets.gpu.gpu_pane import GpuPane

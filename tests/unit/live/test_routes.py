@@ -16,11 +16,11 @@ from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 from cockpit.live.routes import ROUTES, state_view, views_of
 from cockpit.live.state import LiveState
 from cockpit.parse.gpu.events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
-from cockpit.parse.gpu.sample import GpuSample
 from cockpit.parse.gpu.nvsmi_topo import parse_topology
+from cockpit.parse.gpu.sample import GpuSample
 from cockpit.parse.log.sglang_log import parse_line
-from cockpit.parse.metrics.fleet_snapshot import FleetSnapshot
 from cockpit.parse.metrics.events import MetricsScraped, MetricsScrapeFailed
+from cockpit.parse.metrics.fleet_snapshot import FleetSnapshot
 from cockpit.parse.metrics.prom_text import parse_exposition
 
 MEMBERS = set(get_args(LiveItem))
