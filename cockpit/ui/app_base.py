@@ -67,7 +67,7 @@ class CockpitAppBase(App[None]):
     keymap: dict[str, str] = {}
     """Binding id -> keys, the person's overrides (CockpitApp reads keymap.toml)."""
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         return textual_commands(super().get_system_commands(screen))
 
     def bound_key_displays(self) -> dict[str, str]:

@@ -7,7 +7,7 @@ the session does not name. Starts lean: no session model is imported.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -30,7 +30,7 @@ class LogCommands(CockpitCommands):
     def _specs(self) -> list[ActionSpec]:
         return specs_for("log") + specs_for("logapp")
 
-    def _runner(self, spec: ActionSpec):  # noqa: ANN202
+    def _runner(self, spec: ActionSpec) -> Callable[[], Awaitable[object]] | None:
         if spec.scope == "logapp":
             return partial(self.app.run_action, spec.action)
         pane = self.app.query_one(LogPane)
