@@ -105,7 +105,7 @@ class ToastDesk:
     """The toasts of one app, one per event: the app's `notify`, a dialog opening and a toast
     going hand their part here (ui/app_base.py). `show` puts a toast up (Textual's own notify)."""
 
-    def __init__(self, app: App[Any], show: Callable[[str, str, ToastOptions], None]) -> None:
+    def __init__(self, app: App[None], show: Callable[[str, str, ToastOptions], None]) -> None:
         self.app = app
         self._show = show
         self.log = ToastLog()
