@@ -71,7 +71,7 @@ async def one_run(path: Path) -> dict[str, float]:
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         t1, c1 = time.perf_counter(), time.process_time()
-        app.autosave = False  # the quit below saves; no timer in between
+        app.controller.autosave = False  # the quit below saves; no timer in between
         await pilot.press("1", "w")  # the todo column, whatever the file's saved view
         board_first = app.main_screen.query_one("#tasks-todo")
         board_first.focus()

@@ -2,7 +2,7 @@
 from sources/ (the "ui imports no sources" contract in pyproject.toml).
 
 * the sources object the app is handed at start (`LiveSources`, the `LiveFeed` protocol)
-  and the feed keys it is planned by (`kind@host`); the Fleet tab's `[[prometheus]]`
+  and the feed keys it is planned by (`kind@host`), with what a re-plan says (`FeedUpdate`); the Fleet tab's `[[prometheus]]`
   sources (`FleetSources`, sources/metrics/fleet_sources.py);
 * a connection event (the SSH pool's Host*) in the header's words;
 * the package drift check on the app's shared SSH pool (a pool of its own when it has none);
@@ -14,14 +14,15 @@ from __future__ import annotations
 from cockpit.model.package_drift import DriftRow
 from cockpit.model.session import Session
 from cockpit.sources.feeds import LiveFeed, LiveSources
+from cockpit.sources.host_feeds import FeedUpdate
 from cockpit.sources.host_feeds_plan import hosts_with, next_in, split_key
 from cockpit.sources.metrics.fleet_sources import FleetSources
 from cockpit.sources.server.confirm_key import ConfirmKeyError, confirmation, log_command_confirmed
 from cockpit.sources.transport.host_events import HostConnected, HostConnecting, HostDisconnected, HostEvent
 
 __all__ = [
-    "ConfirmKeyError", "FleetSources", "HostEvent", "LiveFeed", "LiveSources", "check_drift", "host_state_text", "hosts_with",
-    "log_command_confirmed", "next_in", "seal_log_command", "split_key",
+    "ConfirmKeyError", "FeedUpdate", "FleetSources", "HostEvent", "LiveFeed", "LiveSources", "check_drift",
+    "host_state_text", "hosts_with", "log_command_confirmed", "next_in", "seal_log_command", "split_key",
 ]
 
 

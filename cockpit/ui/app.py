@@ -1,26 +1,22 @@
-"""CockpitApp: wiring and lifecycle. Owns the SessionController and the live feeds.
+"""CockpitApp: wiring and lifecycle. It owns the session controller, the live hub and state,
+and two parts it builds and calls, each an object with its needs named in its constructor:
 
-* the session (edits, undo, saving, merging other writers' saves) is the
-  `SessionController`'s (control/session_controller.py, no Textual); the app turns its
-  outcomes into toasts and timers, and the controller tells the screen when to re-render;
-* `save` writes the session with the `ui` table captured from the widgets; autosave is
-  debounced (`ui.autosave`, `ui.autosave_delay_s`);
-* the session file is polled for outside changes (`cockpit add` from a shell) and every
-  save re-reads it under the lock: the other writer's records are merged by id with the
-  local ones (model/edit/merge.py), never written over;
-* `sources` (LiveSources) are run as workers through the live hub (control/live_hub.py: a log
-  feed through its LogPipeline, once per kind@host, shared with a sweep's watch) whose
-  items are folded first by the live state below the UI (live/state.py: the findings, tok/J,
-  the metrics pane and the alerts read its snapshots) and routed by type to the panes that
-  take them (ui/live/live_routes.py);
-* the session hosts' feeds (`sources.hosts`, keyed `kind@host`) follow the session: after
-  every change the plan is diffed (sources/host_feeds_plan.py) and only what it says is
-  stopped and started, so a host added or edited is connected without a restart;
-  `reconnect_host` restarts one host's feeds now, skipping the back-off.
+* `saving` (ui/app_saving.py, SessionSaving): the session (edits, undo, saving, merging other
+  writers' saves) is the `SessionController`'s (control/session_controller.py, no Textual);
+  SessionSaving turns its outcomes into toasts and timers. `save` writes the session with the
+  `ui` table captured from the widgets; autosave is debounced (`ui.autosave`,
+  `ui.autosave_delay_s`); the session file is polled for outside changes (`cockpit add` from a
+  shell) and every save re-reads it under the lock: the other writer's records are merged by id
+  with the local ones (model/edit/merge.py), never written over; quitting asks about unsaved edits;
+* `feeds` (ui/app_live.py, LiveFeeds): `sources` (LiveSources) are run as workers through the
+  live hub (control/live_hub.py: a log feed through its LogPipeline, once per kind@host, shared
+  with a sweep's watch) whose items are folded first by the live state below the UI
+  (live/state.py: the findings, tok/J, the metrics pane and the alerts read its snapshots) and
+  routed by type to the panes that take them (ui/live/live_routes.py); the session hosts' feeds
+  follow the session (only what the re-plan says is stopped and started); host states, alerts.
 
-The class is built in three files, each a whole part: CockpitApp (here: wiring, lifecycle,
-themes, the experiment's actions) -> LiveFeeds (app_live.py: feeds, hosts, alerts) ->
-SessionSaving (app_saving.py: saving, quitting, outside changes) -> CockpitAppBase.
+The App keeps thin methods for what its screens ask through the port (ui/port.py: `save`,
+`reconnect_host`, ...) and hands Textual's messages for the parts to them.
 """
 
 from __future__ import annotations
@@ -34,31 +30,33 @@ from typing import Any
 
 from textual import events
 from textual.binding import Binding
-from textual.timer import Timer
+from textual.worker import Worker, WorkerState
 
 from cockpit.control.live_access import LiveSources
 from cockpit.control.live_hub import LiveHub
 from cockpit.control.session_controller import DiskSignature, SessionController
-from cockpit.live.alerts import AlertBook
+from cockpit.live.alerts import Alert, AlertBook
 from cockpit.live.state import LiveState
+from cockpit.model.edit.edits import SessionEditor
 from cockpit.model.package_drift import DriftRow
-from cockpit.model.session import Session
+from cockpit.model.session import Session, UiState
 from cockpit.ui.app_base import CockpitAppBase
 from cockpit.ui.app_live import LiveFeeds
+from cockpit.ui.app_saving import SessionSaving
 from cockpit.ui.keys.commands import CockpitCommands, HostCommands
 from cockpit.ui.keys_in_order import requests_landed
 from cockpit.ui.live.diagnosis_live import FindingsWatch
 from cockpit.ui.live.experiment import ExperimentControl
-from cockpit.ui.live.live_routes import LivePane
-from cockpit.ui.messages import LiveItemReceived, ServerStartRequested, ServerStopRequested
+from cockpit.ui.messages import LiveFeedStopped, LiveItemReceived, ServerStartRequested, ServerStopRequested
 from cockpit.ui.port import CockpitPort
 from cockpit.ui.screens.main.main import MainScreen
+from cockpit.ui.widgets.fleet.fleet_pane import FleetPane
 
 RECHECK_S = 1.0
 """How often the shown server states are checked against what runs (a search's, another writer's)."""
 
 
-class CockpitApp(LiveFeeds):
+class CockpitApp(CockpitAppBase):
     CSS_PATH = Path(__file__).with_name("global.tcss")
     TITLE = "cockpit"
     COMMANDS = CockpitAppBase.COMMANDS | {CockpitCommands, HostCommands}
@@ -90,12 +88,9 @@ class CockpitApp(LiveFeeds):
         `disk_sig`: the signature of the read `session` came from (None: unknown, the first
         look reads the file and merges whatever another writer saved since)."""
         super().__init__(theme=theme or session.ui.theme, theme_dirs=theme_dirs)
-        self.controller = SessionController(session, path, disk_sig=disk_sig)
-        self.controller.add_listener(self._session_changed)
-        self.host_states: dict[str, str] = {host.name: "" for host in session.hosts}
-        """What the header says about each host ("connected", "reconnecting in 8 s", ...):
-        view state, kept here rather than in the controller (which knows no connections)."""
         self.path = Path(path)
+        self.controller = SessionController(session, self.path, disk_sig=disk_sig)
+        self.controller.add_listener(self._session_changed)
         self.sources = sources or LiveSources()
         self.hub = LiveHub()  # one feed per kind@host, fanned out: the panes here, a sweep's watch
         self.live_state = LiveState()
@@ -103,8 +98,7 @@ class CockpitApp(LiveFeeds):
         read its snapshots, as an assistant does."""
         self.hub.subscribe_all(self.live_state.take)  # folded first: a pane told of an item finds it there
         self.hub.subscribe_all(lambda key, item: self.post_message(LiveItemReceived(key, item)))
-        self._prometheus_seen = tuple(session.prometheus)  # follow_prometheus acts on a change
-        self.clock = clock or (lambda: datetime.now(UTC).astimezone())
+        self.clock: Callable[[], datetime] = clock or (lambda: datetime.now(UTC).astimezone())
         self.watch_interval_s = watch_interval_s
         self._restored = False  # the saved tab and focus applied (after the first frame)
         self._early_keys = False  # a key came before that
@@ -116,19 +110,108 @@ class CockpitApp(LiveFeeds):
         self.keymap = dict(keymap)
         self.startup_notes: list[str] = []
         """Said as toasts once the TUI is up (`cockpit new.toml`: the file was created)."""
-        self._autosave_timer: Timer | None = None
         self.experiment = ExperimentControl(self)
         self.attach_servers = attach_servers
-        self._live_keys: set[str] = set()  # keys of the session hosts' feeds now running
-        self._feed_states: dict[LivePane, dict[str, str]] = {}  # pane -> feed key -> its state text
-        self.alerts = AlertBook(clock=lambda: self.clock().timestamp())
-        self.alert_bell = bool(session.ui.alert_bell)
+        self.feeds = LiveFeeds(self, self.sources, self.hub, self.live_state,
+                               alerts=AlertBook(clock=lambda: self.clock().timestamp()),
+                               alert_bell=bool(session.ui.alert_bell), session=lambda: self.controller.session,
+                               main_screen=self._main_screen_if_up, server_crashed=self.experiment.server_crashed)
+        self.saving = SessionSaving(self, self.controller, self.path, current_ui=self.current_ui,
+                                    refresh_header=self._refresh_header, in_flight=self.experiment.in_flight)
         self.findings_watch = FindingsWatch(self)  # the header's count of open diagnosis findings
 
     @property
     def port(self) -> CockpitPort:
         """The app as its screens see it (ui/port.py); mypy checks that the app implements it."""
         return self
+
+    @property
+    def main_screen(self) -> MainScreen:
+        screen = self.screen_stack[0]
+        assert isinstance(screen, MainScreen)
+        return screen
+
+    def _main_screen_if_up(self) -> MainScreen | None:
+        """The main screen, or None while the app starts or exits."""
+        if self.screen_stack and isinstance(screen := self.screen_stack[0], MainScreen):
+            return screen
+        return None
+
+    def _refresh_header(self) -> None:
+        if (screen := self._main_screen_if_up()) is not None:
+            screen.refresh_header()
+
+    # ----- the session (SessionSaving does the saving) -------------------------------------------
+    @property
+    def editor(self) -> SessionEditor:
+        return self.controller.editor
+
+    @property
+    def autosave(self) -> bool:
+        return self.controller.autosave
+
+    @property
+    def disk_conflict(self) -> bool:
+        """The file on disk does not load: autosave waits, ctrl+s saves over it (kept as .bak)."""
+        return self.controller.disk_broken
+
+    @property
+    def unsaved_edits(self) -> int:
+        return self.controller.unsaved_edits
+
+    def current_ui(self) -> UiState:
+        """The view as it is now, saved in the session's `ui` table."""
+        ui = self.editor.session.ui
+        bell = self.feeds.alert_bell
+        bell_saved = bell if (bell or ui.alert_bell is not None) else None  # unset stays unset
+        return self.main_screen.capture_ui(ui.model_copy(update={"autosave": self.autosave, "alert_bell": bell_saved}))
+
+    def save(self, *, announce: bool = False, over_broken: bool = False) -> bool:
+        return self.saving.save(announce=announce, over_broken=over_broken)
+
+    def toggle_autosave(self) -> None:
+        self.saving.toggle_autosave()
+
+    async def action_quit(self) -> None:
+        self.saving.request_quit()
+
+    def request_quit(self) -> None:
+        self.saving.request_quit()
+
+    # ----- hosts and alerts (LiveFeeds follows the feeds) ---------------------------------------------
+    @property
+    def host_states(self) -> dict[str, str]:
+        return self.feeds.host_states
+
+    @property
+    def alerts(self) -> AlertBook:
+        return self.feeds.alerts
+
+    def raise_alert(self, alert: Alert | None) -> None:
+        self.feeds.raise_alert(alert)
+
+    def toggle_alert_bell(self) -> None:
+        self.feeds.toggle_alert_bell()
+
+    def live_hosts(self) -> list[str]:
+        return self.feeds.live_hosts()
+
+    def reconnect_host(self, name: str) -> None:
+        self.feeds.reconnect_host(name)
+
+    def on_live_item_received(self, message: LiveItemReceived) -> None:
+        self.feeds.item_received(message.feed, message.item)
+
+    def on_live_feed_stopped(self, message: LiveFeedStopped) -> None:
+        self.feeds.feed_stopped(message.feed, message.reason)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # One place turns a failed worker into an on-screen state instead of a crash.
+        if event.state is WorkerState.ERROR:
+            self.feeds.worker_failed(event.worker)
+
+    def on_fleet_pane_next_source(self, _message: FleetPane.NextSource) -> None:
+        self.feeds.next_fleet_source()
 
     @property
     def title_note(self) -> str | None:
@@ -178,16 +261,9 @@ class CockpitApp(LiveFeeds):
         for note in self.startup_notes:
             self.notify(note, timeout=8)
         self.call_after_refresh(self._restore_view)
-        for name, feed in self.sources.items():
-            self._start_feed(name, feed)
-        self.follow_hosts(announce=False)
-        for start in self.sources.on_start:
-            self.run_worker(start(), group="live-helpers", exit_on_error=False,
-                            description=getattr(start, "__qualname__", "live helper"))
-        if self.sources.host_events is not None:
-            self.sources.host_events.add_listener(self._host_event)
+        self.feeds.start()
         if self.watch_interval_s:
-            self.watch_session_file()
+            self.saving.watch_session_file(self.watch_interval_s)
         self.experiment.say_cut_short()
         self.set_interval(RECHECK_S, self.experiment.recheck)
         self.findings_watch.start()
@@ -231,11 +307,11 @@ class CockpitApp(LiveFeeds):
 
     def _session_changed(self) -> None:
         """The controller's one signal: the session changed (edit, undo, merge)."""
-        if self.screen_stack and isinstance(self.screen_stack[0], MainScreen):
-            self.main_screen.show_session(self.editor.session)
-            self.follow_hosts()
-            self.follow_prometheus()
-        self._schedule_autosave()
+        if (screen := self._main_screen_if_up()) is not None:
+            screen.show_session(self.editor.session)
+            self.feeds.follow_hosts()
+            self.feeds.follow_prometheus()
+        self.saving.schedule_autosave()
 
     # ----- themes -------------------------------------------------------------------------
     def next_theme(self) -> None:
@@ -275,9 +351,8 @@ class CockpitApp(LiveFeeds):
         self.experiment.start_fallback()
 
     def show_run_status(self, text: str, profile_states: dict[str, str]) -> None:
-        if not self.screen_stack or not isinstance(self.screen_stack[0], MainScreen):
-            return
-        self.main_screen.show_run_status(text, profile_states)
+        if (screen := self._main_screen_if_up()) is not None:
+            screen.show_run_status(text, profile_states)
 
     def on_unmount(self) -> None:
         # (CockpitAppBase's on_unmount runs too: Textual calls each class's handler.)

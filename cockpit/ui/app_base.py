@@ -1,13 +1,14 @@
-"""What every cockpit App shares: the themes with their roles, toasts that quote data,
-and the collector settling once the app is built.
+"""What a cockpit App is, over Textual's: the themes with their roles, toasts that quote
+data (one per event: ui/toasts.py's ToastDesk, which the app owns), the terminal's hangup,
+the keymap's key names, and the collector settling once the app is built.
 
-`CockpitApp` (the whole cockpit) and `LogApp` (`cockpit log`) both derive from it, so a
-theme, a toast or a GC rule is decided once.
+`CockpitApp` (the whole cockpit) and `LogApp` (`cockpit log`) are both cockpit Apps, so a
+theme, a toast or a GC rule is decided once. It holds Textual's overrides (they must be the
+App's own methods); the toasts' rules are the desk's.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
@@ -21,13 +22,11 @@ from cockpit.ui.keys.actions import ACTIONS
 from cockpit.ui.keys.commands import textual_commands
 from cockpit.ui.safe_text import safe
 from cockpit.ui.theme.themes import DEFAULT_THEME, ThemeProblem, load_themes, role_defaults
+from cockpit.ui.toasts import ToastDesk, ToastOptions
 from cockpit.ui.widgets.log.log_pane import LogPane
 
 if TYPE_CHECKING:
     from textual.notifications import Notification
-    from textual.timer import Timer
-
-    from cockpit.ui.toasts import Toast, ToastOptions
 
 TOAST_REDRAW_S = 0.1
 """After a toast goes, when the screen is drawn whole (its cells repainted for sure)."""
@@ -37,6 +36,7 @@ class CockpitAppBase(App[None]):
         """`theme`: the one to start with (falls back to the default, then Textual's);
         `theme_dirs`: where theme files are read (None: shipped, then the user's)."""
         super().__init__()
+        self.toasts = ToastDesk(self, self._show_toast)
         themes, self.theme_problems = load_themes(theme_dirs)
         for item in themes:
             self.register_theme(item)
@@ -67,7 +67,7 @@ class CockpitAppBase(App[None]):
     keymap: dict[str, str] = {}
     """Binding id -> keys, the person's overrides (CockpitApp reads keymap.toml)."""
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         return textual_commands(super().get_system_commands(screen))
 
     def bound_key_displays(self) -> dict[str, str]:
@@ -85,47 +85,22 @@ class CockpitAppBase(App[None]):
         # Roles a theme leaves out (Textual's built-in ones) map onto its base colours.
         return role_defaults(self.current_theme.to_color_system().generate())
 
-    _held_toasts: list[Toast] = []
-    _taken_down: list[Toast] = []
-    _held_timer: Timer | None = None
-
     def notify(self, message: str, *, title: str = "", markup: bool = False, **options: Unpack[ToastOptions]) -> None:
         """Every toast (widgets' `notify` lands here too) quotes data: sanitized, never markup
         (`[/bogus]` in a value would raise MarkupError, `[a-z]` would be eaten).
 
-        One toast per event (ui/toasts.py): the same words while shown are not stacked again,
-        a burst is one toast, and none covers a dialog waiting for the person (held until it closes)."""
-        from cockpit.ui.toasts import asking_the_person, capped
+        One toast per event (ui/toasts.py's ToastDesk): the same words while shown are not
+        stacked again, a burst is one toast, and none covers a dialog waiting for the person
+        (held until it closes)."""
+        self.toasts.notify(safe(message, multiline=True), safe(title), options)
 
-        text, head = safe(message, multiline=True), safe(title)
-        options = capped(options)
-        if asking_the_person(self):
-            self._queue_held(text, head, options)
-            return
-        self._show_toast(text, head, options)
+    def _show_toast(self, text: str, head: str, options: ToastOptions) -> None:
+        """A toast up, as Textual shows it (the desk has decided it is shown)."""
+        super().notify(text, title=head, markup=False, **options)
 
     def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any:
-        """A dialog opening over toasts still up takes them down; each comes back as it was
-        when it closes (a "Started l1" toast sat over the sweep's confirm)."""
-        from cockpit.ui.toasts import is_dialog
-
-        if is_dialog(screen) and len(self._notifications):  # taken down from the screen beneath first
-            self._hold(list(self._notifications))
+        self.toasts.dialog_opens(screen)  # a dialog takes the toasts down until it closes
         return super().push_screen(screen, *args, **kwargs)
-
-    def _hold(self, shown: list[Notification]) -> None:
-        from cockpit.ui.toasts import ToastLog
-
-        log = getattr(self, "_toast_log", None)
-        for notification in shown:
-            if isinstance(log, ToastLog):  # shown again on release, not taken for a repeat
-                log.shown_until.pop(notification.message, None)
-            left = notification.time_left  # back alone, for the time it had left: joined with
-            if left >= 1:                  # others, or whole again, toasts snowballed dialog by dialog
-                self._taken_down = [*self._taken_down, (notification.message, notification.title,
-                                                        {"severity": notification.severity, "timeout": left})]
-        self.clear_notifications()
-        self._release_later()
 
     def _unnotify(self, notification: Notification, refresh: bool = True) -> None:
         """A toast gone (its timeout, esc, a dialog): the screen is drawn whole a moment later.
@@ -138,62 +113,6 @@ class CockpitAppBase(App[None]):
     def _redraw_after_toast(self) -> None:
         if self.screen_stack:
             self.screen.refresh()
-
-    def _queue_held(self, text: str, head: str, options: ToastOptions) -> None:
-        self._held_toasts = [*self._held_toasts, (text, head, options)]
-        self._release_later()
-
-    def _release_later(self) -> None:
-        if self._held_timer is None:
-            self._held_timer = self.set_interval(0.2, self._release_held_toasts)
-
-    def _show_toast(self, text: str, head: str, options: ToastOptions) -> None:
-        from cockpit.ui.toasts import BURST_S, ToastLog
-
-        if not isinstance(getattr(self, "_toast_log", None), ToastLog):
-            self._toast_log = ToastLog()
-        log: ToastLog = self._toast_log
-        now = time.time()
-        if log.seen(text, now):
-            return  # the same event again: one toast
-        if log.in_burst(now):  # joins the toast shown just before, shown as one when the burst ends
-            if not log.pending:
-                self.set_timer(BURST_S, self._end_toast_burst)
-            log.pending.append((text, head, options))
-            log.note(text, now, options)
-            return
-        log.start(text, now, options)
-        super().notify(text, title=head, markup=False, **options)
-
-    def _end_toast_burst(self) -> None:
-        from cockpit.ui.toasts import held_as_one
-
-        log = self._toast_log
-        pending, log.pending = log.pending, []
-        if not pending:
-            return
-        first = [n for n in self._notifications if n.message == log.first_text]
-        for shown in first:
-            self._unnotify(shown)
-        text, head, options = held_as_one([(log.first_text, "", log.first_options), *pending])
-        log.first_text, log.first_options = text, options
-        super().notify(text, title=head, markup=False, **options)
-
-    def _release_held_toasts(self) -> None:
-        from cockpit.ui.toasts import asking_the_person, held_as_one
-
-        if asking_the_person(self):
-            return
-        if self._held_timer is not None:
-            self._held_timer.stop()
-            self._held_timer = None
-        back, self._taken_down = self._taken_down, []
-        for text, head, options in back:
-            super().notify(text, title=head, markup=False, **options)
-        held, self._held_toasts = self._held_toasts, []
-        if held:
-            text, head, options = held_as_one(held)
-            self._show_toast(text, head, options)
 
     def report_theme_problems(self) -> None:
         problems: list[ThemeProblem] = self.theme_problems

@@ -9,11 +9,14 @@ Views that only show (`?`, `!`, a record read-only) let toasts through."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
 from textual.app import App
-from textual.notifications import SeverityLevel
+from textual.notifications import Notification, SeverityLevel
+from textual.timer import Timer
 
 BURST_S = 1.5
 TOAST_MAX_S = 5.0
@@ -96,3 +99,84 @@ def held_as_one(held: list[Toast]) -> Toast:
         severity = _worse(options.get("severity", "information"), severity)
     timeout = max(_timeout_of(options) for _, _, options in held)
     return "\n".join(lines), held[-1][1], {"severity": severity, "timeout": timeout}
+
+
+class ToastDesk:
+    """The toasts of one app, one per event: the app's `notify`, a dialog opening and a toast
+    going hand their part here (ui/app_base.py). `show` puts a toast up (Textual's own notify)."""
+
+    def __init__(self, app: App[None], show: Callable[[str, str, ToastOptions], None]) -> None:
+        self.app = app
+        self._show = show
+        self.log = ToastLog()
+        self._held: list[Toast] = []  # raised while a dialog waits: shown as one when it closes
+        self._taken_down: list[Toast] = []  # up when a dialog opened: back as they were
+        self._held_timer: Timer | None = None
+
+    def notify(self, text: str, head: str, options: ToastOptions) -> None:
+        """A toast asked for (its words sanitized already)."""
+        options = capped(options)
+        if asking_the_person(self.app):
+            self._held = [*self._held, (text, head, options)]
+            self._release_later()
+            return
+        self._show_toast(text, head, options)
+
+    def dialog_opens(self, screen: object) -> None:
+        """A dialog opening over toasts still up takes them down; each comes back as it was
+        when it closes (a "Started l1" toast sat over the sweep's confirm)."""
+        shown = list(self.app._notifications)  # Textual's toasts up now (its own private list)
+        if is_dialog(screen) and shown:  # taken down from the screen beneath first
+            self._hold(shown)
+
+    def _hold(self, shown: list[Notification]) -> None:
+        for notification in shown:
+            self.log.shown_until.pop(notification.message, None)  # shown again on release, not taken for a repeat
+            left = notification.time_left  # back alone, for the time it had left: joined with
+            if left >= 1:                  # others, or whole again, toasts snowballed dialog by dialog
+                self._taken_down = [*self._taken_down, (notification.message, notification.title,
+                                                        {"severity": notification.severity, "timeout": left})]
+        self.app.clear_notifications()
+        self._release_later()
+
+    def _release_later(self) -> None:
+        if self._held_timer is None:
+            self._held_timer = self.app.set_interval(0.2, self._release_held)
+
+    def _show_toast(self, text: str, head: str, options: ToastOptions) -> None:
+        log = self.log
+        now = time.time()
+        if log.seen(text, now):
+            return  # the same event again: one toast
+        if log.in_burst(now):  # joins the toast shown just before, shown as one when the burst ends
+            if not log.pending:
+                self.app.set_timer(BURST_S, self._end_burst)
+            log.pending.append((text, head, options))
+            log.note(text, now, options)
+            return
+        log.start(text, now, options)
+        self._show(text, head, options)
+
+    def _end_burst(self) -> None:
+        log = self.log
+        pending, log.pending = log.pending, []
+        if not pending:
+            return
+        for shown in [n for n in self.app._notifications if n.message == log.first_text]:
+            self.app._unnotify(shown)  # the burst's first toast, replaced by all of it
+        text, head, options = held_as_one([(log.first_text, "", log.first_options), *pending])
+        log.first_text, log.first_options = text, options
+        self._show(text, head, options)
+
+    def _release_held(self) -> None:
+        if asking_the_person(self.app):
+            return
+        if self._held_timer is not None:
+            self._held_timer.stop()
+            self._held_timer = None
+        back, self._taken_down = self._taken_down, []
+        for text, head, options in back:
+            self._show(text, head, options)
+        held, self._held = self._held, []
+        if held:
+            self._show_toast(*held_as_one(held))

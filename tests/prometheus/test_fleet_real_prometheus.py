@@ -336,18 +336,18 @@ async def test_a_prometheus_added_or_edited_while_the_app_is_open_is_used_at_onc
         help_text = str(app.main_screen.query_one(FleetPane).query_one(".fleet-help").render())
         assert "[[prometheus]]" in help_text  # says how to add one
         outside()
-        await app.check_disk()
+        await app.saving.check_disk()
         title, state, rows = await _until(pilot, app, lambda t, s, r: "hosts" in t)
         assert title == "Fleet · lab · 4/4 hosts"
         assert _host_rows(rows) == ["▸node-a", " node-b", " node-c", " node-d"]
 
         outside(match={"fleet_kind": "dcgm"})  # node-a's and node-c's dcgm-exporter only
-        await app.check_disk()
+        await app.saving.check_disk()
         title, state, rows = await _until(pilot, app, lambda t, s, r: "2/2 hosts" in t)
         assert _host_rows(rows) == ["▸node-a", " node-c"] and "node-a:30000" not in rows
 
         outside(match='{fleet_kind=~"dcgm|sglang"}')  # and node-a's server again
-        await app.check_disk()
+        await app.saving.check_disk()
         title, state, rows = await _until(pilot, app, lambda t, s, r: "node-a:30000" in r)
         assert _host_rows(rows) == ["▸node-a", " node-c"]
 

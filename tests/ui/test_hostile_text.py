@@ -68,7 +68,7 @@ async def test_every_surface_shows_hostile_text_inert(name, tmp_path):
                        visible=False)
 
         # Main tab: header (title, a host's state quoting an SSH error), banner, targets, board.
-        app.set_host_state("gpu1", f"reconnecting: {vector}")
+        app.feeds.set_host_state("gpu1", f"reconnecting: {vector}")
         await pilot.pause()
         check("header", "#header")
         check("banner", "#banner")

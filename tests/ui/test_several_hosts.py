@@ -155,7 +155,7 @@ async def test_a_host_added_to_the_file_while_open_is_connected(nodes, ssh_confi
         # another writer (a shell, `cockpit` elsewhere) adds node2 to the file
         on_disk = load_session(path)
         save_session(on_disk.model_copy(update={"hosts": [*on_disk.hosts, nodes[1].host()]}), path)
-        await app.check_disk()
+        await app.saving.check_disk()
         await until(lambda: gpu_hosts(app) == {"node1", "node2"}, pilot, timeout=30)
         deck = log_deck(app)
         await until(lambda: "node2" in deck.panes and any("node2: server started" in t
@@ -164,7 +164,7 @@ async def test_a_host_added_to_the_file_while_open_is_connected(nodes, ssh_confi
         # and removed again: its feeds stop, its GPUs and log pane go
         on_disk = load_session(path)
         save_session(on_disk.model_copy(update={"hosts": on_disk.hosts[:1]}), path)
-        await app.check_disk()
+        await app.saving.check_disk()
         await pilot.pause(0.5)
         assert gpu_hosts(app) == {"node1"} and "node2" not in deck.panes
         assert not [w for w in app.workers if w.group.startswith("live-") and w.group.endswith("@node2")

@@ -110,8 +110,8 @@ async def test_a_host_that_drops_raises_an_alert_and_the_bell_setting_is_saved(s
         rang: list[bool] = []
         app.bell = lambda: rang.append(True)  # type: ignore[method-assign]
         await pilot.press("ctrl+g")
-        app.set_host_state("lxc", "connected")
-        app.set_host_state("lxc", "reconnecting in 8 s")
+        app.feeds.set_host_state("lxc", "connected")
+        app.feeds.set_host_state("lxc", "reconnecting in 8 s")
         await pilot.pause()
         assert "⚠ host lxc dropped: reconnecting in 8 s" in screen_text(app).splitlines()[0]
         assert rang == [True]

@@ -14,8 +14,8 @@ async def test_at_80x24_every_host_the_banner_fallback_and_the_judged_column_sho
     app = make_app(example_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        app.set_host_state("proxmox", "connected")  # the green dot says it
-        app.set_host_state("lxc", "reconnecting in 8 s")
+        app.feeds.set_host_state("proxmox", "connected")  # the green dot says it
+        app.feeds.set_host_state("lxc", "reconnecting in 8 s")
         await pilot.pause()
         lines = screen_text(app).splitlines()
         assert "● local  ● proxmox  ● lxc reconnecting in 8 s" in lines[0], lines[0]

@@ -199,7 +199,7 @@ async def test_an_explicit_save_over_a_broken_file_keeps_it_as_bak(session_path)
         await pilot.press("ctrl+o", "greater_than_sign")
         broken = 'title = "half an edit\n'
         session_path.write_text(broken)
-        app._autosave()  # an autosave does not write over a file that does not load
+        app.saving.run_autosave()  # an autosave does not write over a file that does not load
         assert session_path.read_text() == broken and app.unsaved_edits == 1
         await pilot.press("ctrl+s")  # the first says why it does not load (autosave is off: nothing has)
         await pilot.pause()

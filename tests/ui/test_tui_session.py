@@ -120,7 +120,7 @@ async def test_an_outside_change_is_picked_up_when_there_are_no_local_edits(sess
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         _outside_add(session_path, "added from a shell")
-        await app.check_disk()
+        await app.saving.check_disk()
         await pilot.pause()
         assert task(app, "t6").title == "added from a shell"
         assert "added from a shell" in screen_text(app)
@@ -135,7 +135,7 @@ async def test_an_outside_change_is_merged_with_unsaved_local_edits(session_path
         await pilot.pause()
         await pilot.press("ctrl+o", "greater_than_sign")  # autosave off, t1 -> doing
         _outside_add(session_path, "added from a shell")
-        await app.check_disk()
+        await app.saving.check_disk()
         await pilot.pause()
         assert task(app, "t6").title == "added from a shell" and task(app, "t1").status.value == "doing"
         assert app.unsaved_edits == 1, "the local edit is still unsaved"

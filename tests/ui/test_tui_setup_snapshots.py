@@ -77,8 +77,8 @@ def test_an_alert_in_the_header(snap_compare, example_path):
 
     async def run_before(pilot) -> None:  # noqa: ANN001
         await pilot.pause()
-        pilot.app.set_host_state("lxc", "connected")
-        pilot.app.set_host_state("lxc", "reconnecting in 8 s")
+        pilot.app.feeds.set_host_state("lxc", "connected")
+        pilot.app.feeds.set_host_state("lxc", "reconnecting in 8 s")
         await pilot.pause()
 
     assert snap_compare(make_app(example_path), terminal_size=(120, 40), run_before=run_before)

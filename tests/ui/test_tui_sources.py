@@ -82,7 +82,7 @@ async def test_host_state_shows_in_the_header(session_path):
     app = make_app(session_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        app.set_host_state("lxc", "reconnecting in 8 s")
+        app.feeds.set_host_state("lxc", "reconnecting in 8 s")
         await pilot.pause()
         assert "lxc reconnecting in 8 s" in screen_text(app)
 
@@ -98,9 +98,9 @@ async def test_host_events_reach_the_header_by_their_type(session_path):
     app = make_app(session_path)
     async with app.run_test(size=(220, 40)) as pilot:
         await pilot.pause()
-        app._host_event(HostDisconnected("gpu9", "connection reset", 8.0))
-        app._host_event(HostConnected("gpu7"))
-        app._host_event(HostConnectedLookalike())
+        app.feeds.host_event(HostDisconnected("gpu9", "connection reset", 8.0))
+        app.feeds.host_event(HostConnected("gpu7"))
+        app.feeds.host_event(HostConnectedLookalike())
         await pilot.pause()
         text = screen_text(app)
         assert "gpu9 reconnecting in 8 s" in text and "gpu7 connected" in text

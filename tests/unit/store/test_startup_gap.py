@@ -140,7 +140,7 @@ def test_the_tui_keeps_an_add_made_at_any_moment_of_its_start_up(path, monkeypat
         async def drive() -> None:
             async with self.run_test(headless=True) as pilot:
                 await pilot.pause()
-                await self.check_disk()
+                await self.saving.check_disk()
                 await pilot.pause()
                 seen["tasks"] = {t.title for t in self.editor.session.tasks}
                 seen["header"] = str(self.main_screen.query_one("#header-dirty").render())
