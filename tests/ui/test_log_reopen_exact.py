@@ -62,4 +62,4 @@ async def test_the_strip_says_what_its_peak_and_bars_cover(session_path) -> None
         pane = app.main_screen.query_one(LogPane)
         feed_text(pane, decode_lines(30))
         await until(pilot, lambda: "↑ peak of the lines read" in screen_text(app))
-        assert "bars: last 15 min (log time)" in screen_text(app)
+        assert "bars: 15 min of log time" in screen_text(app)
