@@ -1,13 +1,13 @@
 """A campaign's day in tmux at 80x24 and at 200x50, typed as a person does it, stray keys
 included (issue 39): day one's toast stays off the footer and leaves nothing after a
-restart; the Benchmarks table tells the two profiles' rows apart; a stray key says
-it does nothing; the Search view shows each trial's changed flags and says what each launch
-count is; `v` in Packages records the host's versions or says why it cannot; the findings
-view and the header count the same; the log strip's figures carry their units and say what
-they cover; a search in the log left at its 3rd match; a new task, a stray `u` that undoes it
-and the redo that brings its words back; every footer's keys are whole; quit, reopen, and no
-toast is left over the status line or the footer, the log at the same match. Then the saved
-file holds what was typed.
+restart; the Benchmarks table tells the two profiles' rows apart; a stray key says it does
+nothing; the Search view shows each trial's changed flags and says what each launch count
+is; the sweep form shows the chosen dataset's fields and its keys; `v` in Packages records
+the host's versions or says why it cannot; the findings view and the header count the same;
+the log strip's figures carry their units and say what they cover; a search in the log left
+at its 3rd match; a new task, a stray `u` that undoes it and the redo that brings its words
+back; every footer's keys are whole; quit, reopen, and no toast is left over the status line
+or the footer, the log at the same match. Then the saved file holds what was typed.
 
 The session is tests/day_session.py's (the example campaign after a day: two profiles swept
 on one workload, a finished search). Nothing here is a stand-in: the real `cockpit` process.
@@ -127,6 +127,15 @@ def test_a_day_with_stray_keys(tmux, tmp_path: Path, size: tuple[int, int]):
     _until(tmux, "↑ TTFT p99 ms")
     tmux.keys("Escape")
     tmux.wait_for(" prof ")
+
+    # the sweep form from the Launch tab: the chosen dataset's fields only, its keys' hint shown
+    tmux.keys("7")
+    tmux.wait_for("New sweep")  # the footer's key
+    tmux.keys("b")
+    screen = _until(tmux, "Concurrencies", "ctrl+s: save")
+    assert "GSP groups" not in screen and "Trace rounds" not in screen, screen
+    tmux.keys("Escape")
+    tmux.wait_until(lambda s: "Concurrencies" not in s, "the form closed")
 
     # Packages: `v` records what the host runs now, or says why it cannot
     tmux.keys("6")
