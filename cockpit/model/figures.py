@@ -8,6 +8,7 @@ decimals and no unit). Plain Python: the TUI, the handoff and the CLI word figur
     figure(4445.01, "tok/s")               -> "4,445 tok/s"
     figure(812.4, "W", stat="mean", window="main run") -> "812 W mean over main run"
     share(0.7412)                          -> "74%"
+    compact(12_345)                        -> "12k"        (a narrow cell: the log strip)
 """
 
 from __future__ import annotations
@@ -18,10 +19,10 @@ DASH = "—"
 """What an absent figure shows."""
 
 
-def number(value: float | int | None) -> str:
+def number(value: float | int | None, decimals: int = 2) -> str:
     """`value` at sensible precision: whole numbers and 100 or more without decimals and
-    with thousands separators, from 1 to 100 at most two decimals, below 1 three significant
-    digits (a tok/J of 0.00298 must not read 0); trailing zeros off."""
+    with thousands separators, from 1 to 100 at most `decimals` (two) decimals, below 1 three
+    significant digits (a tok/J of 0.00298 must not read 0); trailing zeros off."""
     if value is None:
         return DASH
     v = float(value)
@@ -29,8 +30,30 @@ def number(value: float | int | None) -> str:
         return f"{v:,.0f}"
     if abs(v) < 1:
         digits = 2 - math.floor(math.log10(abs(v)))  # three significant digits, never an exponent
-        return f"{v:.{digits}f}".rstrip("0").rstrip(".")
-    return f"{v:,.2f}".rstrip("0").rstrip(".")
+        return _trimmed(f"{v:.{digits}f}")
+    return _trimmed(f"{v:,.{decimals}f}")
+
+
+def _trimmed(text: str) -> str:
+    """Trailing zeros after the point off (`48.50` -> `48.5`, `7.00` -> `7`)."""
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def compact(value: float | int | None, like: float | None = None) -> str:
+    """`value` in at most four characters past its sign, for a narrow cell: below 1000 as
+    `number` gives it, from 1000 in k (`1.2k`, `12k`), from a million in M. `like` picks the
+    scale instead (a peak beside its current value: `0.8k ↑1.2k`, one scale for both)."""
+    if value is None:
+        return DASH
+    top = abs(float(like if like is not None else value))
+    for scale, suffix in ((1e6, "M"), (1e3, "k")):
+        if top >= scale:
+            digits = 0 if top >= 9.95 * scale else 1
+            text = f"{value / scale:.{digits}f}"
+            if value and float(text) == 0:  # 12 beside a 4.4k peak: its own scale, never "0.0k"
+                return compact(value)
+            return text + suffix
+    return number(value, decimals=1)
 
 
 def share(fraction: float | None) -> str:

@@ -1,10 +1,13 @@
 """A campaign's day in tmux at 80x24 and at 200x50, typed as a person does it, stray keys
 included (issue 39): day one's toast stays off the footer and leaves nothing after a
-restart; the Benchmarks table tells the two profiles' rows apart; a stray key says
-it does nothing; the Search view shows each trial's changed flags and says what each launch
-count is; `v` in Packages records the host's versions or says why it cannot; the findings
-view and the header count the same; every footer's keys are whole; quit, reopen, and no
-toast is left over the status line or the footer. Then the saved file holds what was typed.
+restart; the Benchmarks table tells the two profiles' rows apart; a stray key says it does
+nothing; the Search view shows each trial's changed flags and says what each launch count
+is; the sweep form shows the chosen dataset's fields and its keys; `v` in Packages records
+the host's versions or says why it cannot; the findings view and the header count the same;
+the log strip's figures carry their units and say what they cover; a search in the log left
+at its 3rd match; a new task, a stray `u` that undoes it and the redo that brings its words
+back; every footer's keys are whole; quit, reopen, and no toast is left over the status line
+or the footer, the log at the same match. Then the saved file holds what was typed.
 
 The session is tests/day_session.py's (the example campaign after a day: two profiles swept
 on one workload, a finished search). Nothing here is a stand-in: the real `cockpit` process.
@@ -20,7 +23,7 @@ from day_session import day_session
 
 from tmux_driver import cockpit_program, tmux  # noqa: F401  (tmux is the fixture)
 
-from cockpit.store.toml_store import load_session
+from cockpit.store.toml_store import load_session, save_session
 
 FOOTER_END = "▏^p palette"
 TOAST_WORDS = ("Created", "empty campaign", "file's name")
@@ -43,6 +46,24 @@ def _flat(screen: str) -> str:
 def _until(tmux, *texts: str) -> str:  # noqa: ANN001
     """The screen once every text is on it (a view is drawn in more than one frame)."""
     return tmux.wait_until(lambda s: all(t in _flat(s) for t in texts), " and ".join(texts))
+
+
+def _with_a_log(path: Path) -> None:
+    """The local host's server log: decode lines with six `needle` lines among them (the
+    tmux walk's own: the snapshot tests keep day_session's file without one)."""
+    log = path.with_name("server.log")
+    lines = []
+    for i in range(300):
+        s = i * 2
+        lines.append(f"[2026-11-29 08:{s // 60 % 60:02d}:{s % 60:02d} TP0] Decode batch. #running-req: {10 + i % 7}, "
+                     f"#token: {5000 + 40 * i}, token usage: {0.1 + (i % 10) / 20:.2f}, "
+                     f"gen throughput (token/s): {800 + 37.13 * (i % 13):.2f}, #queue-req: {i % 4}")
+    for k in range(6):
+        lines[40 + 45 * k] = f"[2026-11-29 08:00:00 TP0] needle number {k + 1}"
+    log.write_text("\n".join(lines) + "\n")
+    session = load_session(path)
+    session.hosts[0].log_path = str(log)
+    save_session(session, path)
 
 
 def _row(screen: str, ident: str) -> str:
@@ -79,6 +100,7 @@ def test_a_day_with_stray_keys(tmux, tmp_path: Path, size: tuple[int, int]):
     width, height = size
     _day_one_then_restart(tmux, tmp_path, width, height)
     path = day_session(tmp_path)
+    _with_a_log(path)
     before = load_session(path)
     program = f"{cockpit_program()} {path}"
     tmux.start(program, width=width, height=height)
@@ -106,6 +128,15 @@ def test_a_day_with_stray_keys(tmux, tmp_path: Path, size: tuple[int, int]):
     tmux.keys("Escape")
     tmux.wait_for(" prof ")
 
+    # the sweep form from the Launch tab: the chosen dataset's fields only, its keys' hint shown
+    tmux.keys("7")
+    tmux.wait_for("New sweep")  # the footer's key
+    tmux.keys("b")
+    screen = _until(tmux, "Concurrencies", "ctrl+s: save")
+    assert "GSP groups" not in screen and "Trace rounds" not in screen, screen
+    tmux.keys("Escape")
+    tmux.wait_until(lambda s: "Concurrencies" not in s, "the form closed")
+
     # Packages: `v` records what the host runs now, or says why it cannot
     tmux.keys("6")
     tmux.wait_for("Record versions")
@@ -123,10 +154,37 @@ def test_a_day_with_stray_keys(tmux, tmp_path: Path, size: tuple[int, int]):
     header = re.search(r"◆ (\d+) finding", screen)
     assert (int(header.group(1)) if header else 0) == listed, screen
 
-    # stray keys on the board, then save and quit
+    # stray keys on the board
     tmux.keys("1", "j", "z")  # a step down the board, then a key bound nowhere there
     tmux.wait_for("'z' does nothing in")
     tmux.wait_until(lambda s: "does nothing" not in s, "the stray key's toast gone", timeout=10)
+
+    # a new task, then a burst with a stray `u` that undoes it: redo brings the words back
+    words = "Profile decode at c=64 with nsys"
+    tmux.keys("a")
+    tmux.wait_for("New task in")
+    tmux.keys(words, "Enter")
+    tmux.wait_until(lambda s: "Profile decode" in s and "New task in" not in s, "the new task on the board")
+    tmux.keys("u")
+    tmux.wait_until(lambda s: "Profile decode" not in s, "the stray u's undo")
+    tmux.keys("C-r")
+    tmux.wait_for("Profile decode")
+
+    # the log: the strip's figures carry their units and say what they cover; a search left at
+    # its 3rd match of 6
+    tmux.keys("/")
+    tmux.wait_for("Search the log")
+    tmux.keys("needle", "Enter")
+    tmux.wait_for("of 6")
+    tmux.keys("N", "N", "N")
+    screen = _until(tmux, "3 of 6", "needle number 3")
+    if height >= 50:  # the strip has the room at 200x50 (at 80x24 the log pane is its lines)
+        strip = _flat(screen)
+        assert re.search(r"gen tok/s \d[\d.,]*k? ↑\d[\d.,]*k? ", strip), screen  # a unit, no 1245.69
+        assert "↑ peak of the lines read · bars: 15 min of log time" in strip, screen
+        assert re.search(r"kv \d+% ↑\d+%", strip), screen
+
+    # save and quit
     tmux.keys("C-s")
     tmux.wait_for(" saved")
     tmux.keys("q")
@@ -135,18 +193,22 @@ def test_a_day_with_stray_keys(tmux, tmp_path: Path, size: tuple[int, int]):
 
     saved = load_session(path)
     # the stray keys changed nothing: every task where it was, every record kept
-    assert [(t.id, t.status) for t in saved.tasks] == [(t.id, t.status) for t in before.tasks]
+    assert [(t.id, t.status) for t in saved.tasks if t.title != words] == [(t.id, t.status) for t in before.tasks]
+    assert [t.title for t in saved.tasks if t.title == words] == [words]  # the person's words, redone
+    assert saved.ui.log.search == "needle" and "needle number 3" in (saved.ui.log.match_line or "")
     assert [b.id for b in saved.benchmarks] == [b.id for b in before.benchmarks]
     assert {b.id: b.profile for b in saved.benchmarks}["b7"] == "l2"
     assert saved.searches[0].trial[3].repeat_of == 2
     if recorded:  # the versions the host runs now, with when they were read
         assert any(p.captured is not None for p in saved.packages), saved.packages
 
-    # reopen: the view comes back whole, header to footer, with what the file holds
+    # reopen: the view comes back whole, header to footer, with what the file holds, and the
+    # log at the same match
     tmux.start(program, width=width, height=height)
     screen = _until(tmux, "Targets", FOOTER_END)
     assert "cockpit" in screen.splitlines()[0], screen
     _footer_whole(screen)
+    _until(tmux, "3 of 6", "needle number 3")
     tmux.keys("4")
     screen = _until(tmux, " prof ", "b7 ", FOOTER_END)
     assert " l2 " in _row(screen, "b7"), screen

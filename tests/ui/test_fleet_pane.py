@@ -89,7 +89,7 @@ async def test_the_demo_fleet_tab_shows_the_replay(monkeypatch) -> None:
         await pilot.pause()
         assert not app.main_screen.query_one(TabBar).hidden and "Handoff F Fleet" in screen_text(app)
         await pilot.press("F")
-        rows = re.compile(r"node-a +\S+ +[\d.]+/5\.6 kW \d+% +\d+%.*\n.*node-a:30000 +\d+ ")
+        rows = re.compile(r"node-a +\S+ +[\d.]+/5\.6 kW \d+% +\d+%.*\n.*node-a:30000 +[\d,]+ ")
         await until(lambda: rows.search(screen_text(app)) is not None and "answered" in screen_text(app), pilot)
         text = screen_text(app)
         assert "Fleet · demo replay · 2/3 hosts" in text
@@ -150,3 +150,23 @@ async def test_a_failed_query_is_a_state_with_the_reason() -> None:
     model = FleetModel("lab", "http://x")
     snap = model.failed(PrometheusError("unauthorized", "Prometheus refused the credentials in $P (HTTP 401)"), 1.0)
     assert snap.state == "failing" and snap.error_kind == "unauthorized" and "$P" in (snap.error or "")
+
+
+async def test_the_figures_carry_units_and_sensible_precision_and_the_history_its_window() -> None:
+    """The one formatter (model/figures.py) on the Fleet tab: power with kW and its share of the
+    limit, utilisation in %, gen tok/s thousands-separated, latencies in ms or s with a decimal at
+    most, and both sparkline columns say the history they cover."""
+    snap = await recorded_snapshot_async(3)
+    async with fleet_app(snap).run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        text = screen_text(pilot.app)
+    assert re.search(r"node-a +\S+ +\d+(\.\d)?/\d+(\.\d)? kW \d+% +\d+% ", text), text
+    assert re.search(r"node-b +\S+ +\d+(\.\d)? kW no limit", text), text
+    row = next(line for line in text.splitlines() if "node-a:30000" in line)
+    gen, ttft, itl = row.split()[2:5]  # past the border and the instance
+    assert re.fullmatch(r"\d{1,3}(,\d{3})*", gen), row  # 1,500: no stray decimals
+    unit = r"\d+(\.\d)?(ms|s)"
+    assert re.fullmatch(f"{unit}/{unit}", ttft) and re.fullmatch(f"{unit}/{unit}", itl), row
+    assert "power, last 1 min" in text and "tok/s, last 1 min" in text, text  # the history's window
+    assert "rate over 4 s, percentiles over 60 s" in re.sub(r"[\s┃]+", " ", text), text  # wrapped
+    assert not re.search(r"\d\.\d\d", text), text  # never two decimals on a narrow table

@@ -70,6 +70,35 @@ async def test_slash_on_the_board_opens_the_log_search(session_path):
         assert app.main_screen.shown_pane("log").view_state.search == "ud>a"
 
 
+async def test_slash_from_every_tab_and_its_focused_pane_searches_the_log(example_path):
+    """On every tab `/` where the focus is reaches the log's search (no pane takes it for
+    itself); from the Benchmarks table and the Handoff text, pressed, it asks for the log's
+    pattern and what is typed goes there, not to the pane."""
+    from cockpit.ui.keys.actions import TABS
+    from cockpit.ui.widgets.log.log_pane import LogPane
+
+    app = make_app(example_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.main_screen
+        await until(lambda: all(screen.query(f"#{tab}") for tab, *_ in TABS), pilot)
+        for tab, *_ in TABS:  # no focusable pane on any tab takes `/` for itself, but the log
+            top = screen.query_one(f"#{tab}")
+            panes = [w for w in (top, *top.query("*")) if w.can_focus]
+            takers = [w for w in panes if w._bindings.key_to_bindings.get("slash") and not isinstance(w, LogPane)]
+            assert panes and not takers, (tab, takers)
+        before = app.editor.session.model_dump()
+        for key in ("4", "0"):  # a table that takes letters; the handoff's text
+            await pilot.press(key)
+            await pilot.press("slash")
+            await until(lambda: isinstance(app.screen, PromptScreen), pilot)
+            await pilot.press(*keys_for(f"dx{key}"), "enter")  # board and table keys, typed as the pattern
+            await until(lambda: not isinstance(app.screen, PromptScreen), pilot)
+            assert screen.active_tab == "main" and screen.focused_key() == "log", key
+            assert screen.shown_pane("log").view_state.search == f"dx{key}", key
+        assert app.editor.session.model_dump() == before  # nothing typed ran as a pane's command
+
+
 async def test_d_on_the_board_needs_a_second_press(session_path):
     app = make_app(session_path)
     async with app.run_test(size=(120, 40)) as pilot:

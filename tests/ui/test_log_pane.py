@@ -356,10 +356,10 @@ async def test_a_big_file_opened_at_its_end_shows_whole_log_figures_at_once() ->
             if isinstance(item, SummaryBefore):
                 await pilot.pause()
                 first = strip.render().plain.splitlines()[0]
-                assert "whole log: gen ↑4.3k run ↑77 queue ↑12k errors: cuda_oom" in first, first
+                assert "whole log: gen ↑4.3k tok/s run ↑77 req queue ↑12k req errors: cuda_oom" in first, first
         await pilot.pause()
         assert pane.metrics.summary.get("decode_lines", 0) >= 905
-        assert "whole log: gen ↑4.3k run ↑77" in strip.render().plain.splitlines()[0]
+        assert "whole log: gen ↑4.3k tok/s run ↑77 req" in strip.render().plain.splitlines()[0]
 
 
 async def test_a_preview_is_replaced_by_the_full_backlog(tmp_path: Path) -> None:

@@ -62,4 +62,26 @@ async def test_the_strip_says_what_its_peak_and_bars_cover(session_path) -> None
         pane = app.main_screen.query_one(LogPane)
         feed_text(pane, decode_lines(30))
         await until(pilot, lambda: "↑ peak of the lines read" in screen_text(app))
-        assert "bars: last 15 min (log time)" in screen_text(app)
+        assert "bars: 15 min of log time" in screen_text(app)
+
+
+async def test_the_same_log_read_again_shows_the_same_figures_and_peaks() -> None:
+    """Issue 39: the strip's peak (↑) changed on an unchanged log. Read twice through the
+    pipeline, as a reopen reads it, the same lines give the same cells, peaks included."""
+    from test_log_pane import PaneApp, text_batch, through_pipeline
+
+    from cockpit.ui.widgets.log.log_metrics_strip import LogMetricsStrip
+
+    lines = _log()
+    cells = []
+    for _ in range(2):
+        app = PaneApp()
+        async with app.run_test(size=(120, 30)) as pilot:
+            pane = app.query_one(LogPane)
+            await through_pipeline(pane, text_batch(lines))
+            await pilot.pause()
+            cells.append(pane.query_one(LogMetricsStrip).render().plain.splitlines()[1])
+    # the last line's figures; the peaks over every line read (1,244 tok/s, 16 running, 3 queued, 55%)
+    assert cells[0].startswith("gen tok/s 1.1k ↑1.2k "), cells[0]
+    assert "running 10 ↑16" in cells[0] and "queued 3 ↑3" in cells[0] and "kv 55% ↑55%" in cells[0], cells[0]
+    assert cells[1] == cells[0]

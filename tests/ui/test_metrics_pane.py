@@ -44,12 +44,13 @@ async def test_two_scrapes_show_rates_and_window_percentiles():
     async with app(TWO).run_test(size=(120, 40)) as pilot:
         pane = pilot.app.query_one(MetricsPane)
         assert text(pane, "metrics-state") == "ok · Qwen/Qwen3-32B"
-        assert "running 35  queued 3  KV 35 %  gen 1650 tok/s" in text(pane, "metrics-figures")
-        assert "in 30000 tok/s  out 9000 tok/s  req 20.00/s  (between the last 2 scrapes)" in " ".join(
+        # the one formatter (model/figures.py): thousands separated, a unit on each, a share in %
+        assert "running 35  queued 3  KV 35%  gen 1,650 tok/s" in text(pane, "metrics-figures")
+        assert "in 30,000 tok/s  out 9,000 tok/s  20 req/s  (between the last 2 scrapes)" in " ".join(
             text(pane, "metrics-figures").split("\n"))  # a rate says its window
         latency = text(pane, "metrics-latency").splitlines()
         assert latency[0].endswith("last 10 s")
-        assert latency[1].split() == ["TTFT", "920", "ms", "1.80", "s", "3.60", "s"]
+        assert latency[1].split() == ["TTFT", "920", "ms", "1.8", "s", "3.6", "s"]
         assert text(pane, "metrics-missing") == ""
 
 
@@ -58,7 +59,7 @@ async def test_a_0_5_server_with_a_pid_per_rank_shows_each_dp_group_once():
     pages = [scraped("sglang-0.5-dp2-tp4-pid-a.txt", 1000.0), scraped("sglang-0.5-dp2-tp4-pid-b.txt", 1010.0)]
     async with app(pages).run_test(size=(120, 40)) as pilot:
         pane = pilot.app.query_one(MetricsPane)
-        assert "running 30  queued 2  KV 55 %  gen 1820 tok/s" in text(pane, "metrics-figures")
+        assert "running 30  queued 2  KV 55%  gen 1,820 tok/s" in text(pane, "metrics-figures")
 
 
 async def test_a_failing_scrape_says_why_and_keeps_the_figures():

@@ -29,8 +29,9 @@ def test_the_pane_says_them_as_rates_and_shares() -> None:
     fold.add(sglang_scrape(parse_exposition(page(900, 100, 10.0, 3, 1e15))), 0.0)
     m = fold.add(sglang_scrape(parse_exposition(page(1800, 200, 14.0, 5, 3e15))), 5.0)
     line = signal_lines(m)[-1]
-    assert "decode w/o graph 10%" in line and "retract 0.40/s" in line and "GPU busy 80%" in line
-    assert "EPLB bal 0.65" in line and "accept len 2.50" in line and "400.0 TFLOP/s" in line
+    assert "decode w/o graph 10%" in line and "retract 0.4 req/s" in line and "GPU busy 80%" in line
+    assert "EPLB bal 0.65" in line and "accept len 2.5 tok" in line and "400 TFLOP/s" in line
+    assert line.endswith("(between the last 2 scrapes)"), line  # the rates say their window
 
 
 def test_a_page_without_them_adds_no_line_but_per_dp_ranks() -> None:

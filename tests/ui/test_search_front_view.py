@@ -81,3 +81,18 @@ async def test_the_search_form_shows_and_keeps_the_second_objective(tmp_path):
         search = app.controller.session.searches[0]
         assert search.objective == ["output_tok_s", "output_tok_per_joule"] and len(search.trial) == 5
         assert app.controller.session.journal[-1].kind == "search.edited"
+
+
+def test_a_front_longer_than_the_lines_says_where_the_rest_are_without_a_mouse():
+    """Issue 39: "3 more (hover the rows)" needed a mouse. Six points on the front, four shown:
+    the line says the other two are the table's ★ and ≈ rows, which the keys reach."""
+    from cockpit.ui.screens.search_front import FRONT_SHOWN, front_lines
+
+    trials = [_ok(n, {"--bs": 2 ** n}, 1000.0 + 100 * n, 10.0 - n) for n in range(6)]  # each trades one for the other
+    search = Search(id="q1", name="speed x energy", profile="l1", sweep="s1",
+                    objective=["output_tok_s", "output_tok_per_joule"], at_concurrency=64, trials=6,
+                    space={"--bs": [2 ** n for n in range(6)]}, trial=trials)
+    lines = front_lines(search).plain.splitlines()
+    assert lines[0].startswith("Pareto front, 6 point(s)")
+    assert len(lines) == 1 + FRONT_SHOWN + 1 and lines[-1] == "… 2 more (★ and ≈ in the table)", lines
+    assert not any("hover" in line or "click" in line for line in lines)

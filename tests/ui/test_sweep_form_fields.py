@@ -28,3 +28,13 @@ async def test_only_the_chosen_datasets_fields_are_shown(session_path):
         text = screen_text(app)
         assert "Trace rounds" not in text and "Dataset path" not in text
         assert not form.query_one("#field-mooncake_num_rounds").parent.display
+        # taller than 24 rows now: the keys reach the last field and the form scrolls to it
+        last = form.query_one("#field-extra_args")
+        for _ in range(30):
+            if app.focused is last:
+                break
+            await pilot.press("tab")
+        assert app.focused is last
+        await until(lambda: "Extra args" in screen_text(app), pilot, timeout=3)
+        shown = screen_text(app)
+        assert "Extra args" in shown and "ctrl+s: save" in shown, shown

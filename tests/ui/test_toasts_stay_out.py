@@ -4,6 +4,8 @@ left on the screen afterwards."""
 
 from __future__ import annotations
 
+import pytest
+
 from tui_support import make_app, screen_text, until
 
 from cockpit.ui.toasts import TOAST_MAX_S
@@ -99,3 +101,54 @@ def test_snapshot_80x24_after_a_restart(snap_compare, tmp_path):
         assert not pilot.app.query("Toast")
 
     assert snap_compare(make_app(path), terminal_size=(80, 24), run_before=run_before)
+
+
+
+def _reopened(folder, tab):  # noqa: ANN001, ANN202
+    """The file a restart opens: day one's empty campaign on its board, or the day's campaign
+    (tests/day_session.py) left on the Launch tab."""
+    from day_session import day_session
+
+    from cockpit.store.toml_store import load_session, save_session
+
+    if tab == "main":
+        return _day_one(folder)
+    path = day_session(folder)
+    session = load_session(path)
+    session.ui.active_tab = tab
+    save_session(session, path)
+    return path
+
+
+@pytest.mark.parametrize("tab", ["main", "launch"])
+async def test_80x24_the_restart_toast_leaves_nothing_on_the_terminal(tmp_path, monkeypatch, tab):
+    """Reopened at 80x24 (day one's board; the day's Launch tab, the toast over its detail pane),
+    the restart's toast goes on its own, no key pressed: what the app wrote to the terminal is,
+    cell for cell, what the app holds (the detail pane and the status line whole) and no word of
+    the toast. Without the redraw after a toast goes (app_base._unnotify) day one's toast stood
+    on the terminal until the next key (what tmux showed; a compositor capture never did)."""
+    from terminal_bytes import terminal_bytes, terminal_lines
+
+    import cockpit.ui.toasts as toasts
+
+    path = _reopened(tmp_path, tab)
+    monkeypatch.setattr(toasts, "TOAST_MAX_S", 1.0)  # its few seconds, shortened for the test
+    words = (f"Reopened {path.name}", "where you left")
+    with terminal_bytes(monkeypatch) as written:
+        app = make_app(path)
+        app.startup_notes.append(f"Reopened {path.name}: where you left it (its title is the file's name; "
+                                 "no server was running when it was saved)")
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
+            await until(lambda: any(words[0] in line for line in terminal_lines(written, 80, 24)), pilot)
+            if tab == "launch":
+                app.main_screen.show_run_status("l1 ■ stopped · l2 ■ stopped · no server running", {})
+            await until(lambda: not app.query("Toast"), pilot)
+            await pilot.pause(0.3)
+            held = [line.rstrip() for line in screen_text(app).splitlines()]
+            status_y = app.main_screen.query_one(RunStatus).region.y
+            shown = terminal_lines(written, 80, 24)
+    assert not [line for line in shown if any(word in line for word in words)], "\n".join(shown)
+    if tab == "launch":
+        assert any("python -m sglang.launch_server" in line for line in shown), "\n".join(shown)  # the detail
+        assert "no server running" in shown[status_y], "\n".join(shown)
+    assert shown == held, "\n".join(shown)  # every cell the toast covered drawn again

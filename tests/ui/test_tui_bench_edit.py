@@ -100,7 +100,8 @@ async def test_a_pasted_result_block_fills_the_new_benchmark_form(session_path):
 def test_snapshot_the_benchmark_edit_form(snap_compare, example_path) -> None:
     """Editing the example's first benchmark at 80x24: "Edit benchmark b1", the paste field
     first (its placeholder says what to paste), then label, profile and the figures filled; the
-    cursor on the label, where the form puts it."""
+    cursor on the label, where the form puts it. Taller than 24 rows: the fields scroll (the bar
+    at the right) and the hint's keys stay at the bottom."""
 
     async def run_before(pilot) -> None:  # noqa: ANN001
         await pilot.pause()

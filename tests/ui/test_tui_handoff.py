@@ -61,30 +61,67 @@ async def test_a_path_that_cannot_be_written_is_an_error_toast_not_a_crash(sessi
     assert in_the_way.is_dir() and not list(in_the_way.iterdir())
 
 
+def _six_hundred_lines(path):  # noqa: ANN001, ANN202
+    """benchmarks/bench_handoff.py's campaign: 48 swept runs and 350 tasks, a ~600-line handoff."""
+    from sweep_sessions import sweep_session
+
+    from cockpit.model.enums import TaskStatus
+    from cockpit.model.session import Session, Task
+    from cockpit.store.toml_store import save_session
+
+    base = sweep_session(4)
+    statuses = list(TaskStatus)
+    more = [Task(id=f"t{100 + i}", title=f"Check decode at c={2 ** (i % 11)} after change {i}",
+                 status=statuses[i % len(statuses)]) for i in range(350)]
+    save_session(Session.model_validate(base.model_copy(update={"tasks": [*base.tasks, *more]}).model_dump()), path)
+    return path
+
+
 async def test_a_big_handoff_does_not_hold_the_keys_and_W_at_once_writes_it(tmp_path):
-    """48 swept runs (issue 39: the first visit froze the app for seconds and the first `W`
-    wrote nothing): `0`, `W` at once and a tab key after them are all answered, the file is
-    the whole export, and the tab shows the document's last line once it is made."""
-    from sweep_sessions import write_sweep_session
+    """A ~600-line handoff, 48 swept runs (issue 39: the first visit froze the app for seconds,
+    the key after `0` waited 3-7.6 s and the first `W` wrote nothing): the key after `0` is
+    answered for no more of this process's CPU than another tab's first visit costs (the
+    document is made off the UI thread; wall time on a shared machine is the benchmark's,
+    benchmarks/bench_handoff.py), putting the made text on the tab takes the UI thread under
+    200 ms of CPU, `0` and `W` at once write the whole export, and the tab shows its last line."""
+    import time
 
     from cockpit.ui.widgets.session.text_views import HandoffView
 
-    path = write_sweep_session(tmp_path / "big.toml", 4)
+    path = _six_hundred_lines(tmp_path / "big.toml")
     target = path.with_name("big.handoff.md")
     app = make_app(path)
     async with app.run_test(size=(120, 40), notifications=True) as pilot:
         await pilot.pause()
+        screen = app.main_screen
+
+        async def cpu_of(*keys: str) -> float:
+            start = time.process_time()
+            await pilot.press(*keys)
+            await until(lambda: screen.active_tab == "main", pilot)
+            return time.process_time() - start
+
+        other = await cpu_of("4", "1")  # another tab's first visit, and back
+        after_0 = await cpu_of("0", "1")
+        assert after_0 < other + 0.2, (after_0, other)
         await pilot.press("0", "W")
         await until(target.exists, pilot)
         written = target.read_text(encoding="utf-8")
-        assert written == render_handoff(app.editor.session) and written.count("\n") > 200
-        view = app.main_screen.query_one(HandoffView)
+        assert written == render_handoff(app.editor.session) and written.count("\n") > 550
+        view = screen.query_one(HandoffView)
         await until(lambda: view.shown_whole, pilot)
+        text = view._source
+        view.show("")
+        await pilot.pause()
+        start = time.process_time()
+        view.show(text)
+        await pilot.pause()
+        assert time.process_time() - start < 0.2  # the UI thread's share of a 600-line handoff
         last = next(line for line in reversed(written.splitlines()) if line.strip() and not line.startswith("|"))
         view.scroll_end(animate=False, immediate=True)
         await until(lambda: last.lstrip("#- ").strip()[:30] in screen_text(app), pilot)
         await pilot.press("1")
-        await until(lambda: app.main_screen.active_tab == "main", pilot)
+        await until(lambda: screen.active_tab == "main", pilot)
 
 
 def test_the_handoff_tab_shows_a_persons_text_as_written_and_commands_literally():

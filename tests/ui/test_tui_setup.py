@@ -125,6 +125,18 @@ async def test_setup_items_are_edited_deleted_and_undone_in_place(session_path):
         assert not isinstance(app.screen, HostForm)
 
 
+async def test_at_80x24_the_host_forms_url_placeholders_are_whole(tmp_path):
+    """Issue 39: the DCGM URL's placeholder was cut at 80x24, so what an empty field means
+    could not be read."""
+    app = make_app(_empty(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("2", "H")
+        await until(lambda: isinstance(app.screen, HostForm), pilot)
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "empty: http://127.0.0.1:9400/metrics (for GPU source dcgm)" in shown, shown
+
+
 async def test_a_dcgm_host_is_set_up_with_its_exporters_url_in_the_form(tmp_path):
     """GPU source dcgm reads dcgm-exporter's /metrics; its URL is a field of the form (it was
     reachable only by editing the file), checked as the metrics URL is."""

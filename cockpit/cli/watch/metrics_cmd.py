@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from cockpit.cli.seconds_arg import INTERVAL, TIMEOUT, WINDOW
 from cockpit.cli.watch.host_arg import file_word, first_connect, looks_like_file, resolve_failed
 from cockpit.ground.sanitize import sanitize
+from cockpit.model.figures import figure, number, share
 
 if TYPE_CHECKING:
     from cockpit.parse.metrics.prom_text import Exposition
@@ -100,7 +101,10 @@ def report(expo: Exposition, host: str | None, fold_snapshot: Any | None = None)
 
 
 def _ms(v: float | None) -> str:
-    return "—" if v is None or math.isnan(v) else f"{v * 1000:.0f} ms" if v < 1 else f"{v:.2f} s"
+    """A latency in the one formatter's words (model/figures.py): `920 ms`, `12.3 ms`, `1.8 s`."""
+    if v is None or math.isnan(v):
+        return "—"
+    return f"{number(v * 1000, decimals=1)} ms" if v < 1 else figure(v, "s")
 
 
 def render(out: dict[str, Any]) -> str:
@@ -108,14 +112,15 @@ def render(out: dict[str, Any]) -> str:
     s = out["sglang"]
     if s:
         models = ", ".join(out["models"]) or "?"
-        lines.append(f"SGLang ({models}): running {s.get('num_running_reqs', '—'):g}  "
-                     f"queued {s.get('num_queue_reqs', float('nan')):g}  "
-                     f"token usage {100 * s.get('token_usage', float('nan')):.0f} %  "
-                     f"gen {s.get('gen_throughput', float('nan')):.1f} tok/s")
+        usage = s.get("token_usage")
+        lines.append(f"SGLang ({models}): running {number(s.get('num_running_reqs'))}  "
+                     f"queued {number(s.get('num_queue_reqs'))}  "
+                     f"token usage {'—' if usage is None else share(usage)}  "
+                     f"gen {figure(s.get('gen_throughput'), 'tok/s')}")
     rates = out.get("rates") or {}
     if rates:
-        lines.append("rates: " + "  ".join(f"{k.removesuffix('_per_s').replace('_', ' ')} {v:.1f}/s"
-                                           for k, v in rates.items()))
+        lines.append("rates between the last 2 scrapes: " + "  ".join(
+            f"{k.removesuffix('_per_s').replace('_', ' ')} {number(v)}/s" for k, v in rates.items()))
     for key, title in (("latency_window_s", "window"), ("latency_since_start_s", "since start")):
         lat = out.get(key) or {}
         for name, q in lat.items():

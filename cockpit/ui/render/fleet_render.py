@@ -14,6 +14,7 @@ from collections.abc import Callable
 from rich.style import Style
 from rich.text import Text
 
+from cockpit.model.figures import number, share
 from cockpit.parse.metrics.fleet_snapshot import FleetHost, FleetServer, FleetSnapshot, bin_series
 from cockpit.ui.render.gpu_spark import BLOCKS, sparkline
 
@@ -37,26 +38,28 @@ ADD_ONE = (  # the prose is one line so it wraps at any width; the snippet fits 
 
 
 def _ms(v: float | None) -> str:
+    """A latency in the one formatter's number, unit glued (the column is narrow): `920ms`,
+    `12.3ms`, `1.8s`."""
     if v is None:
         return DASH
-    return f"{v * 1000:.0f}ms" if v < 1 else f"{v:.1f}s"
+    return f"{number(v * 1000, decimals=1)}ms" if v < 1 else f"{number(v, decimals=1)}s"
 
 
-def _kw(w: float) -> str:
-    return f"{w / 1000:.1f}" if w >= 1000 else f"{w:.0f}"
 
 
 def power_text(h: FleetHost) -> str:
-    """`4.9/5.6 kW 87%`, `4.9 kW, no limit`, or a dash."""
+    """`4.9/5.6 kW 87%`, `4.9 kW no limit`, or a dash (the one formatter's numbers)."""
     p, lim = h.power_w, h.limit_w
     if p is None:
         return DASH
     unit = "kW" if max(p, lim or 0) >= 1000 else "W"
+
+    def watts(w: float) -> str:  # both on the unit of the larger
+        return number(w / 1000, decimals=1) if unit == "kW" else number(w)
+
     if lim:
-        if unit == "kW":
-            return f"{p / 1000:.1f}/{lim / 1000:.1f} kW {100 * p / lim:.0f}%"
-        return f"{p:.0f}/{lim:.0f} W {100 * p / lim:.0f}%"
-    return f"{_kw(p)} {unit} no limit"
+        return f"{watts(p)}/{watts(lim)} {unit} {share(p / lim)}"
+    return f"{watts(p)} {unit} no limit"
 
 
 def gpu_blocks(h: FleetHost) -> str:
@@ -114,7 +117,7 @@ def header(snap: FleetSnapshot, width: int, pal: Pal) -> Text:
     t.append("\n")
     t.append(f"{'  server':{lay.name}} {'gen tok/s':>11} {'TTFT p50/p99':>16} {'ITL p50/p99':>14} ")
     if lay.srv_spark >= SPARK_MIN:
-        t.append(_cut("tok/s", lay.srv_spark))
+        t.append(_cut(f"tok/s, last {_history_words(snap.history_s)}", lay.srv_spark))
     return t
 
 
@@ -132,7 +135,7 @@ def host_row(h: FleetHost, snap: FleetSnapshot, lay: Layout, pal: Pal, selected:
     frac = (h.power_w / h.limit_w) if h.power_w and h.limit_w else None
     role = "foreground-muted" if frac is None else "power-near-limit" if frac >= 0.95 else "power-ok"
     t.append(f"{power_text(h):{lay.power}} ", style=pal(role))
-    util = f"{h.util_pct:.0f}%" if h.util_pct is not None else DASH
+    util = share(h.util_pct / 100) if h.util_pct is not None else DASH
     t.append(f"{util:>{lay.util}} ")
     t.append(_spark(h.power_history, snap, lay.spark), style=pal("primary"))
     return t
@@ -142,7 +145,7 @@ def server_row(s: FleetServer, snap: FleetSnapshot, lay: Layout, pal: Pal) -> Te
     t = Text()
     t.append(f"  {_cut(s.instance, lay.name - 2):{lay.name - 2}} ", style=pal("foreground-muted"))
     gen = s.get("gen_tok_s")
-    t.append(f"{(f'{gen:.0f}' if gen is not None else DASH):>11} ")
+    t.append(f"{(number(gen) if gen is not None else DASH):>11} ")
     ttft = f"{_ms(s.get('ttft_p50'))}/{_ms(s.get('ttft_p99'))}" if "ttft_p50" in s.figures else "no TTFT"
     itl = f"{_ms(s.get('itl_p50'))}/{_ms(s.get('itl_p99'))}" if "itl_p50" in s.figures else "no ITL"
     t.append(f"{ttft:>16} ", style=None if "ttft_p50" in s.figures else pal("warning"))

@@ -9,24 +9,27 @@ from __future__ import annotations
 
 from cockpit.live.metrics.server_metrics import QUANTILES, ServerMetrics
 from cockpit.live.metrics.server_metrics_series import SERIES, ServerMetricsSeries
+from cockpit.model.figures import figure, number, share
 from cockpit.parse.metrics.sglang_metrics import MISSING_HINTS
 from cockpit.ui.render.gpu_render import SPARK_WINDOW_S
 from cockpit.ui.render.gpu_spark import span_of, sparkline
 
 LATENCY_TITLES = (("ttft", "TTFT"), ("itl", "ITL"), ("e2e", "E2E"))
 DASH = "—"
+RATES_WINDOW = "between the last 2 scrapes"
+"""What every rate on the pane (tok/s, req/s, busy, FLOP/s) covers."""
 
 
 def seconds(v: float | None) -> str:
+    """A latency in the one formatter's words: `920 ms`, `12.3 ms` (a tenth of a ms at most:
+    `18.21 ms` said more than a percentile over a window holds), `1.85 s`."""
     if v is None:
         return DASH
-    if v < 1:
-        return f"{v * 1000:.0f} ms"
-    return f"{v:.2f} s" if v < 10 else f"{v:.1f} s"
+    return f"{number(v * 1000, decimals=1)} ms" if v < 1 else figure(v, "s")
 
 
-def _num(v: float | None, fmt: str = "{:g}") -> str:
-    return DASH if v is None else fmt.format(v)
+def _share(v: float | None) -> str:
+    return DASH if v is None else share(v)
 
 
 def state_line(m: ServerMetrics) -> str:
@@ -46,16 +49,15 @@ def figure_lines(m: ServerMetrics) -> list[str]:
     lines = []
     if g:
         usage = g.get("token_usage")
-        lines.append(
-            f"running {_num(g.get('num_running_reqs'))}  queued {_num(g.get('num_queue_reqs'))}  "
-            f"KV {_num(None if usage is None else usage * 100, '{:.0f} %')}  "
-            f"gen {_num(g.get('gen_throughput'), '{:.0f} tok/s')}")
+        lines.append(  # gauges: what the server says now
+            f"running {number(g.get('num_running_reqs'))}  queued {number(g.get('num_queue_reqs'))}  "
+            f"KV {_share(usage)}  gen {figure(g.get('gen_throughput'), 'tok/s')}")
     r = m.rates
     if r:
         lines.append(
-            f"in {_num(r.get('prompt_tokens_per_s'), '{:.0f} tok/s')}  "
-            f"out {_num(r.get('generation_tokens_per_s'), '{:.0f} tok/s')}  "
-            f"req {_num(r.get('requests_per_s'), '{:.2f}/s')}  (between the last 2 scrapes)")
+            f"in {figure(r.get('prompt_tokens_per_s'), 'tok/s')}  "
+            f"out {figure(r.get('generation_tokens_per_s'), 'tok/s')}  "
+            f"{figure(r.get('requests_per_s'), 'req/s')}  ({RATES_WINDOW})")
     elif m.scrapes == 1:
         lines.append("rates from the second scrape on")
     return lines
@@ -79,8 +81,8 @@ def latency_lines(m: ServerMetrics) -> list[str]:
 def _si(v: float, unit: str) -> str:
     for scale, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
         if abs(v) >= scale:
-            return f"{v / scale:.1f} {prefix}{unit}"
-    return f"{v:.0f} {unit}"
+            return f"{number(v / scale, decimals=1)} {prefix}{unit}"
+    return figure(v, unit)
 
 
 def signal_lines(m: ServerMetrics) -> list[str]:
@@ -92,25 +94,26 @@ def signal_lines(m: ServerMetrics) -> list[str]:
     ranks = sorted((k for k in running if k != ""), key=lambda k: (len(k), k))
     if len(ranks) >= 2:
         out.append("per DP rank run/queue " + "  ".join(
-            f"dp{k} {running[k]:.0f}/{queued.get(k, 0):.0f}" for k in ranks))
+            f"dp{k} {number(running[k])}/{number(queued.get(k, 0))}" for k in ranks))
     parts = []
     graph, none = m.graph_passes.get("decode_cuda_graph", 0.0), m.graph_passes.get("decode_none", 0.0)
     if graph + none > 0:
-        parts.append(f"decode w/o graph {none / (graph + none):.0%}")
+        parts.append(f"decode w/o graph {share(none / (graph + none))}")
     if "retracted_per_s" in r:
-        parts.append(f"retract {r['retracted_per_s']:.2f}/s")
+        parts.append(f"retract {figure(r['retracted_per_s'], 'req/s')}")
     if "gpu_busy" in r:
-        parts.append(f"GPU busy {min(1.0, r['gpu_busy']):.0%}")
+        parts.append(f"GPU busy {share(min(1.0, r['gpu_busy']))}")
     if "eplb_balancedness" in g:
-        parts.append(f"EPLB bal {g['eplb_balancedness']:.2f}")
+        parts.append(f"EPLB bal {number(g['eplb_balancedness'])}")
     if g.get("spec_accept_length"):
-        parts.append(f"accept len {g['spec_accept_length']:.2f}")
+        parts.append(f"accept len {figure(g['spec_accept_length'], 'tok')}")
     if "flops_per_s" in r:
         parts.append(_si(r["flops_per_s"], "FLOP/s"))
     if "read_bytes_per_s" in r:
         parts.append(_si(r["read_bytes_per_s"], "B/s read"))
     if parts:
-        out.append("  ".join(parts))
+        rated = any(key in r for key in ("retracted_per_s", "gpu_busy", "flops_per_s", "read_bytes_per_s"))
+        out.append("  ".join(parts) + (f"  ({RATES_WINDOW})" if rated else ""))
     return out
 
 
@@ -158,6 +161,7 @@ def chart_lines(series: ServerMetricsSeries, width: int, *, t_end: float | None,
             continue
         span = span_of(values)
         assert span is not None
-        unit = seconds if name.endswith("_p50") else (lambda v: f"{v:.0f}" if v >= 10 else f"{v:.2f}")
-        lines.append(f"{label:<{label_w}}{sparkline(values, spark_w)} {unit(span[0])}–{unit(span[1])}")
+        # the label names the unit (`out tok/s`, `req/s`); a latency says its own (ms or s)
+        word = seconds if name.endswith("_p50") else number
+        lines.append(f"{label:<{label_w}}{sparkline(values, spark_w)} {word(span[0])}–{word(span[1])}")
     return lines if len(lines) > 1 else []

@@ -38,7 +38,7 @@ def test_a_0_5_page_with_a_pid_per_rank_reads_each_dp_group_once():
     out = json.loads(cockpit(page, "--json").stdout)
     assert out["sglang"]["num_running_reqs"] == 20 and out["sglang"]["token_usage"] == 0.5
     text = cockpit(page).stdout
-    assert "running 20  queued 2  token usage 50 %  gen 1820.0 tok/s" in text
+    assert "running 20  queued 2  token usage 50%  gen 1,820 tok/s" in text  # the one formatter
 
 
 def test_dcgm_text_gives_gpus():

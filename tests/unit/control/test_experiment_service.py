@@ -95,6 +95,7 @@ async def test_start_ready_sweep_records_each_point_then_stop_leaves_nothing(tmp
         (stopped,) = await service.stop(["box"])
         assert stopped.error is None and stopped.result.clean and stopped.result.pid is not None
         assert not group_members(pgid)
+        assert not list(runs.glob("*/*.pid"))  # its PID file went with it (issue 39)
         assert any("server stopped on box" in t for t in _journal(path))
         assert "box" not in service.servers
     finally:

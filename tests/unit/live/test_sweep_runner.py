@@ -102,6 +102,9 @@ def test_four_point_sweep_records_four_benchmarks_with_power_and_tok_per_joule(t
     assert [type(e) for e in events if isinstance(e, (PointStarted, PointRecorded))] == [PointStarted, PointRecorded] * 4
     assert any(isinstance(e, PointProgress) and "%|" in e.line for e in events)
     assert [e.source for e in events if isinstance(e, PointRecorded)] == ["jsonl"] * 4
+    # each client's run-time PID file went when it ended (issue 39: 97 left after 12 sweeps)
+    sweeps = tmp_path / "runs" / "sweeps"
+    assert len(list(sweeps.glob("*.jsonl"))) == 4 and not list(sweeps.glob("*.pid"))
 
 
 def test_a_resumed_run_records_no_point_twice(tmp_path: Path, server) -> None:

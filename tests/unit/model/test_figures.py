@@ -27,3 +27,13 @@ def test_figures_carry_their_unit_statistic_and_window():
 def test_the_handoff_words_figures_with_the_same_formatter():
     for value in (4445.01, 48.25, 7.0, None, 0.5):
         assert _num(value) == number(value)
+
+
+def test_a_narrow_cell_gets_a_compact_figure_on_one_scale():
+    from cockpit.model.figures import compact
+
+    assert compact(789) == "789" and compact(12.345) == "12.3"  # below 1000: a decimal at most
+    assert compact(1234) == "1.2k" and compact(12_345) == "12k" and compact(3_400_000) == "3.4M"
+    assert compact(789, like=1234) == "0.8k"  # beside a peak of 1.2k: one scale
+    assert compact(12, like=4445.01) == "12"  # never "0.0k" for a figure that is not 0
+    assert number(4.93, decimals=1) == "4.9" and number(10.0, decimals=0) == "10"

@@ -15,11 +15,17 @@ from textual.widget import Widget
 
 from cockpit.ground.sanitize import sanitize
 from cockpit.live.log.metrics_snapshot import SERIES, MetricsSnapshot
+from cockpit.model.figures import compact, share
 
 _TITLES = {"gen_throughput": "gen tok/s", "running_req": "running", "queue_req": "queued",
            "token_usage": "kv"}
-_SHORT = {"gen_throughput": "gen", "running_req": "run", "queue_req": "queue", "token_usage": "kv"}
+_SHORT = {"gen_throughput": "tok/s", "running_req": "run", "queue_req": "queue", "token_usage": "kv"}
+"""A cell's title when its long one leaves no room for the figures: the throughput's keeps
+its unit (a bare `gen 4.4k` said nothing of what it counts); the others count requests, or
+are a share (`%`)."""
 _BARS = "▁▂▃▄▅▆▇█"
+ABSENT = "-"
+"""A figure the log has not given yet (a narrow cell: one column, where the formatter's dash is one too)."""
 
 
 def _listed(value: object) -> list[object]:
@@ -27,16 +33,14 @@ def _listed(value: object) -> list[object]:
     return list(value) if isinstance(value, (list, tuple)) else []
 
 
-def _fmt(value: float | None, name: str) -> str:
+def _fmt(value: float | None, name: str, like: float | None = None) -> str:
+    """The one formatter's figure (model/figures.py) for a narrow cell: a share for the KV
+    usage, else `compact` (`789`, `1.2k`) on the scale of `like`."""
     if value is None:
-        return "-"
+        return ABSENT
     if name == "token_usage":
-        return f"{value * 100:.0f}%" if value <= 1.0 else f"{value:.0f}%"
-    if value >= 10_000:
-        return f"{value / 1000:.0f}k"
-    if value >= 1000:
-        return f"{value / 1000:.1f}k"
-    return f"{value:.0f}" if value >= 10 or value == int(value) else f"{value:.1f}"
+        return share(value if value <= 1.0 else value / 100)
+    return compact(value, like)
 
 
 def _window(seconds: float) -> str:
@@ -45,22 +49,24 @@ def _window(seconds: float) -> str:
 
 FIGURES_WIDTH = 10
 """Room kept for a cell's figures ("9.9k ↑9.9k"): the cell's title is chosen by the cell's
-width alone, so it does not flip between `gen tok/s` and `gen` as the numbers grow."""
+width alone, so it does not flip between `gen tok/s` and `tok/s` as the numbers grow."""
+GEN_EXTRA = 2
+"""Columns the throughput's cell takes from the KV cell (whose figures are at most `100% ↑100%`),
+so `gen tok/s 9.9k ↑9.9k` fits a strip of 78 columns (the log pane at 80x24)."""
 
 
 def _figures(current: float | None, peak: float | None, name: str) -> str:
     """`current ↑peak` on one scale: both in k once either reaches 1000 ("0.8k ↑1.2k")."""
-    if name == "token_usage":
-        return f"{_fmt(current, name)} ↑{_fmt(peak, name)}"
     top = max((v for v in (current, peak) if v is not None), default=0.0)
-    if top < 1000:
-        return f"{_fmt(current, name)} ↑{_fmt(peak, name)}"
-    digits = 0 if top >= 9950 else 1
+    return f"{_fmt(current, name, top)} ↑{_fmt(peak, name, top)}"
 
-    def k(value: float | None) -> str:
-        return "-" if value is None else f"{value / 1000:.{digits}f}k"
 
-    return f"{k(current)} ↑{k(peak)}"
+def cell_widths(width: int, n: int) -> list[int]:
+    """Each cell's columns, its separator included: equal, but the throughput's (the first)
+    GEN_EXTRA wider and the last (KV) taking what is left."""
+    cell = width // n
+    widths = [cell + GEN_EXTRA, *([cell] * (n - 2))]
+    return [*widths, width - sum(widths)]
 
 
 def sparkline(points: tuple[tuple[float, float], ...], now: float | None, window_s: float,
@@ -126,9 +132,9 @@ class LogMetricsStrip(Widget):
             values = [float(v) for v in (before.get(key), now.get(key)) if isinstance(v, (int, float))]
             return max(values) if values else None
 
-        parts = [f"{title} ↑{_fmt(value, name)}" for title, key, name in (
-            ("gen", "max_gen_throughput", "gen_throughput"), ("run", "max_running_req", "running_req"),
-            ("queue", "max_queue_req", "queue_req")) if (value := peak(key)) is not None]
+        parts = [f"{title} ↑{compact(value)} {unit}" for title, key, unit in (
+            ("gen", "max_gen_throughput", "tok/s"), ("run", "max_running_req", "req"),
+            ("queue", "max_queue_req", "req")) if (value := peak(key)) is not None]
         errors = list(dict.fromkeys([*_listed(before.get("errors")), *_listed(now.get("errors"))]))
         if errors:
             parts.append("errors: " + ", ".join(sanitize(str(e)) for e in errors))
@@ -141,36 +147,36 @@ class LogMetricsStrip(Widget):
         label, value, spark = (style("log-metrics--label"), style("log-metrics--value"),
                                style("log-metrics--spark"))
         out = Text(no_wrap=True, overflow="crop", end="")
-        # line 1: the current run, in words (cropped to the width: never wraps)
+        # line 1: the current run, in words (cropped to the width: never wraps), then what the
+        # cells' figures cover before what may be cut (issue 39: a peak that changed on an
+        # unchanged log, and nothing said over what): ↑ is the peak of the lines read (the
+        # pane's count), the bars the last window of log time
         state = snap.run_state
+        covers = f" · ↑ peak of the lines read · bars: {_window(snap.window_s)} of log time"
         if state is None:
             out.append("server: no run seen yet", label)
+            out.append(covers, label)
         else:
             kind = state if state in ("ready", "error", "stopped") else "starting"
             out.append(f"run {snap.run_index} ", label)
             out.append(state, style(f"log-metrics--{kind}"))
+            if snap.last_error:
+                out.append(f" · {sanitize(snap.last_error)}", style("log-metrics--error"))
+            out.append(covers, label)
             if snap.model:
                 out.append(f" · {sanitize(snap.model)}", label)
             if snap.dp_ranks > 1:
                 out.append(f" · {snap.dp_ranks} DP ranks", label)
             if snap.skipped:
                 out.append(f" · metrics behind: {snap.skipped:,} lines skipped", style("log-metrics--starting"))
-            if snap.last_error:
-                out.append(f" · {sanitize(snap.last_error)}", style("log-metrics--error"))
         if whole := self.whole_log():
             out.append(f" · {whole}", value)
-        # what the cells' figures cover (issue 39: a peak that changed on an unchanged log,
-        # and nothing said over what): ↑ is the peak of the lines read (the pane's count), the
-        # bars the last window of log time
-        out.append(f" · ↑ peak of the lines read · bars: last {_window(snap.window_s)} (log time)", label)
         out.truncate(width, overflow="ellipsis")
         out.append("\n")
         # lines 2-3: a cell per series: title current ↑peak, then its sparkline
         n = len(SERIES)
-        cell = width // n
         heads, bars = Text(end=""), Text(end="")
-        for i, name in enumerate(SERIES):
-            w = (width - cell * (n - 1)) if i == n - 1 else cell
+        for i, (name, w) in enumerate(zip(SERIES, cell_widths(width, n))):
             inner = max(1, w - 1)
             figures = _figures(snap.current.get(name), snap.peak.get(name), name)
             head = Text(no_wrap=True, overflow="crop", end="")
