@@ -7,21 +7,44 @@ move through that state (`_changed`) and post the pane's messages (a prompt, a b
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
+from textual.message import Message
+from textual.notifications import SeverityLevel
+
+from cockpit.model.log_view import LogViewState
 from cockpit.parse.bench.bench_serving import record_fields, result_before
 from cockpit.ui.safe_text import safe
-from cockpit.ui.widgets.log.log_buffer import pattern_note, pattern_refusal
+from cockpit.ui.widgets.log.log_buffer import LogBuffer, Matcher, pattern_note, pattern_refusal
 from cockpit.ui.widgets.log.log_pane_messages import BenchResultSeen, PromptRequested
+from cockpit.ui.widgets.log.log_view import LogLinesView
 
-if TYPE_CHECKING:  # the pane that owns this part (it imports this module)
-    from cockpit.ui.widgets.log.log_pane import LogPane
+
+class KeyedPane(Protocol):
+    """What the keys read and call of the pane that owns them (LogPane)."""
+
+    buffer: LogBuffer
+    _search: Matcher | None  # the search compiled
+    _state: LogViewState
+
+    @property
+    def view(self) -> LogLinesView: ...
+    @property
+    def is_mounted(self) -> bool: ...
+    @property
+    def is_attached(self) -> bool: ...
+    def _sync_view(self) -> None: ...
+    def _show_title(self) -> None: ...
+    def _changed(self, **changes: Any) -> None: ...
+    def post_message(self, message: Message) -> bool: ...
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None: ...
 
 
 class LogPaneKeys:
     """Search and the `log` scope's key actions, over the pane that owns this part."""
 
-    def __init__(self, pane: LogPane) -> None:
+    def __init__(self, pane: KeyedPane) -> None:
         self._pane = pane
 
     def match_count(self) -> tuple[int | None, int]:
