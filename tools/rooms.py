@@ -203,7 +203,7 @@ LAYOUT: dict[str, dict[str, tuple[str, list[str]]]] = {
     },
     "cockpit.ui.widgets": {
         "log": ("the log pane: its ring buffer, line view, metrics strip",
-                ["log_pane", "log_pane_keys", "log_view", "log_buffer", "log_metrics_strip"]),
+                ["log_pane", "log_pane_keys", "log_pane_messages", "log_view", "log_buffer", "log_metrics_strip"]),
         "gpu": ("the GPU and topology panes", ["gpu_pane", "topology_pane"]),
         "metrics": ("the server /metrics pane", ["metrics_pane"]),
         "fleet": ("the Fleet tab", ["fleet_pane"]),

@@ -122,4 +122,4 @@ async def test_a_search_matching_every_character_of_long_lines_draws_at_once() -
         strips = [pane.view._line_strip(row, Style())[0] for row in range(20)]
         assert time.perf_counter() - started < 1.0  # every match of every row: ~2 s a row
         assert all(len(list(strip)) == MAX_HIGHLIGHTS + 1 for strip in strips)  # 300 marked, the rest plain
-        assert pane.match_count()[1] == 20  # the search still finds every line
+        assert pane.keys.match_count()[1] == 20  # the search still finds every line

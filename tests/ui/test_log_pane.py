@@ -225,7 +225,7 @@ async def test_view_state_restores(tmp_path: Path) -> None:
         assert saved.top_line == pane.buffer.line_at(int(pane.view.scroll_y)).text[:200]
         assert pane.buffer.rows > 0
         assert all("NCCL" in pane.buffer.line_at(r).text for r in range(pane.buffer.rows))
-        assert pane.search_next()
+        assert pane.keys.search_next()
 
 
 # ----- errors, hostile text, the ring ------------------------------------------------------

@@ -23,12 +23,7 @@ ALLOWED: dict[str, str] = {}
 
 # TEMPORARY: mixin chains this check found outside the App and MainScreen (issue 38, item 2),
 # not composed yet; each is to become an object its class owns, then leaves this list.
-NOT_YET_COMPOSED: dict[str, str] = {
-    "cockpit.model.edit.board_edits.BoardEdits": "SessionEditor's board edits, a mixin over editor_core's state",
-    "cockpit.model.edit.setup_edits.SetupEdits": "SessionEditor's setup edits, a mixin over editor_core's state",
-    "cockpit.sources.log.tail_remote.RemoteFollowers": "ResumableTail's remote followers, a mixin over its state",
-    "cockpit.ui.widgets.log.log_pane_keys.LogPaneKeys": "LogPane's search and key actions, a mixin over its state",
-}
+NOT_YET_COMPOSED: dict[str, str] = {}
 
 _NOT_PARTS = {"Protocol", "TypedDict", "NamedTuple", "Enum", "StrEnum", "IntEnum"}
 """Bases that make a class a type or a set of values, not a part of another class."""

@@ -1,8 +1,8 @@
 """The editor's core: `apply` (every edit's one way in: copied, checked, journaled, recorded
 for undo), undo/redo, a session taken from disk, and the lookups the edits share.
 
-SessionEditor (edits.py) = EditorCore + BoardEdits (board_edits.py) + SetupEdits
-(setup_edits.py) + the other records' edits.
+SessionEditor (edits.py) owns one EditorCore and hands it to the parts it owns: BoardEdits
+(board_edits.py), SetupEdits (setup_edits.py); the other records' edits are its own.
 """
 
 from __future__ import annotations
@@ -55,8 +55,8 @@ def journal_text(label: str, actor: str) -> str:
 
 
 class EditorCore:
-    """The one way in (`apply`, undo/redo, a session from disk) and the lookups the edit
-    groups share; SessionEditor (edits.py) is this with every edit."""
+    """The session as edited, and the one way in (`apply`, undo/redo, a session from disk);
+    every group of edits holds the same core, so an edit means the same thing in each."""
 
     def __init__(self, session: Session, history_limit: int = 200, *, actor: str = PERSON) -> None:
         """`actor`: who makes the edits ("person", "assistant", "sweep"), written into
@@ -145,32 +145,34 @@ class EditorCore:
             self.history.rewrite(lambda snap: rename_ids(snap, renumbered))
         self.session = session
 
-    # ----- lookups -----------------------------------------------------------------
-    @staticmethod
-    def _find(items: list[_T], ident: str) -> _T:
-        for item in items:
-            if getattr(item, "id", None) == ident:
-                return item
-        raise KeyError(f"no item with id '{ident}'")
-
-    def _current_task(self, ident: str) -> Task:
+    def task_now(self, ident: str) -> Task:
         """A task as the session is now, for an edit that reads before it applies: an unknown
         id is an EditError there too, as inside `apply`."""
         try:
-            return self._find(self.session.tasks, ident)
+            return find(self.session.tasks, ident)
         except KeyError as exc:
             raise EditError(str(exc)) from exc
 
-    @staticmethod
-    def column(session: Session, status: TaskStatus) -> list[Task]:
-        return sorted((t for t in session.tasks if t.status is status), key=lambda t: (t.order, t.id))
 
-    @classmethod
-    def _renumber(cls, session: Session, status: TaskStatus) -> None:
-        for index, task in enumerate(cls.column(session, status)):
-            task.order = index
+# ----- lookups the edit groups share ---------------------------------------------------
+def find(items: list[_T], ident: str) -> _T:
+    """The record with id `ident` (KeyError, which `apply` turns into an EditError)."""
+    for item in items:
+        if getattr(item, "id", None) == ident:
+            return item
+    raise KeyError(f"no item with id '{ident}'")
 
-    def new_id(self, session: Session, collection: str) -> str:
-        """The next free id of COLLECTION in SESSION (`t11` after `t10`)."""
-        return next_id(PREFIX[collection], (item.id for item in getattr(session, collection)))
 
+def column(session: Session, status: TaskStatus) -> list[Task]:
+    """The board's column `status`, top to bottom."""
+    return sorted((t for t in session.tasks if t.status is status), key=lambda t: (t.order, t.id))
+
+
+def renumber(session: Session, status: TaskStatus) -> None:
+    for index, task in enumerate(column(session, status)):
+        task.order = index
+
+
+def new_id(session: Session, collection: str) -> str:
+    """The next free id of COLLECTION in SESSION (`t11` after `t10`)."""
+    return next_id(PREFIX[collection], (item.id for item in getattr(session, collection)))

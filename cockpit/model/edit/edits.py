@@ -1,22 +1,24 @@
 """Every change to a session goes through `SessionEditor`: recorded for undo, journaled.
 
 The TUI's actions and the headless `cockpit add` command call the same methods, so an
-edit means the same thing wherever it comes from. The editor is built from groups:
-the core (`apply`, undo, lookups: editor_core.py), the board's tasks and discoveries
-(board_edits.py), the campaign's setup (setup_edits.py), and here benchmarks, the last
-action, simple records and notes.
+edit means the same thing wherever it comes from. The editor owns its parts: the core
+(the session, `apply`, undo: editor_core.py), the board's tasks and discoveries
+(board_edits.py), the campaign's setup (setup_edits.py), which it calls; here are
+benchmarks, the last action, simple records and notes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
 from cockpit.model.edit.board_edits import BoardEdits
-from cockpit.model.edit.editor_core import PERSON, EditError
+from cockpit.model.edit.editor_core import PERSON, EditError, EditorCore, column, find, new_id
+from cockpit.model.edit.history import History
 from cockpit.model.edit.journal_text import change as said_change
 from cockpit.model.edit.journal_text import changes as said_changes
 from cockpit.model.edit.setup_edits import SetupEdits
-from cockpit.model.enums import ProfileStatus
+from cockpit.model.enums import DiscoveryStatus, ProfileStatus, TaskStatus
 from cockpit.model.session import (
     AUTO,
     LAST_ACTIONS_KEPT,
@@ -33,6 +35,8 @@ from cockpit.model.session import (
 
 __all__ = ["PERSON", "EditError", "SessionEditor"]  # EditError and PERSON: used across the rooms
 
+_T = TypeVar("_T")
+
 
 def _keep_earlier(session: Session) -> None:
     """The last action about to be replaced joins the history (the newest `LAST_ACTIONS_KEPT`)."""
@@ -40,10 +44,137 @@ def _keep_earlier(session: Session) -> None:
         session.last_actions = [*session.last_actions, session.last_action][-LAST_ACTIONS_KEPT:]
 
 
-class SessionEditor(BoardEdits, SetupEdits):
+class SessionEditor:
+    def __init__(self, session: Session, history_limit: int = 200, *, actor: str = PERSON) -> None:
+        """`actor`: who makes the edits ("person", "assistant", "sweep"), written into
+        every journal event this editor makes."""
+        self.core = EditorCore(session, history_limit, actor=actor)
+        self.board = BoardEdits(self.core)
+        self.setup = SetupEdits(self.core)
+
+    # ----- the core: the session, the one way in, undo ----------------------------------
+    @property
+    def session(self) -> Session:
+        return self.core.session
+
+    @session.setter
+    def session(self, session: Session) -> None:
+        self.core.session = session
+
+    @property
+    def actor(self) -> str:
+        return self.core.actor
+
+    @actor.setter
+    def actor(self, actor: str) -> None:
+        self.core.actor = actor
+
+    @property
+    def history(self) -> History:
+        return self.core.history
+
+    @property
+    def revision(self) -> int:
+        """Bumped on every change (edit, undo, redo): the UI and autosave watch it."""
+        return self.core.revision
+
+    def apply(self, label: str | Callable[[], str], change: Callable[[Session], _T], *, kind: str = "edit",
+              ref: str | None = None) -> _T:
+        return self.core.apply(label, change, kind=kind, ref=ref)
+
+    def undo(self) -> str | None:
+        return self.core.undo()
+
+    def redo(self) -> str | None:
+        return self.core.redo()
+
+    def replace(self, session: Session, label: str = "reload from disk",
+                renumbered: dict[str, str] | None = None) -> None:
+        self.core.replace(session, label, renumbered)
+
+    def adopt(self, session: Session, renumbered: dict[str, str] | None = None) -> None:
+        self.core.adopt(session, renumbered)
+
+    column = staticmethod(column)
+    new_id = staticmethod(new_id)
+
+    # ----- the board (board_edits.py) -----------------------------------------------------
+    def add_task(self, title: str, status: TaskStatus = TaskStatus.TODO, notes: str | None = None,
+                 discoveries: list[str] | None = None) -> str:
+        return self.board.add_task(title, status, notes, discoveries)
+
+    def edit_task(self, ident: str, **fields: object) -> None:
+        self.board.edit_task(ident, **fields)
+
+    def delete_task(self, ident: str) -> None:
+        self.board.delete_task(ident)
+
+    def move_task(self, ident: str, step: int) -> TaskStatus:
+        return self.board.move_task(ident, step)
+
+    def reorder_task(self, ident: str, step: int) -> None:
+        self.board.reorder_task(ident, step)
+
+    def set_task_links(self, task_id: str, chosen: list[str]) -> None:
+        self.board.set_task_links(task_id, chosen)
+
+    def link_task(self, task_id: str, discovery_id: str) -> None:
+        self.board.link_task(task_id, discovery_id)
+
+    def acknowledge_review(self, ident: str) -> None:
+        self.board.acknowledge_review(ident)
+
+    def add_discovery(self, claim: str, evidence: str | None = None,
+                      status: DiscoveryStatus = DiscoveryStatus.HYPOTHESIS, tags: list[str] | None = None,
+                      **links: list[str]) -> str:
+        return self.board.add_discovery(claim, evidence, status, tags, **links)
+
+    def edit_discovery(self, ident: str, **fields: object) -> None:
+        self.board.edit_discovery(ident, **fields)
+
+    def cycle_discovery_status(self, ident: str) -> DiscoveryStatus:
+        return self.board.cycle_discovery_status(ident)
+
+    # ----- the campaign's setup (setup_edits.py) -----------------------------------------
+    def set_title(self, title: str) -> None:
+        self.setup.set_title(title)
+
+    def set_goal(self, **fields: object) -> None:
+        self.setup.set_goal(**fields)
+
+    def add_target(self, **fields: object) -> str:
+        return self.setup.add_target(**fields)
+
+    def edit_target(self, ident: str, **fields: object) -> None:
+        self.setup.edit_target(ident, **fields)
+
+    def delete_target(self, ident: str) -> None:
+        self.setup.delete_target(ident)
+
+    def add_instruction(self, text: str) -> str:
+        return self.setup.add_instruction(text)
+
+    def edit_instruction(self, ident: str, text: str) -> None:
+        self.setup.edit_instruction(ident, text)
+
+    def move_instruction(self, ident: str, step: int) -> None:
+        self.setup.move_instruction(ident, step)
+
+    def delete_instruction(self, ident: str) -> None:
+        self.setup.delete_instruction(ident)
+
+    def add_host(self, **fields: object) -> str:
+        return self.setup.add_host(**fields)
+
+    def edit_host(self, name: str, /, **fields: object) -> None:
+        self.setup.edit_host(name, **fields)
+
+    def delete_host(self, name: str) -> None:
+        self.setup.delete_host(name)
+
     # ----- the rest ---------------------------------------------------------------------
     def add_benchmark(self, **fields: object) -> str:
-        ident = self.new_id(self.session, "benchmarks")
+        ident = new_id(self.session, "benchmarks")
 
         def change(s: Session) -> str:
             fields.setdefault("when", now())
@@ -54,14 +185,14 @@ class SessionEditor(BoardEdits, SetupEdits):
     def edit_benchmark(self, ident: str, **fields: object) -> None:
         """Change any of a benchmark's fields (None clears one); validated as a whole."""
         def change(s: Session) -> None:
-            old = self._find(s.benchmarks, ident)
+            old = find(s.benchmarks, ident)
             s.benchmarks[s.benchmarks.index(old)] = Benchmark(**{**old.model_dump(), **fields})
         names = ", ".join(sorted(fields)) or "nothing"
         self.apply(f"benchmark {ident} edited: {names}", change, kind="benchmark.edited", ref=ident)
 
     def delete_benchmark(self, ident: str) -> None:
         def change(s: Session) -> None:
-            s.benchmarks.remove(self._find(s.benchmarks, ident))
+            s.benchmarks.remove(find(s.benchmarks, ident))
             for disc in s.discoveries:
                 disc.benchmarks = [b for b in disc.benchmarks if b != ident]
         self.apply(f"benchmark deleted: {ident}", change, kind="benchmark.deleted", ref=ident)
@@ -122,7 +253,7 @@ class SessionEditor(BoardEdits, SetupEdits):
         said: list[str] = []
 
         def change(s: Session) -> None:
-            chosen = self._find(s.launch, ident)
+            chosen = find(s.launch, ident)
             said.append(f"launch profile {ident} {said_change('status', chosen.status, ProfileStatus.WORKING)}")
             for profile in s.launch:
                 if profile.status is ProfileStatus.WORKING and profile is not chosen:
@@ -140,7 +271,7 @@ class SessionEditor(BoardEdits, SetupEdits):
     def add_record(self, collection: str, **fields: object) -> str:
         """Add a file, package or launch profile; returns its new id."""
         model, kind, what = self._RECORDS[collection]
-        ident = self.new_id(self.session, collection)
+        ident = new_id(self.session, collection)
         if collection == "packages":
             fields.setdefault("captured", now())
 
@@ -156,7 +287,7 @@ class SessionEditor(BoardEdits, SetupEdits):
 
         def change(s: Session) -> None:
             items = getattr(s, collection)
-            old = self._find(items, ident)
+            old = find(items, ident)
             new = model(**{**old.model_dump(), **fields})
             items[items.index(old)] = new
             said.append(said_changes(old, new, fields))
@@ -167,7 +298,7 @@ class SessionEditor(BoardEdits, SetupEdits):
         _, kind, what = self._RECORDS[collection]
 
         def change(s: Session) -> None:
-            getattr(s, collection).remove(self._find(getattr(s, collection), ident))
+            getattr(s, collection).remove(find(getattr(s, collection), ident))
             if collection == "files":
                 for disc in s.discoveries:
                     disc.files = [f for f in disc.files if f != ident]

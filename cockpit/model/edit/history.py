@@ -28,7 +28,7 @@ class History:
     def record(self, label: str, before: Session, after: Session) -> None:
         """A new edit keeps the undone steps: a stray `u` in a burst of keys, then any edit,
         must not lose a person's text for good (issue 39). Redoing one after later edits
-        applies only its own change onto the session as it is then (SessionEditor._step_onto_now)."""
+        applies only its own change onto the session as it is then (EditorCore._step_onto_now)."""
         self._undo.append(Step(label, before, after))
 
     @property

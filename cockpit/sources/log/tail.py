@@ -12,7 +12,7 @@ Three sources, one event stream (see tail_events):
 
 Bytes are yielded in whole lines: a partial last line is held until its newline arrives.
 The sources are in tail_sources, the followers of a file or a command on a host in
-tail_remote (mixed in here), the byte buffers in tail_buffers.
+tail_remote (a part a tail of a host owns), the byte buffers in tail_buffers.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, TypedDict, Unpack
 
@@ -50,7 +49,7 @@ class TailOptions(TypedDict, total=False):
     restart_backoff: Backoff
 
 
-class ResumableTail(RemoteFollowers):
+class ResumableTail:
     """An async iterator of TailEvent for one source. Use as `async with` (or call aclose)
     so that cancelling closes the SSH channel and the remote tail exits with it.
 
@@ -82,9 +81,12 @@ class ResumableTail(RemoteFollowers):
         self.quiet_poll_s, self.quiet_after_s = max(poll_interval_s, quiet_poll_s), quiet_after_s
         self.restart_backoff = restart_backoff
         self._lines = LineJoiner(max_line_bytes)
-        self._host_events: deque[TailEvent] = deque()
+        self._remote = None if pool is None else RemoteFollowers(
+            pool, lines=self.lines, from_start=from_start, chunk_size=chunk_size, restart_backoff=restart_backoff,
+            data=self._data, flush=self._flush)
+        """The followers of a file or a command on a host (tail_remote.py), with a pool."""
         self._gen: AsyncGenerator[TailEvent, None] | None = None
-        self.offset = 0  # bytes of the current file consumed (partial line included)
+        self.offset = 0  # bytes of the local file consumed (partial line included)
         self.inode: int | None = None
 
     # -- constructors ------------------------------------------------------------------------
@@ -123,9 +125,12 @@ class ResumableTail(RemoteFollowers):
     def __aiter__(self) -> AsyncIterator[TailEvent]:
         if self._gen is None:
             s = self.source
-            self._gen = (self._follow_local(s) if isinstance(s, LocalFile)
-                         else self._follow_remote(s) if isinstance(s, RemoteFile)
-                         else self._follow_command(s))
+            if isinstance(s, LocalFile):
+                self._gen = self._follow_local(s)
+            else:
+                assert self._remote is not None  # (the constructor refuses an SSH source without a pool)
+                self._gen = (self._remote.follow_file(s) if isinstance(s, RemoteFile)
+                             else self._remote.follow_command(s))
         return self._gen
 
     async def aclose(self) -> None:

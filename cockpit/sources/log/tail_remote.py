@@ -1,4 +1,4 @@
-"""The followers of a log on a host, for ResumableTail (tail.py, which mixes them in):
+"""The followers of a log on a host: a part ResumableTail (tail.py) owns for an SSH source:
 
   * a file: a remote `tail -F -c +OFFSET` on a pooled SSH connection; after a dropped link
     it resumes at the byte reached when the path is still the same file (inode), else reads
@@ -21,7 +21,7 @@ from collections import deque
 from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING
 
-from cockpit.sources.log.tail_buffers import LastLines, LineJoiner, TagSplitter, lookback
+from cockpit.sources.log.tail_buffers import LastLines, TagSplitter, lookback
 from cockpit.sources.log.tail_events import LogBytes, TailEvent, TailGap, TailNotice, TailRotated, TailTruncated
 from cockpit.sources.log.tail_sources import RemoteCommand, RemoteFile
 from cockpit.sources.transport.ssh_pool import Backoff, HostUnavailable, Pool, SshTarget
@@ -75,31 +75,21 @@ _OPEN = re.compile(r"@open (\d+|none) (\d+) (\d+)")
 _REPLACED = ("has been replaced", "has appeared")
 
 class RemoteFollowers:
-    """ResumableTail's followers of a file or a command on a host (a mixin: the state below
-    is ResumableTail's, set in its __init__)."""
+    """The followers of a file or a command on a host, for one ResumableTail: built with its
+    pool, its options and its line joiner's two ends (`data`, `flush`: whole lines of what
+    came, the unfinished one ended), so their bytes come out as the local follower's do."""
 
-    pool: Pool | None
-    lines: int
-    from_start: bool
-    chunk_size: int
-    restart_backoff: Backoff
-    offset: int
-    inode: int | None
-    _lines: LineJoiner
-    _host_events: deque[TailEvent]
-
-    if TYPE_CHECKING:  # ResumableTail's: whole lines of what came, the unfinished one ended
-        def _data(self, data: bytes) -> LogBytes | None: ...
-
-        def _flush(self) -> LogBytes | None: ...
+    def __init__(self, pool: Pool, *, lines: int, from_start: bool, chunk_size: int, restart_backoff: Backoff,
+                 data: Callable[[bytes], LogBytes | None], flush: Callable[[], LogBytes | None]) -> None:
+        self._pool = pool
+        self.lines, self.from_start = lines, from_start
+        self.chunk_size, self.restart_backoff = chunk_size, restart_backoff
+        self._data, self._flush = data, flush
+        self._host_events: deque[TailEvent] = deque()
+        self.offset = 0  # bytes of the remote file consumed (partial line included)
+        self.inode: int | None = None
 
     # -- a file on a host --------------------------------------------------------------------
-    @property
-    def _pool(self) -> Pool:
-        """The pool of an SSH source (the constructor refuses an SSH source without one)."""
-        assert self.pool is not None
-        return self.pool
-
     def _listen(self, target: SshTarget) -> Callable[[], None]:
         labels: set[str] = set()
         t: SshTarget | None = target
@@ -115,7 +105,7 @@ class RemoteFollowers:
         except HostUnavailable:
             return None
 
-    async def _follow_remote(self, src: RemoteFile) -> AsyncGenerator[TailEvent, None]:
+    async def follow_file(self, src: RemoteFile) -> AsyncGenerator[TailEvent, None]:
         import asyncssh
 
         target, path = src.target, src.path
@@ -241,7 +231,7 @@ class RemoteFollowers:
             pass
 
     # -- a command on a host -----------------------------------------------------------------
-    async def _follow_command(self, src: RemoteCommand) -> AsyncGenerator[TailEvent, None]:
+    async def follow_command(self, src: RemoteCommand) -> AsyncGenerator[TailEvent, None]:
         import asyncssh
 
         target = src.target

@@ -28,14 +28,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
 from pathlib import Path
-from typing import Any, assert_never
+from typing import Any, TypeAlias, assert_never
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Static
 
@@ -49,7 +48,8 @@ from cockpit.ui.keys.actions import bindings_for
 from cockpit.ui.safe_text import safe
 from cockpit.ui.widgets.chrome.age_mark import show_age
 from cockpit.ui.widgets.chrome.focus_mark import FocusMarked
-from cockpit.ui.widgets.log.log_buffer import LogBuffer, Matcher, compile_pattern, pattern_note
+from cockpit.ui.widgets.log import log_pane_messages
+from cockpit.ui.widgets.log.log_buffer import LogBuffer, Matcher, compile_pattern
 from cockpit.ui.widgets.log.log_metrics_strip import LogMetricsStrip
 from cockpit.ui.widgets.log.log_pane_keys import LogPaneKeys
 from cockpit.ui.widgets.log.log_view import LogLinesView
@@ -59,50 +59,21 @@ ANCHOR_WAIT_S = 30.0
 """How long a restored place waits for its line to be read (a log's first read is seconds)."""
 
 
-class LogPane(FocusMarked, LogPaneKeys, Vertical, can_focus=True):
+class LogPane(FocusMarked, Vertical, can_focus=True):
     BINDINGS = bindings_for("log")
     DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text(encoding="utf-8")
 
-    @dataclass
-    class ViewChanged(Message):
-        """Follow, filter, search or a toggle changed in the pane (saved in `ui.log`)."""
-
-        state: LogViewState
-
-    @dataclass
-    class PromptRequested(Message):
-        """The pane needs a line of text (a search, a filter): the app asks it in a dialog
-        (a widget opens no screen) and gives the answer, None when cancelled, to `then`."""
-
-        question: str
-        value: str
-        then: Callable[[str | None], None]
-
-    @dataclass
-    class BenchResultSeen(Message):
-        """"Record this result": a bench_serving block's figures as Benchmark fields
-        (`bench_serving.record_fields`); `backend` as the block printed it."""
-
-        fields: dict[str, float | int]
-        backend: str | None
-
-    @dataclass
-    class ThroughputUpdated(Message):
-        """The generation-throughput series changed: (log time s, tokens/s summed over DP
-        ranks) points of the metrics window, newest last; `current` and `peak` as shown."""
-
-        pane: LogPane
-        points: tuple[tuple[float, float], ...]
-        current: float | None
-        peak: float | None
-
-        @property
-        def control(self) -> LogPane:
-            return self.pane
+    # Its messages (log_pane_messages.py), by the names the UI reads them by.
+    ViewChanged: TypeAlias = log_pane_messages.ViewChanged
+    PromptRequested: TypeAlias = log_pane_messages.PromptRequested
+    BenchResultSeen: TypeAlias = log_pane_messages.BenchResultSeen
+    ThroughputUpdated: TypeAlias = log_pane_messages.ThroughputUpdated
 
     def __init__(self, *, max_lines: int = 50_000, id: str | None = None,
                  clock: Callable[[], float] | None = None) -> None:
         super().__init__(id=id)
+        self.keys = LogPaneKeys(self)
+        """Search and the key actions (log_pane_keys.py); the `action_*` below call it."""
         self.age = DataAge("last line", clock=clock or time.time)
         self._counts_text = ""
         self._state = LogViewState()
@@ -127,8 +98,8 @@ class LogPane(FocusMarked, LogPaneKeys, Vertical, can_focus=True):
         yield Static(self.state_text, classes="log-state", markup=False)
         yield LogMetricsStrip(classes="log-metrics")
         view = LogLinesView(self.buffer, classes="log-lines")
-        view.on_scrolled_back = self._scrolled_back
-        view.on_scrolled_end = self._scrolled_end
+        view.on_scrolled_back = self.keys.scrolled_back
+        view.on_scrolled_end = self.keys.scrolled_end
         yield view
 
     def on_mount(self) -> None:
@@ -219,6 +190,49 @@ class LogPane(FocusMarked, LogPaneKeys, Vertical, can_focus=True):
         if self.is_mounted:
             show_age(self, self.age, before=self._counts_text)
 
+    # ----- key actions (the registry's `log` scope): Textual calls the widget's ------------
+    def action_toggle_follow(self) -> None:
+        self.keys.toggle_follow()
+
+    def action_toggle_errors(self) -> None:
+        self.keys.toggle_errors()
+
+    def action_toggle_batches(self) -> None:
+        self.keys.toggle_batches()
+
+    def action_search_next(self) -> None:
+        self.keys.search_next()
+
+    def action_search_previous(self) -> None:
+        self.keys.search_previous()
+
+    def action_search(self) -> None:
+        self.keys.search()
+
+    def action_toggle_wrap(self) -> None:
+        self.keys.toggle_wrap()
+
+    def action_top(self) -> None:
+        self.keys.top()
+
+    def action_bottom(self) -> None:
+        self.keys.bottom()
+
+    def action_half_left(self) -> None:
+        self.keys.half_left()
+
+    def action_half_right(self) -> None:
+        self.keys.half_right()
+
+    def action_clear_filter(self) -> None:
+        self.keys.clear_filter()
+
+    def action_record_bench(self) -> None:
+        self.keys.record_bench()
+
+    def action_filter(self) -> None:
+        self.keys.filter()
+
     # ----- metrics ------------------------------------------------------------------------
     def server_stopped(self) -> None:
         """cockpit stopped this log's server: its run reads "stopped" at once (a killed server
@@ -294,7 +308,7 @@ class LogPane(FocusMarked, LogPaneKeys, Vertical, can_focus=True):
             self._refilter()
         if old.search != state.search or self._search is None and state.search:
             self._search = compile_pattern(state.search)
-            self._say_pattern_note(state.search)
+            self.keys.say_pattern_note(state.search)
             if self.is_mounted:
                 self.view.search = self._search
                 self.view.current_row = None
@@ -313,7 +327,7 @@ class LogPane(FocusMarked, LogPaneKeys, Vertical, can_focus=True):
             top = min(int(view.scroll_y), self.buffer.rows - 1)
             anchor = self.buffer.seq_at(top)
         self.buffer.set_filter(s.filter, s.errors_only, s.hide_batches)
-        self._say_pattern_note(s.filter)
+        self.keys.say_pattern_note(s.filter)
         if not self.is_mounted:
             return
         view = self.view
@@ -323,11 +337,6 @@ class LogPane(FocusMarked, LogPaneKeys, Vertical, can_focus=True):
             row = self.buffer.row_of(anchor)
             view.scroll_to(y=row if row is not None else view.max_scroll_y, animate=False, immediate=True, force=True)
         self._update_counts()
-
-    def _say_pattern_note(self, pattern: str | None) -> None:
-        note = pattern_note(pattern)
-        if note and self.is_attached:  # a pattern that could freeze the pane is not run as a regex
-            self.notify(f"{safe(pattern or '')}: {note}", severity="warning", timeout=10, markup=False)
 
     def _apply_to_widgets(self) -> None:
         view = self.view
@@ -354,7 +363,7 @@ class LogPane(FocusMarked, LogPaneKeys, Vertical, can_focus=True):
         if s.filter:
             parts.append(f"filter: {safe(s.filter)}")
         if s.search:
-            place, total = self.match_count()
+            place, total = self.keys.match_count()
             count = "no match" if not total else f"{place:,} of {total:,}" if place else f"{total:,} matches"
             parts.append(f"search: {safe(s.search)} {count}")
         if s.errors_only:
@@ -386,12 +395,3 @@ class LogPane(FocusMarked, LogPaneKeys, Vertical, can_focus=True):
         self._counts_text = f"{b.rows:,} of {len(b):,} lines" if b.filtered else f"{len(b):,} lines"
         self.show_age()
         self._show_title()  # the match count grows with the lines
-
-    def _scrolled_back(self) -> None:
-        if self._state.follow:
-            self._changed(follow=False)
-
-    def _scrolled_end(self) -> None:
-        if not self._state.follow:
-            self._changed(follow=True)
-
