@@ -10,8 +10,7 @@ import math
 import statistics
 from dataclasses import dataclass, field
 
-from cockpit.model.bench.estimate import (DEFAULT_NOISE, SEPARATION_Z, Estimate, estimate, pooled_noise, separated,
-                                          shown_number)
+from cockpit.model.bench.estimate import DEFAULT_NOISE, SEPARATION_Z, Estimate, estimate, pooled_noise, separated, shown_number
 from cockpit.model.bench.targets import score_target
 from cockpit.model.search.objectives import objective_values
 from cockpit.model.search.search import Direction, Search, SearchTrial, TrialStatus
@@ -26,7 +25,8 @@ CRASH_CONSTRAINT = 1.0  # a crash: every constraint fails by a whole goal
 RANK = "shrunk"  # the leader's ranking: "shrunk" (search_shrunk.py) or "median" (each configuration's own launches)
 FEASIBLE_P = 0.5  # the shrunk chance every constraint holds from which a configuration counts as feasible
 SHRUNK_Z = SEPARATION_Z  # sds of the shrunk estimates' difference that tell two configurations apart
-LEAD_MOST_LAUNCHED = True  # of the configurations not told apart from the top, lead with the one launched most (the best moves only by more than the noise)
+# of the configurations not told apart from the top, the one launched most leads (the best moves only by more than the noise)
+LEAD_MOST_LAUNCHED = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,7 +33,8 @@ MAIN_PRIOR = 1.0  # prior sd of a flag value's effect, in sds of the figures see
 PAIR_PRIOR = 0.5
 TREND_PRIOR = 1.0
 TAUS = (0.005, 0.01, 0.02, 0.04, 0.08)  # a configuration's own effect (log units), chosen by the likelihood
-NOISE_PRIOR_DOF = 4.0  # the noise: the relaunches' spread with a prior of the grid's middle worth this many (0: the grid's likeliest)
+# the noise: the relaunches' spread with a prior of NOISES' middle worth this many relaunches (0: NOISES' likeliest)
+NOISE_PRIOR_DOF = 4.0
 NOISES = (0.02, 0.035, 0.05, 0.07, 0.1, 0.14)  # the launch noise (log units), chosen by the likelihood
 GAP_NOISES = (0.02, 0.035, 0.05, 0.07, 0.1, 0.14, 0.2)  # a constraint gap's noise (a share of the target)
 
