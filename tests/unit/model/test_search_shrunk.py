@@ -13,9 +13,10 @@ from cockpit.model.search.search_scoring import best_config, leaderboard
 from cockpit.model.search.search_space import config_key
 
 SPACE = {"--a": [1, 2, 3], "--b": ["x", "y", "z", "w"]}
+Launch = tuple[int, str, float, list[float]]
 
 
-def _search(launches: list[tuple[int, str, float, list[float]]], constraints: list[str] | None = None) -> Search:
+def _search(launches: list[Launch], constraints: list[str] | None = None) -> Search:
     search = Search.model_validate({"id": "q1", "name": "n", "profile": "l1", "sweep": "s1", "space": SPACE,
                                     "constraints": constraints or []})
     first: dict[tuple[int, str], int] = {}
@@ -28,11 +29,11 @@ def _search(launches: list[tuple[int, str, float, list[float]]], constraints: li
 
 
 # --a 1 is ~10 % faster than --a 3 whatever --b is; relaunches measure a noise of ~4 %
-SUPPORTED = [(1, "x", 1100.0, []), (1, "x", 1060.0, []), (1, "y", 1110.0, []), (1, "w", 1090.0, []),
+SUPPORTED: list[Launch] = [(1, "x", 1100.0, []), (1, "x", 1060.0, []), (1, "y", 1110.0, []), (1, "w", 1090.0, []),
              (2, "x", 1000.0, []), (2, "y", 1010.0, []), (2, "y", 960.0, []), (2, "w", 990.0, []),
              (3, "x", 950.0, []), (3, "y", 960.0, []), (3, "w", 940.0, []), (3, "w", 980.0, []),
              (1, "z", 1100.0, [])]
-LUCKY = (3, "z", 1130.0, [])  # once, above everything, where every neighbour says ~950
+LUCKY: Launch = (3, "z", 1130.0, [])  # once, above everything, where every neighbour says ~950
 
 
 def _rank(search: Search) -> list[tuple[tuple[str, str], ...]]:
