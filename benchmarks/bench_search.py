@@ -5,8 +5,8 @@ surfaces (benchmarks/search_surfaces.py), evaluated directly (benchmarks/search_
 
 Per surface and seed:
 * launches until the configuration the strategy names best is truly within 3 % of the best
-  feasible configuration (the search names its leader: the median over launches with its
-  uncertainty; random sampling and the grid name the best single figure seen that met the
+  feasible configuration (the search names its leader: the shrunk estimate pooled over every
+  launch, search_shrunk.py; random sampling and the grid name the best single figure seen that met the
   constraint); never within: counted as the grid size + 1;
 * whether the final best is truly within 3 % at a budget of a quarter of the grid.
 Goal per surface: the search's median launches <= half of random's, and its final best within
