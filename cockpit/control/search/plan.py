@@ -2,10 +2,10 @@
 against the configurations not yet told apart from it.
 
 The launch budget is `trials` (or `--trials`) plus `repeats`. Exploring spends it until the
-last RACE_SHARE of it (at least one launch); from there, while the leader has one launch
-or is within the noise of a contender, the contender with the fewest launches (the leader
-on a tie) is relaunched; once the leader is told apart and launched twice, exploring goes
-on. A space with nothing left to try races to the end of the budget, and stops once the
+last `repeats` launches, or RACE_SHARE of the trials where that is more (at least one launch);
+from there, while the leader has one launch or is within the noise of a contender, the
+contender with the fewest launches (the leader on a tie) is relaunched; once the leader is
+told apart and launched twice, exploring goes on. A space with nothing left to try races to the end of the budget, and stops once the
 leader is told apart. Pure: the loop and the benchmark's simulation both call it.
 """
 
@@ -60,7 +60,9 @@ def next_launch(search: Search, budget: int, *, seed: int, sampler: str | None =
     left = budget - sum(1 for t in search.trial if not t.reused)
     if left <= 0:
         return None
-    reserve = max(1, round(budget * (RACE_SHARE if race_share is None else race_share)))
+    # the race keeps the person's `repeats`, or the share of the rest where that is more
+    share = RACE_SHARE if race_share is None else race_share
+    reserve = max(1, search.repeats, round((budget - search.repeats) * share))
     if left <= reserve and (race := _race(search)) is not None:
         return race
     params = propose(search, seed=seed, sampler=sampler)
