@@ -5,8 +5,8 @@ The launch budget is `trials` (or `--trials`) plus `repeats`. Exploring spends i
 last `repeats` launches, or RACE_SHARE of the trials where that is more (at least one launch);
 from there, while the leader has one launch or is within the noise of a contender, the
 contender with the fewest launches (the leader on a tie) is relaunched; once the leader is
-told apart and launched twice, exploring goes on. A space with nothing left to try races to the end of the budget, and stops once the
-leader is told apart. Pure: the loop and the benchmark's simulation both call it.
+told apart and launched twice, exploring goes on. A space with nothing left to try races to
+the end of the budget, and stops once the leader is told apart. Pure: the loop and the benchmark's simulation both call it.
 """
 
 from __future__ import annotations
