@@ -75,7 +75,10 @@ def run_one(side: str, checkout: Path, name: str, args: list[str], round_no: int
         cmd = ["taskset", "-c", pin, *cmd]
     load0, usage0, t0 = loadavg(), resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
     try:
-        proc = subprocess.run(cmd, cwd=checkout, capture_output=True, text=True, timeout=TIMEOUT_S)
+        # the checkout's own code first, whatever its venv has installed (an editable install
+        # of the other checkout would otherwise run on both sides)
+        env = {**os.environ, "PYTHONPATH": str(checkout)}
+        proc = subprocess.run(cmd, cwd=checkout, capture_output=True, text=True, timeout=TIMEOUT_S, env=env)
         rc, text = proc.returncode, proc.stdout + ("\n--- stderr ---\n" + proc.stderr[-4000:] if proc.stderr else "")
     except subprocess.TimeoutExpired as exc:
         rc, text = -9, f"timed out after {TIMEOUT_S} s\n{exc.stdout or ''}"

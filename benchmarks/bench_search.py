@@ -5,8 +5,8 @@ surfaces (benchmarks/search_surfaces.py), evaluated directly (benchmarks/search_
 
 Per surface and seed:
 * launches until the configuration the strategy names best is truly within 3 % of the best
-  feasible configuration (the search names its leader: the median over launches with its
-  uncertainty; random sampling and the grid name the best single figure seen that met the
+  feasible configuration (the search names its leader: the shrunk estimate pooled over every
+  launch, search/shrunk.py; random sampling and the grid name the best single figure seen that met the
   constraint); never within: counted as the grid size + 1;
 * whether the final best is truly within 3 % at a budget of a quarter of the grid.
 Goal per surface: the search's median launches <= half of random's, and its final best within
@@ -59,6 +59,9 @@ def _with(module: str, name: str, value: object, **kw: Any) -> Callable[[Any, in
 
 _SAMPLER = "cockpit.control.search.model_sampler"
 _STUDY = "cockpit.control.search.study"
+_SCORING = "cockpit.model.search.scoring"
+_SHRUNK = "cockpit.model.search.shrunk"
+_PLAN = "cockpit.control.search.plan"
 VARIANTS = {
     "tpe": lambda s, seed, budget: sim.run_cockpit(s, seed, budget, sampler="tpe"),
     "tpe-group": _with(_STUDY, "TPE_SETTINGS", {"multivariate": True, "group": True, "constant_liar": True},
@@ -72,7 +75,16 @@ VARIANTS = {
     "crash-values-as-pairs": _with(_STUDY, "SINGLE_WEIGHT", 1.0),
     "model-no-race": lambda s, seed, budget: sim.run_cockpit(s, seed, budget, race_share=0.0),
     "model-race-10%": lambda s, seed, budget: sim.run_cockpit(s, seed, budget, race_share=0.1),
-    "model-race-30%": lambda s, seed, budget: sim.run_cockpit(s, seed, budget, race_share=0.3),
+    "model-race-20%": lambda s, seed, budget: sim.run_cockpit(s, seed, budget, race_share=0.2),
+    "model-race-40%": lambda s, seed, budget: sim.run_cockpit(s, seed, budget, race_share=0.4),
+    # the leader's ranking (issue 36 item 3, step three): the median over its own launches (before)
+    "rank-median": _with(_SCORING, "RANK", "median"),
+    "rank-median-race-20%": _with(_SCORING, "RANK", "median", race_share=0.2),
+    "shrunk-noise-likeliest": _with(_SHRUNK, "NOISE_PRIOR_DOF", 0.0),
+    "shrunk-feasible-0.8": _with(_SCORING, "FEASIBLE_P", 0.8),
+    "shrunk-lead-top": _with(_SCORING, "LEAD_MOST_LAUNCHED", False),
+    "shrunk-apart-3sd": _with(_SCORING, "SHRUNK_Z", 3.0),
+    "shrunk-race-least-sure": _with(_PLAN, "RACE_PICK", "sd"),
 }
 
 

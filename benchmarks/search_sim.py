@@ -4,7 +4,7 @@ bench_search.py compares against random sampling and the exhaustive grid.
 Every strategy sees noisy figures (a launch's figure is the truth times N(1, noise), the
 constraint figure likewise) and is scored by the TRUE figure of the configuration it names
 best at each launch: cockpit's search names its leader (search_scoring.best_config, the
-median over launches with its uncertainty); random sampling and the grid name the best
+shrunk estimate pooled over every launch); random sampling and the grid name the best
 single figure seen that met the constraint.
 """
 

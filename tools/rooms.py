@@ -88,7 +88,8 @@ LAYOUT: dict[str, dict[str, tuple[str, list[str]]]] = {
         "bench": ("benchmarks as numbers: targets scored, chart series, profile compare and diff",
                   ["targets", "bench_series:series", "bench_compare:compare", "profile_diff", "sweep_dataset"]),
         "search": ("a launch-space search: its record, space, scoring and edits",
-                   ["search", "search_space:space", "search_scoring:scoring", "search_edits:edits", "objectives", "pareto"]),
+                   ["search", "search_space:space", "search_scoring:scoring", "search_edits:edits", "objectives", "pareto",
+                    "search_shrunk:shrunk", "search_features:features"]),
     },
     "cockpit.cli": {
         ".": ("the command line: the parser (__init__), the TUI's lazy start, stderr made inert",
@@ -199,7 +200,7 @@ LAYOUT: dict[str, dict[str, tuple[str, list[str]]]] = {
                  ["main", "tabs_and_panes", "session_render", "view_state", "live_tick", "edit_runner",
                   "task_handlers", "record_handlers", "setup_handlers"]),
         "forms": ("forms: the base, record forms, setup, sweep and search forms",
-                  ["form_base", "forms", "setup_forms", "sweep_form", "search_form"]),
+                  ["form_base", "forms", "setup_forms", "sweep_form", "search_form", "benchmark_form"]),
     },
     "cockpit.ui.widgets": {
         "log": ("the log pane: its ring buffer, line view, metrics strip",

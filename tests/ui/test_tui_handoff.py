@@ -106,7 +106,7 @@ async def test_a_big_handoff_does_not_hold_the_keys_and_W_at_once_writes_it(tmp_
         await pilot.pause()
         screen = app.main_screen
         await pilot.press("0")
-        await until(lambda: made_on, pilot)
+        await until(lambda: bool(made_on), pilot)
         await pilot.press("1")  # answered while the handoff is still being made
         await until(lambda: screen.active_tab == "main", pilot)
         assert not let_go.is_set() and made_on[0] is not threading.main_thread()

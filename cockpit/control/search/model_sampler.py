@@ -13,7 +13,6 @@ noise between launches is averaged in rather than chased. Plain numpy.
 
 from __future__ import annotations
 
-import itertools
 import math
 import os
 from collections.abc import Sequence
@@ -25,7 +24,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
-from cockpit.model.search.search import Direction, Search, SearchTrial, SpaceValue, Stepped, TrialStatus, show_value
+from cockpit.model.search.features import Encoder
+from cockpit.model.search.search import Direction, Search, SearchTrial, SpaceValue, TrialStatus
 from cockpit.model.search.space import ConfigKey, config_key, normalise
 
 __all__ = ["MAX_GRID", "model_choice"]
@@ -39,63 +39,8 @@ MIN_NOISE = 0.02  # the model's noise floor, in log units (a launch is never mor
 DRAW_SCALE = 0.3  # how far a draw strays from the posterior mean (1: Thompson sampling; 0.3 measured best of 1/0.5/0.3)
 
 
-class _Encoder:
-    """Configurations as feature rows: an intercept, one-hot per flag value, one-hot per pair
-    of flags' values, and a numeric flag's position (linear and squared)."""
-
-    def __init__(self, search: Search) -> None:
-        self.keys = list(search.space)
-        self.values = [[show_value(v) for v in search.values_of(k)] for k in self.keys]
-        self.numeric = [isinstance(search.space[k], Stepped) or all(
-            isinstance(v, int | float) and not isinstance(v, bool) for v in search.values_of(k)) and
-            len(self.values[i]) > 2 for i, k in enumerate(self.keys)]
-        self.index: list[dict[str, int]] = [{v: j for j, v in enumerate(vals)} for vals in self.values]
-        self.pairs = list(itertools.combinations(range(len(self.keys)), 2))
-        offsets = [1]
-        for vals in self.values:
-            offsets.append(offsets[-1] + len(vals))
-        self.main_at = offsets[:-1]
-        at = offsets[-1]
-        self.pair_at = []
-        for i, j in self.pairs:
-            self.pair_at.append(at)
-            at += len(self.values[i]) * len(self.values[j])
-        self.trend_at = at
-        self.width = at + 2 * sum(self.numeric)
-        prior = np.empty(self.width)
-        prior[0] = 10.0
-        prior[1:offsets[-1]] = MAIN_PRIOR
-        prior[offsets[-1]:at] = PAIR_PRIOR
-        prior[at:] = TREND_PRIOR
-        self.prior_precision = 1.0 / prior ** 2
-
-    def codes(self, key: ConfigKey) -> list[int] | None:
-        shown = dict(key)
-        out = []
-        for k, index in zip(self.keys, self.index, strict=True):
-            code = index.get(shown.get(k, ""))
-            if code is None:
-                return None
-            out.append(code)
-        return out
-
-    def rows(self, codes: np.ndarray) -> np.ndarray:
-        n = codes.shape[0]
-        x = np.zeros((n, self.width))
-        x[:, 0] = 1.0
-        span = np.arange(n)
-        for d, at in enumerate(self.main_at):
-            x[span, at + codes[:, d]] = 1.0
-        for (i, j), at in zip(self.pairs, self.pair_at, strict=True):
-            x[span, at + codes[:, i] * len(self.values[j]) + codes[:, j]] = 1.0
-        col = self.trend_at
-        for d, numeric in enumerate(self.numeric):
-            if numeric:
-                pos = codes[:, d] / max(1, len(self.values[d]) - 1) * 2 - 1
-                x[:, col] = pos
-                x[:, col + 1] = pos ** 2 - 1 / 3
-                col += 2
-        return x
+def _encoder(search: Search) -> Encoder:
+    return Encoder(search, MAIN_PRIOR, PAIR_PRIOR, TREND_PRIOR)
 
 
 def _draw(x: np.ndarray, y: np.ndarray, prior_precision: np.ndarray, noise: float, rng: np.random.Generator,
@@ -142,7 +87,7 @@ def model_choice(search: Search, candidates: list[dict[str, SpaceValue]], seed: 
     """The untried candidate a draw of the models rates best (None: no candidate)."""
     if not candidates:
         return None
-    enc = _Encoder(search)
+    enc = _encoder(search)
     rng = np.random.default_rng(seed)
     cand_keys = [config_key(search, p) for p in candidates]
     cand_codes = [enc.codes(k) for k in cand_keys]

@@ -4,7 +4,7 @@ as study.py rebuilds the single-objective study, and relaunches of the front's p
 
 A small launch budget is why TPE and not NSGA-II: NSGA-II breeds a population (50 by
 default) per generation, more launches than a search has; TPE steers after a few. The
-budget's last share (plan.RACE_SHARE, at least one launch) goes to relaunches: a front point
+budget's last share (plan.PARETO_RACE_SHARE, at least one launch) goes to relaunches: a front point
 launched once has no spread and its place on the front may be noise, so the front's points
 with one launch (those within the noise of another first) are launched again, until each
 has two or the budget ends. Crash pins (study.blamed) and tried configurations are never

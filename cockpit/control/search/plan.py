@@ -2,11 +2,11 @@
 against the configurations not yet told apart from it.
 
 The launch budget is `trials` (or `--trials`) plus `repeats`. Exploring spends it until the
-last RACE_SHARE of it (at least one launch); from there, while the leader has one launch
-or is within the noise of a contender, the contender with the fewest launches (the leader
-on a tie) is relaunched; once the leader is told apart and launched twice, exploring goes
-on. A space with nothing left to try races to the end of the budget, and stops once the
-leader is told apart. Pure: the loop and the benchmark's simulation both call it.
+last `repeats` launches, or RACE_SHARE of the trials where that is more (at least one launch);
+from there, while the leader has one launch or is within the noise of a contender, the
+contender with the fewest launches (the leader on a tie) is relaunched; once the leader is
+told apart and launched twice, exploring goes on. A space with nothing left to try races to
+the end of the budget, and stops once the leader is told apart. Pure: the loop and the benchmark's simulation both call it.
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ from cockpit.model.search.search import Search
 
 __all__ = ["RACE_SHARE", "NextLaunch", "launch_budget", "next_launch"]
 
-RACE_SHARE = 0.2  # the budget's last share, kept for races (bench_search.py measured 0.1–0.3)
+RACE_PICK = "fewest"  # which contender a race relaunches: "fewest" launches, or the least sure shrunk estimate ("sd")
+PARETO_RACE_SHARE = 0.2  # a front's relaunches (not measured with the shrunk estimate: it ranks one objective)
+RACE_SHARE = 0.3  # the budget's last share, kept for races (bench_search.py: 0.3 with the shrunk estimate, of 0.1–0.4)
 
 
 def launch_budget(search: Search, trials: int | None = None) -> int:
@@ -35,6 +37,8 @@ def _race(search: Search) -> NextLaunch | None:
     if len(group) == 1 and len(lead.values) >= 2:
         return None
     pick: ConfigResult = min(group, key=lambda g: len(g.values))  # min keeps the first (the leader) on a tie
+    if RACE_PICK == "sd" and all(g.shrunk is not None for g in group):
+        pick = max(group, key=lambda g: g.shrunk.sd_log if g.shrunk is not None else 0.0)
     if len(group) == 1:
         why = f"relaunch of the leader (trial {lead.first.number}): a best has at least two launches"
     elif pick is lead:
@@ -45,17 +49,20 @@ def _race(search: Search) -> NextLaunch | None:
 
 
 def next_launch(search: Search, budget: int, *, seed: int, sampler: str | None = None,
-                race_share: float = RACE_SHARE) -> NextLaunch | None:
+                race_share: float | None = None) -> NextLaunch | None:
     """The next launch within `budget` launches in all (None: the budget is spent, or nothing
     is left to learn)."""
     if search.multi:  # several objectives: a Pareto front, the person picks
         from cockpit.control.search.pareto_sampler import pareto_launch
 
-        return pareto_launch(search, budget, seed=seed, race_share=race_share, sampler=sampler or "tpe")
+        return pareto_launch(search, budget, seed=seed, sampler=sampler or "tpe",
+                             race_share=PARETO_RACE_SHARE if race_share is None else race_share)
     left = budget - sum(1 for t in search.trial if not t.reused)
     if left <= 0:
         return None
-    reserve = max(1, round(budget * race_share))
+    # the race keeps the person's `repeats`, or the share of the rest where that is more
+    share = RACE_SHARE if race_share is None else race_share
+    reserve = max(1, search.repeats, round((budget - search.repeats) * share))
     if left <= reserve and (race := _race(search)) is not None:
         return race
     params = propose(search, seed=seed, sampler=sampler)

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from cockpit.model.experiment_records import Benchmark
 
 __all__ = ["BOOTSTRAP_FROM", "DEFAULT_NOISE", "Estimate", "GroupKey", "Verdict", "estimate", "estimates",
-           "group_runs", "per_profile_concurrency", "pooled_noise", "separated", "standard_error", "verdict",
-           "workload_of"]
+           "group_runs", "per_profile_concurrency", "pooled_noise", "separated", "shown_number", "standard_error",
+           "verdict", "workload_of"]
 
 BOOTSTRAP_FROM = 3
 """Runs from which the spread is a bootstrap interval (below: min–max)."""
@@ -54,6 +54,11 @@ def _fmt(value: float) -> str:
 def _num(value: float) -> str:
     """Four significant figures under 1,000 (a search's small objectives: 0.4213 tok/J)."""
     return f"{value:,.4g}" if abs(value) < 1000 else f"{value:,.0f}"
+
+
+def shown_number(value: float) -> str:
+    """A figure as an estimate's `shown` writes it (4,310; 0.4213)."""
+    return _num(value)
 
 
 @dataclass(frozen=True, slots=True)

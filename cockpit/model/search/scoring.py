@@ -6,13 +6,15 @@ runner-up decides if the two race on (control/search/plan.py)."""
 
 from __future__ import annotations
 
+import math
 import statistics
 from dataclasses import dataclass, field
 
-from cockpit.model.bench.estimate import DEFAULT_NOISE, Estimate, estimate, pooled_noise, separated
+from cockpit.model.bench.estimate import DEFAULT_NOISE, SEPARATION_Z, Estimate, estimate, pooled_noise, separated, shown_number
 from cockpit.model.bench.targets import score_target
 from cockpit.model.search.objectives import objective_values
 from cockpit.model.search.search import Direction, Search, SearchTrial, TrialStatus
+from cockpit.model.search.shrunk import Shrunk, shrunk
 from cockpit.model.search.space import ConfigKey, config_key
 from cockpit.model.session import Benchmark, Session
 
@@ -20,6 +22,11 @@ __all__ = ["Certainty", "ConfigResult", "TrialScore", "best_config", "better", "
            "leaderboard", "noise_of", "noise_share", "objective_at", "score_trial"]
 
 CRASH_CONSTRAINT = 1.0  # a crash: every constraint fails by a whole goal
+RANK = "shrunk"  # the leader's ranking: "shrunk" (shrunk.py) or "median" (each configuration's own launches)
+FEASIBLE_P = 0.5  # the shrunk chance every constraint holds from which a configuration counts as feasible
+SHRUNK_Z = SEPARATION_Z  # sds of the shrunk estimates' difference that tell two configurations apart
+# of the configurations not told apart from the top, the one launched most leads (the best moves only by more than the noise)
+LEAD_MOST_LAUNCHED = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +107,8 @@ class ConfigResult:
 
     key: ConfigKey
     trials: list[SearchTrial] = field(default_factory=list)
+    shrunk: Shrunk | None = None
+    """The posterior over every launch (shrunk.py), set by the leaderboard; None: not fitted."""
 
     @property
     def values(self) -> list[float]:
@@ -121,13 +130,18 @@ class ConfigResult:
         ok = [t for t in self.trials if t.status is TrialStatus.OK]
         if not ok or not self.values or any(t.status is TrialStatus.CRASHED for t in self.trials):
             return False
+        if self.shrunk is not None:
+            return self.shrunk.p_feasible >= FEASIBLE_P
         width = max((len(t.constraints) for t in ok), default=0)
         return all(statistics.median([t.constraints[i] if i < len(t.constraints) else CRASH_CONSTRAINT
                                       for t in ok]) <= 0 for i in range(width))
 
     @property
     def mean(self) -> float | None:
-        """The figure the search ranks on: the median over its launches."""
+        """The figure the search ranks on: the shrunk estimate where fitted, else the median
+        over its launches."""
+        if self.shrunk is not None:
+            return self.shrunk.value
         estimate = self.estimate
         return estimate.median if estimate is not None else None
 
@@ -143,7 +157,7 @@ class ConfigResult:
         return estimate.spread if estimate is not None else None
 
 
-def _groups(search: Search) -> list[ConfigResult]:
+def _plain_groups(search: Search) -> list[ConfigResult]:
     groups: dict[ConfigKey, ConfigResult] = {}
     for trial in sorted(search.trial, key=lambda t: t.number):
         key = config_key(search, trial.params)
@@ -151,10 +165,47 @@ def _groups(search: Search) -> list[ConfigResult]:
     return list(groups.values())
 
 
+_CACHE: dict[object, dict[ConfigKey, Shrunk] | None] = {}
+
+
+def _fit(search: Search, groups: list[ConfigResult]) -> dict[ConfigKey, Shrunk] | None:
+    """The shrunk estimates (cached: a launch asks for the leaderboard several times)."""
+    ok = [g for g in groups if g.values and not any(t.status is TrialStatus.CRASHED for t in g.trials)]
+    data = tuple((g.key, tuple(g.values), tuple(tuple(t.constraints) for t in g.trials if t.status is TrialStatus.OK))
+                 for g in ok)
+    cache_key = (repr(search.space), data)
+    if cache_key not in _CACHE:
+        if len(_CACHE) > 64:
+            _CACHE.clear()
+        _CACHE[cache_key] = shrunk(search, [(k, v, [list(c) for c in cs]) for k, v, cs in data])
+    return _CACHE[cache_key]
+
+
+def _groups(search: Search) -> list[ConfigResult]:
+    groups = _plain_groups(search)
+    if RANK == "shrunk" and not search.multi:
+        posts = _fit(search, groups)
+        if posts is not None:
+            for g in groups:
+                g.shrunk = posts.get(g.key)
+    return groups
+
+
+def _apart(a: ConfigResult, b: ConfigResult, noise: float) -> bool:
+    """Whether two configurations are told apart: their shrunk estimates by SEPARATION_Z sds
+    of the difference where fitted, else their medians by the noise."""
+    if a.shrunk is not None and b.shrunk is not None:
+        return abs(math.log(a.shrunk.value / b.shrunk.value)) > SHRUNK_Z * math.hypot(a.shrunk.sd_log,
+                                                                                         b.shrunk.sd_log)
+    ea, eb = a.estimate, b.estimate
+    assert ea is not None and eb is not None
+    return separated(ea, eb, noise)
+
+
 def noise_of(search: Search) -> tuple[float, bool]:
     """The relative noise between launches of one configuration, and whether relaunches
     measured it (False: DEFAULT_NOISE, assumed)."""
-    measured = pooled_noise([g.values for g in _groups(search)])
+    measured = pooled_noise([g.values for g in _plain_groups(search)])
     return (measured, True) if measured is not None else (DEFAULT_NOISE, False)
 
 
@@ -178,10 +229,9 @@ def leaderboard(search: Search) -> list[ConfigResult]:
     noise, _ = noise_of(search)
     groups = _groups(search)
     feasible = _ranked(search, [g for g in groups if g.feasible])
-    if feasible:
-        top = feasible[0].estimate
-        assert top is not None
-        close = [g for g in feasible if g.estimate is not None and not separated(top, g.estimate, noise)]
+    if feasible and (feasible[0].shrunk is None or LEAD_MOST_LAUNCHED):
+        top = feasible[0]
+        close = [g for g in feasible if g.estimate is not None and not _apart(top, g, noise)]
         lead = max(close, key=lambda g: len(g.values))  # max keeps the first (best median) on a tie
         feasible = [lead, *(g for g in feasible if g is not lead)]
     return feasible + [g for g in groups if not g.feasible]
@@ -209,23 +259,27 @@ class Certainty:
         """The leader beats the runner-up by more than the noise (True with no runner-up)."""
         if self.runner_up is None:
             return True
-        lead, other = self.best.estimate, self.runner_up.estimate
-        assert lead is not None and other is not None
-        return separated(lead, other, self.noise)
+        return _apart(self.best, self.runner_up, self.noise)
 
     def shown(self, objective: str) -> str:
         """`output_tok_s 4,310 (4,211–4,427, n=3); runner-up trial 7 4,120 (n=1): ahead by more
         than the noise (3.1 %, measured)`."""
         lead = self.best.estimate
         assert lead is not None
-        text = f"{objective} median {lead.shown()}"
+        text = f"{objective} median {lead.shown()}{_pooled(self.best, ' from every launch')}"
         noise = f"noise {self.noise:.1%} {'measured between relaunches' if self.measured else 'assumed'}"
         if self.runner_up is None:
             return f"{text}; no runner-up; {noise}"
         other = self.runner_up.estimate
         assert other is not None
         verdict = "ahead by more than the noise" if self.separated else "within the noise of it (not told apart)"
-        return f"{text}; runner-up trial {self.runner_up.first.number} {other.shown()}: {verdict}; {noise}"
+        return (f"{text}; runner-up trial {self.runner_up.first.number} {other.shown()}{_pooled(self.runner_up)}: "
+                f"{verdict}; {noise}")
+
+
+def _pooled(group: ConfigResult, said: str = "") -> str:
+    """`, estimate 4,250 from every launch`: the shrunk figure the leader is ranked on (none: not fitted)."""
+    return f", estimate {shown_number(group.shrunk.value)}{said}" if group.shrunk is not None else ""
 
 
 def certainty(search: Search) -> Certainty | None:
@@ -243,13 +297,9 @@ def contenders(search: Search, most: int = 3) -> list[ConfigResult]:
     if not board:
         return []
     noise, _ = noise_of(search)
-    lead = board[0].estimate
-    assert lead is not None
     out = [board[0]]
     for group in board[1:]:
-        other = group.estimate
-        assert other is not None
-        if not separated(lead, other, noise):
+        if not _apart(board[0], group, noise):
             out.append(group)
         if len(out) >= most:
             break
