@@ -60,7 +60,10 @@ def test_never_confirmed_and_no_terminal_prints_the_commands_and_runs_nothing(tm
 
 def test_yes_runs_every_point_records_them_and_remembers_the_confirmation(tmp_path: Path, logged_server) -> None:
     srv, log = logged_server
-    path = _session(tmp_path, srv.port, log)
+    # the client pauses after its main-run line, as the real one does (1 s): the server's
+    # /metrics is read there, before the point's first request (a 0.6 s point under load
+    # could otherwise end before that read, and the window would hold no observation)
+    path = _session(tmp_path, srv.port, log, extra_args=["--standin-main-pause-s", "0.5"])
     res = _cockpit("sweep", str(path), "short ramp", "--yes")  # by name
     assert res.returncode == 0, res.stdout + res.stderr
     for i, c in enumerate((1, 2, 4, 8), start=1):
