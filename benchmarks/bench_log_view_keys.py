@@ -40,7 +40,7 @@ def lines(n: int, start: int = 0) -> list[str]:
 
 def bench_matches(n: int, runs: int) -> dict[str, float]:
     from cockpit.live.log.items import RUN
-    from cockpit.ui.widgets.log.log_buffer import LogBuffer, compile_pattern
+    from cockpit.ui.widgets.log.buffer import LogBuffer, compile_pattern
 
     buffer = LogBuffer(n)
     texts = lines(n)
@@ -72,8 +72,8 @@ async def bench_frames(n: int, runs: int) -> dict[str, float]:
     from textual.geometry import Region
 
     from cockpit.live.log.items import RUN
-    from cockpit.ui.widgets.log.log_buffer import LogBuffer
-    from cockpit.ui.widgets.log.log_view import LogLinesView
+    from cockpit.ui.widgets.log.buffer import LogBuffer
+    from cockpit.ui.widgets.log.view import LogLinesView
 
     buffer = LogBuffer(n)
     texts = lines(n)

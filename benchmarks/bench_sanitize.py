@@ -29,7 +29,7 @@ import json, random, sys, timeit
 import cockpit
 from cockpit.ground.sanitize import sanitize
 from cockpit.parse.log.sglang_log import parse_text
-from cockpit.ui.widgets.log.log_buffer import LogBuffer
+from cockpit.ui.widgets.log.buffer import LogBuffer
 
 n = int(sys.argv[1])
 clean = ("[2026-11-28 21:00:00 DP0 TP0] Decode batch. #running-req: 64, #token: 123456, token usage: 0.41, "

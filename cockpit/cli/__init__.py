@@ -16,7 +16,7 @@ from cockpit.ground.quiet_warnings import quiet_known_warnings
 
 # Modules that add subcommands; each owns its own parsers and handlers.
 _COMMAND_MODULES = (
-    "cockpit.cli.session.session_cmds",
+    "cockpit.cli.session.file_cmds",
     "cockpit.cli.watch.log_cmds",
     "cockpit.cli.watch.tail_cmd",
     "cockpit.cli.watch.log_tui_cmd",
@@ -37,11 +37,11 @@ _COMMAND_MODULES = (
 # Which module serves which command, so a run imports only what it needs (the session
 # model alone costs ~0.2 s of imports; `parse-log` should start as fast as grep).
 COMMANDS = {
-    "check": "cockpit.cli.session.session_cmds",
-    "fmt": "cockpit.cli.session.session_cmds",
-    "export": "cockpit.cli.session.session_cmds",
-    "add": "cockpit.cli.session.session_cmds",
-    "bench": "cockpit.cli.session.session_cmds",
+    "check": "cockpit.cli.session.file_cmds",
+    "fmt": "cockpit.cli.session.file_cmds",
+    "export": "cockpit.cli.session.file_cmds",
+    "add": "cockpit.cli.session.file_cmds",
+    "bench": "cockpit.cli.session.file_cmds",
     "parse-log": "cockpit.cli.watch.log_cmds",
     "tail": "cockpit.cli.watch.tail_cmd",
     "log": "cockpit.cli.watch.log_tui_cmd",

@@ -1,7 +1,7 @@
 """LiveItem: what a live feed hands the hub, as a closed union of the item types (below the UI).
 
     source -> pipeline -> hub -> LiveItem -> the live state's folds (live/state.py),
-                                             the panes (ui/live/live_routes.py), the sweep's watch
+                                             the panes (ui/live/routes.py), the sweep's watch
 
 One alias per feed kind (`log`, `gpu`, `topology`, `metrics`, `fleet`: the routing table's,
 live/routes.py), and `LiveItem` their union. A function that takes one of them dispatches with

@@ -4,7 +4,7 @@ A feed is routed by its kind (`log`, `gpu`, `topology`, `metrics`, `fleet`; from
 `kind@host`) to views by name, each taking the item types listed (checked with
 `isinstance`): the members of the kind's alias in live/items.py, whose union is `LiveItem`.
 The live state's folds (live/state.py: what the findings, tok/J and an assistant's resources
-read) and the TUI's panes (ui/live/live_routes.py: a view is the pane of that id) both route
+read) and the TUI's panes (ui/live/routes.py: a view is the pane of that id) both route
 by this table, so a new item type is added to its kind's alias once.
 """
 

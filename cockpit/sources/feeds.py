@@ -3,7 +3,7 @@
 A feed is any object with an async `stream()` that yields items (a batch of log lines,
 a GPU tick, a topology). The app runs each feed in its own worker (a log feed
 through its LogPipeline) and routes every item by its type to the panes that take it
-(ui/live/live_routes.py). Nothing
+(ui/live/routes.py). Nothing
 here imports a concrete source, so the demo replay, real SSH tails and test fakes all
 plug in the same way.
 """

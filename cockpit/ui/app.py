@@ -12,7 +12,7 @@ and two parts it builds and calls, each an object with its needs named in its co
   live hub (control/live_hub.py: a log feed through its LogPipeline, once per kind@host, shared
   with a sweep's watch) whose items are folded first by the live state below the UI
   (live/state.py: the findings, tok/J, the metrics pane and the alerts read its snapshots) and
-  routed by type to the panes that take them (ui/live/live_routes.py); the session hosts' feeds
+  routed by type to the panes that take them (ui/live/routes.py); the session hosts' feeds
   follow the session (only what the re-plan says is stopped and started); host states, alerts.
 
 The App keeps thin methods for what its screens ask through the port (ui/port.py: `save`,
@@ -45,12 +45,12 @@ from cockpit.ui.app_live import LiveFeeds
 from cockpit.ui.app_saving import SessionSaving
 from cockpit.ui.keys.commands import CockpitCommands, HostCommands
 from cockpit.ui.keys_in_order import requests_landed
-from cockpit.ui.live.diagnosis_live import FindingsWatch
+from cockpit.ui.live.diagnosis import FindingsWatch
 from cockpit.ui.live.experiment import ExperimentControl
 from cockpit.ui.messages import LiveFeedStopped, LiveItemReceived, ServerStartRequested, ServerStopRequested
 from cockpit.ui.port import CockpitPort
-from cockpit.ui.screens.main.main import MainScreen
-from cockpit.ui.widgets.fleet.fleet_pane import FleetPane
+from cockpit.ui.screens.main.screen import MainScreen
+from cockpit.ui.widgets.fleet.pane import FleetPane
 
 RECHECK_S = 1.0
 """How often the shown server states are checked against what runs (a search's, another writer's)."""

@@ -23,7 +23,7 @@ from cockpit.ui.keys.commands import textual_commands
 from cockpit.ui.safe_text import safe
 from cockpit.ui.theme.themes import DEFAULT_THEME, ThemeProblem, load_themes, role_defaults
 from cockpit.ui.toasts import ToastDesk, ToastOptions
-from cockpit.ui.widgets.log.log_pane import LogPane
+from cockpit.ui.widgets.log.pane import LogPane
 
 if TYPE_CHECKING:
     from textual.notifications import Notification

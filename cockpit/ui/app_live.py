@@ -5,7 +5,7 @@ hosts' feeds kept in line with the session, the Fleet tab's Prometheus, host sta
 the App's messages):
 * `sources` (LiveSources) are run as workers through the live hub (control/live_hub.py) whose items
   are folded by the live state (live/state.py) and routed by type to the panes that take them
-  (ui/live/live_routes.py); a `/metrics` scrape reaches its pane as the live state folded it;
+  (ui/live/routes.py); a `/metrics` scrape reaches its pane as the live state folded it;
 * the session hosts' feeds (`sources.hosts`, keyed `kind@host`) follow the session: after
   every change the plan is diffed (sources/host_feeds_plan.py) and only what it says is
   stopped and started; `reconnect_host` restarts one host's feeds now, skipping the back-off;
@@ -39,12 +39,12 @@ from cockpit.live.state import LiveState
 from cockpit.model.session import PrometheusSource, Session
 from cockpit.parse.gpu.events import GpuSamplesTaken
 from cockpit.parse.metrics.events import MetricsScraped, MetricsScrapeFailed
-from cockpit.ui.live.live_routes import ROUTES, LivePane, state_pane
+from cockpit.ui.live.routes import ROUTES, LivePane, state_pane
 from cockpit.ui.messages import LiveFeedStopped
-from cockpit.ui.screens.main.main import MainScreen
-from cockpit.ui.widgets.fleet.fleet_pane import FleetPane
-from cockpit.ui.widgets.gpu.gpu_pane import GpuPane
-from cockpit.ui.widgets.metrics.metrics_pane import MetricsPane
+from cockpit.ui.screens.main.screen import MainScreen
+from cockpit.ui.widgets.fleet.pane import FleetPane
+from cockpit.ui.widgets.gpu.pane import GpuPane
+from cockpit.ui.widgets.metrics.pane import MetricsPane
 
 # What the header says of a host on this machine (no `ssh`): its log feed's state.
 LOCAL_TAILING, LOCAL_WAITING, LOCAL_STOPPED = "tailing", "no log file yet", "stopped"

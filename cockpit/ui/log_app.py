@@ -19,7 +19,7 @@ from cockpit.ui.keys.actions import ActionSpec, bindings_for, specs_for
 from cockpit.ui.keys.commands import CockpitCommands
 from cockpit.ui.theme.themes import shipped_theme_dir, user_theme_dir
 from cockpit.ui.widgets.chrome.fitted_footer import FittedFooter
-from cockpit.ui.widgets.log.log_pane import LogPane
+from cockpit.ui.widgets.log.pane import LogPane
 
 if TYPE_CHECKING:
     from cockpit.control.live_access import LiveFeed

@@ -45,7 +45,7 @@ def is_dialog(screen: object) -> bool:
     """A screen the person must answer: a form, a confirm, the quit question, a prompt."""
     from cockpit.ui.screens.confirm_quit import ConfirmQuitScreen
     from cockpit.ui.screens.confirm_run import ConfirmRunScreen
-    from cockpit.ui.screens.forms.form_base import FormScreen
+    from cockpit.ui.screens.forms.base import FormScreen
     from cockpit.ui.screens.prompt import PromptScreen
 
     return isinstance(screen, (FormScreen, ConfirmRunScreen, ConfirmQuitScreen, PromptScreen))

@@ -206,7 +206,7 @@ def _seen(app) -> tuple[str, str, str]:  # noqa: ANN001
     """The Fleet pane as a person reads it: border title, state line, host rows."""
     from textual.widgets import Static
 
-    from cockpit.ui.widgets.fleet.fleet_pane import FleetPane, FleetTable
+    from cockpit.ui.widgets.fleet.pane import FleetPane, FleetTable
 
     pane = app.main_screen.query_one(FleetPane)
     table = pane.query_one(FleetTable)
@@ -243,7 +243,7 @@ async def test_s_switches_the_fleet_tab_between_prometheus_sources_and_back(
     without a second server); gone: a URL nothing listens on."""
     from prometheus_fixture import free_port
 
-    from cockpit.ui.widgets.fleet.fleet_pane import FleetPane
+    from cockpit.ui.widgets.fleet.pane import FleetPane
 
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
@@ -314,7 +314,7 @@ async def test_a_prometheus_added_or_edited_while_the_app_is_open_is_used_at_onc
     with no restart."""
     from cockpit.model.session import PrometheusSource
     from cockpit.store.toml_store import load_session, save_session
-    from cockpit.ui.widgets.fleet.fleet_pane import FleetPane
+    from cockpit.ui.widgets.fleet.pane import FleetPane
 
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))

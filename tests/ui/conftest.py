@@ -28,7 +28,7 @@ def hermetic_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def no_findings_watch(monkeypatch: pytest.MonkeyPatch) -> None:
     """The header's findings count comes from a thread worker at no fixed moment: off here,
     so snapshots stay exact (test_findings_screen.py turns it on)."""
-    from cockpit.ui.live.diagnosis_live import FindingsWatch
+    from cockpit.ui.live.diagnosis import FindingsWatch
 
     monkeypatch.setattr(FindingsWatch, "enabled", False)
 

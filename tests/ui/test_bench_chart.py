@@ -17,7 +17,7 @@ from cockpit.model.session import LaunchProfile
 from cockpit.store.toml_store import load_session, save_session
 from cockpit.ui.keys.commands import CockpitCommands
 from cockpit.ui.screens.compare import CompareScreen
-from cockpit.ui.screens.main.main import MainScreen
+from cockpit.ui.screens.main.screen import MainScreen
 from cockpit.ui.widgets.session.bench_chart import ChartPlot
 from cockpit.ui.widgets.session.benchmarks_view import BenchmarksView, BenchTable
 

@@ -15,7 +15,7 @@ from tui_support import fill, keys_for, make_app, screen_text, until
 from cockpit.model.session import Session
 from cockpit.sources.session_feeds import sources_for_session
 from cockpit.store.toml_store import load_session, save_session
-from cockpit.ui.screens.forms.setup_forms import GoalForm, HostForm, TargetForm
+from cockpit.ui.screens.forms.setup import GoalForm, HostForm, TargetForm
 from cockpit.ui.widgets.chrome.host_deck import HostDeck
 from cockpit.ui.widgets.session.setup_view import SetupList
 

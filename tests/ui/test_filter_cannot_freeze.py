@@ -22,7 +22,7 @@ from pathlib import Path
 from cockpit.sources.session_feeds import sources_for_session
 from cockpit.store.toml_store import load_session
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.widgets.log.log_pane import LogPane
+from cockpit.ui.widgets.log.pane import LogPane
 
 async def main():
     path = Path(sys.argv[1])
@@ -81,7 +81,7 @@ async def test_a_typed_regex_the_linear_engine_refuses_is_not_set_and_says_why()
     from test_log_pane import PaneApp, decode_lines, until
     from test_log_pane_keys import feed_text
 
-    from cockpit.ui.widgets.log.log_pane import LogPane
+    from cockpit.ui.widgets.log.pane import LogPane
 
     app = PaneApp()
     async with app.run_test(size=(120, 30)) as pilot:
@@ -108,8 +108,8 @@ async def test_a_search_matching_every_character_of_long_lines_draws_at_once() -
     from test_log_pane import PaneApp, until
     from test_log_pane_keys import feed_text
 
-    from cockpit.ui.widgets.log.log_pane import LogPane
-    from cockpit.ui.widgets.log.log_view import MAX_HIGHLIGHTS
+    from cockpit.ui.widgets.log.pane import LogPane
+    from cockpit.ui.widgets.log.view import MAX_HIGHLIGHTS
 
     app = PaneApp()
     async with app.run_test(size=(120, 30)) as pilot:

@@ -11,7 +11,7 @@ from textual.widgets import OptionList, Static
 from tui_support import make_app, until
 
 from cockpit.store.toml_store import load_session
-from cockpit.ui.live.diagnosis_live import FindingsWatch
+from cockpit.ui.live.diagnosis import FindingsWatch
 from cockpit.ui.screens.findings import FindingsScreen
 
 

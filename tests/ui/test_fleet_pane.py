@@ -21,7 +21,7 @@ from cockpit.demo.fleet import demo_fleet_feed
 from cockpit.parse.metrics.fleet_snapshot import FleetSnapshot
 from cockpit.sources.metrics.fleet_feed import FleetFeed
 from cockpit.sources.metrics.prometheus_api import PrometheusError
-from cockpit.ui.widgets.fleet.fleet_pane import FleetPane
+from cockpit.ui.widgets.fleet.pane import FleetPane
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 STATE = "Prometheus lab · http://prometheus.lab:9090 every 1 s"

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from tui_support import make_app, screen_text, task
 
-from cockpit.ui.screens.forms.forms import LastActionForm, LinkForm
-from cockpit.ui.screens.forms.setup_forms import GoalForm
+from cockpit.ui.screens.forms.records import LastActionForm, LinkForm
+from cockpit.ui.screens.forms.setup import GoalForm
 
 
 async def test_typing_into_a_prefilled_last_action_replaces_it_field_by_field(session_path):
@@ -80,7 +80,7 @@ async def test_saving_a_dialog_unchanged_journals_nothing_and_adds_no_undo_step(
 
 
 async def test_saving_a_record_unchanged_journals_nothing(session_path):
-    from cockpit.ui.screens.forms.forms import RecordForm
+    from cockpit.ui.screens.forms.records import RecordForm
 
     app = make_app(session_path)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -10,7 +10,7 @@ from tui_support import until
 
 from cockpit.parse.gpu.events import GpuSourceUnavailable
 from cockpit.ui.widgets.chrome.strip_lines import StripLines
-from cockpit.ui.widgets.gpu.gpu_pane import WAITING, GpuPane
+from cockpit.ui.widgets.gpu.pane import WAITING, GpuPane
 
 
 def _count_updates(pane: GpuPane) -> dict[str, int]:

@@ -27,7 +27,7 @@ from cockpit.parse.gpu.nvsmi_query import QUERY_FIELDS, parse_nvsmi_table, parse
 from cockpit.parse.gpu.nvsmi_topo import parse_topology
 from cockpit.parse.gpu.sample import GpuSample
 from cockpit.ui.render.gpu_columns import pcie_downgraded
-from cockpit.ui.widgets.gpu.gpu_pane import GpuPane
+from cockpit.ui.widgets.gpu.pane import GpuPane
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO_CSV = REPO / "sessions" / "demo" / "nvidia-smi-query.csv"

@@ -7,7 +7,7 @@ from tui_support import OnePaneApp
 
 from cockpit.model.log_view import LogViewState
 from cockpit.ui.widgets.chrome.host_deck import HostDeck
-from cockpit.ui.widgets.log.log_pane import LogPane
+from cockpit.ui.widgets.log.pane import LogPane
 
 
 def deck() -> HostDeck:

@@ -23,7 +23,7 @@ from pathlib import Path
 from cockpit.sources.session_feeds import sources_for_session
 from cockpit.store.toml_store import load_session
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.widgets.log.log_pane import LogPane
+from cockpit.ui.widgets.log.pane import LogPane
 
 async def main():
     path = Path(sys.argv[1])

@@ -25,7 +25,7 @@ from cockpit.parse.gpu.sample import GpuSample
 from cockpit.parse.log.sglang_log import parse_text
 from cockpit.store.toml_store import save_session
 from cockpit.ui.safe_text import inert_renderable
-from cockpit.ui.screens.forms.forms import BenchmarkForm, DiscoveryForm, LinkForm, RecordForm, TaskForm
+from cockpit.ui.screens.forms.records import BenchmarkForm, DiscoveryForm, LinkForm, RecordForm, TaskForm
 from cockpit.ui.screens.help import HelpScreen
 from cockpit.ui.widgets.session.records_view import PackagesTable
 from cockpit.ui.widgets.session.text_views import HandoffView

@@ -11,8 +11,8 @@ from tui_support import make_app, until
 
 from cockpit.model.session import Session
 from cockpit.store.toml_store import save_session
-from cockpit.ui.screens.forms.forms import TaskForm
-from cockpit.ui.screens.forms.setup_forms import GoalForm
+from cockpit.ui.screens.forms.records import TaskForm
+from cockpit.ui.screens.forms.setup import GoalForm
 
 
 def _burst(app, *keys: str) -> None:  # noqa: ANN001

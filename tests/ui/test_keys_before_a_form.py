@@ -9,8 +9,8 @@ from textual import events
 
 from tui_support import make_app
 
-from cockpit.ui.screens.forms.forms import BenchmarkForm, RecordForm
-from cockpit.ui.screens.main.main import MainScreen
+from cockpit.ui.screens.forms.records import BenchmarkForm, RecordForm
+from cockpit.ui.screens.main.screen import MainScreen
 
 
 async def _burst(app, pilot, *keys: str) -> None:  # noqa: ANN001

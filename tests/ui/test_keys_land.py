@@ -8,7 +8,7 @@ import pytest
 
 from tui_support import keys_for, make_app, screen_text, task, until
 
-from cockpit.ui.screens.forms.forms import TaskForm
+from cockpit.ui.screens.forms.records import TaskForm
 from cockpit.ui.screens.prompt import PromptScreen
 from cockpit.ui.theme.themes import load_themes, shipped_theme_dir
 from cockpit.ui.widgets.chrome.focus_mark import MARK
@@ -75,7 +75,7 @@ async def test_slash_from_every_tab_and_its_focused_pane_searches_the_log(exampl
     itself); from the Benchmarks table and the Handoff text, pressed, it asks for the log's
     pattern and what is typed goes there, not to the pane."""
     from cockpit.ui.keys.actions import TABS
-    from cockpit.ui.widgets.log.log_pane import LogPane
+    from cockpit.ui.widgets.log.pane import LogPane
 
     app = make_app(example_path)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -6,7 +6,7 @@ from tui_support import make_app, screen_text, until
 
 from cockpit.live.experiment.launch_lifecycle import LaunchOutcome, apply_outcome
 from cockpit.store.toml_store import load_session
-from cockpit.ui.screens.forms.forms import LastActionForm
+from cockpit.ui.screens.forms.records import LastActionForm
 
 
 async def test_a_crash_after_the_person_wrote_next_and_fallback_keeps_both_and_the_banner_shows_all(session_path):

@@ -19,10 +19,10 @@ from cockpit.parse.gpu.nvsmi_topo import parse_topology
 from cockpit.sources.feeds import LiveSources
 from cockpit.sources.log.batch import LogBatch
 from cockpit.ui.app import CockpitApp
-from cockpit.ui.screens.forms.forms import BenchmarkForm
-from cockpit.ui.widgets.gpu.gpu_pane import GpuPane
+from cockpit.ui.screens.forms.records import BenchmarkForm
+from cockpit.ui.widgets.gpu.pane import GpuPane
 from cockpit.ui.widgets.gpu.topology_pane import TopologyPane
-from cockpit.ui.widgets.log.log_pane import LogPane
+from cockpit.ui.widgets.log.pane import LogPane
 
 
 class BusyGpuFeed:

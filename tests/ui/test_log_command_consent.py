@@ -18,7 +18,7 @@ from cockpit.model.session import Host, Session
 from cockpit.sources.session_feeds import sources_for_session
 from cockpit.store.toml_store import load_session, save_session
 from cockpit.ui.screens.confirm_run import ConfirmRunScreen
-from cockpit.ui.widgets.log.log_pane import LogPane
+from cockpit.ui.widgets.log.pane import LogPane
 
 
 def _session(tmp_path: Path) -> tuple[Path, Path]:

@@ -16,9 +16,9 @@ from cockpit.parse.log.sglang_log import parse_text
 from cockpit.sources.log.batch import LogBatch
 from cockpit.sources.log.feed import LogFeed
 from cockpit.ui.log_app import LogApp
-from cockpit.ui.widgets.log.log_buffer import ERROR
-from cockpit.ui.widgets.log.log_metrics_strip import LogMetricsStrip
-from cockpit.ui.widgets.log.log_pane import LogPane
+from cockpit.ui.widgets.log.buffer import ERROR
+from cockpit.ui.widgets.log.metrics_strip import LogMetricsStrip
+from cockpit.ui.widgets.log.pane import LogPane
 
 LOGS = CORPUS / "sglang-logs"
 CUDA_OOM = [

@@ -10,9 +10,9 @@ from tui_support import make_app, screen_text
 from cockpit.live.log.items import lines_of
 from cockpit.parse.log.sglang_log import parse_text
 from cockpit.store.toml_store import load_session
-from cockpit.ui.screens.forms.forms import BenchmarkForm
+from cockpit.ui.screens.forms.records import BenchmarkForm
 from cockpit.ui.screens.help import HelpScreen
-from cockpit.ui.widgets.log.log_pane import LogPane
+from cockpit.ui.widgets.log.pane import LogPane
 
 # A decode line ends with the figure a person reads it for: cut at 100 columns, wrapped not.
 LONG = ("[2025-03-01 12:00:00 DP3 TP3] Decode batch. #running-req: 64, #token: 58123, token usage: 0.31, "

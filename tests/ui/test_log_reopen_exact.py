@@ -10,7 +10,7 @@ from test_log_pane_keys import feed_text
 from tui_support import keys_for, make_app, screen_text
 
 from cockpit.store.toml_store import load_session
-from cockpit.ui.widgets.log.log_pane import LogPane
+from cockpit.ui.widgets.log.pane import LogPane
 
 
 def _log(n: int = 400) -> list[str]:
@@ -70,7 +70,7 @@ async def test_the_same_log_read_again_shows_the_same_figures_and_peaks() -> Non
     pipeline, as a reopen reads it, the same lines give the same cells, peaks included."""
     from test_log_pane import PaneApp, text_batch, through_pipeline
 
-    from cockpit.ui.widgets.log.log_metrics_strip import LogMetricsStrip
+    from cockpit.ui.widgets.log.metrics_strip import LogMetricsStrip
 
     lines = _log()
     cells = []

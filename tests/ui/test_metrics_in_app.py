@@ -17,9 +17,9 @@ from cockpit.parse.gpu.sample import GpuSample
 from cockpit.parse.metrics.events import MetricsScraped
 from cockpit.parse.metrics.prom_text import parse_exposition
 from cockpit.sources.feeds import LiveSources
-from cockpit.ui.render.metrics_render import chart_lines
+from cockpit.ui.render.metrics import chart_lines
 from cockpit.ui.widgets.chrome.host_deck import HostDeck
-from cockpit.ui.widgets.metrics.metrics_pane import MetricsPane
+from cockpit.ui.widgets.metrics.pane import MetricsPane
 
 DEMO = data_dir() / "demo"
 SCRAPES = 40
@@ -63,7 +63,7 @@ def metrics_pane(app) -> MetricsPane:  # noqa: ANN001
 
 
 def fed(app) -> bool:  # noqa: ANN001
-    from cockpit.ui.widgets.gpu.gpu_pane import GpuPane
+    from cockpit.ui.widgets.gpu.pane import GpuPane
 
     gpu = app.main_screen.query_one(GpuPane)
     return metrics_pane(app).metrics.scrapes == SCRAPES and len(gpu.history.total_series()) == SCRAPES + 2

@@ -12,7 +12,7 @@ from tui_support import OnePaneApp
 
 from cockpit.parse.metrics.events import MetricsScraped, MetricsScrapeFailed
 from cockpit.parse.metrics.prom_text import parse_exposition
-from cockpit.ui.widgets.metrics.metrics_pane import MetricsPane
+from cockpit.ui.widgets.metrics.pane import MetricsPane
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "metrics"
 URL = "http://127.0.0.1:30000/metrics"

@@ -8,7 +8,7 @@ from pathlib import Path
 from cockpit.live.metrics.server_metrics import ServerMetricsFold
 from cockpit.parse.metrics.prom_text import parse_exposition
 from cockpit.parse.metrics.sglang_metrics import sglang_scrape
-from cockpit.ui.render.metrics_render import signal_lines
+from cockpit.ui.render.metrics import signal_lines
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "metrics"
 sys_path = Path(__file__).resolve().parents[1] / "unit" / "parse"

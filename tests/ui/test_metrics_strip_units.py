@@ -7,7 +7,7 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 
 from cockpit.live.log.metrics_snapshot import MetricsSnapshot
-from cockpit.ui.widgets.log.log_metrics_strip import LogMetricsStrip
+from cockpit.ui.widgets.log.metrics_strip import LogMetricsStrip
 
 
 class StripApp(App[None]):

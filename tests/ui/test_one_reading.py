@@ -126,7 +126,7 @@ async def test_the_tui_an_assistant_and_the_cli_read_the_same_findings(example_p
 async def test_the_gpu_panes_tok_per_joule_is_the_live_states(example_path: Path) -> None:
     """Tokens per joule: the log's throughput and the GPUs' power meet in the live state, not
     through the App; the GPU pane shows the figure the snapshot (what MCP reads) gives."""
-    from cockpit.ui.widgets.gpu.gpu_pane import GpuPane
+    from cockpit.ui.widgets.gpu.pane import GpuPane
 
     events = log_events()
     fold = LogMetrics()

@@ -10,12 +10,12 @@ from cockpit.live.log.metrics_snapshot import MetricsSnapshot
 from cockpit.live.routes import ROUTES
 from cockpit.parse.gpu.events import GpuStreamInterrupted
 from cockpit.parse.metrics.fleet_snapshot import FleetSnapshot
-from cockpit.ui.live.live_routes import LivePane
-from cockpit.ui.widgets.fleet.fleet_pane import FleetPane
-from cockpit.ui.widgets.gpu.gpu_pane import GpuPane
+from cockpit.ui.live.routes import LivePane
+from cockpit.ui.widgets.fleet.pane import FleetPane
+from cockpit.ui.widgets.gpu.pane import GpuPane
 from cockpit.ui.widgets.gpu.topology_pane import TopologyPane
-from cockpit.ui.widgets.log.log_pane import LogPane
-from cockpit.ui.widgets.metrics.metrics_pane import MetricsPane
+from cockpit.ui.widgets.log.pane import LogPane
+from cockpit.ui.widgets.metrics.pane import MetricsPane
 
 PANES: dict[str, type[Widget]] = {"log": LogPane, "gpu": GpuPane, "topology": TopologyPane,
                                   "metrics": MetricsPane, "fleet": FleetPane}

@@ -22,8 +22,8 @@ from cockpit.parse.gpu.nvsmi_query import QUERY_FIELDS
 from cockpit.sources.session_feeds import sources_for_session
 from cockpit.store.toml_store import load_session, save_session
 from cockpit.ui.widgets.chrome.host_deck import HostDeck
-from cockpit.ui.widgets.gpu.gpu_pane import GpuPane
-from cockpit.ui.widgets.log.log_pane import LogPane
+from cockpit.ui.widgets.gpu.pane import GpuPane
+from cockpit.ui.widgets.log.pane import LogPane
 
 NVSMI = r"""#!/bin/sh
 # STAND-IN nvidia-smi for cockpit's tests: fixed figures, not NVIDIA's tool.

@@ -25,7 +25,7 @@ def test_loading_a_session_leaves_the_collector_as_it_found_it(example_path) -> 
 
 async def test_the_collector_is_held_while_the_app_is_built_and_runs_after_the_first_frame(
         example_path, monkeypatch) -> None:  # noqa: ANN001
-    from cockpit.ui.screens.main.main import MainScreen
+    from cockpit.ui.screens.main.screen import MainScreen
 
     during_mount: list[bool] = []
     original = MainScreen.on_mount

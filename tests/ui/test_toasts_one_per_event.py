@@ -12,7 +12,7 @@ from tui_support import make_app, screen_text, until
 from cockpit.model.session import Host, Session
 from cockpit.sources.session_feeds import sources_for_session
 from cockpit.store.toml_store import load_session, save_session
-from cockpit.ui.screens.forms.form_base import FormScreen
+from cockpit.ui.screens.forms.base import FormScreen
 
 FAILURES = [f"point c={c}: the client exited 1" for c in (1, 2, 4, 8, 16, 32)]
 

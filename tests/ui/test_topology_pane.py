@@ -14,8 +14,8 @@ from tui_support import OnePaneApp
 
 from cockpit.parse.gpu.events import GpuSourceUnavailable
 from cockpit.parse.gpu.nvsmi_topo import parse_topology
-from cockpit.ui.render.gpu_render import Palette
-from cockpit.ui.render.topology_render import render_matrix, sys_groups, sys_pairs
+from cockpit.ui.render.gpu import Palette
+from cockpit.ui.render.topology import render_matrix, sys_groups, sys_pairs
 from cockpit.ui.theme.themes import role_colour, role_style
 from cockpit.ui.widgets.gpu.topology_pane import PLACEHOLDER, TopologyPane
 

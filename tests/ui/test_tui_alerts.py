@@ -13,7 +13,7 @@ from cockpit.parse.gpu.events import GpuSamplesTaken
 from cockpit.parse.gpu.sample import GpuSample
 from cockpit.sources.feeds import LiveSources
 from cockpit.sources.log.feed import LogFeed
-from cockpit.ui.widgets.gpu.gpu_pane import GpuPane
+from cockpit.ui.widgets.gpu.pane import GpuPane
 
 START = [
     "[2026-11-29 09:00:00] server_args=ServerArgs(model_path='/models/GLM-5-NVFP4', tp_size=8)",

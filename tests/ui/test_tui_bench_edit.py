@@ -11,7 +11,7 @@ from tui_support import fill, make_app, screen_text, until
 
 from cockpit.store.toml_store import load_session
 from cockpit.ui.screens.bench_detail import BenchDetailScreen
-from cockpit.ui.screens.forms.forms import BenchmarkForm
+from cockpit.ui.screens.forms.records import BenchmarkForm
 
 
 def bench(app, ident: str):  # noqa: ANN001, ANN201

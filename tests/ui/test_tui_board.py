@@ -5,7 +5,7 @@ from __future__ import annotations
 from tui_support import column_ids, keys_for, make_app, screen_text, status, task
 
 from cockpit.model.enums import TaskStatus
-from cockpit.ui.screens.forms.forms import LinkForm, TaskForm
+from cockpit.ui.screens.forms.records import LinkForm, TaskForm
 from cockpit.ui.widgets.session.task_board import TaskBoard
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from tui_support import keys_for, make_app, screen_text, task
 
 from cockpit.model.enums import DiscoveryStatus
-from cockpit.ui.screens.forms.forms import DiscoveryForm
+from cockpit.ui.screens.forms.records import DiscoveryForm
 from cockpit.ui.widgets.session.task_board import TaskBoard
 
 

@@ -27,7 +27,7 @@ from cockpit.sources.feeds import LiveSources
 from cockpit.sources.log.feed import LogFeed
 from cockpit.store.toml_store import load_session, save_session
 from cockpit.ui.screens.confirm_run import ConfirmRunScreen, ConfirmStopScreen
-from cockpit.ui.widgets.log.log_metrics_strip import LogMetricsStrip
+from cockpit.ui.widgets.log.metrics_strip import LogMetricsStrip
 
 
 def _campaign(tmp_path: Path, runs: Path, *, crash: bool = False, more: tuple[str, ...] = ()) -> tuple[Path, int]:

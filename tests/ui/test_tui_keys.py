@@ -15,12 +15,12 @@ from cockpit.ui.screens.confirm_run import ConfirmRunScreen, ConfirmStopScreen
 from cockpit.ui.screens.failure_text import FailureTextScreen  # noqa: E402
 from cockpit.ui.screens.file_detail import FileDetailScreen
 from cockpit.ui.screens.findings import FindingsScreen
-from cockpit.ui.screens.forms.form_base import FormScreen
+from cockpit.ui.screens.forms.base import FormScreen
 from cockpit.ui.screens.help import HelpScreen
-from cockpit.ui.screens.main.main import MainScreen
+from cockpit.ui.screens.main.screen import MainScreen
 from cockpit.ui.screens.search import SearchScreen
-from cockpit.ui.widgets.fleet.fleet_pane import FleetPane
-from cockpit.ui.widgets.log.log_pane import LogPane
+from cockpit.ui.widgets.fleet.pane import FleetPane
+from cockpit.ui.widgets.log.pane import LogPane
 from cockpit.ui.widgets.session.benchmarks_view import BenchmarksView
 from cockpit.ui.widgets.session.discoveries_view import DiscoveriesView
 from cockpit.ui.widgets.session.profiles_view import ProfilesView

@@ -6,7 +6,7 @@ from __future__ import annotations
 from tui_support import make_app, screen_text
 
 from cockpit.ui.screens.file_detail import FileDetailScreen
-from cockpit.ui.screens.forms.form_base import FormScreen
+from cockpit.ui.screens.forms.base import FormScreen
 from cockpit.ui.widgets.session.task_board import TaskBoard
 
 

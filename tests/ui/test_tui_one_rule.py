@@ -7,7 +7,7 @@ from __future__ import annotations
 from tui_support import keys_for, make_app, screen_text, until
 
 from cockpit.ui.screens.bench_detail import BenchDetailScreen
-from cockpit.ui.screens.forms.forms import BenchmarkForm, DiscoveryForm, RecordForm, TaskForm
+from cockpit.ui.screens.forms.records import BenchmarkForm, DiscoveryForm, RecordForm, TaskForm
 from cockpit.ui.widgets.session.benchmarks_view import BenchTable
 from cockpit.ui.widgets.session.discoveries_view import DiscoveryList
 from cockpit.ui.widgets.session.profiles_view import ProfileList

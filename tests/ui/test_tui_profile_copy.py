@@ -13,7 +13,7 @@ from cockpit.model.bench.profile_diff import diff_lines, diff_profiles
 from cockpit.model.session import LaunchProfile, Session
 from cockpit.store.toml_store import save_session
 from cockpit.ui.keys.commands import palette_actions
-from cockpit.ui.screens.forms.forms import RecordForm
+from cockpit.ui.screens.forms.records import RecordForm
 
 BASE = "python -m sglang.launch_server --model-path m --tp 8 --cuda-graph-max-bs 64 --mem-fraction-static 0.80"
 

@@ -6,7 +6,7 @@ from tui_campaign import build_session
 from tui_support import fill, keys_for, make_app, screen_text, until
 
 from cockpit.store.toml_store import save_session
-from cockpit.ui.screens.forms.forms import BenchmarkForm, LastActionForm
+from cockpit.ui.screens.forms.records import BenchmarkForm, LastActionForm
 from cockpit.ui.widgets.session.benchmarks_view import BenchTable
 
 
@@ -199,7 +199,7 @@ async def test_the_last_tab_shows_the_timeline_with_a_drop_and_what_came_before(
 
 
 async def test_packages_files_and_profiles_are_added_edited_and_deleted_from_the_keyboard(session_path):
-    from cockpit.ui.screens.forms.forms import RecordForm
+    from cockpit.ui.screens.forms.records import RecordForm
 
     app = make_app(session_path)
     async with app.run_test(size=(120, 40)) as pilot:

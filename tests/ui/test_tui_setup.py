@@ -9,7 +9,7 @@ from tui_support import fill, make_app, screen_text, until
 
 from cockpit.model.session import Session
 from cockpit.store.toml_store import save_session
-from cockpit.ui.screens.forms.setup_forms import GoalForm, HostForm, InstructionForm, TargetForm
+from cockpit.ui.screens.forms.setup import GoalForm, HostForm, InstructionForm, TargetForm
 from cockpit.ui.widgets.session.setup_view import SetupList
 
 

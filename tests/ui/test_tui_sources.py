@@ -13,9 +13,9 @@ from cockpit.parse.gpu.nvsmi_topo import parse_topology
 from cockpit.parse.gpu.sample import GpuSample
 from cockpit.parse.log.sglang_log import parse_text
 from cockpit.sources.feeds import LiveSources
-from cockpit.ui.widgets.gpu.gpu_pane import GpuPane
+from cockpit.ui.widgets.gpu.pane import GpuPane
 from cockpit.ui.widgets.gpu.topology_pane import TopologyPane
-from cockpit.ui.widgets.log.log_pane import LogPane
+from cockpit.ui.widgets.log.pane import LogPane
 
 LINES = lines_of(parse_text("line 1\nline 2\n"))
 TICK = GpuSamplesTaken(None, (GpuSample(index=0, name="H200", power_w=300.0, power_limit_w=700.0),), 1_000.0)

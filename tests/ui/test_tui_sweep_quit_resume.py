@@ -22,7 +22,7 @@ from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.store.toml_store import load_session, save_session
 from cockpit.ui.screens.confirm_quit_sweep import ConfirmQuitSweepScreen
 from cockpit.ui.screens.confirm_run import ConfirmRunScreen
-from cockpit.ui.screens.forms.forms import RecordForm
+from cockpit.ui.screens.forms.records import RecordForm
 
 
 def _campaign(tmp_path: Path, runs: Path) -> Path:

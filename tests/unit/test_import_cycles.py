@@ -15,7 +15,7 @@ import cockpit
 
 ROOT = Path(cockpit.__file__).resolve().parent
 # Circles still to remove; an entry here may only disappear, none may be added. (The last,
-# ui.theme_file <-> ui.themes, went with ui/theme/theme_roles.py; the nine ui files around the App
+# ui.theme_file <-> ui.themes, went with ui/theme/roles.py; the nine ui files around the App
 # with ui/port.py; ui.app <-> ui.experiment with control/experiment.py.)
 KNOWN: set[frozenset[str]] = set()
 

@@ -31,7 +31,7 @@ KNOWN_LONG: dict[str, str] = {
                                     "parts are in search_table.py, a front's in search_front.py",
     "cockpit/parse/gpu/nvsmi_query.py": "one format: the nvidia-smi --query-gpu CSV, its field table, units "
                                         "and the range checks every figure passes",
-    "cockpit/cli/session/session_cmds.py": "the session commands' argument parser and handlers (check, fmt, "
+    "cockpit/cli/session/file_cmds.py": "the session commands' argument parser and handlers (check, fmt, "
                                            "export, add); to split by command next round (#38)",
 }
 

@@ -30,15 +30,15 @@ WALKS: dict[str, list[str]] = {
     # (below the UI) and the routing table -> app -> log pane
     "a log line": ["sources.log.tail", "sources.log.feed", "parse.log.sglang_log", "control.log_pipeline",
                    "live.log.items", "control.live_hub", "live.items", "live.state", "live.routes",
-                   "ui.live.live_routes", "ui.app", "ui.widgets.log.log_pane", "ui.widgets.log.log_buffer"],
+                   "ui.live.routes", "ui.app", "ui.widgets.log.pane", "ui.widgets.log.buffer"],
     # nvidia-smi's stream -> parsed samples -> the feed's events -> hub -> the live state's power fold
     # (tok/J) -> app -> GPU pane
     "a GPU sample": ["sources.gpu.nvsmi_stream", "parse.gpu.nvsmi_query", "parse.gpu.sample",
                      "parse.gpu.events", "sources.gpu.feed", "control.live_hub", "live.items", "live.state",
-                     "live.gpu.power_history", "ui.app", "ui.widgets.gpu.gpu_pane"],
+                     "live.gpu.power_history", "ui.app", "ui.widgets.gpu.pane"],
     # a binding -> the main screen's action -> its intent handler -> its edit runner -> the session
     # controller -> the edit -> the save
-    "a key press": ["ui.app", "ui.keys.actions", "ui.screens.main.main", "ui.screens.main.task_handlers",
+    "a key press": ["ui.app", "ui.keys.actions", "ui.screens.main.screen", "ui.screens.main.task_handlers",
                     "ui.screens.main.edit_runner", "control.session_controller", "model.edit.edits",
                     "store.toml_store"],
     # the TUI's intent -> the experiment service's one loop -> the runner -> the bench client and its result
@@ -56,7 +56,7 @@ WALKS: dict[str, list[str]] = {
     # the hub's items -> the live state -> one snapshot -> the rules' input -> the rules -> a finding
     # -> the TUI's findings (and an assistant's, and `cockpit diagnose`'s: the next walks) -> a decision
     "a finding": ["control.live_hub", "live.state", "live.snapshot", "live.diagnosis.inputs", "live.diagnosis.engine",
-                  "live.diagnosis.findings", "ui.live.diagnosis_live", "ui.screens.findings", "control.diagnosis",
+                  "live.diagnosis.findings", "ui.live.diagnosis", "ui.screens.findings", "control.diagnosis",
                   "model.finding_decisions"],
     "a finding over MCP": ["assistant.mcp_server", "assistant.diagnosis_tools", "assistant.live_state", "live.state",
                            "live.snapshot", "live.diagnosis.inputs", "live.diagnosis.engine", "control.diagnosis",
@@ -147,5 +147,5 @@ def test_the_check_sees_an_arrow_up_a_circle_and_a_loose_step() -> None:
     fake.add_import(importer="cockpit.live.b", imported="cockpit.live.a")
     assert arrows_against(fake, ["cockpit.live.a", "cockpit.live.b"], layers) == ["cockpit.live.a <-> cockpit.live.b"]
     assert loose_steps(fake, ["cockpit.parse.p", "cockpit.live.a"]) == ["cockpit.parse.p .. cockpit.live.a"]
-    assert rank("cockpit.ui.app", layers) < rank("cockpit.ui.screens.main.main", layers) < rank(
-        "cockpit.ui.widgets.log.log_pane", layers) < rank("cockpit.control.transaction", layers)
+    assert rank("cockpit.ui.app", layers) < rank("cockpit.ui.screens.main.screen", layers) < rank(
+        "cockpit.ui.widgets.log.pane", layers) < rank("cockpit.control.transaction", layers)

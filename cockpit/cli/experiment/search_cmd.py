@@ -69,7 +69,7 @@ def cmd_front(args: argparse.Namespace) -> int:
 
 
 def cmd_pick(args: argparse.Namespace) -> int:
-    from cockpit.cli.session.session_cmds import edit_by_person
+    from cockpit.cli.session.file_cmds import edit_by_person
     from cockpit.control.search.loop import find_search
     from cockpit.model.edit.edits import EditError, SessionEditor
     from cockpit.model.search.pareto import pick_point

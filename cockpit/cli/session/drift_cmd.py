@@ -74,7 +74,7 @@ def cmd_drift(args: argparse.Namespace) -> int:
 
 def _record(path: str, changed: list) -> int:
     """Take the versions read now as the record (under the session lock, like `cockpit add`)."""
-    from cockpit.cli.session.session_cmds import edit_by_person
+    from cockpit.cli.session.file_cmds import edit_by_person
     from cockpit.model.session import now
 
     if not changed:

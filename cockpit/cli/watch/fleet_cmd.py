@@ -25,7 +25,7 @@ def fleet_text(snap: Any, width: int, description: str) -> str:
     """The Fleet tab's text, without colours."""
     from rich.style import Style
 
-    from cockpit.ui.render.fleet_render import render_fleet, state_line
+    from cockpit.ui.render.fleet import render_fleet, state_line
 
     def pal(role: str, *, bold: bool = False) -> Style:
         return Style()

@@ -1,7 +1,7 @@
 """The GPU table's columns: which figures, how wide, which fit the pane, each cell's text.
 
-Split from gpu_render.py: the layout decision (full or compact, which columns to drop when
-narrow) is plain text arithmetic; gpu_render.py paints the rows with it.
+Split from gpu.py: the layout decision (full or compact, which columns to drop when
+narrow) is plain text arithmetic; gpu.py paints the rows with it.
 """
 
 from __future__ import annotations

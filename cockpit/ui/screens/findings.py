@@ -24,13 +24,13 @@ from cockpit.control.diagnosis import accepting, dismissing
 from cockpit.live.diagnosis.findings import Finding
 from cockpit.model.edit.edits import EditError
 from cockpit.ui.keys.actions import bindings_for
-from cockpit.ui.live.diagnosis_live import live_inputs, open_findings
+from cockpit.ui.live.diagnosis import live_inputs, open_findings
 from cockpit.ui.port import port_of
 from cockpit.ui.safe_text import safe
 from cockpit.ui.widgets.chrome.fitted_footer import FittedFooter
 
 if TYPE_CHECKING:
-    from cockpit.ui.live.diagnosis_live import FindingsApp
+    from cockpit.ui.live.diagnosis import FindingsApp
 
 
 def finding_detail(f: Finding) -> Content:

@@ -1,6 +1,6 @@
 """Theme files -> Textual themes with cockpit's named colour roles.
 
-Every `$XDG_CONFIG_HOME/cockpit/themes/*.toml` is validated by `ThemeFile` (theme_file.py,
+Every `$XDG_CONFIG_HOME/cockpit/themes/*.toml` is validated by `ThemeFile` (schema.py,
 pydantic) and turned into a `textual.theme.Theme`. A broken file is reported (file and
 reason) and skipped; the app then falls back to the default theme. The `themes/*.toml`
 shipped with cockpit are validated by the tests instead, and read without pydantic at run
@@ -20,7 +20,7 @@ from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 import cockpit
-from cockpit.ui.theme.theme_roles import ROLE_FALLBACK, ROLES
+from cockpit.ui.theme.roles import ROLE_FALLBACK, ROLES
 
 DEFAULT_THEME = "cockpit-dark"
 
@@ -56,7 +56,7 @@ def load_theme_file(path: Path, *, trusted: bool = False) -> Theme:
         return Theme(**data)
     from pydantic import ValidationError
 
-    from cockpit.ui.theme.theme_file import ThemeFile
+    from cockpit.ui.theme.schema import ThemeFile
 
     try:
         return ThemeFile.model_validate(data).to_theme()

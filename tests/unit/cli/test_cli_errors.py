@@ -202,7 +202,7 @@ def test_gpus_with_an_ssh_config_that_cannot_be_read(tmp_path):
 def test_main_turns_any_stray_oserror_into_one_line(monkeypatch, capsys):
     """The last line of defence in main(): a handler that forgot one still gives `path: reason`."""
     import cockpit.cli as cli
-    from cockpit.cli.session import session_cmds
+    from cockpit.cli.session import file_cmds as session_cmds
 
     def broken(_args):
         raise IsADirectoryError(21, "Is a directory", "/some/where")

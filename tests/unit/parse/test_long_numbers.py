@@ -18,7 +18,7 @@ from cockpit.parse.log.events import LAZY_FIELDS, BenchResult, ErrorBlock
 from cockpit.parse.log.sglang_log import fill_lazy, parse_text
 from cockpit.parse.log.summary_scan import hyperscan_available, summarize_bytes
 from cockpit.store.toml_store import load_session, save_session
-from cockpit.ui.widgets.log.log_buffer import LogBuffer
+from cockpit.ui.widgets.log.buffer import LogBuffer
 
 BIG = "9" * 5000
 LOGS = sorted((CORPUS / "sglang-logs").glob("*.log"))[:5] + [DATA / "bench" / "bench_serving_stdout.txt"]

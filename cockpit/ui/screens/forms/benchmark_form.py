@@ -11,7 +11,7 @@ from textual.widgets import Input, Select, TextArea
 
 from cockpit.model.session import Benchmark, Session
 from cockpit.ui.safe_text import inert
-from cockpit.ui.screens.forms.form_base import FormInvalid, FormScreen, area_input, check_ids, line_input, parse_number
+from cockpit.ui.screens.forms.base import FormInvalid, FormScreen, area_input, check_ids, line_input, parse_number
 
 # (field, label, whole number): the figures a person types most, first; then the rest a
 # Benchmark holds (the experiment loop's), so that any field can be edited here.

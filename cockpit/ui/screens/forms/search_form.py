@@ -13,7 +13,7 @@ from cockpit.model.edit.edits import EditError
 from cockpit.model.search.edits import parse_dimension, space_text
 from cockpit.model.search.search import OBJECTIVES, Search
 from cockpit.model.session import Session
-from cockpit.ui.screens.forms.form_base import (
+from cockpit.ui.screens.forms.base import (
     FormInvalid,
     FormScreen,
     area_input,
@@ -22,7 +22,7 @@ from cockpit.ui.screens.forms.form_base import (
     line_input,
     parse_number,
 )
-from cockpit.ui.screens.forms.setup_forms import model_errors
+from cockpit.ui.screens.forms.setup import model_errors
 
 NO_SECOND = "(none)"
 SPACE_HINT = "one a line: cuda-graph-max-bs=32,64,128 | mem-fraction-static=0.80:0.92:0.02 | enable-torch-compile=switch"

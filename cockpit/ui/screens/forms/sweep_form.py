@@ -15,7 +15,7 @@ from textual.widgets import Select
 from cockpit.model.bench.sweep_dataset import DATASETS, MOONCAKE_WORKLOADS, fields_of
 from cockpit.model.session import Sweep
 from cockpit.ui.safe_text import safe
-from cockpit.ui.screens.forms.form_base import FormInvalid, FormLine, FormScreen, parse_number
+from cockpit.ui.screens.forms.base import FormInvalid, FormLine, FormScreen, parse_number
 
 # field -> (label, placeholder, integer?) for the typed fields; the dataset's own ones say which dataset
 _NUMBERS: dict[str, tuple[str, str, bool]] = {

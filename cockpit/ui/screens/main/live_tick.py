@@ -11,11 +11,11 @@ from textual.timer import Timer
 from cockpit.ui.port import CockpitPort
 from cockpit.ui.widgets.chrome.header import CockpitHeader
 from cockpit.ui.widgets.chrome.host_deck import HostDeck
-from cockpit.ui.widgets.fleet.fleet_pane import FleetPane
-from cockpit.ui.widgets.gpu.gpu_pane import GpuPane
+from cockpit.ui.widgets.fleet.pane import FleetPane
+from cockpit.ui.widgets.gpu.pane import GpuPane
 from cockpit.ui.widgets.gpu.topology_pane import TopologyPane
-from cockpit.ui.widgets.log.log_pane import LogPane
-from cockpit.ui.widgets.metrics.metrics_pane import MetricsPane
+from cockpit.ui.widgets.log.pane import LogPane
+from cockpit.ui.widgets.metrics.pane import MetricsPane
 
 _Ticked = tuple[CockpitHeader, HostDeck, GpuPane, TopologyPane, HostDeck, FleetPane]
 

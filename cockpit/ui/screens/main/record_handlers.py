@@ -24,7 +24,7 @@ from cockpit.ui.widgets.session.records_view import PackagesTable
 from cockpit.ui.widgets.session.restorable import Restorable
 
 if TYPE_CHECKING:
-    from cockpit.ui.screens.forms.forms import LastActionFields
+    from cockpit.ui.screens.forms.records import LastActionFields
 
 
 class RecordHandlers:
@@ -128,7 +128,7 @@ class RecordHandlers:
             view.select_id(ident)
 
     def add_record(self, message: msg.RecordAddRequested) -> None:
-        from cockpit.ui.screens.forms.forms import record_form
+        from cockpit.ui.screens.forms.records import record_form
 
         def done(result: dict[str, object] | None) -> None:
             if result is not None:
@@ -142,7 +142,7 @@ class RecordHandlers:
         self.screen.app.push_screen(record_form(message.collection, source, hosts, copy=source is not None), done)
 
     def edit_record(self, message: msg.RecordEditRequested) -> None:
-        from cockpit.ui.screens.forms.forms import record_form
+        from cockpit.ui.screens.forms.records import record_form
 
         session = self.edits.session
         item = find(records_of(session, message.collection), message.ident)
@@ -196,7 +196,7 @@ class RecordHandlers:
 
     # ----- where you left off ----------------------------------------------------------------
     def set_last_action(self) -> None:
-        from cockpit.ui.screens.forms.forms import LastActionForm
+        from cockpit.ui.screens.forms.records import LastActionForm
 
         current = self.edits.session.last_action
 

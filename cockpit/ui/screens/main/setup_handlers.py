@@ -23,7 +23,7 @@ class SetupHandlers:
         self.screen.query_one(SetupView).select(ident)
 
     def add_target(self) -> None:
-        from cockpit.ui.screens.forms.setup_forms import TargetForm  # loaded when a form first opens
+        from cockpit.ui.screens.forms.setup import TargetForm  # loaded when a form first opens
 
         def done(result: dict[str, object] | None) -> None:
             if result is not None:
@@ -35,7 +35,7 @@ class SetupHandlers:
         self.screen.app.push_screen(TargetForm(), done)
 
     def add(self, message: msg.SetupAddRequested) -> None:
-        from cockpit.ui.screens.forms.setup_forms import HostForm, InstructionForm
+        from cockpit.ui.screens.forms.setup import HostForm, InstructionForm
 
         if message.kind == "target":
             self.add_target()
@@ -54,7 +54,7 @@ class SetupHandlers:
             self.screen.app.push_screen(HostForm(taken=taken), host_added)
 
     def edit(self, message: msg.SetupEditRequested) -> None:
-        from cockpit.ui.screens.forms.setup_forms import GoalForm, HostForm, InstructionForm, TargetForm
+        from cockpit.ui.screens.forms.setup import GoalForm, HostForm, InstructionForm, TargetForm
 
         app, session = self.screen.app, self.edits.session
         kind, ident = message.kind, message.ident

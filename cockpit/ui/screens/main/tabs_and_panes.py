@@ -22,10 +22,10 @@ from cockpit.ui.focus_now import focus_now
 from cockpit.ui.keys.actions import BY_ID, SCOPE_TAB, TABS
 from cockpit.ui.widgets.chrome.host_deck import HostDeck
 from cockpit.ui.widgets.chrome.tab_bar import TabBar, clickable
-from cockpit.ui.widgets.fleet.fleet_pane import FleetPane
-from cockpit.ui.widgets.gpu.gpu_pane import GpuPane
-from cockpit.ui.widgets.log.log_pane import LogPane
-from cockpit.ui.widgets.metrics.metrics_pane import MetricsPane
+from cockpit.ui.widgets.fleet.pane import FleetPane
+from cockpit.ui.widgets.gpu.pane import GpuPane
+from cockpit.ui.widgets.log.pane import LogPane
+from cockpit.ui.widgets.metrics.pane import MetricsPane
 from cockpit.ui.widgets.session.benchmarks_view import BenchmarksView
 from cockpit.ui.widgets.session.discoveries_view import DiscoveriesView
 from cockpit.ui.widgets.session.profiles_view import ProfilesView

@@ -15,7 +15,7 @@ from cockpit.ui.widgets.session.discoveries_view import DiscoveriesView
 from cockpit.ui.widgets.session.task_board import TaskBoard
 
 if TYPE_CHECKING:
-    from cockpit.ui.screens.forms.forms import DiscoveryFields, TaskFields
+    from cockpit.ui.screens.forms.records import DiscoveryFields, TaskFields
 
 
 class TaskHandlers:
@@ -32,7 +32,7 @@ class TaskHandlers:
 
     # ----- tasks ------------------------------------------------------------------------
     def add_task(self, message: msg.TaskAddRequested) -> None:
-        from cockpit.ui.screens.forms.forms import TaskForm  # the forms load when one first opens
+        from cockpit.ui.screens.forms.records import TaskForm  # the forms load when one first opens
 
         def done(result: TaskFields | None) -> None:
             if result is None:
@@ -44,7 +44,7 @@ class TaskHandlers:
         self.screen.app.push_screen(TaskForm(column=message.status.value), done)
 
     def edit_task(self, message: msg.TaskEditRequested) -> None:
-        from cockpit.ui.screens.forms.forms import TaskForm
+        from cockpit.ui.screens.forms.records import TaskForm
 
         task = find(self.edits.session.tasks, message.task_id)
         if task is None:
@@ -69,7 +69,7 @@ class TaskHandlers:
         self._select_task(message.task_id)
 
     def link_task(self, message: msg.TaskLinkRequested) -> None:
-        from cockpit.ui.screens.forms.forms import LinkForm
+        from cockpit.ui.screens.forms.records import LinkForm
 
         session = self.edits.session
         task = find(session.tasks, message.task_id)
@@ -97,7 +97,7 @@ class TaskHandlers:
 
     # ----- discoveries ----------------------------------------------------------------------
     def add_discovery(self) -> None:
-        from cockpit.ui.screens.forms.forms import DiscoveryForm
+        from cockpit.ui.screens.forms.records import DiscoveryForm
 
         def done(result: DiscoveryFields | None) -> None:
             if result is None:
@@ -109,7 +109,7 @@ class TaskHandlers:
         self.screen.app.push_screen(DiscoveryForm(self.edits.session), done)
 
     def edit_discovery(self, message: msg.DiscoveryEditRequested) -> None:
-        from cockpit.ui.screens.forms.forms import DiscoveryForm
+        from cockpit.ui.screens.forms.records import DiscoveryForm
 
         disc = find(self.edits.session.discoveries, message.discovery_id)
         if disc is None:

@@ -17,9 +17,9 @@ from cockpit.model.enums import TASK_COLUMNS, TaskStatus
 from cockpit.model.session import UiState
 from cockpit.ui.keys.actions import TABS
 from cockpit.ui.screens.main.tabs_and_panes import TabsAndPanes
-from cockpit.ui.widgets.gpu.gpu_pane import GpuPane
+from cockpit.ui.widgets.gpu.pane import GpuPane
 from cockpit.ui.widgets.gpu.topology_pane import TopologyPane
-from cockpit.ui.widgets.log.log_pane import LogPane
+from cockpit.ui.widgets.log.pane import LogPane
 from cockpit.ui.widgets.session.benchmarks_view import BenchmarksView
 from cockpit.ui.widgets.session.profiles_view import ProfilesView
 from cockpit.ui.widgets.session.restorable import Restorable

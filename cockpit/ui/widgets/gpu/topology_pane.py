@@ -29,8 +29,8 @@ from cockpit.live.items import LiveItem, TopologyItem
 from cockpit.live.routes import TOPOLOGY_ITEMS
 from cockpit.parse.gpu.events import GpuSourceUnavailable
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
-from cockpit.ui.render.gpu_render import Palette
-from cockpit.ui.render.topology_render import legend_tooltip, render_legend, render_matrix, render_summary
+from cockpit.ui.render.gpu import Palette
+from cockpit.ui.render.topology import legend_tooltip, render_legend, render_matrix, render_summary
 from cockpit.ui.safe_text import inert_renderable, plain
 from cockpit.ui.theme.themes import role_style
 from cockpit.ui.widgets.chrome.age_mark import show_age

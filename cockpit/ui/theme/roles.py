@@ -1,7 +1,7 @@
 """The colour roles a cockpit theme names, and the base colour that stands in for each.
 
 Its own module so that the theme loader (themes.py) and the theme-file schema
-(theme_file.py) both read it without importing each other.
+(schema.py) both read it without importing each other.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
-from cockpit.ui.theme.theme_roles import ROLES
+from cockpit.ui.theme.roles import ROLES
 
 _COLOUR_FIELDS = ("primary", "secondary", "warning", "error", "success", "accent",
                   "foreground", "background", "surface", "panel", "boost")

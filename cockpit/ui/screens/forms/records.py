@@ -18,8 +18,8 @@ from textual.widgets import Select, SelectionList
 from cockpit.model.enums import DiscoveryStatus, FileState
 from cockpit.model.session import Discovery, LastAction, Session, Task
 from cockpit.ui.safe_text import inert
+from cockpit.ui.screens.forms.base import FormInvalid, FormScreen, area_input, check_ids, line_input
 from cockpit.ui.screens.forms.benchmark_form import BenchmarkForm  # one place to import every form from
-from cockpit.ui.screens.forms.form_base import FormInvalid, FormScreen, area_input, check_ids, line_input
 
 __all__ = ["BenchmarkForm", "DiscoveryFields", "DiscoveryForm", "FieldSpec", "LastActionFields", "LastActionForm", "LinkForm",
            "RecordForm", "TaskFields", "TaskForm", "record_form"]

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from rich.text import Text
 
 from cockpit.parse.gpu.nvsmi_topo import DISTANCE_CLASSES, TopologyMatrix, distance_class
-from cockpit.ui.render.gpu_render import Palette
+from cockpit.ui.render.gpu import Palette
 
 CLASS_ROLE: dict[str, str] = {
     "X": "topo-x", "NV#": "topo-nv", "PIX": "topo-pix", "PXB": "topo-pxb",

@@ -16,7 +16,7 @@ from textual.widgets import Select
 from cockpit.model.bench.figures import FIGURES
 from cockpit.model.enums import Comparator, GpuSource, Metric
 from cockpit.model.session import Goal, Host, Instruction, Target
-from cockpit.ui.screens.forms.form_base import (
+from cockpit.ui.screens.forms.base import (
     FormInvalid,
     FormScreen,
     area_input,

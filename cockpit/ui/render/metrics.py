@@ -11,7 +11,7 @@ from cockpit.live.metrics.server_metrics import QUANTILES, ServerMetrics
 from cockpit.live.metrics.server_metrics_series import SERIES, ServerMetricsSeries
 from cockpit.model.figures import figure, number, share
 from cockpit.parse.metrics.sglang_metrics import MISSING_HINTS
-from cockpit.ui.render.gpu_render import SPARK_WINDOW_S
+from cockpit.ui.render.gpu import SPARK_WINDOW_S
 from cockpit.ui.render.gpu_spark import span_of, sparkline
 
 LATENCY_TITLES = (("ttft", "TTFT"), ("itl", "ITL"), ("e2e", "E2E"))

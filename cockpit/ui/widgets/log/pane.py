@@ -48,11 +48,11 @@ from cockpit.ui.keys.actions import bindings_for
 from cockpit.ui.safe_text import safe
 from cockpit.ui.widgets.chrome.age_mark import show_age
 from cockpit.ui.widgets.chrome.focus_mark import FocusMarked
-from cockpit.ui.widgets.log import log_pane_messages
-from cockpit.ui.widgets.log.log_buffer import LogBuffer, Matcher, compile_pattern
-from cockpit.ui.widgets.log.log_metrics_strip import LogMetricsStrip
-from cockpit.ui.widgets.log.log_pane_keys import LogPaneKeys
-from cockpit.ui.widgets.log.log_view import LogLinesView
+from cockpit.ui.widgets.log import pane_messages as log_pane_messages
+from cockpit.ui.widgets.log.buffer import LogBuffer, Matcher, compile_pattern
+from cockpit.ui.widgets.log.metrics_strip import LogMetricsStrip
+from cockpit.ui.widgets.log.pane_keys import LogPaneKeys
+from cockpit.ui.widgets.log.view import LogLinesView
 
 NO_SOURCE = "no source configured"
 ANCHOR_WAIT_S = 30.0
@@ -63,7 +63,7 @@ class LogPane(FocusMarked, Vertical, can_focus=True):
     BINDINGS = bindings_for("log")
     DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text(encoding="utf-8")
 
-    # Its messages (log_pane_messages.py), by the names the UI reads them by.
+    # Its messages (pane_messages.py), by the names the UI reads them by.
     ViewChanged: TypeAlias = log_pane_messages.ViewChanged
     PromptRequested: TypeAlias = log_pane_messages.PromptRequested
     BenchResultSeen: TypeAlias = log_pane_messages.BenchResultSeen
@@ -73,7 +73,7 @@ class LogPane(FocusMarked, Vertical, can_focus=True):
                  clock: Callable[[], float] | None = None) -> None:
         super().__init__(id=id)
         self.keys = LogPaneKeys(self)
-        """Search and the key actions (log_pane_keys.py); the `action_*` below call it."""
+        """Search and the key actions (pane_keys.py); the `action_*` below call it."""
         self.age = DataAge("last line", clock=clock or time.time)
         self._counts_text = ""
         self._state = LogViewState()

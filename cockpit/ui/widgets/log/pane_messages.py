@@ -1,4 +1,4 @@
-"""The messages a LogPane posts (log_pane.py), read by the rest of the UI as
+"""The messages a LogPane posts (pane.py), read by the rest of the UI as
 `LogPane.ViewChanged` and so on. Each keeps the handler name it had as a class inside the
 pane (`namespace="log_pane"`: `on_log_pane_view_changed`)."""
 
@@ -13,7 +13,7 @@ from textual.message import Message
 from cockpit.model.log_view import LogViewState
 
 if TYPE_CHECKING:  # the pane that posts them (it imports this module)
-    from cockpit.ui.widgets.log.log_pane import LogPane
+    from cockpit.ui.widgets.log.pane import LogPane
 
 
 @dataclass

@@ -38,11 +38,11 @@ from cockpit.ui.widgets.chrome.header import CockpitHeader
 from cockpit.ui.widgets.chrome.host_deck import HostDeck
 from cockpit.ui.widgets.chrome.run_status import RunStatus
 from cockpit.ui.widgets.chrome.tab_bar import TabBar
-from cockpit.ui.widgets.fleet.fleet_pane import FleetPane
-from cockpit.ui.widgets.gpu.gpu_pane import GpuPane
+from cockpit.ui.widgets.fleet.pane import FleetPane
+from cockpit.ui.widgets.gpu.pane import GpuPane
 from cockpit.ui.widgets.gpu.topology_pane import TopologyPane
-from cockpit.ui.widgets.log.log_pane import LogPane
-from cockpit.ui.widgets.metrics.metrics_pane import MetricsPane
+from cockpit.ui.widgets.log.pane import LogPane
+from cockpit.ui.widgets.metrics.pane import MetricsPane
 from cockpit.ui.widgets.session.banner import LeftOffBanner
 from cockpit.ui.widgets.session.benchmarks_view import BenchmarksView
 from cockpit.ui.widgets.session.discoveries_view import DiscoveriesView

@@ -11,7 +11,7 @@ Public surface:
   next `[[prometheus]]` source (posts `NextSource`, the app restarts the feed; offered only
   when the snapshots say there are several); a snapshot of another source starts the age afresh.
 
-The look lives in fleet_pane.tcss; rows are built by fleet_render.py.
+The look lives in pane.tcss; rows are built by render/fleet.py.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from cockpit.live.items import FleetItem, LiveItem
 from cockpit.live.routes import FLEET_ITEMS
 from cockpit.parse.metrics.fleet_snapshot import FleetSnapshot
 from cockpit.ui.keys.actions import bindings_for
-from cockpit.ui.render.fleet_render import ADD_ONE, render_fleet, state_line
-from cockpit.ui.render.gpu_render import Palette
+from cockpit.ui.render.fleet import ADD_ONE, render_fleet, state_line
+from cockpit.ui.render.gpu import Palette
 from cockpit.ui.safe_text import inert_renderable, plain
 from cockpit.ui.theme.themes import role_style
 from cockpit.ui.widgets.chrome.age_mark import show_age

@@ -10,7 +10,7 @@ Public surface:
   live state);
 * `set_state(text)`: the source in words ("metrics http://... via ssh lxc every 5 s").
 
-Items only update state; one redraw per batch. The look lives in `metrics_pane.tcss`.
+Items only update state; one redraw per batch. The look lives in `pane.tcss`.
 The app routes a host's `metrics@host` feed here (one pane per host, ui/widgets/chrome/host_deck.py).
 Once two scrapes in the window have figures, sparklines of TTFT / ITL p50 and the token and
 request rates follow, ending where `axis_end()` says (the GPU pane's last power sample):
@@ -33,7 +33,7 @@ from cockpit.live.metrics.server_metrics_series import ServerMetricsSeries
 from cockpit.live.routes import METRICS_ITEMS
 from cockpit.live.snapshot import ServerSnapshot
 from cockpit.parse.metrics.events import MetricsScraped, MetricsScrapeFailed
-from cockpit.ui.render.metrics_render import (
+from cockpit.ui.render.metrics import (
     chart_lines,
     figure_lines,
     latency_lines,
@@ -51,7 +51,7 @@ class MetricsPane(FocusMarked, VerticalScroll, can_focus=True):
     DEFAULT_CSS = Path(__file__).with_suffix(".tcss").read_text(encoding="utf-8")
 
     TAKES: tuple[type, ...] = METRICS_ITEMS
-    """The items `feed` takes (the app's routing table, ui/live/live_routes.py)."""
+    """The items `feed` takes (the app's routing table, ui/live/routes.py)."""
 
     def __init__(self, *, window_s: float = 60.0, axis_end: Callable[[], float | None] | None = None,
                  **kwargs: Any) -> None:

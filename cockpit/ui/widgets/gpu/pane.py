@@ -20,7 +20,7 @@ Public surface (the app and the demo rely on it):
 * `show_age()`: the border subtitle says how old the figures are (the app calls it each second).
 
 Items only update state; the pane redraws once per batch of items (one refresh per tick,
-never per GPU). The look lives in `gpu_pane.tcss`; colours come from theme roles.
+never per GPU). The look lives in `pane.tcss`; colours come from theme roles.
 """
 
 from __future__ import annotations
@@ -44,9 +44,7 @@ from cockpit.live.routes import GPU_ITEMS
 from cockpit.parse.gpu.events import GpuSamplesTaken, GpuSourceUnavailable, GpuStreamInterrupted
 from cockpit.parse.gpu.nvsmi_topo import TopologyMatrix
 from cockpit.parse.gpu.sample import GpuSample
-from cockpit.ui.render.gpu_columns import plan_layout, short_name
-from cockpit.ui.render.gpu_notes import gpu_tooltip, missing_reasons
-from cockpit.ui.render.gpu_render import (
+from cockpit.ui.render.gpu import (
     SPARK_WINDOW_S,
     Palette,
     render_header,
@@ -54,6 +52,8 @@ from cockpit.ui.render.gpu_render import (
     render_rows,
     render_total,
 )
+from cockpit.ui.render.gpu_columns import plan_layout, short_name
+from cockpit.ui.render.gpu_notes import gpu_tooltip, missing_reasons
 from cockpit.ui.render.gpu_spark import Point
 from cockpit.ui.safe_text import inert_renderable, plain
 from cockpit.ui.theme.themes import role_style
@@ -113,7 +113,7 @@ class GpuPane(FocusMarked, RedrawOnce, VerticalScroll, can_focus=True):
 
     # ----- hooks for the live side ----------------------------------------------------
     TAKES: tuple[type, ...] = GPU_ITEMS
-    """The items `feed` takes (the app's routing table, ui/live/live_routes.py)."""
+    """The items `feed` takes (the app's routing table, ui/live/routes.py)."""
 
     def feed(self, item: LiveItem) -> None:
         """One item of the GPU feed (see the module docstring)."""

@@ -1,6 +1,6 @@
 """The log pane's keys: search (next, previous, the match count) and the `log` scope's actions.
 
-A part LogPane (log_pane.py) owns, built with the pane it acts on: the pane keeps the view
+A part LogPane (pane.py) owns, built with the pane it acts on: the pane keeps the view
 state, and its `action_*` methods (Textual dispatches a key to the widget) call these, which
 move through that state (`_changed`) and post the pane's messages (a prompt, a bench result).
 """
@@ -15,9 +15,9 @@ from textual.notifications import SeverityLevel
 from cockpit.model.log_view import LogViewState
 from cockpit.parse.bench.bench_serving import record_fields, result_before
 from cockpit.ui.safe_text import safe
-from cockpit.ui.widgets.log.log_buffer import LogBuffer, Matcher, pattern_note, pattern_refusal
-from cockpit.ui.widgets.log.log_pane_messages import BenchResultSeen, PromptRequested
-from cockpit.ui.widgets.log.log_view import LogLinesView
+from cockpit.ui.widgets.log.buffer import LogBuffer, Matcher, pattern_note, pattern_refusal
+from cockpit.ui.widgets.log.pane_messages import BenchResultSeen, PromptRequested
+from cockpit.ui.widgets.log.view import LogLinesView
 
 
 class KeyedPane(Protocol):

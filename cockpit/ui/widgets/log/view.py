@@ -25,7 +25,7 @@ from textual.geometry import Offset, Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from cockpit.ui.widgets.log.log_buffer import BATCH, ERROR, NOTE, WARN, LogBuffer, Matcher
+from cockpit.ui.widgets.log.buffer import BATCH, ERROR, NOTE, WARN, LogBuffer, Matcher
 
 # Highlights drawn in one line: a search for `.` over a 100,000-character line would build
 # 100,000 matches and segments for every row drawn, each frame (seconds); past this many the
