@@ -6,14 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from textual.message import Message
+from textual.widget import Widget
 
 from cockpit.model.log_view import LogViewState
-
-if TYPE_CHECKING:  # the pane that posts them (it imports this module)
-    from cockpit.ui.widgets.log.pane import LogPane
 
 
 @dataclass
@@ -47,11 +44,12 @@ class ThroughputUpdated(Message, namespace="log_pane"):
     """The generation-throughput series changed: (log time s, tokens/s summed over DP
     ranks) points of the metrics window, newest last; `current` and `peak` as shown."""
 
-    pane: LogPane
+    pane: Widget
+    """The LogPane that posts it (typed as its base: pane.py imports this module)."""
     points: tuple[tuple[float, float], ...]
     current: float | None
     peak: float | None
 
     @property
-    def control(self) -> LogPane:
+    def control(self) -> Widget:
         return self.pane
