@@ -1,7 +1,12 @@
 """Configurations of a search's space as feature rows for its linear models (the sampler's
 draw, control/search/model_sampler.py, and the shrunk estimate, shrunk.py): an
-intercept, one-hot per flag value, one-hot per pair of flags' values (interactions), and a
-numeric flag's position (linear and squared: neighbouring values share what they learn)."""
+intercept, per flag its value's features, per pair of flags the products of theirs
+(interactions), and a numeric flag's position (linear and squared).
+
+Each flag's features are one-hot. With SMOOTH_WEIGHT > 0 a numeric flag's also hold a bump at
+each of its values (Gaussian in the value's position, width SMOOTH_LENGTH of the range), so
+neighbouring values share what they learn in its effect and its interactions; measured off
+(bench_search.py `--variants smooth-0.5`: no gain over 200 seeds, benchmarks/README.md)."""
 
 from __future__ import annotations
 
@@ -14,6 +19,19 @@ from cockpit.model.search.space import ConfigKey
 
 __all__ = ["Encoder"]
 
+SMOOTH_WEIGHT = 0.0  # a numeric flag's bumps against its one-hot (0: one-hot only, as measured best)
+SMOOTH_LENGTH = 0.25  # a bump's sd, as a share of the flag's range of positions
+
+
+def _basis(count: int, numeric: bool) -> np.ndarray:
+    """Per value (rows) its features (columns)."""
+    onehot = np.eye(count)
+    if not numeric or SMOOTH_WEIGHT <= 0:
+        return onehot
+    pos = np.arange(count) / max(1, count - 1)
+    bumps = np.exp(-((pos[:, None] - pos[None, :]) ** 2) / (2 * SMOOTH_LENGTH ** 2))
+    return np.hstack([onehot, SMOOTH_WEIGHT * bumps])
+
 
 class Encoder:
     """Feature rows of configurations, with each column's prior precision (1 / sd²)."""
@@ -25,16 +43,17 @@ class Encoder:
             isinstance(v, int | float) and not isinstance(v, bool) for v in search.values_of(k)) and
             len(self.values[i]) > 2 for i, k in enumerate(self.keys)]
         self.index: list[dict[str, int]] = [{v: j for j, v in enumerate(vals)} for vals in self.values]
+        self.basis = [_basis(len(vals), numeric) for vals, numeric in zip(self.values, self.numeric, strict=True)]
         self.pairs = list(itertools.combinations(range(len(self.keys)), 2))
         offsets = [1]
-        for vals in self.values:
-            offsets.append(offsets[-1] + len(vals))
+        for b in self.basis:
+            offsets.append(offsets[-1] + b.shape[1])
         self.main_at = offsets[:-1]
         at = offsets[-1]
         self.pair_at = []
         for i, j in self.pairs:
             self.pair_at.append(at)
-            at += len(self.values[i]) * len(self.values[j])
+            at += self.basis[i].shape[1] * self.basis[j].shape[1]
         self.trend_at = at
         self.width = at + 2 * sum(self.numeric)
         prior = np.empty(self.width)
@@ -59,11 +78,12 @@ class Encoder:
         n = codes.shape[0]
         x = np.zeros((n, self.width))
         x[:, 0] = 1.0
-        span = np.arange(n)
+        feats = [b[codes[:, d]] for d, b in enumerate(self.basis)]
         for d, at in enumerate(self.main_at):
-            x[span, at + codes[:, d]] = 1.0
+            x[:, at:at + feats[d].shape[1]] = feats[d]
         for (i, j), at in zip(self.pairs, self.pair_at, strict=True):
-            x[span, at + codes[:, i] * len(self.values[j]) + codes[:, j]] = 1.0
+            block = (feats[i][:, :, None] * feats[j][:, None, :]).reshape(n, -1)
+            x[:, at:at + block.shape[1]] = block
         col = self.trend_at
         for d, numeric in enumerate(self.numeric):
             if numeric:
