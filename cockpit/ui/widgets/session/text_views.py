@@ -16,6 +16,7 @@ from cockpit.model.timeline import drops, timeline
 from cockpit.ui import messages as msg
 from cockpit.ui.focus_now import focus_now
 from cockpit.ui.keys.actions import bindings_for
+from cockpit.ui.widgets.chrome.long_text import LongText
 from cockpit.ui.safe_text import safe
 from cockpit.ui.widgets.session.banner import when_text
 from cockpit.ui.widgets.session.restorable import Restorable
@@ -26,12 +27,13 @@ Parts = list[str | tuple[str, str]]
 class TextView(Restorable, VerticalScroll, can_focus=True):
     """A scrollable text tab; its scroll offset is saved like a list's."""
 
-    def __init__(self, state_key: str, *, id: str | None = None) -> None:
+    def __init__(self, state_key: str, *, id: str | None = None, body: type[Static] = Static) -> None:
         super().__init__(id=id)
         self.state_key = state_key
+        self._body = body
 
     def compose(self) -> ComposeResult:
-        yield Static("", classes="text-body")
+        yield self._body("", classes="text-body")
 
     def selected_id(self) -> str | None:
         return None
@@ -98,7 +100,7 @@ class HandoffView(TextView):
     BINDINGS = bindings_for("handoff")
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__("handoff", id=id)
+        super().__init__("handoff", id=id, body=LongText)
         self._source = ""
         self._generation = 0
         self.shown_whole = False
