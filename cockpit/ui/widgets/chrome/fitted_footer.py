@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.events import Resize
 from textual.geometry import Size
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey  # not exported by textual.widgets (8.2); the Footer composes these
 
@@ -108,7 +109,7 @@ class FittedFooter(Footer):
 
     def _make(self, spec: KeySpec, classes: str = "") -> FooterKey:
         return _Key(spec.key, spec.key_display, spec.description, spec.action, disabled=spec.disabled,
-                         tooltip=spec.tooltip, classes=classes).data_bind(compact=Footer.compact)
+                    tooltip=spec.tooltip, classes=classes).data_bind(compact=Footer.compact)
 
     def compose(self) -> ComposeResult:
         if not self._bindings_ready:
@@ -147,9 +148,11 @@ class FittedFooter(Footer):
         # The screen hears of the new widths now, so it lays them out with whatever else the
         # key changed (a tab switch): left to each key's idle, it came a frame later and the
         # screen was laid out and drawn a second time (20-40 ms).
-        for widget in (*self._keys, self._palette, self):
-            if widget is not None:
-                widget._check_refresh()
+        touched: list[Widget] = [*self._keys, self]
+        if self._palette is not None:
+            touched.append(self._palette)
+        for node in touched:
+            node._check_refresh()
         more = [self._make(spec) for spec in keys[len(self._keys):]]
         if more:
             self._keys += more

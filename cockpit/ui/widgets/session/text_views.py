@@ -16,8 +16,8 @@ from cockpit.model.timeline import drops, timeline
 from cockpit.ui import messages as msg
 from cockpit.ui.focus_now import focus_now
 from cockpit.ui.keys.actions import bindings_for
-from cockpit.ui.widgets.chrome.long_text import LongText
 from cockpit.ui.safe_text import safe
+from cockpit.ui.widgets.chrome.long_text import LongText
 from cockpit.ui.widgets.session.banner import when_text
 from cockpit.ui.widgets.session.restorable import Restorable
 
