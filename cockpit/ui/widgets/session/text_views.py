@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 import string
+import threading
 from collections.abc import Callable
 
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
@@ -49,6 +50,9 @@ class TextView(Restorable, VerticalScroll, can_focus=True):
 
 
 TIMELINE_ROWS = 60
+FIRST_FRAME_WAIT_S = 0.04
+"""How long showing the Handoff tab waits for its document before it shows "making…"
+(render_handoff: 7 ms for a 600-line handoff, ~0.3 s for a 5,000-item session)."""
 
 
 class LastActionView(TextView):
@@ -108,19 +112,41 @@ class HandoffView(TextView):
 
     def render_from(self, session: Session, make_text: Callable[[Session], str]) -> None:
         """`make_text(session)` (the screen's: store/handoff/markdown.py) off the UI thread, then
-        show it (the newest ask wins)."""
+        show it (the newest ask wins). The UI thread waits for it at most `FIRST_FRAME_WAIT_S`,
+        so a document made that soon is in the tab's first frame: the tab is laid out and
+        drawn once, not once with "making the handoff…" and again with the text (issue 39: the
+        key after `0`); a longer one (a 5,000-item session) shows when it is made."""
         self._generation += 1
         self.shown_whole = False
-        if not self._source:
-            self.put(Content.styled("making the handoff…", "$foreground-muted"))
-        generation = self._generation
+        generation, made, app = self._generation, threading.Event(), self.app
+        result: list[str] = []
 
         def make() -> None:
-            text = make_text(session)
-            self.app.call_from_thread(self._shown, generation, text)
+            try:
+                result.append(make_text(session))
+            except Exception as error:  # noqa: BLE001  # shown on the tab, not a thread's traceback
+                result.append("")
+                failure = f"The handoff could not be made: {type(error).__name__}: {error}"
+                made.set()
+                _from_thread(app, self._failed, generation, failure)
+                return
+            made.set()
+            _from_thread(app, self._shown, generation, result[0])
 
-        # (exit_on_error off: an app that closes while it is made loses nothing but this)
-        self.run_worker(make, thread=True, group="handoff", name="handoff render", exit_on_error=False)
+        # A plain daemon thread: a Textual thread worker starts only once this handler has
+        # returned, so it could not be waited for here (an app that closes meanwhile loses
+        # nothing but this document).
+        threading.Thread(target=make, name="handoff render", daemon=True).start()
+        if made.wait(FIRST_FRAME_WAIT_S) and result and result[0]:
+            self.show(result[0])
+        elif not self._source:
+            self.put(Content.styled("making the handoff…", "$foreground-muted"))
+
+    def _failed(self, generation: int, text: str) -> None:
+        if generation == self._generation:
+            self._source = ""
+            self.put(Content.styled(safe(text), "$error"))
+            self.shown_whole = True
 
     def _shown(self, generation: int, text: str) -> None:
         if generation == self._generation:
@@ -138,6 +164,14 @@ class HandoffView(TextView):
 
     def action_copy(self) -> None:
         self.post_message(msg.HandoffCopyRequested())
+
+
+def _from_thread(app: App[object], callback: Callable[[int, str], None], generation: int, text: str) -> None:
+    """`callback(generation, text)` on the UI thread, unless the app has closed meanwhile."""
+    try:
+        app.call_from_thread(callback, generation, text)
+    except RuntimeError:  # the app is no longer running
+        pass
 
 
 def markdown_text(text: str) -> Content:
