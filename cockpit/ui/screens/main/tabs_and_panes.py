@@ -215,7 +215,9 @@ class TabsAndPanes:
 
     def several_hosts(self) -> bool:
         """`H` is in the footer only when there is another host to show."""
-        return any(len(deck.hosts) > 1 for deck in self.screen.query(HostDeck))
+        # (asked for every key's footer: the two decks by id, not a walk of the whole screen)
+        decks = [self.screen.query_one(f"#{deck}", HostDeck) for deck in DECKS]
+        return any(len(deck.hosts) > 1 for deck in decks)
 
     def next_log_host(self) -> None:
         """The next host's log; its metrics too (in the metrics pane: the next metrics host)."""

@@ -6,6 +6,7 @@ import re
 import string
 import threading
 from collections.abc import Callable
+from typing import Any
 
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
@@ -119,44 +120,45 @@ class HandoffView(TextView):
         self._generation += 1
         self.shown_whole = False
         generation, made, app = self._generation, threading.Event(), self.app
-        result: list[str] = []
+        result: list[tuple[str, Content]] = []
 
         def make() -> None:
             try:
-                result.append(make_text(session))
+                text = make_text(session)
+                result.append((text, markdown_text(text)))  # (Content is immutable: made here too)
             except Exception as error:  # noqa: BLE001  # shown on the tab, not a thread's traceback
-                result.append("")
                 failure = f"The handoff could not be made: {type(error).__name__}: {error}"
                 made.set()
-                _from_thread(app, self._failed, generation, failure)
+                _from_thread(app, self._failed, generation, failure, None)
                 return
             made.set()
-            _from_thread(app, self._shown, generation, result[0])
+            _from_thread(app, self._shown, generation, *result[0])
 
         # A plain daemon thread: a Textual thread worker starts only once this handler has
         # returned, so it could not be waited for here (an app that closes meanwhile loses
         # nothing but this document).
         threading.Thread(target=make, name="handoff render", daemon=True).start()
-        if made.wait(FIRST_FRAME_WAIT_S) and result and result[0]:
-            self.show(result[0])
+        if made.wait(FIRST_FRAME_WAIT_S) and result:
+            self.show(*result[0])
         elif not self._source:
             self.put(Content.styled("making the handoff…", "$foreground-muted"))
 
-    def _failed(self, generation: int, text: str) -> None:
+    def _failed(self, generation: int, text: str, _content: None) -> None:
         if generation == self._generation:
             self._source = ""
             self.put(Content.styled(safe(text), "$error"))
             self.shown_whole = True
 
-    def _shown(self, generation: int, text: str) -> None:
+    def _shown(self, generation: int, text: str, content: Content) -> None:
         if generation == self._generation:
-            self.show(text)
+            self.show(text, content)
 
-    def show(self, text: str) -> None:
-        """Show the handoff's Markdown (store/handoff/markdown.py makes it)."""
+    def show(self, text: str, content: Content | None = None) -> None:
+        """Show the handoff's Markdown (store/handoff/markdown.py makes it); `content`: the
+        text as `markdown_text` shows it, when it was made already."""
         if text != self._source:
             self._source = text
-            self.put(markdown_text(text))
+            self.put(content if content is not None else markdown_text(text))
         self.shown_whole = True
 
     def action_write(self) -> None:
@@ -166,10 +168,11 @@ class HandoffView(TextView):
         self.post_message(msg.HandoffCopyRequested())
 
 
-def _from_thread(app: App[object], callback: Callable[[int, str], None], generation: int, text: str) -> None:
-    """`callback(generation, text)` on the UI thread, unless the app has closed meanwhile."""
+def _from_thread(app: App[object], callback: Callable[[int, str, Any], None], generation: int, text: str,
+                 content: Content | None) -> None:
+    """`callback(generation, text, content)` on the UI thread, unless the app has closed meanwhile."""
     try:
-        app.call_from_thread(callback, generation, text)
+        app.call_from_thread(callback, generation, text, content)
     except RuntimeError:  # the app is no longer running
         pass
 
