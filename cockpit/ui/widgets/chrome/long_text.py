@@ -5,12 +5,13 @@ Textual's Static wraps its whole text to measure it, wraps it again to draw it, 
 every line, on each refresh: every layout of the screen and every focus move that repaints
 it. For a 600-line handoff that was 50-60 ms a time, more than once per visit of its tab
 (issue 39: the key after `0`). This one wraps once per width (the height is the number of
-wrapped lines) and draws only the lines the screen asks for, each once until the text, the
-width or the style changes.
+wrapped lines; the text may come wrapped already, from another thread) and draws only the
+lines the screen asks for, each once until the text, the width or the style changes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from textual.content import Content
@@ -20,19 +21,38 @@ from textual.style import Style
 from textual.visual import VisualType
 from textual.widgets import Static
 
+Wrapped = tuple[tuple[object, ...], list[Any]]
+"""(the width and text rules, Textual's formatted lines of the text wrapped with them)."""
+
 
 class LongText(Static):
     """A Static whose wrapped lines and drawn lines are kept until `update`."""
 
     def __init__(self, content: VisualType = "", *, classes: str | None = None) -> None:
         super().__init__(content, classes=classes)
-        self._wrapped: tuple[tuple[object, ...], list[Any]] | None = None
-        """(width and text rules, Textual's formatted lines of the text at that width)."""
+        self._wrapped: Wrapped | None = None
         self._drawn: tuple[tuple[int, Style], dict[int, Strip]] | None = None
 
-    def update(self, content: VisualType = "", *, layout: bool = True) -> None:
-        self._wrapped = self._drawn = None
+    def update(self, content: VisualType = "", *, layout: bool = True, wrapped: Wrapped | None = None) -> None:
+        """Show `content`; `wrapped`: it wrapped already (by `wrapper`, in another thread)."""
         super().update(content, layout=layout)
+        self._wrapped, self._drawn = wrapped, None
+
+    def _key(self, width: int) -> tuple[object, ...]:
+        rules = self.styles
+        return width, rules.text_align, rules.text_overflow, rules.text_wrap, rules.line_pad
+
+    def wrapper(self, width: int) -> Callable[[Content], Wrapped]:
+        """A function that wraps a text at `width` as this widget does, callable from any
+        thread (wrapping reads only the immutable Content; styles are looked up when drawn)."""
+        key, get_style, rules = self._key(width), self._get_style, self.styles
+        align, overflow, text_wrap, line_pad = rules.text_align, rules.text_overflow, rules.text_wrap, rules.line_pad
+
+        def wrap(content: Content) -> Wrapped:
+            return key, content._wrap_and_format(width, align=align, overflow=overflow,
+                                                 no_wrap=text_wrap == "nowrap", line_pad=line_pad,
+                                                 tab_size=8, get_style=get_style)
+        return wrap
 
     def _lines(self, width: int) -> list[Any] | None:
         """The text wrapped at `width` as Static draws it (Content's own wrapping), or None
@@ -40,14 +60,8 @@ class LongText(Static):
         visual = self._render()
         if not isinstance(visual, Content):
             return None
-        rules = self.styles
-        key = (width, rules.text_align, rules.text_overflow, rules.text_wrap, rules.line_pad)
-        if self._wrapped is None or self._wrapped[0] != key:
-            lines = visual._wrap_and_format(
-                width, align=rules.text_align, overflow=rules.text_overflow,
-                no_wrap=rules.text_wrap == "nowrap", line_pad=rules.line_pad, tab_size=8,
-                get_style=self._get_style)
-            self._wrapped = (key, lines)
+        if self._wrapped is None or self._wrapped[0] != self._key(width):
+            self._wrapped = self.wrapper(width)(visual)
         return self._wrapped[1]
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:

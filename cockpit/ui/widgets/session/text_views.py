@@ -6,11 +6,11 @@ import re
 import string
 import threading
 from collections.abc import Callable
-from typing import Any
 
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import Static
 
 from cockpit.model.session import Session
@@ -19,7 +19,7 @@ from cockpit.ui import messages as msg
 from cockpit.ui.focus_now import focus_now
 from cockpit.ui.keys.actions import bindings_for
 from cockpit.ui.safe_text import safe
-from cockpit.ui.widgets.chrome.long_text import LongText
+from cockpit.ui.widgets.chrome.long_text import LongText, Wrapped
 from cockpit.ui.widgets.session.banner import when_text
 from cockpit.ui.widgets.session.restorable import Restorable
 
@@ -120,16 +120,18 @@ class HandoffView(TextView):
         self._generation += 1
         self.shown_whole = False
         generation, made, app = self._generation, threading.Event(), self.app
-        result: list[tuple[str, Content]] = []
+        result: list[tuple[str, Content, Wrapped]] = []
+        wrap = self._body_widget().wrapper(self._text_width())
 
         def make() -> None:
             try:
                 text = make_text(session)
-                result.append((text, markdown_text(text)))  # (Content is immutable: made here too)
+                content = markdown_text(text)  # (Content is immutable: made and wrapped here too)
+                result.append((text, content, wrap(content)))
             except Exception as error:  # noqa: BLE001  # shown on the tab, not a thread's traceback
                 failure = f"The handoff could not be made: {type(error).__name__}: {error}"
                 made.set()
-                _from_thread(app, self._failed, generation, failure, None)
+                _from_thread(app, self._failed, generation, failure)
                 return
             made.set()
             _from_thread(app, self._shown, generation, *result[0])
@@ -143,22 +145,36 @@ class HandoffView(TextView):
         elif not self._source:
             self.put(Content.styled("making the handoff…", "$foreground-muted"))
 
-    def _failed(self, generation: int, text: str, _content: None) -> None:
+    def _body_widget(self) -> LongText:
+        return self.query_one(".text-body", LongText)
+
+    def _text_width(self) -> int:
+        """The width the text is wrapped at: the body's, or before its first layout the
+        tabs' less this view's padding and scrollbar (a wrong guess is wrapped again)."""
+        body = self._body_widget()
+        if body.size.width:
+            return body.size.width
+        outer = self.parent.size.width if isinstance(self.parent, Widget) else self.app.size.width
+        return max(1, outer - self.styles.gutter.width - self.styles.scrollbar_size_vertical)
+
+    def _failed(self, generation: int, text: str, *_made: None) -> None:
         if generation == self._generation:
             self._source = ""
             self.put(Content.styled(safe(text), "$error"))
             self.shown_whole = True
 
-    def _shown(self, generation: int, text: str, content: Content) -> None:
+    def _shown(self, generation: int, text: str, content: Content, wrapped: Wrapped) -> None:
         if generation == self._generation:
-            self.show(text, content)
+            self.show(text, content, wrapped)
 
-    def show(self, text: str, content: Content | None = None) -> None:
+    def show(self, text: str, content: Content | None = None, wrapped: Wrapped | None = None) -> None:
         """Show the handoff's Markdown (store/handoff/markdown.py makes it); `content`: the
-        text as `markdown_text` shows it, when it was made already."""
+        text as `markdown_text` shows it and `wrapped`, it wrapped, when made already."""
         if text != self._source:
             self._source = text
-            self.put(content if content is not None else markdown_text(text))
+            if content is None:
+                content, wrapped = markdown_text(text), None
+            self._body_widget().update(content, wrapped=wrapped)
         self.shown_whole = True
 
     def action_write(self) -> None:
@@ -168,11 +184,10 @@ class HandoffView(TextView):
         self.post_message(msg.HandoffCopyRequested())
 
 
-def _from_thread(app: App[object], callback: Callable[[int, str, Any], None], generation: int, text: str,
-                 content: Content | None) -> None:
-    """`callback(generation, text, content)` on the UI thread, unless the app has closed meanwhile."""
+def _from_thread(app: App[object], callback: Callable[..., None], generation: int, *made: object) -> None:
+    """`callback(generation, *made)` on the UI thread, unless the app has closed meanwhile."""
     try:
-        app.call_from_thread(callback, generation, text, content)
+        app.call_from_thread(callback, generation, *made)
     except RuntimeError:  # the app is no longer running
         pass
 
