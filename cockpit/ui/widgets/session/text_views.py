@@ -51,9 +51,10 @@ class TextView(Restorable, VerticalScroll, can_focus=True):
 
 
 TIMELINE_ROWS = 60
-FIRST_FRAME_WAIT_S = 0.04
-"""How long showing the Handoff tab waits for its document before it shows "making…"
-(render_handoff: 7 ms for a 600-line handoff, ~0.3 s for a 5,000-item session)."""
+FIRST_FRAME_WAIT_S = 0.05
+"""How long showing the Handoff tab waits for its document before it shows "making…" (made,
+turned into screen text and wrapped in its thread: ~17 ms for a 600-line handoff on a quiet
+2-core machine, ~40 ms under load; a 5,000-item session's takes longer and shows when made)."""
 
 
 class LastActionView(TextView):
