@@ -145,3 +145,25 @@ def test_the_handoff_tab_shows_a_persons_text_as_written_and_commands_literally(
         r"echo \[ &lt;",
         "```",
     ]
+
+
+async def test_a_handoff_that_cannot_be_made_says_why_on_the_tab(session_path, monkeypatch):
+    """The document is made in a thread: an error there is shown on the tab (sanitized), not
+    lost with the thread or printed over the screen, and the app goes on."""
+    import cockpit.store.handoff.markdown as markdown
+    from cockpit.ui.widgets.session.text_views import HandoffView
+
+    def broken(session):  # noqa: ANN001, ANN202, ARG001
+        raise ValueError("no goal \x1b[31mred")
+
+    monkeypatch.setattr(markdown, "render_handoff", broken)
+    app = make_app(session_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("0")
+        view = app.main_screen.query_one(HandoffView)
+        await until(lambda: view.shown_whole, pilot)
+        await until(lambda: "The handoff could not be made: ValueError: no goal" in screen_text(app), pilot)
+        assert "\x1b" not in screen_text(app)
+        await pilot.press("1")
+        await until(lambda: app.main_screen.active_tab == "main", pilot)

@@ -62,6 +62,8 @@ class TabsAndPanes:
         self.screen = screen
         self.render_tab = render_tab
         self.main_pane = "board"
+        self._refit = False
+        """The board's rows were to be fitted while the main tab was hidden."""
 
     # ----- tabs and panes -------------------------------------------------------------
     @property
@@ -73,6 +75,9 @@ class TabsAndPanes:
             return
         self.render_tab(tab)
         self.screen.query_one("#tabs", ContentSwitcher).current = tab
+        if tab == "main" and self._refit:
+            self._refit = False
+            self.screen.call_after_refresh(self.fit_board)
         self.screen.query_one(TabBar).active = tab
         if focus:
             self.focus_tab(tab)
@@ -210,7 +215,9 @@ class TabsAndPanes:
 
     def several_hosts(self) -> bool:
         """`H` is in the footer only when there is another host to show."""
-        return any(len(deck.hosts) > 1 for deck in self.screen.query(HostDeck))
+        # (asked for every key's footer: the two decks by id, not a walk of the whole screen)
+        decks = [self.screen.query_one(f"#{deck}", HostDeck) for deck in DECKS]
+        return any(len(deck.hosts) > 1 for deck in decks)
 
     def next_log_host(self) -> None:
         """The next host's log; its metrics too (in the metrics pane: the next metrics host)."""
@@ -248,7 +255,15 @@ class TabsAndPanes:
         main tab), the log and GPUs the rest; narrow, the one pane shown fills the tab."""
         board = self.screen.query_one(TaskBoard)
         main = self.screen.query_one("#main")
-        if self.screen.has_class("-narrow") or not main.size.height:
+        if not self.screen.has_class("-narrow") and not main.size.height:
+            # The main tab is hidden or not laid out yet (no rows to share): fitted when it is
+            # next shown or drawn, not set back to the stylesheet's height meanwhile.
+            if self.active_tab == "main":
+                self.screen.call_after_refresh(self.fit_board)
+            else:
+                self._refit = True
+            return
+        if self.screen.has_class("-narrow"):
             if board.styles.height is not None and board.styles.height.unit is not Unit.FRACTION:
                 board.styles.height = None  # the stylesheet's again
             return

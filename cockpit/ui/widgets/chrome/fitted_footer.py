@@ -8,8 +8,13 @@ key) is kept whenever anything was left out.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from textual.app import ComposeResult
 from textual.events import Resize
+from textual.geometry import Size
+from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey  # not exported by textual.widgets (8.2); the Footer composes these
 
@@ -40,44 +45,134 @@ def fitting(items: list[tuple[str, int]], width: int, keep: str | None) -> list[
     return shown
 
 
+class _Key(FooterKey):
+    """A footer key that, resized, does not ask for a second layout of the screen (it has no
+    children to place; Textual's widgets do, a frame later: 20-40 ms a tab switch)."""
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        return super()._size_updated(size, virtual_size, container_size, layout=False)
+
+
+@dataclass(frozen=True)
+class KeySpec:
+    """What one footer key shows (a FooterKey's constructor arguments)."""
+
+    key: str
+    key_display: str
+    description: str
+    action: str
+    disabled: bool
+    tooltip: str
+
+
 class FittedFooter(Footer):
-    """A compact Footer cut by whole keys, never mid-word."""
+    """A compact Footer cut by whole keys, never mid-word.
+
+    When the bindings change (every tab switch and focus move) the keys shown are updated in
+    place, at once: Textual's Footer recomposes after the next refresh, mounting new keys and
+    laying the screen out again on its own (once per focus change: two or three more layouts
+    of the whole screen per tab switch, issue 39's key after `0`). An unchanged set of keys
+    touches nothing."""
 
     def __init__(self) -> None:
         super().__init__(compact=True)
         self._composed_width = 0
+        self._shown: tuple[tuple[KeySpec, ...], KeySpec | None] = ((), None)
+        self._keys: list[FooterKey] = []
+        """The keys in the footer, in order; those past the shown ones are hidden, for reuse."""
+        self._palette: FooterKey | None = None
 
-    def compose(self) -> ComposeResult:
-        if not self._bindings_ready:
-            return
+    def _wanted(self) -> tuple[tuple[KeySpec, ...], KeySpec | None]:
+        """The keys that fit whole at the footer's width, in order, and the palette's key."""
         active = self.screen.active_bindings
         seen: set[str] = set()
-        keys: list[FooterKey] = []
-        palette: FooterKey | None = None
+        keys: list[KeySpec] = []
+        palette: KeySpec | None = None
         for _node, binding, enabled, tooltip in active.values():
             if binding.key == self.app.COMMAND_PALETTE_BINDING:
                 if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
-                    palette = FooterKey(binding.key, self.app.get_key_display(binding), binding.description,
-                                        binding.action, classes="-command-palette", disabled=not enabled,
-                                        tooltip=binding.tooltip or binding.description)
+                    palette = KeySpec(binding.key, self.app.get_key_display(binding), binding.description,
+                                      binding.action, not enabled, binding.tooltip or binding.description)
                 continue
             if not binding.show or binding.action in seen:
                 continue
             seen.add(binding.action)
-            keys.append(FooterKey(binding.key, self.app.get_key_display(binding), binding.description,
-                                  binding.action, disabled=not enabled, tooltip=tooltip))
+            keys.append(KeySpec(binding.key, self.app.get_key_display(binding), binding.description,
+                                binding.action, not enabled, tooltip))
         width = self.size.width or self.app.size.width
         self._composed_width = width
         room = width - (PALETTE_W if palette is not None else 0)
         items = [(str(i), key_width(k.key_display, k.description)) for i, k in enumerate(keys)]
         keep = next((str(i) for i, k in enumerate(keys) if k.key == KEYS_KEY), None)
         shown = set(fitting(items, room, keep))
-        for i, key in enumerate(keys):
-            if str(i) in shown:
-                yield key.data_bind(compact=Footer.compact)
-        if palette is not None:
-            yield palette
+        return tuple(k for i, k in enumerate(keys) if str(i) in shown), palette
+
+    def _make(self, spec: KeySpec, classes: str = "") -> FooterKey:
+        return _Key(spec.key, spec.key_display, spec.description, spec.action, disabled=spec.disabled,
+                    tooltip=spec.tooltip, classes=classes).data_bind(compact=Footer.compact)
+
+    def compose(self) -> ComposeResult:
+        if not self._bindings_ready:
+            return
+        self._shown = keys, palette = self._wanted()
+        self._keys = [self._make(spec) for spec in keys]
+        self._palette = self._make(palette, "-command-palette") if palette is not None else None
+        yield from self._keys
+        if self._palette is not None:
+            yield self._palette
+
+    def bindings_changed(self, screen: Screen[object]) -> None:
+        self._bindings_ready = True
+        if not screen.app.app_focus or not self.is_attached or screen is not self.screen:
+            return
+        self._update()
+
+    def _update(self) -> None:
+        """Show the keys the bindings ask for now, reusing the key widgets there are."""
+        wanted = self._wanted()
+        if wanted == self._shown:
+            return
+        keys, palette = wanted
+        if not self.children or (palette is None) != (self._palette is None):
+            self._shown = ((), None)
+            self.call_after_refresh(self.recompose)  # the first keys (compose makes them)
+            return
+        self._shown = wanted
+        if palette is not None and self._palette is not None:
+            _set_key(self._palette, palette)
+        for widget, spec in zip(self._keys, keys):
+            _set_key(widget, spec)
+            widget.display = True
+        for widget in self._keys[len(keys):]:
+            widget.display = False
+        # The screen hears of the new widths now, so it lays them out with whatever else the
+        # key changed (a tab switch): left to each key's idle, it came a frame later and the
+        # screen was laid out and drawn a second time (20-40 ms).
+        touched: list[Widget] = [*self._keys, self]
+        if self._palette is not None:
+            touched.append(self._palette)
+        for node in touched:
+            node._check_refresh()
+        more = [self._make(spec) for spec in keys[len(self._keys):]]
+        if more:
+            self._keys += more
+            self.mount(*more, before=self._palette)
 
     def on_resize(self, event: Resize) -> None:
         if event.size.width != self._composed_width and self._bindings_ready:
-            self.call_after_refresh(self.recompose)
+            self.call_after_refresh(self._update)
+
+
+def _set_key(widget: FooterKey, spec: KeySpec) -> None:
+    """`widget` shows `spec` (FooterKey reads these attributes when it renders)."""
+    if (widget.key, widget.key_display, widget.description, widget.action, widget._disabled) == (
+            spec.key, spec.key_display, spec.description, spec.action, spec.disabled):
+        if (widget.tooltip or "") != spec.tooltip:
+            widget.tooltip = spec.tooltip or None
+        return
+    widget.key, widget.key_display, widget.description, widget.action = (
+        spec.key, spec.key_display, spec.description, spec.action)
+    widget._disabled = spec.disabled
+    widget.set_class(spec.disabled, "-disabled")
+    widget.tooltip = spec.tooltip or None
+    widget.refresh(layout=True)

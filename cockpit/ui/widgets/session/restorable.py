@@ -63,6 +63,20 @@ class RestorableOptionList(Restorable, OptionList):
     """An OptionList whose options carry item ids."""
 
     BINDINGS = bindings_for("list")
+    _resized_to: tuple[object, ...] | None = None
+
+    def _on_resize(self, event: events.Resize | None = None) -> None:
+        # A layout sends a Resize to every widget it shows again (a tab switched back to) at
+        # the size it had, and OptionList's handler drops every drawn line on each: the main
+        # tab's four columns were all drawn anew on every return to it (issue 39). At the same
+        # size the lines stand; Restorable's handler (skipped with OptionList's) still runs.
+        if event is None:  # (Textual always passes it)
+            return
+        sizes = (event.size, event.virtual_size, event.container_size)
+        if sizes == self._resized_to:
+            event.prevent_default()
+            self.on_resize()
+        self._resized_to = sizes
 
     def action_list_step(self, step: int) -> None:
         self.action_cursor_down() if step > 0 else self.action_cursor_up()

@@ -89,6 +89,7 @@ class TaskColumn(Vertical):
         self.status = status
 
         self._title = COLUMN_TITLES[status]
+        self._drawn = self._title
 
     def compose(self) -> ComposeResult:
         yield Static(COLUMN_TITLES[self.status], classes="column-title")
@@ -103,7 +104,13 @@ class TaskColumn(Vertical):
         focused = self.screen.focused if self.is_attached else None
         on = focused is not None and self in focused.ancestors
         self.set_class(on, "-focused")
-        self.query_one(".column-title", Static).update(f"{MARK}{self._title}" if on else self._title)
+        text = f"{MARK}{self._title}" if on else self._title
+        if text == self._drawn:
+            return
+        self._drawn = text
+        # Repainted, not laid out: the title is one line whatever its text (screen.tcss), and
+        # the marker moves on every tab switch (a layout of the screen is 20-30 ms, issue 39).
+        self.query_one(".column-title", Static).update(text, layout=False)
 
     def on_descendant_focus(self) -> None:
         self._mark_title()

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 import string
+import threading
 from collections.abc import Callable
 
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import Static
 
 from cockpit.model.session import Session
@@ -17,6 +19,7 @@ from cockpit.ui import messages as msg
 from cockpit.ui.focus_now import focus_now
 from cockpit.ui.keys.actions import bindings_for
 from cockpit.ui.safe_text import safe
+from cockpit.ui.widgets.chrome.long_text import LongText, Wrapped
 from cockpit.ui.widgets.session.banner import when_text
 from cockpit.ui.widgets.session.restorable import Restorable
 
@@ -26,12 +29,13 @@ Parts = list[str | tuple[str, str]]
 class TextView(Restorable, VerticalScroll, can_focus=True):
     """A scrollable text tab; its scroll offset is saved like a list's."""
 
-    def __init__(self, state_key: str, *, id: str | None = None) -> None:
+    def __init__(self, state_key: str, *, id: str | None = None, body: type[Static] = Static) -> None:
         super().__init__(id=id)
         self.state_key = state_key
+        self._body = body
 
     def compose(self) -> ComposeResult:
-        yield Static("", classes="text-body")
+        yield self._body("", classes="text-body")
 
     def selected_id(self) -> str | None:
         return None
@@ -47,6 +51,10 @@ class TextView(Restorable, VerticalScroll, can_focus=True):
 
 
 TIMELINE_ROWS = 60
+FIRST_FRAME_WAIT_S = 0.05
+"""How long showing the Handoff tab waits for its document before it shows "making…" (made,
+turned into screen text and wrapped in its thread: ~17 ms for a 600-line handoff on a quiet
+2-core machine, ~40 ms under load; a 5,000-item session's takes longer and shows when made)."""
 
 
 class LastActionView(TextView):
@@ -98,7 +106,7 @@ class HandoffView(TextView):
     BINDINGS = bindings_for("handoff")
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__("handoff", id=id)
+        super().__init__("handoff", id=id, body=LongText)
         self._source = ""
         self._generation = 0
         self.shown_whole = False
@@ -106,29 +114,68 @@ class HandoffView(TextView):
 
     def render_from(self, session: Session, make_text: Callable[[Session], str]) -> None:
         """`make_text(session)` (the screen's: store/handoff/markdown.py) off the UI thread, then
-        show it (the newest ask wins)."""
+        show it (the newest ask wins). The UI thread waits for it at most `FIRST_FRAME_WAIT_S`,
+        so a document made that soon is in the tab's first frame: the tab is laid out and
+        drawn once, not once with "making the handoff…" and again with the text (issue 39: the
+        key after `0`); a longer one (a 5,000-item session) shows when it is made."""
         self._generation += 1
         self.shown_whole = False
-        if not self._source:
-            self.put(Content.styled("making the handoff…", "$foreground-muted"))
-        generation = self._generation
+        generation, made, app = self._generation, threading.Event(), self.app
+        result: list[tuple[str, Content, Wrapped]] = []
+        wrap = self._body_widget().wrapper(self._text_width())
 
         def make() -> None:
-            text = make_text(session)
-            self.app.call_from_thread(self._shown, generation, text)
+            try:
+                text = make_text(session)
+                content = markdown_text(text)  # (Content is immutable: made and wrapped here too)
+                result.append((text, content, wrap(content)))
+            except Exception as error:  # noqa: BLE001  # shown on the tab, not a thread's traceback
+                failure = f"The handoff could not be made: {type(error).__name__}: {error}"
+                made.set()
+                _from_thread(app, self._failed, generation, failure)
+                return
+            made.set()
+            _from_thread(app, self._shown, generation, *result[0])
 
-        # (exit_on_error off: an app that closes while it is made loses nothing but this)
-        self.run_worker(make, thread=True, group="handoff", name="handoff render", exit_on_error=False)
+        # A plain daemon thread: a Textual thread worker starts only once this handler has
+        # returned, so it could not be waited for here (an app that closes meanwhile loses
+        # nothing but this document).
+        threading.Thread(target=make, name="handoff render", daemon=True).start()
+        if made.wait(FIRST_FRAME_WAIT_S) and result:
+            self.show(*result[0])
+        elif not self._source:
+            self.put(Content.styled("making the handoff…", "$foreground-muted"))
 
-    def _shown(self, generation: int, text: str) -> None:
+    def _body_widget(self) -> LongText:
+        return self.query_one(".text-body", LongText)
+
+    def _text_width(self) -> int:
+        """The width the text is wrapped at: the body's, or before its first layout the
+        tabs' less this view's padding and scrollbar (a wrong guess is wrapped again)."""
+        body = self._body_widget()
+        if body.size.width:
+            return body.size.width
+        outer = self.parent.size.width if isinstance(self.parent, Widget) else self.app.size.width
+        return max(1, outer - self.styles.gutter.width - self.styles.scrollbar_size_vertical)
+
+    def _failed(self, generation: int, text: str, *_made: None) -> None:
         if generation == self._generation:
-            self.show(text)
+            self._source = ""
+            self.put(Content.styled(safe(text), "$error"))
+            self.shown_whole = True
 
-    def show(self, text: str) -> None:
-        """Show the handoff's Markdown (store/handoff/markdown.py makes it)."""
+    def _shown(self, generation: int, text: str, content: Content, wrapped: Wrapped) -> None:
+        if generation == self._generation:
+            self.show(text, content, wrapped)
+
+    def show(self, text: str, content: Content | None = None, wrapped: Wrapped | None = None) -> None:
+        """Show the handoff's Markdown (store/handoff/markdown.py makes it); `content`: the
+        text as `markdown_text` shows it and `wrapped`, it wrapped, when made already."""
         if text != self._source:
             self._source = text
-            self.put(markdown_text(text))
+            if content is None:
+                content, wrapped = markdown_text(text), None
+            self._body_widget().update(content, wrapped=wrapped)
         self.shown_whole = True
 
     def action_write(self) -> None:
@@ -136,6 +183,14 @@ class HandoffView(TextView):
 
     def action_copy(self) -> None:
         self.post_message(msg.HandoffCopyRequested())
+
+
+def _from_thread(app: App[object], callback: Callable[..., None], generation: int, *made: object) -> None:
+    """`callback(generation, *made)` on the UI thread, unless the app has closed meanwhile."""
+    try:
+        app.call_from_thread(callback, generation, *made)
+    except RuntimeError:  # the app is no longer running
+        pass
 
 
 def markdown_text(text: str) -> Content:
