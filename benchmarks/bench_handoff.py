@@ -83,6 +83,18 @@ async def _one_run(path: Path, size: tuple[int, int]) -> dict[str, float]:
         while not view.shown_whole:
             await pilot.pause(0.005)
         shown = time.perf_counter() - start
+        # a person who reads the tab first: `1` pressed once the handoff is on screen, timed from its own press
+        await pilot.pause(0.2)
+        start, cpu = time.perf_counter(), time.process_time()
+        await pilot.press("1")
+        while tabs.current != "main":
+            await pilot.pause(0.005)
+        await pilot.pause(0)
+        read_then_key, read_then_key_cpu = time.perf_counter() - start, time.process_time() - cpu
+        await pilot.press("0")
+        while not view.shown_whole or tabs.current != "handoff":
+            await pilot.pause(0.005)
+        await pilot.pause(0.2)
         # the UI thread's own share of the tab: the made document put on it and a frame drawn
         text = view._source
         view.show("")
@@ -99,7 +111,8 @@ async def _one_run(path: Path, size: tuple[int, int]) -> dict[str, float]:
     return {"ui_thread_show_ms": on_ui * 1000, "ui_thread_show_cpu_ms": on_ui_cpu * 1000,
             "key_after_4_ms": other * 1000, "key_after_4_cpu_ms": other_cpu * 1000,
             "key_after_0_cpu_ms": key_cpu * 1000, "key_after_0_ms": key_after * 1000,
-            "text_shown_ms": shown * 1000, "W_written_ms": written * 1000}
+            "text_shown_ms": shown * 1000, "W_written_ms": written * 1000,
+            "key_on_handoff_ms": read_then_key * 1000, "key_on_handoff_cpu_ms": read_then_key_cpu * 1000}
 
 
 def main() -> None:
@@ -121,14 +134,18 @@ def main() -> None:
     rows = [("render_handoff", render_ms), ("4 then 1 (Benchmarks, to compare)", med["key_after_4_ms"]),
             ("  CPU of it", med["key_after_4_cpu_ms"]),
             ("0 then 1 (key after 0)", med["key_after_0_ms"]), ("  CPU of it", med["key_after_0_cpu_ms"]),
+            ("1 on the shown Handoff tab, from its press", med["key_on_handoff_ms"]),
+            ("  CPU of it", med["key_on_handoff_cpu_ms"]),
             ("text put on the tab (UI thread)", med["ui_thread_show_ms"]), ("  CPU of it", med["ui_thread_show_cpu_ms"]),
             ("0 until the text is shown", med["text_shown_ms"]), ("W until the file is written", med["W_written_ms"])]
     print(f"handoff: {len(session.benchmarks)} benchmarks, {len(text.splitlines())} lines; "
           f"median of {args.runs} runs, ms, at {args.size}")
     for name, ms in rows:
-        print(f"  {name:<34} {ms:8.1f} ms")
-    print(f"  goal: key after 0 < {GOAL_MS:.0f} ms: {'met' if med['key_after_0_ms'] < GOAL_MS else 'NOT met'} "
-          f"(pilot's own key handling included: another tab's key took {med['key_after_4_ms']:.0f} ms here); "
+        print(f"  {name:<42} {ms:8.1f} ms")
+    print(f"  goal: key after 0 < {GOAL_MS:.0f} ms: typed ahead with 0 (both switches): "
+          f"{'met' if med['key_after_0_ms'] < GOAL_MS else 'NOT met'} (another tab's two switches took "
+          f"{med['key_after_4_ms']:.0f} ms here); pressed on the shown tab: "
+          f"{'met' if med['key_on_handoff_ms'] < GOAL_MS else 'NOT met'}; "
           f"the handoff's UI-thread work < {GOAL_MS:.0f} ms: "
           f"{'met' if med['ui_thread_show_ms'] < GOAL_MS else 'NOT met'}")
     OUT.mkdir(parents=True, exist_ok=True)
