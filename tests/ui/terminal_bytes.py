@@ -41,9 +41,27 @@ def terminal_bytes(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
 
 def terminal_lines(written: list[str], width: int, height: int) -> list[str]:
     """The screen a terminal shows after `written`: one string per row (trailing blanks off)."""
+    *_, last = _screens(["".join(written)], width, height)
+    return last
+
+
+def ever_shown(written: list[str], width: int, height: int, words: str) -> bool:
+    """Whether `words` stood on one row of the terminal after any write (a toast that came and
+    went between two looks of a loaded test counts)."""
+    return any(any(words in line for line in screen) for screen in _screens(list(written), width, height))
+
+
+def _screens(writes: list[str], width: int, height: int) -> Iterator[list[str]]:
+    """The terminal's rows after each write."""
     grid = [[" "] * width for _ in range(height)]
     y = x = 0
-    for token in _TOKEN.finditer("".join(written)):
+    for data in writes:
+        y, x = _play(data, grid, y, x, width, height)
+        yield ["".join(row).rstrip() for row in grid]
+
+
+def _play(data: str, grid: list[list[str]], y: int, x: int, width: int, height: int) -> tuple[int, int]:
+    for token in _TOKEN.finditer(data):
         if token.group(2):  # a CSI sequence: only the cursor's move matters here
             if token.group(2) == "H":
                 row, _, col = (token.group(1) or "1;1").partition(";")
@@ -61,4 +79,4 @@ def terminal_lines(written: list[str], width: int, height: int) -> list[str]:
             if cells == 2 and x + 1 < width:
                 grid[y][x + 1] = ""
         x += cells
-    return ["".join(row).rstrip() for row in grid]
+    return y, x

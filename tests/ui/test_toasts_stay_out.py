@@ -127,7 +127,7 @@ async def test_80x24_the_restart_toast_leaves_nothing_on_the_terminal(tmp_path, 
     cell for cell, what the app holds (the detail pane and the status line whole) and no word of
     the toast. Without the redraw after a toast goes (app_base._unnotify) day one's toast stood
     on the terminal until the next key (what tmux showed; a compositor capture never did)."""
-    from terminal_bytes import terminal_bytes, terminal_lines
+    from terminal_bytes import ever_shown, terminal_bytes, terminal_lines
 
     import cockpit.ui.toasts as toasts
 
@@ -139,7 +139,7 @@ async def test_80x24_the_restart_toast_leaves_nothing_on_the_terminal(tmp_path, 
         app.startup_notes.append(f"Reopened {path.name}: where you left it (its title is the file's name; "
                                  "no server was running when it was saved)")
         async with app.run_test(size=(80, 24), notifications=True) as pilot:
-            await until(lambda: any(words[0] in line for line in terminal_lines(written, 80, 24)), pilot)
+            await until(lambda: ever_shown(written, 80, 24, words[0]), pilot)
             if tab == "launch":
                 app.main_screen.show_run_status("l1 ■ stopped · l2 ■ stopped · no server running", {})
             await until(lambda: not app.query("Toast"), pilot)
