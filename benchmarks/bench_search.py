@@ -89,6 +89,8 @@ VARIANTS = {
     # numeric flags' neighbouring values sharing what they learn (features.py), in the draw and the estimate
     "smooth-0.5": _with(_FEATURES, "SMOOTH_WEIGHT", 0.5),
     "smooth-1.0": _with(_FEATURES, "SMOOTH_WEIGHT", 1.0),
+    # a small budget's race at RACE_SHARE like any other (before plan.SMALL_BUDGET)
+    "small-budget-off": _with(_PLAN, "SMALL_BUDGET", 0),
 }
 
 
