@@ -123,7 +123,9 @@ async def test_a_host_that_cannot_be_reached_is_said_in_words_and_no_read_hangs(
     async with Client(build_server(path, live=LiveState(first_wait_s=2.0))) as c:
         # the header's state and the separator line in the log arrive one after the other
         log = await read_until(c, "live/log", lambda t: "refused" in t.lower() and "── cockpit-test@127.0.0.1:" in t)
-        gpus = json.loads(await read(c, "live/gpus"))
+        # the GPU feed's words move between "refused" and its next attempt: wait for the reason
+        gpus = json.loads(await read_until(c, "live/gpus", lambda t: any(
+            "refused" in words.lower() for words in json.loads(t).get("hosts", {}).values())))
         topology = json.loads(await read(c, "live/topology"))
         server = json.loads(await read(c, "live/server"))
     assert log.startswith("# tail cockpit-test@127.0.0.1:") and "# no log lines: the host was not reached" in log

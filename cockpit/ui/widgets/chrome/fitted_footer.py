@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from textual.app import ComposeResult
 from textual.events import Resize
-from textual.geometry import Size
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
@@ -43,14 +42,6 @@ def fitting(items: list[tuple[str, int]], width: int, keep: str | None) -> list[
     if keep is not None and kept_cells:
         shown.append(keep)
     return shown
-
-
-class _Key(FooterKey):
-    """A footer key that, resized, does not ask for a second layout of the screen (it has no
-    children to place; Textual's widgets do, a frame later: 20-40 ms a tab switch)."""
-
-    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
-        return super()._size_updated(size, virtual_size, container_size, layout=False)
 
 
 @dataclass(frozen=True)
@@ -108,8 +99,8 @@ class FittedFooter(Footer):
         return tuple(k for i, k in enumerate(keys) if str(i) in shown), palette
 
     def _make(self, spec: KeySpec, classes: str = "") -> FooterKey:
-        return _Key(spec.key, spec.key_display, spec.description, spec.action, disabled=spec.disabled,
-                    tooltip=spec.tooltip, classes=classes).data_bind(compact=Footer.compact)
+        return FooterKey(spec.key, spec.key_display, spec.description, spec.action, disabled=spec.disabled,
+                         tooltip=spec.tooltip, classes=classes).data_bind(compact=Footer.compact)
 
     def compose(self) -> ComposeResult:
         if not self._bindings_ready:
