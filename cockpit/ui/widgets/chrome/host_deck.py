@@ -101,12 +101,10 @@ class HostDeck(Vertical):
         new = self.shown
         if new is not old:
             if hasattr(old, "view_state") and hasattr(new, "apply_view_state"):
-                # the view (filter, follow) stays as it was; a pane mounted this moment takes it
-                # once its children are there
-                if new.children:
-                    new.apply_view_state(old.view_state)
-                else:
-                    new.call_after_refresh(new.apply_view_state, old.view_state)
+                # the view (filter, follow) stays as it was, at once: a pane not mounted yet
+                # holds it and applies it to its widgets on mount (waiting for a refresh let
+                # a loaded machine show the new host's pane without the filter)
+                new.apply_view_state(old.view_state)
             had_focus = old.has_focus_within if old.is_mounted else False
             new.display, old.display = True, False
             if had_focus:
