@@ -27,6 +27,7 @@ from cockpit.control.search.study import (
     known_params,
     run_seed,
     startup_trials,
+    tell_launched,
     trial_constraints,
     tried_keys,
 )
@@ -90,12 +91,7 @@ def _study(search: Search, seed: int, sampler: str) -> Any:
     study = optuna.create_study(directions=[d.value for d in search.directions], sampler=chosen)
     dists = distributions(search)
     worst = _worst(search)
-    for trial in sorted(search.trial, key=lambda t: t.number):
-        if trial.repeat_of is not None:
-            continue  # a relaunch: the same configuration, already in
-        frozen = _frozen(search, trial, dists, worst)
-        if frozen is not None:
-            study.add_trial(frozen)
+    tell_launched(study, search, lambda trial: _frozen(search, trial, dists, worst))
     return study, dists
 
 

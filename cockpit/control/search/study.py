@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 import random
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from cockpit.model.search.scoring import CRASH_CONSTRAINT
@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # optuna is imported when a study is built (~0.5 s a command 
     from optuna.trial import FrozenTrial
 
 __all__ = ["blamed", "Combo", "CONSTRAINTS_KEY", "constraints_of", "crash_hypotheses", "crash_suspects",
-           "distributions", "holds_pinned", "known_params", "propose", "run_seed", "SAMPLERS", "startup_trials",
+           "distributions", "holds_pinned", "known_params", "propose", "run_seed", "SAMPLERS", "startup_trials", "tell_launched",
            "trial_constraints", "tried_keys"]
 
 CONSTRAINTS_KEY = "constraints"  # optuna's system_attrs key for a trial's constraint values
@@ -208,13 +208,18 @@ def _study(search: Search, seed: int) -> Study:
     study = optuna.create_study(direction=search.direction.value, sampler=sampler)
     dists = distributions(search)
     worst = _worst(search)
+    tell_launched(study, search, lambda trial: _frozen(search, trial, dists, worst))
+    return study
+
+
+def tell_launched(study: Study, search: Search, freeze: Callable[[SearchTrial], FrozenTrial | None]) -> None:
+    """Each configuration the search launched, told to `study` once (its relaunches are already in)."""
     for trial in sorted(search.trial, key=lambda t: t.number):
         if trial.repeat_of is not None:
-            continue  # a relaunch: the same configuration, already in
-        frozen = _frozen(search, trial, dists, worst)
+            continue
+        frozen = freeze(trial)
         if frozen is not None:
             study.add_trial(frozen)
-    return study
 
 
 def _latin_point(search: Search, index: int, count: int, seed: int) -> dict[str, SpaceValue]:

@@ -9,16 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from waits import patience
+from waits import append_lines, batch_line, cancelled, until
 
 from cockpit.model.session import Host
 from cockpit.sources.log.batch import LogBatch
 from cockpit.sources.log.feed import LogFeed
 
-
-def line(i: int) -> str:
-    return (f"[2025-03-01 12:00:{i % 60:02d} TP0] Decode batch. #running-req: 3, #token: 100, "
-            f"token usage: 0.10, gen throughput (token/s): {100 + i}.00, #queue-req: 0")
+line = batch_line
 
 
 class Collector:
@@ -39,21 +36,14 @@ class Collector:
     def notes(self) -> list[str]:
         return [n for b in self.batches for n in b.notes]
 
-    async def until(self, cond, timeout: float = 10.0) -> None:
-        end = asyncio.get_running_loop().time() + patience(timeout)
-        while not cond():
-            assert asyncio.get_running_loop().time() < end, (self.lines[-3:], self.notes)
-            await asyncio.sleep(0.02)
+    async def until(self, cond, timeout: float = 10.0) -> None:  # noqa: ANN001
+        await until(cond, lambda: (self.lines[-3:], self.notes), timeout)
 
     async def stop(self) -> None:
-        self.task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await self.task
+        await cancelled(self.task)
 
 
-def append(path: Path, lines: list[str], mode: str = "a") -> None:
-    with path.open(mode, encoding="utf-8") as f:
-        f.write("".join(x + "\n" for x in lines))
+append = append_lines
 
 
 async def test_a_burst_comes_as_few_batches_not_one_per_line(tmp_path: Path) -> None:
