@@ -91,6 +91,8 @@ VARIANTS = {
     "smooth-1.0": _with(_FEATURES, "SMOOTH_WEIGHT", 1.0),
     # a small budget's race at RACE_SHARE like any other (before plan.SMALL_BUDGET)
     "small-budget-off": _with(_PLAN, "SMALL_BUDGET", 0),
+    # the race as a bandit over every feasible launched configuration: the best estimate plus one sd
+    "race-ucb": _with(_PLAN, "RACE_PICK", "ucb"),
 }
 
 

@@ -12,13 +12,16 @@ the end of the budget, and stops once the leader is told apart. Pure: the loop a
 
 from __future__ import annotations
 
+import math
+
 from cockpit.control.search.next_launch import NextLaunch
 from cockpit.control.search.study import propose
-from cockpit.model.search.scoring import ConfigResult, contenders
-from cockpit.model.search.search import Search
+from cockpit.model.search.scoring import ConfigResult, contenders, leaderboard
+from cockpit.model.search.search import Direction, Search
 
 __all__ = ["RACE_SHARE", "NextLaunch", "launch_budget", "next_launch"]
 
+UCB_Z = 1.0  # with RACE_PICK "ucb": the sds of its estimate a contender is credited with
 RACE_PICK = "fewest"  # which contender a race relaunches: "fewest" launches, or the least sure shrunk estimate ("sd")
 PARETO_RACE_SHARE = 0.2  # a front's relaunches (not measured with the shrunk estimate: it ranks one objective)
 RACE_SHARE = 0.3  # the budget's last share, kept for races (bench_search.py: 0.3 with the shrunk estimate, of 0.1–0.4)
@@ -33,8 +36,22 @@ def launch_budget(search: Search, trials: int | None = None) -> int:
     return (trials if trials is not None else search.trials) + search.repeats
 
 
+def _ucb(search: Search) -> NextLaunch | None:
+    """The feasible configuration whose shrunk estimate plus UCB_Z sds is best (a bandit's race)."""
+    board = [g for g in leaderboard(search) if g.feasible and g.shrunk is not None]
+    if not board:
+        return None
+    sign = 1.0 if search.direction is Direction.MAXIMIZE else -1.0
+    pick = max(board, key=lambda g: sign * math.log(g.shrunk.value) + UCB_Z * g.shrunk.sd_log
+               if g.shrunk is not None else -math.inf)
+    return NextLaunch(dict(pick.first.params), pick.first.number,
+                      f"relaunch of trial {pick.first.number}: the race's most promising")
+
+
 def _race(search: Search) -> NextLaunch | None:
     """The relaunch the race needs next (None: the leader is launched twice and told apart)."""
+    if RACE_PICK == "ucb" and (step := _ucb(search)) is not None:
+        return step
     group = contenders(search)
     if not group:
         return None
