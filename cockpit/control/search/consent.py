@@ -64,10 +64,15 @@ def estimate_s(session: Session, search: Search, trials: int, hosts: int) -> tup
         b.duration_s for b in session.benchmarks if b.duration_s is not None]  # another sweep's points: a guide
     point = statistics.median(per_point) if per_point else DEFAULT_POINT_S
     per_trial = ready + point * len(sweep.concurrencies)
-    basis = (f"{'recorded start ' if readies else 'start (none recorded) '}{ready:.0f} s + "
-             f"{len(sweep.concurrencies)} points x {point:.0f} s{'' if per_point else ' (none recorded)'}")
+    basis = (f"{'recorded start ' if readies else 'start (none recorded) '}{_seconds(ready)} + "
+             f"{len(sweep.concurrencies)} points x {_seconds(point)}{'' if per_point else ' (none recorded)'}")
     rounds = -(-trials // max(hosts, 1))
     return rounds * per_trial, basis
+
+
+def _seconds(seconds: float) -> str:
+    """`0.4 s`, `7 s`: a sandbox's sub-second start or point read `0 s` at whole seconds."""
+    return f"{seconds:.1f} s" if seconds < 9.95 and seconds != round(seconds) else f"{seconds:.0f} s"
 
 
 def _clock(seconds: float) -> str:

@@ -55,6 +55,17 @@ def test_the_estimate_uses_the_sessions_recorded_starts_and_point_times(folder):
     assert "about 16 min (recorded start 7 s + 2 points x 120 s (none recorded) per trial)" in done.stdout, done.stdout
 
 
+def test_a_sub_second_start_reads_in_tenths_not_0_s(folder):
+    """A sandbox's server is ready in under a second: the estimate says 0.6 s, not `0 s`."""
+    path, _ = search_session(folder, trials=2)
+    session = load_session(path)
+    session.journal.append(JournalEvent(when=now(), kind="activity",
+                                        text="activity: started l1 (base): ready in 0.6 s"))
+    save_session(session, path)
+    done = tune(path)
+    assert "recorded start 0.6 s + 2 points x 120 s (none recorded)" in done.stdout, done.stdout
+
+
 def test_a_missing_server_script_for_real_exits_1_after_the_second_launch(folder):
     """The issue's case, with real launches: the base command's script is not there, so every
     configuration dies the same way before loading; the search stops after the second, exit 1,
