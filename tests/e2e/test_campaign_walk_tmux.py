@@ -175,7 +175,10 @@ def test_campaign_walk_words_and_figures_survive_quit_resume_crash(tmux, tmp_pat
 
         os.kill(server_pid(runs), signal.SIGUSR1)  # the stand-in dies as under load (OOM traceback, exit 1)
         screen = _see(tmux, "crash", "crashed after ready", timeout=30)
-        assert "server crashed" in screen and f"next: {NEXT}" in screen and f"fallback: {FALLBACK}" in screen, screen
+        # the header's alert comes from the log's traceback, read on its own path: under load a
+        # moment after the process check's "crashed after ready"
+        screen = tmux.wait_until(lambda s: "server crashed" in s, "the crash alert", timeout=30)
+        assert f"next: {NEXT}" in screen and f"fallback: {FALLBACK}" in screen, screen
         tmux.keys("7")
         _see(tmux, "Launch tab after the crash", "crashed  ")
         tmux.keys("C-s")

@@ -332,6 +332,7 @@ class SearchLoop:
                 self.lock = None
 
     async def _run_all(self) -> Search:
+        before = len(find_search(self.store.session, self.search_id).trial)
         self._tasks = [asyncio.create_task(self._worker(host)) for host in self.hosts]
         results = await asyncio.gather(*self._tasks, return_exceptions=True)
         for host, result in zip(self.hosts, results, strict=True):
@@ -344,8 +345,16 @@ class SearchLoop:
         search = find_search(self.store.session, self.search_id)
         if self.halted is not None:
             self.errors.append(self.halted)
-        self.on_event(SearchEvent("done", "stopped" if self._stopped else
-                                  f"halted: {self.halted}" if self.halted else done_line(self.store.session, search)))
+        line = "stopped" if self._stopped else f"halted: {self.halted}" if self.halted else \
+            done_line(self.store.session, search)
+        if len(search.trial) > before:  # where the person left off is the search's end, not its last start
+            text = f"search {search.id} ({search.name}) {line if line.startswith('done') else 'ended, ' + line}"
+            try:
+                await self.store.apply(lambda e: e.record_activity(text))
+            except Exception as exc:  # noqa: BLE001  # the trials are saved; this line is said, not lost
+                self.errors.append(f"the search's end not recorded as the last action: {exc}")
+            search = find_search(self.store.session, self.search_id)
+        self.on_event(SearchEvent("done", line))
         return search
 
     async def _next(self, host: str | None) -> SearchTrial | None:

@@ -21,7 +21,7 @@ from cockpit.model.enums import Comparator, Metric, ProfileStatus
 from cockpit.model.search.scoring import best_config
 from cockpit.model.search.search import TrialStatus
 from cockpit.model.search.space import config_key
-from cockpit.model.session import Target
+from cockpit.model.session import LastAction, Target
 from cockpit.store import toml_store
 from cockpit.store.toml_store import load_session
 
@@ -59,6 +59,9 @@ def test_constraints_from_targets_are_honoured(folder):
     space = {"--chunked-prefill-size": [16, 4096], "--moe-runner-backend": ["flashinfer_trtllm", "triton"]}
     path, _ = search_session(folder, space=space, trials=5, targets=[ttft], constraints=["g1"], input_len=512,
                              prune_below=0)
+    session = load_session(path)
+    session.last_action = LastAction(text="my words: tuning the prefill chunk against TTFT")
+    toml_store.save_session(session, path)
     done = tune(path, "--yes", "--json")
     assert done.returncode == 0, done.stdout + done.stderr
     search = load_session(path).searches[0]
@@ -78,6 +81,11 @@ def test_constraints_from_targets_are_honoured(folder):
     assert all(o["constraints"] and o["flags_changed"] for o in objects[:-1])
     assert objects[-1]["done"] is True and objects[-1]["best"]["trial"] == best.first.number
     assert objects[-1]["best"]["launches"] == len(best.values)
+    # where the person left off: their words stay, the search's end stands beside them
+    last = load_session(path).last_action
+    assert last is not None and last.text == "my words: tuning the prefill chunk against TTFT"
+    assert last.activity is not None and last.activity.text.startswith(
+        f"search q1 ({search.name}) done: 5 launches; best trial {best.first.number}: "), last.activity
 
 
 def _wait_for(predicate, timeout: float = 60.0) -> None:
@@ -128,6 +136,9 @@ def test_search_resumes_after_cockpit_is_killed_mid_trial_with_no_trial_lost_or_
     assert points_before <= set(resumed.benchmarks)  # its recorded points kept, not run again
     keys = [(b.sweep_run, b.concurrency) for b in session.benchmarks if b.sweep_run]
     assert len(keys) == len(set(keys))  # no point recorded twice
+    # the Last action is the search's end, not the last trial's start (its server is stopped)
+    assert session.last_action is not None and session.last_action.text.startswith(
+        f"search q1 ({search.name}) done: 4 launches; best trial "), session.last_action
     crashed = [t for t in search.trial if t.status is TrialStatus.CRASHED]
     for trial in crashed:  # a crash: the derived profile broken with its label, the trial infeasible
         profile = next(p for p in session.launch if p.id == trial.profile)
