@@ -210,6 +210,9 @@ async def test_unavailable_then_samples_recover_and_interrupt_clears() -> None:
         pane.feed(GpuStreamInterrupted(HOST, "timeout", 8))
         await pilot.pause()
         assert "reconnecting in 8 s" in _text(pane, "state")
+        pane.feed(GpuStreamInterrupted(HOST, "refused", 0.1))  # a DCGM scrape every 0.1 s: retried at once
+        await pilot.pause()
+        assert f"{HOST}: retrying (refused)" in _text(pane, "state")
         pane.feed(ticks[1])
         await pilot.pause()
         assert "reconnecting" not in _text(pane, "state")

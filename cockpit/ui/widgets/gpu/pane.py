@@ -217,7 +217,9 @@ class GpuPane(FocusMarked, RedrawOnce, VerticalScroll, can_focus=True):
                 i = self.interrupted[host]
                 stale = "" if host not in shown else (f"; {host}'s rows are stale" if several
                                                       else "; figures below are stale")
-                lines.append(f"{i.host}: reconnecting in {i.retry_in_s:.0f} s ({i.reason}){stale}")
+                # a scrape every 0.1 s retries at once: "reconnecting in 0 s" read as stuck
+                when = f"reconnecting in {i.retry_in_s:.0f} s" if i.retry_in_s >= 0.5 else "retrying"
+                lines.append(f"{i.host}: {when} ({i.reason}){stale}")
             return "\n".join(lines), "-warning"
         return self.state_text, ""
 
