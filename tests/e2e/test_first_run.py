@@ -105,9 +105,10 @@ def test_readme_first_run_typed_literally(tmux, tmp_path: Path):
         screen = tmux.wait_for("sandbox: a SIMULATED SGLang server on this machine", timeout=30)
         assert "local" in screen
         tmux.keys("Q")  # the Search view
-        # the title wraps onto a second line where it is long: read it as one line
-        screen = tmux.wait_until(lambda s: "graph bs x MoE backend x memory" in " ".join(s.split()),
-                                 "the search's name", timeout=20)
+        # the title wraps onto a second line where it is long: read it as one line (the search's
+        # name is in the header too, its end being where the person left off: wait for the view's line)
+        screen = tmux.wait_until(lambda s: "Search q1 idle" in " ".join(s.split()), "the Search view", timeout=20)
+        assert "graph bs x MoE backend x memory" in " ".join(screen.split()), screen
         assert re.search(r"Search q1 idle · .* · \d+ (of \d+ )?launches ended", " ".join(screen.split())), screen
         assert re.search(r"best: trial \d+ \(l\d+\)", screen), screen
         tmux.keys("Escape", "q")

@@ -348,7 +348,8 @@ class SearchLoop:
         line = "stopped" if self._stopped else f"halted: {self.halted}" if self.halted else \
             done_line(self.store.session, search)
         if len(search.trial) > before:  # where the person left off is the search's end, not its last start
-            text = f"search {search.id} ({search.name}) {line if line.startswith('done') else 'ended, ' + line}"
+            end = done_line(self.store.session, search, short=True) if line.startswith("done") else f"ended, {line}"
+            text = f"search {search.id} ({search.name}) {end}"
             try:
                 await self.store.apply(lambda e: e.record_activity(text))
             except Exception as exc:  # noqa: BLE001  # the trials are saved; this line is said, not lost

@@ -75,8 +75,9 @@ def trial_line(session: Session, search: Search, trial: SearchTrial, host: str |
     return " · ".join(words)
 
 
-def done_line(session: Session, search: Search) -> str:
-    """The run's last line: how many launches, the best with its flags, and how sure it is."""
+def done_line(session: Session, search: Search, *, short: bool = False) -> str:
+    """The run's last line: how many launches, the best with its flags, and how sure it is
+    (`short`: the best's median only, for where the person left off)."""
     launched = sum(1 for t in search.trial if t.status is not TrialStatus.RUNNING and not t.reused)
     reused = sum(1 for t in search.trial if t.reused)
     head = f"done: {launched} launches" + (f" + {reused} reused" if reused else "")
@@ -86,8 +87,10 @@ def done_line(session: Session, search: Search) -> str:
     if sure is None:
         return f"{head}; no configuration has met the constraints"
     best = sure.best
+    lead = best.estimate
+    shown = f"{search.primary} median {lead.shown()}" if short and lead is not None else sure.shown(search.primary)
     return (f"{head}; best trial {best.first.number}: {flags_changed(session, search, best.first.params) or 'as the base'}"
-            f" · {sure.shown(search.primary)}")
+            f" · {shown}")
 
 
 def trial_json(session: Session, search: Search, trial: SearchTrial) -> dict[str, object]:
