@@ -58,6 +58,8 @@ class StandinNvml:
         is read at its own instant (other NVML calls between), so GPU 0's reading times GPUS
         is not the tick's sum."""
         self._tick_mj = 0
+        self.said: list[tuple[float, int]] = []
+        """(when, running requests) of every batch line the server wrote."""
         server.listeners.append(self._line)
 
     def __getattr__(self, name: str) -> Any:
@@ -67,6 +69,7 @@ class StandinNvml:
     def _line(self, line: str) -> None:
         event = parse_line(line)
         if isinstance(event, (PrefillBatch, DecodeBatch)) and event.running_req is not None:
+            self.said.append((time.time(), event.running_req))
             self._set(event.running_req)
             self.busy_until = time.time() + 0.05
 
@@ -241,7 +244,11 @@ def test_steady_window_from_the_servers_running_count_without_per_request_timing
     ends = [changes[i + 1][0] for i, (_, w) in enumerate(changes[:-1]) if w == full]
     lo, hi = starts[0], ends[-1]
     assert bench.steady_from == FROM_RUNNING
-    assert bench.steady_s == pytest.approx(hi - lo, abs=0.08)
+    # the log tells the batch was full up to its last full line; the GPUs drew for it until the
+    # next line (or 50 ms of none): a loaded machine spaces the lines, so that unseen tail
+    # widens the tolerance by exactly its length
+    last_full = max(t for t, running in nvml.said if running >= CONCURRENCY)
+    assert bench.steady_s == pytest.approx(hi - lo, abs=max(0.08, 0.03 + (hi - last_full)))
     # inside it the draw was the full batch's but for the short gaps between rounds
     assert bench.steady_power_w == pytest.approx((nvml.energy_at(hi) - nvml.energy_at(lo)) / (hi - lo), rel=0.05)
     assert bench.steady_output_tok_per_joule is None and NO_STEADY_TOKENS_NOTE in (bench.notes or "")
