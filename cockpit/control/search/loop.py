@@ -345,10 +345,11 @@ class SearchLoop:
         search = find_search(self.store.session, self.search_id)
         if self.halted is not None:
             self.errors.append(self.halted)
-        line = "stopped" if self._stopped else f"halted: {self.halted}" if self.halted else \
-            done_line(self.store.session, search)
+        finished = not self._stopped and self.halted is None
+        line = done_line(self.store.session, search) if finished else \
+            "stopped" if self._stopped else f"halted: {self.halted}"
         if len(search.trial) > before:  # where the person left off is the search's end, not its last start
-            end = done_line(self.store.session, search, short=True) if line.startswith("done") else f"ended, {line}"
+            end = done_line(self.store.session, search, short=True) if finished else f"ended, {line}"
             text = f"search {search.id} ({search.name}) {end}"
             try:
                 await self.store.apply(lambda e: e.record_activity(text))

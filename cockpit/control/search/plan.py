@@ -38,12 +38,11 @@ def launch_budget(search: Search, trials: int | None = None) -> int:
 
 def _ucb(search: Search) -> NextLaunch | None:
     """The feasible configuration whose shrunk estimate plus UCB_Z sds is best (a bandit's race)."""
-    board = [g for g in leaderboard(search) if g.feasible and g.shrunk is not None]
+    board = [(g, g.shrunk) for g in leaderboard(search) if g.feasible and g.shrunk is not None]
     if not board:
         return None
     sign = 1.0 if search.direction is Direction.MAXIMIZE else -1.0
-    pick = max(board, key=lambda g: sign * math.log(g.shrunk.value) + UCB_Z * g.shrunk.sd_log
-               if g.shrunk is not None else -math.inf)
+    pick, _ = max(board, key=lambda gs: sign * math.log(gs[1].value) + UCB_Z * gs[1].sd_log)
     return NextLaunch(dict(pick.first.params), pick.first.number,
                       f"relaunch of trial {pick.first.number}: the race's most promising")
 
