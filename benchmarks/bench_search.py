@@ -65,6 +65,7 @@ _PLAN = "cockpit.control.search.plan"
 _FEATURES = "cockpit.model.search.features"
 VARIANTS = {
     "tpe": lambda s, seed, budget: sim.run_cockpit(s, seed, budget, sampler="tpe"),
+    "gp": lambda s, seed, budget: sim.run_cockpit(s, seed, budget, sampler="gp"),
     "tpe-group": _with(_STUDY, "TPE_SETTINGS", {"multivariate": True, "group": True, "constant_liar": True},
                        sampler="tpe"),
     "tpe-univariate": _with(_STUDY, "TPE_SETTINGS", {"constant_liar": True, "consider_endpoints": True},
@@ -93,6 +94,8 @@ VARIANTS = {
     "small-budget-off": _with(_PLAN, "SMALL_BUDGET", 0),
     # the race as a bandit over every feasible launched configuration: the best estimate plus one sd
     "race-ucb": _with(_PLAN, "RACE_PICK", "ucb"),
+    # the race as best-arm identification: top-two Thompson sampling over the shrunk estimates
+    "race-top-two": _with(_PLAN, "RACE_PICK", "top-two"),
 }
 
 

@@ -13,6 +13,7 @@ the end of the budget, and stops once the leader is told apart. Pure: the loop a
 from __future__ import annotations
 
 import math
+import random
 
 from cockpit.control.search.next_launch import NextLaunch
 from cockpit.control.search.study import propose
@@ -21,8 +22,11 @@ from cockpit.model.search.search import Direction, Search
 
 __all__ = ["RACE_SHARE", "NextLaunch", "launch_budget", "next_launch"]
 
+TOP_TWO_BETA = 0.5  # with RACE_PICK "top-two": the share of the race's draws that relaunch the drawn leader
 UCB_Z = 1.0  # with RACE_PICK "ucb": the sds of its estimate a contender is credited with
-RACE_PICK = "fewest"  # which contender a race relaunches: "fewest" launches, or the least sure shrunk estimate ("sd")
+# which contender a race relaunches: "fewest" launches (kept); measured and not kept (bench_search.py
+# --variants): the least sure shrunk estimate ("sd"), a bandit's "ucb", best-arm identification's "top-two"
+RACE_PICK = "fewest"
 PARETO_RACE_SHARE = 0.2  # a front's relaunches (not measured with the shrunk estimate: it ranks one objective)
 RACE_SHARE = 0.3  # the budget's last share, kept for races (bench_search.py: 0.3 with the shrunk estimate, of 0.1–0.4)
 # below SMALL_BUDGET launches exploring pays more than racing: the race keeps SMALL_RACE_SHARE
@@ -47,9 +51,35 @@ def _ucb(search: Search) -> NextLaunch | None:
                       f"relaunch of trial {pick.first.number}: the race's most promising")
 
 
-def _race(search: Search) -> NextLaunch | None:
+def _top_two(search: Search, seed: int) -> NextLaunch | None:
+    """Top-two Thompson sampling (Russo 2016, a best-arm identification rule): a draw of every
+    feasible configuration's shrunk estimate names a leader; half the time it is relaunched,
+    else the leader of redraws that name another (its challenger)."""
+    board = [(g, g.shrunk) for g in leaderboard(search) if g.feasible and g.shrunk is not None]
+    if len(board) < 2:
+        return None
+    rng = random.Random(seed * 31 + len(search.trial))
+    sign = 1.0 if search.direction is Direction.MAXIMIZE else -1.0
+
+    def drawn() -> int:
+        return max(range(len(board)),
+                   key=lambda i: sign * math.log(board[i][1].value) + rng.gauss(0.0, board[i][1].sd_log))
+
+    first = drawn()
+    pick = first
+    if rng.random() >= TOP_TWO_BETA:
+        for _ in range(100):
+            if (pick := drawn()) != first:
+                break
+    g = board[pick][0]
+    return NextLaunch(dict(g.first.params), g.first.number, f"relaunch of trial {g.first.number}: the race's draw")
+
+
+def _race(search: Search, seed: int = 0) -> NextLaunch | None:
     """The relaunch the race needs next (None: the leader is launched twice and told apart)."""
     if RACE_PICK == "ucb" and (step := _ucb(search)) is not None:
+        return step
+    if RACE_PICK == "top-two" and (step := _top_two(search, seed)) is not None:
         return step
     group = contenders(search)
     if not group:
@@ -86,9 +116,9 @@ def next_launch(search: Search, budget: int, *, seed: int, sampler: str | None =
     if race_share is None and budget < SMALL_BUDGET:
         share = SMALL_RACE_SHARE
     reserve = max(1, search.repeats, round((budget - search.repeats) * share))
-    if left <= reserve and (race := _race(search)) is not None:
+    if left <= reserve and (race := _race(search, seed)) is not None:
         return race
     params = propose(search, seed=seed, sampler=sampler)
     if params is not None:
         return NextLaunch(params, None, "")
-    return _race(search)  # the space is exhausted: only relaunches can still tell the best apart
+    return _race(search, seed)  # the space is exhausted: only relaunches can still tell the best apart

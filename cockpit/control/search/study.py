@@ -192,7 +192,7 @@ TPE_SETTINGS: dict[str, Any] = {"multivariate": True, "constant_liar": True}
 """TPE's settings over a space too large for the model (bench_search.py `--variants tpe...`)."""
 
 
-def _study(search: Search, seed: int) -> Study:
+def _study(search: Search, seed: int, kind: str = "tpe") -> Study:
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -203,8 +203,12 @@ def _study(search: Search, seed: int) -> Study:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)  # multivariate is "experimental" to Optuna
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-        sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=startup_trials(search),
-                                             **{**TPE_SETTINGS, **extra})
+        sampler: optuna.samplers.BaseSampler
+        if kind == "gp":  # Optuna's Gaussian process (needs torch and scipy; bench_search.py `--variants gp`)
+            sampler = optuna.samplers.GPSampler(seed=seed, n_startup_trials=startup_trials(search), **extra)
+        else:
+            sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=startup_trials(search),
+                                                 **{**TPE_SETTINGS, **extra})
     study = optuna.create_study(direction=search.direction.value, sampler=sampler)
     dists = distributions(search)
     worst = _worst(search)
@@ -240,7 +244,7 @@ def run_seed(search: Search) -> int:
     return search.seed if search.seed is not None else random.SystemRandom().randrange(2 ** 31)
 
 
-SAMPLERS = ("model", "tpe", "random")
+SAMPLERS = ("model", "tpe", "gp", "random")
 MODEL_STARTUP: int | None = 2
 """Space-filling launches before the model steers (None: as TPE, startup_trials); bench_search.py measured."""
 
@@ -277,7 +281,7 @@ def propose(search: Search, *, seed: int | None = None, sampler: str | None = No
             return normalise(search, rng.choice(left)) if left else None
         chosen = model_choice(search, left, step_seed, crash_hypotheses(search))
         return normalise(search, chosen) if chosen is not None else None
-    study = _study(search, step_seed)
+    study = _study(search, step_seed, kind)
     dists = distributions(search)
     for _ in range(_ASKS):
         asked = study.ask(dists)

@@ -42,3 +42,37 @@ def test_a_larger_budget_keeps_its_share_for_the_race():
     budget = max(SMALL_BUDGET, 30)
     first = _first_relaunch(budget)
     assert first is not None and first <= budget - round(budget * RACE_SHARE) + 1
+
+
+
+def _clear_leader() -> Search:
+    """Three configurations launched four times each, 2 % noise, the runner-up 2 % behind, the third 20 %."""
+    search = Search(id="q1", name="x", profile="l1", sweep="s1", trials=30, space=SPACE, seed=7)  # type: ignore[arg-type]
+    rng = random.Random(5)
+    trials: list[SearchTrial] = []
+    for first, (bs, figure) in enumerate([(64, 2000.0), (32, 1960.0), (16, 1600.0)]):
+        params = {"--cuda-graph-max-bs": bs, "--chunked-prefill-size": 4096, "--attention-backend": "fa3"}
+        for launch in range(4):
+            trials.append(SearchTrial(number=len(trials), params=params, status=TrialStatus.OK,
+                                      repeat_of=None if launch == 0 else first * 4,
+                                      value=figure * rng.gauss(1.0, 0.02)))
+    return search.model_copy(update={"trial": trials})
+
+
+def test_the_race_variants_relaunch_what_was_launched_and_repeat_for_a_seed(monkeypatch):
+    """The race picks measured and not kept (bench_search.py `race-top-two`, `race-ucb`) relaunch
+    a configuration the run launched, the same one for the same seed; top-two's draws share the
+    race between the two within the noise of each other, never the one 20 % behind; the bandit
+    relaunches its best bound."""
+    import cockpit.control.search.plan as plan
+
+    search = _clear_leader()
+    monkeypatch.setattr(plan, "RACE_PICK", "top-two")
+    picks = [next_launch(search, 13, seed=seed) for seed in range(60)]
+    assert all(p is not None and p.repeat_of in (0, 4, 8) for p in picks)
+    again = next_launch(search, 13, seed=5)
+    assert again is not None and picks[5] is not None and again.repeat_of == picks[5].repeat_of
+    counts = {first: sum(1 for p in picks if p is not None and p.repeat_of == first) for first in (0, 4, 8)}
+    assert counts[0] >= 15 and counts[4] >= 15 and counts[8] == 0  # the two within the noise race, not the third
+    monkeypatch.setattr(plan, "RACE_PICK", "ucb")
+    assert {(p.repeat_of if p else None) for p in (next_launch(search, 13, seed=k) for k in range(5))} == {0}
