@@ -220,6 +220,7 @@ def _figures(fields: dict[str, Any]) -> str:
     for name, fmt in (("total_tok_s", "{:.0f} tok/s total"), ("output_tok_s", "{:.0f} tok/s out"),
                       ("ttft_ms", "TTFT {:.0f} ms"), ("power_mean_w", "{:.0f} W"), ("tok_per_joule", "{:.3g} total tok/J"),
                       ("output_tok_per_joule", "{:.3g} output tok/J"),
+                      ("steady_output_tok_per_joule", "steady {:.3g} output tok/J"),  # batch full (energy_audit)
                       ("max_concurrent_requests", "achieved c={}"),
                       ("peak_running", "peak running {}"), ("peak_queued", "queued {}")):
         if fields.get(name) is not None:

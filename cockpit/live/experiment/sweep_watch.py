@@ -32,7 +32,8 @@ from cockpit.parse.gpu.sample import GpuSample
 from cockpit.parse.log.events import DecodeBatch, ErrorBlock, ErrorLine, LogEvent, PrefillBatch
 from cockpit.parse.metrics.sglang_metrics import ServerScrape
 
-__all__ = ["NO_MAIN_RUN_NOTE", "NO_POWER_DEFAULT", "PointWatch"]
+__all__ = ["NO_MAIN_RUN_NOTE", "NO_POWER_DEFAULT", "NO_STEADY_TOKENS_NOTE", "UNALIGNED_TIMINGS_NOTE", "PointWatch",
+           "too_few_requests_note"]
 
 
 NO_MAIN_RUN_NOTE = ("power and log peaks cover the whole client run, its start-up included (no main-run start "
@@ -41,6 +42,18 @@ NO_POWER_DEFAULT = "the GPU source gave no samples during the run"
 NO_STEADY_TOKENS_NOTE = ("steady tok/J not known: the steady window comes from the server's running count, and "
                          "tokens inside it need the client's per-request timings (add --output-details to the "
                          "sweep's extra args)")
+UNALIGNED_TIMINGS_NOTE = ("steady tok/J not known: the steady window comes from the server's running count, and "
+                          "the client's per-request timings did not line up with its requests (a failed request, "
+                          "or lists of unequal length)")
+
+
+def too_few_requests_note(requests: int, concurrency: int) -> str:
+    """The client timed every request, but too few for a steady window of their own (ML.ENERGY's:
+    the first and last `concurrency` first tokens are the ramp-up and the drain)."""
+    return (f"steady tok/J not known: {requests} requests at concurrency {concurrency} leave no steady window "
+            f"between the ramp-up's and the drain's {concurrency} first tokens (more than {2 * concurrency} "
+            f"requests needed: raise the sweep's prompts per concurrency); the steady power is from the "
+            f"server's running count")
 
 
 class _Fold:
@@ -258,10 +271,14 @@ class PointWatch:
         tokens = input_tokens = None
         source = None
         requests = _requests(details, concurrency) if self.run_start is not None else None
+        # why the client's timings gave no window: said when the tokens inside the log's window go unknown
+        no_tokens = NO_STEADY_TOKENS_NOTE if not (details or {}).get("ttfts") else UNALIGNED_TIMINGS_NOTE
         if requests is not None and concurrency:
             times, input_lens = requests
             rel = steady_from_first_tokens([r.first_token for r in times], concurrency)
-            if rel is not None:
+            if rel is None:
+                no_tokens = too_few_requests_note(len(times), concurrency)
+            else:
                 window, source = (self.run_start + rel[0], self.run_start + rel[1]), FROM_REQUESTS  # type: ignore[operator]
                 tokens = tokens_between(times, *rel)
                 input_tokens = sum(n for r, n in zip(times, input_lens) if rel[0] <= r.first_token <= rel[1])
@@ -283,7 +300,7 @@ class PointWatch:
             if (total := audit.tok_per_joule(tokens + (input_tokens or 0))) is not None:
                 out["steady_tok_per_joule"] = round(total, 4)
         elif source == FROM_RUNNING:
-            self._steady_note = NO_STEADY_TOKENS_NOTE
+            self._steady_note = no_tokens
         return out
 
     def notes(self, *, no_power_reason: str | None = None, no_log_reason: str | None = None) -> list[str]:

@@ -138,6 +138,16 @@ def test_a_points_note_is_on_its_recorded_line() -> None:
     assert "note:" not in _figures({"total_tok_s": 1000.0})
 
 
+def test_the_steady_windows_tok_per_joule_is_on_the_recorded_line() -> None:
+    """The steady window's output tok/J (the batch full, ramp-up and drain left out) is printed
+    beside the whole run's, not only stored."""
+    from cockpit.cli.experiment.sweep_cmd import _figures
+
+    line = _figures({"output_tok_per_joule": 10.6537, "steady_output_tok_per_joule": 10.8204})
+    assert "10.7 output tok/J, steady 10.8 output tok/J" in line
+    assert "steady" not in _figures({"output_tok_per_joule": 10.6537})
+
+
 def _sweep_killing_the_server(path: Path, srv: StandinServer, *extra: str) -> tuple[int, str, str]:
     """`cockpit sweep --yes` as a user runs it; the server is killed once point 1 is recorded."""
     proc = subprocess.Popen([sys.executable, "-m", "cockpit", "sweep", str(path), "s1", "--yes", *extra],

@@ -27,7 +27,7 @@ from cockpit.control.session_controller import SessionController
 from cockpit.control.session_port import ControllerPort, PortSink
 from cockpit.control.sweep_runner import SweepRunner
 from cockpit.live.experiment.sweep_plan import plan_sweep
-from cockpit.live.experiment.sweep_watch import NO_STEADY_TOKENS_NOTE
+from cockpit.live.experiment.sweep_watch import NO_STEADY_TOKENS_NOTE, too_few_requests_note
 from cockpit.model.bench.energy_audit import FROM_REQUESTS, FROM_RUNNING
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep
 from cockpit.parse.bench.result_jsonl import read_records
@@ -165,11 +165,11 @@ def _host() -> Any:
     return LocalBenchHost()
 
 
-def _point(tmp_path: Path, *, details: bool, log: bool) -> tuple[Any, dict[str, Any], StandinNvml]:
+def _point(tmp_path: Path, *, details: bool, log: bool, **sweep_kw: object) -> tuple[Any, dict[str, Any], StandinNvml]:
     server = StandinServer(tok_s=400)  # 120 tokens: 0.3 s a request
     try:
         nvml = StandinNvml(server)
-        path = _session(tmp_path, server.port, extra_args=["--output-details"] if details else [])
+        path = _session(tmp_path, server.port, extra_args=["--output-details"] if details else [], **sweep_kw)
         asyncio.run(_run(path, nvml, server, log=log))
     finally:
         server.close()
@@ -252,6 +252,18 @@ def test_steady_window_from_the_servers_running_count_without_per_request_timing
     # inside it the draw was the full batch's but for the short gaps between rounds
     assert bench.steady_power_w == pytest.approx((nvml.energy_at(hi) - nvml.energy_at(lo)) / (hi - lo), rel=0.05)
     assert bench.steady_output_tok_per_joule is None and NO_STEADY_TOKENS_NOTE in (bench.notes or "")
+
+
+def test_too_few_timed_requests_say_so_not_to_add_the_timings(tmp_path: Path) -> None:
+    """With --output-details but 2 requests a concurrency (the sandbox's sweep), the client's
+    timings leave no window between ramp-up and drain: the note says that and what to raise,
+    not to add the flag the sweep already has."""
+    bench, record, _nvml = _point(tmp_path, details=True, log=True, prompts_per_concurrency=2)
+    assert len(record["ttfts"]) == 2 * CONCURRENCY  # the timings came
+    assert bench.steady_from == FROM_RUNNING and bench.steady_output_tok_per_joule is None
+    notes = bench.notes or ""
+    assert too_few_requests_note(2 * CONCURRENCY, CONCURRENCY) in notes and NO_STEADY_TOKENS_NOTE not in notes
+    assert "--output-details" not in notes and "more than 4 requests" in notes
 
 
 def test_energy_at_is_the_stand_ins_draw_integrated() -> None:
