@@ -23,7 +23,7 @@ from tui_support import make_app, screen_text, until
 from cockpit.model.bench.estimate import estimate
 from cockpit.model.bench.figures import format_value
 from cockpit.model.enums import Comparator, Metric
-from cockpit.model.search.scoring import objective_at
+from cockpit.model.search.scoring import certainty, objective_at
 from cockpit.model.search.search import Search, SearchTrial, TrialStatus
 from cockpit.model.session import Host, LaunchProfile, Session, Sweep, Target
 from cockpit.store.handoff.markdown import render_handoff
@@ -201,4 +201,10 @@ async def test_the_searchs_best_is_the_median_of_its_launches_with_the_spread(sw
         await until(lambda: isinstance(app.screen, SearchScreen), pilot)
         await pilot.pause()
         text = screen_text(app)
-        assert f"best: trial 0 (l1) {est.text()} over 2 launch(es)" in text, text
+        assert f"best: trial 0 (l1) {est.text()} · " in text and "n=2" in est.text(), text
+        # and how sure, as the handoff says it: here no runner-up, the noise its two launches measured
+        sure = certainty(session.searches[0])
+        assert sure is not None and sure.against() in line and sure.against() in text, text
+        assert "no runner-up; noise" in sure.against() and "measured between relaunches" in sure.against()
+        await pilot.resize_terminal(80, 24)  # below 120 columns the table needs the line: the best alone
+        await until(lambda: sure.against() not in screen_text(app) and "best: trial 0" in screen_text(app), pilot)

@@ -262,19 +262,23 @@ class Certainty:
         return _apart(self.best, self.runner_up, self.noise)
 
     def shown(self, objective: str) -> str:
-        """`output_tok_s 4,310 (4,211–4,427, n=3); runner-up trial 7 4,120 (n=1): ahead by more
+        """`output_tok_s 4,310 (4,211–4,427, n=3); runner-up trial 7 median 4,120 (n=1): ahead by more
         than the noise (3.1 %, measured)`."""
         lead = self.best.estimate
         assert lead is not None
-        text = f"{objective} median {lead.shown()}{_pooled(self.best, ' from every launch')}"
+        return f"{objective} median {lead.shown()}{_pooled(self.best, ' from every launch')}; {self.against()}"
+
+    def against(self) -> str:
+        """`runner-up trial 7 median 4,120 (n=1): ahead by more than the noise; noise 3.1 % measured
+        between relaunches`: the leader against the runner-up (the Search view's second line)."""
         noise = f"noise {self.noise:.1%} {'measured between relaunches' if self.measured else 'assumed'}"
         if self.runner_up is None:
-            return f"{text}; no runner-up; {noise}"
+            return f"no runner-up; {noise}"
         other = self.runner_up.estimate
         assert other is not None
         verdict = "ahead by more than the noise" if self.separated else "within the noise of it (not told apart)"
-        return (f"{text}; runner-up trial {self.runner_up.first.number} {other.shown()}{_pooled(self.runner_up)}: "
-                f"{verdict}; {noise}")
+        runner = f"runner-up trial {self.runner_up.first.number} median {other.shown()}{_pooled(self.runner_up)}"
+        return f"{runner}: {verdict}; {noise}"
 
 
 def _pooled(group: ConfigResult, said: str = "") -> str:

@@ -25,7 +25,7 @@ from textual.widgets import DataTable, Static
 
 from cockpit.control.search.front_lines import objectives_text
 from cockpit.model.figures import number
-from cockpit.model.search.scoring import best_config
+from cockpit.model.search.scoring import best_config, certainty
 from cockpit.model.search.search import Search, TrialStatus
 from cockpit.model.search.space import derived_name
 from cockpit.model.session import Session
@@ -175,9 +175,12 @@ class SearchScreen(Screen[None]):
         changes = derived_name(search, base, best.first.params).partition(" · ")[2] if base else ""
         est = best.estimate
         profile = f" ({best.first.profile})" if best.first.profile else ""
+        sure = certainty(search)
+        # how sure, on a second line where the width leaves room for one (below NARROW_BELOW the table needs it)
+        against = ("\n", safe(sure.against())) if sure is not None and not self.has_class("-narrow") else ()
         widget.update(Content.assemble(("best: ", "bold"), f"trial {best.first.number}{profile} ",
                                        (est.text() if est is not None else "—", "bold $success"),
-                                       f" over {len(best.values)} launch(es) · ", safe(changes)))
+                                       " · ", safe(changes), *against))  # n in the estimate counts the launches
 
     def _plot(self, search: Search) -> None:
         if search.multi:  # the first two objectives, the front's medians starred

@@ -49,5 +49,5 @@ def test_the_last_line_names_the_best_with_its_flags_and_how_sure():
     session, search = _session(trials)
     assert done_line(session, search) == (
         "done: 2 launches; best trial 0: --cuda-graph-max-bs 128 · output_tok_s median 4,200 (n=1), estimate 4,152 "
-        "from every launch; runner-up trial 1 4,100 (n=1), estimate 4,148: within the noise of it (not told apart); "
+        "from every launch; runner-up trial 1 median 4,100 (n=1), estimate 4,148: within the noise of it (not told apart); "
         "noise 5.0% assumed")
