@@ -221,11 +221,12 @@ def _ranked(search: Search, groups: list[ConfigResult]) -> list[ConfigResult]:
 
 
 def leaderboard(search: Search) -> list[ConfigResult]:
-    """Feasible configurations first, the leader first, then the others by their median over
-    launches; then the rest in trial order. The leader: of the configuration with the best
-    median and those not told apart from it by the noise, the one launched most (the best
-    median on a tie): a lucky single launch within the noise does not take the lead from a
-    configuration measured several times; one beyond the noise does."""
+    """Feasible configurations first, the leader first, then the others by `mean` (the shrunk
+    estimate from every launch where fitted, else the median over their own launches); then the
+    rest in trial order. The leader: of the configuration ranked first and those not told apart
+    from it by the noise, the one launched most (the first ranked on a tie): a lucky single
+    launch within the noise does not take the lead from a configuration measured several times;
+    one beyond the noise does."""
     noise, _ = noise_of(search)
     groups = _groups(search)
     feasible = _ranked(search, [g for g in groups if g.feasible])

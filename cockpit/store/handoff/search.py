@@ -31,7 +31,8 @@ def _trial_row(search: Search, t: SearchTrial, name: str, cell: Callable[[str | 
     met = "—" if not t.constraints else ("yes" if holds else "no")
     estimate = group.estimate if group is not None else None
     value = estimate.shown() if estimate is not None else _num(t.value)
-    return (f"| {t.number} | {cell(name)} | {t.status.value} | {value} | {met} | {_num(t.power_mean_w)} | "
+    pooled = _num(group.shrunk.value) if group is not None and group.shrunk is not None else "—"
+    return (f"| {t.number} | {cell(name)} | {t.status.value} | {value} | {pooled} | {met} | {_num(t.power_mean_w)} | "
             f"{_num(t.output_tok_per_joule)} | {cell(t.error)} |")
 
 
@@ -64,12 +65,15 @@ def searches_section(s: Session, cell: Callable[[str | None], str], md: Callable
                     f"Changes from {base.id}: {md(derived_name(search, base, best.first.params).partition(' · ')[2])}",
                     ""]
         names = {t.number: derived_name(search, base, t.params).partition(" · ")[2] for t in search.trial}
-        head = ["| trial | flags changed | status | objective median (min–max, n) | constraints met | power W | "
-                "output tok/J | note |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+        head = ["| trial | flags changed | status | objective median (min–max, n) | estimate from every launch | "
+                "constraints met | power W | output tok/J | note |",
+                "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         top = [g for g in leaderboard(search) if g.feasible][:TOP]
         if top:
-            out += ["Top configurations (the best first; then by median over their launches — a higher median "
-                    "within the noise of the best has fewer launches):", "", *head,
+            out += ["Top configurations (the best first, then by the estimate from every launch, which weighs a "
+                    "configuration's own launches against what the launches of its neighbours say: a higher median "
+                    "of one or two lucky launches can rank lower; of those within the noise of the top, the most "
+                    "launched is the best):", "", *head,
                     *(_trial_row(search, g.first, names[g.first.number], cell, g) for g in top), ""]
         crashed = [t for t in search.trial if t.status is TrialStatus.CRASHED]
         if crashed:

@@ -265,4 +265,29 @@ def test_the_handoff_says_a_configurations_constraints_hold_on_its_median_launch
     assert best is not None and best.first.number == 0  # --a 2 is faster but breaks on its median launch
     text = render_handoff(session)
     rows = [line for line in text.splitlines() if line.startswith("| 0 |") or line.startswith("| 3 |")]
-    assert len(rows) == 1 and rows[0].split(" | ")[4] == "yes", rows
+    assert len(rows) == 1 and rows[0].split(" | ")[5] == "yes", rows
+
+
+def test_the_handoffs_top_configurations_show_the_figure_they_are_ranked_on():
+    """The table's order is the search's (the leader, then the estimate from every launch), and
+    the estimate is a column: a row below another with a higher median is explained by it."""
+    from cockpit.model.search.scoring import leaderboard
+    from cockpit.model.session import Sweep
+    from cockpit.store.handoff.markdown import render_handoff
+
+    search = _search(space={"--a": [1, 2, 3], "--b": [1, 2]}, repeats=2)
+    figures = {(1, 1): 1000.0, (1, 2): 1100.0, (2, 1): 1040.0, (2, 2): 1180.0, (3, 1): 990.0, (3, 2): 1120.0}
+    trials = [SearchTrial(number=n, params={"--a": a, "--b": b}, status=TrialStatus.OK, value=v)
+              for n, ((a, b), v) in enumerate(figures.items())]
+    trials.append(SearchTrial(number=6, params={"--a": 2, "--b": 2}, status=TrialStatus.OK, value=1150.0, repeat_of=3))
+    session = Session(launch=[BASE], sweeps=[Sweep(id="s1", name="c8", concurrencies=[8])],
+                      searches=[search.model_copy(update={"trial": trials})])
+    board = [g for g in leaderboard(session.searches[0]) if g.feasible][:5]
+    assert all(g.shrunk is not None for g in board)
+    text = render_handoff(session)
+    rows = [line for line in text.splitlines() if line.startswith("| ") and line.split(" | ")[2] == "ok"][:5]
+    assert [int(r.split(" | ")[0].strip("| ")) for r in rows] == [g.first.number for g in board]
+    shown = [float(r.split(" | ")[4].replace(",", "")) for r in rows]
+    assert shown == [round(g.shrunk.value) for g in board if g.shrunk is not None]
+    assert shown[1:] == sorted(shown[1:], reverse=True)  # after the leader, by the estimate
+    assert "then by the estimate from every launch" in text and "| estimate from every launch |" in text
