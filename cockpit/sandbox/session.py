@@ -93,8 +93,10 @@ def sandbox_session(folder: Path, port: int, python: str) -> Session:
                           command=base.replace("flashinfer_cutlass", "flashinfer_trtllm"),
                           notes="l1 with --moe-runner-backend flashinfer_trtllm (compare it with l1)."),
         ],
-        sweeps=[Sweep(id="s1", name="short random prompts", input_len=256, output_len=64, prompts_per_concurrency=2,
-                      concurrencies=[1, 4, 16])],
+        # the client's per-request timings, and enough requests a point (more than twice its
+        # concurrency) for ML.ENERGY's steady window: every point records its steady tok/J
+        sweeps=[Sweep(id="s1", name="short random prompts", input_len=256, output_len=64, prompts_per_concurrency=3,
+                      concurrencies=[1, 4, 16], extra_args=["--output-details"])],
         searches=[Search(id="q1", name="graph bs x MoE backend x memory", profile="l1", sweep="s1",
                          objective="output_tok_s", at_concurrency=16, trials=8, repeats=2,
                          space=dict(SPACE))],  # type: ignore[arg-type]  # pydantic validates the lists

@@ -54,7 +54,7 @@ def _env(home: Path) -> dict[str, str]:
 EXPECT: dict[str, list[str]] = {
     "cockpit sandbox": [r"made sbx/session\.toml: host local", r"cockpit run sbx/session\.toml l1"],
     "cockpit run": [r"l1 \(.*\) on local: ready in \d+(\.\d+)? s"],
-    "cockpit sweep": [r"\[1/3\] c=1 recorded b1: [\d,]+ tok/s total", r"\[3/3\] c=16 recorded b3",
+    "cockpit sweep": [r"\[1/3\] c=1 recorded b1: [\d,]+ tok/s total.* steady [\d.]+ output tok/J", r"\[3/3\] c=16 recorded b3",
                       r"sweep s1 \(.*\) on l1: 3 of 3 points recorded"],
     # trial 0 is the base, which the sweep measured: reused, not launched; the rest launched on local
     "cockpit tune": [r"trial 0 \(measured before: reused, not launched\) ok: as the base · output_tok_s at c=16 [\d,]+",
@@ -97,6 +97,10 @@ def test_readme_first_run_typed_literally(tmux, tmp_path: Path):
         # the simulated GPU power, read as dcgm-exporter's, inside every point's main run
         unpowered = [(b.id, b.concurrency, b.notes) for b in session.benchmarks if not b.power_mean_w]
         assert session.benchmarks and not unpowered, unpowered
+        # and the sweep's energy over its steady window, from the client's per-request timings
+        swept = [b for b in session.benchmarks if b.sweep == "s1" and b.profile == "l1"]
+        unsteady = [(b.id, b.notes) for b in swept if not (b.steady_output_tok_per_joule and b.steady_from)]
+        assert len(swept) == 3 and not unsteady, unsteady
 
         tmux.env.update(HOME=str(home))
         # the line as bash reads it (its comment included), inside the driver's wrapper

@@ -185,7 +185,9 @@ def cmd_stop(args: argparse.Namespace) -> int:
     if args.host is not None:
         known = [h.name for h in session.hosts]
         if args.host not in known and args.host != "local":
-            _say(f"{args.session}: no host {args.host!r} (hosts: {', '.join(known + ['local'])})", err=True)
+            # `local` (this machine) is always a host; a session may also name one so (the sandbox does)
+            _say(f"{args.session}: no host {args.host!r} (hosts: {', '.join(dict.fromkeys([*known, 'local']))})",
+                 err=True)
             return 1
         hosts = [None if args.host == "local" else args.host]
     return asyncio.run(_stop(args, hosts))

@@ -129,6 +129,15 @@ def test_unknown_profile_and_host_and_nothing_to_stop(camp):
     assert done.returncode == 0 and "box: no server of this session" in done.stdout
 
 
+def test_an_unknown_host_lists_local_once_where_the_session_names_a_host_so(tmp_path: Path):
+    """The sandbox's session names its host `local`, which is also this machine's name: a person
+    who types a wrong host reads each host once."""
+    path = tmp_path / "s.toml"
+    save_session(Session(hosts=[Host(name="local", run_dir=str(tmp_path / "runs")), Host(name="box")]), path)
+    done = cockpit("stop", str(path), "l1")
+    assert done.returncode == 1 and "no host 'l1' (hosts: local, box)" in done.stderr, done.stderr
+
+
 
 def test_options_may_come_before_the_host(camp):
     """`cockpit stop S --grace 1 HOST`: options anywhere, as people type them."""
