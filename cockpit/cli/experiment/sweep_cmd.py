@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import signal
 import sys
 import time
@@ -215,16 +216,24 @@ def _clock(seconds: float) -> str:
     return f"{s // 60:02d}:{s % 60:02d}"
 
 
+def _three_figures(value: float) -> str:
+    """Three significant figures, trailing zeros kept (10.98 -> `11.0` beside `10.8`, never `11`)."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    return f"{value:.{max(0, 2 - math.floor(math.log10(abs(value))))}f}"
+
+
 def _figures(fields: dict[str, Any]) -> str:
     parts = []
     for name, fmt in (("total_tok_s", "{:.0f} tok/s total"), ("output_tok_s", "{:.0f} tok/s out"),
-                      ("ttft_ms", "TTFT {:.0f} ms"), ("power_mean_w", "{:.0f} W"), ("tok_per_joule", "{:.3g} total tok/J"),
-                      ("output_tok_per_joule", "{:.3g} output tok/J"),
-                      ("steady_output_tok_per_joule", "steady {:.3g} output tok/J"),  # batch full (energy_audit)
+                      ("ttft_ms", "TTFT {:.0f} ms"), ("power_mean_w", "{:.0f} W"), ("tok_per_joule", "{} total tok/J"),
+                      ("output_tok_per_joule", "{} output tok/J"),
+                      ("steady_output_tok_per_joule", "steady {} output tok/J"),  # batch full (energy_audit)
                       ("max_concurrent_requests", "achieved c={}"),
                       ("peak_running", "peak running {}"), ("peak_queued", "queued {}")):
-        if fields.get(name) is not None:
-            parts.append(fmt.format(fields[name]))
+        value = fields.get(name)
+        if value is not None:
+            parts.append(fmt.format(_three_figures(value) if "joule" in name else value))
     for what in ("ttft", "itl"):  # the server's own percentiles over the point (its /metrics)
         p50, p99 = fields.get(f"server_{what}_p50_ms"), fields.get(f"server_{what}_p99_ms")
         if p50 is not None or p99 is not None:

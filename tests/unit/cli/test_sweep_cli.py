@@ -145,6 +145,10 @@ def test_the_steady_windows_tok_per_joule_is_on_the_recorded_line() -> None:
 
     line = _figures({"output_tok_per_joule": 10.6537, "steady_output_tok_per_joule": 10.8204})
     assert "10.7 output tok/J, steady 10.8 output tok/J" in line
+    # three figures each, a trailing zero kept: 10.98 is 11.0 beside 10.8, not 11
+    line = _figures({"tok_per_joule": 123.44, "output_tok_per_joule": 10.8, "steady_output_tok_per_joule": 10.98})
+    assert "123 total tok/J, 10.8 output tok/J, steady 11.0 output tok/J" in line
+    assert "2.04 output tok/J" in _figures({"output_tok_per_joule": 2.0400001})
     assert "steady" not in _figures({"output_tok_per_joule": 10.6537})
 
 
