@@ -19,6 +19,7 @@ from cockpit.control.search.next_launch import NextLaunch
 from cockpit.control.search.study import propose
 from cockpit.model.search.scoring import ConfigResult, contenders, leaderboard
 from cockpit.model.search.search import Direction, Search
+from cockpit.model.search.shrunk import Shrunk
 
 __all__ = ["RACE_SHARE", "NextLaunch", "launch_budget", "next_launch"]
 
@@ -40,12 +41,17 @@ def launch_budget(search: Search, trials: int | None = None) -> int:
     return (trials if trials is not None else search.trials) + search.repeats
 
 
+def _board(search: Search) -> tuple[list[tuple[ConfigResult, Shrunk]], float]:
+    """The feasible configurations with a shrunk estimate, and the sign that makes larger better."""
+    board = [(g, g.shrunk) for g in leaderboard(search) if g.feasible and g.shrunk is not None]
+    return board, 1.0 if search.direction is Direction.MAXIMIZE else -1.0
+
+
 def _ucb(search: Search) -> NextLaunch | None:
     """The feasible configuration whose shrunk estimate plus UCB_Z sds is best (a bandit's race)."""
-    board = [(g, g.shrunk) for g in leaderboard(search) if g.feasible and g.shrunk is not None]
+    board, sign = _board(search)
     if not board:
         return None
-    sign = 1.0 if search.direction is Direction.MAXIMIZE else -1.0
     pick, _ = max(board, key=lambda gs: sign * math.log(gs[1].value) + UCB_Z * gs[1].sd_log)
     return NextLaunch(dict(pick.first.params), pick.first.number,
                       f"relaunch of trial {pick.first.number}: the race's most promising")
@@ -55,11 +61,10 @@ def _top_two(search: Search, seed: int) -> NextLaunch | None:
     """Top-two Thompson sampling (Russo 2016, a best-arm identification rule): a draw of every
     feasible configuration's shrunk estimate names a leader; half the time it is relaunched,
     else the leader of redraws that name another (its challenger)."""
-    board = [(g, g.shrunk) for g in leaderboard(search) if g.feasible and g.shrunk is not None]
+    board, sign = _board(search)
     if len(board) < 2:
         return None
     rng = random.Random(seed * 31 + len(search.trial))
-    sign = 1.0 if search.direction is Direction.MAXIMIZE else -1.0
 
     def drawn() -> int:
         return max(range(len(board)),

@@ -39,12 +39,13 @@ __all__ = ["NO_MAIN_RUN_NOTE", "NO_POWER_DEFAULT", "NO_STEADY_TOKENS_NOTE", "UNA
 NO_MAIN_RUN_NOTE = ("power and log peaks cover the whole client run, its start-up included (no main-run start "
                     "line seen in time)")
 NO_POWER_DEFAULT = "the GPU source gave no samples during the run"
-NO_STEADY_TOKENS_NOTE = ("steady tok/J not known: the steady window comes from the server's running count, and "
-                         "tokens inside it need the client's per-request timings (add --output-details to the "
-                         "sweep's extra args)")
-UNALIGNED_TIMINGS_NOTE = ("steady tok/J not known: the steady window comes from the server's running count, and "
-                          "the client's per-request timings did not line up with its requests (a failed request, "
-                          "or lists of unequal length)")
+_FROM_RUNNING_NOTE = "steady tok/J not known: the steady window comes from the server's running count, and "
+NO_STEADY_TOKENS_NOTE = (_FROM_RUNNING_NOTE + "tokens inside it need the client's per-request timings (add "
+                         "--output-details to the sweep's extra args)")
+UNALIGNED_TIMINGS_NOTE = (_FROM_RUNNING_NOTE + "the client's per-request timings did not line up with its requests "
+                          "(a failed request, or lists of unequal length)")
+UNPLACED_TIMINGS_NOTE = (_FROM_RUNNING_NOTE + "the client's per-request timings cannot be placed without its main "
+                         "run's start line (not seen)")
 
 
 def too_few_requests_note(requests: int, concurrency: int) -> str:
@@ -272,7 +273,8 @@ class PointWatch:
         source = None
         requests = _requests(details, concurrency) if self.run_start is not None else None
         # why the client's timings gave no window: said when the tokens inside the log's window go unknown
-        no_tokens = NO_STEADY_TOKENS_NOTE if not (details or {}).get("ttfts") else UNALIGNED_TIMINGS_NOTE
+        no_tokens = (NO_STEADY_TOKENS_NOTE if not (details or {}).get("ttfts") else
+                     UNPLACED_TIMINGS_NOTE if self.run_start is None else UNALIGNED_TIMINGS_NOTE)
         if requests is not None and concurrency:
             times, input_lens = requests
             rel = steady_from_first_tokens([r.first_token for r in times], concurrency)
