@@ -77,6 +77,19 @@ def _noise_known(s: Any, seed: int, budget: int) -> sim.Run:
         mod.NOISES, mod.NOISE_PRIOR_DOF = old
 
 
+def _even_top5(s: Any, seed: int, budget: int) -> sim.Run:
+    """The race split evenly over the board's top five to the end of its share."""
+    import importlib
+
+    mod = importlib.import_module(_PLAN)
+    old = mod.RACE_PICK, mod.EVEN_TOP
+    mod.RACE_PICK, mod.EVEN_TOP = "even-top", 5
+    try:
+        return sim.run_cockpit(s, seed, budget)
+    finally:
+        mod.RACE_PICK, mod.EVEN_TOP = old
+
+
 VARIANTS = {
     "tpe": lambda s, seed, budget: sim.run_cockpit(s, seed, budget, sampler="tpe"),
     "gp": lambda s, seed, budget: sim.run_cockpit(s, seed, budget, sampler="gp"),
@@ -110,6 +123,9 @@ VARIANTS = {
     "race-ucb": _with(_PLAN, "RACE_PICK", "ucb"),
     # the race as best-arm identification: top-two Thompson sampling over the shrunk estimates
     "race-top-two": _with(_PLAN, "RACE_PICK", "top-two"),
+    # the race split evenly over the board's top three (or five) to its end, as the oracle's even race
+    "race-even-top3": _with(_PLAN, "RACE_PICK", "even-top"),
+    "race-even-top5": _even_top5,
     # the launch noise known (a session's measured repeats), not a 7 % prior
     "noise-known": _noise_known,
 }
@@ -145,7 +161,7 @@ def main() -> int:
     ap.add_argument("--first-seed", type=int, default=0, help="seeds are FIRST..FIRST+N-1 (default 0: repeatable)")
     ap.add_argument("--surfaces", default=",".join(SURFACES))
     ap.add_argument("--variants", default="", help="also these samplers and settings tried while choosing, "
-                                                   f"comma-separated ({', '.join(VARIANTS)}; all: all)")
+                                                   f"comma-separated ({', '.join(VARIANTS).replace('%', '%%')}; all: all)")
     ap.add_argument("--cap", type=int, default=None, help="most launches per run of the search (default: the grid)")
     ap.add_argument("--final-only", action="store_true",
                     help="only the final best at a quarter of the grid (no run to the whole grid): cheap enough "

@@ -24,6 +24,7 @@ from cockpit.model.search.shrunk import Shrunk
 __all__ = ["RACE_SHARE", "NextLaunch", "launch_budget", "next_launch"]
 
 TOP_TWO_BETA = 0.5  # with RACE_PICK "top-two": the share of the race's draws that relaunch the drawn leader
+EVEN_TOP = 3  # with RACE_PICK "even-top": how many of the board's top the race splits its launches over
 UCB_Z = 1.0  # with RACE_PICK "ucb": the sds of its estimate a contender is credited with
 # which contender a race relaunches: "fewest" launches (kept); measured and not kept (bench_search.py
 # --variants): the least sure shrunk estimate ("sd"), a bandit's "ucb", best-arm identification's "top-two"
@@ -80,8 +81,20 @@ def _top_two(search: Search, seed: int) -> NextLaunch | None:
     return NextLaunch(dict(g.first.params), g.first.number, f"relaunch of trial {g.first.number}: the race's draw")
 
 
+def _even_top(search: Search) -> NextLaunch | None:
+    """The least launched of the board's top EVEN_TOP, told apart or not (the oracle's even race)."""
+    board, _ = _board(search)
+    top = [g for g, _ in board[:EVEN_TOP]]
+    if len(top) < 2:
+        return None
+    g = min(top, key=lambda g: len(g.values))
+    return NextLaunch(dict(g.first.params), g.first.number, f"relaunch of trial {g.first.number}: the race's top {EVEN_TOP}")
+
+
 def _race(search: Search, seed: int = 0) -> NextLaunch | None:
     """The relaunch the race needs next (None: the leader is launched twice and told apart)."""
+    if RACE_PICK == "even-top" and (step := _even_top(search)) is not None:
+        return step
     if RACE_PICK == "ucb" and (step := _ucb(search)) is not None:
         return step
     if RACE_PICK == "top-two" and (step := _top_two(search, seed)) is not None:

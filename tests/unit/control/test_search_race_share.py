@@ -76,3 +76,16 @@ def test_the_race_variants_relaunch_what_was_launched_and_repeat_for_a_seed(monk
     assert counts[0] >= 15 and counts[4] >= 15 and counts[8] == 0  # the two within the noise race, not the third
     monkeypatch.setattr(plan, "RACE_PICK", "ucb")
     assert {(p.repeat_of if p else None) for p in (next_launch(search, 13, seed=k) for k in range(5))} == {0}
+
+
+def test_the_even_race_relaunches_the_least_launched_of_the_top_told_apart_or_not(monkeypatch):
+    """bench_search.py `race-even-top3` (measured, not kept): the oracle's even race, which keeps
+    relaunching the board's top three, the least launched first, even the one 20 % behind that
+    the kept race has told apart and leaves alone."""
+    import cockpit.control.search.plan as plan
+
+    full = _clear_leader()
+    search = full.model_copy(update={"trial": full.trial[:9]})  # the third launched once, the others four times
+    assert {(p.repeat_of if p else None) for p in (next_launch(search, 10, seed=k) for k in range(5))} != {8}
+    monkeypatch.setattr(plan, "RACE_PICK", "even-top")
+    assert {(p.repeat_of if p else None) for p in (next_launch(search, 10, seed=k) for k in range(5))} == {8}
