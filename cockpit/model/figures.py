@@ -34,6 +34,17 @@ def number(value: float | int | None, decimals: int = 2) -> str:
     return _trimmed(f"{v:,.{decimals}f}")
 
 
+def three_figures(value: float | int | None) -> str:
+    """Three significant figures, trailing zeros kept (a tok/J column: `11.0` beside `10.8`,
+    never `11` beside `11.27`)."""
+    if value is None:
+        return DASH
+    v = float(value)
+    if v == 0 or not math.isfinite(v):
+        return f"{v:g}"
+    return f"{v:,.{max(0, 2 - math.floor(math.log10(abs(v))))}f}"
+
+
 def _trimmed(text: str) -> str:
     """Trailing zeros after the point off (`48.50` -> `48.5`, `7.00` -> `7`)."""
     return text.rstrip("0").rstrip(".") if "." in text else text

@@ -53,7 +53,7 @@ def test_search_set_up_run_paused_resumed_and_best_marked_working_in_tmux(tmux, 
                                      "the seed typed", timeout=10))
         tmux.keys("C-s")
         screen = tmux.wait_for("0 of 3 launches ended")
-        assert "Search q1" in screen and "graph bs x backend" in screen and "output_tok_s at c=8" in screen
+        assert "Search q1" in screen and "graph bs x backend" in screen and "output tok/s at c=8" in screen
         tmux.keys("s")
         screen = tmux.wait_for("Run search q1?")
         shots.append(screen)

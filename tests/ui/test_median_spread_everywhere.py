@@ -190,7 +190,7 @@ async def test_the_searchs_best_is_the_median_of_its_launches_with_the_spread(sw
     text = render_handoff(session)
     line = next(line for line in text.splitlines() if line.startswith("**Best**"))
     est = estimate(values)
-    assert est is not None and f"total_tok_s median {est.shown()}" in line, line
+    assert est is not None and f"total_tok_s median {est.shown('tok/s')}" in line, line
     assert (est.median, est.low, est.high, est.n) == (statistics.median(values), min(values), max(values), 2)
     # the Search view (`Q`) says the same best: the median over its two launches with their range
     copy = tmp_path / "searched.toml"
@@ -201,7 +201,7 @@ async def test_the_searchs_best_is_the_median_of_its_launches_with_the_spread(sw
         await until(lambda: isinstance(app.screen, SearchScreen), pilot)
         await pilot.pause()
         text = screen_text(app)
-        assert f"best: trial 0 (l1) {est.text()} · " in text and "n=2" in est.text(), text
+        assert f"best: trial 0 (l1) {est.text('tok/s')} · " in text and "n=2" in est.text(), text
         # and how sure, as the handoff says it: here no runner-up, the noise its two launches measured
         sure = certainty(session.searches[0])
         assert sure is not None and sure.against() in line and sure.against() in text, text

@@ -11,6 +11,7 @@ from search_support import cleanup, search_session
 from tui_support import make_app, screen_text, until
 
 from cockpit.model.enums import ProfileStatus
+from cockpit.model.figures import three_figures
 from cockpit.model.search.scoring import best_config
 from cockpit.model.search.search import TrialStatus
 from cockpit.store.toml_store import load_session
@@ -50,6 +51,11 @@ async def test_search_set_up_run_paused_resumed_and_its_best_marked_working(tmp_
                         and all(t.status is not TrialStatus.RUNNING for t in _trials(app)), pilot, timeout=120)
             shown = screen_text(app)
             assert "3 of 3 launches ended" in shown and "idle" in shown and "best: trial" in shown
+            # beside the plot the table leaves room for what each launch measured: its power and
+            # tok/J show without scrolling (they were pushed off by an unwrapped flags column)
+            assert "W mean" in shown and "out tok/J" in shown and "tok/s median" in shown
+            measured = [t for t in _trials(app) if t.output_tok_per_joule is not None]
+            assert measured and all(three_figures(t.output_tok_per_joule) in shown for t in measured), shown
             best = best_config(app.controller.session.searches[0])
             assert best is not None
             await pilot.press("m")

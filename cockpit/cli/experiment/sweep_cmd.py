@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import math
 import signal
 import sys
 import time
@@ -22,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from cockpit.cli.watch.target_args import add_ssh_options
 from cockpit.ground.sanitize import sanitize
+from cockpit.model.figures import three_figures
 
 if TYPE_CHECKING:
     from cockpit.control.experiment_types import ExperimentEvent, Question
@@ -216,13 +216,6 @@ def _clock(seconds: float) -> str:
     return f"{s // 60:02d}:{s % 60:02d}"
 
 
-def _three_figures(value: float) -> str:
-    """Three significant figures, trailing zeros kept (10.98 -> `11.0` beside `10.8`, never `11`)."""
-    if value == 0 or not math.isfinite(value):
-        return f"{value:g}"
-    return f"{value:.{max(0, 2 - math.floor(math.log10(abs(value))))}f}"
-
-
 def _figures(fields: dict[str, Any]) -> str:
     parts = []
     for name, fmt in (("total_tok_s", "{:.0f} tok/s total"), ("output_tok_s", "{:.0f} tok/s out"),
@@ -233,7 +226,7 @@ def _figures(fields: dict[str, Any]) -> str:
                       ("peak_running", "peak running {}"), ("peak_queued", "queued {}")):
         value = fields.get(name)
         if value is not None:
-            parts.append(fmt.format(_three_figures(value) if "joule" in name else value))
+            parts.append(fmt.format(three_figures(value) if "joule" in name else value))
     for what in ("ttft", "itl"):  # the server's own percentiles over the point (its /metrics)
         p50, p99 = fields.get(f"server_{what}_p50_ms"), fields.get(f"server_{what}_p99_ms")
         if p50 is not None or p99 is not None:

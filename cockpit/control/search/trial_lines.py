@@ -6,6 +6,8 @@ how sure the search is of it), and the same as one JSON object per trial (`--jso
 from __future__ import annotations
 
 from cockpit.control.search.front_lines import front_summary, front_words
+from cockpit.model.figures import figure
+from cockpit.model.search.objectives import unit
 from cockpit.model.search.scoring import ConfigResult, certainty, leaderboard
 from cockpit.model.search.search import Search, SearchTrial, SpaceValue, TrialStatus
 from cockpit.model.search.space import config_key, derived_name
@@ -66,9 +68,11 @@ def trial_line(session: Session, search: Search, trial: SearchTrial, host: str |
     elif trial.value is not None:
         group = _group(search, trial)
         estimate = group.estimate if group is not None else None
-        spread = f" (configuration median {estimate.shown()})" if estimate is not None and estimate.n > 1 else " (n=1)"
+        what = unit(search.primary)
+        spread = (f" (configuration median {estimate.shown(what)})" if estimate is not None and estimate.n > 1
+                  else " (n=1)")
         at = f" at c={search.at_concurrency}" if search.at_concurrency else " (best point of the sweep)"
-        words.append(f"{search.primary}{at} {trial.value:,.4g}{spread}")
+        words.append(f"{search.primary}{at} {figure(trial.value, what)}{spread}")
     words += constraint_words(session, search, trial)
     if trial.status is TrialStatus.PRUNED and trial.error:
         words.append(trial.error)
@@ -88,7 +92,8 @@ def done_line(session: Session, search: Search, *, short: bool = False) -> str:
         return f"{head}; no configuration has met the constraints"
     best = sure.best
     lead = best.estimate
-    shown = f"{search.primary} median {lead.shown()}" if short and lead is not None else sure.shown(search.primary)
+    shown = (f"{search.primary} median {lead.shown(unit(search.primary))}" if short and lead is not None
+             else sure.shown(search.primary))
     return (f"{head}; best trial {best.first.number}: {flags_changed(session, search, best.first.params) or 'as the base'}"
             f" · {shown}")
 

@@ -92,12 +92,13 @@ class Estimate:
         """Half the runs' min–max range (None: one run, no spread measured)."""
         return (self.maximum - self.minimum) / 2 if self.n > 1 else None
 
-    def shown(self) -> str:
-        """`4,310 (4,211–4,427, n=3)`: the median, the runs' min–max and n (a search's trial
-        lines and handoff)."""
+    def shown(self, unit: str = "") -> str:
+        """`4,310 tok/s (4,211–4,427, n=3)`: the median with its unit, the runs' min–max and n
+        (a search's trial lines and handoff)."""
+        value = _num(self.median) + (f" {unit}" if unit else "")
         if self.n == 1:
-            return f"{_num(self.median)} (n=1)"
-        return f"{_num(self.median)} ({_num(self.minimum)}–{_num(self.maximum)}, n={self.n})"
+            return f"{value} (n=1)"
+        return f"{value} ({_num(self.minimum)}–{_num(self.maximum)}, n={self.n})"
 
     def spread_text(self) -> str:
         """`n=3, 4,211–4,427, 95% CI 4,230–4,410`; one run: `n=1, no spread`."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from cockpit.model.bench.estimate import DEFAULT_NOISE, SEPARATION_Z, Estimate, estimate, pooled_noise, separated, shown_number
 from cockpit.model.bench.targets import score_target
-from cockpit.model.search.objectives import objective_values
+from cockpit.model.search.objectives import objective_values, unit
 from cockpit.model.search.search import Direction, Search, SearchTrial, TrialStatus
 from cockpit.model.search.shrunk import Shrunk, shrunk
 from cockpit.model.search.space import ConfigKey, config_key
@@ -254,6 +254,8 @@ class Certainty:
     noise: float
     measured: bool
     """Whether relaunches measured the noise (False: DEFAULT_NOISE assumed)."""
+    unit: str = ""
+    """The objective's unit (`tok/s`), said after each median."""
 
     @property
     def separated(self) -> bool:
@@ -263,14 +265,14 @@ class Certainty:
         return _apart(self.best, self.runner_up, self.noise)
 
     def shown(self, objective: str) -> str:
-        """`output_tok_s 4,310 (4,211–4,427, n=3); runner-up trial 7 median 4,120 (n=1): ahead by more
-        than the noise (3.1 %, measured)`."""
+        """`output_tok_s median 4,310 tok/s (4,211–4,427, n=3); runner-up trial 7 median 4,120 tok/s
+        (n=1): ahead by more than the noise (3.1 %, measured)`."""
         lead = self.best.estimate
         assert lead is not None
-        return f"{objective} median {lead.shown()}{_pooled(self.best, ' from every launch')}; {self.against()}"
+        return f"{objective} median {lead.shown(self.unit)}{_pooled(self.best, ' from every launch')}; {self.against()}"
 
     def against(self) -> str:
-        """`runner-up trial 7 median 4,120 (n=1): ahead by more than the noise; noise 3.1 % measured
+        """`runner-up trial 7 median 4,120 tok/s (n=1): ahead by more than the noise; noise 3.1 % measured
         between relaunches`: the leader against the runner-up (the Search view's second line)."""
         noise = f"noise {self.noise:.1%} {'measured between relaunches' if self.measured else 'assumed'}"
         if self.runner_up is None:
@@ -278,7 +280,7 @@ class Certainty:
         other = self.runner_up.estimate
         assert other is not None
         verdict = "ahead by more than the noise" if self.separated else "within the noise of it (not told apart)"
-        runner = f"runner-up trial {self.runner_up.first.number} median {other.shown()}{_pooled(self.runner_up)}"
+        runner = f"runner-up trial {self.runner_up.first.number} median {other.shown(self.unit)}{_pooled(self.runner_up)}"
         return f"{runner}: {verdict}; {noise}"
 
 
@@ -293,7 +295,7 @@ def certainty(search: Search) -> Certainty | None:
     if not board:
         return None
     noise, measured = noise_of(search)
-    return Certainty(board[0], board[1] if len(board) > 1 else None, noise, measured)
+    return Certainty(board[0], board[1] if len(board) > 1 else None, noise, measured, unit(search.primary))
 
 
 def contenders(search: Search, most: int = 3) -> list[ConfigResult]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from cockpit.model.search.objectives import heading
 from cockpit.model.search.scoring import ConfigResult, certainty, leaderboard
 from cockpit.model.search.search import Search, SearchTrial, TrialStatus
 from cockpit.model.search.space import derived_name
@@ -65,8 +66,8 @@ def searches_section(s: Session, cell: Callable[[str | None], str], md: Callable
                     f"Changes from {base.id}: {md(derived_name(search, base, best.first.params).partition(' · ')[2])}",
                     ""]
         names = {t.number: derived_name(search, base, t.params).partition(" · ")[2] for t in search.trial}
-        head = ["| trial | flags changed | status | objective median (min–max, n) | estimate from every launch | "
-                "constraints met | power W | output tok/J | note |",
+        head = [f"| trial | flags changed | status | {heading(search.primary)} median (min–max, n) | "
+                "estimate from every launch | constraints met | power W | output tok/J | note |",
                 "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         top = [g for g in leaderboard(search) if g.feasible][:TOP]
         if top:

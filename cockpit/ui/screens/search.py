@@ -24,7 +24,10 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from cockpit.control.search.front_lines import objectives_text
-from cockpit.model.figures import number
+from cockpit.model.figures import number, three_figures
+from cockpit.model.search.objectives import heading as objective_heading
+from cockpit.model.search.objectives import label as objective_label
+from cockpit.model.search.objectives import unit as objective_unit
 from cockpit.model.search.scoring import best_config, certainty
 from cockpit.model.search.search import Search, TrialStatus
 from cockpit.model.search.space import derived_name
@@ -122,9 +125,11 @@ class SearchScreen(Screen[None]):
         else:
             # fixed widths: a redraw per event rebuilds the table, and auto widths lag behind it
             # the changed flags right after the figure: at 80 columns they are what tells trials apart
-            flags_w = flags_width(self.app.size.width) if self.has_class("-narrow") else None
+            flags_w = flags_width(self.app.size.width, narrow=self.has_class("-narrow"))
+            figure = (objective_unit(search.primary) or "objective") if search is not None else "objective"
             for label, width in COLUMNS:
-                table.add_column(label, key=label, width=flags_w if label == "flags changed" else width)
+                table.add_column(figure if label == "objective" else label, key=label,
+                                 width=flags_w if label == "flags changed" else width)
         if search is None:
             title.update(Content.assemble(("Search ", "bold"), "none yet: n makes one (base profile, sweep, space)"))
             self.query_one("#search-best", Static).update("")
@@ -132,7 +137,7 @@ class SearchScreen(Screen[None]):
         loop = self.loop()
         state = "idle" if loop is None else "paused" if loop.paused else "running"
         target = f" at c={search.at_concurrency}" if search.at_concurrency else ""
-        aim = objectives_text(search) if search.multi else f"{search.direction.value} {search.primary}{target}"
+        aim = objectives_text(search) if search.multi else f"{search.direction.value} {objective_label(search.primary)}{target}"
         # what the figures in the rows are over (a mean says its window)
         table.border_title = f"trials · W mean, out tok/J: the point's measured run{target or ', max over the points'}"
         title.update(Content.assemble(
@@ -154,8 +159,8 @@ class SearchScreen(Screen[None]):
             table.add_row(Text(str(trial.number), justify="right"), status,
                           Text(number(trial.value), justify="right"), safe(flags), met,
                           Text(number(trial.power_mean_w), justify="right"),
-                          Text(number(trial.output_tok_per_joule), justify="right"), safe(trial.host or "local"),
-                          safe(trial.error or ""), key=str(trial.number), height=None if flags_w else 1)
+                          Text(three_figures(trial.output_tok_per_joule), justify="right"), safe(trial.host or "local"),
+                          safe(trial.error or ""), key=str(trial.number), height=None)
         self._best(search)
         self._plot(search)
         self._live(loop)
@@ -179,7 +184,7 @@ class SearchScreen(Screen[None]):
         # how sure, on a second line where the width leaves room for one (below NARROW_BELOW the table needs it)
         against = ("\n", safe(sure.against())) if sure is not None and not self.has_class("-narrow") else ()
         widget.update(Content.assemble(("best: ", "bold"), f"trial {best.first.number}{profile} ",
-                                       (est.text() if est is not None else "—", "bold $success"),
+                                       (est.text(objective_unit(search.primary)) if est is not None else "—", "bold $success"),
                                        " · ", safe(changes), *against))  # n in the estimate counts the launches
 
     def _plot(self, search: Search) -> None:
@@ -195,7 +200,7 @@ class SearchScreen(Screen[None]):
                if t.status is TrialStatus.OK and t.value is not None and getattr(t, self.axis) is not None]
         target = f" at c={search.at_concurrency}" if search.at_concurrency else ""
         self.query_one("#search-plot-caption", Static).update(Content.assemble(
-            ("★", "bold"), " Pareto front · → ", (f"{search.primary}{target}", "bold"),
+            ("★", "bold"), " Pareto front · → ", (f"{objective_heading(search.primary)}{target}", "bold"),
             " · ↑ ", (AXIS_LABEL[self.axis], "bold"), " · v other axis"))
         self.query_one(ParetoPlot).show([(v, a) for n, v, a in pts if n not in front],
                                         [(v, a) for n, v, a in pts if n in front], search.primary,

@@ -16,7 +16,7 @@ AXIS_LABEL = {"output_tok_per_joule": "output tok/J", "ttft_p99_ms": "TTFT p99 m
 
 
 # (header, width): fixed widths, since a redraw per event rebuilds the table and auto widths lag
-# behind it; `flags changed` takes what is left. The objective's unit is in the title.
+# behind it; `flags changed` takes what is left. The objective's header is its unit (search.py).
 COLUMNS: tuple[tuple[str, int | None], ...] = (
     ("#", 3), ("status", 12), ("objective", 9), ("flags changed", None), ("met", 3), ("W mean", 6),
     ("out tok/J", 9), ("host", 8), ("note", None))
@@ -26,11 +26,19 @@ NARROW_BELOW = 120
 """Columns under which the plot goes below the table."""
 
 
-def flags_width(screen_w: int) -> int:
-    """The changed flags' column on a narrow screen: the width the fixed columns leave (each
-    column pads one cell each side; the table's border takes two), wrapped onto more lines."""
-    fixed = sum(w + 2 for label, w in COLUMNS[:3] if w is not None)
-    return max(16, screen_w - 2 - fixed - 2 - 1)  # its own padding, the scrollbar
+WIDE_TABLE_SHARE = 3 / 5
+"""The trials table's share of the width beside the plot (search.tcss: 3fr against 2fr)."""
+
+
+def flags_width(screen_w: int, *, narrow: bool) -> int:
+    """The changed flags' column, wrapped onto more lines: on a narrow screen the width the
+    first three columns leave (the rest scroll); beside the plot, the width the table's share
+    leaves after every column but the note, so the power and tok/J a trial measured show too
+    (each column pads one cell each side; the table's border takes two, the scrollbar one)."""
+    if narrow:
+        return max(16, screen_w - 2 - sum(w + 2 for _, w in COLUMNS[:3] if w is not None) - 2 - 1)
+    fixed = sum(w + 2 for label, w in COLUMNS if w is not None)
+    return max(24, int(screen_w * WIDE_TABLE_SHARE) - 2 - fixed - 2 - 1)
 
 
 def launch_counts(search: Search) -> str:

@@ -232,7 +232,7 @@ def test_cockpit_add_search_writes_the_issue_shape_and_the_handoff_lists_best_to
     save_session(session, path)
     text = render_handoff(load_session(path))
     assert "## Searches" in text and "### bs x mem (q1)" in text
-    assert ("**Best**: trial 0 (l1), output_tok_s median 1,500 (n=1); no runner-up; noise 5.0% assumed"
+    assert ("**Best**: trial 0 (l1), output_tok_s median 1,500 tok/s (n=1); no runner-up; noise 5.0% assumed"
             in text), text
     # (a stepped dimension is a TOML table: it comes after the lists in the file, and so in the name)
     assert ("Changes from l1: --cuda-graph-max-bs 64 --enable-torch-compile SGLANG_X=a "

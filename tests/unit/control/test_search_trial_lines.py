@@ -32,7 +32,7 @@ def test_a_trial_line_shows_flags_objective_spread_and_constraints():
                           error="cuda_oom: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")]
     session, search = _session(trials)
     assert trial_line(session, search, trials[0], "box") == (
-        "trial 0 on box ok: --cuda-graph-max-bs 128 · output_tok_s at c=64 4,200 (configuration median 4,300 "
+        "trial 0 on box ok: --cuda-graph-max-bs 128 · output_tok_s at c=64 4,200 tok/s (configuration median 4,300 tok/s "
         "(4,200–4,400, n=2)) · TTFT mean ≤ 600 ms: met (570)")
     assert trial_line(session, search, trials[1]).endswith("· TTFT mean ≤ 600 ms: broken (660)")
     assert "(relaunch of trial 0)" in trial_line(session, search, trials[1])
@@ -48,6 +48,6 @@ def test_the_last_line_names_the_best_with_its_flags_and_how_sure():
                           status=TrialStatus.OK, value=4100.0, constraints=[-0.1])]
     session, search = _session(trials)
     assert done_line(session, search) == (
-        "done: 2 launches; best trial 0: --cuda-graph-max-bs 128 · output_tok_s median 4,200 (n=1), estimate 4,152 "
-        "from every launch; runner-up trial 1 median 4,100 (n=1), estimate 4,148: within the noise of it (not told apart); "
+        "done: 2 launches; best trial 0: --cuda-graph-max-bs 128 · output_tok_s median 4,200 tok/s (n=1), estimate 4,152 "
+        "from every launch; runner-up trial 1 median 4,100 tok/s (n=1), estimate 4,148: within the noise of it (not told apart); "
         "noise 5.0% assumed")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cockpit.model.figures import DASH, figure, number, share
+from cockpit.model.figures import DASH, figure, number, share, three_figures
 from cockpit.store.handoff.markdown import _num
 
 
@@ -15,6 +15,13 @@ def test_numbers_get_sensible_precision():
     assert number(7) == "7" and number(7.0) == "7"
     assert number(-1234.5) == "-1,234"
     assert number(None) == DASH
+
+
+def test_a_column_of_tok_per_joule_keeps_three_figures_and_its_trailing_zeros():
+    """The Search table's out tok/J and the sweep's lines: `12.0` beside `11.3`, not `12` beside `11.27`."""
+    assert [three_figures(v) for v in (12.0, 11.27, 9.123, 10.98, 0.00298, 1234.5)] == \
+        ["12.0", "11.3", "9.12", "11.0", "0.00298", "1,234"]
+    assert three_figures(None) == DASH and three_figures(0) == "0"
 
 
 def test_figures_carry_their_unit_statistic_and_window():
