@@ -26,10 +26,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from cockpit.demo.build import data_dir
 from cockpit.demo.replay import DemoGpuReplay
+from cockpit.parse.gpu.events import GpuSamplesTaken
 from cockpit.sources.feeds import LiveSources
 from cockpit.sources.gpu.feed import FileTopologyFeed
 from cockpit.sources.log.feed import LogFeed
@@ -71,7 +73,7 @@ class FastGpuFeed:
         self.interval_s = self.replay.interval_s
         self.description = f"replay: nvidia-smi --query-gpu on lxc at {hz:g} Hz (soak)"
 
-    def stream(self):  # type: ignore[no-untyped-def]
+    def stream(self) -> AsyncIterator[GpuSamplesTaken]:
         return self.replay.events()
 
 
