@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from cockpit.model.figures import number, three_figures
 from cockpit.model.search.objectives import heading
 from cockpit.model.search.scoring import ConfigResult, certainty, leaderboard
 from cockpit.model.search.search import Search, SearchTrial, TrialStatus
@@ -33,8 +34,8 @@ def _trial_row(search: Search, t: SearchTrial, name: str, cell: Callable[[str | 
     estimate = group.estimate if group is not None else None
     value = estimate.shown() if estimate is not None else _num(t.value)
     pooled = _num(group.shrunk.value) if group is not None and group.shrunk is not None else "—"
-    return (f"| {t.number} | {cell(name)} | {t.status.value} | {value} | {pooled} | {met} | {_num(t.power_mean_w)} | "
-            f"{_num(t.output_tok_per_joule)} | {cell(t.error)} |")
+    return (f"| {t.number} | {cell(name)} | {t.status.value} | {value} | {pooled} | {met} | {number(t.power_mean_w)} | "
+            f"{three_figures(t.output_tok_per_joule)} | {cell(t.error)} |")
 
 
 def searches_section(s: Session, cell: Callable[[str | None], str], md: Callable[[str | None], str]) -> list[str]:
@@ -67,7 +68,7 @@ def searches_section(s: Session, cell: Callable[[str | None], str], md: Callable
                     ""]
         names = {t.number: derived_name(search, base, t.params).partition(" · ")[2] for t in search.trial}
         head = [f"| trial | flags changed | status | {heading(search.primary)} median (min–max, n) | "
-                "estimate from every launch | constraints met | power W | output tok/J | note |",
+                "estimate from every launch | constraints met | power W mean | output tok/J | note |",
                 "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         top = [g for g in leaderboard(search) if g.feasible][:TOP]
         if top:

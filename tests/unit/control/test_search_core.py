@@ -271,6 +271,7 @@ def test_the_handoff_says_a_configurations_constraints_hold_on_its_median_launch
 def test_the_handoffs_top_configurations_show_the_figure_they_are_ranked_on():
     """The table's order is the search's (the leader, then the estimate from every launch), and
     the estimate is a column: a row below another with a higher median is explained by it."""
+    from cockpit.model.search.objectives import heading
     from cockpit.model.search.scoring import leaderboard
     from cockpit.model.session import Sweep
     from cockpit.store.handoff.markdown import render_handoff
@@ -280,6 +281,7 @@ def test_the_handoffs_top_configurations_show_the_figure_they_are_ranked_on():
     trials = [SearchTrial(number=n, params={"--a": a, "--b": b}, status=TrialStatus.OK, value=v)
               for n, ((a, b), v) in enumerate(figures.items())]
     trials.append(SearchTrial(number=6, params={"--a": 2, "--b": 2}, status=TrialStatus.OK, value=1150.0, repeat_of=3))
+    trials[3] = trials[3].model_copy(update={"power_mean_w": 379.7, "output_tok_per_joule": 12.0})
     session = Session(launch=[BASE], sweeps=[Sweep(id="s1", name="c8", concurrencies=[8])],
                       searches=[search.model_copy(update={"trial": trials})])
     board = [g for g in leaderboard(session.searches[0]) if g.feasible][:5]
@@ -291,3 +293,6 @@ def test_the_handoffs_top_configurations_show_the_figure_they_are_ranked_on():
     assert shown == [round(g.shrunk.value) for g in board if g.shrunk is not None]
     assert shown[1:] == sorted(shown[1:], reverse=True)  # after the leader, by the estimate
     assert "then by the estimate from every launch" in text and "| estimate from every launch |" in text
+    # each figure with its unit and statistic in the header; W whole, tok/J to three figures (not `12` beside `11.83`)
+    assert f"| {heading(session.searches[0].primary)} median (min–max, n) |" in text and "| power W mean |" in text
+    assert rows[0].split(" | ")[6:8] == ["380", "12.0"], rows[0]
