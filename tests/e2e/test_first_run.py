@@ -57,9 +57,9 @@ EXPECT: dict[str, list[str]] = {
     "cockpit sweep": [r"\[1/3\] c=1 recorded b1: [\d,]+ tok/s total.* steady [\d.]+ output tok/J", r"\[3/3\] c=16 recorded b3",
                       r"sweep s1 \(.*\) on l1: 3 of 3 points recorded"],
     # trial 0 is the base, which the sweep measured: reused, not launched; the rest launched on local
-    "cockpit tune": [r"trial 0 \(measured before: reused, not launched\) ok: as the base · output_tok_s at c=16 [\d,]+",
-                     r"trial [1-9]\d* on local ok: .* · output_tok_s at c=16 [\d,]+",
-                     r"done: \d+ launches \+ 1 reused; best trial \d+: .* · output_tok_s median [\d,]+"
+    "cockpit tune": [r"trial 0 \(measured before: reused, not launched\) ok: as the base · output_tok_s at c=16 [\d,]+ tok/s",
+                     r"trial [1-9]\d* on local ok: .* · output_tok_s at c=16 [\d,]+ tok/s",
+                     r"done: \d+ launches \+ 1 reused; best trial \d+: .* · output_tok_s median [\d,]+ tok/s"
                      r"( \([\d,]+–[\d,]+, n=\d+\))?(, estimate [\d,]+ from every launch)?; "],
     # a finding, its evidence naming benchmarks, and its key (the situation: host, GPUs or profiles)
     "cockpit diagnose": [r"(?m)^\w+ +\d+%  \S", r"· b\d+ .*\(b\d+\)", r"key: \w+:\S"],

@@ -66,8 +66,12 @@ async def test_every_registry_action_is_in_the_palette(session_path):
         provider = CockpitCommands(app.screen)
         titles = [hit.text async for hit in provider.discover()]
         # (a pushed screen's commands are offered on that screen: tests/ui/test_bench_chart.py)
-        expected = [spec.title for spec in ACTIONS if spec.scope not in MODAL_SCOPES | PUSHED_SCOPES | {"logapp"}]
+        listed = [spec for spec in ACTIONS if spec.scope not in MODAL_SCOPES | PUSHED_SCOPES | {"logapp"}]
+        # a pane's action the screen binds too (same area and key) is listed once, as the screen's
+        screen_wide = {(spec.area, spec.keys) for spec in listed if spec.scope == "screen"}
+        expected = [spec.title for spec in listed if spec.scope == "screen" or (spec.area, spec.keys) not in screen_wide]
         assert titles == expected
+        assert "log: Search log (any pane)" in titles and "log: Search" not in titles
         assert all(":" in title for title in titles), "area: Verb"
         found = [hit.text async for hit in provider.search("tasks move right")]
         assert "tasks: Move right" in found

@@ -33,8 +33,12 @@ class CockpitCommands(Provider):
     def _specs(self) -> list[ActionSpec]:
         # A pushed screen's commands while it is up; the main screen's otherwise.
         pushed = getattr(self.screen, "scope", None)
-        return [spec for spec in palette_actions()
-                if (spec.scope == pushed if pushed in PUSHED_SCOPES else spec.scope not in PUSHED_SCOPES)]
+        specs = [spec for spec in palette_actions()
+                 if (spec.scope == pushed if pushed in PUSHED_SCOPES else spec.scope not in PUSHED_SCOPES)]
+        # a pane's action that the screen also binds, same key and area, once: the screen's,
+        # which works from any pane (`log: Search log (any pane)`, not `log: Search` beside it)
+        screen_wide = {(spec.area, spec.keys) for spec in specs if spec.scope == "screen"}
+        return [spec for spec in specs if spec.scope == "screen" or (spec.area, spec.keys) not in screen_wide]
 
     def _runner(self, spec: ActionSpec) -> Callable[[], Awaitable[object]] | None:
         screen = self.screen

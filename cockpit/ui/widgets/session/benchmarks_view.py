@@ -18,7 +18,7 @@ from cockpit.model.bench.figures import figure_of, format_value
 from cockpit.model.bench.series import chart_data, next_metric
 from cockpit.model.bench.targets import TargetScore
 from cockpit.model.enums import Metric
-from cockpit.model.figures import number
+from cockpit.model.figures import number, three_figures
 from cockpit.model.session import Benchmark, Session
 from cockpit.ui import messages as msg
 from cockpit.ui.focus_now import focus_now
@@ -49,7 +49,9 @@ COLUMNS: tuple[tuple[str, str, Callable[[Benchmark], Text], Callable[[Benchmark]
     ("per_stream", "tok/s/str", lambda b: _num(b.metric(_PER_STREAM)),
      lambda b: b.metric(_PER_STREAM) or 0),
     ("power", "power W", lambda b: _num(b.power_mean_w), lambda b: b.power_mean_w or 0),
-    ("out_tok_j", "out tok/J", lambda b: _num(b.output_tok_per_joule), lambda b: b.output_tok_per_joule or 0),
+    # three figures with their trailing zeros: a column of tok/J reads 0.440 under 0.502, not 0.44
+    ("out_tok_j", "out tok/J", lambda b: Text(three_figures(b.output_tok_per_joule), justify="right"),
+     lambda b: b.output_tok_per_joule or 0),
     ("ttft_p99", "TTFT p99", lambda b: _num(b.ttft_p99_ms), lambda b: b.ttft_p99_ms or 0),
     ("ttft_ms", "TTFT ms", lambda b: _num(b.ttft_ms), lambda b: b.ttft_ms or 0),
     ("itl_ms", "ITL ms", lambda b: _num(b.itl_ms), lambda b: b.itl_ms or 0),
