@@ -6,6 +6,7 @@ resumes, `m` marks the best configuration's profile working."""
 
 from __future__ import annotations
 
+from day_session import day_session
 from search_support import cleanup, search_session
 
 from tui_support import make_app, screen_text, until
@@ -97,3 +98,24 @@ def test_the_launch_counts_leave_out_reused_configurations_and_say_a_run_past_th
                                      "1 reused from the session's benchmarks")
     past = search.model_copy(update={"trial": [SearchTrial(number=n, params={"--bs": 4}, status=ok) for n in range(4)]})
     assert launch_counts(past) == "4 launches ended, 3 in the search's budget (2 trials + 1 repeat)"
+
+
+async def test_the_row_under_the_cursor_is_said_whole_and_stays_put_when_the_search_redraws(tmp_path):
+    """What the table cuts off (every flag, the figures' units, a crash's error) is said under it
+    for the highlighted trial, in the CLI's words; a redraw (any session change) keeps the row."""
+    path = day_session(tmp_path)
+    app = make_app(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("Q")
+        await until(lambda: isinstance(app.screen, SearchScreen), pilot)
+        await until(lambda: "launches ended" in screen_text(app), pilot)
+        assert "▸ trial 0 on local ok:" in screen_text(app)
+        await pilot.press("down")  # trial 1: the crash
+        await until(lambda: "▸ trial 1 on local crashed:" in screen_text(app), pilot)
+        assert "CUDA out of memory at graph capture" in screen_text(app).split("▸ trial 1", 1)[1]
+        await pilot.press("down", "down")  # trial 3, a relaunch: its configuration's median with its unit
+        await until(lambda: "▸ trial 3 on local (relaunch of trial 2) ok:" in screen_text(app), pilot)
+        app.screen.redraw()  # what every session change does
+        await pilot.pause()
+        assert "▸ trial 3 on local" in screen_text(app), screen_text(app)
+        assert app.screen.query_one("#search-trials").cursor_row == 3

@@ -5,6 +5,7 @@ how to make one)."""
 
 from __future__ import annotations
 
+from cockpit.model.bench.estimate import shown_number
 from cockpit.model.search.objectives import label, unit
 from cockpit.model.search.pareto import figure_text, pareto_front, picked_point
 from cockpit.model.search.search import Search, SearchTrial, SpaceValue
@@ -26,7 +27,7 @@ def objectives_text(search: Search) -> str:
 def front_words(search: Search, trial: SearchTrial) -> str:
     """`4,200 tok/s · 3.1 tok/J · on the front` (then its configuration's medians once relaunched)."""
     units = [unit(name) for name in search.objectives]
-    own = " · ".join(f"{v:,.4g} {u}".rstrip() for v, u in zip(trial.values, units, strict=False))
+    own = " · ".join(f"{shown_number(v)} {u}".rstrip() for v, u in zip(trial.values, units, strict=False))
     point = pareto_front(search).point(trial.number)
     if point is None:
         return f"{own} (n=1) · not feasible"

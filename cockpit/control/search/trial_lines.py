@@ -6,6 +6,7 @@ how sure the search is of it), and the same as one JSON object per trial (`--jso
 from __future__ import annotations
 
 from cockpit.control.search.front_lines import front_summary, front_words
+from cockpit.model.bench.estimate import shown_number
 from cockpit.model.figures import figure
 from cockpit.model.search.objectives import unit
 from cockpit.model.search.scoring import ConfigResult, certainty, leaderboard
@@ -41,7 +42,7 @@ def constraint_words(session: Session, search: Search, trial: SearchTrial) -> li
         gap = trial.constraints[i]
         scale = abs(target.value) or 1.0
         figure = target.value - gap * scale if target.comparator.higher_is_better else target.value + gap * scale
-        out.append(f"{target.describe()}: {'met' if gap <= 0 else 'broken'} ({figure:,.4g})")
+        out.append(f"{target.describe()}: {'met' if gap <= 0 else 'broken'} ({shown_number(figure)})")
     return out
 
 

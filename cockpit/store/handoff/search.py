@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from cockpit.model.bench.estimate import shown_number
 from cockpit.model.figures import number, three_figures
 from cockpit.model.search.objectives import heading
 from cockpit.model.search.scoring import ConfigResult, certainty, leaderboard
@@ -22,7 +23,7 @@ TOP = 5
 
 
 def _num(value: float | None) -> str:
-    return "—" if value is None else f"{value:,.4g}" if abs(value) < 1000 else f"{value:,.0f}"
+    return "—" if value is None else shown_number(value)
 
 
 def _trial_row(search: Search, t: SearchTrial, name: str, cell: Callable[[str | None], str],

@@ -24,6 +24,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from cockpit.control.search.front_lines import objectives_text
+from cockpit.control.search.trial_lines import trial_line
 from cockpit.model.figures import number, three_figures
 from cockpit.model.search.objectives import heading as objective_heading
 from cockpit.model.search.objectives import label as objective_label
@@ -60,6 +61,7 @@ class SearchScreen(Screen[None]):
         self.search_id = search_id
         self.axis = PLOT_AXES[0]
         self._stop_listening: Callable[[], None] | None = None
+        self._highlighted: int | None = None  # the trial under the table's cursor
 
     def compose(self) -> ComposeResult:
         yield Static("", id="search-title")
@@ -116,6 +118,7 @@ class SearchScreen(Screen[None]):
             return
         search = self.current()
         table = self.query_one(DataTable)
+        row = table.cursor_row  # a redraw per event rebuilds the table: the person's row stays
         table.clear(columns=True)
         multi = search is not None and search.multi
         flags_w: int | None = None
@@ -161,6 +164,8 @@ class SearchScreen(Screen[None]):
                           Text(number(trial.power_mean_w), justify="right"),
                           Text(three_figures(trial.output_tok_per_joule), justify="right"), safe(trial.host or "local"),
                           safe(trial.error or ""), key=str(trial.number), height=None)
+        if table.row_count:
+            table.move_cursor(row=min(row, table.row_count - 1), animate=False)
         self._best(search)
         self._plot(search)
         self._live(loop)
@@ -168,7 +173,19 @@ class SearchScreen(Screen[None]):
     def _live(self, loop: Any) -> None:
         live = loop.live if loop is not None else {}
         lines = [f"{host or 'local'}: {text}" for host, text in live.items()]
+        search = self.current()
+        chosen = next((t for t in search.trial if t.number == self._highlighted), None) if search is not None else None
+        if search is not None and chosen is not None and chosen.status is not TrialStatus.RUNNING:
+            # the row under the cursor in the CLI's words: every flag, the figures with their
+            # units, each constraint, a crash's first error line (cut off in the table); the
+            # title says idle when nothing runs
+            lines.append("▸ " + trial_line(self.session, search, chosen, chosen.host))
         self.query_one("#search-live", Static).update(safe("\n".join(lines) or "no trial running", multiline=True))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        key = event.row_key.value
+        self._highlighted = int(key) if key is not None and key.isdigit() else None
+        self._live(self.loop())
 
     def _best(self, search: Search) -> None:
         best = best_config(search)

@@ -51,3 +51,15 @@ def test_the_last_line_names_the_best_with_its_flags_and_how_sure():
         "done: 2 launches; best trial 0: --cuda-graph-max-bs 128 · output_tok_s median 4,200 tok/s (n=1), estimate 4,152 "
         "from every launch; runner-up trial 1 median 4,100 tok/s (n=1), estimate 4,148: within the noise of it (not told apart); "
         "noise 5.0% assumed")
+
+
+def test_figures_past_ten_thousand_read_as_numbers_not_exponents():
+    """A large server's 12,345 tok/s, and a TTFT target's 12,000 ms, never as `1.234e+04`."""
+    slow = Target(id="g1", metric=Metric.TTFT_MS, comparator=Comparator.LE, value=10_000, unit="ms")
+    trial = SearchTrial(number=0, params={"--cuda-graph-max-bs": 128, "--mem-fraction-static": 0.85},
+                        status=TrialStatus.OK, value=12_345.0, constraints=[0.2])
+    session, search = _session([trial])
+    session = session.model_copy(update={"goal": Goal(targets=[slow])})
+    line = trial_line(session, search, trial)
+    assert "output_tok_s at c=64 12,345 tok/s (n=1)" in line and "TTFT mean ≤ 10,000 ms: broken (12,000)" in line, line
+    assert "e+0" not in line + done_line(session, search)
