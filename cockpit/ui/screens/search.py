@@ -150,6 +150,8 @@ class SearchScreen(Screen[None]):
         base = next((p for p in self.session.launch if p.id == search.profile), None)
         if search.multi:
             front_rows(table, self.session, search)
+            if table.row_count:
+                table.move_cursor(row=min(row, table.row_count - 1), animate=False)
             self.query_one("#search-best", Static).update(front_best_line(search))
             self.query_one("#search-front", Static).update(front_lines(search))
             self._plot(search)
