@@ -42,6 +42,7 @@ from cockpit.ui.screens.search_table import (
     AXIS_LABEL,
     COLUMNS,
     NARROW_BELOW,
+    NUMERIC_COLUMNS,
     PLOT_AXES,
     ParetoPlot,
     flags_width,
@@ -131,8 +132,10 @@ class SearchScreen(Screen[None]):
             flags_w = flags_width(self.app.size.width, narrow=self.has_class("-narrow"))
             figure = (objective_unit(search.primary) or "objective") if search is not None else "objective"
             for label, width in COLUMNS:
-                table.add_column(figure if label == "objective" else label, key=label,
-                                 width=flags_w if label == "flags changed" else width)
+                # a figure's header sits over its right-aligned numbers
+                header = Text(figure if label == "objective" else label,
+                              justify="right" if label in NUMERIC_COLUMNS else "left")
+                table.add_column(header, key=label, width=flags_w if label == "flags changed" else width)
         if search is None:
             title.update(Content.assemble(("Search ", "bold"), "none yet: n makes one (base profile, sweep, space)"))
             self.query_one("#search-best", Static).update("")

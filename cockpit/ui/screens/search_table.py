@@ -9,7 +9,8 @@ from textual_plotext import PlotextPlot
 from cockpit.control.search.plan import launch_budget
 from cockpit.model.search.search import Search, SearchTrial, TrialStatus
 
-__all__ = ["AXIS_LABEL", "COLUMNS", "NARROW_BELOW", "PLOT_AXES", "ParetoPlot", "flags_width", "launch_counts", "pareto"]
+__all__ = ["AXIS_LABEL", "COLUMNS", "NARROW_BELOW", "NUMERIC_COLUMNS", "PLOT_AXES", "ParetoPlot", "flags_width",
+           "launch_counts", "pareto"]
 
 PLOT_AXES = ("output_tok_per_joule", "ttft_p99_ms")
 AXIS_LABEL = {"output_tok_per_joule": "output tok/J", "ttft_p99_ms": "TTFT p99 ms"}
@@ -21,6 +22,9 @@ COLUMNS: tuple[tuple[str, int | None], ...] = (
     ("#", 3), ("status", 12), ("objective", 9), ("flags changed", None), ("met", 3), ("W mean", 6),
     ("out tok/J", 9), ("host", 8), ("note", None))
 
+
+NUMERIC_COLUMNS = frozenset({"#", "objective", "W mean", "out tok/J"})
+"""Columns of right-aligned figures (their headers align with them)."""
 
 NARROW_BELOW = 120
 """Columns under which the plot goes below the table."""
