@@ -14,7 +14,7 @@ from cockpit.model.bench.estimate import DEFAULT_NOISE, SEPARATION_Z, Estimate, 
 from cockpit.model.bench.targets import score_target
 from cockpit.model.search.objectives import objective_values, unit
 from cockpit.model.search.search import Direction, Search, SearchTrial, TrialStatus
-from cockpit.model.search.shrunk import Shrunk, shrunk
+from cockpit.model.search.shrunk import Shrunk, launch_noise, prior_noise, prior_worth, shrunk
 from cockpit.model.search.space import ConfigKey, config_key
 from cockpit.model.session import Benchmark, Session
 
@@ -256,6 +256,11 @@ class Certainty:
     """Whether relaunches measured the noise (False: DEFAULT_NOISE assumed)."""
     unit: str = ""
     """The objective's unit (`tok/s`), said after each median."""
+    model_noise: float | None = None
+    """The launch noise the shrunk estimates weigh with, which `told apart` rests on (None: not
+    fitted, the medians are told apart by `noise`)."""
+    relaunches: int = 0
+    """Relaunches behind the measured noise (degrees of freedom)."""
 
     @property
     def separated(self) -> bool:
@@ -274,7 +279,7 @@ class Certainty:
     def against(self) -> str:
         """`runner-up trial 7 median 4,120 tok/s (n=1): ahead by more than the noise; noise 3.1 % measured
         between relaunches`: the leader against the runner-up (the Search view's second line)."""
-        noise = f"noise {self.noise:.1%} {'measured between relaunches' if self.measured else 'assumed'}"
+        noise = self.noise_text()
         if self.runner_up is None:
             return f"no runner-up; {noise}"
         other = self.runner_up.estimate
@@ -282,6 +287,19 @@ class Certainty:
         verdict = "ahead by more than the noise" if self.separated else "within the noise of it (not told apart)"
         runner = f"runner-up trial {self.runner_up.first.number} median {other.shown(self.unit)}{_pooled(self.runner_up)}"
         return f"{runner}: {verdict}; {noise}"
+
+
+    def noise_text(self) -> str:
+        """`noise 6.3% (0.6% measured over 1 relaunch, weighed with a 7% prior worth 4)`: the
+        noise that told the two apart or not, and where it comes from."""
+        if self.model_noise is None:
+            return f"noise {self.noise:.1%} {'measured between relaunches' if self.measured else 'assumed'}"
+        prior = f"a {prior_noise():.0%} prior worth {prior_worth():g} relaunches"
+        if not self.measured or not self.relaunches:
+            return f"noise {self.model_noise:.1%} ({prior}, none measured yet)"
+        plural = "es" if self.relaunches != 1 else ""
+        return (f"noise {self.model_noise:.1%} ({self.noise:.1%} measured over {self.relaunches} relaunch{plural}, "
+                f"weighed with {prior})")
 
 
 def _pooled(group: ConfigResult, said: str = "") -> str:
@@ -295,7 +313,13 @@ def certainty(search: Search) -> Certainty | None:
     if not board:
         return None
     noise, measured = noise_of(search)
-    return Certainty(board[0], board[1] if len(board) > 1 else None, noise, measured, unit(search.primary))
+    model_noise, relaunches = None, 0
+    if board[0].shrunk is not None:  # told apart on the shrunk estimates: their noise is the one to say
+        logs = [[math.log(v) for v in g.values if v > 0] for g in _plain_groups(search)]
+        model_noise = launch_noise(logs)
+        relaunches = sum(max(0, len(g) - 1) for g in logs)
+    return Certainty(board[0], board[1] if len(board) > 1 else None, noise, measured, unit(search.primary),
+                     model_noise, relaunches)
 
 
 def contenders(search: Search, most: int = 3) -> list[ConfigResult]:

@@ -27,7 +27,7 @@ from cockpit.model.search.features import Encoder
 from cockpit.model.search.search import Search
 from cockpit.model.search.space import ConfigKey
 
-__all__ = ["Shrunk", "shrunk"]
+__all__ = ["Shrunk", "launch_noise", "prior_noise", "prior_worth", "shrunk"]
 
 MAIN_PRIOR = 1.0  # prior sd of a flag value's effect, in sds of the figures seen
 PAIR_PRIOR = 0.5
@@ -65,6 +65,26 @@ def _pooled_sd(groups: Sequence[Sequence[float]]) -> float | None:
     return math.sqrt(total / dof) if dof else None
 
 
+def prior_noise() -> float:
+    """The launch noise the estimate assumes before any relaunch (NOISES' middle, log units)."""
+    return NOISES[len(NOISES) // 2]
+
+
+def prior_worth() -> float:
+    """How many relaunches the prior noise is worth (read late: a benchmark variant sets it)."""
+    return NOISE_PRIOR_DOF
+
+
+def launch_noise(log_groups: Sequence[Sequence[float]]) -> float | None:
+    """The launch noise (log units) the estimate weighs launches with: the relaunches' spread
+    with a prior of `prior_noise()` worth NOISE_PRIOR_DOF relaunches (None: chosen by the
+    likelihood instead, NOISE_PRIOR_DOF 0). What `told apart` rests on, so what a person reads."""
+    if NOISE_PRIOR_DOF <= 0:
+        return None
+    within_ss, within_dof = _within(log_groups)
+    return math.sqrt((within_ss + NOISE_PRIOR_DOF * prior_noise() ** 2) / (within_dof + NOISE_PRIOR_DOF))
+
+
 def _posterior(kxx: np.ndarray, groups: Sequence[Sequence[float]], noises: Sequence[float],
                taus: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
     """Posterior mean and sd of each configuration's true figure: the model's kernel `kxx`
@@ -76,7 +96,7 @@ def _posterior(kxx: np.ndarray, groups: Sequence[Sequence[float]], noises: Seque
     within_ss, within_dof = _within(groups)
     if NOISE_PRIOR_DOF > 0:  # the relaunches' spread, with a prior worth NOISE_PRIOR_DOF relaunches
         noises = [math.sqrt((within_ss + NOISE_PRIOR_DOF * noises[len(noises) // 2] ** 2)
-                            / (within_dof + NOISE_PRIOR_DOF))]
+                            / (within_dof + NOISE_PRIOR_DOF))]  # launch_noise's, over this call's grid
     centre = float(np.average(means, weights=counts))
     y = means - centre
     scale = float(np.sqrt(np.average(y ** 2, weights=counts))) or 1.0

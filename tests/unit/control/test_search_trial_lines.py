@@ -50,7 +50,7 @@ def test_the_last_line_names_the_best_with_its_flags_and_how_sure():
     assert done_line(session, search) == (
         "done: 2 launches; best trial 0: --cuda-graph-max-bs 128 · output_tok_s median 4,200 tok/s (n=1), estimate 4,152 "
         "from every launch; runner-up trial 1 median 4,100 tok/s (n=1), estimate 4,148: within the noise of it (not told apart); "
-        "noise 5.0% assumed")
+        "noise 7.0% (a 7% prior worth 4 relaunches, none measured yet)")
 
 
 def test_figures_past_ten_thousand_read_as_numbers_not_exponents():
@@ -63,3 +63,27 @@ def test_figures_past_ten_thousand_read_as_numbers_not_exponents():
     line = trial_line(session, search, trial)
     assert "output_tok_s at c=64 12,345 tok/s (n=1)" in line and "TTFT mean ≤ 10,000 ms: broken (12,000)" in line, line
     assert "e+0" not in line + done_line(session, search)
+
+
+def test_the_noise_said_is_the_one_the_two_were_told_apart_by():
+    """The estimates weigh launches with the relaunches' spread pooled with a prior (7 % worth
+    four relaunches); the line says that figure and what it stands on, not the one relaunch's
+    0.2 % beside a verdict that the 7 % made (a 10 % gap `within the noise` of `noise 0.6%`)."""
+    import math
+
+    from cockpit.model.search.scoring import certainty
+
+    params = [{"--cuda-graph-max-bs": 128, "--mem-fraction-static": 0.85},
+              {"--cuda-graph-max-bs": 64, "--mem-fraction-static": 0.85}]
+    trials = [SearchTrial(number=0, params=params[0], status=TrialStatus.OK, value=4200.0, constraints=[-0.05]),
+              SearchTrial(number=1, params=params[1], status=TrialStatus.OK, value=3800.0, constraints=[-0.1]),
+              SearchTrial(number=2, params=params[0], status=TrialStatus.OK, value=4210.0, constraints=[-0.05],
+                          repeat_of=0)]
+    session, search = _session(trials)
+    sure = certainty(search)
+    assert sure is not None and sure.best.shrunk is not None
+    spread = math.log(4210.0) - math.log(4200.0)
+    used = math.sqrt((spread ** 2 / 2 + 4 * 0.07 ** 2) / (1 + 4))  # one relaunch: its squared deviations
+    said = sure.noise_text()
+    assert said == f"noise {used:.1%} (0.2% measured over 1 relaunch, weighed with a 7% prior worth 4 relaunches)", said
+    assert said in done_line(session, search)
