@@ -6,7 +6,8 @@ Runs the real CockpitApp (headless Textual driver, 120x40) on a copy of the exam
 fed faster than life so that minutes stand for hours: the demo's 8-GPU nvidia-smi replay at
 `--gpu-hz` ticks a second (1 in life) through the real stream parser, the topology file, and
 a tail of a log another process writes at `--lines-per-s` SGLang decode and prefill lines
-with changing figures (a busy server writes one to a few a second). Every 10 s it reads the
+with changing figures (a busy server writes one to a few a second), and the demo's replayed
+`/metrics` page at the same speed-up (every 2 s in life). Every 10 s it reads the
 process's resident memory (VmRSS, plus its children's: the metrics folder) and the count of
 live Python objects (those made after start-up: cockpit freezes the ones before, ui/gc_settle.py). Baseline
 in the same run: the same app with no live feeds for a minute. Goal: over the last half
@@ -30,6 +31,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from cockpit.demo.build import data_dir
+from cockpit.demo.metrics import DemoMetricsFeed
 from cockpit.demo.replay import DemoGpuReplay
 from cockpit.parse.gpu.events import GpuSamplesTaken
 from cockpit.sources.feeds import LiveSources
@@ -103,6 +105,9 @@ async def measure(seconds: float, live: bool, folder: Path, rate: float, hz: flo
         log=LogFeed.local(str(log), from_start=True),
         gpu=FastGpuFeed(data / "demo" / "nvidia-smi-query.csv", hz),
         topology=FileTopologyFeed(data / "demo" / "nvidia-smi-topo.txt"),
+        # the server's /metrics page as the demo replays it (every 2 s in life), through the real parser and fold
+        metrics=DemoMetricsFeed(data / "demo" / "sglang-metrics-a.txt", data / "demo" / "sglang-metrics-b.txt",
+                                interval_s=2.0 / hz),
     ) if live else LiveSources()
     app = CockpitApp(load_session(path), path, sources=sources, watch_interval_s=1.5)
     samples: list[dict[str, float]] = []
@@ -166,7 +171,7 @@ def main() -> None:
     print(f"{'run':34} {'RSS first':>10} {'RSS last':>9} {'RSS max':>8} {'MB/min (last half)':>14} "
           f"{'MB/sim. h':>10} {'objects first -> last':>22}")
     for name, s in (("baseline: app with no live feeds", result["baseline_no_feeds"]),
-                    ("8 GPUs + busy log + topology", result["live"])):
+                    ("8 GPUs + log + /metrics + topology", result["live"])):
         print(f"{name:34} {s['rss_first_mb']:>10.1f} {s['rss_last_mb']:>9.1f} {s['rss_max_mb']:>8.1f} "
               f"{s['rss_growth_mb_per_min_last_half']:>14.3f} {s['rss_growth_mb_per_simulated_hour']:>10.3f} "
               f"{s['objects_first']:>10,} -> {s['objects_last']:<10,}")
