@@ -271,7 +271,7 @@ class Certainty:
 
     def shown(self, objective: str) -> str:
         """`output_tok_s median 4,310 tok/s (4,211–4,427, n=3); runner-up trial 7 median 4,120 tok/s
-        (n=1): ahead by more than the noise (3.1 %, measured)`."""
+        (n=1): ahead by more than the noise; noise ...` (noise_text)."""
         lead = self.best.estimate
         assert lead is not None
         return f"{objective} median {lead.shown(self.unit)}{_pooled(self.best, ' from every launch')}; {self.against()}"
@@ -287,7 +287,6 @@ class Certainty:
         verdict = "ahead by more than the noise" if self.separated else "within the noise of it (not told apart)"
         runner = f"runner-up trial {self.runner_up.first.number} median {other.shown(self.unit)}{_pooled(self.runner_up)}"
         return f"{runner}: {verdict}; {noise}"
-
 
     def noise_text(self) -> str:
         """`noise 6.3% (0.6% measured over 1 relaunch, weighed with a 7% prior worth 4)`: the

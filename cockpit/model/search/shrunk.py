@@ -81,8 +81,12 @@ def launch_noise(log_groups: Sequence[Sequence[float]]) -> float | None:
     likelihood instead, NOISE_PRIOR_DOF 0). What `told apart` rests on, so what a person reads."""
     if NOISE_PRIOR_DOF <= 0:
         return None
-    within_ss, within_dof = _within(log_groups)
-    return math.sqrt((within_ss + NOISE_PRIOR_DOF * prior_noise() ** 2) / (within_dof + NOISE_PRIOR_DOF))
+    return _with_prior(*_within(log_groups), prior_noise())
+
+
+def _with_prior(within_ss: float, within_dof: int, prior: float) -> float:
+    """The relaunches' spread pooled with `prior` worth NOISE_PRIOR_DOF relaunches."""
+    return math.sqrt((within_ss + NOISE_PRIOR_DOF * prior ** 2) / (within_dof + NOISE_PRIOR_DOF))
 
 
 def _posterior(kxx: np.ndarray, groups: Sequence[Sequence[float]], noises: Sequence[float],
@@ -95,8 +99,7 @@ def _posterior(kxx: np.ndarray, groups: Sequence[Sequence[float]], noises: Seque
     means = np.array([sum(g) / len(g) for g in groups])
     within_ss, within_dof = _within(groups)
     if NOISE_PRIOR_DOF > 0:  # the relaunches' spread, with a prior worth NOISE_PRIOR_DOF relaunches
-        noises = [math.sqrt((within_ss + NOISE_PRIOR_DOF * noises[len(noises) // 2] ** 2)
-                            / (within_dof + NOISE_PRIOR_DOF))]  # launch_noise's, over this call's grid
+        noises = [_with_prior(within_ss, within_dof, noises[len(noises) // 2])]
     centre = float(np.average(means, weights=counts))
     y = means - centre
     scale = float(np.sqrt(np.average(y ** 2, weights=counts))) or 1.0

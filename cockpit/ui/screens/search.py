@@ -153,8 +153,7 @@ class SearchScreen(Screen[None]):
         base = next((p for p in self.session.launch if p.id == search.profile), None)
         if search.multi:
             front_rows(table, self.session, search)
-            if table.row_count:
-                table.move_cursor(row=min(row, table.row_count - 1), animate=False)
+            _keep_row(table, row)
             self.query_one("#search-best", Static).update(front_best_line(search))
             self.query_one("#search-front", Static).update(front_lines(search))
             self._plot(search)
@@ -169,8 +168,7 @@ class SearchScreen(Screen[None]):
                           Text(number(trial.power_mean_w), justify="right"),
                           Text(three_figures(trial.output_tok_per_joule), justify="right"), safe(trial.host or "local"),
                           safe(trial.error or ""), key=str(trial.number), height=None)
-        if table.row_count:
-            table.move_cursor(row=min(row, table.row_count - 1), animate=False)
+        _keep_row(table, row)
         self._best(search)
         self._plot(search)
         self._live(loop)
@@ -438,3 +436,9 @@ class SearchScreen(Screen[None]):
         app.run_worker(go(), group=f"search-{search_id}", exit_on_error=False, description=f"search {search_id}")
         self.notify(f"Search {search_id} started on {', '.join(h or 'local' for h in hosts)}", timeout=4)
         self.redraw()
+
+
+def _keep_row(table: DataTable[Any], row: int) -> None:
+    """The cursor back on the row it was on before the table was rebuilt (the last, if fewer)."""
+    if table.row_count:
+        table.move_cursor(row=min(row, table.row_count - 1), animate=False)
