@@ -75,6 +75,7 @@ class SessionController:
         self.merge_note = ""
         """What the last merge took in (for a header), until the next edit."""
         self._listeners: list[Callable[[], None]] = []
+        self._save_listeners: list[Callable[[], None]] = []
 
     @classmethod
     def open(cls, path: Path | str, *, lock_wait_s: float = LOCK_WAIT_S) -> SessionController:
@@ -105,6 +106,12 @@ class SessionController:
         Returns what removes it (a screen that comes and goes listens while it is up)."""
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def add_save_listener(self, listener: Callable[[], None]) -> None:
+        """`listener()` runs after every write of the file, whoever asked for it (the TUI's
+        autosave, or a sweep's record saved at once through ControllerPort): a header that
+        counts unsaved edits is told they are saved."""
+        self._save_listeners.append(listener)
 
     def _changed(self) -> None:
         for listener in list(self._listeners):  # a listener may remove itself
@@ -180,6 +187,8 @@ class SessionController:
             self.merge_note = merged.summary()
             self._changed()
         self.saved_revision = self.editor.revision
+        for listener in list(self._save_listeners):
+            listener()
         return SaveOutcome("saved", merge=merged, overwrote_broken=overwrote)
 
     # ----- other writers --------------------------------------------------------------------

@@ -67,9 +67,15 @@ def throughput(b: Benchmark) -> float | None:
     return b.total_tok_s if b.total_tok_s is not None else b.output_tok_s
 
 
+def throughput_unit(b: Benchmark) -> str:
+    """What `throughput(b)` is: a run's total tok/s reads five times its output tok/s at 4:1
+    input to output, so the figure never goes without saying which."""
+    return "total tok/s" if b.total_tok_s is not None else "output tok/s"
+
+
 def bench_text(b: Benchmark) -> str:
     value = throughput(b)
-    unit = "total tok/s" if b.total_tok_s is not None else "output tok/s"
+    unit = throughput_unit(b)
     figure = f"{number(value)} {unit}" if value is not None else "no throughput"
     where = ", ".join(x for x in (f"c={b.concurrency}" if b.concurrency else "",
                                   f"profile {b.profile}" if b.profile else "") if x)

@@ -20,9 +20,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from cockpit.model.enums import GpuSource
+from cockpit.model.enums import Comparator, GpuSource, Metric
 from cockpit.model.search.search import Search
-from cockpit.model.session import Goal, Host, LaunchProfile, Session, Sweep, now
+from cockpit.model.session import Goal, Host, LaunchProfile, Session, Sweep, Target, Task, now
 from cockpit.sandbox import SERVER
 from cockpit.sandbox.bench_python import MODULES, make_bench_python
 from cockpit.store.toml_store import save_session
@@ -80,7 +80,19 @@ def sandbox_session(folder: Path, port: int, python: str) -> Session:
         created=now(),
         goal=Goal(summary="Try cockpit's loop without a GPU: run l1, sweep s1, tune q1, diagnose, compare. "
                           "Every figure here comes from a SIMULATOR (cockpit/sandbox/), not a GPU.",
-                  model=MODEL, hardware="none: SIMULATED server, bench client and GPU power"),
+                  model=MODEL, hardware="none: SIMULATED server, bench client and GPU power",
+                  # the base reads about 3,400-3,800 at c=16 and the surface's best about 4,500:
+                  # missed until a search (or a person) finds better flags
+                  targets=[Target(id="t1", metric=Metric.OUTPUT_TOK_S, comparator=Comparator.GE, value=4000,
+                                  concurrency_min=16, concurrency_max=16, label="c=16 output")]),
+        # the walk of docs/sandbox.md as the board's first tasks, each with the keys that do it
+        tasks=[Task(id=f"k{n}", title=title, order=n) for n, title in enumerate((
+            "Start l1 and sweep s1: 7 (Launch), r, then B",
+            "Compare l2 with l1: start l2, sweep it, then 4 (Benchmarks) and c",
+            "Tune q1 until the c=16 target is met: Q (Search), s",
+            "Read the findings: D; accept one into Discoveries or dismiss it",
+            "Read the handoff a colleague would get: 0",
+        ), start=1)],
         hosts=[Host(name=HOST, description="this machine, running the SIMULATED server (cockpit sandbox)",
                     run_dir=str(runs), log_path=str(runs / "server.log"), gpu_source=GpuSource.DCGM,
                     # a sweep point here runs for about 0.3 s: GPU samples come more often than that,

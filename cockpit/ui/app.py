@@ -91,6 +91,7 @@ class CockpitApp(CockpitAppBase):
         self.path = Path(path)
         self.controller = SessionController(session, self.path, disk_sig=disk_sig)
         self.controller.add_listener(self._session_changed)
+        self.controller.add_save_listener(self._refresh_header)
         self.sources = sources or LiveSources()
         self.hub = LiveHub()  # one feed per kind@host, fanned out: the panes here, a sweep's watch
         self.live_state = LiveState()

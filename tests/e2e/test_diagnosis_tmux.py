@@ -20,7 +20,7 @@ def test_demo_findings_accepted_into_discoveries_and_dismissed_for_good(tmux):
     screen = tmux.wait_for("Findings ·")
     screen = tmux.wait_until(lambda s: "pcie_downgrade" in s, "the pcie finding", timeout=20) \
         if "pcie_downgrade" not in screen else screen
-    assert "regression" in screen and "236 tok/s, down from" in screen  # top: the allreduce-fusion run
+    assert "regression" in screen and "236 output tok/s" in screen  # top: the allreduce-fusion run
     tmux.keys("a")  # accept the selected (top) one: the regression of b2
     tmux.wait_for("accepted as discovery d8")
     screen = tmux.wait_until(lambda s: "pcie_downgrade" in s.split("\n")[2], "the pcie finding on top", timeout=10)
@@ -31,7 +31,7 @@ def test_demo_findings_accepted_into_discoveries_and_dismissed_for_good(tmux):
     tmux.keys("3")  # Discoveries: the accepted finding with its evidence
     tmux.wait_for("d8 b2 (allreduce fusion")
     tmux.keys("G")
-    screen = tmux.wait_until(lambda s: "d8 b2 (allreduce fusion" in s and "236 tok/s" in s and "#diagnosis" in s,
+    screen = tmux.wait_until(lambda s: "d8 b2 (allreduce fusion" in s and "236 output tok/s" in s and "#diagnosis" in s,
                              "d8 selected, its evidence and tags beside it", timeout=10)
     assert "d8 · hypothesis" in screen and "b2 allreduce fusion enabled on SM120" in screen  # evidence, linked run
     tmux.keys("C-s")
@@ -50,7 +50,7 @@ def test_demo_findings_accepted_into_discoveries_and_dismissed_for_good(tmux):
     screen = tmux.wait_for("Findings ·")
     screen = tmux.wait_until(lambda s: "comm_bound" in s, "the other findings", timeout=20)
     assert "2 accepted or dismissed" in screen
-    assert "pcie_downgrade" not in screen and "236 tok/s" not in screen
+    assert "pcie_downgrade" not in screen and "236 output tok/s" not in screen
     tmux.keys("Escape")
     tmux.wait_until(lambda s: "Findings ·" not in s, "the findings screen closed")
     tmux.keys("q")

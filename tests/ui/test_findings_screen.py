@@ -35,7 +35,7 @@ async def test_count_in_header_then_accept_and_dismiss(example_path: Path) -> No
         await until(lambda: isinstance(app.screen, FindingsScreen), pilot)
         screen = app.screen
         assert [f.key for f in screen.findings] == ["regression:b2", "power_starved:profile l1"]
-        assert "236 tok/s, down from 1,867" in _text(app, "#findings-detail")
+        assert "236 output tok/s, down from 1,867" in _text(app, "#findings-detail")
         await pilot.press("a")
         await until(lambda: len(screen.findings) == 1, pilot)
         d8 = next(d for d in app.editor.session.discoveries if d.id == "d8")

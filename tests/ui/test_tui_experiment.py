@@ -93,6 +93,11 @@ async def test_start_confirmed_ready_sweep_recorded_then_stop_leaves_nothing(tmp
         assert all(b.peak_running is not None for b in benches)  # seen in the followed log
         assert all(b.server_ttft_p99_ms is not None and b.server_itl_p50_ms is not None
                    for b in benches)  # the server's /metrics read at each point's start and end
+        # each record was written as it came (the file holds them): the header says saved, not
+        # the "unsaved 3" it showed between a record's edit and its write
+        await pilot.pause()
+        assert app.controller.unsaved_edits == 0 and len(load_session(path).benchmarks) == 2
+        assert "unsaved" not in screen_text(app) and "saved" in screen_text(app)
 
         pgid = int(next(runs.glob("*/*.pid")).read_text())
         assert group_members(pgid)

@@ -9,7 +9,7 @@ from cockpit.live.diagnosis.findings import Evidence, Finding, clamp
 from cockpit.live.diagnosis.gpu_stats import GpuStats, gpu_list, gpu_stats, time_range
 from cockpit.live.diagnosis.inputs import DiagnosisInputs
 from cockpit.model.session import Benchmark
-from cockpit.model.timeline import throughput
+from cockpit.model.timeline import throughput, throughput_unit
 
 STARVED_SHARE = 0.65  # mean draw under this share of the limit while busy
 STARVED_UTIL = 90.0
@@ -57,7 +57,7 @@ def _flat_runs(inputs: DiagnosisInputs) -> Evidence | None:
             t_lo, t_hi = (median(throughput(b) or 0.0 for b in rows) for rows in (lo, hi))
             if c_hi >= 2 * c_lo and t_hi < FLAT_GAIN * t_lo:
                 said = "" if len(lo) == len(hi) == 1 else f" (medians of {len(lo)} and {len(hi)} runs)"
-                return Evidence(f"throughput {t_lo:,.0f} -> {t_hi:,.0f} tok/s while concurrency went "
+                return Evidence(f"throughput {t_lo:,.0f} -> {t_hi:,.0f} {throughput_unit(hi[0])} while concurrency went "
                                 f"{c_lo} -> {c_hi}{said}", "benchmarks", benchmarks=tuple(b.id for b in lo + hi))
     return None
 
@@ -138,8 +138,9 @@ def power_evidence(inputs: DiagnosisInputs) -> tuple[list[Evidence], float | Non
         keys.append("gpus" + ":".join(hosts) + ":" + gpu_list(s.index for s in low))
     runs = low_power_benchmarks(inputs)
     for b, _, said, ids in runs:
-        tok = (f"{throughput(b):,.0f} tok/s" if len(ids) == 1
-               else f"{median(throughput(x) or 0.0 for x in _runs_of(inputs, ids)):,.0f} tok/s median")
+        unit = throughput_unit(b)
+        tok = (f"{throughput(b):,.0f} {unit}" if len(ids) == 1
+               else f"{median(throughput(x) or 0.0 for x in _runs_of(inputs, ids)):,.0f} {unit} median")
         evidence.append(Evidence(f"{b.id} {b.label} (c={b.concurrency}): {tok} at {said}",
                                  "benchmarks", benchmarks=ids))
     if runs:

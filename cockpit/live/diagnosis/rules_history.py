@@ -13,7 +13,7 @@ from cockpit.live.diagnosis.findings import Evidence, Finding, clamp
 from cockpit.live.diagnosis.inputs import DiagnosisInputs
 from cockpit.live.diagnosis.rules_gpu import bench_power_share
 from cockpit.model.session import Benchmark, Session
-from cockpit.model.timeline import drops, throughput
+from cockpit.model.timeline import drops, throughput, throughput_unit
 
 DROP = 0.2  # 20 % below the best: beyond run-to-run noise
 _DOWN_FROM = re.compile(r"down from ~?([\d,]+(?:\.\d+)?)", re.I)
@@ -43,7 +43,9 @@ def regression(inputs: DiagnosisInputs) -> list[Finding]:
     for drop in drops(session, DROP, same_profile=True):
         b = drop.bench
         seen.add(b.id)
-        said = f"{throughput(b):,.0f} tok/s" if drop.runs == 1 else f"{drop.value:,.0f} tok/s (median of {drop.runs} repeats)"
+        unit = throughput_unit(b)
+        said = (f"{throughput(b):,.0f} {unit}" if drop.runs == 1
+                else f"{drop.value:,.0f} {unit} (median of {drop.runs} repeats)")
         best = (f"{drop.best.id} ({drop.best_value:,.0f})" if drop.best_runs == 1
                 else f"the median of {drop.best_runs} earlier runs ({drop.best_value:,.0f}, {drop.best.id})")
         where = f"profile {b.profile} and workload" if b.profile else "workload (no profile)"
@@ -62,7 +64,7 @@ def regression(inputs: DiagnosisInputs) -> list[Finding]:
         if value is None or before <= 0 or 1 - value / before <= DROP:
             continue
         fraction = 1 - value / before
-        evidence = [Evidence(f"{b.id} {b.label}: {value:,.0f} tok/s, down from {before:,.0f} ({fraction:.0%} "
+        evidence = [Evidence(f"{b.id} {b.label}: {value:,.0f} {throughput_unit(b)}, down from {before:,.0f} ({fraction:.0%} "
                              "lower, as its notes record)", "benchmarks", benchmarks=(b.id,))]
         if (p := _POWER_TO.search(b.notes)) is not None:
             evidence.append(Evidence(f"power fell to ~{float(p.group(1)):.0f} W per GPU during it", "benchmarks",

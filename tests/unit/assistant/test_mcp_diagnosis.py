@@ -27,7 +27,7 @@ async def test_findings_are_listed_dismissed_and_accepted_via_assistant(example_
         keys = [f["key"] for f in first["findings"]]
         assert "regression:b2" in keys  # the seed's allreduce-fusion run, from the session alone
         reg = next(f for f in first["findings"] if f["key"] == "regression:b2")
-        assert reg["evidence"][0]["benchmarks"] == ["b2"] and "236 tok/s" in reg["evidence"][0]["text"]
+        assert reg["evidence"][0]["benchmarks"] == ["b2"] and "236 output tok/s" in reg["evidence"][0]["text"]
         bad, said = await call(c, "accept_finding", key="regression:b2")
         assert not bad and said == "d8"
         bad, said = await call(c, "accept_finding", key="regression:b2")
@@ -38,7 +38,7 @@ async def test_findings_are_listed_dismissed_and_accepted_via_assistant(example_
     s = load_session(example_copy)
     d = next(d for d in s.discoveries if d.id == "d8")
     assert d.status == "hypothesis" and d.benchmarks == ["b2"] and "via assistant" in d.tags
-    assert "236 tok/s, down from 1,867" in (d.evidence or "")
+    assert "236 output tok/s, down from 1,867" in (d.evidence or "")
     assert s.journal[-1].text.endswith("(via assistant)")
 
 

@@ -5,6 +5,7 @@ earlier sandbox kept as it was. SIMULATORS: the profiles start cockpit/sandbox/s
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -58,3 +59,29 @@ def test_a_folder_with_other_files_is_refused_in_one_line(tmp_path: Path, capsys
     (tmp_path / "afile").write_text("x")
     assert main(["sandbox", "afile"]) == 1
     assert "afile: exists and is not a folder" in capsys.readouterr().err
+
+
+def test_the_sandbox_has_a_target_the_base_misses_and_the_walk_as_tasks_with_real_keys(tmp_path: Path):
+    """The targets strip and the board are not empty on the first open: a c=16 output target
+    (the simulated base reads about 3,400-3,800 tok/s there, its best about 4,500) and the walk
+    of docs/sandbox.md as tasks, each naming the keys bound to what it asks for."""
+    from cockpit.model.enums import Metric
+    from cockpit.ui.keys.actions import ACTIONS, TABS
+
+    assert main(["sandbox", "sbx"]) == 0
+    session = load_session(tmp_path / "sbx" / "session.toml")
+    (target,) = session.goal.targets
+    assert target.metric is Metric.OUTPUT_TOK_S and target.value == 4000
+    assert (target.concurrency_min, target.concurrency_max) == (16, 16)
+    keys = {spec.id: spec.keys.split(",")[0] for spec in ACTIONS}
+    tabs = {name: key for name, *_, key in TABS}
+    wanted = [(keys["experiment.sweep"], keys["launch.start"], tabs["launch"]),
+              (keys["benchmarks.compare"], tabs["benchmarks"]),
+              (keys["search.open"], keys["search.start"]),
+              (keys["diagnosis.open"],),
+              (tabs["handoff"],)]
+    titles = [t.title for t in sorted(session.tasks, key=lambda t: t.order)]
+    assert len(titles) == len(wanted)
+    for title, named in zip(titles, wanted, strict=True):
+        said = re.split(r"[\s,;()]+", title.split(":", 1)[1])
+        assert all(key in said for key in named), (title, named)

@@ -29,7 +29,7 @@ def test_the_same_profile_25_percent_down_after_a_patch_is_a_regression_citing_t
     assert top.kind == "regression" and top.key == "regression:b3"
     assert "25% below the best run, after flashinfer allreduce fusion kernel" in top.claim
     texts = [e.text for e in top.evidence]
-    assert texts[0] == ("b3: 2,325 tok/s, 25% below the median of 2 earlier runs (3,100, b1) "
+    assert texts[0] == ("b3: 2,325 total tok/s, 25% below the median of 2 earlier runs (3,100, b1) "
                         "of the same profile l1 and workload"), texts
     assert any(t.startswith("patched before it: flashinfer allreduce fusion kernel (.cuh) (problematic)")
                for t in texts), texts

@@ -35,7 +35,7 @@ def test_the_3740_run_at_330_of_600_w_on_8_pcie_gpus_is_starved_or_comm_bound(fi
     f = by_kind(findings, "comm_bound")
     text = " ".join(e.text for e in f.evidence)
     assert "TP8 over PCIe only" in text and "no NVLink" in text
-    assert "b1" in f.benchmarks and "3,740 tok/s at ~330 W of 600 W" in text
+    assert "b1" in f.benchmarks and "3,740 total tok/s at ~330 W of 600 W" in text
     assert "NCCL's ring" in text  # the seed's chain, said
     assert "55%" in f.claim
 
@@ -44,7 +44,7 @@ def test_the_allreduce_fusion_run_is_a_regression_with_its_cause(findings: list[
     f = by_kind(findings, "regression")
     assert f.key == "regression:b2" and f.benchmarks == ("b2",)
     text = " ".join(e.text for e in f.evidence)
-    assert "236 tok/s, down from 1,867" in text and "~125 W" in text
+    assert "236 output tok/s, down from 1,867" in text and "~125 W" in text
     assert "allreduce fusion kernel" in text  # the patched file (problematic) its discovery cites
 
 

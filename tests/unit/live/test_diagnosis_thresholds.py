@@ -542,7 +542,7 @@ def test_flat_throughput_reads_a_sweeps_repeats_as_one_point_at_their_median() -
                 run("b4", 1024, 3300, 0.5))
     f = found(bundle(session=s), "power_starved")[0]
     flat = next(e for e in f.evidence if "while concurrency went" in e.text)
-    assert flat.text == ("throughput 3,000 -> 3,200 tok/s while concurrency went 512 -> 1024 "
+    assert flat.text == ("throughput 3,000 -> 3,200 total tok/s while concurrency went 512 -> 1024 "
                          "(medians of 2 and 2 runs)")
     assert flat.benchmarks == ("b1", "b2", "b3", "b4")
 
@@ -555,7 +555,7 @@ def test_a_loaded_points_repeats_are_judged_on_their_median_share() -> None:
     [f] = found(bundle(session=s), "power_starved")
     assert "at most 63% of their power limit" in f.claim
     [ev] = [e for e in f.evidence if e.source == "benchmarks"]
-    assert ev.text == "b2 c=64 (c=64): 3,050 tok/s median at 63% of the power limit (median of 3 runs)"
+    assert ev.text == "b2 c=64 (c=64): 3,050 total tok/s median at 63% of the power limit (median of 3 runs)"
     assert ev.benchmarks == ("b1", "b2", "b3")
     fed = session(run("b1", 64, 3000, 0.64), run("b2", 64, 3100, 0.66), run("b3", 64, 3050, 0.67))
     assert "power_starved" not in kinds(bundle(session=fed))  # median 66 %: fed
