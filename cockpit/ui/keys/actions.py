@@ -131,10 +131,10 @@ ACTIONS: tuple[ActionSpec, ...] = (
         for tab, label, _short, key in TABS
     ),
     # every list and table
-    _A("list.down", "list", "j", "list_step(1)", "list", "Next item", "Select the item below"),
-    _A("list.up", "list", "k", "list_step(-1)", "list", "Previous item", "Select the item above"),
-    _A("list.first", "list", "g", "list_end(-1)", "list", "First item", "Select the first item"),
-    _A("list.last", "list", "G", "list_end(1)", "list", "Last item", "Select the last item"),
+    _A("list.down", "list", "j", "list_step(1)", "list", "Next item", "Select the item below (a text tab: a line down)"),
+    _A("list.up", "list", "k", "list_step(-1)", "list", "Previous item", "Select the item above (a text tab: a line up)"),
+    _A("list.first", "list", "g", "list_end(-1)", "list", "First item", "Select the first item (a text tab: its top)"),
+    _A("list.last", "list", "G", "list_end(1)", "list", "Last item", "Select the last item (a text tab: its end)"),
     _A("list.open", "list", "enter", "list_open", "list", "Open",
        "Open the selected item (its edit form; a double click does the same)"),
     _A("goal.add-target-anywhere", "screen", "T", "add_target", "goal", "Add target (any tab)",

@@ -27,7 +27,10 @@ Parts = list[str | tuple[str, str]]
 
 
 class TextView(Restorable, VerticalScroll, can_focus=True):
-    """A scrollable text tab; its scroll offset is saved like a list's."""
+    """A scrollable text tab; its scroll offset is saved like a list's, and it takes a list's
+    j / k / g / G (a line, the ends: `G` on the Handoff said "does nothing")."""
+
+    BINDINGS = [b for b in bindings_for("list") if not isinstance(b, tuple) and b.action != "list_open"]
 
     def __init__(self, state_key: str, *, id: str | None = None, body: type[Static] = Static) -> None:
         super().__init__(id=id)
@@ -45,6 +48,12 @@ class TextView(Restorable, VerticalScroll, can_focus=True):
 
     def focus_view(self) -> None:
         focus_now(self)
+
+    def action_list_step(self, step: int) -> None:
+        self.scroll_down() if step > 0 else self.scroll_up()
+
+    def action_list_end(self, step: int) -> None:
+        self.scroll_end() if step > 0 else self.scroll_home()
 
     def put(self, content: Content) -> None:
         self.query_one(".text-body", Static).update(content)
