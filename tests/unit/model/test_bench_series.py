@@ -189,3 +189,19 @@ def test_stepping_a_profile_wraps_and_passes_over_the_other_side():
     assert step(ids, "gone", 1) == "l1"
     assert step(ids, "gone", 1, skip="l1") == "l2", "a gone side never lands on the other one"
     assert step([], "gone", 1) == "gone"
+
+
+@pytest.mark.parametrize(("low", "high", "most", "want"), [
+    (2981.2, 4547.2, 5, (3000.0, 3500.0, 4000.0, 4500.0)),
+    (9.84, 11.89, 4, (10.0, 11.0)),
+    (0.44, 0.502, 3, (0.45, 0.5)),
+    (7.0, 7.0, 5, (7.0,)),
+])
+def test_span_ticks_are_round_levels_inside_the_values(low, high, most, want):
+    """The Search view's scatter: its axes read 3k 3.5k 4k 4.5k, not plotext's 2981.2 3372.7."""
+    from cockpit.model.bench.series import span_ticks
+
+    ticks = span_ticks(low, high, most)
+    assert ticks == want
+    assert all(low <= t <= high for t in ticks) and len(ticks) <= most
+    assert [short_number(t) for t in span_ticks(2981.2, 4547.2)] == ["3k", "3.5k", "4k", "4.5k"]
