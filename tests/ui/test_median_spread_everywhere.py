@@ -156,6 +156,25 @@ async def test_strip_goal_tab_compare_and_table_show_the_median_and_spread(swept
         assert ("within noise" in row) is not beyond, row  # better only beyond both spreads
 
 
+async def test_compare_at_80_columns_shows_each_points_spread_and_the_change_whole(swept: Path):
+    """At 80x24 the launch diff goes under the table: beside it, `B vs A` was cut to `B v`
+    once a point's runs were repeated (`21,934 [21,133–22,736] n=2`)."""
+    app = make_app(swept)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("4", "c")
+        await until(lambda: isinstance(app.screen, CompareScreen), pilot)
+        await pilot.pause()
+        text = screen_text(app)
+        assert "B vs A" in text and "Launch diff A → B" in text, text
+        a, b = (_runs(swept, who, 2, Metric.TOTAL_TOK_S) for who in (app.screen.a, app.screen.b))
+        ea, eb = estimate(a), estimate(b)
+        row = next(line for line in text.splitlines() if line.lstrip("│ ").startswith("2 "))
+        for runs, est in ((a, ea), (b, eb)):
+            assert f"{format_value(statistics.median(runs))} [{format_value(est.low)}–{format_value(est.high)}] n={est.n}" in row
+        assert "%" in row, row  # the change, whole
+
+
 def test_the_handoff_shows_each_points_median_and_spread(swept: Path):
     session = load_session(swept)
     text = render_handoff(session)

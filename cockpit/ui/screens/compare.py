@@ -53,6 +53,9 @@ def _value(value: float | None, est: Estimate | None = None) -> Text:
     return Text(shown, justify="right")
 
 
+NARROW_BELOW = 110
+
+
 class CompareScreen(Screen[None]):
     CSS_PATH = Path(__file__).with_suffix(".tcss")
     BINDINGS = bindings_for("compare")
@@ -74,7 +77,13 @@ class CompareScreen(Screen[None]):
                 yield Static("", id="compare-diff")
         yield FittedFooter()
 
+    def on_resize(self) -> None:
+        # below NARROW_BELOW columns the diff goes under the table, which takes the width: a
+        # repeated point's `21,934 [21,133–22,736] n=2` and `B vs A` did not fit beside it at 80
+        self.set_class(self.size.width < NARROW_BELOW, "-narrow")
+
     def on_mount(self) -> None:
+        self.set_class(self.app.size.width < NARROW_BELOW, "-narrow")
         self.redraw()
         self.query_one(DataTable).focus()
         self._stop_listening = port_of(self).controller.add_listener(self.redraw)
