@@ -19,6 +19,8 @@ class LogViewState:
     search: str | None = None
     errors_only: bool = False
     hide_batches: bool = False
+    show_polls: bool = False
+    """Show the access lines of `GET /metrics` and `/health` polls (hidden by default)."""
     wrap: bool = False
     """Long lines wrap onto the next rows instead of running off the right edge."""
     top_line: str | None = None

@@ -272,3 +272,44 @@ def test_snapshot_wrapped_with_a_search_counted(snap_compare) -> None:
         await pilot.pause()
 
     assert snap_compare(PaneApp(), terminal_size=(100, 30), run_before=run_before)
+
+
+# ----- polls -----------------------------------------------------------------------------
+POLLS = [f'[2026-12-08 00:36:{s:02d}] INFO:     127.0.0.1:{38000 + s} - "GET /metrics HTTP/1.1" 200 OK'
+         for s in range(40)]
+
+
+async def test_metrics_and_health_polls_are_hidden_until_p_and_the_title_says_so() -> None:
+    """The sandbox's pane was 7,650 lines of `GET /metrics` (its GPU feed polls every 0.1 s):
+    poll access lines are hidden by default, said in the border, and `p` shows them."""
+    app = PaneApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        pane = app.query_one(LogPane)
+        pane.focus()
+        served = '[2026-12-08 00:36:41] INFO:     127.0.0.1:39000 - "POST /v1/completions HTTP/1.1" 200 OK'
+        health = '[2026-12-08 00:36:42] INFO:     127.0.0.1:39001 - "GET /health HTTP/1.1" 200 OK'
+        feed_text(pane, ["[2026-12-08 00:36:00] server line before", *POLLS, served, health, decode_lines(1)[0]])
+        await until(pilot, lambda: "polls hidden (p)" in screen_text(app))
+        text = screen_text(app)
+        assert "GET /metrics" not in text and "GET /health" not in text
+        assert "server line before" in text and "POST /v1/completions" in text and "Decode batch" in text
+        assert "3 of 44 lines" in text, text
+        await pilot.press("p")
+        await until(pilot, lambda: "GET /metrics" in screen_text(app))
+        text = screen_text(app)
+        assert "polls hidden" not in text and "GET /health" in text and "44 lines" in text
+        assert pane.view_state.show_polls  # saved with the session's view
+        await pilot.press("p")
+        await until(pilot, lambda: "GET /metrics" not in screen_text(app))
+
+
+def test_a_log_with_no_polls_keeps_the_unfiltered_view() -> None:
+    from cockpit.ui.widgets.log.buffer import LogBuffer
+
+    buf = LogBuffer()
+    buf.add_events(parse_text("\n".join(decode_lines(5)) + "\n"))
+    assert buf.visible is None and not buf.filtered and buf.rows == 5
+    buf.add_events(parse_text("\n".join(POLLS[:3]) + "\n"))
+    assert buf.filtered and buf.rows == 5 and len(buf) == 8  # the first poll turned the view filtered
+    buf.set_filter(None, False, False, hide_polls=False)
+    assert buf.rows == 8

@@ -8,19 +8,33 @@ source did; `SummaryBefore` the whole-file figures of text before the first line
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from cockpit.ground.sanitize import UNSAFE, sanitize
 from cockpit.parse.log.error_labels import FATAL_LABELS
-from cockpit.parse.log.events import BenchResult, DecodeBatch, ErrorBlock, ErrorLine, LogEvent, PrefillBatch
+from cockpit.parse.log.events import (
+    BenchResult,
+    DecodeBatch,
+    ErrorBlock,
+    ErrorLine,
+    HttpRequest,
+    LogEvent,
+    PrefillBatch,
+)
 
 # A stored line's flags.
 ERROR = 1
 WARN = 2
 BATCH = 4
 NOTE = 8
+POLL = 16
+"""An access line of a poll (`GET /metrics`, `/health`): cockpit's own metrics feed, a sweep's
+reads, Prometheus, a health check. Hidden by default (`ui.log.show_polls`): at one a second
+they bury the server's own lines."""
+_POLL_REQUEST = re.compile(r'"(?:GET|HEAD) /(?:metrics|health|health_generate)[/? "]')
 _ERROR_LABELS = FATAL_LABELS | {"traceback"}
 
 # Segment kinds: (RUN, texts, flags) lines stored as they are; (ERROR_LINE, text, labels)
@@ -64,7 +78,7 @@ def labels_flag(labels: Iterable[str]) -> int:
     return ERROR if _ERROR_LABELS.intersection(labels) else WARN
 
 
-_SKIP, _BLOCK, _ERROR = -1, -2, -3
+_SKIP, _BLOCK, _ERROR, _HTTP = -1, -2, -3, -4
 _KINDS: dict[type, int] = {}
 
 
@@ -77,6 +91,8 @@ def _kind_of(cls: type) -> int:
         kind = _ERROR
     elif issubclass(cls, (DecodeBatch, PrefillBatch)):
         kind = BATCH
+    elif issubclass(cls, HttpRequest):
+        kind = _HTTP
     else:
         kind = 0
     _KINDS[cls] = kind
@@ -124,6 +140,8 @@ def _rows(events: Iterable[LogEvent], notes: Iterable[str], peaks: bool
         kind = kinds.get(type(ev))
         if kind is None:
             kind = _kind_of(type(ev))
+        if kind == _HTTP:
+            kind = POLL if _POLL_REQUEST.search(ev.line) is not None else 0
         if kind >= 0:
             texts.append(ev.line)
             flags.append(kind)

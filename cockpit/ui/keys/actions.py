@@ -257,6 +257,9 @@ ACTIONS: tuple[ActionSpec, ...] = (
     _A("log.errors-only", "log", "E", "toggle_errors", "log", "Errors only", "Show only error lines"),
     _A("log.hide-batches", "log", "b", "toggle_batches", "log", "Hide batch lines",
        "Hide or show the prefill/decode batch lines"),
+    _A("log.polls", "log", "p", "toggle_polls", "log", "Show polls",
+       "Show or hide the access lines of GET /metrics and /health polls (cockpit's own metrics feed, "
+       "Prometheus, a health check): hidden by default, counted in the pane's title"),
     _A("log.next-match", "log", "n", "search_next", "log", "Next match",
        "Go to the next line matching the search (pauses follow)"),
     _A("log.prev-match", "log", "N", "search_previous", "log", "Previous match",

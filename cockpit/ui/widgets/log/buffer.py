@@ -21,6 +21,7 @@ from cockpit.live.log.items import (
     ERROR_LINE,
     NOTE,
     NOTE_LINE,
+    POLL,
     RUN,
     WARN,
     Segment,
@@ -81,6 +82,8 @@ class LogBuffer:
         self.filter: Matcher | None = None
         self.errors_only = False
         self.hide_batches = False
+        self.hide_polls = True
+        self.polls = 0  # poll access lines ever added: none, and the view stays unfiltered (the fast path)
         self.width = 0  # widest line seen (cells, roughly): the view's virtual width
         self.total = 0  # lines ever added
         self.generation = 0  # bumped when the view's rows change other than at its ends
@@ -110,7 +113,11 @@ class LogBuffer:
                 self.texts.append(seg[1])
                 self.flags.append(NOTE)
         self.total += self.first + len(lines) - start
-        if self.visible is not None:
+        if self.visible is None and self.hiding_polls:  # the first poll line: the view is filtered from now
+            self.visible = []
+            self.generation += 1
+            self._extend_visible(self.first)
+        elif self.visible is not None:
             if revisit is not None and revisit < start:
                 start = revisit
                 del self.visible[bisect_left(self.visible, start):]
@@ -119,6 +126,8 @@ class LogBuffer:
         return self._trim()
 
     def _append_run(self, texts: list[str], flags: list[int]) -> None:
+        if POLL in flags:
+            self.polls += flags.count(POLL)
         self.texts.extend(texts)
         self.flags.extend(flags)
         longest = max(map(len, texts))
@@ -186,11 +195,15 @@ class LogBuffer:
     # ----- the view ----------------------------------------------------------------------
     @property
     def filtered(self) -> bool:
-        return self.filter is not None or self.errors_only or self.hide_batches
+        return self.filter is not None or self.errors_only or self.hide_batches or self.hiding_polls
 
-    def set_filter(self, pattern: str | None, errors_only: bool, hide_batches: bool) -> None:
+    @property
+    def hiding_polls(self) -> bool:
+        return self.hide_polls and self.polls > 0
+
+    def set_filter(self, pattern: str | None, errors_only: bool, hide_batches: bool, hide_polls: bool = True) -> None:
         self.filter = compile_pattern(pattern)
-        self.errors_only, self.hide_batches = errors_only, hide_batches
+        self.errors_only, self.hide_batches, self.hide_polls = errors_only, hide_batches, hide_polls
         self.visible = [] if self.filtered else None
         self.generation += 1
         if self.visible is not None:
@@ -201,7 +214,7 @@ class LogBuffer:
         first, texts, flags = self.first, self.texts, self.flags
         lo = max(start_seq, first) - first
         need = ERROR | WARN if self.errors_only else 0  # notes always pass
-        hide = BATCH if self.hide_batches else 0
+        hide = (BATCH if self.hide_batches else 0) | (POLL if self.hide_polls else 0)
         pattern = self.filter
         keep = [i for i in range(lo, len(texts))
                 if (f := flags[i]) & NOTE or ((not need or f & need) and not f & hide

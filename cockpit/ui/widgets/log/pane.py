@@ -200,6 +200,9 @@ class LogPane(FocusMarked, Vertical, can_focus=True):
     def action_toggle_batches(self) -> None:
         self.keys.toggle_batches()
 
+    def action_toggle_polls(self) -> None:
+        self.keys.toggle_polls()
+
     def action_search_next(self) -> None:
         self.keys.search_next()
 
@@ -303,8 +306,10 @@ class LogPane(FocusMarked, Vertical, can_focus=True):
             self._anchor_until = time.monotonic() + ANCHOR_WAIT_S
             state = replace(state, top_line=None, match_line=None, follow=False)
         self._state = state
-        if (old.filter, old.errors_only, old.hide_batches) != (state.filter, state.errors_only, state.hide_batches) \
-                or self.buffer.filtered != bool(state.filter or state.errors_only or state.hide_batches):
+        if (old.filter, old.errors_only, old.hide_batches, old.show_polls) \
+                != (state.filter, state.errors_only, state.hide_batches, state.show_polls) \
+                or self.buffer.filtered != bool(state.filter or state.errors_only or state.hide_batches
+                                                or (not state.show_polls and self.buffer.polls)):
             self._refilter()
         if old.search != state.search or self._search is None and state.search:
             self._search = compile_pattern(state.search)
@@ -326,7 +331,7 @@ class LogPane(FocusMarked, Vertical, can_focus=True):
             view = self.view
             top = min(int(view.scroll_y), self.buffer.rows - 1)
             anchor = self.buffer.seq_at(top)
-        self.buffer.set_filter(s.filter, s.errors_only, s.hide_batches)
+        self.buffer.set_filter(s.filter, s.errors_only, s.hide_batches, not s.show_polls)
         self.keys.say_pattern_note(s.filter)
         if not self.is_mounted:
             return
@@ -393,5 +398,7 @@ class LogPane(FocusMarked, Vertical, can_focus=True):
         self._counts_at = time.monotonic()
         b = self.buffer
         self._counts_text = f"{b.rows:,} of {len(b):,} lines" if b.filtered else f"{len(b):,} lines"
+        if b.hiding_polls:  # what the view leaves out by default, and the key that shows it
+            self._counts_text += " · polls hidden (p)"
         self.show_age()
         self._show_title()  # the match count grows with the lines

@@ -103,6 +103,9 @@ class LogPaneKeys:
     def toggle_batches(self) -> None:
         self._pane._changed(hide_batches=not self._pane._state.hide_batches)
 
+    def toggle_polls(self) -> None:
+        self._pane._changed(show_polls=not self._pane._state.show_polls)
+
     def search(self) -> None:
         self._pane.post_message(PromptRequested("Search the log (regex)", self._pane._state.search or "",
                                                lambda text: self.set_search(text) if self._takes(text) else None))
