@@ -4,6 +4,7 @@ objective against output tok/J or TTFT p99."""
 
 from __future__ import annotations
 
+from textual.app import RenderResult
 from textual_plotext import PlotextPlot
 
 from cockpit.control.search.plan import launch_budget
@@ -91,12 +92,17 @@ class ParetoPlot(PlotextPlot):
             plt.scatter([p[0] for p in others], [p[1] for p in others], marker="•")
         if front:
             plt.scatter([p[0] for p in front], [p[1] for p in front], marker="★")
-        points = others + front
-        if points:  # round levels, short labels: plotext's own read 2981.2, 3372.7 ...
-            width, height = self.size.width or 60, self.size.height or 8
-            for axis, values, most in ((plt.xticks, [p[0] for p in points], max(2, width // 12)),
-                                       (plt.yticks, [p[1] for p in points], 2 if height < 8 else 4)):
-                levels = span_ticks(min(values), max(values), most)
-                axis(list(levels), [short_number(v) for v in levels])
         # the axes are named in the caption above: plotext's own labels fall off a narrow plot
         self.refresh()
+
+    def render(self) -> RenderResult:
+        # the ticks at the size drawn (known only here): round levels, short labels, where
+        # plotext's own read 2981.2, 3372.7 ...
+        points = self.points[0] + self.points[1]
+        if points:
+            plt = self.plt
+            for axis, values, most in ((plt.xticks, [p[0] for p in points], max(2, self.size.width // 12)),
+                                       (plt.yticks, [p[1] for p in points], 3 if self.size.height < 8 else 4)):
+                levels = span_ticks(min(values), max(values), most)
+                axis(list(levels), [short_number(v) for v in levels])
+        return super().render()

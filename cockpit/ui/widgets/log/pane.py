@@ -80,7 +80,7 @@ class LogPane(FocusMarked, Vertical, can_focus=True):
         self._anchor: tuple[str, str | None] | None = None
         """A restored place (top line, current match) waiting for its lines to be read."""
         self._anchor_until = 0.0
-        self.border_title = Content(f"Server log · {self._describe_view()}")
+        self.border_title = Content(f"Server log · {self.keys.describe_view()}")
         self._max_lines = max_lines
         self.state_text = NO_SOURCE
         self.buffer = LogBuffer(max_lines)
@@ -353,7 +353,7 @@ class LogPane(FocusMarked, Vertical, can_focus=True):
     def _show_title(self) -> None:
         # In the border, not a widget of its own: a title change redraws the pane without
         # a layout pass, so a toggle key shows within a frame while lines pour in.
-        title = f"Server log · {self._describe_view()}"
+        title = f"Server log · {self.keys.describe_view()}"
         if title != str(self.border_title):
             self.border_title = Content(title)
 
@@ -361,23 +361,6 @@ class LogPane(FocusMarked, Vertical, can_focus=True):
         self._anchor = None  # the person moved on: a restored place still waiting is dropped
         self.apply_view_state(replace(self._state, **changes))
         self.post_message(self.ViewChanged(self.view_state))
-
-    def _describe_view(self) -> str:
-        s = self._state
-        parts = ["follow" if s.follow else "paused"]
-        if s.filter:
-            parts.append(f"filter: {safe(s.filter)}")
-        if s.search:
-            place, total = self.keys.match_count()
-            count = "no match" if not total else f"{place:,} of {total:,}" if place else f"{total:,} matches"
-            parts.append(f"search: {safe(s.search)} {count}")
-        if s.errors_only:
-            parts.append("errors only")
-        if s.hide_batches:
-            parts.append("no batch lines")
-        if s.wrap:
-            parts.append("wrap")
-        return " · ".join(parts)
 
     COUNTS_INTERVAL_S = 0.25
 

@@ -47,6 +47,24 @@ class LogPaneKeys:
     def __init__(self, pane: KeyedPane) -> None:
         self._pane = pane
 
+    def describe_view(self) -> str:
+        """The view in words, for the pane's title: `follow · search: oom 2 of 5 · wrap`."""
+        s = self._pane._state
+        parts = ["follow" if s.follow else "paused"]
+        if s.filter:
+            parts.append(f"filter: {safe(s.filter)}")
+        if s.search:
+            place, total = self.match_count()
+            count = "no match" if not total else f"{place:,} of {total:,}" if place else f"{total:,} matches"
+            parts.append(f"search: {safe(s.search)} {count}")
+        if s.errors_only:
+            parts.append("errors only")
+        if s.hide_batches:
+            parts.append("no batch lines")
+        if s.wrap:
+            parts.append("wrap")
+        return " · ".join(parts)
+
     def match_count(self) -> tuple[int | None, int]:
         """(the current match's place, 1-based, or None; how many rows match the search)."""
         if self._pane._search is None:
