@@ -113,8 +113,8 @@ class TestGpuPaneSnapshots:
 
     @pytest.mark.parametrize("size", SIZES)
     def test_missing_power_limit_and_numa(self, snap_compare, size: tuple[int, int]) -> None:
-        """No power limit: the bar is empty, `38/–W`, no percentage, and footnotes
-        `power limit: [N/A] on GPU 0`, `numa: [N/A] on GPU 0`."""
+        """No power limit: the bar is empty, `38/–W`, no percentage, and one footnote for the
+        one reason, `power limit, memory, pcie, numa: [N/A] on GPU 0`."""
         assert snap_compare(pane_app([gb10_like_tick()]), terminal_size=size)
 
     def test_no_driver(self, snap_compare) -> None:

@@ -8,7 +8,7 @@ the text lacks is None with a note naming the DCGM field to add, never a zero.
 
 from __future__ import annotations
 
-from cockpit.parse.gpu.sample import GpuSample, decode_clock_event_reasons, index_problem
+from cockpit.parse.gpu.sample import NOT_EXPORTED, NOTE_DETAIL, GpuSample, decode_clock_event_reasons, index_problem
 from cockpit.parse.metrics.prom_text import Exposition
 from cockpit.parse.numbers import read_int
 
@@ -68,13 +68,13 @@ def dcgm_samples(expo: Exposition, host: str | None = None, timestamp: float | N
             found = next((got[n] for n in names if n in got), None)
             kwargs[fld] = found
             if found is None:
-                notes[fld] = f"not exported ({' or '.join(names)} is not in dcgm-exporter's counters)"
+                notes[fld] = f"{NOT_EXPORTED}{NOTE_DETAIL}{' or '.join(names)}"
         if "DCGM_FI_DEV_FB_TOTAL" in got:
             kwargs["mem_total_mib"] = got["DCGM_FI_DEV_FB_TOTAL"]
         elif "DCGM_FI_DEV_FB_USED" in got and "DCGM_FI_DEV_FB_FREE" in got:
             kwargs["mem_total_mib"] = sum(got.get(n, 0.0) for n in MEM_PARTS)
         else:
-            notes["mem_total_mib"] = "not exported (needs DCGM_FI_DEV_FB_USED and DCGM_FI_DEV_FB_FREE)"
+            notes["mem_total_mib"] = f"{NOT_EXPORTED}{NOTE_DETAIL}DCGM_FI_DEV_FB_USED and DCGM_FI_DEV_FB_FREE"
         mask = next((got[n] for n in THROTTLE if n in got), None)
         samples.append(GpuSample(
             index=key[1], name=lab.get("modelName"), uuid=lab.get("UUID"),

@@ -73,6 +73,12 @@ def decode_clock_event_reasons(mask: int) -> tuple[str, ...]:
     return tuple(name for bit, name in CLOCK_EVENT_REASONS if mask & bit)
 
 
+NOTE_DETAIL = " · "
+"""Between a note's reason and its detail (`not in dcgm-exporter's counters · DCGM_FI_DEV_GPU_UTIL`):
+the GPU pane says one reason once for every figure it holds, the details listed."""
+NOT_EXPORTED = "not in dcgm-exporter's counters"
+
+
 @dataclass(frozen=True, slots=True)
 class GpuSample:
     """A frozen snapshot of one GPU; units are in the field names."""
@@ -115,7 +121,8 @@ class GpuSample:
     host: str | None = None
     """The host the GPU lives on; None for the local machine."""
     notes: Mapping[str, str] = field(default_factory=dict, hash=False)
-    """field name -> why that field is None (the raw text or the NVML error name)."""
+    """field name -> why that field is None (the raw text or the NVML error name); a reason
+    with a detail is `reason` NOTE_DETAIL `detail`."""
 
     def __post_init__(self) -> None:
         notes = self.notes

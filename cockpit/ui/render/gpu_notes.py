@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cockpit.parse.gpu.sample import GpuSample
+from cockpit.parse.gpu.sample import NOTE_DETAIL, GpuSample
 from cockpit.ui.render.gpu_columns import DASH, gpu_label, num, pcie_downgraded
 
 # field -> the word a footnote uses; fields sharing a word share a footnote
@@ -48,7 +48,19 @@ def missing_reasons(samples: Sequence[GpuSample], *, multi_host: bool = False) -
             if key not in seen:
                 seen.add(key)
                 groups.setdefault(key, []).append(gpu_label(s, multi_host))
-    lines = [f"{word}: {why} on {_gpu_list(labels, len(samples))}" for (word, why), labels in groups.items()]
+    # one line per reason and set of GPUs, its figures listed: `util, temp, SM clock: not in
+    # dcgm-exporter's counters (DCGM_FI_DEV_GPU_UTIL; ...) on GPU 0`, not a line each
+    merged: dict[tuple[str, tuple[str, ...]], dict[str, list[str]]] = {}
+    for (word, why), labels in groups.items():
+        reason, _, detail = why.partition(NOTE_DETAIL)
+        said = merged.setdefault((reason, tuple(labels)), {}).setdefault(word, [])
+        if detail and detail not in said:
+            said.append(detail)
+    lines = []
+    for (reason, gpus), figures in merged.items():
+        details = "; ".join(d for ds in figures.values() for d in ds)
+        lines.append(f"{', '.join(figures)}: {reason}{f' ({details})' if details else ''} on "
+                     f"{_gpu_list(gpus, len(samples))}")
     for s in samples:
         if pcie_downgraded(s):
             lines.append(f"pcie: GPU {gpu_label(s, multi_host)} link at gen{num(s.pcie_gen)}x{num(s.pcie_width)}, "

@@ -43,3 +43,26 @@ def test_sglang_text_has_no_gpus():
     assert dcgm_samples(parse_exposition(text)) == []
     assert not is_dcgm(parse_exposition(text))
     assert is_dcgm(parse_exposition((DATA / "dcgm-exporter-a.txt").read_text()))
+
+
+def test_figures_missing_for_one_reason_are_one_footnote_with_every_name_to_add():
+    """The sandbox's exporter carries power only: the GPU pane said five lines for it (util,
+    memory twice, temp, SM clock), filling an 80x24 pane; one reason on one GPU is one line."""
+    from cockpit.ui.render.gpu_notes import missing_reasons
+
+    text = ('DCGM_FI_DEV_POWER_USAGE{gpu="0",UUID="GPU-1",modelName="STAND-IN GPU"} 110\n'
+            'DCGM_FI_DEV_POWER_MGMT_LIMIT{gpu="0",UUID="GPU-1",modelName="STAND-IN GPU"} 700\n')
+    (g0,) = dcgm_samples(parse_exposition(text))
+    lines = [line for line in missing_reasons([g0]) if "dcgm-exporter" in line]
+    assert len(lines) == 1, lines
+    (line,) = lines
+    assert line.startswith("util, memory, temp, SM clock") and line.endswith(" on GPU 0"), line
+    for name in ("DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_SM_CLOCK"):
+        assert name in line
+    # two GPUs missing different sets keep a line per set
+    (a,) = dcgm_samples(parse_exposition(text))
+    b = dcgm_samples(parse_exposition(text.replace('gpu="0"', 'gpu="1"')
+                                      + 'DCGM_FI_DEV_GPU_TEMP{gpu="1",UUID="GPU-2"} 50\n'))[0]
+    two = [line for line in missing_reasons([a, b]) if "dcgm-exporter" in line]
+    assert any(line.startswith("util, memory, SM clock") and line.endswith("on both GPUs") for line in two), two
+    assert any(line.startswith("temp:") and line.endswith("on GPU 0") for line in two), two
