@@ -60,7 +60,7 @@ EXPECT: dict[str, list[str]] = {
     "cockpit tune": [r"trial 0 \(measured before: reused, not launched\) ok: as the base · output_tok_s at c=16 [\d,]+ tok/s",
                      r"trial [1-9]\d* on local ok: .* · output_tok_s at c=16 [\d,]+ tok/s",
                      r"done: \d+ launches \+ 1 reused; best trial \d+: .* · output_tok_s median [\d,]+ tok/s"
-                     r"( \([\d,]+–[\d,]+, n=\d+\))?(, estimate [\d,]+ from every launch)?; "],
+                     r"( \([\d,]+–[\d,]+, n=\d+\))?(, estimate [\d,]+ tok/s from every launch)?; "],
     # a finding, its evidence naming benchmarks, and its key (the situation: host, GPUs or profiles)
     "cockpit diagnose": [r"(?m)^\w+ +\d+%  \S", r"· b\d+ .*\(b\d+\)", r"key: \w+:\S"],
 }

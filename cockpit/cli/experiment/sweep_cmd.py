@@ -218,15 +218,19 @@ def _clock(seconds: float) -> str:
 
 def _figures(fields: dict[str, Any]) -> str:
     parts = []
-    for name, fmt in (("total_tok_s", "{:.0f} tok/s total"), ("output_tok_s", "{:.0f} tok/s out"),
-                      ("ttft_ms", "TTFT {:.0f} ms"), ("power_mean_w", "{:.0f} W"), ("tok_per_joule", "{} total tok/J"),
+    # each figure with its unit and, where there is one, its statistic (the client's mean TTFT,
+    # the GPUs' mean power over the main run), thousands separated as everywhere else
+    for name, fmt in (("total_tok_s", "{:,.0f} tok/s total"), ("output_tok_s", "{:,.0f} tok/s out"),
+                      ("ttft_ms", "TTFT mean {} ms"), ("power_mean_w", "{:,.0f} W mean"),
+                      ("tok_per_joule", "{} total tok/J"),
                       ("output_tok_per_joule", "{} output tok/J"),
                       ("steady_output_tok_per_joule", "steady {} output tok/J"),  # batch full (energy_audit)
                       ("max_concurrent_requests", "achieved c={}"),
                       ("peak_running", "peak running {}"), ("peak_queued", "queued {}")):
         value = fields.get(name)
         if value is not None:
-            parts.append(fmt.format(three_figures(value) if "joule" in name else value))
+            parts.append(fmt.format(three_figures(value) if "joule" in name else _ms(value) if name == "ttft_ms"
+                                    else value))
     for what in ("ttft", "itl"):  # the server's own percentiles over the point (its /metrics)
         p50, p99 = fields.get(f"server_{what}_p50_ms"), fields.get(f"server_{what}_p99_ms")
         if p50 is not None or p99 is not None:

@@ -274,7 +274,8 @@ class Certainty:
         (n=1): ahead by more than the noise; noise ...` (noise_text)."""
         lead = self.best.estimate
         assert lead is not None
-        return f"{objective} median {lead.shown(self.unit)}{_pooled(self.best, ' from every launch')}; {self.against()}"
+        pooled = _pooled(self.best, self.unit, " from every launch")
+        return f"{objective} median {lead.shown(self.unit)}{pooled}; {self.against()}"
 
     def against(self) -> str:
         """`runner-up trial 7 median 4,120 tok/s (n=1): ahead by more than the noise; noise 3.1 % measured
@@ -285,7 +286,8 @@ class Certainty:
         other = self.runner_up.estimate
         assert other is not None
         verdict = "ahead by more than the noise" if self.separated else "within the noise of it (not told apart)"
-        runner = f"runner-up trial {self.runner_up.first.number} median {other.shown(self.unit)}{_pooled(self.runner_up)}"
+        pooled = _pooled(self.runner_up, self.unit)
+        runner = f"runner-up trial {self.runner_up.first.number} median {other.shown(self.unit)}{pooled}"
         return f"{runner}: {verdict}; {noise}"
 
     def noise_text(self) -> str:
@@ -301,9 +303,11 @@ class Certainty:
                 f"weighed with {prior})")
 
 
-def _pooled(group: ConfigResult, said: str = "") -> str:
-    """`, estimate 4,250 from every launch`: the shrunk figure the leader is ranked on (none: not fitted)."""
-    return f", estimate {shown_number(group.shrunk.value)}{said}" if group.shrunk is not None else ""
+def _pooled(group: ConfigResult, unit: str, said: str = "") -> str:
+    """`, estimate 4,250 tok/s from every launch`: the shrunk figure the leader is ranked on (none: not fitted)."""
+    if group.shrunk is None:
+        return ""
+    return f", estimate {shown_number(group.shrunk.value)}{f' {unit}' if unit else ''}{said}"
 
 
 def certainty(search: Search) -> Certainty | None:

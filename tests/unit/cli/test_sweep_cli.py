@@ -134,7 +134,7 @@ def test_a_points_note_is_on_its_recorded_line() -> None:
     from cockpit.live.experiment.sweep_sink import WARMUP_NOTE
 
     line = _figures({"total_tok_s": 1000.0, "server_ttft_p99_ms": 2365.0, "notes": WARMUP_NOTE})
-    assert line.endswith(f"note: {WARMUP_NOTE}") and "1000 tok/s total" in line
+    assert line.endswith(f"note: {WARMUP_NOTE}") and "1,000 tok/s total" in line
     assert "note:" not in _figures({"total_tok_s": 1000.0})
 
 
@@ -228,3 +228,15 @@ def test_resume_runs_only_the_points_with_no_record_of_the_run_cut_short(tmp_pat
     again = _cockpit("sweep", str(path), "s1", "--resume")
     assert again.returncode == 1 and "no unfinished run" in again.stderr
     assert len(load_session(path).benchmarks) == 4
+
+
+def test_a_recorded_line_says_each_figures_unit_and_statistic() -> None:
+    """`19449 tok/s total, TTFT 14 ms, 362 W` said neither the thousands nor which TTFT (the
+    client's mean) nor which power (the main run's mean)."""
+    from cockpit.cli.experiment.sweep_cmd import _figures
+
+    line = _figures({"total_tok_s": 19449.4, "output_tok_s": 3890.0, "ttft_ms": 14.2, "power_mean_w": 362.4,
+                     "server_ttft_p99_ms": 20.0})
+    assert line == ("19,449 tok/s total, 3,890 tok/s out, TTFT mean 14 ms, 362 W mean, "
+                    "server TTFT p50/p99 —/20 ms"), line
+    assert "TTFT mean 2.5 ms" in _figures({"ttft_ms": 2.46})

@@ -48,9 +48,9 @@ def test_the_last_line_names_the_best_with_its_flags_and_how_sure():
                           status=TrialStatus.OK, value=4100.0, constraints=[-0.1])]
     session, search = _session(trials)
     assert done_line(session, search) == (
-        "done: 2 launches; best trial 0: --cuda-graph-max-bs 128 · output_tok_s median 4,200 tok/s (n=1), estimate 4,152 "
-        "from every launch; runner-up trial 1 median 4,100 tok/s (n=1), estimate 4,148: within the noise of it (not told apart); "
-        "noise 7.0% (a 7% prior worth 4 relaunches, none measured yet)")
+        "done: 2 launches; best trial 0: --cuda-graph-max-bs 128 · output_tok_s median 4,200 tok/s (n=1), estimate 4,152 tok/s "
+        "from every launch; runner-up trial 1 median 4,100 tok/s (n=1), estimate 4,148 tok/s: "
+        "within the noise of it (not told apart); noise 7.0% (a 7% prior worth 4 relaunches, none measured yet)")
 
 
 def test_figures_past_ten_thousand_read_as_numbers_not_exponents():
