@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from cockpit.model.bench.estimate import shown_number
 from cockpit.model.figures import number, three_figures
-from cockpit.model.search.objectives import heading
+from cockpit.model.search.objectives import heading, unit
 from cockpit.model.search.scoring import ConfigResult, certainty, leaderboard
 from cockpit.model.search.search import Search, SearchTrial, TrialStatus
 from cockpit.model.search.space import derived_name
@@ -68,8 +68,10 @@ def searches_section(s: Session, cell: Callable[[str | None], str], md: Callable
                     f"Changes from {base.id}: {md(derived_name(search, base, best.first.params).partition(' · ')[2])}",
                     ""]
         names = {t.number: derived_name(search, base, t.params).partition(" · ")[2] for t in search.trial}
+        said = unit(search.primary)
         head = [f"| trial | flags changed | status | {heading(search.primary)} median (min–max, n) | "
-                "estimate from every launch | constraints met | power W mean | output tok/J | note |",
+                f"estimate{f' {said}' if said else ''} from every launch | constraints met | power W mean | "
+                "output tok/J | note |",
                 "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         top = [g for g in leaderboard(search) if g.feasible][:TOP]
         if top:

@@ -292,7 +292,7 @@ def test_the_handoffs_top_configurations_show_the_figure_they_are_ranked_on():
     shown = [float(r.split(" | ")[4].replace(",", "")) for r in rows]
     assert shown == [round(g.shrunk.value) for g in board if g.shrunk is not None]
     assert shown[1:] == sorted(shown[1:], reverse=True)  # after the leader, by the estimate
-    assert "then by the estimate from every launch" in text and "| estimate from every launch |" in text
+    assert "then by the estimate from every launch" in text and "| estimate tok/s from every launch |" in text
     # each figure with its unit and statistic in the header; W whole, tok/J to three figures (not `12` beside `11.83`)
     assert f"| {heading(session.searches[0].primary)} median (min–max, n) |" in text and "| power W mean |" in text
     assert rows[0].split(" | ")[6:8] == ["380", "12.0"], rows[0]
