@@ -60,13 +60,14 @@ def test_a_table_per_profile_with_a_row_per_concurrency_in_order():
     l1, l2 = _tables(sweeps)
     assert l1[0] == ["concurrency", "total tok/s", "output tok/s", "per-stream tok/s", "TTFT p99 ms",
                      "server TTFT p99 ms", "power share", "total tok/J", "output tok/J", "run"]
-    assert l1[1:] == [["1", "150", "75", "75", "—", "—", "—", "—", "—", "b3"],
-                      ["8", "800", "400", "50", "120", "98.5", "62%", "1.25", "0.63", "b2"]]
+    # a column of per-stream rates, latencies and tok/J to three figures with their zeros
+    assert l1[1:] == [["1", "150", "75", "75.0", "—", "—", "—", "—", "—", "b3"],
+                      ["8", "800", "400", "50.0", "120", "98.5", "62%", "1.25", "0.630", "b2"]]
     # b1 has no sweep: not in a sweep table (it stays in the benchmarks table)
     assert all(row[-1] != "b1" for row in l1)
     # no run of l2 has TTFT p99 (the client's or the server's), power or tok/J: those columns are left out
     assert l2 == [["concurrency", "total tok/s", "output tok/s", "per-stream tok/s", "run"],
-                  ["2", "300", "120", "60", "b4"]]
+                  ["2", "300", "120", "60.0", "b4"]]
 
 
 def test_profile_and_sweep_names_stay_text():
