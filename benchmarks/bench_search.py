@@ -128,6 +128,10 @@ VARIANTS = {
     "race-even-top5": _even_top5,
     # the launch noise known (a session's measured repeats), not a 7 % prior
     "noise-known": _noise_known,
+    # a trust region: from the 6th / 10th first launch on, draw only among the configurations one
+    # flag away from the board's top three
+    "local-6": _with(_STUDY, "LOCAL_FROM", 6),
+    "local-10": _with(_STUDY, "LOCAL_FROM", 10),
 }
 
 

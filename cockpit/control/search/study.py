@@ -246,6 +246,26 @@ def run_seed(search: Search) -> int:
 
 SAMPLERS = ("model", "tpe", "gp", "random")
 MODEL_STARTUP: int | None = 2
+LOCAL_FROM: int | None = None
+"""From this many first launches on, the model draws only among the configurations within
+LOCAL_RADIUS flags of the board's top LOCAL_TOP (a trust region; None: the whole grid). Measured
+with bench_search.py `--variants local-*` and not kept."""
+LOCAL_TOP = 3
+LOCAL_RADIUS = 1
+
+
+def _near_top(search: Search, left: list[dict[str, SpaceValue]], firsts: int) -> list[dict[str, SpaceValue]]:
+    """`left` cut to the neighbours of the board's top (all of `left` when off, early, or none is near)."""
+    if LOCAL_FROM is None or firsts < LOCAL_FROM:
+        return left
+    from cockpit.model.search.scoring import leaderboard
+
+    tops = [dict(config_key(search, g.first.params)) for g in leaderboard(search) if g.feasible][:LOCAL_TOP]
+    if not tops:
+        return left
+    near = [p for p in left
+            if any(sum(top.get(k) != v for k, v in config_key(search, p)) <= LOCAL_RADIUS for top in tops)]
+    return near or left
 """Space-filling launches before the model steers (None: as TPE, startup_trials); bench_search.py measured."""
 
 
@@ -279,7 +299,7 @@ def propose(search: Search, *, seed: int | None = None, sampler: str | None = No
         left = [p for p in grid(search) if _fresh(search, p, tried, avoid)]
         if kind == "random":
             return normalise(search, rng.choice(left)) if left else None
-        chosen = model_choice(search, left, step_seed, crash_hypotheses(search))
+        chosen = model_choice(search, _near_top(search, left, len(firsts)), step_seed, crash_hypotheses(search))
         return normalise(search, chosen) if chosen is not None else None
     study = _study(search, step_seed, kind)
     dists = distributions(search)

@@ -89,3 +89,24 @@ def test_the_even_race_relaunches_the_least_launched_of_the_top_told_apart_or_no
     assert {(p.repeat_of if p else None) for p in (next_launch(search, 10, seed=k) for k in range(5))} != {8}
     monkeypatch.setattr(plan, "RACE_PICK", "even-top")
     assert {(p.repeat_of if p else None) for p in (next_launch(search, 10, seed=k) for k in range(5))} == {8}
+
+
+def test_the_trust_region_variant_draws_only_next_to_the_boards_top(monkeypatch):
+    """bench_search.py `local-*` (measured, not kept): from LOCAL_FROM first launches on, the
+    next configuration differs from one of the board's top three in at most one flag."""
+    from cockpit.control.search import study
+    from cockpit.model.search.scoring import leaderboard
+    from cockpit.model.search.space import config_key
+
+    search = _clear_leader()
+    monkeypatch.setattr(study, "LOCAL_FROM", 3)
+    tops = [dict(config_key(search, g.first.params)) for g in leaderboard(search) if g.feasible][:3]
+    for seed in range(20):
+        params = study.propose(search, seed=seed)
+        assert params is not None
+        key = config_key(search, params)
+        assert min(sum(top.get(k) != v for k, v in key) for top in tops) <= 1, params
+    monkeypatch.setattr(study, "LOCAL_FROM", None)  # off (the kept search): it strays further
+    far = [study.propose(search, seed=seed) for seed in range(20)]
+    assert any(min(sum(top.get(k) != v for k, v in config_key(search, p)) for top in tops) > 1
+               for p in far if p is not None)
