@@ -86,7 +86,7 @@ def sandbox_session(folder: Path, port: int, python: str) -> Session:
                   targets=[Target(id="t1", metric=Metric.OUTPUT_TOK_S, comparator=Comparator.GE, value=4000,
                                   concurrency_min=16, concurrency_max=16, label="c=16 output")]),
         # the walk of docs/sandbox.md as the board's first tasks, each with the keys that do it
-        tasks=[Task(id=f"k{n}", title=title, order=n) for n, title in enumerate((
+        tasks=[Task(id=f"t{n}", title=title, order=n) for n, title in enumerate((
             "Start l1 and sweep s1: 7 (Launch), r, then B",
             "Compare l2 with l1: start l2, sweep it, then 4 (Benchmarks) and c",
             "Tune q1 until the c=16 target is met: Q (Search), s",
