@@ -74,7 +74,8 @@ class LogPane(FocusMarked, Vertical, can_focus=True):
         super().__init__(id=id)
         self.keys = LogPaneKeys(self)
         """Search and the key actions (pane_keys.py); the `action_*` below call it."""
-        self.age = DataAge("last line", clock=clock or time.time)
+        self.age = DataAge("read", clock=clock or time.time)
+        """"read N s ago" for the first read of the file, "last line N s ago" once a line came after it."""
         self._counts_text = ""
         self._state = LogViewState()
         self._anchor: tuple[str, str | None] | None = None
@@ -137,6 +138,9 @@ class LogPane(FocusMarked, Vertical, can_focus=True):
     def add(self, lines: LogLines) -> None:
         buffer = self.buffer
         removed = 0
+        # the first read (a preview and the batch in its place) is what the file held when cockpit
+        # opened it: "read 20 s ago", never "last line 20 s ago" for a server stopped an hour since
+        first_read = lines.preview or self._preview or not buffer.total
         if lines.preview:
             self._preview = True
         elif self._preview and lines.lines:  # the same lines and all before them, in their place
@@ -144,6 +148,7 @@ class LogPane(FocusMarked, Vertical, can_focus=True):
             removed += buffer.discard_all()
         removed += buffer.add_segments(lines.segments)
         if lines.lines:
+            self.age.what = "read" if first_read and self.age.what == "read" else "last line"
             self.age.seen()
         if not self.is_mounted:
             return
