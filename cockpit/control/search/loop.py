@@ -332,7 +332,8 @@ class SearchLoop:
                 self.lock = None
 
     async def _run_all(self) -> Search:
-        before = len(find_search(self.store.session, self.search_id).trial)
+        # trials this run ended (a new one, or one a killed cockpit left running and this run finished)
+        before = _ended(find_search(self.store.session, self.search_id))
         self._tasks = [asyncio.create_task(self._worker(host)) for host in self.hosts]
         results = await asyncio.gather(*self._tasks, return_exceptions=True)
         for host, result in zip(self.hosts, results, strict=True):
@@ -348,7 +349,7 @@ class SearchLoop:
         finished = not self._stopped and self.halted is None
         line = done_line(self.store.session, search) if finished else \
             "stopped" if self._stopped else f"halted: {self.halted}"
-        if len(search.trial) > before:  # where the person left off is the search's end, not its last start
+        if _ended(search) > before:  # where the person left off is the search's end, not its last start
             end = done_line(self.store.session, search, short=True) if finished else f"ended, {line}"
             text = f"search {search.id} ({search.name}) {end}"
             try:
@@ -470,3 +471,7 @@ class SearchLoop:
                         f"{lead.first.number} ({share:.0%})")
             return None
         return check
+
+
+def _ended(search: Search) -> int:
+    return sum(1 for t in search.trial if t.status is not TrialStatus.RUNNING)
