@@ -26,7 +26,9 @@ def _trials(app) -> list:  # noqa: ANN001
 
 
 async def test_search_set_up_run_paused_resumed_and_its_best_marked_working(tmp_path):
-    path, _ = search_session(tmp_path, trials=3)
+    # 48 output tokens a request: the c=8 main run lasts long enough on a loaded machine for the
+    # 0.1 s GPU samples to land in it (with 12, one CI run under load recorded no power at all)
+    path, _ = search_session(tmp_path, trials=3, output_len=48)
     app = make_app(path, watch_interval_s=0.2)
     try:
         async with app.run_test(size=(160, 44)) as pilot:
