@@ -46,12 +46,6 @@ def _num(value: float | None) -> str:
     return figure_number(value)  # the one formatter (model/figures.py)
 
 
-def _fig3(value: float | None) -> str:
-    """A column of latencies, rates per stream or tok/J to three figures with their zeros:
-    `10.6` above `11.7` and `3.00`, never `10.59` above `11.7` and `3`."""
-    return three_figures(value)
-
-
 def _when(value: datetime | None) -> str:
     return value.isoformat() if value else ""
 
@@ -272,7 +266,7 @@ def _benchmarks(s: Session) -> list[str]:
     for b in s.benchmarks:
         out.append(
             f"| {b.id} | {_cell(b.label)} | {_cell(names.get(b.profile or '', b.profile))} | {b.concurrency or '—'} | "
-            f"{_num(b.total_tok_s)} | {_num(b.output_tok_s)} | {_fig3(b.ttft_ms)} | {_fig3(b.itl_ms)} | "
+            f"{_num(b.total_tok_s)} | {_num(b.output_tok_s)} | {three_figures(b.ttft_ms)} | {three_figures(b.itl_ms)} | "
             f"{_when(b.when)} | {_cell(redact_text(b.notes or ''))} |"
         )
     found = drops(s)
@@ -310,21 +304,22 @@ def _share(value: float | None) -> str:
 def _server(b: Benchmark, key: str) -> str:
     """A server percentile with the histogram bucket it was interpolated in (`19.9 (bucket 10–20)`)."""
     value, bucket = getattr(b, key), b.server_buckets.get(key)
-    return _fig3(value) + (f" (bucket {bucket[0]:g}–{bucket[1]:g})" if value is not None and bucket else "")
+    return three_figures(value) + (f" (bucket {bucket[0]:g}–{bucket[1]:g})" if value is not None and bucket else "")
 
 
 # Sweep table columns: (header, cell, always shown); the optional ones appear when a row has them.
+# Latencies, per-stream rates and tok/J to three figures with their zeros (10.6 above 3.00, not 3).
 _SWEEP_COLUMNS: tuple[tuple[str, Callable[[Benchmark], str], bool], ...] = (
     ("concurrency", lambda b: str(b.concurrency or "—"), True),
     ("repeat", lambda b: str(b.repeat) if b.repeat else "—", False),
     ("total tok/s", lambda b: _num(b.total_tok_s), True),
     ("output tok/s", lambda b: _num(b.output_tok_s), True),
-    ("per-stream tok/s", lambda b: _fig3(b.metric(Metric.OUTPUT_TOK_S_PER_STREAM)), True),
-    ("TTFT p99 ms", lambda b: _fig3(b.ttft_p99_ms), False),
+    ("per-stream tok/s", lambda b: three_figures(b.metric(Metric.OUTPUT_TOK_S_PER_STREAM)), True),
+    ("TTFT p99 ms", lambda b: three_figures(b.ttft_p99_ms), False),
     ("server TTFT p99 ms", lambda b: _server(b, "server_ttft_p99_ms"), False),
     ("power share", lambda b: _share(b.power_share), False),
-    ("total tok/J", lambda b: _fig3(b.tok_per_joule), False),  # input + output tokens per joule
-    ("output tok/J", lambda b: _fig3(b.output_tok_per_joule), False),
+    ("total tok/J", lambda b: three_figures(b.tok_per_joule), False),  # input + output tokens per joule
+    ("output tok/J", lambda b: three_figures(b.output_tok_per_joule), False),
     ("run", lambda b: b.id, True),
 )
 

@@ -126,8 +126,7 @@ class LogBuffer:
         return self._trim()
 
     def _append_run(self, texts: list[str], flags: list[int]) -> None:
-        if POLL in flags:
-            self.polls += flags.count(POLL)
+        self.polls += flags.count(POLL)
         self.texts.extend(texts)
         self.flags.extend(flags)
         longest = max(map(len, texts))
